@@ -1,0 +1,136 @@
+# tcpsift - one Makefile for the binary, tests, fuzzers and benchmarks.
+#
+#   make            build ./tcpsift (gcc, -Werror)
+#   make demo       install missing deps, build, analyze a bundled sample
+#   make check      deps, gcc + clang builds, ASan+UBSan test build, all tests
+#   make bench      benchmarks (long; see bench/RESULTS.md)
+#   make fuzz       build libFuzzer targets (clang) under build/fuzz
+#   make format     clang-format every source file in place
+#
+# Variants build out of tree: O=build/san SAN=1 builds the sanitizer tree.
+
+O        ?= build/rel
+CC       ?= gcc
+SAN      ?=
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes \
+            -Wmissing-prototypes -Werror
+CPPFLAGS += -D_GNU_SOURCE -I. -DTCPSIFT_VERSION='"$(VERSION)"'
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 $(WARN) -MMD -MP -pthread
+LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lm -pthread
+
+ifneq ($(SAN),)
+CFLAGS   += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+LIB_SRC  := $(sort $(wildcard capture/*.c analyze/*.c tui/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:%.c=$(O)/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:%.c=$(O)/%)
+BENCH_SRC:= $(sort $(wildcard bench/*.c))
+BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all build tests demo check check-build check-unit check-golden \
+        check-tshark check-public check-lab check-format check-layers \
+        bench fuzz format deps clean install
+
+all: tcpsift
+
+build: $(O)/tcpsift
+
+tcpsift: $(O)/tcpsift
+	@if [ "$(O)" = build/rel ]; then cp $< $@; fi
+
+$(O)/tcpsift: $(O)/tcpsift.o $(O)/libtcpsift.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/libtcpsift.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/tests/%: tests/%.c $(O)/libtcpsift.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
+
+$(O)/bench/%: bench/%.c $(O)/libtcpsift.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
+
+tests: $(O)/tcpsift $(UNIT_BIN) $(TOOL_BIN)
+
+deps:
+	@scripts/deps.sh build
+
+demo:
+	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory all
+	./tcpsift analyze samples/demo-http-loss.pcapng
+
+# make check: everything a change must pass. Order: cheap first.
+check:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory check-layers check-format
+	@$(MAKE) --no-print-directory O=build/rel CC=gcc tests tcpsift
+	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
+	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
+	@$(MAKE) --no-print-directory O=build/san check-unit check-golden
+	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab
+	@tests/summary.sh
+
+check-unit: tests
+	@tests/run_unit.sh $(O)
+
+check-golden: tests
+	@tests/golden/run.sh $(O)/tcpsift
+
+check-tshark: tests
+	@tests/tshark/run.sh $(O)/tcpsift
+
+check-public: tests
+	@tests/public/run.sh $(O)/tcpsift
+
+check-lab: tests
+	@tests/lab/run.sh $(O)/tcpsift
+
+check-format:
+	@scripts/check-format.sh
+
+check-layers:
+	@scripts/check-layers.sh
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory O=build/rel tcpsift $(BENCH_BIN) $(TOOL_BIN)
+	bench/run.sh
+
+fuzz:
+	@$(MAKE) --no-print-directory O=build/fuzz CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(O:build/rel=build/fuzz)/libtcpsift.a
+	@mkdir -p build/fuzz/tests/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang $(CPPFLAGS) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/tests/fuzz/$$n $$f build/fuzz/libtcpsift.a $(LDLIBS) || exit 1; done
+	@echo "fuzzers in build/fuzz/tests/fuzz (see tests/fuzz/README.md)"
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+install: tcpsift
+	install -D -m 0755 tcpsift $(DESTDIR)/usr/local/bin/tcpsift
+	install -D -m 0644 man/tcpsift.1 $(DESTDIR)/usr/local/share/man/man1/tcpsift.1
+
+clean:
+	rm -rf build tcpsift
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

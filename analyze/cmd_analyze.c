@@ -1,0 +1,399 @@
+/* cmd_analyze.c - the `tcpsift analyze` verb: options, the read loop, progress, exit codes. */
+#include "analyze/cmd_analyze.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/engine.h"
+#include "analyze/report.h"
+#include "analyze/source.h"
+
+/* Set by SIGINT/SIGTERM: stop reading, report what was read. */
+static volatile sig_atomic_t analyze_stop;
+
+enum opt_id {
+	OPT_FILTER = 'f',
+	OPT_JSON = 'j',
+	OPT_OUTPUT = 'o',
+	OPT_QUIET = 'q',
+	OPT_HELP = 'h',
+	OPT_NDJSON = 256,
+	OPT_QUEUE_PER_FILE,
+	OPT_MAX_FLOWS,
+	OPT_IDLE_TIMEOUT,
+	OPT_RTO_MIN,
+	OPT_REORDER_WINDOW,
+	OPT_MAX_EVENTS,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+};
+
+struct opt_def {
+	const char *name;
+	int id; /* short option character, or >= 256 for long only */
+	const char *arg; /* NULL: no argument */
+	const char *help;
+};
+
+/* One table drives getopt_long, --help and the man-page test. */
+static const struct opt_def analyze_opts[] = {
+	{"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
+	{"json", OPT_JSON, NULL, "one JSON document (schema 1, see tcpsift(1))"},
+	{"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
+	{"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
+	{"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
+	 "tag each input's packets with its index as queue id"},
+	{"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
+	{"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
+	 "end a connection idle this long, capture time (default 300; 0 never)"},
+	{"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
+	{"reorder-window", OPT_REORDER_WINDOW, "MS",
+	 "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
+	{"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
+	{"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
+	{"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
+	{"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
+	{"help", OPT_HELP, NULL, "this help"},
+};
+
+#define N_OPTS (sizeof(analyze_opts) / sizeof(analyze_opts[0]))
+
+struct analyze_cfg {
+	const char *filter;
+	const char *output;
+	enum rep_format format;
+	bool queue_per_file;
+	int progress; /* -1 auto (terminal), 0 off, 1 on */
+	bool quiet;
+	uint32_t max_events;
+	struct eng_config eng;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: tcpsift analyze [options] FILE|URI|- ...\n"
+	      "\n"
+	      "Reconstruct every TCP connection in the captures and report retransmissions,\n"
+	      "reordering, capture loss, zero windows and per-connection statistics.\n"
+	      "\n"
+	      "Inputs (several are merged by timestamp):\n"
+	      "  FILE     pcap (us/ns, either byte order) or pcapng, read by tcpsift's own\n"
+	      "           reader; .gz/.bz2/.xz/.lzo content is detected and read via libwandio\n"
+	      "  -        the same from standard input (tcpdump -w - | tcpsift analyze -)\n"
+	      "  URI      other trace formats through libtrace: erf:FILE, legacyeth:FILE,\n"
+	      "           tsh:FILE, pcapfile:FILE (libtrace's own pcap reader) ...\n"
+	      "\n"
+	      "Options:\n",
+	      f);
+	for (size_t k = 0; k < N_OPTS; k++) {
+		const struct opt_def *o = &analyze_opts[k];
+		char left[48];
+		if (o->id < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "  %-26s %s\n", left, o->help);
+	}
+	fputs("\nExit status: 0 ok, 2 usage error, 3 unreadable or invalid input (the report\n"
+	      "is still written for what could be read). See tcpsift(1).\n",
+	      f);
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || *s == '-' || *s == '\0')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_ms(const char *s, double max_ms, int64_t *out_ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || v > max_ms)
+		return -1;
+	*out_ns = (int64_t)(v * 1e6);
+	return 0;
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "tcpsift analyze: bad value '%s' for --%s: %s\n", val, opt, want);
+	return TCPSIFT_EXIT_USAGE;
+}
+
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
+{
+	struct option longopts[N_OPTS + 1];
+	char shortopts[2 * N_OPTS + 2];
+	size_t ns = 0;
+	uint64_t v;
+	int64_t ns_val;
+
+	for (size_t k = 0; k < N_OPTS; k++) {
+		const struct opt_def *o = &analyze_opts[k];
+		longopts[k] = (struct option){o->name, o->arg ? required_argument : no_argument,
+					      NULL, o->id};
+		if (o->id < 256) {
+			shortopts[ns++] = (char)o->id;
+			if (o->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[N_OPTS] = (struct option){0};
+	shortopts[ns] = '\0';
+
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case OPT_FILTER:
+			cfg->filter = optarg;
+			break;
+		case OPT_JSON:
+			cfg->format = REP_JSON;
+			break;
+		case OPT_NDJSON:
+			cfg->format = REP_NDJSON;
+			break;
+		case OPT_OUTPUT:
+			cfg->output = optarg;
+			break;
+		case OPT_QUEUE_PER_FILE:
+			cfg->queue_per_file = true;
+			break;
+		case OPT_MAX_FLOWS:
+			if (parse_u64(optarg, 1, 1u << 30, &v) < 0)
+				return bad_value("max-flows", optarg, "a count from 1 to 1073741824");
+			cfg->eng.flow.max_flows = (uint32_t)v;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (parse_u64(optarg, 0, 86400u * 365, &v) < 0)
+				return bad_value("idle-timeout", optarg, "whole seconds, 0 for never");
+			cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
+			break;
+		case OPT_RTO_MIN:
+			if (parse_ms(optarg, 600000, &ns_val) < 0)
+				return bad_value("rto-min", optarg, "milliseconds, 0 to 600000");
+			cfg->eng.tcp.rto_min_ns = ns_val;
+			break;
+		case OPT_REORDER_WINDOW:
+			if (parse_ms(optarg, 600000, &ns_val) < 0)
+				return bad_value("reorder-window", optarg, "milliseconds, 0 to 600000");
+			cfg->eng.tcp.reorder_window_ns = ns_val;
+			break;
+		case OPT_MAX_EVENTS:
+			if (parse_u64(optarg, 0, UINT32_MAX, &v) < 0)
+				return bad_value("max-events", optarg, "a count");
+			cfg->max_events = (uint32_t)v;
+			break;
+		case OPT_PROGRESS:
+			cfg->progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			cfg->progress = 0;
+			break;
+		case OPT_QUIET:
+			cfg->quiet = true;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return TCPSIFT_EXIT_OK;
+		case ':':
+			fprintf(stderr, "tcpsift analyze: option '%s' needs a value (try --help)\n",
+				argv[optind - 1]);
+			return TCPSIFT_EXIT_USAGE;
+		default:
+			fprintf(stderr, "tcpsift analyze: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			return TCPSIFT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs("tcpsift analyze: no input given (a capture file, a libtrace URI or -)\n",
+		      stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	analyze_stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	bool on;
+	double start, last;
+	uint64_t last_packets;
+};
+
+static void progress_tick(struct progress *pr, const struct source *src, uint64_t packets)
+{
+	double t = now_s();
+	if (t - pr->last < 0.25)
+		return;
+	double frac = src_progress(src);
+	double rate = (double)(packets - pr->last_packets) / (t - pr->last);
+	if (frac >= 0)
+		fprintf(stderr, "\ranalyze: %5.1f%%  %" PRIu64 " packets  %.2f Mpkt/s   ", frac * 100,
+			packets, rate / 1e6);
+	else
+		fprintf(stderr, "\ranalyze: %" PRIu64 " packets  %.2f Mpkt/s   ", packets,
+			rate / 1e6);
+	pr->last = t;
+	pr->last_packets = packets;
+}
+
+int analyze_main(int argc, char **argv)
+{
+	struct analyze_cfg cfg = {.format = REP_TEXT, .progress = -1, .max_events = 100000};
+	char err[512];
+	int rc;
+
+	eng_config_defaults(&cfg.eng);
+	rc = parse_args(argc, argv, &cfg);
+	if (rc >= 0)
+		return rc;
+
+	unsigned ninputs = (unsigned)(argc - optind);
+	const char *const *paths = (const char *const *)&argv[optind];
+	unsigned stdin_count = 0;
+	for (unsigned k = 0; k < ninputs; k++)
+		stdin_count += strcmp(paths[k], "-") == 0;
+	if (stdin_count > 1) {
+		fputs("tcpsift analyze: standard input ('-') given more than once\n", stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+
+	struct src_config scfg = {.filter = cfg.filter, .queue_per_file = cfg.queue_per_file};
+	struct source *src = src_open(paths, ninputs, &scfg, err, sizeof(err));
+	if (!src) {
+		fprintf(stderr, "tcpsift analyze: %s\n", err);
+		/* A filter that does not compile is a usage error, not bad input. */
+		return strncmp(err, "bad filter", 10) == 0 ? TCPSIFT_EXIT_USAGE
+							    : TCPSIFT_EXIT_INPUT;
+	}
+
+	FILE *out = stdout;
+	if (cfg.output && strcmp(cfg.output, "-") != 0) {
+		out = fopen(cfg.output, "w");
+		if (!out) {
+			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.output,
+				strerror(errno));
+			src_close(src);
+			return TCPSIFT_EXIT_INPUT;
+		}
+	}
+
+	struct rep_config rcfg = {.format = cfg.format, .out = out, .max_events = cfg.max_events};
+	struct report *rep = rep_new(&rcfg, err, sizeof(err));
+	struct sum_sink sink = rep ? rep_sink(rep) : (struct sum_sink){0};
+	struct engine *eng = rep ? eng_new(&cfg.eng, &sink, err, sizeof(err)) : NULL;
+	if (!eng) {
+		fprintf(stderr, "tcpsift analyze: %s\n", err);
+		rep_free(rep);
+		src_close(src);
+		if (out != stdout)
+			fclose(out);
+		return TCPSIFT_EXIT_INPUT;
+	}
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct progress pr = {.on = cfg.progress == 1 || (cfg.progress < 0 && isatty(2))};
+	pr.start = pr.last = now_s();
+	struct pkt p;
+	uint64_t n = 0;
+	while (!analyze_stop && src_next(src, &p) > 0) {
+		eng_packet(eng, &p);
+		if (pr.on && (++n & 0xffff) == 0)
+			progress_tick(&pr, src, n);
+	}
+	if (pr.on && n > 0xffff)
+		fputs("\r\033[K", stderr);
+	eng_finish(eng);
+
+	const struct src_input **inputs = calloc(ninputs, sizeof(*inputs));
+	int input_error = 0;
+	for (unsigned k = 0; inputs && k < ninputs; k++) {
+		inputs[k] = src_input(src, k);
+		if (inputs[k]->error) {
+			input_error = 1;
+			fprintf(stderr, "tcpsift analyze: %s: %s\n", inputs[k]->path,
+				inputs[k]->errmsg);
+		}
+	}
+	struct rep_run run = {
+		.version = TCPSIFT_VERSION,
+		.filter = cfg.filter,
+		.ninputs = inputs ? ninputs : 0,
+		.inputs = inputs,
+		.filtered_out = src_filtered_out(src),
+		.eng = *eng_counters(eng),
+		.flows = *eng_flow_counters(eng),
+	};
+	if (!cfg.quiet && run.eng.malformed[-DEC_ERR_LINKTYPE])
+		fprintf(stderr,
+			"tcpsift analyze: warning: %" PRIu64
+			" packets of a link type tcpsift cannot decode\n",
+			run.eng.malformed[-DEC_ERR_LINKTYPE]);
+	if (analyze_stop && !cfg.quiet)
+		fputs("tcpsift analyze: interrupted: reporting what was read\n", stderr);
+
+	rc = rep_finish(rep, &run);
+	if (rc < 0)
+		fprintf(stderr, "tcpsift analyze: cannot write the report: %s\n", strerror(-rc));
+	free(inputs);
+	eng_free(eng);
+	rep_free(rep);
+	src_close(src);
+	if (out != stdout && fclose(out) != 0 && rc == 0) {
+		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.output,
+			strerror(errno));
+		rc = -EIO;
+	}
+	if (rc < 0 || input_error)
+		return TCPSIFT_EXIT_INPUT;
+	return TCPSIFT_EXIT_OK;
+}
+
+size_t analyze_option_names(const char **names, size_t max)
+{
+	size_t k;
+	for (k = 0; k < N_OPTS && k < max; k++)
+		names[k] = analyze_opts[k].name;
+	return k;
+}

@@ -1,0 +1,21 @@
+/* cmd_analyze.h - entry point of the `tcpsift analyze` verb. */
+#ifndef TCPSIFT_CMD_ANALYZE_H
+#define TCPSIFT_CMD_ANALYZE_H
+
+#include <stddef.h>
+
+/* Exit codes shared by every verb (tcpsift(1), EXIT STATUS). */
+enum tcpsift_exit {
+	TCPSIFT_EXIT_OK = 0,
+	TCPSIFT_EXIT_FINDINGS = 1, /* --fail-on matched */
+	TCPSIFT_EXIT_USAGE = 2,
+	TCPSIFT_EXIT_INPUT = 3,
+};
+
+/* Run the verb; argv[0] is "analyze". Returns an enum tcpsift_exit. */
+int analyze_main(int argc, char **argv);
+
+/* Long option names, for the test that the man page documents each. */
+size_t analyze_option_names(const char **names, size_t max);
+
+#endif

@@ -1,0 +1,128 @@
+/* engine.c - per-packet pipeline: decode, find the connection, run the TCP engine. */
+#include "analyze/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct engine {
+	struct eng_config cfg;
+	struct sum_sink sink;
+	struct flow_table *flows;
+	struct eng_counters cnt;
+	uint64_t next_id;
+	int64_t last_sweep;
+};
+
+enum { ENG_SWEEP_NS = 1000000000 }; /* idle expiry at most once a second of capture time */
+
+void eng_config_defaults(struct eng_config *cfg)
+{
+	cfg->flow.max_flows = ENG_DEFAULT_MAX_FLOWS;
+	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
+	cfg->tcp.rto_min_ns = ENG_DEFAULT_RTO_MIN_NS;
+	cfg->tcp.reorder_window_ns = ENG_DEFAULT_REORDER_WINDOW_NS;
+}
+
+static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
+{
+	struct engine *e = ctx;
+	struct sum_conn s;
+
+	tcp_finish(c, &e->sink);
+	tcp_summarize(c, &s);
+	s.evicted = why == FLOW_END_EVICTED;
+	if (e->sink.conn)
+		e->sink.conn(e->sink.ctx, &s);
+}
+
+struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
+		       size_t errlen)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	e->cfg = *cfg;
+	if (sink)
+		e->sink = *sink;
+	e->flows = flow_new(&cfg->flow, conn_ended, e, errbuf, errlen);
+	if (!e->flows) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void eng_free(struct engine *e)
+{
+	if (!e)
+		return;
+	flow_free(e->flows);
+	free(e);
+}
+
+void eng_packet(struct engine *e, const struct pkt *p)
+{
+	struct dec_packet d;
+	struct eng_counters *n = &e->cnt;
+	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+
+	n->packets++;
+	n->wire_bytes += p->wirelen;
+	if (n->packets == 1) {
+		n->first_ts = n->last_ts = p->ts_ns;
+		e->last_sweep = p->ts_ns;
+	} else if (p->ts_ns < n->last_ts) {
+		n->ts_backwards++;
+	} else {
+		n->last_ts = p->ts_ns;
+	}
+	if (p->ts_ns < n->first_ts)
+		n->first_ts = p->ts_ns;
+	if (st < 0) {
+		n->malformed[-st]++;
+		n->malformed_total++;
+		return;
+	}
+	n->status[st]++;
+
+	if (p->ts_ns - e->last_sweep >= ENG_SWEEP_NS) {
+		flow_expire(e->flows, p->ts_ns);
+		e->last_sweep = p->ts_ns;
+	}
+	if (st != DEC_TCP)
+		return;
+	if (d.tcp.payload_cap < d.tcp.payload_len)
+		n->snaplen_cut++;
+	if (d.tcp.opt.malformed)
+		n->bad_tcp_options++;
+
+	bool created;
+	struct tcp_conn *c = flow_lookup(e->flows, &d, p->ts_ns, &created);
+	if (c && !created && tcp_is_new_instance(c, &d)) {
+		flow_end(e->flows, c, FLOW_END_REUSED);
+		c = flow_lookup(e->flows, &d, p->ts_ns, &created);
+	}
+	if (!c)
+		return; /* no memory for a new connection: counted by the flow table */
+	if (created)
+		tcp_conn_init(c, ++e->next_id, &d, p);
+	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
+}
+
+void eng_finish(struct engine *e)
+{
+	flow_drain(e->flows);
+}
+
+const struct eng_counters *eng_counters(const struct engine *e)
+{
+	return &e->cnt;
+}
+
+const struct flow_counters *eng_flow_counters(const struct engine *e)
+{
+	return flow_counters(e->flows);
+}

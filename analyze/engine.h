@@ -1,0 +1,62 @@
+/* engine.h - the analysis pipeline for one stream of packets: decode -> flows -> TCP. */
+#ifndef TCPSIFT_ENGINE_H
+#define TCPSIFT_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/decode.h"
+#include "analyze/flow.h"
+#include "analyze/summary.h"
+#include "analyze/tcp.h"
+#include "capture/pkt.h"
+
+/*
+ * The engine owns the flow table and per-packet counters. Packets go in
+ * one at a time (any source: file, merged files, live ring); connection
+ * summaries and events come out through the struct sum_sink given at
+ * creation, as connections end and as events are found.
+ */
+
+struct eng_config {
+	struct flow_config flow;
+	struct tcp_params tcp;
+};
+
+struct eng_counters {
+	uint64_t packets;       /* everything handed to eng_packet */
+	uint64_t wire_bytes;    /* sum of wire lengths */
+	uint64_t status[DEC_STATUS_COUNT]; /* decoded, by enum dec_status */
+	uint64_t malformed[DEC_ERR_COUNT]; /* rejected, by -enum dec_status */
+	uint64_t malformed_total;
+	uint64_t snaplen_cut;   /* TCP segments whose payload the snaplen cut */
+	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
+	uint64_t ts_backwards;  /* packets older than the one before (never assume order) */
+	int64_t first_ts, last_ts;
+};
+
+struct engine;
+
+struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
+		       size_t errlen);
+
+/* Account one packet; p and its bytes are only borrowed for the call. */
+void eng_packet(struct engine *e, const struct pkt *p);
+
+/* End of input: every live connection is summarized and delivered. */
+void eng_finish(struct engine *e);
+
+const struct eng_counters *eng_counters(const struct engine *e);
+const struct flow_counters *eng_flow_counters(const struct engine *e);
+
+void eng_free(struct engine *e); /* NULL is a no-op */
+
+/* Defaults, documented in tcpsift(1). */
+#define ENG_DEFAULT_MAX_FLOWS 262144u
+#define ENG_DEFAULT_IDLE_TIMEOUT_NS (300ll * 1000000000ll)
+#define ENG_DEFAULT_RTO_MIN_NS (200ll * 1000000ll)
+#define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
+
+void eng_config_defaults(struct eng_config *cfg);
+
+#endif

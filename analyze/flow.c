@@ -1,0 +1,342 @@
+/* flow.c - open-addressing connection table with LRU order and bounded size. */
+#include "analyze/flow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	FLOW_CHUNK = 1024,  /* entries allocated at a time: memory follows live flows */
+	FLOW_NIL = UINT32_MAX,
+};
+
+/* Canonical key: the lower (address, port) endpoint first. */
+struct flow_key {
+	uint8_t a[16], b[16];
+	uint16_t pa, pb;
+	uint8_t family;
+};
+
+struct flow_entry {
+	struct flow_key key;
+	uint32_t hash;
+	uint32_t prev, next; /* LRU links, entry indices */
+	uint32_t self;       /* this entry's index */
+	bool live;
+	struct tcp_conn conn;
+};
+
+struct flow_slot {
+	uint32_t hash;
+	uint32_t idx; /* entry index + 1; 0 = empty */
+};
+
+struct flow_table {
+	struct flow_config cfg;
+	flow_end_fn *end;
+	void *ctx;
+	struct flow_slot *slots;
+	uint32_t slot_mask;
+	struct flow_entry **chunks;
+	uint32_t nchunks, max_chunks;
+	uint32_t free_head; /* free list through .next */
+	uint32_t lru_head, lru_tail;
+	struct flow_counters cnt;
+};
+
+static struct flow_entry *entry(const struct flow_table *t, uint32_t idx)
+{
+	return &t->chunks[idx / FLOW_CHUNK][idx % FLOW_CHUNK];
+}
+
+static void make_key(const struct dec_packet *d, struct flow_key *k)
+{
+	int cmp = memcmp(d->src.a, d->dst.a, 16);
+
+	if (cmp == 0)
+		cmp = (int)d->tcp.sport - (int)d->tcp.dport;
+	if (cmp <= 0) {
+		memcpy(k->a, d->src.a, 16);
+		memcpy(k->b, d->dst.a, 16);
+		k->pa = d->tcp.sport;
+		k->pb = d->tcp.dport;
+	} else {
+		memcpy(k->a, d->dst.a, 16);
+		memcpy(k->b, d->src.a, 16);
+		k->pa = d->tcp.dport;
+		k->pb = d->tcp.sport;
+	}
+	k->family = d->src.family;
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* A multiply-xorshift mix: fast, and good enough for a power-of-two table. */
+static uint32_t key_hash(const struct flow_key *k)
+{
+	const uint64_t m = 0x9E3779B97F4A7C15ull;
+	uint64_t h = (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32;
+
+	h = (h ^ load64(k->a)) * m;
+	h = (h ^ load64(k->a + 8)) * m;
+	h = (h ^ load64(k->b)) * m;
+	h = (h ^ load64(k->b + 8)) * m;
+	h ^= h >> 29;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static bool key_eq(const struct flow_key *x, const struct flow_key *y)
+{
+	return x->pa == y->pa && x->pb == y->pb && x->family == y->family &&
+	       memcmp(x->a, y->a, 16) == 0 && memcmp(x->b, y->b, 16) == 0;
+}
+
+struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
+			    char *errbuf, size_t errlen)
+{
+	struct flow_table *t = calloc(1, sizeof(*t));
+	uint64_t nslots = 16;
+
+	if (!t)
+		goto nomem;
+	if (cfg->max_flows == 0 || cfg->max_flows > (1u << 30)) {
+		snprintf(errbuf, errlen, "max flows must be between 1 and %u", 1u << 30);
+		free(t);
+		return NULL;
+	}
+	t->cfg = *cfg;
+	t->end = end;
+	t->ctx = ctx;
+	/* Load factor <= 1/2 at the cap keeps linear probes short. */
+	while (nslots < 2ull * cfg->max_flows)
+		nslots <<= 1;
+	t->slots = calloc(nslots, sizeof(*t->slots));
+	t->slot_mask = (uint32_t)(nslots - 1);
+	t->max_chunks = (cfg->max_flows + FLOW_CHUNK - 1) / FLOW_CHUNK;
+	t->chunks = calloc(t->max_chunks, sizeof(*t->chunks));
+	if (!t->slots || !t->chunks)
+		goto nomem;
+	t->free_head = t->lru_head = t->lru_tail = FLOW_NIL;
+	return t;
+nomem:
+	snprintf(errbuf, errlen, "out of memory for a table of %u flows", cfg->max_flows);
+	flow_free(t);
+	return NULL;
+}
+
+void flow_free(struct flow_table *t)
+{
+	if (!t)
+		return;
+	for (uint32_t k = 0; k < t->nchunks; k++)
+		free(t->chunks[k]);
+	free(t->chunks);
+	free(t->slots);
+	free(t);
+}
+
+const struct flow_counters *flow_counters(const struct flow_table *t)
+{
+	return &t->cnt;
+}
+
+static void lru_unlink(struct flow_table *t, uint32_t idx)
+{
+	struct flow_entry *e = entry(t, idx);
+
+	if (e->prev != FLOW_NIL)
+		entry(t, e->prev)->next = e->next;
+	else
+		t->lru_head = e->next;
+	if (e->next != FLOW_NIL)
+		entry(t, e->next)->prev = e->prev;
+	else
+		t->lru_tail = e->prev;
+}
+
+static void lru_append(struct flow_table *t, uint32_t idx)
+{
+	struct flow_entry *e = entry(t, idx);
+
+	e->prev = t->lru_tail;
+	e->next = FLOW_NIL;
+	if (t->lru_tail != FLOW_NIL)
+		entry(t, t->lru_tail)->next = idx;
+	else
+		t->lru_head = idx;
+	t->lru_tail = idx;
+}
+
+static uint32_t alloc_entry(struct flow_table *t)
+{
+	if (t->free_head == FLOW_NIL) {
+		if (t->nchunks == t->max_chunks)
+			return FLOW_NIL;
+		struct flow_entry *c = malloc(FLOW_CHUNK * sizeof(*c));
+		if (!c)
+			return FLOW_NIL;
+		t->chunks[t->nchunks] = c;
+		uint32_t base = t->nchunks * FLOW_CHUNK;
+		uint32_t last = base + FLOW_CHUNK;
+		if (last > t->cfg.max_flows)
+			last = t->cfg.max_flows;
+		for (uint32_t i = last; i-- > base;) {
+			c[i - base].live = false;
+			c[i - base].next = t->free_head;
+			t->free_head = i;
+		}
+		t->nchunks++;
+	}
+	uint32_t idx = t->free_head;
+	t->free_head = entry(t, idx)->next;
+	return idx;
+}
+
+/* Remove idx from the index; backward-shift deletion keeps probes intact. */
+static void index_remove(struct flow_table *t, uint32_t idx)
+{
+	struct flow_entry *e = entry(t, idx);
+	uint32_t i = e->hash & t->slot_mask;
+
+	while (t->slots[i].idx != idx + 1)
+		i = (i + 1) & t->slot_mask;
+	for (;;) {
+		uint32_t j = i;
+		t->slots[i].idx = 0;
+		for (;;) {
+			j = (j + 1) & t->slot_mask;
+			if (t->slots[j].idx == 0)
+				return;
+			uint32_t home = t->slots[j].hash & t->slot_mask;
+			/* Move j back into the hole at i unless its home lies
+			 * cyclically in (i, j]. */
+			if ((i <= j) ? (home <= i || home > j) : (home <= i && home > j))
+				break;
+		}
+		t->slots[i] = t->slots[j];
+		i = j;
+	}
+}
+
+static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+{
+	struct flow_entry *e = entry(t, idx);
+
+	t->end(t->ctx, &e->conn, why);
+	t->cnt.ended[why]++;
+	index_remove(t, idx);
+	lru_unlink(t, idx);
+	e->live = false;
+	e->next = t->free_head;
+	t->free_head = idx;
+	t->cnt.live--;
+}
+
+static uint32_t conn_index(const struct flow_table *t, const struct tcp_conn *c)
+{
+	const struct flow_entry *e =
+		(const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
+	(void)t;
+	return e->live ? e->self : FLOW_NIL;
+}
+
+void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
+{
+	uint32_t idx = conn_index(t, c);
+
+	if (idx != FLOW_NIL)
+		end_entry(t, idx, why);
+}
+
+struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, int64_t now,
+			     bool *created)
+{
+	struct flow_key k;
+	make_key(d, &k);
+	uint32_t h = key_hash(&k);
+	uint32_t i = h & t->slot_mask;
+
+	*created = false;
+	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
+		if (t->slots[i].hash != h)
+			continue;
+		uint32_t idx = t->slots[i].idx - 1;
+		struct flow_entry *e = entry(t, idx);
+		if (key_eq(&e->key, &k)) {
+			if (t->lru_tail != idx) {
+				lru_unlink(t, idx);
+				lru_append(t, idx);
+			}
+			return &e->conn;
+		}
+	}
+	(void)now;
+
+	uint32_t idx = alloc_entry(t);
+	if (idx == FLOW_NIL) {
+		if (t->lru_head == FLOW_NIL)
+			return NULL; /* out of memory with nothing to evict */
+		end_entry(t, t->lru_head, FLOW_END_EVICTED);
+		idx = alloc_entry(t);
+		if (idx == FLOW_NIL)
+			return NULL;
+		/* Eviction may have shifted slots: find the free one again. */
+		for (i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask)
+			;
+	}
+	struct flow_entry *e = entry(t, idx);
+	e->key = k;
+	e->hash = h;
+	e->self = idx;
+	e->live = true;
+	t->slots[i].hash = h;
+	t->slots[i].idx = idx + 1;
+	lru_append(t, idx);
+	t->cnt.created++;
+	if (++t->cnt.live > t->cnt.max_live)
+		t->cnt.max_live = t->cnt.live;
+	*created = true;
+	return &e->conn;
+}
+
+void flow_expire(struct flow_table *t, int64_t now)
+{
+	if (t->cfg.idle_timeout_ns <= 0)
+		return;
+	while (t->lru_head != FLOW_NIL) {
+		struct flow_entry *e = entry(t, t->lru_head);
+		if (now - e->conn.info.last_ts < t->cfg.idle_timeout_ns)
+			break;
+		end_entry(t, t->lru_head, FLOW_END_IDLE);
+	}
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = (*(struct flow_entry *const *)a)->conn.info.id;
+	uint64_t y = (*(struct flow_entry *const *)b)->conn.info.id;
+	return (x > y) - (x < y);
+}
+
+void flow_drain(struct flow_table *t)
+{
+	uint32_t n = 0;
+	struct flow_entry **v = t->cnt.live ? malloc(t->cnt.live * sizeof(*v)) : NULL;
+
+	if (v) {
+		for (uint32_t idx = t->lru_head; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			v[n++] = entry(t, idx);
+		qsort(v, n, sizeof(*v), by_id);
+		for (uint32_t k = 0; k < n; k++)
+			end_entry(t, conn_index(t, &v[k]->conn), FLOW_END_DONE);
+		free(v);
+	}
+	/* Without memory for the sort, end them in LRU order: still complete. */
+	while (t->lru_head != FLOW_NIL)
+		end_entry(t, t->lru_head, FLOW_END_DONE);
+}

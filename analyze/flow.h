@@ -1,0 +1,73 @@
+/* flow.h - the connection table: bidirectional 5-tuple -> struct tcp_conn. */
+#ifndef TCPSIFT_FLOW_H
+#define TCPSIFT_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/decode.h"
+#include "analyze/tcp.h"
+
+/*
+ * The table owns every live struct tcp_conn. Memory grows with live
+ * connections, in chunks, up to max_flows; the index is sized for max_flows
+ * at creation. Connections are kept in least-recently-used order:
+ *
+ *   lru head (idle longest) <-> ... <-> tail (packet just seen)
+ *
+ * so idle expiry and eviction under --max-flows take from the head. A
+ * connection leaves the table through the caller's end callback, which
+ * gets it one last time (to summarize) before its slot is reused.
+ */
+
+enum flow_end {
+	FLOW_END_DONE = 0, /* end of input */
+	FLOW_END_IDLE,     /* no packet for idle_timeout */
+	FLOW_END_EVICTED,  /* table full: the least recently used went */
+	FLOW_END_REUSED,   /* a new SYN on the same 4-tuple started a new instance */
+	FLOW_END_COUNT,
+};
+
+struct flow_config {
+	uint32_t max_flows;     /* live connection cap (>= 1) */
+	int64_t idle_timeout_ns; /* <= 0: never expire */
+};
+
+struct flow_counters {
+	uint64_t created;
+	uint64_t ended[FLOW_END_COUNT];
+	uint32_t live, max_live;
+};
+
+typedef void flow_end_fn(void *ctx, struct tcp_conn *c, enum flow_end why);
+
+struct flow_table;
+
+/* NULL on failure with the reason in errbuf. */
+struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
+			    char *errbuf, size_t errlen);
+
+/*
+ * The connection a decoded TCP packet belongs to, created (and *created set)
+ * when new; a full table first evicts its least recently used connection.
+ * Returns NULL only when memory runs out. The pointer is valid until the
+ * next flow_* call that may end connections.
+ */
+struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, int64_t now,
+			     bool *created);
+
+/* End c now (why is passed to the callback) and forget it. */
+void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why);
+
+/* End connections idle since before now - idle_timeout. */
+void flow_expire(struct flow_table *t, int64_t now);
+
+/* End every live connection in first-packet order (end of input). */
+void flow_drain(struct flow_table *t);
+
+const struct flow_counters *flow_counters(const struct flow_table *t);
+
+void flow_free(struct flow_table *t); /* NULL is a no-op; does not call end */
+
+#endif

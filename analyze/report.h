@@ -1,0 +1,90 @@
+/* report.h - reporters: collect connection summaries and events, write text/JSON/NDJSON. */
+#ifndef TCPSIFT_REPORT_H
+#define TCPSIFT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze/engine.h"
+#include "analyze/source.h"
+#include "analyze/summary.h"
+
+/*
+ * A report owns copies of every connection summary and (up to max_events)
+ * event the engine delivered through rep_sink(). It never sees the engine
+ * itself: what else it prints (inputs, counters) comes in a struct rep_run
+ * filled by the caller at the end. NDJSON streams events and connections
+ * as they arrive; text and JSON are written by rep_finish().
+ */
+
+enum rep_format {
+	REP_TEXT = 0,
+	REP_JSON,
+	REP_NDJSON,
+	REP_FORMAT_COUNT,
+};
+
+struct rep_config {
+	enum rep_format format;
+	FILE *out;           /* not owned */
+	uint32_t max_events; /* events kept beyond this are counted, not stored */
+};
+
+/* Everything about the run that is not a connection or an event. */
+struct rep_run {
+	const char *version;
+	const char *filter;
+	unsigned ninputs;
+	const struct src_input *const *inputs;
+	uint64_t filtered_out;
+	struct eng_counters eng;
+	struct flow_counters flows;
+};
+
+struct report;
+
+struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen);
+
+/* The sink to give the engine; valid while the report lives. */
+struct sum_sink rep_sink(struct report *r);
+
+/* Write the report (text/JSON) or the closing lines (NDJSON). 0 or -errno. */
+int rep_finish(struct report *r, const struct rep_run *run);
+
+void rep_free(struct report *r); /* NULL is a no-op */
+
+/* ---- shared by the writers (report_*.c) ---- */
+
+/* Totals over all connections and events, computed once for every writer. */
+struct rep_totals {
+	uint64_t retrans, fast, rto, spurious, ooo, dup_acks, zero_windows, zw_episodes;
+	uint64_t window_full, keepalives, acked_unseen, unseen_bytes, capture_loss_segments;
+	uint64_t dsack, oversize, lost_segments, ack_reordering;
+	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
+	int64_t zw_time_ns;
+	uint64_t ooo_by[SUM_BY_COUNT];
+};
+
+struct rep_data {
+	const struct sum_conn *conns; /* sorted by id */
+	size_t nconns;
+	const struct sum_event *events; /* in the order found */
+	size_t nevents;
+	uint64_t events_dropped;
+	struct rep_totals tot;
+};
+
+/* "1.2.3.4:80" or "[2001:db8::1]:443". */
+void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
+
+int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
+int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+/* NDJSON pieces, one line each. */
+int rep_ndjson_conn(FILE *out, const struct sum_conn *c);
+int rep_ndjson_event(FILE *out, const struct sum_event *e);
+int rep_ndjson_tail(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+#endif

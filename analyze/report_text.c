@@ -1,0 +1,290 @@
+/* report_text.c - the human report: findings first, then a connection table (100 columns). */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "analyze/report.h"
+
+enum { TEXT_EXAMPLES = 3 }; /* connections named under each finding */
+
+static int werr(FILE *out)
+{
+	return ferror(out) ? -(errno ? errno : EIO) : 0;
+}
+
+/* 1234567 -> "1.2M": fits a 6-column cell. */
+static void human(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = " KMGTP";
+	double x = (double)v;
+	unsigned u = 0;
+
+	while (x >= 1000.0 && u < sizeof(units) - 2) {
+		x /= 1000.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		snprintf(buf, len, x < 10 ? "%.1f%c" : "%.0f%c", x, units[u]);
+}
+
+static void ms(int64_t ns, char *buf, size_t len)
+{
+	double v = (double)ns / 1e6;
+	snprintf(buf, len, v < 1 ? "%.2f" : v < 100 ? "%.1f" : "%.0f", v);
+}
+
+/* Endpoint squeezed into width columns, eliding the middle of long ones. */
+static void endpoint_cell(const struct dec_addr *a, uint16_t port, char *buf, size_t width)
+{
+	char full[64];
+	size_t n;
+
+	rep_format_endpoint(a, port, full, sizeof(full));
+	n = strlen(full);
+	if (n <= width) {
+		snprintf(buf, width + 1, "%s", full);
+		return;
+	}
+	size_t head = (width - 1) / 2, tail = width - 1 - head;
+	snprintf(buf, width + 1, "%.*s~%s", (int)head, full, full + n - tail);
+}
+
+static const struct sum_rtt *best_rtt(const struct sum_conn *c)
+{
+	const struct sum_rtt *best = NULL;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		const struct sum_rtt *r = c->dir[k].rtt.n ? &c->dir[k].rtt : &c->dir[k].rtt_ts;
+		if (r->n && (!best || r->n > best->n))
+			best = r;
+	}
+	return best;
+}
+
+/* "conn 3 (frames 10-44), conn 7 (...)" for the first connections matching. */
+static void examples(FILE *out, const struct rep_data *d,
+		     uint64_t (*metric)(const struct sum_conn *c))
+{
+	unsigned shown = 0;
+	size_t more = 0;
+
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		uint64_t v = metric(c);
+		if (!v)
+			continue;
+		if (shown == TEXT_EXAMPLES) {
+			more++;
+			continue;
+		}
+		fprintf(out, "%s conn %" PRIu64 " (%" PRIu64 ", frames %" PRIu64 "-%" PRIu64 ")",
+			shown ? "," : "      in", c->id, v, c->first_frame, c->last_frame);
+		shown++;
+	}
+	if (more)
+		fprintf(out, " and %zu more", more);
+	if (shown)
+		fputc('\n', out);
+}
+
+static uint64_t m_retrans(const struct sum_conn *c)
+{
+	return c->dir[0].retrans + c->dir[1].retrans;
+}
+
+static uint64_t m_ooo(const struct sum_conn *c)
+{
+	return c->dir[0].out_of_order + c->dir[1].out_of_order;
+}
+
+static uint64_t m_unseen(const struct sum_conn *c)
+{
+	return c->dir[0].unseen_bytes + c->dir[1].unseen_bytes;
+}
+
+static uint64_t m_zero(const struct sum_conn *c)
+{
+	return c->dir[0].zero_windows + c->dir[1].zero_windows;
+}
+
+static uint64_t m_oversize(const struct sum_conn *c)
+{
+	return c->dir[0].oversize + c->dir[1].oversize;
+}
+
+static uint64_t m_dsack(const struct sum_conn *c)
+{
+	return c->dir[0].dsack_blocks + c->dir[1].dsack_blocks;
+}
+
+static void write_inputs(FILE *out, const struct rep_run *run)
+{
+	for (unsigned k = 0; k < run->ninputs; k++) {
+		const struct src_input *in = run->inputs[k];
+		char drops[64] = "unknown";
+		if (in->drops_known)
+			snprintf(drops, sizeof(drops), "%" PRIu64, in->drops);
+		fprintf(out, "  %s: %s%s %s, %" PRIu64 " packets, %.3f s, capture drops %s\n",
+			in->path, in->format, in->compressed ? " (compressed)" : "",
+			src_linktype_name(in->linktype), in->packets,
+			in->packets ? (double)(in->last_ts - in->first_ts) / 1e9 : 0.0, drops);
+		if (in->error)
+			fprintf(out, "  %s: stopped early: %s\n", in->path, in->errmsg);
+	}
+}
+
+static uint64_t total_drops(const struct rep_run *run, bool *known)
+{
+	uint64_t drops = 0;
+
+	*known = false;
+	for (unsigned k = 0; k < run->ninputs; k++) {
+		if (run->inputs[k]->drops_known) {
+			*known = true;
+			drops += run->inputs[k]->drops;
+		}
+	}
+	return drops;
+}
+
+static void write_findings(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct rep_totals *t = &d->tot;
+	bool any = false;
+
+	fputs("\nFindings\n", out);
+	if (t->unseen_bytes) {
+		bool known;
+		uint64_t drops = total_drops(run, &known);
+		any = true;
+		fprintf(out,
+			"  capture loss: %" PRIu64 " bytes (~%" PRIu64
+			" segments) were ACKed by the receiver but never captured:\n"
+			"      the capture, not the network, lost them (file drop counters: ",
+			t->unseen_bytes, t->capture_loss_segments);
+		if (known)
+			fprintf(out, "%" PRIu64 ")\n", drops);
+		else
+			fputs("none in the file)\n", out);
+		examples(out, d, m_unseen);
+	}
+	if (t->retrans) {
+		any = true;
+		fprintf(out,
+			"  retransmissions: %" PRIu64 " in %" PRIu64 " connection%s (fast %" PRIu64
+			", RTO %" PRIu64 ", other %" PRIu64 "; spurious %" PRIu64 ")\n",
+			t->retrans, t->conns_with_retrans, t->conns_with_retrans == 1 ? "" : "s",
+			t->fast, t->rto, t->retrans - t->fast - t->rto, t->spurious);
+		examples(out, d, m_retrans);
+	}
+	if (t->ooo) {
+		any = true;
+		fprintf(out,
+			"  out of order: %" PRIu64 " segments arrived after later ones (decided by "
+			"TSval %" PRIu64 ", IP ID %" PRIu64 ", timing %" PRIu64 ")\n",
+			t->ooo, t->ooo_by[SUM_BY_TSVAL], t->ooo_by[SUM_BY_IPID],
+			t->ooo_by[SUM_BY_TIMING]);
+		examples(out, d, m_ooo);
+	}
+	if (t->zero_windows) {
+		any = true;
+		fprintf(out,
+			"  zero window: %" PRIu64 " advertisements, %" PRIu64
+			" episodes, %.3f s with the receiver's window closed\n",
+			t->zero_windows, t->zw_episodes, (double)t->zw_time_ns / 1e9);
+		examples(out, d, m_zero);
+	}
+	if (t->dsack) {
+		any = true;
+		fprintf(out,
+			"  D-SACK: %" PRIu64 " blocks: the receiver got the same bytes twice "
+			"(spurious retransmission or duplication)\n",
+			t->dsack);
+		examples(out, d, m_dsack);
+	}
+	if (t->oversize) {
+		any = true;
+		fprintf(out,
+			"  oversize segments: %" PRIu64 " larger than the MSS: captured on a host "
+			"with TSO/GSO/GRO,\n      so segment sizes are not what was on the wire\n",
+			t->oversize);
+		examples(out, d, m_oversize);
+	}
+	if (!any)
+		fputs("  none: no retransmission, reordering, capture loss or zero window\n", out);
+	fprintf(out,
+		"  (also: %" PRIu64 " duplicate ACKs, %" PRIu64 " window-full, %" PRIu64
+		" keep-alives, %" PRIu64 " gaps in what was captured)\n",
+		t->dup_acks, t->window_full, t->keepalives, t->lost_segments);
+}
+
+static void write_table(FILE *out, const struct rep_data *d)
+{
+	fputs("\nConnections (first-packet order; bytes are payload; RTT at the capture point)\n",
+	      out);
+	fprintf(out, "%3s %-21s %-21s %6s %6s %6s %4s %4s %-13s %s\n", "id", "client", "server",
+		"dur s", "c>s", "s>c", "retr", "ooo", "rtt ms mn/av/mx", "state");
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		char cl[32], sv[32], up[16], down[16], dur[16], rtt[48] = "-";
+		const struct sum_rtt *r = best_rtt(c);
+		double secs = (double)(c->last_ts - c->first_ts) / 1e9;
+
+		endpoint_cell(&c->client, c->client_port, cl, 21);
+		endpoint_cell(&c->server, c->server_port, sv, 21);
+		human(c->dir[SUM_C2S].payload_bytes, up, sizeof(up));
+		human(c->dir[SUM_S2C].payload_bytes, down, sizeof(down));
+		snprintf(dur, sizeof(dur), secs < 10 ? "%.3f" : secs < 1000 ? "%.1f" : "%.0f", secs);
+		if (r) {
+			char a[16], b[16], m[16];
+			ms(r->min_ns, a, sizeof(a));
+			ms(r->sum_ns / (int64_t)r->n, b, sizeof(b));
+			ms(r->max_ns, m, sizeof(m));
+			snprintf(rtt, sizeof(rtt), "%s/%s/%s", a, b, m);
+		} else if (c->handshake_rtt_ns >= 0) {
+			ms(c->handshake_rtt_ns, rtt, sizeof(rtt));
+		}
+		fprintf(out, "%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64 " %-13s %s%s\n",
+			c->id, cl, sv, dur, up, down, m_retrans(c), m_ooo(c), rtt,
+			sum_state_name(c->state), c->evicted ? "*" : "");
+	}
+	if (d->tot.conns_evicted)
+		fputs("  * evicted under --max-flows: statistics cover only part of it\n", out);
+}
+
+int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct eng_counters *e = &run->eng;
+
+	fprintf(out,
+		"tcpsift %s: %u input%s, %" PRIu64 " packets (%" PRIu64 " TCP, %" PRIu64
+		" malformed), %" PRIu64 " connections\n",
+		run->version, run->ninputs, run->ninputs == 1 ? "" : "s", e->packets,
+		e->status[DEC_TCP], e->malformed_total, run->flows.created);
+	write_inputs(out, run);
+	if (run->filter)
+		fprintf(out, "  filter: %s (%" PRIu64 " packets filtered out)\n", run->filter,
+			run->filtered_out);
+	if (e->malformed_total) {
+		fputs("  malformed:", out);
+		for (int k = 1; k < DEC_ERR_COUNT; k++)
+			if (e->malformed[k])
+				fprintf(out, " %s %" PRIu64, dec_status_name(-k), e->malformed[k]);
+		fputc('\n', out);
+	}
+	if (e->status[DEC_FRAGMENT])
+		fprintf(out, "  %" PRIu64 " IP fragments not reassembled\n", e->status[DEC_FRAGMENT]);
+	if (e->snaplen_cut)
+		fprintf(out, "  %" PRIu64 " TCP segments cut by the snaplen (headers intact)\n",
+			e->snaplen_cut);
+	if (run->flows.ended[FLOW_END_EVICTED])
+		fprintf(out, "  %" PRIu64 " connections evicted by --max-flows\n",
+			run->flows.ended[FLOW_END_EVICTED]);
+	if (d->events_dropped)
+		fprintf(out, "  %" PRIu64 " events not kept (--max-events)\n", d->events_dropped);
+	write_findings(out, d, run);
+	write_table(out, d);
+	return werr(out);
+}

@@ -1,0 +1,45 @@
+/* tcpsift.c - main: dispatch to the capture, analyze and tui verbs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/cmd_analyze.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: tcpsift VERB [options] ...\n"
+	      "\n"
+	      "  analyze FILE...   reconstruct TCP connections in captures and explain them\n"
+	      "  capture -i IFACE  lossless ring-buffer capture (not in this build yet)\n"
+	      "  tui               live curses dashboard (not in this build yet)\n"
+	      "\n"
+	      "  tcpsift VERB --help    options of a verb\n"
+	      "  tcpsift --version\n"
+	      "\n"
+	      "See tcpsift(1).\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	const char *verb = argv[1];
+	if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
+		usage(stdout);
+		return TCPSIFT_EXIT_OK;
+	}
+	if (strcmp(verb, "--version") == 0 || strcmp(verb, "-V") == 0) {
+		printf("tcpsift %s\n", TCPSIFT_VERSION);
+		return TCPSIFT_EXIT_OK;
+	}
+	if (strcmp(verb, "analyze") == 0)
+		return analyze_main(argc - 1, argv + 1);
+	if (strcmp(verb, "capture") == 0 || strcmp(verb, "tui") == 0) {
+		fprintf(stderr, "tcpsift: '%s' is not implemented in this build yet\n", verb);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
+	return TCPSIFT_EXIT_USAGE;
+}
