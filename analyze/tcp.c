@@ -255,7 +255,9 @@ static void hole_remove(struct tcp_half *h, unsigned k)
 	h->nholes--;
 }
 
-static void hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p)
+/* data_before: the direction's data segments before the gap appeared. */
+static void hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
+		      uint64_t data_before)
 {
 	if (h->nholes == TCP_MAX_HOLES) {
 		h->hole_overflow++;
@@ -265,7 +267,7 @@ static void hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const st
 	o->start = start;
 	o->end = end;
 	o->open_ts = p->ts_ns;
-	o->open_data_pkts = h->st.data_packets;
+	o->open_data_pkts = data_before;
 	o->open_frame = p->frame;
 }
 
@@ -435,7 +437,7 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
 		/* R acknowledges bytes S's segments never showed us. */
 		o->st.acked_unseen++;
-		hole_open(o, o->snd_nxt, ack, p);
+		hole_open(o, o->snd_nxt, ack, p, o->st.data_packets);
 		advance_nxt(o, ack);
 	}
 	if (o->nholes)
@@ -487,7 +489,7 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	    !(t->flags & DEC_TH_SYN) && c->half[SUM_S2C].syn_seen &&
 	    ack == c->half[SUM_S2C].st.isn + 1) {
 		c->handshake_done = true;
-		if (c->syn_ts)
+		if (c->syn_ts_valid)
 			c->info.handshake_rtt_ns = p->ts_ns - c->syn_ts;
 	}
 }
@@ -526,8 +528,7 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	}
 }
 
-static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d,
-			const struct pkt *p)
+static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d)
 {
 	const struct dec_tcp *t = &d->tcp;
 	struct tcp_half *h = &c->half[dir];
@@ -543,8 +544,6 @@ static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	h->st.wscale = t->opt.has_wscale ? (int8_t)(t->opt.wscale > 14 ? 14 : t->opt.wscale) : -1;
 	h->sack_opt = t->opt.sack_permitted;
 	h->ts_opt = t->opt.has_ts;
-	if (dir == SUM_C2S && !(t->flags & DEC_TH_ACK))
-		c->syn_ts = p->ts_ns;
 
 	const struct tcp_half *cl = &c->half[SUM_C2S], *sv = &c->half[SUM_S2C];
 	if (cl->syn_seen && sv->syn_seen) {
@@ -613,7 +612,7 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 	if (seq_ge(seq, h->snd_nxt)) {
 		if (seq_gt(seq, h->snd_nxt)) {
 			h->st.lost_segments++;
-			hole_open(h, h->snd_nxt, seq, p);
+			hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0));
 		}
 		advance_nxt(h, end);
 		h->high_ts = p->ts_ns;
@@ -692,7 +691,12 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	if (t->flags & DEC_TH_SYN) {
 		h->st.syn++;
 		if (!h->syn_seen)
-			process_syn(c, dir, d, p);
+			process_syn(c, dir, d);
+		if (dir == SUM_C2S && !(t->flags & DEC_TH_ACK)) {
+			/* The last SYN: a retransmitted one restarts the clock (Karn). */
+			c->syn_ts = p->ts_ns;
+			c->syn_ts_valid = true;
+		}
 	}
 	if (t->flags & DEC_TH_FIN) {
 		h->st.fin++;
@@ -705,7 +709,6 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	if (t->payload_len == 0 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST)))
 		h->st.pure_acks++;
 
-	learn_ipid(h, d);
 	/* Data before ACK: a segment's own sequence is judged against what the
 	 * peer had ACKed before it, not by the ACK it carries. */
 	process_data(c, dir, prm, d, p, sink);
@@ -715,6 +718,9 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 			tsring_echo(&c->half[!dir], t->opt.tsecr, p->ts_ns);
 	}
 	process_window(c, dir, d, p, sink);
+	/* Learned after the segment was judged, so a reordered ID does not
+	 * vote against the rule that detects it. */
+	learn_ipid(h, d);
 	if (t->opt.has_ts)
 		tsring_add(h, t->opt.tsval, p->ts_ns);
 	h->last_ts = p->ts_ns;

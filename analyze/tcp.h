@@ -103,6 +103,7 @@ struct tcp_conn {
 	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
 	struct tcp_half half[SUM_DIR_COUNT];
 	int64_t syn_ts;       /* last SYN from the client, for handshake RTT */
+	bool syn_ts_valid;
 	bool handshake_done;
 };
 

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# check-layers.sh - dependencies point one way (STYLE.md rule 3):
+# capture/ includes neither analyze/ nor tui/; reporters include no engine
+# internals (flow.h, tcp.h); the engine includes no reporter.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T_SUITE=layers
+. tests/lib.sh
+
+check() { # description, files glob, forbidden include regex
+	local what=$1 pattern=$3 bad
+	shift
+	# shellcheck disable=SC2086
+	bad=$(grep -lE "#include \"($pattern)" $1 2>/dev/null || true)
+	if [ -n "$bad" ]; then t_fail "$what: $bad"; else t_pass "$what"; fi
+}
+check "capture/ does not include analyze/ or tui/" "capture/*.c capture/*.h" "analyze/|tui/"
+check "reporters do not include the engine internals" "analyze/report*.c analyze/report.h" \
+	"analyze/flow.h|analyze/tcp.h"
+check "the engine does not include reporters" \
+	"analyze/tcp.c analyze/flow.c analyze/engine.c analyze/decode.c analyze/source.c" \
+	"analyze/report"
+t_done

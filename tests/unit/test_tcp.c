@@ -1,0 +1,417 @@
+/* test_tcp.c - unit tests of sequence arithmetic and the per-connection TCP engine. */
+#include <string.h>
+
+/* Segments below are positional literals; unnamed trailing fields are 0. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#include "analyze/seq.h"
+#include "analyze/tcp.h"
+#include "tests/unit/unit.h"
+
+/* A tiny conversation builder: client 10.0.0.1:40000 <-> server 10.0.0.2:80. */
+struct convo {
+	struct tcp_conn c;
+	struct tcp_params prm;
+	struct sum_sink sink;
+	struct sum_event ev[64];
+	unsigned nev;
+	uint64_t frame;
+	bool started;
+	int family;
+};
+
+struct seg {
+	int dir; /* SUM_C2S / SUM_S2C */
+	uint8_t flags;
+	uint32_t seq, ack, len;
+	uint16_t win;
+	int64_t t_us;
+	int ts;          /* 1: carry TSval/TSecr */
+	uint32_t tsval, tsecr;
+	int ipid;        /* -1: 0 */
+	uint8_t nsack;
+	uint32_t sack[8];
+	int mss, wscale, sackok;
+};
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+	struct convo *v = ctx;
+	if (v->nev < 64)
+		v->ev[v->nev++] = *e;
+}
+
+static void convo_init(struct convo *v, int family)
+{
+	memset(v, 0, sizeof(*v));
+	v->prm.rto_min_ns = 200000000;
+	v->prm.reorder_window_ns = 3000000;
+	v->sink.event = on_event;
+	v->sink.ctx = v;
+	v->family = family;
+}
+
+static void send_seg(struct convo *v, const struct seg *s)
+{
+	struct dec_packet d;
+	struct pkt p;
+
+	memset(&d, 0, sizeof(d));
+	memset(&p, 0, sizeof(p));
+	d.src.family = d.dst.family = (uint8_t)v->family;
+	uint8_t a = s->dir == SUM_C2S ? 1 : 2, b = s->dir == SUM_C2S ? 2 : 1;
+	d.src.a[0] = 10;
+	d.src.a[3] = a;
+	d.dst.a[0] = 10;
+	d.dst.a[3] = b;
+	d.tcp.sport = s->dir == SUM_C2S ? 40000 : 80;
+	d.tcp.dport = s->dir == SUM_C2S ? 80 : 40000;
+	d.tcp.seq = s->seq;
+	d.tcp.ack = s->ack;
+	d.tcp.flags = s->flags;
+	d.tcp.window = s->win;
+	d.tcp.payload_len = d.tcp.payload_cap = s->len;
+	d.l3_len = 40 + s->len;
+	d.ip_id = (uint16_t)(s->ipid > 0 ? s->ipid : 0);
+	if (s->ts) {
+		d.tcp.opt.has_ts = 1;
+		d.tcp.opt.tsval = s->tsval;
+		d.tcp.opt.tsecr = s->tsecr;
+	}
+	if (s->mss) {
+		d.tcp.opt.has_mss = 1;
+		d.tcp.opt.mss = (uint16_t)s->mss;
+	}
+	if (s->wscale) {
+		d.tcp.opt.has_wscale = 1;
+		d.tcp.opt.wscale = (uint8_t)(s->wscale - 1); /* wscale field is shift + 1 */
+	}
+	d.tcp.opt.sack_permitted = s->sackok != 0;
+	if (s->nsack) {
+		d.tcp.opt.has_sack = 1;
+		d.tcp.opt.nsack = s->nsack;
+		for (unsigned k = 0; k < s->nsack; k++) {
+			d.tcp.opt.sack[k].left = s->sack[2 * k];
+			d.tcp.opt.sack[k].right = s->sack[2 * k + 1];
+		}
+	}
+	p.ts_ns = s->t_us * 1000;
+	p.frame = ++v->frame;
+	if (!v->started) {
+		tcp_conn_init(&v->c, 1, &d, &p);
+		v->started = true;
+	}
+	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
+}
+
+enum { S = DEC_TH_SYN, A = DEC_TH_ACK, F = DEC_TH_FIN, P = DEC_TH_PSH, R = DEC_TH_RST };
+
+#define C2S SUM_C2S
+#define S2C SUM_S2C
+#define ISS 1000u
+#define IRS 5000u
+
+/* SYN, SYN/ACK, ACK with MSS 1000, wscale 2 both ways, SACK-permitted. */
+static void handshake(struct convo *v, int ts)
+{
+	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, ts, 1, 0, 0, 0, {0}, 1000, 3, 1});
+	send_seg(v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, 100, ts, 100, 1, 0, 0, {0},
+				  1000, 3, 1});
+	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, 200, ts, 2, 100});
+}
+
+static void test_seq(void)
+{
+	CHECK(seq_lt(0xfffffff0u, 0x10u));
+	CHECK(seq_gt(0x10u, 0xfffffff0u));
+	CHECK(seq_le(5, 5) && seq_ge(5, 5));
+	CHECK(!seq_lt(5, 5));
+	CHECK_EQ_U(seq_max(0xffffff00u, 0x100u), 0x100u);
+	CHECK_EQ_U(seq_min(0xffffff00u, 0x100u), 0xffffff00u);
+	CHECK(seq_diff(0x100u, 0xffffff00u) == 0x200);
+	CHECK(ipid_diff(2, 65534) == 4);
+	CHECK(ipid_diff(65534, 2) == -4);
+}
+
+static void test_handshake_rtt_unique(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 1500});
+	send_seg(&v, &(struct seg){C2S, A | F, ISS + 1001, IRS + 1, 0, 1000, 2000});
+	send_seg(&v, &(struct seg){S2C, A | F, IRS + 1, ISS + 1002, 0, 1000, 2100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1002, IRS + 2, 0, 1000, 2200});
+	tcp_summarize(&v.c, &s);
+	CHECK(s.roles_from_syn);
+	CHECK_EQ_U(s.client_port, 40000);
+	CHECK_EQ_U(s.state, SUM_STATE_CLOSED);
+	CHECK_EQ_U(s.handshake_rtt_ns, 200000);
+	CHECK_EQ_U(s.dir[C2S].unique_bytes, 1000);
+	CHECK_EQ_U(s.dir[C2S].payload_bytes, 1000);
+	/* SYN -> SYN/ACK (100 us), data -> ACK (500 us), FIN -> ACK (100 us). */
+	CHECK_EQ_U(s.dir[C2S].rtt.n, 3);
+	CHECK_EQ_U(s.dir[C2S].rtt.min_ns, 100000);
+	CHECK_EQ_U(s.dir[C2S].rtt.max_ns, 500000);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	CHECK_EQ_U(s.dir[C2S].mss, 1000);
+	CHECK(s.wscale_known);
+	CHECK_EQ_U(s.dir[S2C].wscale, 2);
+	CHECK(s.sack_permitted);
+	/* Window 1000 << 2 once scaled; the SYN's is never scaled (RFC 7323). */
+	CHECK_EQ_U(s.dir[S2C].max_window, 4000);
+	CHECK_EQ_U(s.dir[S2C].min_window, 1000);
+}
+
+static void test_retransmission_seen_bytes(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1001, IRS + 1, 1000, 1000, 1010});
+	/* The same bytes again soon after: seen before, so a retransmission
+	 * whatever the timing says. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1020});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 0);
+	CHECK_EQ_U(s.dir[C2S].unique_bytes, 2000);
+	CHECK_EQ_U(s.dir[C2S].payload_bytes, 3000);
+}
+
+static void test_reorder_by_tsval(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 1);
+	/* Segment 2 overtakes segment 1; segment 1 carries the older TSval. It
+	 * comes 50 ms later, far beyond any RTT: timing alone would say
+	 * retransmission, the sender's clock says out of order. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1001, IRS + 1, 1000, 1000, 1000, 1, 11, 100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 2001, IRS + 1, 1000, 1000, 1010, 1, 11, 100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 51000, 1, 10, 100});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	CHECK_EQ_U(s.dir[C2S].lost_segments, 1);
+	CHECK(v.nev == 1 && v.ev[0].type == SUM_EV_REORDER && v.ev[0].by == SUM_BY_TSVAL);
+	CHECK_EQ_U(v.ev[0].extent, 2);
+	CHECK_EQ_U(v.ev[0].rel_seq, 1);
+
+	/* A later TSval for the gap filler: a retransmission of bytes lost
+	 * before the capture point, even if it comes quickly. */
+	convo_init(&v, 4);
+	handshake(&v, 1);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1001, IRS + 1, 1000, 1000, 1000, 1, 11, 100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1001, 1, 12, 100});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 0);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+}
+
+static void test_reorder_by_ipid_and_timing(void)
+{
+	struct convo v;
+	struct sum_conn s;
+	int64_t t = 1000;
+	uint32_t seq = ISS + 1;
+	int id = 100;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	for (int k = 0; k < 10; k++, seq += 100, t += 10)
+		send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 100, 1000, t, 0, 0, 0, id++});
+	/* Skip one segment (id 110, seq), send the next (id 111), then the
+	 * skipped one late with its lower id. */
+	send_seg(&v, &(struct seg){C2S, A, seq + 100, IRS + 1, 100, 1000, t, 0, 0, 0, 111});
+	send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 100, 1000, t + 100000, 0, 0, 0, 110});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
+	CHECK(v.nev == 1 && v.ev[0].by == SUM_BY_IPID);
+
+	/* IPv6, no timestamps: timing decides, against the min RTT (100 us,
+	 * from SYN -> SYN/ACK). */
+	convo_init(&v, 6);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1, 100, 1000, 1000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 100, 1000, 1050});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 301, IRS + 1, 100, 1000, 2000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 201, IRS + 1, 100, 1000, 12000});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+}
+
+static void test_dupacks_fast_and_rto(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 6);
+	handshake(&v, 0);
+	for (uint32_t k = 0; k < 5; k++)
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1 + k * 100, IRS + 1, 100, 1000,
+					   1000 + k});
+	/* Segment 0 was seen, yet the receiver says it is missing: three
+	 * duplicates of the ACK the SYN/ACK carried. */
+	for (int k = 0; k < 3; k++)
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 0, 1000, 2000 + k});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 100, 1000, 2010});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[S2C].dup_acks, 3);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].fast_retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].rto_retrans, 0);
+
+	/* After 300 ms of silence: RTO-like. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1, 100, 1000, 310000});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].rto_retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].retrans, 2);
+}
+
+static void test_capture_loss_and_spurious(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	/* 1000 bytes never captured, then the next segment. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 2001, IRS + 1, 1000, 1000, 1100});
+	/* The receiver ACKs everything: it got the bytes we missed. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 3001, 0, 1000, 1500});
+	/* ...and ACKs 500 bytes more than were ever sent in the capture. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 3501, 0, 1000, 1600});
+	/* A retransmission of bytes already cumulatively ACKed: spurious. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1700});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].lost_segments, 1);
+	CHECK_EQ_U(s.dir[C2S].acked_unseen, 1);
+	CHECK_EQ_U(s.dir[C2S].unseen_bytes, 1500);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].spurious_retrans, 1);
+	unsigned loss = 0;
+	for (unsigned k = 0; k < v.nev; k++)
+		loss += v.ev[k].type == SUM_EV_CAPTURE_LOSS;
+	CHECK_EQ_U(loss, 2);
+}
+
+static void test_wrap(void)
+{
+	struct convo v;
+	struct sum_conn s;
+	uint32_t iss = 0xfffff000u;
+
+	convo_init(&v, 4);
+	send_seg(&v, &(struct seg){C2S, S, iss, 0, 0, 1000, 0});
+	send_seg(&v, &(struct seg){S2C, S | A, IRS, iss + 1, 0, 1000, 100});
+	send_seg(&v, &(struct seg){C2S, A, iss + 1, IRS + 1, 0, 1000, 200});
+	uint32_t seq = iss + 1;
+	for (int k = 0; k < 10; k++, seq += 1000) {
+		send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, 1000 + 100 * k});
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq + 1000, 0, 1000, 1050 + 100 * k});
+	}
+	tcp_summarize(&v.c, &s);
+	CHECK(seq_lt(iss, seq) && seq < iss); /* it did cross 2^32 */
+	CHECK_EQ_U(s.dir[C2S].unique_bytes, 10000);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 0);
+	CHECK_EQ_U(s.dir[C2S].rtt.n, 11); /* the SYN's and ten segments' */
+	CHECK_EQ_U(s.dir[S2C].dup_acks, 0);
+	CHECK_EQ_U(s.dir[C2S].max_in_flight, 1000);
+}
+
+static void test_zero_window_keepalive_dsack(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 0, 1100, 0, 0, 0, 0});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 0, 101100});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 500, 201100});
+	/* Keep-alive: one byte at snd_nxt - 1. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1000, IRS + 1, 1, 1000, 300000});
+	/* D-SACK: a block below the cumulative ACK. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 500, 300100, 0, 0, 0, 0, 1,
+				   {ISS + 1000, ISS + 1001}});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[S2C].zero_windows, 2);
+	CHECK_EQ_U(s.dir[C2S].keepalives, 1);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	CHECK_EQ_U(s.dir[S2C].dsack_blocks, 1);
+	CHECK_EQ_U(s.dir[S2C].sack_acks, 1);
+	bool zw = false;
+	for (unsigned k = 0; k < v.nev; k++)
+		if (v.ev[k].type == SUM_EV_ZERO_WINDOW) {
+			zw = true;
+			CHECK_EQ_U(v.ev[k].duration_ns, 200000000);
+			CHECK_EQ_U(v.ev[k].dir, C2S);
+		}
+	CHECK(zw);
+}
+
+static void test_new_instance(void)
+{
+	struct convo v;
+	struct dec_packet d;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	memset(&d, 0, sizeof(d));
+	d.src = v.c.info.client;
+	d.dst = v.c.info.server;
+	d.tcp.sport = 40000;
+	d.tcp.dport = 80;
+	d.tcp.flags = DEC_TH_SYN;
+	d.tcp.seq = ISS; /* retransmitted SYN: same connection */
+	CHECK(!tcp_is_new_instance(&v.c, &d));
+	d.tcp.seq = ISS + 123456; /* new ISN: port reuse */
+	CHECK(tcp_is_new_instance(&v.c, &d));
+	d.tcp.flags = DEC_TH_SYN | DEC_TH_ACK;
+	CHECK(!tcp_is_new_instance(&v.c, &d));
+}
+
+static void test_midstream_roles(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	/* First packet from port 80: the server side, by the port rule. */
+	send_seg(&v, &(struct seg){S2C, A, 777, 888, 100, 1000, 0});
+	tcp_summarize(&v.c, &s);
+	CHECK(!s.roles_from_syn);
+	CHECK_EQ_U(s.server_port, 80);
+	CHECK_EQ_U(s.dir[S2C].unique_bytes, 100);
+	CHECK(!s.wscale_known);
+	CHECK_EQ_U(s.state, SUM_STATE_OPEN);
+}
+
+int main(void)
+{
+	test_seq();
+	test_handshake_rtt_unique();
+	test_retransmission_seen_bytes();
+	test_reorder_by_tsval();
+	test_reorder_by_ipid_and_timing();
+	test_dupacks_fast_and_rto();
+	test_capture_loss_and_spurious();
+	test_wrap();
+	test_zero_window_keepalive_dsack();
+	test_new_instance();
+	test_midstream_roles();
+	return unit_done("tcp");
+}
