@@ -38,7 +38,7 @@ BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all build tests demo check check-build check-unit check-golden \
-        check-tshark check-public check-lab check-format check-layers \
+        check-tshark check-public check-lab check-format check-layers check-docs \
         bench fuzz format deps clean install
 
 all: tcpsift
@@ -80,11 +80,12 @@ demo:
 # make check: everything a change must pass. Order: cheap first.
 check:
 	@scripts/deps.sh check
+	@rm -f build/check-results
 	@$(MAKE) --no-print-directory check-layers check-format
 	@$(MAKE) --no-print-directory O=build/rel CC=gcc tests tcpsift
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
-	@$(MAKE) --no-print-directory O=build/san check-unit check-golden
+	@$(MAKE) --no-print-directory O=build/san check-unit check-golden check-docs
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab
 	@tests/summary.sh
 
@@ -102,6 +103,9 @@ check-public: tests
 
 check-lab: tests
 	@tests/lab/run.sh $(O)/tcpsift
+
+check-docs: tests
+	@tests/docs/run.sh $(O)/tcpsift
 
 check-format:
 	@scripts/check-format.sh
