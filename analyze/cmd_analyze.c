@@ -53,7 +53,7 @@ static const struct opt_def analyze_opts[] = {
 	 "tag each input's packets with its index as queue id"},
 	{"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
 	{"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
-	 "end a connection idle this long, capture time (default 300; 0 never)"},
+	 "end an open connection idle this long (default 930; 0 never)"},
 	{"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
 	{"reorder-window", OPT_REORDER_WINDOW, "MS",
 	 "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},

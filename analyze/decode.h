@@ -29,27 +29,27 @@
  */
 
 enum dec_status {
-	DEC_TCP = 0,    /* a TCP segment; d->tcp valid */
-	DEC_ICMP,       /* ICMP/ICMPv6; d->icmp valid */
-	DEC_FRAGMENT,   /* IPv4 fragment or IPv6 Fragment header: not reassembled */
-	DEC_OTHER_IP,   /* UDP, SCTP, ...: counted, not analyzed */
-	DEC_NOT_IP,     /* ARP, LLDP, ...: counted, not analyzed */
+	DEC_TCP = 0,  /* a TCP segment; d->tcp valid */
+	DEC_ICMP,     /* ICMP/ICMPv6; d->icmp valid */
+	DEC_FRAGMENT, /* IPv4 fragment or IPv6 Fragment header: not reassembled */
+	DEC_OTHER_IP, /* UDP, SCTP, ...: counted, not analyzed */
+	DEC_NOT_IP,   /* ARP, LLDP, ...: counted, not analyzed */
 	DEC_STATUS_COUNT,
 
 	/* Malformed: negative, one per reason, each counted by name. */
-	DEC_ERR_LINKTYPE = -1,   /* link type we cannot decode */
+	DEC_ERR_LINKTYPE = -1,	 /* link type we cannot decode */
 	DEC_ERR_LINK_TRUNC = -2, /* capture ends inside the link header */
-	DEC_ERR_IP_TRUNC = -3,   /* capture ends inside the IP header(s) */
-	DEC_ERR_IP_BAD = -4,     /* bad version / IHL / total length */
-	DEC_ERR_IP6_EXT = -5,    /* IPv6 extension header chain runs past the packet */
-	DEC_ERR_TCP_TRUNC = -6,  /* capture ends inside the fixed TCP header */
-	DEC_ERR_TCP_BAD = -7,    /* data offset < 5 or past the IP payload */
+	DEC_ERR_IP_TRUNC = -3,	 /* capture ends inside the IP header(s) */
+	DEC_ERR_IP_BAD = -4,	 /* bad version / IHL / total length */
+	DEC_ERR_IP6_EXT = -5,	 /* IPv6 extension header chain runs past the packet */
+	DEC_ERR_TCP_TRUNC = -6,	 /* capture ends inside the fixed TCP header */
+	DEC_ERR_TCP_BAD = -7,	 /* data offset < 5 or past the IP payload */
 	DEC_ERR_ICMP_TRUNC = -8, /* ICMP header cut */
-	DEC_ERR_LINK_BAD = -9,   /* more than DEC_MAX_VLAN tags, bad PPPoE version */
+	DEC_ERR_LINK_BAD = -9,	 /* more than DEC_MAX_VLAN tags, bad PPPoE version */
 };
 #define DEC_ERR_COUNT 10 /* index -status into a counter array; 0 unused */
 
-#define DEC_MAX_VLAN 8 /* VLAN tags crossed before DEC_ERR_LINK_BAD */
+#define DEC_MAX_VLAN	8  /* VLAN tags crossed before DEC_ERR_LINK_BAD */
 #define DEC_MAX_IP6_EXT 16 /* IPv6 extension headers walked before DEC_ERR_IP6_EXT */
 
 /* Name of a status for reports: "tcp", "fragment", "ip_truncated", ... */
@@ -85,20 +85,20 @@ struct dec_tcp_opts {
 	uint8_t nsack;
 	uint32_t tsval, tsecr;
 	struct dec_sack_block sack[DEC_MAX_SACK];
-	unsigned has_mss : 1, has_wscale : 1, sack_permitted : 1, has_ts : 1,
-		has_sack : 1,
-		malformed : 1, /* an option ran past the header: parsing stopped there */
-		truncated : 1; /* snaplen cut the option area: parsing stopped there */
+	unsigned has_mss : 1, has_wscale : 1, sack_permitted : 1, has_ts : 1, has_sack : 1,
+	    malformed : 1, /* a length < 2 or past the header (parsing stopped there),
+			      or wrong for its kind (that option skipped) */
+	    truncated : 1; /* snaplen cut the option area: parsing stopped there */
 };
 
 struct dec_tcp {
 	uint16_t sport, dport;
 	uint32_t seq, ack;
-	uint8_t flags; /* enum dec_tcp_flag */
-	uint16_t window; /* raw, unscaled */
-	uint16_t hdr_len; /* data offset * 4 */
-	uint32_t payload_len; /* on the wire, from the IP length */
-	uint32_t payload_cap; /* captured bytes of payload (<= payload_len) */
+	uint8_t flags;		/* enum dec_tcp_flag */
+	uint16_t window;	/* raw, unscaled */
+	uint16_t hdr_len;	/* data offset * 4 */
+	uint32_t payload_len;	/* on the wire, from the IP length */
+	uint32_t payload_cap;	/* captured bytes of payload (<= payload_len) */
 	const uint8_t *payload; /* payload_cap bytes, borrowed from the packet;
 				   never NULL, inside [data, data + caplen] */
 	struct dec_tcp_opts opt;
@@ -107,11 +107,11 @@ struct dec_tcp {
 /* ICMP dest-unreachable/frag-needed, ICMPv6 packet-too-big and the like. */
 struct dec_icmp {
 	uint8_t type, code;
-	uint32_t mtu; /* next-hop MTU (frag-needed) or ICMPv6 PTB MTU; 0 if none */
+	uint32_t mtu;	   /* next-hop MTU (frag-needed) or ICMPv6 PTB MTU; 0 if none */
 	bool has_inner_ip; /* quoted IP header parsed: inner_src/dst/proto valid */
-	bool has_inner; /* has_inner_ip and the quoted L4 header's first 8 bytes
-			   were captured: inner ports (TCP, UDP, SCTP, DCCP,
-			   UDP-Lite) and inner_seq (TCP) valid, else 0 */
+	bool has_inner;	   /* has_inner_ip and the quoted L4 header's first 8 bytes
+			      were captured: inner ports (TCP, UDP, SCTP, DCCP,
+			      UDP-Lite) and inner_seq (TCP) valid, else 0 */
 	struct dec_addr inner_src, inner_dst;
 	uint8_t inner_proto;
 	uint16_t inner_sport, inner_dport;
@@ -120,19 +120,19 @@ struct dec_icmp {
 
 struct dec_packet {
 	/* L2 */
-	uint16_t ethertype;   /* of the network layer finally found */
-	uint8_t vlan_depth;   /* 802.1Q/802.1ad/QinQ tags crossed */
-	uint16_t vlan_id[2];  /* outermost first; 0 beyond vlan_depth */
-	int16_t sll_pkttype;  /* Linux SLL/SLL2 packet type, -1 if unknown */
+	uint16_t ethertype;  /* of the network layer finally found */
+	uint8_t vlan_depth;  /* 802.1Q/802.1ad/QinQ tags crossed */
+	uint16_t vlan_id[2]; /* outermost first; 0 beyond vlan_depth */
+	int16_t sll_pkttype; /* Linux SLL/SLL2 packet type, -1 if unknown */
 	/* L3 */
 	struct dec_addr src, dst;
-	uint8_t ip_ttl;       /* TTL / hop limit */
-	uint16_t ip_id;       /* IPv4 identification (0 for IPv6) */
-	bool ip_df;           /* IPv4 Don't Fragment */
+	uint8_t ip_ttl;	      /* TTL / hop limit */
+	uint16_t ip_id;	      /* IPv4 identification (0 for IPv6) */
+	bool ip_df;	      /* IPv4 Don't Fragment */
 	bool ip_len_presumed; /* IP length field 0: l3_len taken from wirelen */
 	uint8_t l4proto;      /* IPPROTO_* after extension headers */
 	uint32_t l3_len;      /* IP packet length on the wire (header + payload) */
-	/* L4 */
+	/* L4: keep every L2/L3 field above, dec_packet() zeroes up to here */
 	struct dec_tcp tcp;   /* valid when DEC_TCP */
 	struct dec_icmp icmp; /* valid when DEC_ICMP */
 };
@@ -140,8 +140,9 @@ struct dec_packet {
 /*
  * Decode caplen bytes of a packet of the given LINKTYPE_*. wirelen is the
  * original length (bounds the IP length, presumes length 0 frames). Returns an
- * enum dec_status (>= 0 decoded, < 0 malformed). d is always written;
- * d->tcp.payload points into data.
+ * enum dec_status (>= 0 decoded, < 0 malformed). d is always written (see
+ * above for which fields are defined); d->tcp.payload points into data and is
+ * borrowed for as long as data is. No allocation, no state: thread-safe.
  */
 int dec_packet(const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint32_t linktype,
 	       struct dec_packet *d);

@@ -19,6 +19,7 @@ void eng_config_defaults(struct eng_config *cfg)
 {
 	cfg->flow.max_flows = ENG_DEFAULT_MAX_FLOWS;
 	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
+	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;
 	cfg->tcp.rto_min_ns = ENG_DEFAULT_RTO_MIN_NS;
 	cfg->tcp.reorder_window_ns = ENG_DEFAULT_REORDER_WINDOW_NS;
 }
@@ -105,11 +106,15 @@ void eng_packet(struct engine *e, const struct pkt *p)
 		flow_end(e->flows, c, FLOW_END_REUSED);
 		c = flow_lookup(e->flows, &d, p->ts_ns, &created);
 	}
-	if (!c)
-		return; /* no memory for a new connection: counted by the flow table */
+	if (!c) {
+		n->no_memory++;
+		return;
+	}
 	if (created)
 		tcp_conn_init(c, ++e->next_id, &d, p);
 	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
+	if (tcp_is_closed(c))
+		flow_set_closed(e->flows, c);
 }
 
 void eng_finish(struct engine *e)

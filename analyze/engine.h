@@ -32,6 +32,7 @@ struct eng_counters {
 	uint64_t snaplen_cut;   /* TCP segments whose payload the snaplen cut */
 	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
 	uint64_t ts_backwards;  /* packets older than the one before (never assume order) */
+	uint64_t no_memory;     /* TCP packets dropped: no memory for their connection */
 	int64_t first_ts, last_ts;
 };
 
@@ -53,7 +54,12 @@ void eng_free(struct engine *e); /* NULL is a no-op */
 
 /* Defaults, documented in tcpsift(1). */
 #define ENG_DEFAULT_MAX_FLOWS 262144u
-#define ENG_DEFAULT_IDLE_TIMEOUT_NS (300ll * 1000000000ll)
+/* Longer than Linux keeps retransmitting before giving up (tcp_retries2 = 15:
+ * 924.6 s), so an RTO backoff never splits a connection. */
+#define ENG_DEFAULT_IDLE_TIMEOUT_NS (930ll * 1000000000ll)
+/* Closed connections linger like TIME_WAIT (Linux TCP_TIMEWAIT_LEN, 60 s)
+ * to absorb late retransmitted FINs and ACKs. */
+#define ENG_DEFAULT_CLOSED_LINGER_NS (60ll * 1000000000ll)
 #define ENG_DEFAULT_RTO_MIN_NS (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 

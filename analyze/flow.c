@@ -23,6 +23,7 @@ struct flow_entry {
 	uint32_t prev, next; /* LRU links, entry indices */
 	uint32_t self;       /* this entry's index */
 	bool live;
+	bool closed;         /* on the closed list (FIN both ways or RST) */
 	struct tcp_conn conn;
 };
 
@@ -40,7 +41,9 @@ struct flow_table {
 	struct flow_entry **chunks;
 	uint32_t nchunks, max_chunks;
 	uint32_t free_head; /* free list through .next */
-	uint32_t lru_head, lru_tail;
+	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
+	 * sooner (closed_linger_ns) so memory follows live connections. */
+	uint32_t lru_head[2], lru_tail[2];
 	struct flow_counters cnt;
 };
 
@@ -121,7 +124,9 @@ struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, voi
 	t->chunks = calloc(t->max_chunks, sizeof(*t->chunks));
 	if (!t->slots || !t->chunks)
 		goto nomem;
-	t->free_head = t->lru_head = t->lru_tail = FLOW_NIL;
+	t->free_head = FLOW_NIL;
+	for (int l = 0; l < 2; l++)
+		t->lru_head[l] = t->lru_tail[l] = FLOW_NIL;
 	return t;
 nomem:
 	snprintf(errbuf, errlen, "out of memory for a table of %u flows", cfg->max_flows);
@@ -148,28 +153,36 @@ const struct flow_counters *flow_counters(const struct flow_table *t)
 static void lru_unlink(struct flow_table *t, uint32_t idx)
 {
 	struct flow_entry *e = entry(t, idx);
+	unsigned l = e->closed;
 
 	if (e->prev != FLOW_NIL)
 		entry(t, e->prev)->next = e->next;
 	else
-		t->lru_head = e->next;
+		t->lru_head[l] = e->next;
 	if (e->next != FLOW_NIL)
 		entry(t, e->next)->prev = e->prev;
 	else
-		t->lru_tail = e->prev;
+		t->lru_tail[l] = e->prev;
 }
 
 static void lru_append(struct flow_table *t, uint32_t idx)
 {
 	struct flow_entry *e = entry(t, idx);
+	unsigned l = e->closed;
 
-	e->prev = t->lru_tail;
+	e->prev = t->lru_tail[l];
 	e->next = FLOW_NIL;
-	if (t->lru_tail != FLOW_NIL)
-		entry(t, t->lru_tail)->next = idx;
+	if (t->lru_tail[l] != FLOW_NIL)
+		entry(t, t->lru_tail[l])->next = idx;
 	else
-		t->lru_head = idx;
-	t->lru_tail = idx;
+		t->lru_head[l] = idx;
+	t->lru_tail[l] = idx;
+}
+
+/* The least recently used connection, closed ones first. */
+static uint32_t lru_oldest(const struct flow_table *t)
+{
+	return t->lru_head[1] != FLOW_NIL ? t->lru_head[1] : t->lru_head[0];
 }
 
 static uint32_t alloc_entry(struct flow_table *t)
@@ -253,6 +266,18 @@ void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
 		end_entry(t, idx, why);
 }
 
+void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
+{
+	uint32_t idx = conn_index(t, c);
+	struct flow_entry *e;
+
+	if (idx == FLOW_NIL || (e = entry(t, idx))->closed)
+		return;
+	lru_unlink(t, idx);
+	e->closed = true;
+	lru_append(t, idx);
+}
+
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, int64_t now,
 			     bool *created)
 {
@@ -268,7 +293,7 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, i
 		uint32_t idx = t->slots[i].idx - 1;
 		struct flow_entry *e = entry(t, idx);
 		if (key_eq(&e->key, &k)) {
-			if (t->lru_tail != idx) {
+			if (t->lru_tail[e->closed] != idx) {
 				lru_unlink(t, idx);
 				lru_append(t, idx);
 			}
@@ -279,9 +304,10 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, i
 
 	uint32_t idx = alloc_entry(t);
 	if (idx == FLOW_NIL) {
-		if (t->lru_head == FLOW_NIL)
+		uint32_t victim = lru_oldest(t);
+		if (victim == FLOW_NIL)
 			return NULL; /* out of memory with nothing to evict */
-		end_entry(t, t->lru_head, FLOW_END_EVICTED);
+		end_entry(t, victim, FLOW_END_EVICTED);
 		idx = alloc_entry(t);
 		if (idx == FLOW_NIL)
 			return NULL;
@@ -294,6 +320,7 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, i
 	e->hash = h;
 	e->self = idx;
 	e->live = true;
+	e->closed = false;
 	t->slots[i].hash = h;
 	t->slots[i].idx = idx + 1;
 	lru_append(t, idx);
@@ -306,13 +333,17 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, i
 
 void flow_expire(struct flow_table *t, int64_t now)
 {
-	if (t->cfg.idle_timeout_ns <= 0)
-		return;
-	while (t->lru_head != FLOW_NIL) {
-		struct flow_entry *e = entry(t, t->lru_head);
-		if (now - e->conn.info.last_ts < t->cfg.idle_timeout_ns)
-			break;
-		end_entry(t, t->lru_head, FLOW_END_IDLE);
+	int64_t timeout[2] = {t->cfg.idle_timeout_ns, t->cfg.closed_linger_ns};
+
+	for (int l = 0; l < 2; l++) {
+		if (timeout[l] <= 0)
+			continue;
+		while (t->lru_head[l] != FLOW_NIL) {
+			struct flow_entry *e = entry(t, t->lru_head[l]);
+			if (now - e->conn.info.last_ts < timeout[l])
+				break;
+			end_entry(t, t->lru_head[l], l ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		}
 	}
 }
 
@@ -329,14 +360,15 @@ void flow_drain(struct flow_table *t)
 	struct flow_entry **v = t->cnt.live ? malloc(t->cnt.live * sizeof(*v)) : NULL;
 
 	if (v) {
-		for (uint32_t idx = t->lru_head; idx != FLOW_NIL; idx = entry(t, idx)->next)
-			v[n++] = entry(t, idx);
+		for (int l = 0; l < 2; l++)
+			for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+				v[n++] = entry(t, idx);
 		qsort(v, n, sizeof(*v), by_id);
 		for (uint32_t k = 0; k < n; k++)
 			end_entry(t, conn_index(t, &v[k]->conn), FLOW_END_DONE);
 		free(v);
 	}
 	/* Without memory for the sort, end them in LRU order: still complete. */
-	while (t->lru_head != FLOW_NIL)
-		end_entry(t, t->lru_head, FLOW_END_DONE);
+	while (lru_oldest(t) != FLOW_NIL)
+		end_entry(t, lru_oldest(t), FLOW_END_DONE);
 }

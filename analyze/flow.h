@@ -16,7 +16,8 @@
  *
  *   lru head (idle longest) <-> ... <-> tail (packet just seen)
  *
- * so idle expiry and eviction under --max-flows take from the head. A
+ * so idle expiry and eviction under --max-flows take from the head;
+ * closed connections sit on a second such list and go first. A
  * connection leaves the table through the caller's end callback, which
  * gets it one last time (to summarize) before its slot is reused.
  */
@@ -26,12 +27,14 @@ enum flow_end {
 	FLOW_END_IDLE,     /* no packet for idle_timeout */
 	FLOW_END_EVICTED,  /* table full: the least recently used went */
 	FLOW_END_REUSED,   /* a new SYN on the same 4-tuple started a new instance */
+	FLOW_END_CLOSED,   /* closed (FIN both ways or RST) and quiet for closed_linger */
 	FLOW_END_COUNT,
 };
 
 struct flow_config {
 	uint32_t max_flows;     /* live connection cap (>= 1) */
-	int64_t idle_timeout_ns; /* <= 0: never expire */
+	int64_t idle_timeout_ns; /* open connections: <= 0 never expire */
+	int64_t closed_linger_ns; /* closed connections: <= 0 never expire */
 };
 
 struct flow_counters {
@@ -60,7 +63,10 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, i
 /* End c now (why is passed to the callback) and forget it. */
 void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why);
 
-/* End connections idle since before now - idle_timeout. */
+/* c has closed (FIN both ways or RST): it now expires after closed_linger. */
+void flow_set_closed(struct flow_table *t, struct tcp_conn *c);
+
+/* End connections idle since before now - idle_timeout (closed_linger). */
 void flow_expire(struct flow_table *t, int64_t now);
 
 /* End every live connection in first-packet order (end of input). */

@@ -258,12 +258,15 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	json_object_set_new(o, "snaplen_cut", json_integer((json_int_t)e->snaplen_cut));
 	json_object_set_new(o, "bad_tcp_options", json_integer((json_int_t)e->bad_tcp_options));
 	json_object_set_new(o, "timestamps_backwards", json_integer((json_int_t)e->ts_backwards));
+	json_object_set_new(o, "no_memory", json_integer((json_int_t)e->no_memory));
 	json_object_set_new(o, "first_ts", e->packets ? jsec(e->first_ts) : json_null());
 	json_object_set_new(o, "last_ts", e->packets ? jsec(e->last_ts) : json_null());
 	json_object_set_new(
 		o, "flows",
-		json_pack("{s:I, s:I, s:I, s:I, s:I}", "max_live", (json_int_t)run->flows.max_live,
-			  "ended_idle", (json_int_t)run->flows.ended[FLOW_END_IDLE], "evicted",
+		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live",
+			  (json_int_t)run->flows.max_live, "ended_idle",
+			  (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
+			  (json_int_t)run->flows.ended[FLOW_END_CLOSED], "evicted",
 			  (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
 			  (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
 			  (json_int_t)run->flows.ended[FLOW_END_DONE]));

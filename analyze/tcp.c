@@ -454,8 +454,12 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		h->st.ack_reordering++;
 	}
 
+	/* The ACK answering a keep-alive repeats the last one by design. */
+	bool keepalive_ack = o->keepalive_pending;
+	o->keepalive_pending = false;
 	if (h->have_last_ack && t->payload_len == 0 && !syn_fin_rst && ack == h->last_ack &&
-	    t->window != 0 && t->window == h->last_win_raw && h->have_nxt && t->seq == h->snd_nxt) {
+	    t->window != 0 && t->window == h->last_win_raw && h->have_nxt && t->seq == h->snd_nxt &&
+	    !keepalive_ack) {
 		h->st.dup_acks++;
 		h->dupack_run++;
 	}
@@ -583,6 +587,7 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 	if (len <= 1 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST)) &&
 	    seq == h->snd_nxt - 1) {
 		h->st.keepalives++;
+		h->keepalive_pending = true;
 		return;
 	}
 
@@ -724,6 +729,12 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	if (t->opt.has_ts)
 		tsring_add(h, t->opt.tsval, p->ts_ns);
 	h->last_ts = p->ts_ns;
+}
+
+bool tcp_is_closed(const struct tcp_conn *c)
+{
+	const struct tcp_half *cl = &c->half[SUM_C2S], *sv = &c->half[SUM_S2C];
+	return cl->rst_seen || sv->rst_seen || (cl->fin_seen && sv->fin_seen);
 }
 
 void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)

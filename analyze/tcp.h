@@ -89,6 +89,7 @@ struct tcp_half {
 	uint64_t zw_frame;
 	uint32_t zw_input;
 	bool oversize_reported;
+	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
 
 	uint8_t sent_head, sent_len;
 	struct tcp_sent sent[TCP_SENT_RING];
@@ -130,6 +131,9 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 
 /* Fill the summary of the connection as it stands (it may go on). */
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out);
+
+/* FIN seen both ways, or a RST. */
+bool tcp_is_closed(const struct tcp_conn *c);
 
 /* Close open episodes (zero window) at the end of the connection. */
 void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink);
