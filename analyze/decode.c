@@ -7,7 +7,7 @@
 #include "capture/pkt.h"
 
 /*
- * Every layer gets (p, cap, wire): p points at the first byte of the layer,
+ * Every layer is handed (p, cap, wire): p points at the first byte of the layer,
  * cap is how many bytes from p were captured and wire how many the layer had
  * on the wire (cap <= wire always holds). A layer reads p[0 .. cap-1] only,
  * and checks a length against wire before cap: a length that is wrong on the

@@ -1,0 +1,443 @@
+# shellcheck shell=bash disable=SC2034 # LAB_* globals are set for the caller
+# common.sh - helpers for the network-namespace lab scripts. Source it:
+#
+#   . tests/lab/common.sh
+#   lab_require_root            # exit 77 (SKIP) without root / ip netns
+#   lab_init                    # temp dir + trap lab_cleanup on EXIT/INT/TERM
+#   lab_pair demo 1500 1        # two namespaces joined by a veth pair
+#   lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"; lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+#   lab_capture_start "$LAB_NS_B" tcpdump -i "$LAB_IF_B" -s 128 -w out.pcap tcp
+#   lab_bg "$LAB_NS_B" lab-peer server -l "$LAB_IP4_B:5001"; srv=$LAB_LAST_PID
+#   lab_wait_listen "$LAB_NS_B" 5001
+#   lab_run "$LAB_NS_A" 30 lab-peer client -c "$LAB_IP4_B:5001"
+#   lab_wait "$srv"
+#   lab_capture_stop "$LAB_CAP_PID"       # waits >= 1.5 s first (TPACKET_V3)
+#
+# Also: lab_netns (one namespace, lo only), lab_chain (A <-> router R <-> B),
+# lab_ns/lab_run/lab_bg/lab_wait/lab_kill (processes in a namespace),
+# lab_nft_drop/lab_nft_counter (random loss with a counter), lab_link_stat,
+# lab_nstat_reset/lab_nstat (per-namespace nstat deltas), lab_reset.
+#
+# Everything created (namespaces, and with them their veths, nft tables,
+# addresses; background processes by pid; the temp dir) is recorded and
+# removed by lab_cleanup. Namespace names carry the shell's pid and a
+# sequence number so parallel or aborted runs never collide; interface names
+# and addresses inside the namespaces are fixed, so captures are reproducible.
+#
+# Addresses (private ranges, only ever inside our own namespaces):
+#   lab_pair:  A 10.0.0.1/24 fd00::1/64  <-veth->  B 10.0.0.2/24 fd00::2/64
+#   lab_chain: A 10.0.1.1 fd00:1::1 <-> R 10.0.1.254 fd00:1::fe |
+#              R 10.0.2.254 fd00:2::fe <-> B 10.0.2.1 fd00:2::1 (R forwards)
+# Neighbour entries are static (no ARP/ND on the wire) and IPv6 router
+# solicitations/DAD are off, so captures hold little besides the test traffic.
+
+LAB_PIDS=()     # background processes we started (lab_bg, lab_capture_start)
+LAB_NETNS=()    # namespaces we created
+LAB_TMP=""      # private temp dir (logs, nstat history)
+LAB_SEQ=0       # per-run counter for unique namespace names
+LAB_LAST_PID="" # pid of the last lab_bg / lab_capture_start
+LAB_CAP_PID=""  # pid of the last capture
+declare -A LAB_CAP_LOG=()
+
+lab_log() { echo "lab: $*" >&2; }
+
+# Exit 77 (the automake SKIP code) when we cannot create namespaces.
+lab_require_root()
+{
+	local probe="labprobe-$$"
+
+	if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null ||
+		! ip netns add "$probe" 2>/dev/null; then
+		echo "SKIP: needs root and ip netns"
+		exit 77
+	fi
+	ip netns del "$probe"
+}
+
+# Temp dir and cleanup trap. Idempotent; called by lab_pair/lab_chain too.
+# A script that needs its own EXIT trap should call lab_cleanup from it.
+lab_init()
+{
+	[ -n "$LAB_TMP" ] && return 0
+	LAB_TMP=$(mktemp -d /tmp/tcpsift-lab.XXXXXX)
+	trap lab_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# End one process we started: TERM, up to 3 s grace, then KILL. Reaps it.
+lab_kill()
+{
+	local pid=$1 i
+
+	kill -0 "$pid" 2>/dev/null || {
+		wait "$pid" 2>/dev/null
+		return 0
+	}
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+_lab_forget_pid()
+{
+	local p keep=()
+
+	for p in "${LAB_PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	LAB_PIDS=("${keep[@]}")
+}
+
+# lab_reset: end our background processes and delete our namespaces (with
+# their veths and nft tables); keeps the temp dir. For scripts that run
+# several scenarios one after another.
+lab_reset()
+{
+	local pid ns
+
+	for pid in "${LAB_PIDS[@]}"; do
+		lab_kill "$pid"
+	done
+	LAB_PIDS=()
+	for ns in "${LAB_NETNS[@]}"; do
+		# Deleting a namespace destroys its veths (and their peers).
+		ip netns del "$ns" 2>/dev/null
+	done
+	LAB_NETNS=()
+	return 0
+}
+
+# Trap handler: remove everything this run created. Safe to call twice.
+lab_cleanup()
+{
+	local rc=$?
+
+	set +e
+	lab_reset
+	[ -n "$LAB_TMP" ] && rm -rf "$LAB_TMP"
+	LAB_TMP=""
+	return $rc
+}
+
+# lab_ns NS CMD...: run CMD inside namespace NS.
+lab_ns()
+{
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# lab_run NS SECS CMD...: run CMD in NS in the foreground, killed after SECS.
+lab_run()
+{
+	local ns=$1 secs=$2
+	shift 2
+	ip netns exec "$ns" timeout -k 2 "$secs" "$@"
+}
+
+# lab_bg NS CMD...: start CMD in NS in the background (bounded by
+# LAB_BG_TIMEOUT seconds, default 120). Sets LAB_LAST_PID.
+lab_bg()
+{
+	local ns=$1
+	shift
+	ip netns exec "$ns" timeout -k 2 "${LAB_BG_TIMEOUT:-120}" "$@" &
+	LAB_LAST_PID=$!
+	LAB_PIDS+=("$LAB_LAST_PID")
+}
+
+# lab_wait PID: wait for a lab_bg process, return its exit status.
+lab_wait()
+{
+	local rc=0
+
+	wait "$1" || rc=$?
+	_lab_forget_pid "$1"
+	return $rc
+}
+
+# lab_wait_listen NS PORT [SECS]: until a TCP socket listens on PORT in NS.
+lab_wait_listen()
+{
+	local ns=$1 port=$2 secs=${3:-5} i
+
+	for i in $(seq $((secs * 20))); do
+		[ -n "$(ip netns exec "$ns" ss -Hltn "sport = :$port")" ] && return 0
+		sleep 0.05
+	done
+	lab_log "nothing listens on port $port in $ns after ${secs}s"
+	return 1
+}
+
+_lab_new_ns()
+{
+	local ns=$1
+
+	ip netns add "$ns" || return 1
+	LAB_NETNS+=("$ns")
+	ip -n "$ns" link set lo up
+	# Quiet IPv6: no router solicitations, no DAD, no RA processing. Set on
+	# "default" before any veth is moved in, so new devices inherit it.
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.router_solicitations=0 \
+		net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.default.dad_transmits=0 \
+		net.ipv6.conf.all.accept_ra=0 >/dev/null
+}
+
+# _lab_veth NS1 IF1 MAC1 NS2 IF2 MAC2 MTU QUEUES: veth pair created directly
+# inside the namespaces (never visible in the caller's namespace).
+_lab_veth()
+{
+	local q=()
+
+	[ "${8:-1}" -gt 1 ] && q=(numtxqueues "$8" numrxqueues "$8")
+	ip link add "$2" netns "$1" address "$3" mtu "$7" "${q[@]}" type veth \
+		peer name "$5" netns "$4" address "$6" mtu "$7" "${q[@]}" || return 1
+	ip -n "$1" link set "$2" up
+	ip -n "$4" link set "$5" up
+}
+
+# _lab_addr NS IF IP4/LEN IP6/LEN
+_lab_addr()
+{
+	ip -n "$1" addr add "$3" dev "$2"
+	ip -n "$1" -6 addr add "$4" dev "$2" nodad
+}
+
+# lab_neigh_static NS IF IP MAC: permanent neighbour entry (no ARP/ND).
+lab_neigh_static()
+{
+	ip -n "$1" neigh replace "$3" lladdr "$4" dev "$2" nud permanent
+}
+
+# lab_netns PREFIX: one namespace with only lo (up). Sets LAB_NS.
+lab_netns()
+{
+	lab_init
+	LAB_SEQ=$((LAB_SEQ + 1))
+	LAB_NS="$1-$$-$LAB_SEQ"
+	_lab_new_ns "$LAB_NS" || {
+		lab_log "lab_netns $1: setup failed"
+		return 1
+	}
+}
+
+# lab_pair PREFIX [MTU] [QUEUES]
+# Two namespaces A and B joined by one veth pair. Sets LAB_NS_A LAB_NS_B,
+# LAB_IF_A LAB_IF_B (PREFIX-a/-b, truncated to 15 chars), LAB_MAC_A LAB_MAC_B,
+# LAB_IP4_A LAB_IP4_B (10.0.0.1/.2), LAB_IP6_A LAB_IP6_B (fd00::1/::2).
+lab_pair()
+{
+	local prefix=$1 mtu=${2:-1500} queues=${3:-1}
+
+	lab_init
+	LAB_SEQ=$((LAB_SEQ + 1))
+	LAB_NS_A="$prefix-$$-$LAB_SEQ-a"
+	LAB_NS_B="$prefix-$$-$LAB_SEQ-b"
+	LAB_IF_A="${prefix:0:13}-a"
+	LAB_IF_B="${prefix:0:13}-b"
+	LAB_MAC_A=02:00:00:00:00:01
+	LAB_MAC_B=02:00:00:00:00:02
+	LAB_IP4_A=10.0.0.1 LAB_IP4_B=10.0.0.2
+	LAB_IP6_A=fd00::1 LAB_IP6_B=fd00::2
+	if ! { _lab_new_ns "$LAB_NS_A" && _lab_new_ns "$LAB_NS_B" &&
+		_lab_veth "$LAB_NS_A" "$LAB_IF_A" "$LAB_MAC_A" \
+			"$LAB_NS_B" "$LAB_IF_B" "$LAB_MAC_B" "$mtu" "$queues"; }; then
+		lab_log "lab_pair $prefix: setup failed"
+		return 1
+	fi
+	_lab_addr "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_A/24" "$LAB_IP6_A/64"
+	_lab_addr "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_B/24" "$LAB_IP6_B/64"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP6_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_A" "$LAB_MAC_A"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP6_A" "$LAB_MAC_A"
+}
+
+# lab_chain PREFIX [MTU]
+# A <-> R <-> B: R routes between two veth pairs (IPv4 and IPv6 forwarding).
+# A drop in R's forward hook is invisible to both ends' stacks, which makes it
+# the place for "wire" loss. Sets LAB_NS_A LAB_NS_R LAB_NS_B, LAB_IF_A
+# LAB_IF_RA LAB_IF_RB LAB_IF_B, LAB_IP4_A LAB_IP4_B LAB_IP6_A LAB_IP6_B
+# (plus LAB_IP4_RA/RB, LAB_IP6_RA/RB, LAB_MAC_*).
+lab_chain()
+{
+	local prefix=$1 mtu=${2:-1500} p
+
+	lab_init
+	LAB_SEQ=$((LAB_SEQ + 1))
+	p=${prefix:0:12}
+	LAB_NS_A="$prefix-$$-$LAB_SEQ-a"
+	LAB_NS_R="$prefix-$$-$LAB_SEQ-r"
+	LAB_NS_B="$prefix-$$-$LAB_SEQ-b"
+	LAB_IF_A="$p-a" LAB_IF_RA="$p-ra" LAB_IF_RB="$p-rb" LAB_IF_B="$p-b"
+	LAB_MAC_A=02:00:00:00:01:01 LAB_MAC_RA=02:00:00:00:01:fe
+	LAB_MAC_B=02:00:00:00:02:01 LAB_MAC_RB=02:00:00:00:02:fe
+	LAB_IP4_A=10.0.1.1 LAB_IP4_RA=10.0.1.254 LAB_IP4_RB=10.0.2.254 LAB_IP4_B=10.0.2.1
+	LAB_IP6_A=fd00:1::1 LAB_IP6_RA=fd00:1::fe LAB_IP6_RB=fd00:2::fe LAB_IP6_B=fd00:2::1
+	if ! { _lab_new_ns "$LAB_NS_A" && _lab_new_ns "$LAB_NS_R" && _lab_new_ns "$LAB_NS_B" &&
+		_lab_veth "$LAB_NS_A" "$LAB_IF_A" "$LAB_MAC_A" \
+			"$LAB_NS_R" "$LAB_IF_RA" "$LAB_MAC_RA" "$mtu" 1 &&
+		_lab_veth "$LAB_NS_B" "$LAB_IF_B" "$LAB_MAC_B" \
+			"$LAB_NS_R" "$LAB_IF_RB" "$LAB_MAC_RB" "$mtu" 1; }; then
+		lab_log "lab_chain $prefix: setup failed"
+		return 1
+	fi
+	ip netns exec "$LAB_NS_R" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1 >/dev/null
+	_lab_addr "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_A/24" "$LAB_IP6_A/64"
+	_lab_addr "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IP4_RA/24" "$LAB_IP6_RA/64"
+	_lab_addr "$LAB_NS_R" "$LAB_IF_RB" "$LAB_IP4_RB/24" "$LAB_IP6_RB/64"
+	_lab_addr "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_B/24" "$LAB_IP6_B/64"
+	ip -n "$LAB_NS_A" route add default via "$LAB_IP4_RA"
+	ip -n "$LAB_NS_A" -6 route add default via "$LAB_IP6_RA"
+	ip -n "$LAB_NS_B" route add default via "$LAB_IP4_RB"
+	ip -n "$LAB_NS_B" -6 route add default via "$LAB_IP6_RB"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_RA" "$LAB_MAC_RA"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP6_RA" "$LAB_MAC_RA"
+	lab_neigh_static "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IP4_A" "$LAB_MAC_A"
+	lab_neigh_static "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IP6_A" "$LAB_MAC_A"
+	lab_neigh_static "$LAB_NS_R" "$LAB_IF_RB" "$LAB_IP4_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_R" "$LAB_IF_RB" "$LAB_IP6_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_RB" "$LAB_MAC_RB"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP6_RB" "$LAB_MAC_RB"
+}
+
+# lab_offloads_off NS DEV...: checksum offload, TSO, GSO and GRO off, so
+# captures hold wire-sized frames with final checksums on either side.
+lab_offloads_off()
+{
+	local ns=$1 dev
+	shift
+	for dev in "$@"; do
+		ip netns exec "$ns" ethtool -K "$dev" tx off tso off gso off gro off \
+			>/dev/null 2>&1 ||
+			lab_log "ethtool -K $dev in $ns: some offloads could not be changed"
+	done
+}
+
+# lab_nft_drop NS HOOK PERCENT [MATCH...]
+# Drop PERCENT % of the packets matching MATCH (nft expression, e.g.
+# "ip saddr 10.0.1.1 tcp sport 80") at HOOK with a counter, using
+# "numgen random mod 100 < PERCENT". HOOK: prerouting|input|forward|output|
+# postrouting (table inet lab_loss), or ingress:DEV|egress:DEV (table netdev).
+# Where to drop matters:
+#   - output/postrouting/egress in the sender's namespace are local drops: the
+#     sender's TCP is told (the transmit fails) and re-sends, which is not a
+#     loss on the wire (checked: 30 % drops, 0 TcpRetransSegs); output also
+#     sees GSO super-packets (TCP builds them even with gso off), not segments;
+#   - ingress/prerouting/input on the receiver run after AF_PACKET taps, so a
+#     capture on the receiver's interface still shows the dropped packet;
+#   - forward in a lab_chain router is a real wire loss for both ends.
+# Read the ground truth with lab_nft_counter.
+lab_nft_drop()
+{
+	local ns=$1 hook=$2 pct=$3 family=inet chain dev=""
+	shift 3
+	local match="$*"
+
+	case $hook in
+	ingress:* | egress:*)
+		family=netdev
+		dev=${hook#*:}
+		hook=${hook%%:*}
+		;;
+	prerouting | input | forward | output | postrouting) ;;
+	*)
+		lab_log "lab_nft_drop: bad hook $hook"
+		return 1
+		;;
+	esac
+	chain="drop_$hook${dev:+_${dev//-/_}}"
+	ip netns exec "$ns" nft -f - <<EOF
+table $family lab_loss {
+	chain $chain {
+		type filter hook $hook ${dev:+device "$dev"} priority 0; policy accept;
+		$match numgen random mod 100 < $pct counter drop
+	}
+}
+EOF
+}
+
+# lab_nft_counter NS: packets dropped so far by all lab_nft_drop rules in NS.
+lab_nft_counter()
+{
+	ip netns exec "$1" nft list ruleset |
+		awk '/table (inet|netdev) lab_loss/ { t = 1 } /^}/ { t = 0 }
+		     t && /counter packets/ { for (i = 1; i < NF; i++)
+			if ($i == "packets") n += $(i + 1) } END { print n + 0 }'
+}
+
+# lab_link_stat NS DEV STAT: one /sys/class/net/DEV/statistics counter
+# (rx_packets, tx_packets, rx_dropped, tx_dropped, ...).
+lab_link_stat()
+{
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
+}
+
+# lab_capture_start NS tcpdump|dumpcap ARGS...
+# Start a capture in NS in the background and wait until it is capturing
+# (its "listening on"/"Capturing on" line). tcpdump gets -Z root (it would
+# drop privileges before opening the output file). Sets LAB_CAP_PID.
+lab_capture_start()
+{
+	local ns=$1 tool=$2 log extra=()
+	shift 2
+
+	lab_init
+	log="$LAB_TMP/capture.$RANDOM.$SECONDS.log"
+	[ "$tool" = tcpdump ] && extra=(-Z root)
+	lab_bg "$ns" "$tool" "${extra[@]}" "$@" 2>"$log"
+	LAB_CAP_PID=$LAB_LAST_PID
+	LAB_CAP_LOG[$LAB_CAP_PID]=$log
+	for _ in $(seq 100); do
+		grep -qE 'listening on|Capturing on' "$log" && return 0
+		kill -0 "$LAB_CAP_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	lab_log "$tool did not start:"
+	cat "$log" >&2
+	return 1
+}
+
+# lab_capture_stop PID [SETTLE_SECS]: wait SETTLE_SECS (default 2, at least
+# 1.5: TPACKET_V3 hands blocks to userspace on a ~1 s timer, so stopping
+# sooner can silently lose the tail), then stop the capture with SIGTERM (it
+# finishes and closes the file). Sets LAB_CAP_PACKETS and LAB_CAP_DROPS from
+# its summary; returns 1 when the kernel or the tool dropped packets.
+lab_capture_stop()
+{
+	local pid=$1 settle=${2:-2} log
+
+	log=${LAB_CAP_LOG[$pid]}
+	sleep "$settle"
+	kill -TERM "$pid" 2>/dev/null
+	lab_wait "$pid" || true
+	LAB_CAP_PACKETS=$(tr '\r' '\n' <"$log" | awk '/packets captured$/ { n = $1 }
+		/^Packets captured:/ { n = $3 } END { print n + 0 }')
+	LAB_CAP_DROPS=$(awk '/packets dropped by kernel$/ { n += $1 }
+		/^Packets received\/dropped/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) {
+			split($i, a, "/"); n += a[2] } }
+		END { print n + 0 }' "$log")
+	grep -vE '^(Running as user|File: )' "$log" | sed 's/^/  capture: /' >&2
+	[ "$LAB_CAP_DROPS" -eq 0 ]
+}
+
+# nstat deltas per namespace (each namespace keeps its own history file).
+# lab_nstat_reset NS: start counting from now.
+lab_nstat_reset()
+{
+	NSTAT_HISTORY="$LAB_TMP/nstat.$1" ip netns exec "$1" nstat -n
+}
+
+# lab_nstat NS COUNTER: delta of one counter since lab_nstat_reset (0 if none).
+lab_nstat()
+{
+	NSTAT_HISTORY="$LAB_TMP/nstat.$1" ip netns exec "$1" nstat -sz "$2" |
+		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
+}
