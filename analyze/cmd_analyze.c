@@ -347,6 +347,10 @@ int analyze_main(int argc, char **argv)
 	eng_finish(eng);
 
 	const struct src_input **inputs = calloc(ninputs, sizeof(*inputs));
+	unsigned nvantages = src_vantage_count(src);
+	const char **vantages = calloc(nvantages ? nvantages : 1, sizeof(*vantages));
+	for (unsigned v = 0; vantages && v < nvantages; v++)
+		vantages[v] = src_vantage_name(src, v);
 	int input_error = 0;
 	for (unsigned k = 0; inputs && k < ninputs; k++) {
 		inputs[k] = src_input(src, k);
@@ -364,6 +368,8 @@ int analyze_main(int argc, char **argv)
 		.filtered_out = src_filtered_out(src),
 		.eng = *eng_counters(eng),
 		.flows = *eng_flow_counters(eng),
+		.nvantages = vantages ? nvantages : 0,
+		.vantage_names = vantages,
 	};
 	if (!cfg.quiet && run.eng.malformed[-DEC_ERR_LINKTYPE])
 		fprintf(stderr,
@@ -377,6 +383,7 @@ int analyze_main(int argc, char **argv)
 	if (rc < 0)
 		fprintf(stderr, "tcpsift analyze: cannot write the report: %s\n", strerror(-rc));
 	free(inputs);
+	free(vantages);
 	eng_free(eng);
 	rep_free(rep);
 	src_close(src);

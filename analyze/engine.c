@@ -101,10 +101,10 @@ void eng_packet(struct engine *e, const struct pkt *p)
 		n->bad_tcp_options++;
 
 	bool created;
-	struct tcp_conn *c = flow_lookup(e->flows, &d, p->ts_ns, &created);
+	struct tcp_conn *c = flow_lookup(e->flows, &d, p->vantage, &created);
 	if (c && !created && tcp_is_new_instance(c, &d)) {
 		flow_end(e->flows, c, FLOW_END_REUSED);
-		c = flow_lookup(e->flows, &d, p->ts_ns, &created);
+		c = flow_lookup(e->flows, &d, p->vantage, &created);
 	}
 	if (!c) {
 		n->no_memory++;

@@ -14,6 +14,7 @@ enum {
 struct flow_key {
 	uint8_t a[16], b[16];
 	uint16_t pa, pb;
+	uint16_t vantage;
 	uint8_t family;
 };
 
@@ -52,7 +53,7 @@ static struct flow_entry *entry(const struct flow_table *t, uint32_t idx)
 	return &t->chunks[idx / FLOW_CHUNK][idx % FLOW_CHUNK];
 }
 
-static void make_key(const struct dec_packet *d, struct flow_key *k)
+static void make_key(const struct dec_packet *d, uint32_t vantage, struct flow_key *k)
 {
 	int cmp = memcmp(d->src.a, d->dst.a, 16);
 
@@ -70,6 +71,7 @@ static void make_key(const struct dec_packet *d, struct flow_key *k)
 		k->pb = d->tcp.sport;
 	}
 	k->family = d->src.family;
+	k->vantage = (uint16_t)vantage;
 }
 
 static uint64_t load64(const uint8_t *p)
@@ -83,7 +85,8 @@ static uint64_t load64(const uint8_t *p)
 static uint32_t key_hash(const struct flow_key *k)
 {
 	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h = (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32;
+	uint64_t h = (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^
+		     (uint64_t)k->vantage << 40;
 
 	h = (h ^ load64(k->a)) * m;
 	h = (h ^ load64(k->a + 8)) * m;
@@ -96,6 +99,7 @@ static uint32_t key_hash(const struct flow_key *k)
 static bool key_eq(const struct flow_key *x, const struct flow_key *y)
 {
 	return x->pa == y->pa && x->pb == y->pb && x->family == y->family &&
+	       x->vantage == y->vantage &&
 	       memcmp(x->a, y->a, 16) == 0 && memcmp(x->b, y->b, 16) == 0;
 }
 
@@ -278,11 +282,11 @@ void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
 	lru_append(t, idx);
 }
 
-struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, int64_t now,
+struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     bool *created)
 {
 	struct flow_key k;
-	make_key(d, &k);
+	make_key(d, vantage, &k);
 	uint32_t h = key_hash(&k);
 	uint32_t i = h & t->slot_mask;
 
@@ -300,7 +304,6 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, i
 			return &e->conn;
 		}
 	}
-	(void)now;
 
 	uint32_t idx = alloc_entry(t);
 	if (idx == FLOW_NIL) {

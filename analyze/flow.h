@@ -52,12 +52,13 @@ struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, voi
 			    char *errbuf, size_t errlen);
 
 /*
- * The connection a decoded TCP packet belongs to, created (and *created set)
+ * The connection a decoded TCP packet seen at a vantage point (see
+ * analyze/source.h) belongs to, created (and *created set)
  * when new; a full table first evicts its least recently used connection.
  * Returns NULL only when memory runs out. The pointer is valid until the
  * next flow_* call that may end connections.
  */
-struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, int64_t now,
+struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     bool *created);
 
 /* End c now (why is passed to the callback) and forget it. */

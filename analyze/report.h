@@ -41,6 +41,8 @@ struct rep_run {
 	uint64_t filtered_out;
 	struct eng_counters eng;
 	struct flow_counters flows;
+	unsigned nvantages;
+	const char *const *vantage_names; /* by sum_conn.vantage */
 };
 
 struct report;

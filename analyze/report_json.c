@@ -124,6 +124,7 @@ static json_t *jconn(const struct sum_conn *c)
 	json_object_set_new(o, "first_ts_ns", json_integer(c->first_ts));
 	json_object_set_new(o, "duration_s", jsec(dur));
 	json_object_set_new(o, "input", json_integer(c->first_input));
+	json_object_set_new(o, "vantage", json_integer(c->vantage));
 	json_object_set_new(o, "frames", json_pack("[I, I]", (json_int_t)c->first_frame,
 						   (json_int_t)c->last_frame));
 	json_object_set_new(o, "state", json_string(sum_state_name(c->state)));
@@ -286,6 +287,15 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	return o;
 }
 
+/* Observation points, indexed by a connection's "vantage". */
+static json_t *jvantages(const struct rep_run *run)
+{
+	json_t *a = json_array();
+	for (unsigned v = 0; v < run->nvantages; v++)
+		json_array_append_new(a, json_string(run->vantage_names[v]));
+	return a;
+}
+
 static json_t *jtool(const struct rep_run *run)
 {
 	return json_pack("{s:s, s:i}", "version", run->version, "schema", REP_JSON_SCHEMA);
@@ -318,6 +328,7 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	json_object_set_new(doc, "events", events);
 	if (run->filter)
 		json_object_set_new(doc, "filter", json_string(run->filter));
+	json_object_set_new(doc, "vantages", jvantages(run));
 
 	int rc = json_dumpf(doc, out, REP_DUMP_FLAGS | JSON_INDENT(1));
 	json_decref(doc);
@@ -351,6 +362,7 @@ int rep_ndjson_tail(FILE *out, const struct rep_data *d, const struct rep_run *r
 	if (rc == 0) {
 		json_t *s = with_kind(jsummary(d, run), "summary");
 		json_object_set_new(s, "tcpsift", jtool(run));
+		json_object_set_new(s, "vantages", jvantages(run));
 		rc = dump_line(out, s);
 	}
 	return rc;

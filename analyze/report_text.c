@@ -32,7 +32,7 @@ static void human(uint64_t v, char *buf, size_t len)
 static void ms(int64_t ns, char *buf, size_t len)
 {
 	double v = (double)ns / 1e6;
-	snprintf(buf, len, v < 1 ? "%.2f" : v < 100 ? "%.1f" : "%.0f", v);
+	snprintf(buf, len, v < 1 ? "%.3f" : v < 100 ? "%.1f" : "%.0f", v);
 }
 
 /* Endpoint squeezed into width columns, eliding the middle of long ones. */
@@ -220,7 +220,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		t->dup_acks, t->window_full, t->keepalives, t->lost_segments);
 }
 
-static void write_table(FILE *out, const struct rep_data *d)
+static void write_table(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	fputs("\nConnections (first-packet order; bytes are payload; RTT at the capture point)\n",
 	      out);
@@ -246,9 +246,12 @@ static void write_table(FILE *out, const struct rep_data *d)
 		} else if (c->handshake_rtt_ns >= 0) {
 			ms(c->handshake_rtt_ns, rtt, sizeof(rtt));
 		}
-		fprintf(out, "%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64 " %-13s %s%s\n",
+		char where[16] = "";
+		if (run->nvantages > 1)
+			snprintf(where, sizeof(where), "@%u", c->vantage);
+		fprintf(out, "%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64 " %-13s %s%s%s\n",
 			c->id, cl, sv, dur, up, down, m_retrans(c), m_ooo(c), rtt,
-			sum_state_name(c->state), c->evicted ? "*" : "");
+			sum_state_name(c->state), c->evicted ? "*" : "", where);
 	}
 	if (d->tot.conns_evicted)
 		fputs("  * evicted under --max-flows: statistics cover only part of it\n", out);
@@ -284,7 +287,13 @@ int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *ru
 			run->flows.ended[FLOW_END_EVICTED]);
 	if (d->events_dropped)
 		fprintf(out, "  %" PRIu64 " events not kept (--max-events)\n", d->events_dropped);
+	if (run->nvantages > 1) {
+		fputs("  vantage points (one connection per place it was seen):", out);
+		for (unsigned v = 0; v < run->nvantages; v++)
+			fprintf(out, " @%u=%s", v, run->vantage_names[v]);
+		fputc('\n', out);
+	}
 	write_findings(out, d, run);
-	write_table(out, d);
+	write_table(out, d, run);
 	return werr(out);
 }

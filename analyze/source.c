@@ -20,6 +20,8 @@ struct src_reader {
 	bool need_read;   /* cur was handed out: read the next one first */
 	bool ended;
 	char fmt[32];
+	uint16_t *vantage_of; /* iface index -> vantage id; grows with interfaces */
+	unsigned nmapped, unnamed;
 };
 
 struct src_filter {
@@ -35,6 +37,8 @@ struct source {
 	unsigned nfilters;
 	struct src_filter filters[SRC_MAX_FILTERS];
 	uint64_t filtered_out;
+	unsigned nvantages;
+	char vantage[SRC_MAX_VANTAGES][64];
 };
 
 const char *src_linktype_name(uint32_t lt)
@@ -171,6 +175,41 @@ static void reader_end(struct src_reader *r, int rc)
 	collect_ifaces(r);
 }
 
+static unsigned vantage_id(struct source *s, const char *name)
+{
+	for (unsigned v = 0; v < s->nvantages; v++)
+		if (strcmp(s->vantage[v], name) == 0)
+			return v;
+	if (s->nvantages == SRC_MAX_VANTAGES)
+		return SRC_MAX_VANTAGES - 1;
+	snprintf(s->vantage[s->nvantages], sizeof(s->vantage[0]), "%s", name);
+	return s->nvantages++;
+}
+
+/* Map interface iface of input r to its vantage id (lazily, per interface). */
+static unsigned vantage_for(struct source *s, struct src_reader *r, uint32_t iface)
+{
+	if (iface < r->nmapped)
+		return r->vantage_of[iface];
+	if (!r->sf || iface >= sf_iface_count(r->sf))
+		return 0;
+	uint16_t *m = realloc(r->vantage_of, (iface + 1) * sizeof(*m));
+	if (!m)
+		return 0;
+	r->vantage_of = m;
+	for (unsigned k = r->nmapped; k <= iface; k++) {
+		const struct sf_iface *f = sf_iface(r->sf, k);
+		char name[64];
+		if (f->name[0])
+			snprintf(name, sizeof(name), "%s", f->name);
+		else
+			snprintf(name, sizeof(name), "#%u", r->unnamed++);
+		m[k] = (uint16_t)vantage_id(s, name);
+	}
+	r->nmapped = iface + 1;
+	return m[iface];
+}
+
 /* Read the next packet of one input into r->cur. */
 static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
 {
@@ -182,6 +221,7 @@ static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
 	}
 	struct pkt *p = &r->cur;
 	p->input = idx;
+	p->vantage = r->tf ? vantage_id(s, "#0") : vantage_for(s, r, p->iface);
 	if (s->cfg.queue_per_file) {
 		p->queue = idx;
 		p->have |= PKT_HAVE_QUEUE;
@@ -281,6 +321,16 @@ const struct src_input *src_input(const struct source *s, unsigned i)
 	return i < s->n ? &s->in[i].info : NULL;
 }
 
+unsigned src_vantage_count(const struct source *s)
+{
+	return s->nvantages;
+}
+
+const char *src_vantage_name(const struct source *s, unsigned v)
+{
+	return v < s->nvantages ? s->vantage[v] : "";
+}
+
 uint64_t src_filtered_out(const struct source *s)
 {
 	return s->filtered_out;
@@ -310,6 +360,7 @@ void src_close(struct source *s)
 		if (s->in[k].tf)
 			tf_close(s->in[k].tf);
 		free(s->in[k].info.ifaces);
+		free(s->in[k].vantage_of);
 	}
 	for (unsigned k = 0; k < s->nfilters; k++)
 		if (s->filters[k].ok)

@@ -15,7 +15,17 @@
  * are merged by timestamp; a BPF filter compiled by libpcap drops packets
  * exactly as tcpdump would. An input that fails mid-file stops there: its
  * packets so far count and the error is kept in its struct src_input.
+ *
+ * Vantage points: one capture file may hold the same connection seen at
+ * several places (dumpcap -i a -i b on both sides of a router). Each packet
+ * gets a vantage id from its interface's name (pcapng if_name), shared
+ * across inputs, so queues of one NIC (same name, or one file per queue)
+ * form one connection while distinct interfaces give distinct ones. An
+ * interface without a name is "#k", k its rank among its input's unnamed
+ * interfaces: single-interface files all share vantage "#0".
  */
+
+#define SRC_MAX_VANTAGES 256 /* distinct names; beyond it they share the last */
 
 struct src_config {
 	const char *filter;  /* BPF expression or NULL */
@@ -66,6 +76,10 @@ uint64_t src_filtered_out(const struct source *s); /* packets the filter dropped
 double src_progress(const struct source *s);
 
 void src_close(struct source *s); /* NULL is a no-op */
+
+/* Vantage points seen so far and their names ("eth0", "#0", ...). */
+unsigned src_vantage_count(const struct source *s);
+const char *src_vantage_name(const struct source *s, unsigned v);
 
 /* A short name for a LINKTYPE_* value ("EN10MB", "LINUX_SLL2", ...). */
 const char *src_linktype_name(uint32_t linktype);

@@ -112,6 +112,7 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
 	}
 	i->first_ts = i->last_ts = p->ts_ns;
 	i->first_input = p->input;
+	i->vantage = p->vantage;
 	i->first_frame = i->last_frame = p->frame;
 	i->handshake_rtt_ns = -1;
 	for (int k = 0; k < SUM_DIR_COUNT; k++)

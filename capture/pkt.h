@@ -50,6 +50,7 @@ struct pkt {
 	uint64_t dropcount;   /* epb_dropcount when PKT_HAVE_DROPCOUNT */
 	uint32_t have;        /* enum pkt_have bits */
 	uint32_t input;       /* index of the input file (merge order) */
+	uint32_t vantage;     /* observation point: flows are keyed by it (see source.h) */
 	uint64_t frame;       /* 1-based frame number within its input */
 };
 

@@ -49,7 +49,7 @@ static struct tcp_conn *get(struct flow_table *t, uint32_t host, uint16_t port, 
 	struct pkt p = {.ts_ns = now};
 
 	pkt_for(&d, host, port, reply, 4);
-	struct tcp_conn *c = flow_lookup(t, &d, now, created);
+	struct tcp_conn *c = flow_lookup(t, &d, 0, created);
 	if (c && *created) {
 		tcp_conn_init(c, ++*next_id, &d, &p);
 	}
@@ -78,9 +78,14 @@ static void test_keying(void)
 	/* The same addresses and ports in IPv6 are another flow. */
 	struct dec_packet d;
 	pkt_for(&d, 1, 1000, false, 6);
-	struct tcp_conn *v6 = flow_lookup(t, &d, 4, &created);
+	struct tcp_conn *v6 = flow_lookup(t, &d, 0, &created);
 	CHECK(created && v6 != a);
-	CHECK_EQ_U(flow_counters(t)->live, 3);
+	/* The same 4-tuple at another vantage point is another flow. */
+	pkt_for(&d, 1, 1000, true, 4);
+	struct tcp_conn *far = flow_lookup(t, &d, 1, &created);
+	CHECK(created && far != a);
+	CHECK(flow_lookup(t, &d, 0, &created) == a && !created);
+	CHECK_EQ_U(flow_counters(t)->live, 4);
 	flow_free(t);
 }
 
