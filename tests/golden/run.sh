@@ -20,8 +20,8 @@ norm() { sed -E 's/"version": ?"[^"]*"/"version":"V"/; s/^tcpsift [^:]*:/tcpsift
 while read -r name sample status args; do
 	case "$name" in '' | \#*) continue ;; esac
 	[ -f "samples/$sample" ] || { t_fail "$name: samples/$sample missing"; continue; }
-	# shellcheck disable=SC2086
-	"$bin" analyze --no-progress $args "samples/$sample" >"$out/$name.out" 2>"$out/$name.err"
+	eval "set -- $args" # TESTLIST arguments may be quoted
+	"$bin" analyze --no-progress "$@" "samples/$sample" >"$out/$name.out" 2>"$out/$name.err"
 	rc=$?
 	norm <"$out/$name.out" >"$out/$name.norm"
 	if [ "$update" = --update ]; then
