@@ -37,7 +37,7 @@ BENCH_SRC:= $(sort $(wildcard bench/*.c))
 BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all build tests demo check check-build check-unit check-golden \
+.PHONY: all build tests demo check check-build check-unit check-golden check-reader \
         check-tshark check-public check-lab check-format check-layers check-docs \
         bench fuzz format deps clean install
 
@@ -85,12 +85,15 @@ check:
 	@$(MAKE) --no-print-directory O=build/rel CC=gcc tests tcpsift
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
-	@$(MAKE) --no-print-directory O=build/san check-unit check-golden check-docs
+	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab
 	@tests/summary.sh
 
 check-unit: tests
 	@tests/run_unit.sh $(O)
+
+check-reader: tests
+	@tests/reader/run.sh $(O)
 
 check-golden: tests
 	@tests/golden/run.sh $(O)/tcpsift
