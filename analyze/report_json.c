@@ -1,6 +1,7 @@
 /* report_json.c - JSON (schema 1) and NDJSON reporters built with Jansson. */
 #include <errno.h>
 #include <jansson.h>
+#include <stdlib.h>
 
 #include "analyze/report.h"
 
@@ -12,7 +13,7 @@
  */
 
 #define REP_JSON_SCHEMA 1
-#define REP_DUMP_FLAGS (JSON_SORT_KEYS | JSON_REAL_PRECISION(16))
+#define REP_DUMP_FLAGS (JSON_SORT_KEYS | JSON_REAL_PRECISION(16) | JSON_ENCODE_ANY)
 
 static json_t *jsec(int64_t ns)
 {
@@ -301,40 +302,95 @@ static json_t *jtool(const struct rep_run *run)
 	return json_pack("{s:s, s:i}", "version", run->version, "schema", REP_JSON_SCHEMA);
 }
 
-static int dump_line(FILE *out, json_t *o)
+/*
+ * Serialize v (stealing the reference) and write it with one fwrite:
+ * json_dumpf() writes token by token, which costs more than building the
+ * objects. Small values use a stack buffer, larger ones one malloc.
+ */
+static int dump_value(FILE *out, json_t *v, size_t flags, const char *after)
 {
-	int rc = json_dumpf(o, out, REP_DUMP_FLAGS | JSON_COMPACT);
-	json_decref(o);
-	if (rc != 0 || fputc('\n', out) == EOF)
-		return -(errno ? errno : EIO);
-	return 0;
+	char stackbuf[8192];
+	char *buf = stackbuf;
+	size_t n = json_dumpb(v, buf, sizeof(stackbuf), flags);
+	int rc = 0;
+
+	if (n > sizeof(stackbuf)) {
+		buf = malloc(n);
+		if (!buf || json_dumpb(v, buf, n, flags) != n)
+			rc = -ENOMEM;
+	} else if (n == 0) {
+		rc = -ENOMEM;
+	}
+	json_decref(v);
+	if (rc == 0 && (fwrite(buf, 1, n, out) != n || fputs(after, out) == EOF))
+		rc = -(errno ? errno : EIO);
+	if (buf != stackbuf)
+		free(buf);
+	return rc;
 }
 
+static int dump_line(FILE *out, json_t *o)
+{
+	return dump_value(out, o, REP_DUMP_FLAGS | JSON_COMPACT, "\n");
+}
+
+/* A top-level key of the document; elements of arrays one after another. */
+static int put_key(FILE *out, const char *key, bool first)
+{
+	return fprintf(out, "%s\n \"%s\": ", first ? "{" : ",", key) < 0 ? -EIO : 0;
+}
+
+/*
+ * The document is written piece by piece, keys in sorted order, so memory
+ * stays that of one connection's objects however many there are.
+ */
 int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	json_t *doc = json_object(), *inputs = json_array(), *conns = json_array(),
-	       *events = json_array();
+	const size_t flags = REP_DUMP_FLAGS | JSON_INDENT(1);
+	int rc = put_key(out, "connections", true);
 
-	for (unsigned k = 0; k < run->ninputs; k++)
-		json_array_append_new(inputs, jinput(run->inputs[k]));
-	for (size_t k = 0; k < d->nconns; k++)
-		json_array_append_new(conns, jconn(&d->conns[k]));
-	for (size_t k = 0; k < d->nevents; k++)
-		json_array_append_new(events, jevent(&d->events[k]));
-	json_object_set_new(doc, "tcpsift", jtool(run));
-	json_object_set_new(doc, "inputs", inputs);
-	json_object_set_new(doc, "summary", jsummary(d, run));
-	json_object_set_new(doc, "connections", conns);
-	json_object_set_new(doc, "events", events);
-	if (run->filter)
-		json_object_set_new(doc, "filter", json_string(run->filter));
-	json_object_set_new(doc, "vantages", jvantages(run));
-
-	int rc = json_dumpf(doc, out, REP_DUMP_FLAGS | JSON_INDENT(1));
-	json_decref(doc);
-	if (rc != 0 || fputc('\n', out) == EOF)
-		return -(errno ? errno : EIO);
-	return 0;
+	if (rc == 0 && fputs("[", out) == EOF)
+		rc = -EIO;
+	for (size_t k = 0; k < d->nconns && rc == 0; k++)
+		rc = dump_value(out, jconn(&d->conns[k]), flags, k + 1 < d->nconns ? ",\n" : "");
+	if (rc == 0 && fputs("]", out) == EOF)
+		rc = -EIO;
+	if (rc == 0)
+		rc = put_key(out, "events", false);
+	if (rc == 0 && fputs("[", out) == EOF)
+		rc = -EIO;
+	for (size_t k = 0; k < d->nevents && rc == 0; k++)
+		rc = dump_value(out, jevent(&d->events[k]), flags, k + 1 < d->nevents ? ",\n" : "");
+	if (rc == 0 && fputs("]", out) == EOF)
+		rc = -EIO;
+	if (rc == 0 && run->filter) {
+		rc = put_key(out, "filter", false);
+		if (rc == 0)
+			rc = dump_value(out, json_string(run->filter), flags, "");
+	}
+	if (rc == 0) {
+		json_t *inputs = json_array();
+		for (unsigned k = 0; k < run->ninputs; k++)
+			json_array_append_new(inputs, jinput(run->inputs[k]));
+		rc = put_key(out, "inputs", false);
+		if (rc == 0)
+			rc = dump_value(out, inputs, flags, "");
+		else
+			json_decref(inputs);
+	}
+	if (rc == 0)
+		rc = put_key(out, "summary", false);
+	if (rc == 0)
+		rc = dump_value(out, jsummary(d, run), flags, "");
+	if (rc == 0)
+		rc = put_key(out, "tcpsift", false);
+	if (rc == 0)
+		rc = dump_value(out, jtool(run), flags, "");
+	if (rc == 0)
+		rc = put_key(out, "vantages", false);
+	if (rc == 0)
+		rc = dump_value(out, jvantages(run), flags, "\n}\n");
+	return rc;
 }
 
 static json_t *with_kind(json_t *o, const char *kind)
