@@ -38,30 +38,30 @@ enum opt_id {
 
 struct opt_def {
 	const char *name;
-	int id; /* short option character, or >= 256 for long only */
+	int id;		 /* short option character, or >= 256 for long only */
 	const char *arg; /* NULL: no argument */
 	const char *help;
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
 static const struct opt_def analyze_opts[] = {
-	{"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
-	{"json", OPT_JSON, NULL, "one JSON document (schema 1, see tcpsift(1))"},
-	{"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
-	{"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
-	{"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
-	 "tag each input's packets with its index as queue id"},
-	{"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
-	{"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
-	 "end an open connection idle this long (default 930; 0 never)"},
-	{"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
-	{"reorder-window", OPT_REORDER_WINDOW, "MS",
-	 "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
-	{"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
-	{"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
-	{"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
-	{"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
-	{"help", OPT_HELP, NULL, "this help"},
+    {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
+    {"json", OPT_JSON, NULL, "one JSON document (schema 1, see tcpsift(1))"},
+    {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
+    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
+    {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
+     "tag each input's packets with its index as queue id"},
+    {"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
+    {"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
+     "end an open connection idle this long (default 930; 0 never)"},
+    {"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
+    {"reorder-window", OPT_REORDER_WINDOW, "MS",
+     "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
+    {"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
+    {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
+    {"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
+    {"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
+    {"help", OPT_HELP, NULL, "this help"},
 };
 
 #define N_OPTS (sizeof(analyze_opts) / sizeof(analyze_opts[0]))
@@ -150,8 +150,8 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 
 	for (size_t k = 0; k < N_OPTS; k++) {
 		const struct opt_def *o = &analyze_opts[k];
-		longopts[k] = (struct option){o->name, o->arg ? required_argument : no_argument,
-					      NULL, o->id};
+		longopts[k] =
+		    (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
 		if (o->id < 256) {
 			shortopts[ns++] = (char)o->id;
 			if (o->arg)
@@ -185,12 +185,14 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 			break;
 		case OPT_MAX_FLOWS:
 			if (parse_u64(optarg, 1, 1u << 30, &v) < 0)
-				return bad_value("max-flows", optarg, "a count from 1 to 1073741824");
+				return bad_value("max-flows", optarg,
+						 "a count from 1 to 1073741824");
 			cfg->eng.flow.max_flows = (uint32_t)v;
 			break;
 		case OPT_IDLE_TIMEOUT:
 			if (parse_u64(optarg, 0, 86400u * 365, &v) < 0)
-				return bad_value("idle-timeout", optarg, "whole seconds, 0 for never");
+				return bad_value("idle-timeout", optarg,
+						 "whole seconds, 0 for never");
 			cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
 			break;
 		case OPT_RTO_MIN:
@@ -200,7 +202,8 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 			break;
 		case OPT_REORDER_WINDOW:
 			if (parse_ms(optarg, 600000, &ns_val) < 0)
-				return bad_value("reorder-window", optarg, "milliseconds, 0 to 600000");
+				return bad_value("reorder-window", optarg,
+						 "milliseconds, 0 to 600000");
 			cfg->eng.tcp.reorder_window_ns = ns_val;
 			break;
 		case OPT_MAX_EVENTS:
@@ -265,8 +268,8 @@ static void progress_tick(struct progress *pr, const struct source *src, uint64_
 	double frac = src_progress(src);
 	double rate = (double)(packets - pr->last_packets) / (t - pr->last);
 	if (frac >= 0)
-		fprintf(stderr, "\ranalyze: %5.1f%%  %" PRIu64 " packets  %.2f Mpkt/s   ", frac * 100,
-			packets, rate / 1e6);
+		fprintf(stderr, "\ranalyze: %5.1f%%  %" PRIu64 " packets  %.2f Mpkt/s   ",
+			frac * 100, packets, rate / 1e6);
 	else
 		fprintf(stderr, "\ranalyze: %" PRIu64 " packets  %.2f Mpkt/s   ", packets,
 			rate / 1e6);
@@ -301,7 +304,7 @@ int analyze_main(int argc, char **argv)
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		/* A filter that does not compile is a usage error, not bad input. */
 		return strncmp(err, "bad filter", 10) == 0 ? TCPSIFT_EXIT_USAGE
-							    : TCPSIFT_EXIT_INPUT;
+							   : TCPSIFT_EXIT_INPUT;
 	}
 
 	FILE *out = stdout;
@@ -361,15 +364,15 @@ int analyze_main(int argc, char **argv)
 		}
 	}
 	struct rep_run run = {
-		.version = TCPSIFT_VERSION,
-		.filter = cfg.filter,
-		.ninputs = inputs ? ninputs : 0,
-		.inputs = inputs,
-		.filtered_out = src_filtered_out(src),
-		.eng = *eng_counters(eng),
-		.flows = *eng_flow_counters(eng),
-		.nvantages = vantages ? nvantages : 0,
-		.vantage_names = vantages,
+	    .version = TCPSIFT_VERSION,
+	    .filter = cfg.filter,
+	    .ninputs = inputs ? ninputs : 0,
+	    .inputs = inputs,
+	    .filtered_out = src_filtered_out(src),
+	    .eng = *eng_counters(eng),
+	    .flows = *eng_flow_counters(eng),
+	    .nvantages = vantages ? nvantages : 0,
+	    .vantage_names = vantages,
 	};
 	if (!cfg.quiet && run.eng.malformed[-DEC_ERR_LINKTYPE])
 		fprintf(stderr,

@@ -24,15 +24,15 @@ struct eng_config {
 };
 
 struct eng_counters {
-	uint64_t packets;       /* everything handed to eng_packet */
-	uint64_t wire_bytes;    /* sum of wire lengths */
+	uint64_t packets;		   /* everything handed to eng_packet */
+	uint64_t wire_bytes;		   /* sum of wire lengths */
 	uint64_t status[DEC_STATUS_COUNT]; /* decoded, by enum dec_status */
 	uint64_t malformed[DEC_ERR_COUNT]; /* rejected, by -enum dec_status */
 	uint64_t malformed_total;
-	uint64_t snaplen_cut;   /* TCP segments whose payload the snaplen cut */
+	uint64_t snaplen_cut;	  /* TCP segments whose payload the snaplen cut */
 	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
-	uint64_t ts_backwards;  /* packets older than the one before (never assume order) */
-	uint64_t no_memory;     /* TCP packets dropped: no memory for their connection */
+	uint64_t ts_backwards;	  /* packets older than the one before (never assume order) */
+	uint64_t no_memory;	  /* TCP packets dropped: no memory for their connection */
 	int64_t first_ts, last_ts;
 };
 
@@ -59,8 +59,8 @@ void eng_free(struct engine *e); /* NULL is a no-op */
 #define ENG_DEFAULT_IDLE_TIMEOUT_NS (930ll * 1000000000ll)
 /* Closed connections linger like TIME_WAIT (Linux TCP_TIMEWAIT_LEN, 60 s)
  * to absorb late retransmitted FINs and ACKs. */
-#define ENG_DEFAULT_CLOSED_LINGER_NS (60ll * 1000000000ll)
-#define ENG_DEFAULT_RTO_MIN_NS (200ll * 1000000ll)
+#define ENG_DEFAULT_CLOSED_LINGER_NS  (60ll * 1000000000ll)
+#define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 
 void eng_config_defaults(struct eng_config *cfg);

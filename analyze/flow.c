@@ -6,7 +6,7 @@
 #include <string.h>
 
 enum {
-	FLOW_CHUNK = 1024,  /* entries allocated at a time: memory follows live flows */
+	FLOW_CHUNK = 1024, /* entries allocated at a time: memory follows live flows */
 	FLOW_NIL = UINT32_MAX,
 };
 
@@ -22,9 +22,9 @@ struct flow_entry {
 	struct flow_key key;
 	uint32_t hash;
 	uint32_t prev, next; /* LRU links, entry indices */
-	uint32_t self;       /* this entry's index */
+	uint32_t self;	     /* this entry's index */
 	bool live;
-	bool closed;         /* on the closed list (FIN both ways or RST) */
+	bool closed; /* on the closed list (FIN both ways or RST) */
 	struct tcp_conn conn;
 };
 
@@ -85,8 +85,8 @@ static uint64_t load64(const uint8_t *p)
 static uint32_t key_hash(const struct flow_key *k)
 {
 	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h = (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^
-		     (uint64_t)k->vantage << 40;
+	uint64_t h =
+	    (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^ (uint64_t)k->vantage << 40;
 
 	h = (h ^ load64(k->a)) * m;
 	h = (h ^ load64(k->a + 8)) * m;
@@ -99,8 +99,8 @@ static uint32_t key_hash(const struct flow_key *k)
 static bool key_eq(const struct flow_key *x, const struct flow_key *y)
 {
 	return x->pa == y->pa && x->pb == y->pb && x->family == y->family &&
-	       x->vantage == y->vantage &&
-	       memcmp(x->a, y->a, 16) == 0 && memcmp(x->b, y->b, 16) == 0;
+	       x->vantage == y->vantage && memcmp(x->a, y->a, 16) == 0 &&
+	       memcmp(x->b, y->b, 16) == 0;
 }
 
 struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
@@ -257,7 +257,7 @@ static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
 static uint32_t conn_index(const struct flow_table *t, const struct tcp_conn *c)
 {
 	const struct flow_entry *e =
-		(const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
+	    (const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
 	(void)t;
 	return e->live ? e->self : FLOW_NIL;
 }
@@ -364,7 +364,8 @@ void flow_drain(struct flow_table *t)
 
 	if (v) {
 		for (int l = 0; l < 2; l++)
-			for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL;
+			     idx = entry(t, idx)->next)
 				v[n++] = entry(t, idx);
 		qsort(v, n, sizeof(*v), by_id);
 		for (uint32_t k = 0; k < n; k++)

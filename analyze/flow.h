@@ -24,7 +24,7 @@
 
 enum flow_end {
 	FLOW_END_DONE = 0, /* end of input */
-	FLOW_END_IDLE,     /* no packet for idle_timeout */
+	FLOW_END_IDLE,	   /* no packet for idle_timeout */
 	FLOW_END_EVICTED,  /* table full: the least recently used went */
 	FLOW_END_REUSED,   /* a new SYN on the same 4-tuple started a new instance */
 	FLOW_END_CLOSED,   /* closed (FIN both ways or RST) and quiet for closed_linger */
@@ -32,8 +32,8 @@ enum flow_end {
 };
 
 struct flow_config {
-	uint32_t max_flows;     /* live connection cap (>= 1) */
-	int64_t idle_timeout_ns; /* open connections: <= 0 never expire */
+	uint32_t max_flows;	  /* live connection cap (>= 1) */
+	int64_t idle_timeout_ns;  /* open connections: <= 0 never expire */
 	int64_t closed_linger_ns; /* closed connections: <= 0 never expire */
 };
 

@@ -28,7 +28,7 @@ enum rep_format {
 
 struct rep_config {
 	enum rep_format format;
-	FILE *out;           /* not owned */
+	FILE *out;	     /* not owned */
 	uint32_t max_events; /* events kept beyond this are counted, not stored */
 };
 

@@ -13,7 +13,7 @@
  */
 
 #define REP_JSON_SCHEMA 1
-#define REP_DUMP_FLAGS (JSON_SORT_KEYS | JSON_REAL_PRECISION(16) | JSON_ENCODE_ANY)
+#define REP_DUMP_FLAGS	(JSON_SORT_KEYS | JSON_REAL_PRECISION(16) | JSON_ENCODE_ANY)
 
 static json_t *jsec(int64_t ns)
 {
@@ -84,9 +84,9 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new(o, "max_payload",
 			    d->data_packets ? json_integer(d->max_payload) : json_null());
 	json_object_set_new(o, "avg_payload",
-			    d->data_packets ? json_real((double)d->payload_bytes /
-							(double)d->data_packets)
-					    : json_null());
+			    d->data_packets
+				? json_real((double)d->payload_bytes / (double)d->data_packets)
+				: json_null());
 	json_object_set_new(o, "min_window",
 			    d->packets ? json_integer((json_int_t)d->min_window) : json_null());
 	json_object_set_new(o, "max_window",
@@ -97,9 +97,9 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new(o, "goodput_bps", jrate(d->unique_bytes, dur_ns));
 	/* Segments per ACK: above 2 means stretch ACKs (GRO/LRO at the receiver). */
 	json_object_set_new(o, "segments_per_ack",
-			    peer->new_acks ? json_real((double)d->data_packets /
-						       (double)peer->new_acks)
-					   : json_null());
+			    peer->new_acks
+				? json_real((double)d->data_packets / (double)peer->new_acks)
+				: json_null());
 	json_object_set_new(o, "first_ts", d->packets ? jsec(d->first_ts) : json_null());
 	json_object_set_new(o, "last_ts", d->packets ? jsec(d->last_ts) : json_null());
 	json_object_set_new(o, "isn", d->isn_known ? json_integer(d->isn) : json_null());
@@ -126,17 +126,17 @@ static json_t *jconn(const struct sum_conn *c)
 	json_object_set_new(o, "duration_s", jsec(dur));
 	json_object_set_new(o, "input", json_integer(c->first_input));
 	json_object_set_new(o, "vantage", json_integer(c->vantage));
-	json_object_set_new(o, "frames", json_pack("[I, I]", (json_int_t)c->first_frame,
-						   (json_int_t)c->last_frame));
+	json_object_set_new(
+	    o, "frames",
+	    json_pack("[I, I]", (json_int_t)c->first_frame, (json_int_t)c->last_frame));
 	json_object_set_new(o, "state", json_string(sum_state_name(c->state)));
 	json_object_set_new(o, "evicted", json_boolean(c->evicted));
-	json_object_set_new(o, "mss",
-			    json_pack("{s:o, s:o}", "client",
-				      c->dir[SUM_C2S].mss ? json_integer(c->dir[SUM_C2S].mss)
-							  : json_null(),
-				      "server",
-				      c->dir[SUM_S2C].mss ? json_integer(c->dir[SUM_S2C].mss)
-							  : json_null()));
+	json_object_set_new(
+	    o, "mss",
+	    json_pack("{s:o, s:o}", "client",
+		      c->dir[SUM_C2S].mss ? json_integer(c->dir[SUM_C2S].mss) : json_null(),
+		      "server",
+		      c->dir[SUM_S2C].mss ? json_integer(c->dir[SUM_S2C].mss) : json_null()));
 	if (c->wscale_known)
 		json_object_set_new(o, "wscale",
 				    json_pack("{s:i, s:i}", "client", c->dir[SUM_C2S].wscale,
@@ -167,11 +167,12 @@ static json_t *jevent(const struct sum_event *e)
 	json_object_set_new(o, "conn", json_integer((json_int_t)e->conn));
 	json_object_set_new(o, "dir", json_string(dir_name(e->dir)));
 	json_object_set_new(o, "ts", jsec(e->ts));
-	json_object_set_new(o, "duration_s", e->duration_ns >= 0 ? jsec(e->duration_ns)
-							       : json_null());
+	json_object_set_new(o, "duration_s",
+			    e->duration_ns >= 0 ? jsec(e->duration_ns) : json_null());
 	json_object_set_new(o, "input", json_integer(e->input));
-	json_object_set_new(o, "frames", json_pack("[I, I]", (json_int_t)e->frame_first,
-						   (json_int_t)e->frame_last));
+	json_object_set_new(
+	    o, "frames",
+	    json_pack("[I, I]", (json_int_t)e->frame_first, (json_int_t)e->frame_last));
 	json_object_set_new(o, "rel_seq", json_integer(e->rel_seq));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)e->bytes));
 	switch (e->type) {
@@ -212,17 +213,17 @@ static json_t *jinput(const struct src_input *in)
 	for (unsigned k = 0; k < in->nifaces; k++) {
 		const struct src_iface *f = &in->ifaces[k];
 		json_array_append_new(
-			ifs,
-			json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:o}", "id", (int)k, "name",
-				  f->name, "link_type", src_linktype_name(f->linktype), "isb_ifrecv",
-				  f->have_ifrecv ? json_integer((json_int_t)f->ifrecv) : json_null(),
-				  "isb_ifdrop",
-				  f->have_ifdrop ? json_integer((json_int_t)f->ifdrop) : json_null(),
-				  "isb_osdrop",
-				  f->have_osdrop ? json_integer((json_int_t)f->osdrop) : json_null(),
-				  "epb_dropcount",
-				  f->have_epb_drops ? json_integer((json_int_t)f->epb_drops)
-						    : json_null()));
+		    ifs,
+		    json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:o}", "id", (int)k, "name", f->name,
+			      "link_type", src_linktype_name(f->linktype), "isb_ifrecv",
+			      f->have_ifrecv ? json_integer((json_int_t)f->ifrecv) : json_null(),
+			      "isb_ifdrop",
+			      f->have_ifdrop ? json_integer((json_int_t)f->ifdrop) : json_null(),
+			      "isb_osdrop",
+			      f->have_osdrop ? json_integer((json_int_t)f->osdrop) : json_null(),
+			      "epb_dropcount",
+			      f->have_epb_drops ? json_integer((json_int_t)f->epb_drops)
+						: json_null()));
 	}
 	json_object_set_new(o, "interfaces", ifs);
 	return o;
@@ -235,7 +236,8 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	json_t *decoded = json_object(), *malformed = json_object();
 
 	for (int k = 0; k < DEC_STATUS_COUNT; k++)
-		json_object_set_new(decoded, dec_status_name(k), json_integer((json_int_t)e->status[k]));
+		json_object_set_new(decoded, dec_status_name(k),
+				    json_integer((json_int_t)e->status[k]));
 	for (int k = 1; k < DEC_ERR_COUNT; k++)
 		json_object_set_new(malformed, dec_status_name(-k),
 				    json_integer((json_int_t)e->malformed[k]));
@@ -243,11 +245,10 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	/* Findings the detectors of a later release fill stay null: unknown
 	 * is not zero. */
 	json_t *findings = json_pack(
-		"{s:n, s:n, s:n, s:I, s:I, s:I, s:n, s:I, s:I}", "stalls", "stall_time_s",
-		"sack_holes", "dsack", (json_int_t)t->dsack, "out_of_order", (json_int_t)t->ooo,
-		"retransmissions", (json_int_t)t->retrans, "mtu_misaligned", "oversize_segments",
-		(json_int_t)t->oversize, "capture_loss_segments",
-		(json_int_t)t->capture_loss_segments);
+	    "{s:n, s:n, s:n, s:I, s:I, s:I, s:n, s:I, s:I}", "stalls", "stall_time_s", "sack_holes",
+	    "dsack", (json_int_t)t->dsack, "out_of_order", (json_int_t)t->ooo, "retransmissions",
+	    (json_int_t)t->retrans, "mtu_misaligned", "oversize_segments", (json_int_t)t->oversize,
+	    "capture_loss_segments", (json_int_t)t->capture_loss_segments);
 
 	json_t *o = json_object();
 	json_object_set_new(o, "packets", json_integer((json_int_t)e->packets));
@@ -263,27 +264,26 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	json_object_set_new(o, "no_memory", json_integer((json_int_t)e->no_memory));
 	json_object_set_new(o, "first_ts", e->packets ? jsec(e->first_ts) : json_null());
 	json_object_set_new(o, "last_ts", e->packets ? jsec(e->last_ts) : json_null());
-	json_object_set_new(
-		o, "flows",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live",
-			  (json_int_t)run->flows.max_live, "ended_idle",
-			  (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
-			  (json_int_t)run->flows.ended[FLOW_END_CLOSED], "evicted",
-			  (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
-			  (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
-			  (json_int_t)run->flows.ended[FLOW_END_DONE]));
+	json_object_set_new(o, "flows",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live",
+				      (json_int_t)run->flows.max_live, "ended_idle",
+				      (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
+				      (json_int_t)run->flows.ended[FLOW_END_CLOSED], "evicted",
+				      (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
+				      (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
+				      (json_int_t)run->flows.ended[FLOW_END_DONE]));
 	json_object_set_new(o, "events_dropped", json_integer((json_int_t)d->events_dropped));
 	json_object_set_new(
-		o, "counts",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
-			  "fast_retransmissions", (json_int_t)t->fast, "rto_retransmissions",
-			  (json_int_t)t->rto, "spurious_retransmissions", (json_int_t)t->spurious,
-			  "dup_acks", (json_int_t)t->dup_acks, "zero_windows",
-			  (json_int_t)t->zero_windows, "window_full", (json_int_t)t->window_full,
-			  "keepalives", (json_int_t)t->keepalives, "acked_unseen",
-			  (json_int_t)t->acked_unseen, "unseen_bytes", (json_int_t)t->unseen_bytes,
-			  "lost_segments", (json_int_t)t->lost_segments, "zero_window_time_s",
-			  jsec(t->zw_time_ns), "zero_window_episodes", (json_int_t)t->zw_episodes));
+	    o, "counts",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+		      "fast_retransmissions", (json_int_t)t->fast, "rto_retransmissions",
+		      (json_int_t)t->rto, "spurious_retransmissions", (json_int_t)t->spurious,
+		      "dup_acks", (json_int_t)t->dup_acks, "zero_windows",
+		      (json_int_t)t->zero_windows, "window_full", (json_int_t)t->window_full,
+		      "keepalives", (json_int_t)t->keepalives, "acked_unseen",
+		      (json_int_t)t->acked_unseen, "unseen_bytes", (json_int_t)t->unseen_bytes,
+		      "lost_segments", (json_int_t)t->lost_segments, "zero_window_time_s",
+		      jsec(t->zw_time_ns), "zero_window_episodes", (json_int_t)t->zw_episodes));
 	json_object_set_new(o, "findings", findings);
 	return o;
 }

@@ -236,7 +236,11 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 		endpoint_cell(&c->server, c->server_port, sv, 21);
 		human(c->dir[SUM_C2S].payload_bytes, up, sizeof(up));
 		human(c->dir[SUM_S2C].payload_bytes, down, sizeof(down));
-		snprintf(dur, sizeof(dur), secs < 10 ? "%.3f" : secs < 1000 ? "%.1f" : "%.0f", secs);
+		snprintf(dur, sizeof(dur),
+			 secs < 10     ? "%.3f"
+			 : secs < 1000 ? "%.1f"
+				       : "%.0f",
+			 secs);
 		if (r) {
 			char a[16], b[16], m[16];
 			ms(r->min_ns, a, sizeof(a));
@@ -249,7 +253,9 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 		char where[16] = "";
 		if (run->nvantages > 1)
 			snprintf(where, sizeof(where), "@%u", c->vantage);
-		fprintf(out, "%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64 " %-13s %s%s%s\n",
+		fprintf(out,
+			"%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64
+			" %-13s %s%s%s\n",
 			c->id, cl, sv, dur, up, down, m_retrans(c), m_ooo(c), rtt,
 			sum_state_name(c->state), c->evicted ? "*" : "", where);
 	}
@@ -278,7 +284,8 @@ int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *ru
 		fputc('\n', out);
 	}
 	if (e->status[DEC_FRAGMENT])
-		fprintf(out, "  %" PRIu64 " IP fragments not reassembled\n", e->status[DEC_FRAGMENT]);
+		fprintf(out, "  %" PRIu64 " IP fragments not reassembled\n",
+			e->status[DEC_FRAGMENT]);
 	if (e->snaplen_cut)
 		fprintf(out, "  %" PRIu64 " TCP segments cut by the snaplen (headers intact)\n",
 			e->snaplen_cut);

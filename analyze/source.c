@@ -16,8 +16,8 @@ struct src_reader {
 	struct sf_reader *sf;
 	struct tf_reader *tf;
 	struct pkt cur;
-	bool has_cur;     /* cur holds the next packet of this input */
-	bool need_read;   /* cur was handed out: read the next one first */
+	bool has_cur;	/* cur holds the next packet of this input */
+	bool need_read; /* cur was handed out: read the next one first */
 	bool ended;
 	char fmt[32];
 	uint16_t *vantage_of; /* iface index -> vantage id; grows with interfaces */
@@ -254,7 +254,8 @@ struct source *src_open(const char *const *paths, unsigned n, const struct src_c
 	if (cfg->filter) {
 		/* Validate the expression once up front, for Ethernet. */
 		struct src_filter probe;
-		if (compile_filter(&probe, cfg->filter, PKT_LINKTYPE_ETHERNET, errbuf, errlen) < 0) {
+		if (compile_filter(&probe, cfg->filter, PKT_LINKTYPE_ETHERNET, errbuf, errlen) <
+		    0) {
 			src_close(s);
 			return NULL;
 		}
@@ -272,7 +273,8 @@ struct source *src_open(const char *const *paths, unsigned n, const struct src_c
 		} else {
 			r->sf = sf_open(paths[k], err, sizeof(err));
 			if (r->sf) {
-				snprintf(r->fmt, sizeof(r->fmt), "%s", sf_format_name(sf_format(r->sf)));
+				snprintf(r->fmt, sizeof(r->fmt), "%s",
+					 sf_format_name(sf_format(r->sf)));
 				r->info.compressed = sf_compressed(r->sf) != 0;
 			}
 		}

@@ -41,18 +41,18 @@ struct src_iface {
 
 struct src_input {
 	const char *path;
-	const char *format;   /* "pcap", "pcap-ns", "pcapng", "libtrace:<fmt>" */
+	const char *format; /* "pcap", "pcap-ns", "pcapng", "libtrace:<fmt>" */
 	bool compressed;
-	uint32_t linktype;    /* of the first interface */
-	uint64_t packets;     /* read from the file (before the filter) */
+	uint32_t linktype; /* of the first interface */
+	uint64_t packets;  /* read from the file (before the filter) */
 	uint64_t wire_bytes;
 	int64_t first_ts, last_ts;
-	bool drops_known;     /* the file carries drop counters */
-	uint64_t drops;       /* ISB ifdrop + osdrop, else sum of epb_dropcount */
+	bool drops_known; /* the file carries drop counters */
+	uint64_t drops;	  /* ISB ifdrop + osdrop, else sum of epb_dropcount */
 	unsigned nifaces;
 	struct src_iface *ifaces; /* nifaces entries, valid after the input ended */
-	int error;            /* 0, or the reader's negative error */
-	char errmsg[256];     /* "offset N: reason" when error != 0 */
+	int error;		  /* 0, or the reader's negative error */
+	char errmsg[256];	  /* "offset N: reason" when error != 0 */
 };
 
 struct source;

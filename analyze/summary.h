@@ -31,39 +31,39 @@ struct sum_rtt {
  * analyze/tcp.c and tcpsift(1) ("PER-DIRECTION STATISTICS").
  */
 struct sum_dir {
-	uint64_t packets;       /* TCP segments sent by this side */
-	uint64_t ip_bytes;      /* IP length on the wire of those */
-	uint64_t data_packets;  /* segments with payload (not keep-alives) */
+	uint64_t packets;	/* TCP segments sent by this side */
+	uint64_t ip_bytes;	/* IP length on the wire of those */
+	uint64_t data_packets;	/* segments with payload (not keep-alives) */
 	uint64_t payload_bytes; /* all payload bytes, retransmissions included */
-	uint64_t unique_bytes;  /* snd_nxt - ISN: distinct sequence space sent */
-	uint64_t pure_acks;     /* no payload, no SYN/FIN/RST */
-	uint64_t retrans;       /* retransmitted segments (all kinds) */
+	uint64_t unique_bytes;	/* snd_nxt - ISN: distinct sequence space sent */
+	uint64_t pure_acks;	/* no payload, no SYN/FIN/RST */
+	uint64_t retrans;	/* retransmitted segments (all kinds) */
 	uint64_t retrans_bytes;
-	uint64_t fast_retrans;  /* after >= 3 dup ACKs or within SACK recovery */
-	uint64_t rto_retrans;   /* after a silence >= the estimated RTO */
+	uint64_t fast_retrans;	   /* after >= 3 dup ACKs or within SACK recovery */
+	uint64_t rto_retrans;	   /* after a silence >= the estimated RTO */
 	uint64_t spurious_retrans; /* bytes already cumulatively ACKed */
-	uint64_t out_of_order;  /* never-seen bytes below snd_nxt sent *before* it */
-	uint64_t lost_segments; /* a gap opened: "previous segment not captured" */
-	uint64_t dup_acks;      /* duplicate ACKs this side sent */
-	uint64_t ack_reordering; /* cumulative ACKs this side sent that went backwards */
-	uint64_t zero_windows;  /* segments advertising a zero window */
-	uint64_t window_full;   /* segments that filled the peer's advertised window */
+	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */
+	uint64_t lost_segments;	   /* a gap opened: "previous segment not captured" */
+	uint64_t dup_acks;	   /* duplicate ACKs this side sent */
+	uint64_t ack_reordering;   /* cumulative ACKs this side sent that went backwards */
+	uint64_t zero_windows;	   /* segments advertising a zero window */
+	uint64_t window_full;	   /* segments that filled the peer's advertised window */
 	uint64_t keepalives;
-	uint64_t acked_unseen;  /* peer ACKs covering this side's bytes never captured */
-	uint64_t unseen_bytes;  /* bytes of this side ACKed but never captured */
-	uint64_t sack_acks;     /* ACKs this side sent carrying SACK blocks */
-	uint64_t dsack_blocks;  /* D-SACK blocks this side sent (RFC 2883) */
-	uint64_t oversize;      /* payload larger than the peer's MSS (GSO/TSO/GRO) */
-	uint64_t new_acks;      /* ACKs this side sent that advanced the cumulative ACK */
+	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */
+	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */
+	uint64_t sack_acks;    /* ACKs this side sent carrying SACK blocks */
+	uint64_t dsack_blocks; /* D-SACK blocks this side sent (RFC 2883) */
+	uint64_t oversize;     /* payload larger than the peer's MSS (GSO/TSO/GRO) */
+	uint64_t new_acks;     /* ACKs this side sent that advanced the cumulative ACK */
 	uint64_t syn, fin, rst;
-	uint64_t max_in_flight; /* max snd_nxt - snd_una seen at a data segment */
-	uint32_t mss;           /* MSS this side announced in its SYN (0: unknown) */
-	int8_t wscale;          /* window shift it announced (-1: none/unknown) */
-	uint32_t min_payload, max_payload; /* of data segments */
-	uint64_t min_window, max_window;   /* advertised receive window, scaled if known */
-	struct sum_rtt rtt;     /* data -> covering ACK, Karn's rule */
-	struct sum_rtt rtt_ts;  /* TSval -> first TSecr echo */
-	int64_t first_ts, last_ts;           /* ns; 0 if no packet */
+	uint64_t max_in_flight;		     /* max snd_nxt - snd_una seen at a data segment */
+	uint32_t mss;			     /* MSS this side announced in its SYN (0: unknown) */
+	int8_t wscale;			     /* window shift it announced (-1: none/unknown) */
+	uint32_t min_payload, max_payload;   /* of data segments */
+	uint64_t min_window, max_window;     /* advertised receive window, scaled if known */
+	struct sum_rtt rtt;		     /* data -> covering ACK, Karn's rule */
+	struct sum_rtt rtt_ts;		     /* TSval -> first TSecr echo */
+	int64_t first_ts, last_ts;	     /* ns; 0 if no packet */
 	int64_t first_data_ts, last_data_ts; /* ns; 0 if no data */
 	uint32_t isn;
 	bool isn_known;
@@ -71,9 +71,9 @@ struct sum_dir {
 
 enum sum_state {
 	SUM_STATE_HANDSHAKE = 0, /* SYN seen, never completed */
-	SUM_STATE_OPEN,          /* established or mid-stream, no FIN/RST */
-	SUM_STATE_HALF_CLOSED,   /* FIN one way */
-	SUM_STATE_CLOSED,        /* FIN both ways */
+	SUM_STATE_OPEN,		 /* established or mid-stream, no FIN/RST */
+	SUM_STATE_HALF_CLOSED,	 /* FIN one way */
+	SUM_STATE_CLOSED,	 /* FIN both ways */
 	SUM_STATE_RESET,
 	SUM_STATE_COUNT,
 };
@@ -84,15 +84,15 @@ struct sum_conn {
 	uint16_t client_port, server_port;
 	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */
 	int64_t first_ts, last_ts;
-	uint32_t first_input; /* input file of the first packet */
-	uint32_t vantage;     /* observation point (analyze/source.h) */
+	uint32_t first_input;		  /* input file of the first packet */
+	uint32_t vantage;		  /* observation point (analyze/source.h) */
 	uint64_t first_frame, last_frame; /* frame numbers within their input */
 	enum sum_state state;
-	bool wscale_known;   /* both SYNs seen, so windows can be scaled */
-	bool sack_permitted; /* both SYNs carried SACK-permitted */
-	bool timestamps;     /* both SYNs carried timestamps */
+	bool wscale_known;	  /* both SYNs seen, so windows can be scaled */
+	bool sack_permitted;	  /* both SYNs carried SACK-permitted */
+	bool timestamps;	  /* both SYNs carried timestamps */
 	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */
-	uint64_t queue_mask; /* bit q set: a packet on queue q (q < 64) */
+	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */
 	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */
 	struct sum_dir dir[SUM_DIR_COUNT];
@@ -100,10 +100,10 @@ struct sum_conn {
 
 enum sum_event_type {
 	SUM_EV_ZERO_WINDOW = 0, /* receiver advertised 0; duration until it reopened */
-	SUM_EV_REORDER,         /* out-of-order segment */
-	SUM_EV_CAPTURE_LOSS,    /* bytes ACKed that the capture never saw */
-	SUM_EV_DSACK,           /* D-SACK: the receiver got bytes twice */
-	SUM_EV_OVERSIZE,        /* first super-frame (payload > MSS) of a direction */
+	SUM_EV_REORDER,		/* out-of-order segment */
+	SUM_EV_CAPTURE_LOSS,	/* bytes ACKed that the capture never saw */
+	SUM_EV_DSACK,		/* D-SACK: the receiver got bytes twice */
+	SUM_EV_OVERSIZE,	/* first super-frame (payload > MSS) of a direction */
 	SUM_EV_TYPE_COUNT,
 };
 
@@ -117,17 +117,17 @@ enum sum_reorder_by {
 
 struct sum_event {
 	enum sum_event_type type;
-	uint64_t conn;      /* sum_conn.id */
-	uint8_t dir;        /* enum sum_dir_id of the data direction */
-	int64_t ts;         /* ns */
+	uint64_t conn;	     /* sum_conn.id */
+	uint8_t dir;	     /* enum sum_dir_id of the data direction */
+	int64_t ts;	     /* ns */
 	int64_t duration_ns; /* -1 when the event has no duration */
 	uint32_t input;
 	uint64_t frame_first, frame_last;
-	uint64_t bytes;      /* bytes concerned */
+	uint64_t bytes;	     /* bytes concerned */
 	uint32_t segments;   /* segments concerned (estimate for capture loss) */
 	uint32_t extent;     /* reorder: later segments that overtook it */
 	uint32_t rel_seq;    /* sequence relative to the ISN / first seen */
-	uint8_t by;          /* reorder: enum sum_reorder_by */
+	uint8_t by;	     /* reorder: enum sum_reorder_by */
 	int8_t queue_switch; /* reorder: 1/0, -1 unknown */
 };
 

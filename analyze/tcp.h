@@ -26,17 +26,17 @@
  */
 
 #define TCP_SENT_RING 32 /* outstanding segments remembered for RTT (Karn) */
-#define TCP_TS_RING 16   /* TSvals remembered for TSecr RTT samples */
+#define TCP_TS_RING   16 /* TSvals remembered for TSecr RTT samples */
 #define TCP_MAX_HOLES 16 /* unseen ranges tracked per direction */
 
 struct tcp_params {
-	int64_t rto_min_ns;       /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
+	int64_t rto_min_ns;	   /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
 	int64_t reorder_window_ns; /* timing fallback when min RTT is unknown (3 ms) */
 };
 
 struct tcp_hole {
-	uint32_t start, end;   /* [start, end) never seen */
-	int64_t open_ts;       /* when the gap appeared */
+	uint32_t start, end;	 /* [start, end) never seen */
+	int64_t open_ts;	 /* when the gap appeared */
 	uint64_t open_data_pkts; /* data segments of the direction at that time */
 	uint64_t open_frame;
 };
@@ -56,7 +56,7 @@ struct tcp_tsrec {
 struct tcp_half {
 	struct sum_dir st; /* exported statistics */
 
-	uint32_t base;    /* relative sequence 0: ISN, else first sequence seen */
+	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
 	uint32_t snd_una; /* highest cumulative ACK from the peer */
 	uint32_t snd_nxt; /* highest sequence end sent */
 	bool have_nxt, have_una;
@@ -78,10 +78,10 @@ struct tcp_half {
 	uint32_t last_ack;
 	uint16_t last_win_raw;
 	bool have_last_ack;
-	uint32_t dupack_run;   /* consecutive dup ACKs, reset by an advancing ACK */
-	bool sacking;          /* its last ACK carried SACK blocks above the ACK */
+	uint32_t dupack_run; /* consecutive dup ACKs, reset by an advancing ACK */
+	bool sacking;	     /* its last ACK carried SACK blocks above the ACK */
 
-	int64_t last_ts;       /* last segment from this side */
+	int64_t last_ts;	    /* last segment from this side */
 	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */
 
 	bool in_zero_window;
@@ -103,7 +103,7 @@ struct tcp_half {
 struct tcp_conn {
 	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
 	struct tcp_half half[SUM_DIR_COUNT];
-	int64_t syn_ts;       /* last SYN from the client, for handshake RTT */
+	int64_t syn_ts; /* last SYN from the client, for handshake RTT */
 	bool syn_ts_valid;
 	bool handshake_done;
 };

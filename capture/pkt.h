@@ -12,10 +12,10 @@
 
 /* LINKTYPE_* values (tcpdump.org/linktypes.html) the decoder understands. */
 enum pkt_linktype {
-	PKT_LINKTYPE_NULL = 0,       /* BSD loopback: 4-byte host-order AF */
+	PKT_LINKTYPE_NULL = 0, /* BSD loopback: 4-byte host-order AF */
 	PKT_LINKTYPE_ETHERNET = 1,
-	PKT_LINKTYPE_RAW = 101,      /* raw IPv4/IPv6, version nibble decides */
-	PKT_LINKTYPE_LOOP = 108,     /* OpenBSD loopback: network-order AF */
+	PKT_LINKTYPE_RAW = 101,	 /* raw IPv4/IPv6, version nibble decides */
+	PKT_LINKTYPE_LOOP = 108, /* OpenBSD loopback: network-order AF */
 	PKT_LINKTYPE_LINUX_SLL = 113,
 	PKT_LINKTYPE_IPV4 = 228,
 	PKT_LINKTYPE_IPV6 = 229,
@@ -39,19 +39,19 @@ enum pkt_dir {
 };
 
 struct pkt {
-	int64_t ts_ns;        /* capture time, ns since the Unix epoch */
-	const uint8_t *data;  /* caplen bytes, borrowed until the next read */
-	uint32_t caplen;      /* bytes present at data */
-	uint32_t wirelen;     /* original length on the wire (>= caplen) */
-	uint32_t linktype;    /* LINKTYPE_* of the interface it came from */
-	uint32_t iface;       /* interface index within its input (pcapng IDB) */
-	uint32_t queue;       /* RX/TX queue id when PKT_HAVE_QUEUE */
-	uint32_t epb_flags;   /* raw epb_flags when PKT_HAVE_FLAGS */
-	uint64_t dropcount;   /* epb_dropcount when PKT_HAVE_DROPCOUNT */
-	uint32_t have;        /* enum pkt_have bits */
-	uint32_t input;       /* index of the input file (merge order) */
-	uint32_t vantage;     /* observation point: flows are keyed by it (see source.h) */
-	uint64_t frame;       /* 1-based frame number within its input */
+	int64_t ts_ns;	     /* capture time, ns since the Unix epoch */
+	const uint8_t *data; /* caplen bytes, borrowed until the next read */
+	uint32_t caplen;     /* bytes present at data */
+	uint32_t wirelen;    /* original length on the wire (>= caplen) */
+	uint32_t linktype;   /* LINKTYPE_* of the interface it came from */
+	uint32_t iface;	     /* interface index within its input (pcapng IDB) */
+	uint32_t queue;	     /* RX/TX queue id when PKT_HAVE_QUEUE */
+	uint32_t epb_flags;  /* raw epb_flags when PKT_HAVE_FLAGS */
+	uint64_t dropcount;  /* epb_dropcount when PKT_HAVE_DROPCOUNT */
+	uint32_t have;	     /* enum pkt_have bits */
+	uint32_t input;	     /* index of the input file (merge order) */
+	uint32_t vantage;    /* observation point: flows are keyed by it (see source.h) */
+	uint64_t frame;	     /* 1-based frame number within its input */
 };
 
 #endif

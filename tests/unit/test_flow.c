@@ -134,11 +134,11 @@ static void test_expiry_and_drain(void)
 	uint64_t id = 0;
 	bool created;
 
-	get(t, 1, 1, false, 10, &id, &created);  /* id 1 */
-	get(t, 2, 1, false, 20, &id, &created);  /* id 2 */
+	get(t, 1, 1, false, 10, &id, &created);	 /* id 1 */
+	get(t, 2, 1, false, 20, &id, &created);	 /* id 2 */
 	get(t, 3, 1, false, 150, &id, &created); /* id 3 */
-	get(t, 1, 1, true, 160, &id, &created);  /* id 1 touched */
-	flow_expire(t, 200); /* id 2 idle since 20 */
+	get(t, 1, 1, true, 160, &id, &created);	 /* id 1 touched */
+	flow_expire(t, 200);			 /* id 2 idle since 20 */
 	CHECK_EQ_U(e.n, 1);
 	CHECK_EQ_U(e.ids[0], 2);
 	CHECK_EQ_U(e.why[0], FLOW_END_IDLE);
