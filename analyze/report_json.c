@@ -125,6 +125,7 @@ static json_t *jconn(const struct sum_conn *c)
 	json_object_set_new(o, "first_ts_ns", json_integer(c->first_ts));
 	json_object_set_new(o, "duration_s", jsec(dur));
 	json_object_set_new(o, "input", json_integer(c->first_input));
+	json_object_set_new(o, "last_input", json_integer(c->last_input));
 	json_object_set_new(o, "vantage", json_integer(c->vantage));
 	json_object_set_new(
 	    o, "frames",

@@ -85,6 +85,7 @@ struct sum_conn {
 	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */
 	int64_t first_ts, last_ts;
 	uint32_t first_input;		  /* input file of the first packet */
+	uint32_t last_input;		  /* input file of the last packet */
 	uint32_t vantage;		  /* observation point (analyze/source.h) */
 	uint64_t first_frame, last_frame; /* frame numbers within their input */
 	enum sum_state state;
