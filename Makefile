@@ -3,14 +3,13 @@
 #   make            build ./tcpsift (gcc, -Werror)
 #   make demo       install missing deps, build, analyze a bundled sample
 #   make check      deps, gcc + clang builds, ASan+UBSan test build, all tests
-#   make bench      benchmarks (long; see bench/RESULTS.md)
-#   make fuzz       build libFuzzer targets (clang) under build/fuzz
+#   make bench      benchmarks (long; results in bench/RESULTS.md)
+#   make fuzz       build the libFuzzer targets (clang) under build/fuzz
 #   make format     clang-format every source file in place
 #
-# Variants build out of tree: O=build/san SAN=1 builds the sanitizer tree.
+# Variants build out of tree: `make O=build/san SAN=1 tests` is the sanitizer tree.
 
 O        ?= build/rel
-CC       ?= gcc
 SAN      ?=
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
@@ -18,14 +17,15 @@ WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes \
             -Wmissing-prototypes -Werror
 CPPFLAGS += -D_GNU_SOURCE -I. -DTCPSIFT_VERSION='"$(VERSION)"'
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 $(WARN) -MMD -MP -pthread
 LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lm -pthread
 
 ifneq ($(SAN),)
-CFLAGS   += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined
 endif
+# CFLAGS (optimisation, debug) may be overridden; the rest always applies.
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 $(WARN) -MMD -MP -pthread $(SANFLAGS) $(FUZZFLAGS)
 
 LIB_SRC  := $(sort $(wildcard capture/*.c analyze/*.c tui/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
@@ -36,10 +36,11 @@ TOOL_BIN := $(TOOL_SRC:%.c=$(O)/%)
 BENCH_SRC:= $(sort $(wildcard bench/*.c))
 BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 20
 
-.PHONY: all build tests demo check check-build check-unit check-golden check-reader \
-        check-tshark check-public check-lab check-format check-layers check-docs \
-        bench fuzz format deps clean install
+.PHONY: all build tests demo deps check check-unit check-reader check-golden \
+        check-docs check-tshark check-public check-lab check-format check-layers \
+        check-fuzz bench fuzz format install clean
 
 all: tcpsift
 
@@ -57,15 +58,15 @@ $(O)/libtcpsift.a: $(LIB_OBJ)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(O)/tests/%: tests/%.c $(O)/libtcpsift.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
 
 $(O)/bench/%: bench/%.c $(O)/libtcpsift.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
 
 tests: $(O)/tcpsift $(UNIT_BIN) $(TOOL_BIN)
 
@@ -77,7 +78,7 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./tcpsift analyze samples/demo-http-loss.pcapng
 
-# make check: everything a change must pass. Order: cheap first.
+# Everything a change must pass, cheap steps first; ends with one tally line.
 check:
 	@scripts/deps.sh check
 	@rm -f build/check-results
@@ -87,6 +88,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab
+	@$(MAKE) --no-print-directory check-fuzz
 	@tests/summary.sh
 
 check-unit: tests
@@ -98,6 +100,9 @@ check-reader: tests
 check-golden: tests
 	@tests/golden/run.sh $(O)/tcpsift
 
+check-docs: tests
+	@tests/docs/run.sh $(O)/tcpsift
+
 check-tshark: tests
 	@tests/tshark/run.sh $(O)/tcpsift
 
@@ -107,28 +112,28 @@ check-public: tests
 check-lab: tests
 	@tests/lab/run.sh $(O)/tcpsift
 
-check-docs: tests
-	@tests/docs/run.sh $(O)/tcpsift
-
 check-format:
 	@scripts/check-format.sh
 
 check-layers:
 	@scripts/check-layers.sh
 
+# libFuzzer targets (clang); the library is built with coverage hooks.
+fuzz:
+	@$(MAKE) --no-print-directory O=build/fuzz CC=clang CFLAGS="-O1 -g" \
+	  FUZZFLAGS="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libtcpsift.a
+	@for f in $(FUZZ_SRC); do n=build/fuzz/$$(basename $$f .c); \
+	  clang $(CPPFLAGS) -std=gnu11 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -o $$n $$f build/fuzz/libtcpsift.a $(LDLIBS) || exit 1; done
+
+# A short run of every fuzzer, seeded from samples/ and the regression corpus.
+check-fuzz: fuzz
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory O=build/rel tcpsift $(BENCH_BIN) $(TOOL_BIN)
 	bench/run.sh
-
-fuzz:
-	@$(MAKE) --no-print-directory O=build/fuzz CC=clang \
-	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(O:build/rel=build/fuzz)/libtcpsift.a
-	@mkdir -p build/fuzz/tests/fuzz
-	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang $(CPPFLAGS) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -o build/fuzz/tests/fuzz/$$n $$f build/fuzz/libtcpsift.a $(LDLIBS) || exit 1; done
-	@echo "fuzzers in build/fuzz/tests/fuzz (see tests/fuzz/README.md)"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
