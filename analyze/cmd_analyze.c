@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze/decode.h"
 #include "analyze/engine.h"
 #include "analyze/report.h"
 #include "analyze/source.h"
@@ -277,6 +278,17 @@ static void progress_tick(struct progress *pr, const struct source *src, uint64_
 	pr->last_packets = packets;
 }
 
+/* Does the input have at least one interface of a link type we decode? */
+static bool input_decodable(const struct src_input *in)
+{
+	if (in->nifaces == 0)
+		return dec_linktype_supported(in->linktype);
+	for (unsigned k = 0; k < in->nifaces; k++)
+		if (dec_linktype_supported(in->ifaces[k].linktype))
+			return true;
+	return false;
+}
+
 int analyze_main(int argc, char **argv)
 {
 	struct analyze_cfg cfg = {.format = REP_TEXT, .progress = -1, .max_events = 100000};
@@ -361,6 +373,14 @@ int analyze_main(int argc, char **argv)
 			input_error = 1;
 			fprintf(stderr, "tcpsift analyze: %s: %s\n", inputs[k]->path,
 				inputs[k]->errmsg);
+		} else if (inputs[k]->packets && !input_decodable(inputs[k])) {
+			/* Nothing in it can be analysed: an error, not an empty report. */
+			input_error = 1;
+			fprintf(stderr,
+				"tcpsift analyze: %s: link type %u (%s) is not one tcpsift decodes "
+				"(Ethernet, Linux SLL/SLL2, BSD loopback, raw IP)\n",
+				inputs[k]->path, inputs[k]->linktype,
+				src_linktype_name(inputs[k]->linktype));
 		}
 	}
 	struct rep_run run = {
@@ -374,7 +394,7 @@ int analyze_main(int argc, char **argv)
 	    .nvantages = vantages ? nvantages : 0,
 	    .vantage_names = vantages,
 	};
-	if (!cfg.quiet && run.eng.malformed[-DEC_ERR_LINKTYPE])
+	if (!cfg.quiet && !input_error && run.eng.malformed[-DEC_ERR_LINKTYPE])
 		fprintf(stderr,
 			"tcpsift analyze: warning: %" PRIu64
 			" packets of a link type tcpsift cannot decode\n",

@@ -683,3 +683,22 @@ int dec_packet(const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint32_t 
 		return DEC_ERR_LINKTYPE;
 	}
 }
+
+bool dec_linktype_supported(uint32_t linktype)
+{
+	switch (linktype) {
+	case PKT_LINKTYPE_ETHERNET:
+	case PKT_LINKTYPE_LINUX_SLL:
+	case PKT_LINKTYPE_LINUX_SLL2:
+	case PKT_LINKTYPE_NULL:
+	case PKT_LINKTYPE_LOOP:
+	case PKT_LINKTYPE_RAW:
+	case PKT_LINKTYPE_DLT_RAW_OLD:
+	case PKT_LINKTYPE_DLT_RAW_OLD2:
+	case PKT_LINKTYPE_IPV4:
+	case PKT_LINKTYPE_IPV6:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -52,6 +52,9 @@ enum dec_status {
 #define DEC_MAX_VLAN	8  /* VLAN tags crossed before DEC_ERR_LINK_BAD */
 #define DEC_MAX_IP6_EXT 16 /* IPv6 extension headers walked before DEC_ERR_IP6_EXT */
 
+/* Whether dec_packet() decodes this LINKTYPE_* at all. */
+bool dec_linktype_supported(uint32_t linktype);
+
 /* Name of a status for reports: "tcp", "fragment", "ip_truncated", ... */
 const char *dec_status_name(int status);
 
