@@ -90,7 +90,8 @@ static void usage(FILE *f)
 	      "           reader; .gz/.bz2/.xz/.lzo content is detected and read via libwandio\n"
 	      "  -        the same from standard input (tcpdump -w - | tcpsift analyze -)\n"
 	      "  URI      other trace formats through libtrace: erf:FILE, legacyeth:FILE,\n"
-	      "           tsh:FILE, pcapfile:FILE (libtrace's own pcap reader) ...\n"
+	      "           legacypos:FILE, legacyatm:FILE, tsh:FILE, duck:FILE ...\n"
+	      "           (pcapfile:FILE and pcapng:FILE are read as FILE, by the reader above)\n"
 	      "\n"
 	      "Options:\n",
 	      f);

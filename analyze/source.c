@@ -265,13 +265,18 @@ struct source *src_open(const char *const *paths, unsigned n, const struct src_c
 		struct src_reader *r = &s->in[k];
 		r->info.path = paths[k];
 		r->need_read = true;
-		if (tf_is_uri(paths[k])) {
+		const char *path = paths[k];
+		/* pcap and pcapng named as libtrace URIs still go to our reader:
+		 * faster, and libtrace 3.0.22 lacks SLL2/NULL and caps caplen. */
+		if (strncmp(path, "pcapfile:", 9) == 0 || strncmp(path, "pcapng:", 7) == 0)
+			path = strchr(path, ':') + 1;
+		if (path == paths[k] && tf_is_uri(path)) {
 			r->tf = tf_open(paths[k], err, sizeof(err));
 			const char *colon = strchr(paths[k], ':');
 			snprintf(r->fmt, sizeof(r->fmt), "libtrace:%.*s",
 				 (int)(colon ? colon - paths[k] : 0), paths[k]);
 		} else {
-			r->sf = sf_open(paths[k], err, sizeof(err));
+			r->sf = sf_open(path, err, sizeof(err));
 			if (r->sf) {
 				snprintf(r->fmt, sizeof(r->fmt), "%s",
 					 sf_format_name(sf_format(r->sf)));

@@ -35,7 +35,7 @@ enum sf_format {
 
 enum sf_err {
 	SF_OK = 0,
-	SF_ERR_IO = -1,        /* read(2)/wandio failure */
+	SF_ERR_IO = -1,	       /* read(2)/wandio failure */
 	SF_ERR_FORMAT = -2,    /* not a capture file / unsupported version */
 	SF_ERR_CORRUPT = -3,   /* bogus length, bad block, option overrun */
 	SF_ERR_TRUNCATED = -4, /* file ends inside a record */
@@ -46,7 +46,7 @@ enum sf_err {
 struct sf_iface {
 	uint32_t linktype;
 	uint32_t snaplen;
-	char name[64];        /* if_name, "" if absent */
+	char name[64]; /* if_name, "" if absent */
 	/* Last ISB seen for this interface; have_* say which were present. */
 	uint64_t isb_ifrecv, isb_ifdrop, isb_osdrop;
 	unsigned have_ifrecv : 1, have_ifdrop : 1, have_osdrop : 1;
@@ -78,7 +78,13 @@ enum sf_format sf_format(const struct sf_reader *r);
 const char *sf_format_name(enum sf_format f); /* "pcap", "pcap-ns", "pcapng" */
 int sf_compressed(const struct sf_reader *r); /* 1 when read through libwandio */
 
-/* Interfaces seen so far (pcapng may add more later in the file). */
+/*
+ * Interfaces seen so far (pcapng may add more later in the file); after
+ * sf_open() there is at least one. Interface numbers are global in the
+ * file: each pcapng section's IDBs follow the previous sections', as
+ * pkt->iface counts them. The pointer is borrowed until the next sf_next()
+ * (a new IDB may move the table); NULL when i is out of range.
+ */
 unsigned sf_iface_count(const struct sf_reader *r);
 const struct sf_iface *sf_iface(const struct sf_reader *r, unsigned i);
 
