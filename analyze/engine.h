@@ -57,9 +57,12 @@ void eng_free(struct engine *e); /* NULL is a no-op */
 /* Longer than Linux keeps retransmitting before giving up (tcp_retries2 = 15:
  * 924.6 s), so an RTO backoff never splits a connection. */
 #define ENG_DEFAULT_IDLE_TIMEOUT_NS (930ll * 1000000000ll)
-/* Closed connections linger like TIME_WAIT (Linux TCP_TIMEWAIT_LEN, 60 s)
- * to absorb late retransmitted FINs and ACKs. */
-#define ENG_DEFAULT_CLOSED_LINGER_NS  (60ll * 1000000000ll)
+/* Closed connections (FIN both ways, or RST) linger 5 s of capture time:
+ * long enough for a few RTO backoffs of a lost last ACK or FIN (Linux
+ * TCP_RTO_MIN 200 ms), short enough that memory follows live connections at
+ * thousands of connections per second. A new SYN starts a new instance
+ * whether or not the old one is still in the table. */
+#define ENG_DEFAULT_CLOSED_LINGER_NS (5ll * 1000000000ll)
 #define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 
