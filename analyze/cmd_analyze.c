@@ -355,11 +355,15 @@ int analyze_main(int argc, char **argv)
 	uint64_t n = 0;
 	while (!analyze_stop && src_next(src, &p) > 0) {
 		eng_packet(eng, &p);
-		if (pr.on && (++n & 0xffff) == 0)
+		if ((++n & 0xffff) == 0 && pr.on)
 			progress_tick(&pr, src, n);
 	}
-	if (pr.on && n > 0xffff)
-		fputs("\r\033[K", stderr);
+	if (pr.on) {
+		double secs = now_s() - pr.start;
+		fprintf(stderr,
+			"\ranalyze: done, %" PRIu64 " packets in %.2f s (%.2f Mpkt/s)\033[K\n", n,
+			secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
+	}
 	eng_finish(eng);
 
 	const struct src_input **inputs = calloc(ninputs, sizeof(*inputs));

@@ -179,6 +179,8 @@ static inline uint32_t pad4(uint32_t n)
 static int sf_fail(struct sf_reader *r, int code, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+#define SF_NO_OFFSET UINT64_MAX /* errors about the file itself, not a place in it */
+
 /* Record the first error as "offset N: reason" and make it sticky. */
 static int sf_fail(struct sf_reader *r, int code, uint64_t off, const char *fmt, ...)
 {
@@ -187,7 +189,7 @@ static int sf_fail(struct sf_reader *r, int code, uint64_t off, const char *fmt,
 
 	if (r->err)
 		return r->err;
-	n = snprintf(r->msg, sizeof(r->msg), "offset %" PRIu64 ": ", off);
+	n = off == SF_NO_OFFSET ? 0 : snprintf(r->msg, sizeof(r->msg), "offset %" PRIu64 ": ", off);
 	if (n < 0 || (size_t)n >= sizeof(r->msg))
 		n = 0;
 	va_start(ap, fmt);
@@ -1057,13 +1059,14 @@ static int sf_open_input(struct sf_reader *r, const char *path)
 	} else {
 		r->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (r->fd == -1)
-			return sf_fail(r, SF_ERR_IO, 0, "open: %s", strerror(errno));
+			return sf_fail(r, SF_ERR_IO, SF_NO_OFFSET, "cannot open: %s",
+				       strerror(errno));
 		r->own_fd = 1;
 	}
 	if (fstat(r->fd, &st) == -1)
-		return sf_fail(r, SF_ERR_IO, 0, "fstat: %s", strerror(errno));
+		return sf_fail(r, SF_ERR_IO, SF_NO_OFFSET, "cannot stat: %s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return sf_fail(r, SF_ERR_IO, 0, "is a directory");
+		return sf_fail(r, SF_ERR_IO, SF_NO_OFFSET, "is a directory, not a capture file");
 	if (S_ISREG(st.st_mode)) {
 		off_t at = lseek(r->fd, 0, SEEK_CUR);
 

@@ -22,4 +22,32 @@ for w in "make demo" "make check"; do
 	grep -q "$w" README.md && t_pass "README: $w" || t_fail "README lacks '$w'"
 done
 w=$(groff -man -Tutf8 -ww -z man/tcpsift.1 2>&1); [ -z "$w" ] && t_pass "man page renders cleanly" || t_fail "man page warnings: $w"
+
+# Progress goes to stderr only, never into the report.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for _ in $(seq 40); do cat samples/demo-http-loss.pcapng; done >"$tmp/many.pcapng" # sections concatenate
+"$bin" analyze --json --progress "$tmp/many.pcapng" >"$tmp/out.json" 2>"$tmp/err"
+if grep -q 'analyze:.*packets' "$tmp/err" && python3 -m json.tool "$tmp/out.json" >/dev/null; then
+	t_pass "--progress on stderr, JSON intact"
+else
+	t_fail "--progress: stderr $(head -c 200 "$tmp/err")"
+fi
+"$bin" analyze --json "$tmp/many.pcapng" 2>"$tmp/err2" >/dev/null
+[ ! -s "$tmp/err2" ] && t_pass "no progress when stderr is not a terminal" ||
+	t_fail "progress printed to a non-terminal"
+# Garbage options: one line, exit 2.
+for args in "--nope" "--max-flows" "--max-flows abc" "--idle-timeout -1" "--rto-min x" ""; do
+	# shellcheck disable=SC2086
+	"$bin" analyze $args >/dev/null 2>"$tmp/e"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ]; then t_pass "usage error: '$args'"; else
+		t_fail "'analyze $args': exit $rc, $(wc -l <"$tmp/e") lines"; fi
+done
+"$bin" bogus-verb >/dev/null 2>&1
+[ $? -eq 2 ] && t_pass "unknown verb exits 2" || t_fail "unknown verb"
+"$bin" analyze /nonexistent/file.pcap >/dev/null 2>"$tmp/e"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "/nonexistent/file.pcap" "$tmp/e"; then t_pass "missing file exits 3 naming it"; else
+	t_fail "missing file: exit $rc"; fi
 t_done

@@ -543,9 +543,9 @@ static void test_pcap_errors(void)
 	bb_free(&b);
 
 	e = open_fails("/nonexistent/x.pcap");
-	CHECK_STR(e, "offset 0: open: No such file or directory");
+	CHECK_STR(e, "cannot open: No such file or directory");
 	e = open_fails(tmpdir);
-	CHECK_STR(e, "offset 0: is a directory");
+	CHECK_STR(e, "is a directory, not a capture file");
 }
 
 /* --- pcapng tests ---------------------------------------------------------- */
