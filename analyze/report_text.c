@@ -1,6 +1,7 @@
 /* report_text.c - the human report: findings first, then a connection table (100 columns). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "analyze/report.h"
@@ -63,16 +64,31 @@ static const struct sum_rtt *best_rtt(const struct sum_conn *c)
 	return best;
 }
 
-/* "conn 3 (frames 10-44), conn 7 (...)" for the first connections matching. */
-static void examples(FILE *out, const struct rep_data *d,
-		     uint64_t (*metric)(const struct sum_conn *c))
+/* A uint64_t counter of struct sum_dir, named by its offset. */
+#define DIR_METRIC(field) offsetof(struct sum_dir, field)
+
+/* The counter at offset metric, summed over both directions of c. */
+static uint64_t both_dirs(const struct sum_conn *c, size_t metric)
+{
+	uint64_t v = 0;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		uint64_t x;
+		memcpy(&x, (const char *)&c->dir[k] + metric, sizeof(x));
+		v += x;
+	}
+	return v;
+}
+
+/* "in conn 3 (N, frames 10-44), conn 7 (...)": the first connections with it. */
+static void examples(FILE *out, const struct rep_data *d, size_t metric)
 {
 	unsigned shown = 0;
 	size_t more = 0;
 
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct sum_conn *c = &d->conns[k];
-		uint64_t v = metric(c);
+		uint64_t v = both_dirs(c, metric);
 		if (!v)
 			continue;
 		if (shown == TEXT_EXAMPLES) {
@@ -87,36 +103,6 @@ static void examples(FILE *out, const struct rep_data *d,
 		fprintf(out, " and %zu more", more);
 	if (shown)
 		fputc('\n', out);
-}
-
-static uint64_t m_retrans(const struct sum_conn *c)
-{
-	return c->dir[0].retrans + c->dir[1].retrans;
-}
-
-static uint64_t m_ooo(const struct sum_conn *c)
-{
-	return c->dir[0].out_of_order + c->dir[1].out_of_order;
-}
-
-static uint64_t m_unseen(const struct sum_conn *c)
-{
-	return c->dir[0].unseen_bytes + c->dir[1].unseen_bytes;
-}
-
-static uint64_t m_zero(const struct sum_conn *c)
-{
-	return c->dir[0].zero_windows + c->dir[1].zero_windows;
-}
-
-static uint64_t m_oversize(const struct sum_conn *c)
-{
-	return c->dir[0].oversize + c->dir[1].oversize;
-}
-
-static uint64_t m_dsack(const struct sum_conn *c)
-{
-	return c->dir[0].dsack_blocks + c->dir[1].dsack_blocks;
 }
 
 static void write_inputs(FILE *out, const struct rep_run *run)
@@ -168,7 +154,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			fprintf(out, "%" PRIu64 ")\n", drops);
 		else
 			fputs("none in the file)\n", out);
-		examples(out, d, m_unseen);
+		examples(out, d, DIR_METRIC(unseen_bytes));
 	}
 	if (t->retrans) {
 		any = true;
@@ -177,7 +163,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			", RTO %" PRIu64 ", other %" PRIu64 "; spurious %" PRIu64 ")\n",
 			t->retrans, t->conns_with_retrans, t->conns_with_retrans == 1 ? "" : "s",
 			t->fast, t->rto, t->retrans - t->fast - t->rto, t->spurious);
-		examples(out, d, m_retrans);
+		examples(out, d, DIR_METRIC(retrans));
 	}
 	if (t->ooo) {
 		any = true;
@@ -186,7 +172,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			"TSval %" PRIu64 ", IP ID %" PRIu64 ", timing %" PRIu64 ")\n",
 			t->ooo, t->ooo_by[SUM_BY_TSVAL], t->ooo_by[SUM_BY_IPID],
 			t->ooo_by[SUM_BY_TIMING]);
-		examples(out, d, m_ooo);
+		examples(out, d, DIR_METRIC(out_of_order));
 	}
 	if (t->zero_windows) {
 		any = true;
@@ -194,7 +180,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			"  zero window: %" PRIu64 " advertisements, %" PRIu64
 			" episodes, %.3f s with the receiver's window closed\n",
 			t->zero_windows, t->zw_episodes, (double)t->zw_time_ns / 1e9);
-		examples(out, d, m_zero);
+		examples(out, d, DIR_METRIC(zero_windows));
 	}
 	if (t->dsack) {
 		any = true;
@@ -202,7 +188,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			"  D-SACK: %" PRIu64 " blocks: the receiver got the same bytes twice "
 			"(spurious retransmission or duplication)\n",
 			t->dsack);
-		examples(out, d, m_dsack);
+		examples(out, d, DIR_METRIC(dsack_blocks));
 	}
 	if (t->oversize) {
 		any = true;
@@ -210,7 +196,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			"  oversize segments: %" PRIu64 " larger than the MSS: captured on a host "
 			"with TSO/GSO/GRO,\n      so segment sizes are not what was on the wire\n",
 			t->oversize);
-		examples(out, d, m_oversize);
+		examples(out, d, DIR_METRIC(oversize));
 	}
 	if (!any)
 		fputs("  none: no retransmission, reordering, capture loss or zero window\n", out);
@@ -256,8 +242,9 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 		fprintf(out,
 			"%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64
 			" %-13s %s%s%s\n",
-			c->id, cl, sv, dur, up, down, m_retrans(c), m_ooo(c), rtt,
-			sum_state_name(c->state), c->evicted ? "*" : "", where);
+			c->id, cl, sv, dur, up, down, both_dirs(c, DIR_METRIC(retrans)),
+			both_dirs(c, DIR_METRIC(out_of_order)), rtt, sum_state_name(c->state),
+			c->evicted ? "*" : "", where);
 	}
 	if (d->tot.conns_evicted)
 		fputs("  * evicted under --max-flows: statistics cover only part of it\n", out);
