@@ -441,3 +441,63 @@ lab_nstat()
 	NSTAT_HISTORY="$LAB_TMP/nstat.$1" ip netns exec "$1" nstat -sz "$2" |
 		awk -v c="$2" '$1 == c { v = $2 } END { print v + 0 }'
 }
+
+# lab_nft_drop_nflog NS HOOK PERCENT GROUP [MATCH...]
+# lab_nft_drop, plus a copy of every dropped packet (first 120 bytes) to NFLOG
+# group GROUP: capture it in NS with `tcpdump -i nflog:GROUP` to know exactly
+# which packets were dropped. queue-threshold 1 hands each one over at once
+# (without it most are never logged). Same table as lab_nft_drop, so
+# lab_nft_counter counts these drops too.
+lab_nft_drop_nflog()
+{
+	local ns=$1 hook=$2 pct=$3 group=$4 family=inet chain dev=""
+	shift 4
+	local match="$*"
+
+	case $hook in
+	ingress:* | egress:*)
+		family=netdev
+		dev=${hook#*:}
+		hook=${hook%%:*}
+		;;
+	prerouting | input | forward | output | postrouting) ;;
+	*)
+		lab_log "lab_nft_drop_nflog: bad hook $hook"
+		return 1
+		;;
+	esac
+	chain="drop_log_$hook${dev:+_${dev//-/_}}"
+	ip netns exec "$ns" nft -f - <<NFT
+table $family lab_loss {
+	chain $chain {
+		type filter hook $hook ${dev:+device "$dev"} priority 0; policy accept;
+		$match numgen random mod 100 < $pct counter log group $group snaplen 120 queue-threshold 1 drop
+	}
+}
+NFT
+}
+
+# lab_json FILE PATH...: print one value per PATH from a JSON document, PATH
+# being dot-separated keys and list indexes (connections.0.s2c.unique_bytes);
+# "null" for JSON null, nothing and status 1 when a PATH is missing.
+lab_json()
+{
+	python3 - "$@" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    doc = json.load(f)
+rc = 0
+for path in sys.argv[2:]:
+    v = doc
+    try:
+        for k in path.split("."):
+            v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        print(f"lab_json: no {path} in {sys.argv[1]}", file=sys.stderr)
+        rc = 1
+        continue
+    print("null" if v is None else json.dumps(v) if isinstance(v, (dict, list)) else
+          str(v).lower() if isinstance(v, bool) else v)
+sys.exit(rc)
+PY
+}
