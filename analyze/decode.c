@@ -474,6 +474,11 @@ static int dec_ipv4(const uint8_t *p, uint32_t cap, uint32_t wire, struct dec_pa
 		/* TSO/GSO or BIG TCP frame captured before segmentation (tcpdump). */
 		tot = wire;
 		d->ip_len_presumed = true;
+	} else if (tot > wire && tot >= hlen && d->encap_len_bound) {
+		/* The encapsulation's own length (PPPoE, RFC 2516) is the
+		 * authority: the IP header overstates, so read what is there. */
+		tot = wire;
+		d->ip_len_clamped = true;
 	} else if (tot < hlen || tot > wire) {
 		return DEC_ERR_IP_BAD;
 	}
@@ -509,6 +514,9 @@ static int dec_ipv6(const uint8_t *p, uint32_t cap, uint32_t wire, struct dec_pa
 		/* RFC 2675 jumbogram or BIG TCP: as for IPv4 length 0, trust the frame. */
 		tot = wire;
 		d->ip_len_presumed = true;
+	} else if (tot > wire - IP6_HLEN && d->encap_len_bound) {
+		tot = wire; /* as for IPv4: the PPPoE length is the authority */
+		d->ip_len_clamped = true;
 	} else if (tot > wire - IP6_HLEN) {
 		return DEC_ERR_IP_BAD;
 	} else {
@@ -544,6 +552,15 @@ static int dec_pppoe(const uint8_t *p, uint32_t cap, uint32_t wire, struct dec_p
 			return DEC_ERR_LINK_TRUNC;
 		proto = ld_be16(p + 6);
 	}
+	/* LENGTH counts the PPP protocol field and the payload: bytes past it
+	 * are Ethernet padding, never data (RFC 2516 4). */
+	uint32_t len = 6u + ld_be16(p + 4);
+	if (len < hlen || len > wire)
+		return DEC_ERR_LINK_BAD;
+	wire = len;
+	if (cap > len)
+		cap = len;
+	d->encap_len_bound = true;
 	switch (proto) {
 	case PPP_IPV4:
 		return dec_ipv4(p + hlen, cap - hlen, wire - hlen, d);

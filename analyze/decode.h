@@ -133,6 +133,8 @@ struct dec_packet {
 	uint16_t ip_id;	      /* IPv4 identification (0 for IPv6) */
 	bool ip_df;	      /* IPv4 Don't Fragment */
 	bool ip_len_presumed; /* IP length field 0: l3_len taken from wirelen */
+	bool ip_len_clamped;  /* IP length beyond the PPPoE payload: cut to it, as Wireshark */
+	bool encap_len_bound; /* wire length bounded by an encapsulation's length field */
 	uint8_t l4proto;      /* IPPROTO_* after extension headers */
 	uint32_t l3_len;      /* IP packet length on the wire (header + payload) */
 	/* L4: keep every L2/L3 field above, dec_packet() zeroes up to here */

@@ -81,8 +81,7 @@ static bool ports_look_like_server(uint16_t port, uint16_t other)
 	return port < other;
 }
 
-void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
-		   const struct pkt *p)
+void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
 {
 	memset(c, 0, sizeof(*c));
 	struct sum_conn *i = &c->info;
@@ -111,7 +110,7 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
 		i->server_port = t->sport;
 	}
 	i->first_ts = i->last_ts = p->ts_ns;
-	i->first_input = p->input;
+	i->first_input = i->last_input = p->input;
 	i->vantage = p->vantage;
 	i->first_frame = i->last_frame = p->frame;
 	i->handshake_rtt_ns = -1;
@@ -320,8 +319,8 @@ static uint32_t holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struc
  * The peer acknowledged up to ack: holes below it reached the receiver
  * without passing the capture point (or the capture dropped them).
  */
-static void holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack,
-			const struct pkt *p, const struct sum_sink *sink)
+static void holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, const struct pkt *p,
+			const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
 
@@ -343,7 +342,8 @@ static void holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack,
 		e.bytes = bytes;
 		e.rel_seq = o->start - h->base;
 		/* Segments estimated with the largest segment seen this way. */
-		uint32_t mss = h->st.max_payload ? h->st.max_payload : (h->st.mss ? h->st.mss : 1460);
+		uint32_t mss =
+		    h->st.max_payload ? h->st.max_payload : (h->st.mss ? h->st.mss : 1460);
 		e.segments = (bytes + mss - 1) / mss;
 		emit(sink, &e);
 		if (seq_ge(hi, o->end)) {
@@ -429,9 +429,9 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 			const struct pkt *p, const struct sum_sink *sink)
 {
 	const struct dec_tcp *t = &d->tcp;
-	struct tcp_half *h = &c->half[dir];     /* the ACK sender */
-	enum sum_dir_id odir = (enum sum_dir_id)!dir;
-	struct tcp_half *o = &c->half[odir];    /* whose data is ACKed */
+	struct tcp_half *h = &c->half[dir]; /* the ACK sender */
+	enum sum_dir_id odir = (enum sum_dir_id) !dir;
+	struct tcp_half *o = &c->half[odir]; /* whose data is ACKed */
 	uint32_t ack = t->ack;
 	bool syn_fin_rst = t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST);
 
@@ -471,9 +471,9 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		h->st.sack_acks++;
 		/* RFC 2883 sec. 4: the first block reports a duplicate when it lies
 		 * below the cumulative ACK or inside the second block. */
-		bool dsack = seq_le(b[0].right, ack) ||
-			     (t->opt.nsack > 1 && seq_ge(b[0].left, b[1].left) &&
-			      seq_le(b[0].right, b[1].right));
+		bool dsack =
+		    seq_le(b[0].right, ack) || (t->opt.nsack > 1 && seq_ge(b[0].left, b[1].left) &&
+						seq_le(b[0].right, b[1].right));
 		if (dsack) {
 			struct sum_event e;
 			h->st.dsack_blocks++;
@@ -490,9 +490,8 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	h->last_win_raw = t->window;
 	h->have_last_ack = true;
 
-	if (o->st.isn_known && !c->handshake_done && dir == SUM_C2S &&
-	    !(t->flags & DEC_TH_SYN) && c->half[SUM_S2C].syn_seen &&
-	    ack == c->half[SUM_S2C].st.isn + 1) {
+	if (o->st.isn_known && !c->handshake_done && dir == SUM_C2S && !(t->flags & DEC_TH_SYN) &&
+	    c->half[SUM_S2C].syn_seen && ack == c->half[SUM_S2C].st.isn + 1) {
 		c->handshake_done = true;
 		if (c->syn_ts_valid)
 			c->info.handshake_rtt_ns = p->ts_ns - c->syn_ts;
@@ -523,7 +522,7 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	} else if (t->window != 0 && h->in_zero_window) {
 		struct sum_event e;
 		/* The event belongs to the data direction the zero window stopped. */
-		event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id)!dir, p);
+		event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id) !dir, p);
 		e.ts = h->zw_start;
 		e.duration_ns = p->ts_ns - h->zw_start;
 		e.frame_first = h->zw_frame;
@@ -564,7 +563,8 @@ static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 }
 
 static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *prm,
-			 const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink)
+			 const struct dec_packet *d, const struct pkt *p,
+			 const struct sum_sink *sink)
 {
 	const struct dec_tcp *t = &d->tcp;
 	struct tcp_half *h = &c->half[dir];
@@ -575,9 +575,9 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 	uint32_t end = seq + len + syn + fin;
 	int64_t gap = h->last_ts ? p->ts_ns - h->last_ts : 0;
 
-	if (end == seq)
-		return; /* pure ACK / RST: no sequence space */
-
+	/* A pure ACK places snd_nxt too: in a capture that starts after the
+	 * handshake, the receiver of a download may never send a byte, and the
+	 * duplicate-ACK rule needs its snd_nxt. */
 	if (!h->have_nxt) {
 		if (!syn)
 			h->base = seq;
@@ -585,12 +585,17 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		h->have_nxt = true;
 	}
 
+	/* Before the pure-ACK return: the usual keep-alive (and Linux's
+	 * zero-window probe, the same packet) carries no byte at all. */
 	if (len <= 1 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST)) &&
 	    seq == h->snd_nxt - 1) {
 		h->st.keepalives++;
 		h->keepalive_pending = true;
 		return;
 	}
+
+	if (end == seq)
+		return; /* pure ACK / RST: no sequence space */
 
 	if (len) {
 		h->st.data_packets++;
@@ -627,12 +632,6 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		h->high_has_ipid = d->src.family == 4;
 		h->high_ipid = d->ip_id;
 		sent_push(h, end, p->ts_ns);
-		/* Window full (Wireshark's rule): the segment reaches the right
-		 * edge of the window R last advertised. Needs a known scale. */
-		if (len && r->have_last_ack && c->info.wscale_known &&
-		    (uint64_t)(uint32_t)(seq + len - r->last_ack) ==
-			    scaled_window(c, r, r->last_win_raw, false))
-			h->st.window_full++;
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
 		count_retrans(h, r, prm, seq, end, len, gap); /* SYN retransmitted */
 	} else {
@@ -661,6 +660,14 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		}
 	}
 
+	/* Window full (Wireshark's rule): the segment, new data or not (a tail
+	 * loss probe re-sends the last one), reaches the right edge of the
+	 * window R last advertised. Needs a known scale. */
+	if (len && r->have_last_ack && c->info.wscale_known &&
+	    (uint64_t)(uint32_t)(seq + len - r->last_ack) ==
+		scaled_window(c, r, r->last_win_raw, false))
+		h->st.window_full++;
+
 	if (h->have_una) {
 		uint64_t inflight = (uint32_t)(h->snd_nxt - h->snd_una);
 		if (seq_ge(h->snd_nxt, h->snd_una) && inflight > h->st.max_in_flight)
@@ -686,6 +693,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	if (p->ts_ns < i->first_ts)
 		i->first_ts = p->ts_ns;
 	i->last_frame = p->frame;
+	i->last_input = p->input;
 	if (p->have & PKT_HAVE_QUEUE) {
 		i->queues_known = true;
 		if (p->queue < 64)
@@ -746,7 +754,7 @@ void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
 			continue;
 		struct sum_event e;
 		struct pkt p = {.ts_ns = c->info.last_ts, .frame = c->info.last_frame};
-		event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id)!dir, &p);
+		event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id) !dir, &p);
 		e.ts = h->zw_start;
 		e.duration_ns = c->info.last_ts - h->zw_start;
 		e.frame_first = h->zw_frame;

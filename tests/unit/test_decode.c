@@ -400,6 +400,35 @@ static void test_pppoe(void)
 	mk_eth(&o, NULL, NULL, 0, 0x8864, &pp);
 	CHECK_EQ_U(decode_buf(&o, PKT_LINKTYPE_ETHERNET, &d), DEC_ERR_LINK_BAD);
 
+	/* An IP total length 6 bytes past the PPPoE payload, then Ethernet
+	 * padding (the public pppoe-over-qinq ACKs): PPPoE LENGTH bounds the
+	 * packet, so the padding is not payload. */
+	mk_tcp(&t, NULL, 0, 0);
+	mk_ip4(&ip, 6, &t, 0, 0, -1);
+	mk_pppoe(&pp, 0x11, 0x0021, false, &ip);
+	pp.b[8 + 2] = 0;
+	pp.b[8 + 3] = (uint8_t)(ip.n + 6);
+	put_fill(&pp, 0, 6);
+	mk_eth(&o, NULL, NULL, 0, 0x8864, &pp);
+	CHECK_EQ_U(decode_buf(&o, PKT_LINKTYPE_ETHERNET, &d), DEC_TCP);
+	CHECK_EQ_U(d.tcp.payload_len, 0);
+	CHECK(d.ip_len_clamped);
+	CHECK_EQ_U(d.l3_len, 40);
+	/* Correct lengths with padding after: not clamped, no payload. */
+	mk_pppoe(&pp, 0x11, 0x0021, false, &ip);
+	put_fill(&pp, 0, 6);
+	mk_eth(&o, NULL, NULL, 0, 0x8864, &pp);
+	CHECK_EQ_U(decode_buf(&o, PKT_LINKTYPE_ETHERNET, &d), DEC_TCP);
+	CHECK_EQ_U(d.tcp.payload_len, 0);
+	CHECK(!d.ip_len_clamped);
+	/* A PPPoE LENGTH beyond the frame is a bad link header. */
+	mk_pppoe(&pp, 0x11, 0x0021, false, &ip);
+	pp.b[4] = 0x05;
+	mk_eth(&o, NULL, NULL, 0, 0x8864, &pp);
+	CHECK_EQ_U(decode_buf(&o, PKT_LINKTYPE_ETHERNET, &d), DEC_ERR_LINK_BAD);
+	mk_tcp(&t, NULL, 0, 33);
+	mk_ip4(&ip, 6, &t, 0, 0, -1);
+
 	mk_pppoe(&pp, 0x11, 0x0021, false, &ip); /* discovery stage ethertype */
 	mk_eth(&o, NULL, NULL, 0, 0x8863, &pp);
 	CHECK_EQ_U(decode_buf(&o, PKT_LINKTYPE_ETHERNET, &d), DEC_NOT_IP);

@@ -26,9 +26,9 @@ struct seg {
 	uint32_t seq, ack, len;
 	uint16_t win;
 	int64_t t_us;
-	int ts;          /* 1: carry TSval/TSecr */
+	int ts; /* 1: carry TSval/TSecr */
 	uint32_t tsval, tsecr;
-	int ipid;        /* -1: 0 */
+	int ipid; /* -1: 0 */
 	uint8_t nsack;
 	uint32_t sack[8];
 	int mss, wscale, sackok;
@@ -115,8 +115,8 @@ enum { S = DEC_TH_SYN, A = DEC_TH_ACK, F = DEC_TH_FIN, P = DEC_TH_PSH, R = DEC_T
 static void handshake(struct convo *v, int ts)
 {
 	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, ts, 1, 0, 0, 0, {0}, 1000, 3, 1});
-	send_seg(v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, 100, ts, 100, 1, 0, 0, {0},
-				  1000, 3, 1});
+	send_seg(v, &(struct seg){
+			S2C, S | A, IRS, ISS + 1, 0, 1000, 100, ts, 100, 1, 0, 0, {0}, 1000, 3, 1});
 	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, 200, ts, 2, 100});
 }
 
@@ -258,8 +258,8 @@ static void test_dupacks_fast_and_rto(void)
 	convo_init(&v, 6);
 	handshake(&v, 0);
 	for (uint32_t k = 0; k < 5; k++)
-		send_seg(&v, &(struct seg){C2S, A, ISS + 1 + k * 100, IRS + 1, 100, 1000,
-					   1000 + k});
+		send_seg(&v,
+			 &(struct seg){C2S, A, ISS + 1 + k * 100, IRS + 1, 100, 1000, 1000 + k});
 	/* Segment 0 was seen, yet the receiver says it is missing: three
 	 * duplicates of the ACK the SYN/ACK carried. */
 	for (int k = 0; k < 3; k++)
@@ -345,7 +345,18 @@ static void test_zero_window_keepalive_dsack(void)
 	/* Keep-alive: one byte at snd_nxt - 1. */
 	send_seg(&v, &(struct seg){C2S, A, ISS + 1000, IRS + 1, 1, 1000, 300000});
 	/* D-SACK: a block below the cumulative ACK. */
-	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 500, 300100, 0, 0, 0, 0, 1,
+	send_seg(&v, &(struct seg){S2C,
+				   A,
+				   IRS + 1,
+				   ISS + 1001,
+				   0,
+				   500,
+				   300100,
+				   0,
+				   0,
+				   0,
+				   0,
+				   1,
 				   {ISS + 1000, ISS + 1001}});
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[S2C].zero_windows, 2);
@@ -361,6 +372,48 @@ static void test_zero_window_keepalive_dsack(void)
 			CHECK_EQ_U(v.ev[k].dir, C2S);
 		}
 	CHECK(zw);
+}
+
+/* zero-window.pcap frames 44/46: Linux's probe is a bare ACK at snd_nxt - 1. */
+static void test_bare_keepalive(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 1100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1000, IRS + 1, 0, 1000, 300000});
+	/* The answer repeats the last ACK by design: not a duplicate ACK. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 300100});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].keepalives, 1);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	CHECK_EQ_U(s.dir[C2S].pure_acks, 2);
+	CHECK_EQ_U(s.dir[S2C].dup_acks, 0);
+}
+
+/* zero-window.pcap frame 38: a tail loss probe re-sends the segment that
+ * filled the window; it reaches the right edge again. */
+static void test_window_full_retransmission(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	/* Window 1000 << 2 = 4000 bytes from ISS + 1. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 0, 1000, 300});
+	for (uint32_t k = 0; k < 4; k++)
+		send_seg(&v,
+			 &(struct seg){C2S, A, ISS + 1 + k * 1000, IRS + 1, 1000, 1000, 1000 + k});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 3001, IRS + 1, 1000, 1000, 8000});
+	/* Not window full: the end is below the edge. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 300000});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].retrans, 2);
+	CHECK_EQ_U(s.dir[C2S].window_full, 2);
 }
 
 static void test_new_instance(void)
@@ -400,6 +453,29 @@ static void test_midstream_roles(void)
 	CHECK_EQ_U(s.state, SUM_STATE_OPEN);
 }
 
+/* demo-http-loss.pcapng cut after the request (editcap -r ... 10-2148): the
+ * client only ACKs, yet its 46 duplicate ACKs need its snd_nxt. */
+static void test_midstream_pure_ack_dupacks(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	send_seg(&v, &(struct seg){S2C, A, 777, 888, 100, 1000, 0});
+	send_seg(&v, &(struct seg){C2S, A, 888, 877, 0, 1000, 100});
+	/* 877..977 is lost: two segments above it, each answered by a dup ACK. */
+	send_seg(&v, &(struct seg){S2C, A, 977, 888, 100, 1000, 200});
+	send_seg(&v, &(struct seg){C2S, A, 888, 877, 0, 1000, 300});
+	send_seg(&v, &(struct seg){S2C, A, 1077, 888, 100, 1000, 400});
+	send_seg(&v, &(struct seg){C2S, A, 888, 877, 0, 1000, 500});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].dup_acks, 2);
+	CHECK_EQ_U(s.dir[C2S].unique_bytes, 0);
+	CHECK_EQ_U(s.dir[C2S].keepalives, 0);
+	CHECK_EQ_U(s.dir[C2S].lost_segments, 0);
+	CHECK_EQ_U(s.dir[S2C].lost_segments, 1);
+}
+
 int main(void)
 {
 	test_seq();
@@ -411,7 +487,10 @@ int main(void)
 	test_capture_loss_and_spurious();
 	test_wrap();
 	test_zero_window_keepalive_dsack();
+	test_bare_keepalive();
+	test_window_full_retransmission();
 	test_new_instance();
 	test_midstream_roles();
+	test_midstream_pure_ack_dupacks();
 	return unit_done("tcp");
 }
