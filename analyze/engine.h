@@ -62,7 +62,7 @@ void eng_free(struct engine *e); /* NULL is a no-op */
  * TCP_RTO_MIN 200 ms), short enough that memory follows live connections at
  * thousands of connections per second. A new SYN starts a new instance
  * whether or not the old one is still in the table. */
-#define ENG_DEFAULT_CLOSED_LINGER_NS (5ll * 1000000000ll)
+#define ENG_DEFAULT_CLOSED_LINGER_NS  (5ll * 1000000000ll)
 #define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 

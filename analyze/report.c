@@ -50,6 +50,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 		t->dsack += d->dsack_blocks;
 		t->oversize += d->oversize;
 		t->lost_segments += d->lost_segments;
+		t->lost_upstream += d->lost_upstream;
 		t->ack_reordering += d->ack_reordering;
 	}
 	t->retrans += retr;

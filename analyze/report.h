@@ -63,7 +63,7 @@ void rep_free(struct report *r); /* NULL is a no-op */
 struct rep_totals {
 	uint64_t retrans, fast, rto, spurious, ooo, dup_acks, zero_windows, zw_episodes;
 	uint64_t window_full, keepalives, acked_unseen, unseen_bytes, capture_loss_segments;
-	uint64_t dsack, oversize, lost_segments, ack_reordering;
+	uint64_t dsack, oversize, lost_segments, lost_upstream, ack_reordering;
 	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
 	int64_t zw_time_ns;
 	uint64_t ooo_by[SUM_BY_COUNT];

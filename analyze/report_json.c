@@ -62,6 +62,7 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 			    json_integer((json_int_t)d->spurious_retrans));
 	json_object_set_new(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
 	json_object_set_new(o, "lost_segments", json_integer((json_int_t)d->lost_segments));
+	json_object_set_new(o, "lost_upstream", json_integer((json_int_t)d->lost_upstream));
 	json_object_set_new(o, "dup_acks", json_integer((json_int_t)d->dup_acks));
 	json_object_set_new(o, "ack_reordering", json_integer((json_int_t)d->ack_reordering));
 	json_object_set_new(o, "zero_windows", json_integer((json_int_t)d->zero_windows));
@@ -276,15 +277,16 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	json_object_set_new(o, "events_dropped", json_integer((json_int_t)d->events_dropped));
 	json_object_set_new(
 	    o, "counts",
-	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
 		      "fast_retransmissions", (json_int_t)t->fast, "rto_retransmissions",
 		      (json_int_t)t->rto, "spurious_retransmissions", (json_int_t)t->spurious,
 		      "dup_acks", (json_int_t)t->dup_acks, "zero_windows",
 		      (json_int_t)t->zero_windows, "window_full", (json_int_t)t->window_full,
 		      "keepalives", (json_int_t)t->keepalives, "acked_unseen",
 		      (json_int_t)t->acked_unseen, "unseen_bytes", (json_int_t)t->unseen_bytes,
-		      "lost_segments", (json_int_t)t->lost_segments, "zero_window_time_s",
-		      jsec(t->zw_time_ns), "zero_window_episodes", (json_int_t)t->zw_episodes));
+		      "lost_segments", (json_int_t)t->lost_segments, "lost_upstream",
+		      (json_int_t)t->lost_upstream, "zero_window_time_s", jsec(t->zw_time_ns),
+		      "zero_window_episodes", (json_int_t)t->zw_episodes));
 	json_object_set_new(o, "findings", findings);
 	return o;
 }

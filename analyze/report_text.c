@@ -160,9 +160,14 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		any = true;
 		fprintf(out,
 			"  retransmissions: %" PRIu64 " in %" PRIu64 " connection%s (fast %" PRIu64
-			", RTO %" PRIu64 ", other %" PRIu64 "; spurious %" PRIu64 ")\n",
+			", RTO %" PRIu64 ", other %" PRIu64 "; spurious %" PRIu64 ")\n"
+			"      %" PRIu64
+			" re-sent bytes the capture never saw: lost upstream of the "
+			"capture point;\n      %" PRIu64
+			" re-sent bytes it had seen: lost downstream of it, or spurious\n",
 			t->retrans, t->conns_with_retrans, t->conns_with_retrans == 1 ? "" : "s",
-			t->fast, t->rto, t->retrans - t->fast - t->rto, t->spurious);
+			t->fast, t->rto, t->retrans - t->fast - t->rto, t->spurious,
+			t->lost_upstream, t->retrans - t->lost_upstream);
 		examples(out, d, DIR_METRIC(retrans));
 	}
 	if (t->ooo) {

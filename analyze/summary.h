@@ -42,6 +42,7 @@ struct sum_dir {
 	uint64_t fast_retrans;	   /* after >= 3 dup ACKs or within SACK recovery */
 	uint64_t rto_retrans;	   /* after a silence >= the estimated RTO */
 	uint64_t spurious_retrans; /* bytes already cumulatively ACKed */
+	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */
 	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */
 	uint64_t lost_segments;	   /* a gap opened: "previous segment not captured" */
 	uint64_t dup_acks;	   /* duplicate ACKs this side sent */

@@ -657,6 +657,11 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 			emit(sink, &e);
 		} else {
 			count_retrans(h, r, prm, seq, end, len, gap);
+			/* Filling a gap: the original never passed the capture
+			 * point, so it was lost upstream of it (or by the capture,
+			 * which ACKs of the gap would have shown instead). */
+			if (unseen == span)
+				h->st.lost_upstream++;
 		}
 	}
 
