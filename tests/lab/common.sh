@@ -13,10 +13,24 @@
 #   lab_wait "$srv"
 #   lab_capture_stop "$LAB_CAP_PID"       # waits >= 1.5 s first (TPACKET_V3)
 #
+# A scenario (tests/lab/foundation-*.sh, run as SCRIPT TCPSIFT [LAB_PEER]):
+#
+#   lab_scenario_init NAME tcpdump ethtool -- "$@"   # LAB_BIN, LAB_PEER; 77 SKIP
+#   lab_pair demo; lab_pair_offloads_off             # (lab_chain_offloads_off)
+#   lab_capture_start "$LAB_NS_A" tcpdump -i "$LAB_IF_A" -s 128 -w "$cap" tcp
+#   lab_transfer "$LAB_NS_B" "$LAB_IP4_B:5001" "$LAB_NS_A" "$LAB_IP4_A:40001" \
+#       30 download 100000 --pacing-rate 20M        # lab-peer server + client
+#   lab_capture_analyze "$LAB_CAP_PID" "$cap" "$json" # stop, run tcpsift
+#   read -r n st < <(lab_values "$json" summary.connections connections.0.state)
+#   lab_check "connections $n != 1" "$n" = 1         # [ TEST ] || lab_fail MSG
+#   lab_verdict "connections $n (1), state $st"      # "NAME: ...", FAIL lines, exit
+#
 # Also: lab_netns (one namespace, lo only), lab_chain (A <-> router R <-> B),
 # lab_ns/lab_run/lab_bg/lab_wait/lab_kill (processes in a namespace),
-# lab_nft_drop/lab_nft_counter (random loss with a counter), lab_link_stat,
-# lab_nstat_reset/lab_nstat (per-namespace nstat deltas), lab_reset.
+# lab_nft_drop/lab_nft_drop_nflog/lab_nft_counter (random loss with a
+# counter), lab_link_stat/lab_chain_link_drops, lab_nstat_reset/lab_nstat
+# (per-namespace nstat deltas), lab_json (values from a report), lab_reset;
+# for scenarios lab_analyze (tcpsift alone), lab_fail and lab_abort.
 #
 # Everything created (namespaces, and with them their veths, nft tables,
 # addresses; background processes by pid; the temp dir) is recorded and
@@ -37,6 +51,8 @@ LAB_TMP=""      # private temp dir (logs, nstat history)
 LAB_SEQ=0       # per-run counter for unique namespace names
 LAB_LAST_PID="" # pid of the last lab_bg / lab_capture_start
 LAB_CAP_PID=""  # pid of the last capture
+LAB_NAME=""     # scenario name, LAB_BIN/LAB_PEER tcpsift and lab-peer (lab_scenario_init)
+LAB_FAILS=()    # failed checks of a scenario (lab_fail, lab_check, lab_verdict)
 declare -A LAB_CAP_LOG=()
 
 lab_log() { echo "lab: $*" >&2; }
@@ -321,6 +337,21 @@ lab_offloads_off()
 	done
 }
 
+# lab_pair_offloads_off / lab_chain_offloads_off: lab_offloads_off on every
+# interface of the last lab_pair / lab_chain (A, then R's two, then B).
+lab_pair_offloads_off()
+{
+	lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
+	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+}
+
+lab_chain_offloads_off()
+{
+	lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
+	lab_offloads_off "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IF_RB"
+	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+}
+
 # lab_nft_drop NS HOOK PERCENT [MATCH...]
 # Drop PERCENT % of the packets matching MATCH (nft expression, e.g.
 # "ip saddr 10.0.1.1 tcp sport 80") at HOOK with a counter, using
@@ -337,8 +368,17 @@ lab_offloads_off()
 # Read the ground truth with lab_nft_counter.
 lab_nft_drop()
 {
-	local ns=$1 hook=$2 pct=$3 family=inet chain dev=""
-	shift 3
+	_lab_nft_loss lab_nft_drop drop "counter drop" "$@"
+}
+
+# _lab_nft_loss CALLER CHAIN VERDICT NS HOOK PERCENT [MATCH...]: the rule of
+# lab_nft_drop and lab_nft_drop_nflog: in table lab_loss (inet, or netdev for
+# ingress:DEV/egress:DEV), chain CHAIN_HOOK[_DEV], MATCH plus
+# "numgen random mod 100 < PERCENT" plus VERDICT. CALLER names the error.
+_lab_nft_loss()
+{
+	local caller=$1 chain=$2 verdict=$3 ns=$4 hook=$5 pct=$6 family=inet dev=""
+	shift 6
 	local match="$*"
 
 	case $hook in
@@ -349,16 +389,16 @@ lab_nft_drop()
 		;;
 	prerouting | input | forward | output | postrouting) ;;
 	*)
-		lab_log "lab_nft_drop: bad hook $hook"
+		lab_log "$caller: bad hook $hook"
 		return 1
 		;;
 	esac
-	chain="drop_$hook${dev:+_${dev//-/_}}"
+	chain="${chain}_$hook${dev:+_${dev//-/_}}"
 	ip netns exec "$ns" nft -f - <<EOF
 table $family lab_loss {
 	chain $chain {
 		type filter hook $hook ${dev:+device "$dev"} priority 0; policy accept;
-		$match numgen random mod 100 < $pct counter drop
+		$match numgen random mod 100 < $pct $verdict
 	}
 }
 EOF
@@ -378,6 +418,21 @@ lab_nft_counter()
 lab_link_stat()
 {
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
+}
+
+# lab_chain_link_drops: rx_dropped + tx_dropped summed over the four
+# interfaces of the last lab_chain (0 unless a veth queue overflowed).
+lab_chain_link_drops()
+{
+	local x s n=0
+
+	for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_R:$LAB_IF_RA" "$LAB_NS_R:$LAB_IF_RB" \
+		"$LAB_NS_B:$LAB_IF_B"; do
+		for s in rx_dropped tx_dropped; do
+			n=$((n + $(lab_link_stat "${x%%:*}" "${x#*:}" "$s")))
+		done
+	done
+	echo "$n"
 }
 
 # lab_capture_start NS tcpdump|dumpcap ARGS...
@@ -450,31 +505,10 @@ lab_nstat()
 # lab_nft_counter counts these drops too.
 lab_nft_drop_nflog()
 {
-	local ns=$1 hook=$2 pct=$3 group=$4 family=inet chain dev=""
+	local ns=$1 hook=$2 pct=$3 group=$4
 	shift 4
-	local match="$*"
-
-	case $hook in
-	ingress:* | egress:*)
-		family=netdev
-		dev=${hook#*:}
-		hook=${hook%%:*}
-		;;
-	prerouting | input | forward | output | postrouting) ;;
-	*)
-		lab_log "lab_nft_drop_nflog: bad hook $hook"
-		return 1
-		;;
-	esac
-	chain="drop_log_$hook${dev:+_${dev//-/_}}"
-	ip netns exec "$ns" nft -f - <<NFT
-table $family lab_loss {
-	chain $chain {
-		type filter hook $hook ${dev:+device "$dev"} priority 0; policy accept;
-		$match numgen random mod 100 < $pct counter log group $group snaplen 120 queue-threshold 1 drop
-	}
-}
-NFT
+	_lab_nft_loss lab_nft_drop_nflog drop_log \
+		"counter log group $group snaplen 120 queue-threshold 1 drop" "$ns" "$hook" "$pct" "$@"
 }
 
 # lab_json FILE PATH...: print one value per PATH from a JSON document, PATH
@@ -500,4 +534,142 @@ for path in sys.argv[2:]:
           str(v).lower() if isinstance(v, bool) else v)
 sys.exit(rc)
 PY
+}
+
+# --- scenarios (tests/lab/foundation-*.sh) ---------------------------------
+# A scenario runs as `SCRIPT TCPSIFT [LAB_PEER]` and reads: lab_scenario_init;
+# setup (lab_pair/lab_chain, offloads, loss, nstat, captures); traffic
+# (lab_transfer); lab_capture_analyze; ground truth; lab_check...; one
+# lab_verdict. Exit 0 pass, 1 fail (or lab_abort), 77 skip.
+
+# _lab_split_args ARG...: _LAB_HEAD = the ARGs before the first "--",
+# _LAB_TAIL = those after it (none without a "--").
+_lab_split_args()
+{
+	_LAB_HEAD=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		_LAB_HEAD+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	_LAB_TAIL=("$@")
+}
+
+# lab_scenario_init NAME TOOL... -- TCPSIFT [LAB_PEER]: pass the script's "$@"
+# after --. Sets LAB_NAME, LAB_BIN and LAB_PEER (absolute; LAB_PEER defaults to
+# $(dirname TCPSIFT)/tests/tools/lab-peer). Exits 77 with a SKIP line without
+# root and ip netns (lab_require_root), without one of the TOOLs (commands),
+# or without an executable lab-peer.
+lab_scenario_init()
+{
+	local t tools
+
+	LAB_NAME=$1
+	shift
+	_lab_split_args "$@"
+	tools=("${_LAB_HEAD[@]}")
+	set -- "${_LAB_TAIL[@]}"
+	LAB_BIN=$(realpath "${1:?usage: $0 TCPSIFT [LAB_PEER]}")
+	LAB_PEER=$(realpath "${2:-$(dirname "$LAB_BIN")/tests/tools/lab-peer}")
+
+	lab_require_root
+	for t in "${tools[@]}"; do
+		command -v "$t" >/dev/null || {
+			echo "SKIP $LAB_NAME: needs $t"
+			exit 77
+		}
+	done
+	[ -x "$LAB_PEER" ] || {
+		echo "SKIP $LAB_NAME: no lab-peer at $LAB_PEER"
+		exit 77
+	}
+}
+
+# lab_transfer SRV_NS SRV_ADDR CLI_NS CLI_ADDR SECS MODE BYTES [SRV_OPT...]
+#              [-- CLI_OPT...]
+# One lab-peer transfer: a server in SRV_NS listening on SRV_ADDR (IP:PORT or
+# [IP6]:PORT), then a client in CLI_NS bound to CLI_ADDR connecting to it,
+# both with --timeout SECS -m MODE -n BYTES (the client is killed after
+# SECS + 5 s); SRV_OPTs go to the server, CLI_OPTs to the client. Returns
+# when both have ended: 0, or the status of the first step that failed.
+lab_transfer()
+{
+	local sns=$1 saddr=$2 cns=$3 caddr=$4 secs=$5 mode=$6 bytes=$7 srv sopts
+
+	shift 7
+	_lab_split_args "$@"
+	sopts=("${_LAB_HEAD[@]}")
+	set -- "${_LAB_TAIL[@]}"
+	lab_bg "$sns" "$LAB_PEER" server --timeout "$secs" -l "$saddr" -m "$mode" \
+		-n "$bytes" "${sopts[@]}"
+	srv=$LAB_LAST_PID
+	lab_wait_listen "$sns" "${saddr##*:}" || return
+	lab_run "$cns" $((secs + 5)) "$LAB_PEER" client --timeout "$secs" -c "$saddr" \
+		-b "$caddr" -m "$mode" -n "$bytes" "$@" || return
+	lab_wait "$srv"
+}
+
+# lab_analyze PCAP JSON: tcpsift (LAB_BIN) analyze --json on PCAP, the report
+# into JSON; a non-zero exit is recorded with lab_fail.
+lab_analyze()
+{
+	"$LAB_BIN" analyze --json --no-progress "$1" >"$2" || lab_fail "tcpsift exited $?"
+}
+
+# lab_capture_analyze PID PCAP JSON: lab_capture_stop PID, then lab_analyze
+# PCAP JSON. The capture's own drops do not stop the script: check
+# LAB_CAP_DROPS (with LAB_CAP_PACKETS, set until the next lab_capture_stop).
+lab_capture_analyze()
+{
+	lab_capture_stop "$1" || true
+	lab_analyze "$2" "$3"
+}
+
+# lab_values JSON PATH...: lab_json's values on one line, for
+# `read -r A B ... < <(lab_values JSON PATH...)`.
+lab_values()
+{
+	local out
+	# Print nothing when the report is unusable, so the caller's read fails.
+	out=$(lab_json "$@") || return 1
+	paste -sd' ' <<<"$out"
+}
+
+# lab_fail MSG: record a failed check (lab_verdict prints it and exits 1).
+lab_fail()
+{
+	LAB_FAILS+=("$*")
+}
+
+# lab_check MSG TEST...: lab_fail MSG unless `[ TEST... ]` holds.
+lab_check()
+{
+	local msg=$1
+
+	shift
+	[ "$@" ] || lab_fail "$msg"
+}
+
+# lab_abort MSG: the scenario cannot be judged; print "NAME: MSG", exit 1.
+lab_abort()
+{
+	echo "$LAB_NAME: $*"
+	exit 1
+}
+
+# lab_verdict RESULT...: the end of a scenario. Prints the one result line
+# "NAME: RESULT..." (measured (expected), ...); with LAB_KEEP=DIR copies the
+# captures and reports there for a look afterwards; then prints one
+# "  FAIL: MSG" line per failed check and exits 1, or exits 0 when none failed.
+lab_verdict()
+{
+	echo "$LAB_NAME: $*"
+	if [ -n "${LAB_KEEP:-}" ]; then
+		mkdir -p "$LAB_KEEP" && cp "$LAB_TMP"/*.pcap "$LAB_TMP"/*.json "$LAB_KEEP"/
+	fi
+	if [ ${#LAB_FAILS[@]} -gt 0 ]; then
+		printf '  FAIL: %s\n' "${LAB_FAILS[@]}"
+		exit 1
+	fi
+	exit 0
 }

@@ -19,32 +19,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lab/common.sh
 . "$here/common.sh"
 
-name=clean-ipv6
-bin=$(realpath "${1:?usage: $0 TCPSIFT [LAB_PEER]}")
-peer=$(realpath "${2:-$(dirname "$bin")/tests/tools/lab-peer}")
+lab_scenario_init clean-ipv6 tcpdump tshark ethtool python3 -- "$@"
 BYTES=$((2 * 1024 * 1024))
 
-lab_require_root
-for t in tcpdump tshark ethtool python3; do
-	command -v "$t" >/dev/null || {
-		echo "SKIP $name: needs $t"
-		exit 77
-	}
-done
-[ -x "$peer" ] || {
-	echo "SKIP $name: no lab-peer at $peer"
-	exit 77
-}
-
-fails=()
-fail() { fails+=("$*"); }
-
+# Setup.
 lab_pair fv6
-lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
-lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+lab_pair_offloads_off
 lab_nstat_reset "$LAB_NS_A"
 lab_nstat_reset "$LAB_NS_B"
-
 fifo="$LAB_TMP/cap.fifo" saved="$LAB_TMP/b.pcap" json="$LAB_TMP/b.json"
 err="$LAB_TMP/tcpsift.err"
 mkfifo "$fifo"
@@ -52,26 +34,23 @@ mkfifo "$fifo"
 # opens it for writing, so not in this shell).
 # shellcheck disable=SC2016 # expanded by the inner sh
 lab_bg "$LAB_NS_B" sh -c 'tee "$1" <"$2" | "$3" analyze --json --no-progress - >"$4" 2>"$5"' \
-	sh "$saved" "$fifo" "$bin" "$json" "$err"
+	sh "$saved" "$fifo" "$LAB_BIN" "$json" "$err"
 reader=$LAB_LAST_PID
 lab_capture_start "$LAB_NS_B" tcpdump -i "$LAB_IF_B" -s 128 -w - tcp >"$fifo"
 capture=$LAB_CAP_PID
 
-lab_bg "$LAB_NS_B" "$peer" server --timeout 30 -l "[$LAB_IP6_B]:5001" -m bulk -n "$BYTES"
-srv=$LAB_LAST_PID
-lab_wait_listen "$LAB_NS_B" 5001
-lab_run "$LAB_NS_A" 35 "$peer" client --timeout 30 -c "[$LAB_IP6_B]:5001" \
-	-b "[$LAB_IP6_A]:40001" -m bulk -n "$BYTES" --pacing-rate 20M
-lab_wait "$srv"
-
-cap_ok=1
-lab_capture_stop "$capture" || cap_ok=0
+# Traffic: A uploads to B over IPv6.
+lab_transfer "$LAB_NS_B" "[$LAB_IP6_B]:5001" "$LAB_NS_A" "[$LAB_IP6_A]:40001" 30 bulk "$BYTES" \
+	-- --pacing-rate 20M
+lab_capture_stop "$capture" || true
 b_packets=$LAB_CAP_PACKETS b_drops=$LAB_CAP_DROPS
 # tcpdump is gone: its end of the pipe is closed, the reader must finish.
 rrc=0
 lab_wait "$reader" || rrc=$?
-[ "$rrc" -eq 0 ] || fail "tee | tcpsift exited $rrc: $(head -c 300 "$err")"
+# (The message is only made on failure: it reads the reader's stderr.)
+[ "$rrc" -eq 0 ] || lab_fail "tee | tcpsift exited $rrc: $(head -c 300 "$err")"
 
+# Ground truth.
 retrans=$(lab_nstat "$LAB_NS_A" TcpRetransSegs)
 want_pk=$(($(lab_nstat "$LAB_NS_A" TcpOutSegs) + $(lab_nstat "$LAB_NS_B" TcpOutSegs)))
 saved_pk=$(tshark -n -r "$saved" -T fields -e frame.number 2>/dev/null | wc -l)
@@ -80,41 +59,30 @@ t_flags=$(tshark -n -r "$saved" -Y tcp.analysis.flags -T fields -e frame.number 
 
 p=connections.0
 read -r nconn pk state c_retx c_ooo c_lost c_au c_uniq s_retx s_ooo s_lost s_au < <(
-	lab_json "$json" summary.connections summary.packets $p.state \
+	lab_values "$json" summary.connections summary.packets $p.state \
 		$p.c2s.retransmissions $p.c2s.out_of_order $p.c2s.lost_segments $p.c2s.acked_unseen \
 		$p.c2s.unique_bytes $p.s2c.retransmissions $p.s2c.out_of_order $p.s2c.lost_segments \
-		$p.s2c.acked_unseen | paste -sd' ') || {
-	echo "$name: no usable JSON from tcpsift (exit $rrc): $(head -c 300 "$err")"
-	exit 1
-}
+		$p.s2c.acked_unseen) ||
+	lab_abort "no usable JSON from tcpsift (exit $rrc): $(head -c 300 "$err")"
 
 # Is the ground truth itself sound?
-[ "$cap_ok" -eq 1 ] || fail "tcpdump dropped $b_drops packets"
-[ "$retrans" -eq 0 ] || fail "A's TcpRetransSegs $retrans: not a clean transfer"
-[ "$b_packets" -eq "$want_pk" ] || fail "captured $b_packets != both ends' TcpOutSegs $want_pk"
-[ "$saved_pk" -eq "$b_packets" ] || fail "tee's copy has $saved_pk packets, tcpdump $b_packets"
+lab_check "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
+lab_check "A's TcpRetransSegs $retrans: not a clean transfer" "$retrans" -eq 0
+lab_check "captured $b_packets != both ends' TcpOutSegs $want_pk" "$b_packets" -eq "$want_pk"
+lab_check "tee's copy has $saved_pk packets, tcpdump $b_packets" "$saved_pk" -eq "$b_packets"
 
 # tcpsift.
-[ "$pk" -eq "$b_packets" ] || fail "tcpsift read $pk packets, tcpdump captured $b_packets"
-[ "$nconn" = 1 ] || fail "connections $nconn != 1"
-[ "$state" = closed ] || fail "state $state != closed"
+lab_check "tcpsift read $pk packets, tcpdump captured $b_packets" "$pk" -eq "$b_packets"
+lab_check "connections $nconn != 1" "$nconn" = 1
+lab_check "state $state != closed" "$state" = closed
 for v in c_retx c_ooo c_lost c_au s_retx s_ooo s_lost s_au; do
-	[ "${!v}" -eq 0 ] || fail "$v ${!v} != 0"
+	lab_check "$v ${!v} != 0" "${!v}" -eq 0
 done
-[ "$c_uniq" -eq "$BYTES" ] || fail "c2s unique_bytes $c_uniq != $BYTES"
-[ "$t_flags" -eq 0 ] || fail "tshark: $t_flags frames with tcp.analysis.flags"
+lab_check "c2s unique_bytes $c_uniq != $BYTES" "$c_uniq" -eq "$BYTES"
+lab_check "tshark: $t_flags frames with tcp.analysis.flags" "$t_flags" -eq 0
 
-echo "$name: retransmissions $c_retx/$s_retx (TcpRetransSegs $retrans)," \
+lab_verdict "retransmissions $c_retx/$s_retx (TcpRetransSegs $retrans)," \
 	"out_of_order $c_ooo/$s_ooo (0), lost_segments $c_lost/$s_lost (0)," \
 	"acked_unseen $c_au/$s_au (0), unique_bytes $c_uniq ($BYTES), state $state (closed)," \
 	"packets read $pk (tcpdump $b_packets, both ends' TcpOutSegs $want_pk, kernel drops $b_drops)," \
 	"tshark analysis flags $t_flags (0), tcpsift exit $rrc"
-# LAB_KEEP=DIR keeps the captures and reports for a look afterwards.
-if [ -n "${LAB_KEEP:-}" ]; then
-	mkdir -p "$LAB_KEEP" && cp "$LAB_TMP"/*.pcap "$LAB_TMP"/*.json "$LAB_KEEP"/
-fi
-if [ ${#fails[@]} -gt 0 ]; then
-	printf '  FAIL: %s\n' "${fails[@]}"
-	exit 1
-fi
-exit 0

@@ -34,70 +34,45 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lab/common.sh
 . "$here/common.sh"
 
-name=loss-downstream
-bin=$(realpath "${1:?usage: $0 TCPSIFT [LAB_PEER]}")
-peer=$(realpath "${2:-$(dirname "$bin")/tests/tools/lab-peer}")
+lab_scenario_init loss-downstream tcpdump tshark nft ethtool python3 -- "$@"
 BYTES=3000000
 GROUP=7
 
-lab_require_root
-for t in tcpdump tshark nft ethtool python3; do
-	command -v "$t" >/dev/null || {
-		echo "SKIP $name: needs $t"
-		exit 77
-	}
-done
-[ -x "$peer" ] || {
-	echo "SKIP $name: no lab-peer at $peer"
-	exit 77
-}
-
-fails=()
-fail() { fails+=("$*"); }
 # within A B PCT: |A - B| <= PCT % of B
 within() { [ $((100 * ($1 > $2 ? $1 - $2 : $2 - $1))) -le $(($3 * $2)) ]; }
 
+# Setup.
 lab_chain fdown
-lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
-lab_offloads_off "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IF_RB"
-lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+lab_chain_offloads_off
 # Data segments only: A's pure ACKs (52 bytes: B sends no data, so no SACK
 # blocks) are not dropped, or B would retransmit its FIN; every data segment
 # here is over 100 bytes.
 lab_nft_drop_nflog "$LAB_NS_R" forward 2 "$GROUP" \
 	"ip saddr $LAB_IP4_A tcp sport 5001 tcp flags & (syn | fin | rst) == 0 ip length > 100"
 lab_nstat_reset "$LAB_NS_A"
-
 cap="$LAB_TMP/b.pcap" drops="$LAB_TMP/drops.pcap" json="$LAB_TMP/b.json"
 lab_capture_start "$LAB_NS_R" tcpdump -i "nflog:$GROUP" -w "$drops"
 drop_cap=$LAB_CAP_PID
 lab_capture_start "$LAB_NS_B" tcpdump -i "$LAB_IF_B" -s 128 -w "$cap" tcp
 b_cap=$LAB_CAP_PID
 
-lab_bg "$LAB_NS_A" "$peer" server --timeout 30 -l "$LAB_IP4_A:5001" -m download \
-	-n "$BYTES" --cc cubic --pacing-rate 10M
-srv=$LAB_LAST_PID
-lab_wait_listen "$LAB_NS_A" 5001
-lab_run "$LAB_NS_B" 35 "$peer" client --timeout 30 -c "$LAB_IP4_A:5001" \
-	-b "$LAB_IP4_B:40001" -m download -n "$BYTES"
-lab_wait "$srv"
-
-cap_ok=1
-lab_capture_stop "$b_cap" || cap_ok=0
+# Traffic: B downloads from A.
+lab_transfer "$LAB_NS_A" "$LAB_IP4_A:5001" "$LAB_NS_B" "$LAB_IP4_B:40001" 30 download "$BYTES" \
+	--cc cubic --pacing-rate 10M
+lab_capture_analyze "$b_cap" "$cap" "$json"
 b_packets=$LAB_CAP_PACKETS b_drops=$LAB_CAP_DROPS
 lab_capture_stop "$drop_cap" 0 || true
 nflogged=$LAB_CAP_PACKETS
 
+# Ground truth.
 nft=$(lab_nft_counter "$LAB_NS_R")
 retrans=$(lab_nstat "$LAB_NS_A" TcpRetransSegs)
 outsegs=$(lab_nstat "$LAB_NS_A" TcpOutSegs)
-linkdrops=0
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_R:$LAB_IF_RA" "$LAB_NS_R:$LAB_IF_RB" \
-	"$LAB_NS_B:$LAB_IF_B"; do
-	for s in rx_dropped tx_dropped; do
-		linkdrops=$((linkdrops + $(lab_link_stat "${x%%:*}" "${x#*:}" "$s")))
-	done
-done
+linkdrops=$(lab_chain_link_drops)
+# Every packet A sent (TcpOutSegs leaves out retransmissions) reached B
+# except the drops.
+b_from_a=$(tshark -n -r "$cap" -Y "ip.src == $LAB_IP4_A" -T fields -e frame.number 2>/dev/null |
+	wc -l)
 
 # A's send order rebuilt from B's capture + the NFLOG copies, by IP ID. The
 # payload length comes from the IP header: NFLOG copies are cut at 120 bytes.
@@ -149,48 +124,37 @@ for ipid, seq, ln, src in data:
     top = max(top, rel + ln)
 print(sent, retx, drop_orig, drop_retx, gaps, hidden, reorder)
 PY
-) || {
-	echo "$name: could not rebuild A's send order from $cap and $drops"
-	exit 1
-}
+) || lab_abort "could not rebuild A's send order from $cap and $drops"
+want_retx=$((retrans - gt_drop_retx)) # retransmissions that reached B
+want_vis=$((want_retx - gt_hidden))   # ... and that B can tell apart
 
-"$bin" analyze --json --no-progress "$cap" >"$json" || fail "tcpsift exited $?"
-read -r nconn dir_lost dir_retx dir_ooo dir_au dir_ub dir_uniq state < <(lab_json "$json" \
+read -r nconn dir_lost dir_retx dir_ooo dir_au dir_ub dir_uniq state < <(lab_values "$json" \
 	summary.connections connections.0.s2c.lost_segments connections.0.s2c.retransmissions \
 	connections.0.s2c.out_of_order connections.0.s2c.acked_unseen \
-	connections.0.s2c.unseen_bytes connections.0.s2c.unique_bytes connections.0.state |
-	paste -sd' ') || {
-	echo "$name: no usable report from tcpsift: $(lab_json "$json" summary.connections)"
-	exit 1
-}
-want_retx=$((retrans - gt_drop_retx))  # retransmissions that reached B
-want_vis=$((want_retx - gt_hidden))       # ... and that B can tell apart
+	connections.0.s2c.unseen_bytes connections.0.s2c.unique_bytes connections.0.state) ||
+	lab_abort "no usable report from tcpsift: $(lab_json "$json" summary.connections)"
 
 # Is the ground truth itself sound?
-[ "$cap_ok" -eq 1 ] || fail "tcpdump dropped $b_drops packets"
-[ "$linkdrops" -eq 0 ] || fail "veth drop counters $linkdrops (unpaced sender?)"
-[ "$nft" -gt 0 ] || fail "nft dropped nothing"
-[ "$nflogged" -eq "$nft" ] || fail "NFLOG copies $nflogged != nft counter $nft"
-[ "$gt_retx" -eq "$retrans" ] ||
-	fail "retransmissions by IP ID order $gt_retx != A TcpRetransSegs $retrans"
-[ $((gt_drop_orig + gt_drop_retx)) -eq "$nft" ] ||
-	fail "classified drops $((gt_drop_orig + gt_drop_retx)) != nft $nft"
-[ "$gt_reorder" -eq 0 ] || fail "B received $gt_reorder packets out of A's send order"
-# Every packet A sent (TcpOutSegs leaves out retransmissions) reached B
-# except the drops.
-b_from_a=$(tshark -n -r "$cap" -Y "ip.src == $LAB_IP4_A" -T fields -e frame.number 2>/dev/null |
-	wc -l)
-[ "$b_from_a" -eq $((outsegs + retrans - nft)) ] ||
-	fail "captured from A $b_from_a != TcpOutSegs $outsegs + TcpRetransSegs $retrans - nft $nft"
+lab_check "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
+lab_check "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
+lab_check "nft dropped nothing" "$nft" -gt 0
+lab_check "NFLOG copies $nflogged != nft counter $nft" "$nflogged" -eq "$nft"
+lab_check "retransmissions by IP ID order $gt_retx != A TcpRetransSegs $retrans" \
+	"$gt_retx" -eq "$retrans"
+lab_check "classified drops $((gt_drop_orig + gt_drop_retx)) != nft $nft" \
+	$((gt_drop_orig + gt_drop_retx)) -eq "$nft"
+lab_check "B received $gt_reorder packets out of A's send order" "$gt_reorder" -eq 0
+lab_check "captured from A $b_from_a != TcpOutSegs $outsegs + TcpRetransSegs $retrans - nft $nft" \
+	"$b_from_a" -eq $((outsegs + retrans - nft))
 
 # tcpsift.
-[ "$nconn" = 1 ] || fail "connections $nconn != 1"
-[ "$state" = closed ] || fail "state $state != closed"
-[ "$dir_lost" -gt 0 ] || fail "lost_segments 0"
-[ "$dir_lost" -eq "$gt_gaps" ] ||
-	fail "lost_segments $dir_lost != gaps at B $gt_gaps ($gt_drop_orig originals dropped)"
-[ "$dir_retx" -eq "$want_vis" ] ||
-	fail "retransmissions $dir_retx != TcpRetransSegs $retrans - dropped $gt_drop_retx - hidden $gt_hidden = $want_vis"
+lab_check "connections $nconn != 1" "$nconn" = 1
+lab_check "state $state != closed" "$state" = closed
+lab_check "lost_segments 0" "$dir_lost" -gt 0
+lab_check "lost_segments $dir_lost != gaps at B $gt_gaps ($gt_drop_orig originals dropped)" \
+	"$dir_lost" -eq "$gt_gaps"
+lab_check "retransmissions $dir_retx != TcpRetransSegs $retrans - dropped $gt_drop_retx - hidden $gt_hidden = $want_vis" \
+	"$dir_retx" -eq "$want_vis"
 # The brief's rule of thumb, where it applies: within 10 % of the originals
 # dropped and of the retransmissions delivered. Adjacent drops (one gap) and
 # tail losses repaired before anything later arrives make the exact figures
@@ -198,23 +162,14 @@ b_from_a=$(tshark -n -r "$cap" -Y "ip.src == $LAB_IP4_A" -T fields -e frame.numb
 near_o=yes near_r=yes
 within "$dir_lost" "$gt_drop_orig" 10 || near_o=no
 within "$dir_retx" "$want_retx" 10 || near_r=no
-[ "$dir_ooo" -eq 0 ] || fail "out_of_order $dir_ooo != 0"
-[ "$dir_au" -eq 0 ] || fail "acked_unseen $dir_au != 0"
-[ "$dir_ub" -eq 0 ] || fail "unseen_bytes $dir_ub != 0"
-[ "$dir_uniq" -eq "$BYTES" ] || fail "unique_bytes $dir_uniq != $BYTES"
+lab_check "out_of_order $dir_ooo != 0" "$dir_ooo" -eq 0
+lab_check "acked_unseen $dir_au != 0" "$dir_au" -eq 0
+lab_check "unseen_bytes $dir_ub != 0" "$dir_ub" -eq 0
+lab_check "unique_bytes $dir_uniq != $BYTES" "$dir_uniq" -eq "$BYTES"
 
-echo "$name: lost_segments $dir_lost (gaps at B $gt_gaps; originals dropped $gt_drop_orig, within 10 %: $near_o)," \
+lab_verdict "lost_segments $dir_lost (gaps at B $gt_gaps; originals dropped $gt_drop_orig, within 10 %: $near_o)," \
 	"retransmissions $dir_retx (TcpRetransSegs $retrans - dropped $gt_drop_retx = $want_retx reached B," \
 	"$gt_hidden of them after a tail loss: $want_vis; within 10 % of $want_retx: $near_r)," \
 	"out_of_order $dir_ooo (0), acked_unseen $dir_au (0), unseen_bytes $dir_ub (0)," \
 	"unique_bytes $dir_uniq ($BYTES), state $state (closed); nft drops $nft, NFLOG $nflogged," \
 	"captured $b_packets (kernel drops $b_drops), link drops $linkdrops, A segments $gt_sent"
-# LAB_KEEP=DIR keeps the captures and reports for a look afterwards.
-if [ -n "${LAB_KEEP:-}" ]; then
-	mkdir -p "$LAB_KEEP" && cp "$LAB_TMP"/*.pcap "$LAB_TMP"/*.json "$LAB_KEEP"/
-fi
-if [ ${#fails[@]} -gt 0 ]; then
-	printf '  FAIL: %s\n' "${fails[@]}"
-	exit 1
-fi
-exit 0

@@ -20,47 +20,25 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lab/common.sh
 . "$here/common.sh"
 
-name=reuse
-bin=$(realpath "${1:?usage: $0 TCPSIFT [LAB_PEER]}")
-peer=$(realpath "${2:-$(dirname "$bin")/tests/tools/lab-peer}")
+lab_scenario_init reuse tcpdump ethtool python3 ss -- "$@"
 SIZES=(100000 250000)
 
-lab_require_root
-for t in tcpdump ethtool python3 ss; do
-	command -v "$t" >/dev/null || {
-		echo "SKIP $name: needs $t"
-		exit 77
-	}
-done
-[ -x "$peer" ] || {
-	echo "SKIP $name: no lab-peer at $peer"
-	exit 77
-}
-
-fails=()
-fail() { fails+=("$*"); }
-
+# Setup.
 lab_pair freuse
-lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
-lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+lab_pair_offloads_off
 lab_nstat_reset "$LAB_NS_B"
-
 cap="$LAB_TMP/a.pcap" json="$LAB_TMP/a.json"
 lab_capture_start "$LAB_NS_A" tcpdump -i "$LAB_IF_A" -s 128 -w "$cap" tcp
 
+# Traffic: A downloads from B twice on the same 4-tuple.
 tw=()
 for n in "${SIZES[@]}"; do
 	# 4-tuple of the previous round in TIME_WAIT on the server (ground truth
 	# that this round really reuses it).
 	tw+=("$(lab_ns "$LAB_NS_B" ss -Htan state time-wait \
 		"( sport = :5001 and dport = :40001 )" | wc -l)")
-	lab_bg "$LAB_NS_B" "$peer" server --timeout 20 -l "$LAB_IP4_B:5001" -m download -n "$n" \
+	lab_transfer "$LAB_NS_B" "$LAB_IP4_B:5001" "$LAB_NS_A" "$LAB_IP4_A:40001" 20 download "$n" \
 		--pacing-rate 20M
-	srv=$LAB_LAST_PID
-	lab_wait_listen "$LAB_NS_B" 5001
-	lab_run "$LAB_NS_A" 25 "$peer" client --timeout 20 -c "$LAB_IP4_B:5001" \
-		-b "$LAB_IP4_A:40001" -m download -n "$n"
-	lab_wait "$srv"
 	# The client's close() returns with its socket in LAST_ACK: let the
 	# server's final ACK arrive before binding the port again.
 	for _ in $(seq 40); do
@@ -68,50 +46,38 @@ for n in "${SIZES[@]}"; do
 		sleep 0.05
 	done
 done
-
-cap_ok=1
-lab_capture_stop "$LAB_CAP_PID" || cap_ok=0
+lab_capture_analyze "$LAB_CAP_PID" "$cap" "$json"
 a_packets=$LAB_CAP_PACKETS a_drops=$LAB_CAP_DROPS
+
+# Ground truth.
 retrans=$(lab_nstat "$LAB_NS_B" TcpRetransSegs)
 
-"$bin" analyze --json --no-progress "$cap" >"$json" || fail "tcpsift exited $?"
 c=connections
-read -r nconn reused c0 s0 c1 s1 u0 u1 st0 st1 i0 i1 r0 r1 < <(lab_json "$json" \
+read -r nconn reused c0 s0 c1 s1 u0 u1 st0 st1 i0 i1 r0 r1 < <(lab_values "$json" \
 	summary.connections summary.flows.port_reused $c.0.client $c.0.server $c.1.client \
 	$c.1.server $c.0.s2c.unique_bytes $c.1.s2c.unique_bytes $c.0.state $c.1.state \
-	$c.0.c2s.isn $c.1.c2s.isn $c.0.s2c.retransmissions $c.1.s2c.retransmissions |
-	paste -sd' ') || {
-	echo "$name: tcpsift did not report two connections: $(lab_json "$json" summary.connections summary.flows)"
-	exit 1
-}
+	$c.0.c2s.isn $c.1.c2s.isn $c.0.s2c.retransmissions $c.1.s2c.retransmissions) ||
+	lab_abort "tcpsift did not report two connections: $(lab_json "$json" summary.connections summary.flows)"
 
 # Is the ground truth itself sound?
-[ "$cap_ok" -eq 1 ] || fail "tcpdump dropped $a_drops packets"
-[ "${tw[1]}" -eq 1 ] || fail "server had ${tw[1]} TIME_WAIT sockets on the 4-tuple before round 2, want 1"
-[ "$retrans" -eq 0 ] || fail "B's TcpRetransSegs $retrans"
+lab_check "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
+lab_check "server had ${tw[1]} TIME_WAIT sockets on the 4-tuple before round 2, want 1" \
+	"${tw[1]}" -eq 1
+lab_check "B's TcpRetransSegs $retrans" "$retrans" -eq 0
 
 # tcpsift.
 want_c="$LAB_IP4_A:40001" want_s="$LAB_IP4_B:5001"
-[ "$nconn" = 2 ] || fail "connections $nconn != 2"
-[ "$reused" -ge 1 ] || fail "flows.port_reused $reused, want >= 1"
-for e in "$c0" "$c1"; do [ "$e" = "$want_c" ] || fail "client $e != $want_c"; done
-for e in "$s0" "$s1"; do [ "$e" = "$want_s" ] || fail "server $e != $want_s"; done
-[ "$u0" -eq "${SIZES[0]}" ] || fail "connection 1 s2c unique_bytes $u0 != ${SIZES[0]}"
-[ "$u1" -eq "${SIZES[1]}" ] || fail "connection 2 s2c unique_bytes $u1 != ${SIZES[1]}"
-[ "$st0/$st1" = closed/closed ] || fail "states $st0/$st1, want closed/closed"
-[ "$i0" != "$i1" ] || fail "both connections have client ISN $i0"
-[ "$r0/$r1" = 0/0 ] || fail "retransmissions $r0/$r1 != 0/0"
+lab_check "connections $nconn != 2" "$nconn" = 2
+lab_check "flows.port_reused $reused, want >= 1" "$reused" -ge 1
+for e in "$c0" "$c1"; do lab_check "client $e != $want_c" "$e" = "$want_c"; done
+for e in "$s0" "$s1"; do lab_check "server $e != $want_s" "$e" = "$want_s"; done
+lab_check "connection 1 s2c unique_bytes $u0 != ${SIZES[0]}" "$u0" -eq "${SIZES[0]}"
+lab_check "connection 2 s2c unique_bytes $u1 != ${SIZES[1]}" "$u1" -eq "${SIZES[1]}"
+lab_check "states $st0/$st1, want closed/closed" "$st0/$st1" = closed/closed
+lab_check "both connections have client ISN $i0" "$i0" != "$i1"
+lab_check "retransmissions $r0/$r1 != 0/0" "$r0/$r1" = 0/0
 
-echo "$name: connections $nconn (2) on $want_c -> $want_s, port_reused $reused (>= 1)," \
+lab_verdict "connections $nconn (2) on $want_c -> $want_s, port_reused $reused (>= 1)," \
 	"unique_bytes $u0/$u1 (${SIZES[0]}/${SIZES[1]}), states $st0/$st1 (closed)," \
 	"client ISNs $i0/$i1, retransmissions $r0/$r1 (TcpRetransSegs $retrans);" \
 	"server TIME_WAIT before round 2: ${tw[1]}, captured $a_packets (kernel drops $a_drops)"
-# LAB_KEEP=DIR keeps the captures and reports for a look afterwards.
-if [ -n "${LAB_KEEP:-}" ]; then
-	mkdir -p "$LAB_KEEP" && cp "$LAB_TMP"/*.pcap "$LAB_TMP"/*.json "$LAB_KEEP"/
-fi
-if [ ${#fails[@]} -gt 0 ]; then
-	printf '  FAIL: %s\n' "${fails[@]}"
-	exit 1
-fi
-exit 0
