@@ -162,8 +162,8 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			"  retransmissions: %" PRIu64 " in %" PRIu64 " connection%s (fast %" PRIu64
 			", RTO %" PRIu64 ", other %" PRIu64 "; spurious %" PRIu64 ")\n"
 			"      %" PRIu64
-			" re-sent bytes the capture never saw: lost upstream of the "
-			"capture point;\n      %" PRIu64
+			" filled gaps in the capture: their originals were lost upstream of "
+			"the capture point;\n      %" PRIu64
 			" re-sent bytes it had seen: lost downstream of it, or spurious\n",
 			t->retrans, t->conns_with_retrans, t->conns_with_retrans == 1 ? "" : "s",
 			t->fast, t->rto, t->retrans - t->fast - t->rto, t->spurious,

@@ -128,8 +128,9 @@ PY
 want_retx=$((retrans - gt_drop_retx)) # retransmissions that reached B
 want_vis=$((want_retx - gt_hidden))   # ... and that B can tell apart
 
-read -r nconn dir_lost dir_retx dir_ooo dir_au dir_ub dir_uniq state < <(lab_values "$json" \
+read -r nconn dir_lost dir_retx dir_up dir_ooo dir_au dir_ub dir_uniq state < <(lab_values "$json" \
 	summary.connections connections.0.s2c.lost_segments connections.0.s2c.retransmissions \
+	connections.0.s2c.lost_upstream \
 	connections.0.s2c.out_of_order connections.0.s2c.acked_unseen \
 	connections.0.s2c.unseen_bytes connections.0.s2c.unique_bytes connections.0.state) ||
 	lab_abort "no usable report from tcpsift: $(lab_json "$json" summary.connections)"
@@ -162,6 +163,8 @@ lab_check "retransmissions $dir_retx != TcpRetransSegs $retrans - dropped $gt_dr
 near_o=yes near_r=yes
 within "$dir_lost" "$gt_drop_orig" 10 || near_o=no
 within "$dir_retx" "$want_retx" 10 || near_r=no
+# Captured downstream of the drop: every retransmission fills a gap.
+lab_check "lost_upstream $dir_up != retransmissions $dir_retx" "$dir_up" -eq "$dir_retx"
 lab_check "out_of_order $dir_ooo != 0" "$dir_ooo" -eq 0
 lab_check "acked_unseen $dir_au != 0" "$dir_au" -eq 0
 lab_check "unseen_bytes $dir_ub != 0" "$dir_ub" -eq 0

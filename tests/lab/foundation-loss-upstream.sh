@@ -53,8 +53,9 @@ a_from_a=$(tshark -n -r "$cap" -Y "ip.src == $LAB_IP4_A" -T fields -e frame.numb
 t_dup=$(tshark -n -r "$cap" -Y "tcp.analysis.duplicate_ack && ip.src == $LAB_IP4_B" \
 	-T fields -e frame.number 2>/dev/null | wc -l)
 
-read -r nconn s_retx s_lost s_ooo s_au s_uniq c_dup c_sack state < <(lab_values "$json" \
-	summary.connections connections.0.s2c.retransmissions connections.0.s2c.lost_segments \
+read -r nconn s_retx s_up s_lost s_ooo s_au s_uniq c_dup c_sack state < <(lab_values "$json" \
+	summary.connections connections.0.s2c.retransmissions connections.0.s2c.lost_upstream \
+	connections.0.s2c.lost_segments \
 	connections.0.s2c.out_of_order connections.0.s2c.acked_unseen \
 	connections.0.s2c.unique_bytes connections.0.c2s.dup_acks connections.0.c2s.sack_acks \
 	connections.0.state) ||
@@ -74,6 +75,8 @@ lab_check "connections $nconn != 1" "$nconn" = 1
 lab_check "state $state != closed" "$state" = closed
 lab_check "retransmissions $s_retx != TcpRetransSegs $retrans" "$s_retx" -eq "$retrans"
 lab_check "lost_segments $s_lost != 0" "$s_lost" -eq 0
+# Captured upstream of the drop: every retransmission re-sends seen bytes.
+lab_check "lost_upstream $s_up != 0" "$s_up" -eq 0
 lab_check "out_of_order $s_ooo != 0" "$s_ooo" -eq 0
 lab_check "acked_unseen $s_au != 0" "$s_au" -eq 0
 lab_check "unique_bytes $s_uniq != $BYTES" "$s_uniq" -eq "$BYTES"
