@@ -38,7 +38,7 @@ BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: all build tests demo deps check check-unit check-reader check-golden \
+.PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-tshark check-public check-lab check-format check-layers \
         check-fuzz bench fuzz format install clean
 
@@ -48,6 +48,13 @@ build: $(O)/tcpsift
 
 tcpsift: $(O)/tcpsift
 	@if [ "$(O)" = build/rel ]; then cp $< $@; fi
+
+# The version is compiled in: rebuild its users when it changes, only then.
+$(O)/version.stamp: FORCE
+	@mkdir -p $(O)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(O)/tcpsift.o $(O)/analyze/cmd_analyze.o: $(O)/version.stamp
+FORCE:
 
 $(O)/tcpsift: $(O)/tcpsift.o $(O)/libtcpsift.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
