@@ -14,6 +14,7 @@
 
 #include "analyze/decode.h"
 #include "analyze/engine.h"
+#include "analyze/failon.h"
 #include "analyze/report.h"
 #include "analyze/source.h"
 
@@ -35,6 +36,10 @@ enum opt_id {
 	OPT_MAX_EVENTS,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_FAIL_ON,
+	OPT_NO_DETECTORS,
+	OPT_STALL_MIN,
+	OPT_STALL_RTT_FACTOR,
 };
 
 struct opt_def {
@@ -59,6 +64,11 @@ static const struct opt_def analyze_opts[] = {
     {"reorder-window", OPT_REORDER_WINDOW, "MS",
      "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
     {"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
+    {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when a finding matches, e.g. 'stall>0,sack_holes>10'"},
+    {"stall-min", OPT_STALL_MIN, "MS", "shortest gap that can be a stall (default 10)"},
+    {"stall-rtt-factor", OPT_STALL_RTT_FACTOR, "N", "nor shorter than N times the min RTT (4)"},
+    {"no-detectors", OPT_NO_DETECTORS, NULL,
+     "skip the detectors (stalls, SACK, queues, MTU): their findings null"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
     {"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
     {"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
@@ -76,6 +86,8 @@ struct analyze_cfg {
 	bool quiet;
 	uint32_t max_events;
 	struct eng_config eng;
+	bool fail_on;
+	struct fo_expr fail_expr;
 };
 
 static void usage(FILE *f)
@@ -106,8 +118,10 @@ static void usage(FILE *f)
 				 o->arg ? o->arg : "");
 		fprintf(f, "  %-26s %s\n", left, o->help);
 	}
-	fputs("\nExit status: 0 ok, 2 usage error, 3 unreadable or invalid input (the report\n"
-	      "is still written for what could be read). See tcpsift(1).\n",
+	fprintf(f, "\n--fail-on metrics: %s\n", fo_names());
+	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error, 3 unreadable or\n"
+	      "invalid input (the report is still written for what could be read).\n"
+	      "See tcpsift(1).\n",
 	      f);
 }
 
@@ -215,6 +229,30 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 			break;
 		case OPT_PROGRESS:
 			cfg->progress = 1;
+			break;
+		case OPT_FAIL_ON: {
+			char why[512];
+			if (fo_parse(optarg, &cfg->fail_expr, why, sizeof(why)) < 0) {
+				fprintf(stderr, "tcpsift analyze: bad --fail-on '%s': %s\n", optarg,
+					why);
+				return TCPSIFT_EXIT_USAGE;
+			}
+			cfg->fail_on = true;
+			break;
+		}
+		case OPT_NO_DETECTORS:
+			cfg->eng.detectors = false;
+			break;
+		case OPT_STALL_MIN:
+			if (parse_ms(optarg, 600000, &ns_val) < 0)
+				return bad_value("stall-min", optarg, "milliseconds, 0 to 600000");
+			cfg->eng.det.stall_min_ns = ns_val;
+			break;
+		case OPT_STALL_RTT_FACTOR:
+			if (parse_u64(optarg, 0, 1000, &v) < 0)
+				return bad_value("stall-rtt-factor", optarg,
+						 "a count from 0 to 1000");
+			cfg->eng.det.stall_rtt_factor = (uint32_t)v;
 			break;
 		case OPT_NO_PROGRESS:
 			cfg->progress = 0;
@@ -410,6 +448,11 @@ int analyze_main(int argc, char **argv)
 	rc = rep_finish(rep, &run);
 	if (rc < 0)
 		fprintf(stderr, "tcpsift analyze: cannot write the report: %s\n", strerror(-rc));
+	char matched[128] = "";
+	bool failed =
+	    cfg.fail_on && fo_match(&cfg.fail_expr, rep_get_totals(rep), matched, sizeof(matched));
+	if (failed && !cfg.quiet)
+		fprintf(stderr, "tcpsift analyze: --fail-on matched: %s\n", matched);
 	free(inputs);
 	free(vantages);
 	eng_free(eng);
@@ -422,7 +465,7 @@ int analyze_main(int argc, char **argv)
 	}
 	if (rc < 0 || input_error)
 		return TCPSIFT_EXIT_INPUT;
-	return TCPSIFT_EXIT_OK;
+	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;
 }
 
 size_t analyze_option_names(const char **names, size_t max)

@@ -3,10 +3,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct engine {
 	struct eng_config cfg;
 	struct sum_sink sink;
+	struct det_env env;
 	struct flow_table *flows;
 	struct eng_counters cnt;
 	uint64_t next_id;
@@ -22,6 +24,8 @@ void eng_config_defaults(struct eng_config *cfg)
 	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;
 	cfg->tcp.rto_min_ns = ENG_DEFAULT_RTO_MIN_NS;
 	cfg->tcp.reorder_window_ns = ENG_DEFAULT_REORDER_WINDOW_NS;
+	det_params_defaults(&cfg->det);
+	cfg->detectors = true;
 }
 
 static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
@@ -30,6 +34,8 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	struct sum_conn s;
 
 	tcp_finish(c, &e->sink);
+	if (e->cfg.detectors)
+		det_finish(c, &e->env);
 	tcp_summarize(c, &s);
 	s.evicted = why == FLOW_END_EVICTED;
 	if (e->sink.conn)
@@ -48,6 +54,8 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 	e->cfg = *cfg;
 	if (sink)
 		e->sink = *sink;
+	e->env.prm = &e->cfg.det;
+	e->env.sink = &e->sink;
 	e->flows = flow_new(&cfg->flow, conn_ended, e, errbuf, errlen);
 	if (!e->flows) {
 		free(e);
@@ -62,6 +70,24 @@ void eng_free(struct engine *e)
 		return;
 	flow_free(e->flows);
 	free(e);
+}
+
+/* An ICMP error quoting a TCP segment goes to that segment's connection. */
+static void icmp_to_conn(struct engine *e, const struct dec_packet *d, const struct pkt *p)
+{
+	const struct dec_icmp *ic = &d->icmp;
+	struct dec_packet q;
+
+	if (!e->cfg.detectors || !ic->has_inner || ic->inner_proto != 6)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.src = ic->inner_src;
+	q.dst = ic->inner_dst;
+	q.tcp.sport = ic->inner_sport;
+	q.tcp.dport = ic->inner_dport;
+	struct tcp_conn *c = flow_find(e->flows, &q, p->vantage);
+	if (c)
+		det_icmp(c, d, p, &e->env);
 }
 
 void eng_packet(struct engine *e, const struct pkt *p)
@@ -93,6 +119,10 @@ void eng_packet(struct engine *e, const struct pkt *p)
 		flow_expire(e->flows, p->ts_ns);
 		e->last_sweep = p->ts_ns;
 	}
+	if (st == DEC_ICMP) {
+		icmp_to_conn(e, &d, p);
+		return;
+	}
 	if (st != DEC_TCP)
 		return;
 	if (d.tcp.payload_cap < d.tcp.payload_len)
@@ -113,6 +143,8 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	if (created)
 		tcp_conn_init(c, ++e->next_id, &d, p);
 	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
+	if (e->cfg.detectors)
+		det_segment(c, &e->env);
 	if (tcp_is_closed(c))
 		flow_set_closed(e->flows, c);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analyze/decode.h"
+#include "analyze/detect.h"
 #include "analyze/flow.h"
 #include "analyze/summary.h"
 #include "analyze/tcp.h"
@@ -21,6 +22,8 @@
 struct eng_config {
 	struct flow_config flow;
 	struct tcp_params tcp;
+	struct det_params det;
+	bool detectors; /* run the detectors (detect.h); off only to measure their cost */
 };
 
 struct eng_counters {

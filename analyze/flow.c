@@ -282,27 +282,51 @@ void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
 	lru_append(t, idx);
 }
 
+static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key *k, uint32_t h,
+				     uint32_t *slot)
+{
+	uint32_t i = h & t->slot_mask;
+
+	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
+		if (t->slots[i].hash != h)
+			continue;
+		struct flow_entry *e = entry(t, t->slots[i].idx - 1);
+		if (key_eq(&e->key, k)) {
+			*slot = i;
+			return e;
+		}
+	}
+	*slot = i; /* the empty slot that ended the probe */
+	return NULL;
+}
+
+struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
+{
+	struct flow_key k;
+	uint32_t slot;
+
+	make_key(d, vantage, &k);
+	struct flow_entry *e = find_entry(t, &k, key_hash(&k), &slot);
+	return e ? &e->conn : NULL;
+}
+
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     bool *created)
 {
 	struct flow_key k;
 	make_key(d, vantage, &k);
 	uint32_t h = key_hash(&k);
-	uint32_t i = h & t->slot_mask;
+	uint32_t i;
 
 	*created = false;
-	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
-		if (t->slots[i].hash != h)
-			continue;
-		uint32_t idx = t->slots[i].idx - 1;
-		struct flow_entry *e = entry(t, idx);
-		if (key_eq(&e->key, &k)) {
-			if (t->lru_tail[e->closed] != idx) {
-				lru_unlink(t, idx);
-				lru_append(t, idx);
-			}
-			return &e->conn;
+	struct flow_entry *found = find_entry(t, &k, h, &i);
+	if (found) {
+		uint32_t idx = found->self;
+		if (t->lru_tail[found->closed] != idx) {
+			lru_unlink(t, idx);
+			lru_append(t, idx);
 		}
+		return &found->conn;
 	}
 
 	uint32_t idx = alloc_entry(t);

@@ -61,6 +61,9 @@ struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, voi
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     bool *created);
 
+/* The live connection of a 4-tuple at a vantage point, or NULL; no creation. */
+struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage);
+
 /* End c now (why is passed to the callback) and forget it. */
 void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why);
 

@@ -60,6 +60,21 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 	t->conns_with_ooo += ooo != 0;
 	t->conns_with_loss += loss != 0;
 	t->conns_evicted += c->evicted;
+
+	const struct stall_summary *st = &c->det.stall;
+	t->stalls += st->count;
+	t->stall_ns += st->time_ns;
+	t->conns_with_stalls += st->count != 0;
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		t->stall_by_class[k] += st->by_class[k];
+	t->sack_holes += c->det.sack.holes;
+	t->reneging += c->det.sack.reneging;
+	t->conns_with_holes += c->det.sack.holes != 0;
+	t->queue_reorders += c->det.reorder.reorder_on_queue_switch;
+	t->mtu_misaligned += c->det.mtu.misaligned;
+	t->mtu_collapse += c->det.mtu.collapse;
+	t->pmtu_blackholes += c->det.mtu.pmtu_blackhole;
+	t->icmp_too_big += c->det.mtu.icmp_too_big;
 }
 
 static void add_event_totals(struct rep_totals *t, const struct sum_event *e)
@@ -188,6 +203,11 @@ int rep_finish(struct report *r, const struct rep_run *run)
 	if (rc == 0 && fflush(r->cfg.out) != 0)
 		rc = -errno;
 	return rc;
+}
+
+const struct rep_totals *rep_get_totals(const struct report *r)
+{
+	return &r->tot;
 }
 
 void rep_free(struct report *r)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "analyze/engine.h"
@@ -43,6 +44,7 @@ struct rep_run {
 	struct flow_counters flows;
 	unsigned nvantages;
 	const char *const *vantage_names; /* by sum_conn.vantage */
+	bool detectors;			  /* the detectors ran (else their findings are unknown) */
 };
 
 struct report;
@@ -57,6 +59,9 @@ int rep_finish(struct report *r, const struct rep_run *run);
 
 void rep_free(struct report *r); /* NULL is a no-op */
 
+/* Totals over what was delivered so far (for --fail-on). */
+const struct rep_totals *rep_get_totals(const struct report *r);
+
 /* ---- shared by the writers (report_*.c) ---- */
 
 /* Totals over all connections and events, computed once for every writer. */
@@ -67,6 +72,11 @@ struct rep_totals {
 	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
 	int64_t zw_time_ns;
 	uint64_t ooo_by[SUM_BY_COUNT];
+	/* From the detectors (sum_conn.det). */
+	uint64_t stalls, stall_by_class[STALL_CLASS_COUNT], conns_with_stalls;
+	int64_t stall_ns;
+	uint64_t sack_holes, reneging, conns_with_holes;
+	uint64_t queue_reorders, mtu_misaligned, mtu_collapse, pmtu_blackholes, icmp_too_big;
 };
 
 struct rep_data {
@@ -88,5 +98,20 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 int rep_ndjson_conn(FILE *out, const struct sum_conn *c);
 int rep_ndjson_event(FILE *out, const struct sum_event *e);
 int rep_ndjson_tail(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+/* Per-detector reporters (report_<detector>.c): the connection's result
+ * object, the event's type-specific keys, and the text findings lines. */
+json_t *rep_json_stall(const struct stall_summary *s);
+void rep_json_stall_event(json_t *o, const struct sum_event *e);
+void rep_text_stall(FILE *out, const struct rep_data *d);
+const char *rep_stall_class_name(unsigned cls);
+json_t *rep_json_sack(const struct sackb_summary *s);
+void rep_json_sack_event(json_t *o, const struct sum_event *e);
+void rep_text_sack(FILE *out, const struct rep_data *d);
+json_t *rep_json_reorder(const struct reorder_summary *s);
+void rep_text_reorder(FILE *out, const struct rep_data *d);
+json_t *rep_json_mtu(const struct mtu_summary *s);
+void rep_json_mtu_event(json_t *o, const struct sum_event *e);
+void rep_text_mtu(FILE *out, const struct rep_data *d);
 
 #endif

@@ -149,6 +149,10 @@ static json_t *jconn(const struct sum_conn *c)
 	json_object_set_new(o, "handshake_rtt_s",
 			    c->handshake_rtt_ns >= 0 ? jsec(c->handshake_rtt_ns) : json_null());
 	json_object_set_new(o, "queues", queues);
+	json_object_set_new(o, "mtu_findings", rep_json_mtu(&c->det.mtu));
+	json_object_set_new(o, "reordering", rep_json_reorder(&c->det.reorder));
+	json_object_set_new(o, "sack", rep_json_sack(&c->det.sack));
+	json_object_set_new(o, "stalls", rep_json_stall(&c->det.stall));
 	json_object_set_new(o, "s2c", jdir(&c->dir[SUM_S2C], &c->dir[SUM_C2S], dur));
 	json_object_set_new(o, "sack_permitted", json_boolean(c->sack_permitted));
 	json_object_set_new(o, "timestamps", json_boolean(c->timestamps));
@@ -185,6 +189,16 @@ static json_t *jevent(const struct sum_event *e)
 		json_object_set_new(o, "queue_switch",
 				    e->queue_switch < 0 ? json_null()
 							: json_boolean(e->queue_switch));
+		break;
+	case SUM_EV_STALL:
+		rep_json_stall_event(o, e);
+		break;
+	case SUM_EV_SACK_HOLE:
+		rep_json_sack_event(o, e);
+		break;
+	case SUM_EV_MTU_ALIGNMENT:
+	case SUM_EV_PMTU:
+		rep_json_mtu_event(o, e);
 		break;
 	case SUM_EV_CAPTURE_LOSS:
 		json_object_set_new(o, "segments", json_integer(e->segments));
@@ -244,13 +258,19 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 		json_object_set_new(malformed, dec_status_name(-k),
 				    json_integer((json_int_t)e->malformed[k]));
 
-	/* Findings the detectors of a later release fill stay null: unknown
-	 * is not zero. */
-	json_t *findings = json_pack(
-	    "{s:n, s:n, s:n, s:I, s:I, s:I, s:n, s:I, s:I}", "stalls", "stall_time_s", "sack_holes",
-	    "dsack", (json_int_t)t->dsack, "out_of_order", (json_int_t)t->ooo, "retransmissions",
-	    (json_int_t)t->retrans, "mtu_misaligned", "oversize_segments", (json_int_t)t->oversize,
-	    "capture_loss_segments", (json_int_t)t->capture_loss_segments);
+	/* With --no-detectors their findings are unknown, not zero: null. */
+	bool det = run->detectors;
+	json_t *findings =
+	    json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:I, s:I, s:o}", "stalls",
+		      det ? json_integer((json_int_t)t->stalls) : json_null(), "stall_time_s",
+		      det ? jsec(t->stall_ns) : json_null(), "sack_holes",
+		      det ? json_integer((json_int_t)t->sack_holes) : json_null(), "dsack",
+		      (json_int_t)t->dsack, "out_of_order", (json_int_t)t->ooo, "retransmissions",
+		      (json_int_t)t->retrans, "mtu_misaligned",
+		      det ? json_integer((json_int_t)t->mtu_misaligned) : json_null(),
+		      "oversize_segments", (json_int_t)t->oversize, "capture_loss_segments",
+		      (json_int_t)t->capture_loss_segments, "reorder_across_queues",
+		      det ? json_integer((json_int_t)t->queue_reorders) : json_null());
 
 	json_t *o = json_object();
 	json_object_set_new(o, "bad_tcp_options", json_integer((json_int_t)e->bad_tcp_options));

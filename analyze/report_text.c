@@ -141,6 +141,15 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 	bool any = false;
 
 	fputs("\nFindings\n", out);
+	/* The detectors' findings first: they are why the tool exists. */
+	if (run->detectors) {
+		rep_text_stall(out, d);
+		rep_text_sack(out, d);
+		rep_text_reorder(out, d);
+		rep_text_mtu(out, d);
+		any = d->tot.stalls || d->tot.sack_holes || d->tot.queue_reorders ||
+		      d->tot.mtu_misaligned;
+	}
 	if (t->unseen_bytes) {
 		bool known;
 		uint64_t drops = total_drops(run, &known);

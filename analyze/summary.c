@@ -16,9 +16,11 @@ const char *sum_state_name(enum sum_state s)
 const char *sum_event_name(enum sum_event_type t)
 {
 	static const char *const names[SUM_EV_TYPE_COUNT] = {
-	    [SUM_EV_ZERO_WINDOW] = "zero_window",   [SUM_EV_REORDER] = "reorder",
-	    [SUM_EV_CAPTURE_LOSS] = "capture_loss", [SUM_EV_DSACK] = "dsack",
-	    [SUM_EV_OVERSIZE] = "oversize_segment",
+	    [SUM_EV_ZERO_WINDOW] = "zero_window",     [SUM_EV_REORDER] = "reorder",
+	    [SUM_EV_CAPTURE_LOSS] = "capture_loss",   [SUM_EV_DSACK] = "dsack",
+	    [SUM_EV_OVERSIZE] = "oversize_segment",   [SUM_EV_STALL] = "stall",
+	    [SUM_EV_SACK_HOLE] = "sack_hole",	      [SUM_EV_RENEGING] = "reneging",
+	    [SUM_EV_MTU_ALIGNMENT] = "mtu_alignment", [SUM_EV_PMTU] = "pmtu",
 	};
 	return (unsigned)t < SUM_EV_TYPE_COUNT ? names[t] : "unknown";
 }

@@ -6,6 +6,10 @@
 #include <stdint.h>
 
 #include "analyze/decode.h"
+#include "analyze/mtu_types.h"
+#include "analyze/reorder_types.h"
+#include "analyze/sackboard_types.h"
+#include "analyze/stall_types.h"
 
 /*
  * Types only. The engine fills these and passes them to a struct sum_sink by
@@ -98,6 +102,13 @@ struct sum_conn {
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */
 	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */
 	struct sum_dir dir[SUM_DIR_COUNT];
+	/* What each detector concluded (analyze/detect.h). */
+	struct {
+		struct stall_summary stall;
+		struct sackb_summary sack;
+		struct reorder_summary reorder;
+		struct mtu_summary mtu;
+	} det;
 };
 
 enum sum_event_type {
@@ -106,6 +117,11 @@ enum sum_event_type {
 	SUM_EV_CAPTURE_LOSS,	/* bytes ACKed that the capture never saw */
 	SUM_EV_DSACK,		/* D-SACK: the receiver got bytes twice */
 	SUM_EV_OVERSIZE,	/* first super-frame (payload > MSS) of a direction */
+	SUM_EV_STALL,		/* an idle gap inside a transfer (stall.c) */
+	SUM_EV_SACK_HOLE,	/* a hole in R's SACK scoreboard (sackboard.c) */
+	SUM_EV_RENEGING,	/* SACKed data later un-SACKed */
+	SUM_EV_MTU_ALIGNMENT,	/* MTU above 4096 not n*4096 + 52 (mtu.c) */
+	SUM_EV_PMTU,		/* ICMP too-big tied to the connection, or a black hole */
 	SUM_EV_TYPE_COUNT,
 };
 
@@ -131,6 +147,11 @@ struct sum_event {
 	uint32_t rel_seq;    /* sequence relative to the ISN / first seen */
 	uint8_t by;	     /* reorder: enum sum_reorder_by */
 	int8_t queue_switch; /* reorder: 1/0, -1 unknown */
+	union {		     /* type-specific detail */
+		struct stall_event stall;
+		struct sackb_event hole;
+		struct mtu_event mtu;
+	} u;
 };
 
 /* Where the engine delivers results; either callback may be NULL. */

@@ -408,19 +408,25 @@ static bool filled_out_of_order(const struct tcp_half *h, const struct tcp_param
 /* Classify a retransmission: spurious and RTO/fast are counted separately. */
 static void count_retrans(struct tcp_half *h, const struct tcp_half *r,
 			  const struct tcp_params *prm, uint32_t seq, uint32_t end, uint32_t len,
-			  int64_t gap)
+			  int64_t gap, uint32_t *kind)
 {
 	h->st.retrans++;
 	h->st.retrans_bytes += len;
-	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una))
+	*kind |= TCP_SEG_RETRANS;
+	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
 		h->st.spurious_retrans++;
+		*kind |= TCP_SEG_SPURIOUS;
+	}
 	int64_t rto = h->srtt_ns ? h->srtt_ns + 4 * h->rttvar_ns : 0;
 	if (rto < prm->rto_min_ns)
 		rto = prm->rto_min_ns;
-	if (gap >= rto)
+	if (gap >= rto) {
 		h->st.rto_retrans++;
-	else if (r->dupack_run >= 3 || r->sacking)
+		*kind |= TCP_SEG_RTO;
+	} else if (r->dupack_run >= 3 || r->sacking) {
 		h->st.fast_retrans++;
+		*kind |= TCP_SEG_FAST;
+	}
 	sent_mark_retrans(h, seq);
 }
 
@@ -438,6 +444,7 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
 		/* R acknowledges bytes S's segments never showed us. */
 		o->st.acked_unseen++;
+		c->seg.kind |= TCP_SEG_ACKED_UNSEEN;
 		hole_open(o, o->snd_nxt, ack, p, o->st.data_packets);
 		advance_nxt(o, ack);
 	}
@@ -445,14 +452,18 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		holes_acked(c, odir, ack, p, sink);
 
 	if (!o->have_una || seq_gt(ack, o->snd_una)) {
-		if (o->have_una)
+		if (o->have_una) {
 			h->st.new_acks++;
+			c->seg.kind |= TCP_SEG_ACK_ADVANCED;
+			c->seg.acked = ack - o->snd_una;
+		}
 		o->snd_una = ack;
 		o->have_una = true;
 		sent_acked(o, ack, p->ts_ns);
 		h->dupack_run = 0;
 	} else if (seq_lt(ack, o->snd_una)) {
 		h->st.ack_reordering++;
+		c->seg.kind |= TCP_SEG_ACK_REORDERED;
 	}
 
 	/* The ACK answering a keep-alive repeats the last one by design. */
@@ -463,12 +474,14 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	    !keepalive_ack) {
 		h->st.dup_acks++;
 		h->dupack_run++;
+		c->seg.kind |= TCP_SEG_DUP_ACK;
 	}
 
 	h->sacking = false;
 	if (t->opt.has_sack && t->opt.nsack) {
 		const struct dec_sack_block *b = t->opt.sack;
 		h->st.sack_acks++;
+		c->seg.kind |= TCP_SEG_SACK;
 		/* RFC 2883 sec. 4: the first block reports a duplicate when it lies
 		 * below the cumulative ACK or inside the second block. */
 		bool dsack =
@@ -477,6 +490,7 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		if (dsack) {
 			struct sum_event e;
 			h->st.dsack_blocks++;
+			c->seg.kind |= TCP_SEG_DSACK;
 			event_init(&e, SUM_EV_DSACK, c, odir, p);
 			e.bytes = b[0].right - b[0].left;
 			e.rel_seq = b[0].left - o->base;
@@ -510,9 +524,11 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 		h->st.min_window = win;
 	if (win > h->st.max_window)
 		h->st.max_window = win;
+	c->seg.window = win;
 
 	if (t->window == 0 && !syn_fin_rst) {
 		h->st.zero_windows++;
+		c->seg.kind |= TCP_SEG_ZERO_WINDOW;
 		if (!h->in_zero_window) {
 			h->in_zero_window = true;
 			h->zw_start = p->ts_ns;
@@ -529,7 +545,16 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 		e.input = h->zw_input;
 		emit(sink, &e);
 		h->in_zero_window = false;
+		c->seg.kind |= TCP_SEG_WINDOW_OPENED;
 	}
+}
+
+uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known)
+{
+	const struct tcp_half *r = &c->half[!dir];
+
+	*known = r->have_last_ack;
+	return r->have_last_ack ? scaled_window(c, r, r->last_win_raw, false) : 0;
 }
 
 static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d)
@@ -591,6 +616,7 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 	    seq == h->snd_nxt - 1) {
 		h->st.keepalives++;
 		h->keepalive_pending = true;
+		c->seg.kind |= TCP_SEG_KEEPALIVE;
 		return;
 	}
 
@@ -621,7 +647,9 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 	}
 
 	if (seq_ge(seq, h->snd_nxt)) {
+		c->seg.kind |= TCP_SEG_NEW_DATA;
 		if (seq_gt(seq, h->snd_nxt)) {
+			c->seg.kind |= TCP_SEG_OPENED_GAP;
 			h->st.lost_segments++;
 			hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0));
 		}
@@ -633,7 +661,7 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		h->high_ipid = d->ip_id;
 		sent_push(h, end, p->ts_ns);
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
-		count_retrans(h, r, prm, seq, end, len, gap); /* SYN retransmitted */
+		count_retrans(h, r, prm, seq, end, len, gap, &c->seg.kind); /* SYN again */
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
@@ -654,14 +682,19 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 			e.rel_seq = seq - h->base;
 			e.extent = (uint32_t)(h->st.data_packets - 1 - hole.open_data_pkts);
 			e.by = by;
+			c->seg.kind |= TCP_SEG_OOO | TCP_SEG_FILLED_GAP;
+			c->seg.extent = e.extent;
+			c->seg.reorder_by = by;
 			emit(sink, &e);
 		} else {
-			count_retrans(h, r, prm, seq, end, len, gap);
+			count_retrans(h, r, prm, seq, end, len, gap, &c->seg.kind);
 			/* Filling a gap: the original never passed the capture
 			 * point, so it was lost upstream of it (or by the capture,
 			 * which ACKs of the gap would have shown instead). */
-			if (unseen == span)
+			if (unseen == span) {
 				h->st.lost_upstream++;
+				c->seg.kind |= TCP_SEG_FILLED_GAP;
+			}
 		}
 	}
 
@@ -687,6 +720,22 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	enum sum_dir_id dir = tcp_conn_dir(c, d);
 	struct tcp_half *h = &c->half[dir];
 	struct sum_conn *i = &c->info;
+
+	struct tcp_seg *sg = &c->seg;
+	memset(sg, 0, sizeof(*sg));
+	sg->dir = dir;
+	sg->len = t->payload_len;
+	sg->seq = t->seq;
+	sg->ack = t->ack;
+	sg->ts = p->ts_ns;
+	sg->frame = p->frame;
+	sg->input = p->input;
+	sg->queue = (p->have & PKT_HAVE_QUEUE) ? (int32_t)p->queue : -1;
+	sg->d = d;
+	sg->kind = (t->payload_len ? TCP_SEG_DATA : 0) | (t->flags & DEC_TH_SYN ? TCP_SEG_SYN : 0) |
+		   (t->flags & DEC_TH_FIN ? TCP_SEG_FIN : 0) |
+		   (t->flags & DEC_TH_RST ? TCP_SEG_RST : 0) |
+		   (t->flags & DEC_TH_PSH ? TCP_SEG_PUSH : 0);
 
 	h->st.packets++;
 	h->st.ip_bytes += d->l3_len;
@@ -725,8 +774,10 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 		h->st.rst++;
 		h->rst_seen = true;
 	}
-	if (t->payload_len == 0 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST)))
+	if (t->payload_len == 0 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST))) {
 		h->st.pure_acks++;
+		sg->kind |= TCP_SEG_PURE_ACK;
+	}
 
 	/* Data before ACK: a segment's own sequence is judged against what the
 	 * peer had ACKed before it, not by the ACK it carries. */
@@ -743,6 +794,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	if (t->opt.has_ts)
 		tsring_add(h, t->opt.tsval, p->ts_ns);
 	h->last_ts = p->ts_ns;
+	sg->rel_seq = t->seq - h->base;
 }
 
 bool tcp_is_closed(const struct tcp_conn *c)

@@ -6,6 +6,10 @@
 #include <stdint.h>
 
 #include "analyze/decode.h"
+#include "analyze/mtu_types.h"
+#include "analyze/reorder_types.h"
+#include "analyze/sackboard_types.h"
+#include "analyze/stall_types.h"
 #include "analyze/summary.h"
 #include "capture/pkt.h"
 
@@ -100,9 +104,66 @@ struct tcp_half {
 	struct tcp_hole holes[TCP_MAX_HOLES];
 };
 
+/*
+ * What the engine decided about the segment it just processed, for the
+ * detectors (analyze/detect.h): one record, rewritten for every segment.
+ */
+enum tcp_seg_kind {
+	TCP_SEG_DATA = 1u << 0,	    /* carries payload */
+	TCP_SEG_NEW_DATA = 1u << 1, /* reaches beyond snd_nxt */
+	TCP_SEG_RETRANS = 1u << 2,  /* a retransmission (any kind) */
+	TCP_SEG_OOO = 1u << 3,	    /* an original that arrived late */
+	TCP_SEG_KEEPALIVE = 1u << 4,
+	TCP_SEG_PURE_ACK = 1u << 5, /* no payload, no SYN/FIN/RST */
+	TCP_SEG_DUP_ACK = 1u << 6,
+	TCP_SEG_ACK_ADVANCED = 1u << 7,	  /* its ACK moved the peer's snd_una */
+	TCP_SEG_OPENED_GAP = 1u << 8,	  /* began beyond snd_nxt */
+	TCP_SEG_FILLED_GAP = 1u << 9,	  /* carried bytes never captured before */
+	TCP_SEG_SPURIOUS = 1u << 10,	  /* retransmitted bytes already ACKed */
+	TCP_SEG_RTO = 1u << 11,		  /* retransmission after >= RTO silence */
+	TCP_SEG_FAST = 1u << 12,	  /* retransmission in dup-ACK/SACK recovery */
+	TCP_SEG_ZERO_WINDOW = 1u << 13,	  /* advertises a zero window */
+	TCP_SEG_WINDOW_OPENED = 1u << 14, /* first non-zero window after zero ones */
+	TCP_SEG_SACK = 1u << 15,	  /* carries SACK blocks */
+	TCP_SEG_DSACK = 1u << 16,	  /* its first SACK block is a D-SACK */
+	TCP_SEG_ACKED_UNSEEN = 1u << 17,  /* ACKs bytes the capture never saw */
+	TCP_SEG_ACK_REORDERED = 1u << 18, /* cumulative ACK went backwards */
+	TCP_SEG_SYN = 1u << 19,
+	TCP_SEG_FIN = 1u << 20,
+	TCP_SEG_RST = 1u << 21,
+	TCP_SEG_PUSH = 1u << 22,
+};
+
+struct tcp_seg {
+	enum sum_dir_id dir; /* its sender's direction */
+	uint32_t kind;	     /* enum tcp_seg_kind bits */
+	uint32_t len;	     /* payload on the wire */
+	uint32_t seq, ack;   /* absolute */
+	uint32_t rel_seq;    /* relative to its direction's base */
+	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
+	uint64_t window;     /* the window it advertises, scaled when known */
+	uint32_t extent;     /* TCP_SEG_OOO: data segments that overtook it */
+	uint8_t reorder_by;  /* TCP_SEG_OOO: enum sum_reorder_by */
+	int64_t ts;
+	uint64_t frame;
+	uint32_t input;
+	int32_t queue;		    /* -1 when unknown */
+	const struct dec_packet *d; /* valid during the detector calls only */
+};
+
+/* Fixed-size state of every detector, owned by the connection. */
+struct det_states {
+	struct stall_state stall;
+	struct sackb_state sack;
+	struct reorder_state reorder;
+	struct mtu_state mtu;
+};
+
 struct tcp_conn {
 	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
 	struct tcp_half half[SUM_DIR_COUNT];
+	struct tcp_seg seg; /* the segment just processed (for detectors) */
+	struct det_states det;
 	int64_t syn_ts; /* last SYN from the client, for handshake RTT */
 	bool syn_ts_valid;
 	bool handshake_done;
@@ -131,6 +192,42 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 
 /* Fill the summary of the connection as it stands (it may go on). */
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out);
+
+/* ---- read-only views for detectors ---- */
+
+/* Bytes dir's sender has in flight: snd_nxt - snd_una (0 if unknown). */
+static inline uint32_t tcp_in_flight(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct tcp_half *h = &c->half[dir];
+	if (!h->have_nxt || !h->have_una || (int32_t)(h->snd_nxt - h->snd_una) < 0)
+		return 0;
+	return h->snd_nxt - h->snd_una;
+}
+
+/* The receive window the receiver of dir's data last advertised (scaled
+ * when the scale is known); *known is false before it sent anything. */
+uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known);
+
+/* MSS the receiver of dir's data announced (0: unknown). */
+static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	return c->half[!dir].st.mss;
+}
+
+/* Smallest RTT sample of dir's data (ACK-based, else TSecr-based); -1 if none. */
+static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct sum_dir *s = &c->half[dir].st;
+	if (s->rtt.n)
+		return s->rtt.min_ns;
+	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
+}
+
+/* Relative sequence of an absolute one in dir's sequence space. */
+static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t seq)
+{
+	return seq - c->half[dir].base;
+}
 
 /* FIN seen both ways, or a RST. */
 bool tcp_is_closed(const struct tcp_conn *c);

@@ -1,0 +1,67 @@
+/* detect.c - the table of detectors and the calls that fan out to them. */
+#include "analyze/detect.h"
+
+#include <string.h>
+
+#include "analyze/mtu.h"
+#include "analyze/reorder.h"
+#include "analyze/sackboard.h"
+#include "analyze/stall.h"
+
+/* Adding a detector: its module, its state/summary types, one line here. */
+static const struct det_ops *const det_table[] = {
+    &stall_ops,
+    &sackb_ops,
+    &reorder_ops,
+    &mtu_ops,
+};
+
+#define DET_COUNT (sizeof(det_table) / sizeof(det_table[0]))
+
+void det_params_defaults(struct det_params *prm)
+{
+	prm->stall_min_ns = DET_DEFAULT_STALL_MIN_NS;
+	prm->stall_rtt_factor = DET_DEFAULT_STALL_RTT_FACTOR;
+}
+
+void det_segment(struct tcp_conn *c, const struct det_env *env)
+{
+	for (size_t k = 0; k < DET_COUNT; k++)
+		if (det_table[k]->segment)
+			det_table[k]->segment(c, env);
+}
+
+void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
+	      const struct det_env *env)
+{
+	for (size_t k = 0; k < DET_COUNT; k++)
+		if (det_table[k]->icmp)
+			det_table[k]->icmp(c, d, p, env);
+}
+
+void det_finish(struct tcp_conn *c, const struct det_env *env)
+{
+	for (size_t k = 0; k < DET_COUNT; k++)
+		if (det_table[k]->finish)
+			det_table[k]->finish(c, env);
+}
+
+void det_event_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
+		    enum sum_dir_id dir, int64_t ts, uint64_t frame, uint32_t input)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->conn = c->info.id;
+	e->dir = (uint8_t)dir;
+	e->ts = ts;
+	e->duration_ns = -1;
+	e->input = input;
+	e->frame_first = e->frame_last = frame;
+	e->queue_switch = -1;
+}
+
+void det_emit(const struct det_env *env, const struct sum_event *e)
+{
+	if (env->sink && env->sink->event)
+		env->sink->event(env->sink->ctx, e);
+}
