@@ -4,9 +4,9 @@
 # tcpsift (nstat, nft counters, NFLOG copies of drops, tcpdump and interface
 # counters, tshark).
 #
-# Runs every tests/lab/foundation-*.sh as `SCRIPT TCPSIFT LAB_PEER` (lab-peer
+# Runs every tests/lab/foundation-*.sh and findings-*.sh as `SCRIPT TCPSIFT LAB_PEER` (lab-peer
 # from $(dirname TCPSIFT)/tests/tools/lab-peer, built by `make tests`), each
-# under a timeout, the whole tier within BUDGET seconds (90). A scenario exits
+# under a timeout, the whole tier within BUDGET seconds (360). A scenario exits
 # 0 (pass), 77 (skip) or anything else (fail) and prints one line of measured
 # vs expected, shown here; on failure the end of its stderr is shown too.
 # Needs root and `ip netns`; otherwise the tier is skipped with a message.
@@ -18,7 +18,7 @@ T_SUITE=lab
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 peer="$(dirname "$bin")/tests/tools/lab-peer"
-BUDGET=${LAB_BUDGET:-90}     # seconds for all scenarios
+BUDGET=${LAB_BUDGET:-360}    # seconds for all scenarios
 PER_SCENARIO=${LAB_TIMEOUT:-40}
 
 why=$(. tests/lab/common.sh && lab_require_root)
@@ -36,7 +36,7 @@ fi
 logs=$(mktemp -d /tmp/tcpsift-lab-run.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 start=$SECONDS
-for s in tests/lab/foundation-*.sh; do
+for s in tests/lab/foundation-*.sh tests/lab/findings-*.sh; do
 	[ -f "$s" ] || continue
 	n=$(basename "$s" .sh)
 	left=$((BUDGET - (SECONDS - start)))
