@@ -169,8 +169,13 @@ if [ -x "$tcpsift" ]; then
 	else
 		tcpsift_ok=0
 	fi
+	json_secs=$m_secs
 	measure tcpsift-text "$t_tcpsift" "$tcpsift" analyze "$main"
 	row "tcpsift analyze (text)" "$packets" ""
+	# The detectors' cost: the same --json run without them (target: <= 25 %).
+	measure tcpsift-nodet "$t_tcpsift" "$tcpsift" analyze --json --no-detectors "$main"
+	row "tcpsift analyze --json --no-detectors" "$packets" ""
+	nodet_secs=$m_secs
 else
 	rows+=("tcpsift analyze --json|$packets|not available ($tcpsift missing)||||")
 	rows+=("tcpsift analyze (text)|$packets|not available ($tcpsift missing)||||")
@@ -257,6 +262,12 @@ for r in "${rows[@]}"; do
 	fi
 done
 echo
+if [ -n "${json_secs:-}" ] && [ -n "${nodet_secs:-}" ]; then
+	echo "Detectors' cost: --json $json_secs s with them, $nodet_secs s without:" \
+		"$(awk -v a="$json_secs" -v b="$nodet_secs" 'BEGIN{printf "%+.1f %%", (a / b - 1) * 100}')" \
+		"(target: at most +25 %)."
+	echo
+fi
 echo "### Memory growth (tcpsift analyze --json, the same $mem_conns connections, all live)"
 echo
 if [ -n "$mem_small" ] && [ -n "$mem_big" ]; then
