@@ -436,6 +436,7 @@ int analyze_main(int argc, char **argv)
 	    .flows = *eng_flow_counters(eng),
 	    .nvantages = vantages ? nvantages : 0,
 	    .vantage_names = vantages,
+	    .detectors = cfg.eng.detectors,
 	};
 	if (!cfg.quiet && !input_error && run.eng.malformed[-DEC_ERR_LINKTYPE])
 		fprintf(stderr,
