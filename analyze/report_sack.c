@@ -1,5 +1,6 @@
 /* report_sack.c - JSON and text for the SACK scoreboard detector's results. */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "analyze/report.h"
 
@@ -10,6 +11,8 @@ static const char *const closed_names[SACKB_CLOSED_COUNT] = {
     [SACKB_CLOSED_OTHER] = "acked",
 };
 
+enum { REP_SACK_MAX_CONNS = 10 }; /* connections listed in the text findings */
+
 json_t *rep_json_sack(const struct sackb_summary *s)
 {
 	json_t *o = json_object(), *by = json_object();
@@ -18,15 +21,21 @@ json_t *rep_json_sack(const struct sackb_summary *s)
 		json_object_set_new(by, closed_names[k], json_integer(s->by_closed[k]));
 	json_object_set_new(o, "closed_by", by);
 	json_object_set_new(o, "dsack", json_integer(s->dsack));
+	json_object_set_new(o, "hole_bytes", json_integer((json_int_t)s->hole_bytes));
 	json_object_set_new(o, "holes", json_integer(s->holes));
 	json_object_set_new(o, "holes_not_tracked", json_integer(s->overflow));
+	json_object_set_new(o, "invalid_blocks", json_integer(s->invalid_blocks));
 	json_object_set_new(o, "lost_downstream", json_integer(s->lost_downstream));
 	json_object_set_new(o, "lost_upstream", json_integer(s->lost_upstream));
 	json_object_set_new(o, "max_bytes_in_holes",
 			    json_integer((json_int_t)s->max_hole_bytes_outstanding));
 	json_object_set_new(o, "recoveries", json_integer(s->recoveries));
+	json_object_set_new(o, "recoveries_open_at_end", json_integer(s->open_at_end_dirs));
+	json_object_set_new(o, "recovery_max_s", json_real((double)s->recovery_max_ns / 1e9));
 	json_object_set_new(o, "recovery_time_s", json_real((double)s->recovery_time_ns / 1e9));
+	json_object_set_new(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
 	json_object_set_new(o, "reneging", json_integer(s->reneging));
+	json_object_set_new(o, "sacked_ranges_not_tracked", json_integer(s->block_overflow));
 	return o;
 }
 
@@ -38,14 +47,138 @@ void rep_json_sack_event(json_t *o, const struct sum_event *e)
 	    o, "closed_by",
 	    json_string(h->closed_by < SACKB_CLOSED_COUNT ? closed_names[h->closed_by] : "open"));
 	json_object_set_new(o, "lost", json_string(h->passed_capture ? "downstream" : "upstream"));
+	json_object_set_new(o, "passed_capture", json_boolean(h->passed_capture));
 	json_object_set_new(o, "segments", json_integer(h->segments));
+}
+
+/* "850 us", "1.2 ms", "2.35 s". */
+static void fmt_dur(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%" PRId64 " us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median lifetime of conn's holes closed by `by`, from the stored events;
+ * -1 when none were stored. */
+static int64_t median_lifetime(const struct rep_data *d, uint64_t conn, unsigned by)
+{
+	size_t n = 0, k;
+	int64_t *v, med;
+
+	for (k = 0; k < d->nevents; k++)
+		n += d->events[k].type == SUM_EV_SACK_HOLE && d->events[k].conn == conn &&
+		     d->events[k].u.hole.closed_by == by;
+	if (!n || !(v = malloc(n * sizeof(*v))))
+		return -1;
+	n = 0;
+	for (k = 0; k < d->nevents; k++) {
+		const struct sum_event *e = &d->events[k];
+		if (e->type == SUM_EV_SACK_HOLE && e->conn == conn && e->u.hole.closed_by == by)
+			v[n++] = e->duration_ns;
+	}
+	qsort(v, n, sizeof(*v), cmp_i64);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return med;
+}
+
+static void text_conn(FILE *out, const struct rep_data *d, const struct sum_conn *c)
+{
+	const struct sackb_summary *s = &c->det.sack;
+	const uint32_t *by = s->by_closed;
+	const char *sep = "";
+	char buf[32];
+
+	fprintf(out, "  SACK holes: %" PRIu32 " in conn %" PRIu64 ":", s->holes, c->id);
+	if (by[SACKB_CLOSED_RETRANS]) {
+		int64_t med = median_lifetime(d, c->id, SACKB_CLOSED_RETRANS);
+		fprintf(out, " %" PRIu32 " closed by retransmission", by[SACKB_CLOSED_RETRANS]);
+		if (med >= 0) {
+			fmt_dur(buf, sizeof(buf), med);
+			fprintf(out, " (median %s)", buf);
+		}
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_REORDER]) {
+		fprintf(out, "%s %" PRIu32 " by the late original (reordering)", sep,
+			by[SACKB_CLOSED_REORDER]);
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_OTHER]) {
+		fprintf(out,
+			"%s %" PRIu32
+			" ACKed with no filling segment captured (reordered after the "
+			"capture point, or the capture missed the repair)",
+			sep, by[SACKB_CLOSED_OTHER]);
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_OPEN])
+		fprintf(out, "%s %" PRIu32 " still open at the end", sep, by[SACKB_CLOSED_OPEN]);
+	fputs(";\n     ", out);
+	if (s->lost_downstream)
+		fprintf(out,
+			" %" PRIu32
+			" had passed the capture point (lost or delayed downstream of it)%s",
+			s->lost_downstream, s->lost_upstream ? "," : "");
+	if (s->lost_upstream)
+		fprintf(out,
+			" %" PRIu32 " had not%s (lost or delayed upstream of it, or dropped by the "
+			"capture)",
+			s->lost_upstream, s->lost_downstream ? "" : " passed the capture point");
+	fprintf(out, ";\n      at most %" PRIu64 " bytes missing at once\n",
+		s->max_hole_bytes_outstanding);
+	if (s->recoveries) {
+		char avg[32], max[32];
+		fmt_dur(avg, sizeof(avg), s->recovery_time_ns / s->recoveries);
+		fmt_dur(max, sizeof(max), s->recovery_max_ns);
+		fprintf(out,
+			"      %" PRIu32 " recovery episode%s (first hole until the ACK passed the "
+			"highest SACKed byte): average %s, max %s",
+			s->recoveries, s->recoveries == 1 ? "" : "s", avg, max);
+		if (s->open_at_end_dirs)
+			fprintf(out, ", %" PRIu32 " still open at the end", s->open_at_end_dirs);
+		fputc('\n', out);
+	}
+	if (s->overflow)
+		fprintf(out, "      %" PRIu32 " more holes not tracked (table of %d full)\n",
+			s->overflow, SACKB_MAX_HOLES);
 }
 
 void rep_text_sack(FILE *out, const struct rep_data *d)
 {
 	const struct rep_totals *t = &d->tot;
+	size_t shown = 0, more = 0;
 
-	if (!t->sack_holes)
-		return;
-	fprintf(out, "  SACK holes: %" PRIu64 " in the receivers' scoreboards\n", t->sack_holes);
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		if (!c->det.sack.holes)
+			continue;
+		if (shown++ < REP_SACK_MAX_CONNS)
+			text_conn(out, d, c);
+		else
+			more++;
+	}
+	if (more)
+		fprintf(out,
+			"  SACK holes: ... and %zu more connections (%" PRIu64 " holes in all)\n",
+			more, t->sack_holes);
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sackb_summary *s = &d->conns[k].det.sack;
+		if (s->reneging)
+			fprintf(out,
+				"  SACK reneging: %" PRIu32 " in conn %" PRIu64
+				": the receiver dropped "
+				"%" PRIu64 " bytes it had SACKed (RFC 2018 sec. 8)\n",
+				s->reneging, d->conns[k].id, s->reneged_bytes);
+	}
 }
