@@ -1,5 +1,6 @@
 /* report_stall.c - JSON and text for the stall detector's results. */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "analyze/report.h"
 
@@ -9,24 +10,57 @@ static const char *const stall_class_names[STALL_CLASS_COUNT] = {
     [STALL_UNKNOWN] = "unknown",
 };
 
+static const int64_t stall_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
+
+enum {
+	REP_STALL_MAX_GROUPS = 64, /* (conn, dir, class, reason) lines considered */
+	REP_STALL_MAX_LINES = 12,  /* ... and printed */
+	REP_STALL_FRAMES = 3,	   /* example frame pairs per line */
+};
+
 const char *rep_stall_class_name(unsigned cls)
 {
 	return cls < STALL_CLASS_COUNT ? stall_class_names[cls] : "unknown";
 }
 
+static json_t *jsec_real(int64_t ns)
+{
+	return json_real((double)ns / 1e9);
+}
+
 json_t *rep_json_stall(const struct stall_summary *s)
 {
 	json_t *o = json_object(), *by = json_object(), *hist = json_array();
+	json_t *edges = json_array();
 
 	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
 		json_object_set_new(by, stall_class_names[k], json_integer(s->by_class[k]));
-	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++)
+	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++) {
 		json_array_append_new(hist, json_integer(s->hist[k]));
+		json_array_append_new(edges, json_integer(stall_edges_ms[k]));
+	}
+	if (s->ack_delay_n)
+		json_object_set_new(
+		    o, "ack_delay",
+		    json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)s->ack_delay_n, "min_s",
+			      jsec_real(s->ack_delay_min_ns), "avg_s",
+			      jsec_real(s->ack_delay_sum_ns / (int64_t)s->ack_delay_n), "max_s",
+			      jsec_real(s->ack_delay_max_ns)));
+	else
+		json_object_set_new(o, "ack_delay", json_null());
 	json_object_set_new(o, "by_class", by);
+	/* The named timer clusters: the histogram buckets that hold them. */
+	json_object_set_new(o, "clusters",
+			    json_pack("{s:I, s:I}", "delack_40ms",
+				      (json_int_t)s->hist[STALL_HIST_DELACK40], "timer_200ms",
+				      (json_int_t)s->hist[STALL_HIST_TIMER200]));
 	json_object_set_new(o, "count", json_integer(s->count));
 	json_object_set_new(o, "histogram", hist);
-	json_object_set_new(o, "max_s", json_real((double)s->max_ns / 1e9));
-	json_object_set_new(o, "time_s", json_real((double)s->time_ns / 1e9));
+	json_object_set_new(o, "histogram_edges_ms", edges);
+	json_object_set_new(o, "max_s", jsec_real(s->max_ns));
+	json_object_set_new(o, "recurring", json_integer(s->recurring));
+	json_object_set_new(o, "time_s", jsec_real(s->time_ns));
+	json_object_set_new(o, "timer_like", json_integer(s->timer_like));
 	return o;
 }
 
@@ -35,25 +69,181 @@ void rep_json_stall_event(json_t *o, const struct sum_event *e)
 	const struct stall_event *s = &e->u.stall;
 
 	json_object_set_new(o, "ack_delay_s",
-			    s->ack_delay_ns >= 0 ? json_real((double)s->ack_delay_ns / 1e9)
-						 : json_null());
+			    s->ack_delay_ns >= 0 ? jsec_real(s->ack_delay_ns) : json_null());
 	json_object_set_new(o, "class", json_string(rep_stall_class_name(s->cls)));
 	json_object_set_new(o, "in_flight", json_integer(s->in_flight));
 	json_object_set_new(o, "reason", json_string(s->reason ? s->reason : ""));
+	json_object_set_new(o, "recurring", json_boolean(s->recurring));
 	json_object_set_new(o, "rwnd", json_integer((json_int_t)s->rwnd));
+	json_object_set_new(o, "timer_like", json_boolean(s->timer_like));
+}
+
+/* "850 us", "40.1 ms", "1.36 s". */
+static void stall_fmt_dur(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%" PRId64 " us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+}
+
+static int stall_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* One text line: the stall events of one connection, direction, class and
+ * reason (reasons are static strings: compared by address). */
+struct stall_group {
+	uint64_t conn;
+	uint8_t dir, cls;
+	const char *reason;
+	uint32_t n, recurring;
+};
+
+static bool stall_in_group(const struct sum_event *e, const struct stall_group *g)
+{
+	return e->type == SUM_EV_STALL && e->conn == g->conn && e->dir == g->dir &&
+	       e->u.stall.cls == g->cls && e->u.stall.reason == g->reason;
+}
+
+/* Median of the group's durations (ack = false) or ACK delays; -1 if none. */
+static int64_t stall_median(const struct rep_data *d, const struct stall_group *g, bool ack,
+			    int64_t *buf)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < d->nevents; k++) {
+		const struct sum_event *e = &d->events[k];
+		int64_t v = ack ? e->u.stall.ack_delay_ns : e->duration_ns;
+		if (stall_in_group(e, g) && v >= 0)
+			buf[n++] = v;
+	}
+	if (!n)
+		return -1;
+	qsort(buf, n, sizeof(*buf), stall_cmp_i64);
+	return n % 2 ? buf[n / 2] : (buf[n / 2 - 1] + buf[n / 2]) / 2;
+}
+
+/* Which timer a median delay points at (the histogram's named clusters). */
+static const char *stall_timer_note(int64_t ns)
+{
+	unsigned b = 0;
+
+	while (b + 1 < STALL_HIST_BUCKETS && ns >= stall_edges_ms[b + 1] * 1000000)
+		b++;
+	if (b == STALL_HIST_DELACK40)
+		return " (40 ms: the Linux delayed-ACK minimum, TCP_DELACK_MIN)";
+	if (b == STALL_HIST_TIMER200)
+		return " (200 ms: the Linux delayed-ACK maximum / RTO minimum / cork ceiling)";
+	return "";
+}
+
+static const char *stall_hint(unsigned cls)
+{
+	switch (cls) {
+	case STALL_DELAYED_ACK:
+		return "; fix: TCP_NODELAY, or one write per message (writev)";
+	case STALL_SENDER_IDLE:
+		return "; check TCP_CORK / MSG_MORE / SPLICE_F_MORE left set on the last write";
+	case STALL_ZERO_WINDOW:
+		return "; the receiving application did not read";
+	default:
+		return "";
+	}
+}
+
+static void stall_write_group(FILE *out, const struct rep_data *d, const struct stall_group *g,
+			      int64_t *buf)
+{
+	char dur[32], ack[32];
+	unsigned shown = 0;
+
+	stall_fmt_dur(dur, sizeof(dur), stall_median(d, g, false, buf));
+	fprintf(out, "    conn %" PRIu64 " %s: %" PRIu32 " %s stall%s, %s%s (frames ", g->conn,
+		g->dir == SUM_C2S ? "c2s" : "s2c", g->n, stall_class_names[g->cls],
+		g->n == 1 ? "" : "s", g->n == 1 ? "" : "median ", dur);
+	for (size_t k = 0; k < d->nevents && shown < REP_STALL_FRAMES; k++) {
+		const struct sum_event *e = &d->events[k];
+		if (!stall_in_group(e, g))
+			continue;
+		fprintf(out, "%s%" PRIu64 "-%" PRIu64, shown ? ", " : "", e->frame_first,
+			e->frame_last);
+		shown++;
+	}
+	fprintf(out, "%s)\n", g->n > shown ? ", ..." : "");
+	if (g->cls == STALL_DELAYED_ACK) {
+		int64_t m = stall_median(d, g, true, buf);
+		stall_fmt_dur(ack, sizeof(ack), m);
+		fprintf(out, "      %sACK delay %s: %s%s%s\n", g->n == 1 ? "" : "median ", ack,
+			g->reason, stall_timer_note(m), stall_hint(g->cls));
+	} else {
+		fprintf(out, "      %s%s\n", g->reason, stall_hint(g->cls));
+	}
+	if (g->recurring)
+		fprintf(out,
+			"      %" PRIu32 " of them repeat a recent pause length within 2 %%: a "
+			"kernel timer, not a person\n",
+			g->recurring);
 }
 
 void rep_text_stall(FILE *out, const struct rep_data *d)
 {
 	const struct rep_totals *t = &d->tot;
+	struct stall_group g[REP_STALL_MAX_GROUPS];
+	unsigned ng = 0, lines = 0;
+	uint64_t c40 = 0, c200 = 0, more = 0;
 
 	if (!t->stalls)
 		return;
+	for (size_t k = 0; k < d->nconns; k++) {
+		c40 += d->conns[k].det.stall.hist[STALL_HIST_DELACK40];
+		c200 += d->conns[k].det.stall.hist[STALL_HIST_TIMER200];
+	}
 	fprintf(out, "  stalls: %" PRIu64 " idle gaps inside transfers, %.3f s lost (", t->stalls,
 		(double)t->stall_ns / 1e9);
 	for (unsigned k = 0, n = 0; k < STALL_CLASS_COUNT; k++)
 		if (t->stall_by_class[k])
 			fprintf(out, "%s%s %" PRIu64, n++ ? ", " : "", stall_class_names[k],
 				t->stall_by_class[k]);
-	fputs(")\n", out);
+	fprintf(out, "; %" PRIu64 " near 40 ms, %" PRIu64 " near 200 ms)\n", c40, c200);
+
+	for (size_t k = 0; k < d->nevents; k++) {
+		const struct sum_event *e = &d->events[k];
+		unsigned j;
+		if (e->type != SUM_EV_STALL)
+			continue;
+		for (j = 0; j < ng; j++)
+			if (stall_in_group(e, &g[j]))
+				break;
+		if (j == ng) {
+			if (ng == REP_STALL_MAX_GROUPS) {
+				more++;
+				continue;
+			}
+			g[ng++] = (struct stall_group){.conn = e->conn,
+						       .dir = e->dir,
+						       .cls = e->u.stall.cls,
+						       .reason = e->u.stall.reason};
+		}
+		g[j].n++;
+		g[j].recurring += e->u.stall.recurring;
+	}
+	int64_t *buf = ng ? malloc(d->nevents * sizeof(*buf)) : NULL;
+	if (ng && !buf)
+		return;
+	for (unsigned j = 0; j < ng; j++) {
+		if (lines == REP_STALL_MAX_LINES) {
+			more += g[j].n;
+			continue;
+		}
+		stall_write_group(out, d, &g[j], buf);
+		lines++;
+	}
+	free(buf);
+	if (more)
+		fprintf(out, "    ... and %" PRIu64 " more stalls (see --json)\n", more);
 }

@@ -1,17 +1,477 @@
 /* stall.c - detector: delayed-ACK, cork and zero-window stalls inside transfers. */
 #include "analyze/stall.h"
 
-/* Not written yet: the ops are wired so the engine and reporters run. */
+#include <string.h>
+
+/*
+ * Rules (DESIGN.md "Stalls", tcpsift(1) FINDINGS). A gap is a period with no
+ * packet of the connection longer than max(--stall-min, --stall-rtt-factor x
+ * min RTT). It is decided when the packet that ends it arrives; what was true
+ * at its start is the per-direction snapshot taken after the previous packet
+ * (struct stall_dir_state). For a data direction (sender S, receiver R):
+ *
+ *   inside a write:  S's last new segment had no PSH, or S had data in
+ *                    flight, or R's window was below one segment. Candidate.
+ *   turn boundary:   all S sent was pushed and ACKed: think time, not a
+ *                    stall, unless it looks like a kernel timer (below).
+ *
+ * The packet that ends a candidate gap classifies it:
+ *
+ *   R's window < 1 segment at the start    -> zero_window, open until R's
+ *        window update (Linux probes with 0-byte segments at snd_una - 1 on
+ *        the RTO backoff; those and R's zero-window answers do not end it);
+ *   it reveals capture loss (opens a gap in S's sequence, or R ACKs bytes
+ *        never captured)                   -> unknown;
+ *   S retransmits bytes it sent before     -> rto;
+ *   S sends new data, nothing in flight, last segment not pushed
+ *                                          -> sender_idle: S held data it
+ *        had with the window open (TCP_CORK, MSG_MORE, splice without the
+ *        last-page push: the 2009/2013 MSG_SENDPAGE_NOTLAST threads);
+ *   S sends new data, data in flight, last segment not pushed
+ *                                          -> sender_idle (paused mid-write);
+ *   a pure ACK from R that advances snd_una, in flight > 0, and S's next
+ *        packet is new data within the threshold
+ *                                          -> delayed_ack (Nagle, RFC 896,
+ *        waiting for the ACK R delays, RFC 1122 4.2.3.2; Linux holds it
+ *        40 ms (TCP_DELACK_MIN) to 200 ms (TCP_DELACK_MAX)). If S sends
+ *        nothing after the ACK, nobody waited for it: no stall.
+ *
+ * Turn boundary with a timer's signature: >= ~200 ms (TCP_CORK's ceiling,
+ * autocork, TCP_RTO_MIN, TCP_DELACK_MAX) and S resumes with a small pushed
+ * segment -> sender_idle "timer-like pause at a turn boundary". All pushed
+ * and ACKed but R silent since S's last data (a one-way transfer, not a
+ * turn) and S resumes unprompted after >= ~200 ms -> sender_idle, timer-like
+ * (the 2013 seed's 16 KB-MTU trace: pushed, ACKed, 204 ms, next). Timers
+ * repeat, people do not: a stall of >= ~200 ms within 2 % of one of the last
+ * STALL_TIMER_RING such lengths is flagged recurring.
+ */
+
+enum {
+	STALL_TIMER_MIN_NS = 180000000, /* ~200 ms timer, minus capture jitter */
+	STALL_RECUR_PCT = 2,		/* near-identical: within 2 % ... */
+	STALL_RECUR_MIN_NS = 2000000,	/* ... or 2 ms */
+};
+
+static const int64_t stall_hist_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
+
+static const char stall_r_nagle[] =
+    "Nagle: a small segment held until the ACK the receiver delayed";
+static const char stall_r_dack[] = "the sender waited for an ACK the receiver delayed";
+static const char stall_r_dack_win[] =
+    "the sender, window-limited, waited for an ACK the receiver delayed";
+static const char stall_r_held[] = "the sender held data with nothing in flight and the window "
+				   "open (cork / MSG_MORE / missing push)";
+static const char stall_r_midwrite[] =
+    "the sender paused mid-write (last segment not pushed) with the window open";
+static const char stall_r_timer_turn[] = "timer-like pause at a turn boundary";
+static const char stall_r_timer_oneway[] =
+    "timer-like pause inside a one-way transfer: all pushed and ACKed, the sender resumed "
+    "unprompted";
+static const char stall_r_zw[] = "the receiver's window was closed until its window update";
+static const char stall_r_zw_end[] =
+    "the receiver's window was still closed when the connection ended";
+static const char stall_r_rto[] =
+    "retransmission timeout: the gap ended with a retransmission of data already sent";
+static const char stall_r_loss[] =
+    "capture loss around the gap: packets of this connection are missing from the capture";
+
+/*
+ * The path RTT the threshold scales with: the handshake RTT (SYN -> ACK of
+ * the SYN/ACK at the capture point spans the whole path wherever the capture
+ * is) or the sum of both directions' min RTTs (capture -> R -> capture plus
+ * capture -> S -> capture), the smaller of the two; -1 if none is known.
+ */
+static int64_t stall_path_rtt(const struct tcp_conn *c)
+{
+	int64_t a = tcp_min_rtt(c, SUM_C2S), b = tcp_min_rtt(c, SUM_S2C);
+	int64_t sum = a >= 0 && b >= 0 ? a + b : (a >= 0 ? a : b);
+	int64_t hs = c->info.handshake_rtt_ns;
+
+	if (hs >= 0 && (sum < 0 || hs < sum))
+		return hs;
+	return sum;
+}
+
+static int64_t stall_threshold(const struct tcp_conn *c, const struct det_params *prm)
+{
+	int64_t thr = prm->stall_min_ns, rtt = stall_path_rtt(c);
+
+	if (rtt > 0 && (int64_t)prm->stall_rtt_factor * rtt > thr)
+		thr = (int64_t)prm->stall_rtt_factor * rtt;
+	return thr;
+}
+
+static unsigned stall_bucket(int64_t ns)
+{
+	unsigned k = 0;
+
+	while (k + 1 < STALL_HIST_BUCKETS && ns >= stall_hist_edges_ms[k + 1] * 1000000)
+		k++;
+	return k;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Timer-length stalls (>= ~200 ms): does this one repeat a recent length?
+ * Remembers it either way. */
+static bool stall_recurs(struct stall_state *st, int64_t dur)
+{
+	bool hit = false;
+
+	if (dur < STALL_TIMER_MIN_NS)
+		return false;
+	for (unsigned k = 0; k < st->timer_n; k++) {
+		int64_t prev = st->timer_len[k], tol = prev * STALL_RECUR_PCT / 100;
+		if (tol < STALL_RECUR_MIN_NS)
+			tol = STALL_RECUR_MIN_NS;
+		if (abs64(dur - prev) <= tol)
+			hit = true;
+	}
+	st->timer_len[st->timer_head] = dur;
+	st->timer_head = (uint8_t)((st->timer_head + 1) % STALL_TIMER_RING);
+	if (st->timer_n < STALL_TIMER_RING)
+		st->timer_n++;
+	return hit;
+}
+
+struct stall_found {
+	enum sum_dir_id dir;
+	enum stall_class cls;
+	const char *reason;
+	int64_t start, duration, ack_delay;
+	uint64_t frame_before, frame_after;
+	uint32_t input, in_flight, rel_una;
+	uint64_t rwnd;
+	bool timer_like;
+};
+
+static void stall_emit(struct tcp_conn *c, const struct det_env *env, const struct stall_found *f)
+{
+	struct stall_summary *s = &c->info.det.stall;
+	struct sum_event e;
+
+	det_event_init(&e, SUM_EV_STALL, c, f->dir, f->start, f->frame_before, f->input);
+	e.duration_ns = f->duration;
+	e.frame_last = f->frame_after;
+	e.bytes = f->in_flight;
+	e.rel_seq = f->rel_una;
+	e.u.stall.cls = (uint8_t)f->cls;
+	e.u.stall.reason = f->reason;
+	e.u.stall.in_flight = f->in_flight;
+	e.u.stall.rwnd = f->rwnd;
+	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
+	e.u.stall.timer_like = f->timer_like;
+	if (f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN)
+		e.u.stall.recurring = stall_recurs(&c->det.stall, f->duration);
+
+	s->count++;
+	s->time_ns += f->duration;
+	s->by_class[f->cls]++;
+	s->hist[stall_bucket(f->duration)]++;
+	if (f->duration > s->max_ns)
+		s->max_ns = f->duration;
+	if (f->cls == STALL_DELAYED_ACK && f->ack_delay >= 0) {
+		if (!s->ack_delay_n || f->ack_delay < s->ack_delay_min_ns)
+			s->ack_delay_min_ns = f->ack_delay;
+		if (!s->ack_delay_n || f->ack_delay > s->ack_delay_max_ns)
+			s->ack_delay_max_ns = f->ack_delay;
+		s->ack_delay_sum_ns += f->ack_delay;
+		s->ack_delay_n++;
+	}
+	s->timer_like += f->timer_like;
+	s->recurring += e.u.stall.recurring;
+	det_emit(env, &e);
+}
+
+/* A stall starting at the last packet before the gap and ending at seg. */
+static void stall_found_init(struct stall_found *f, const struct stall_state *st,
+			     const struct tcp_seg *seg, enum sum_dir_id dir, enum stall_class cls,
+			     const char *reason)
+{
+	const struct stall_dir_state *d = &st->d[dir];
+
+	memset(f, 0, sizeof(*f));
+	f->dir = dir;
+	f->cls = cls;
+	f->reason = reason;
+	f->start = st->last_ts;
+	f->duration = seg->ts - st->last_ts;
+	f->frame_before = st->last_frame;
+	f->frame_after = seg->frame;
+	f->input = st->last_input;
+	f->in_flight = d->in_flight;
+	f->rel_una = d->rel_una;
+	f->rwnd = d->rwnd;
+	f->ack_delay = -1;
+}
+
+static bool stall_window_closed(const struct stall_dir_state *d)
+{
+	return d->rwnd_known && d->rwnd < d->mss;
+}
+
+/* Was the gap inside a write of S (DESIGN.md): a candidate stall. */
+static bool stall_inside_write(const struct stall_dir_state *d)
+{
+	return d->has_data && (!d->last_push || d->in_flight > 0 || stall_window_closed(d));
+}
+
+/* The packet seg ended a gap of the connection: classify it. */
+static void stall_gap(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_state *st = &c->det.stall;
+	const struct tcp_seg *seg = &c->seg;
+	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
+	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
+	struct stall_found f;
+
+	/* Zero window first: R's window closed at the start, for a sender that
+	 * still had something to send (unpushed or unacknowledged data), or
+	 * that is probing now. The window update closes it (stall_segment). */
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct stall_dir_state *d = &st->d[k];
+		bool probing = (seg->kind & TCP_SEG_KEEPALIVE) && pd == (enum sum_dir_id)k;
+		if (d->zw_open)
+			return; /* a gap inside an open zero-window stall */
+		if (!stall_window_closed(d) || !d->has_data ||
+		    !(d->in_flight > 0 || !d->last_push || probing))
+			continue;
+		d->zw_open = true;
+		d->zw_start = st->last_ts;
+		d->zw_frame = st->last_frame;
+		d->zw_input = st->last_input;
+		d->zw_in_flight = d->in_flight;
+		d->zw_rel_una = d->rel_una;
+		d->zw_rwnd = d->rwnd;
+		return;
+	}
+
+	/* The packet shows the capture missed some of the connection: whether
+	 * the gap is one at all is unknown. */
+	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
+		enum sum_dir_id s = (seg->kind & TCP_SEG_OPENED_GAP) ? pd : od;
+		if (!st->d[s].has_data && !data)
+			return;
+		stall_found_init(&f, st, seg, s, STALL_UNKNOWN, stall_r_loss);
+		stall_emit(c, env, &f);
+		return;
+	}
+
+	if (data) {
+		const struct stall_dir_state *d = &st->d[pd];
+		if (seg->kind & TCP_SEG_RETRANS) {
+			if (!d->has_data)
+				return;
+			stall_found_init(&f, st, seg, pd, STALL_RTO, stall_r_rto);
+			stall_emit(c, env, &f);
+			return;
+		}
+		if (!(seg->kind & TCP_SEG_NEW_DATA))
+			return;
+		if (stall_inside_write(d)) {
+			/* Pushed with data in flight: the write had ended and the
+			 * next came later, ACK or not: application pacing. */
+			if (d->last_push)
+				return;
+			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
+					 d->in_flight ? stall_r_midwrite : stall_r_held);
+			stall_emit(c, env, &f);
+			return;
+		}
+		/*
+		 * Everything pushed and ACKed. At a turn boundary (R answered
+		 * since) this is think time unless it has a kernel timer's
+		 * signature: >= ~200 ms and a small pushed segment, the corked
+		 * tail a timer flushed. Inside a one-way transfer (R said
+		 * nothing since, S resumed unprompted) a pause of a timer's
+		 * length is the seed's 200 ms stall whatever S resumes with.
+		 */
+		if ((!d->has_data && !d->r_answered) || seg->ts - st->last_ts < STALL_TIMER_MIN_NS)
+			return;
+		if (d->r_answered && !((seg->kind & TCP_SEG_PUSH) && seg->len < d->mss))
+			return;
+		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
+				 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway);
+		f.timer_like = true;
+		stall_emit(c, env, &f);
+		return;
+	}
+
+	/* A pure ACK from R covering new data of a sender with data in flight:
+	 * a delayed_ack stall if S then sends new data at once. */
+	const struct stall_dir_state *d = &st->d[od];
+	if ((seg->kind & TCP_SEG_PURE_ACK) && (seg->kind & TCP_SEG_ACK_ADVANCED) &&
+	    d->in_flight > 0 && d->has_data) {
+		st->dack_open = true;
+		st->dack_dir = (uint8_t)od;
+		st->dack_in_flight = d->in_flight;
+		st->dack_rel_una = d->rel_una;
+		st->dack_rwnd = d->rwnd;
+		st->dack_start = st->last_ts;
+		st->dack_ack_ts = seg->ts;
+		st->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
+		st->dack_frame_before = st->last_frame;
+		st->dack_frame_ack = seg->frame;
+		st->dack_input = st->last_input;
+	}
+}
+
+/* S's first packet after the ACK that ended a gap: did S wait for it? */
+static void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env, int64_t thr)
+{
+	struct stall_state *st = &c->det.stall;
+	const struct tcp_seg *seg = &c->seg;
+
+	if (seg->ts - st->dack_ack_ts > thr) {
+		st->dack_open = false; /* nothing came soon: nobody waited */
+		return;
+	}
+	if (seg->dir != st->dack_dir)
+		return; /* R again (more ACKs, its own data): keep waiting */
+	st->dack_open = false;
+	if (!(seg->kind & TCP_SEG_NEW_DATA) || !(seg->kind & TCP_SEG_DATA) ||
+	    (seg->kind & TCP_SEG_KEEPALIVE))
+		return;
+
+	struct stall_found f = {
+	    .dir = (enum sum_dir_id)st->dack_dir,
+	    .cls = STALL_DELAYED_ACK,
+	    /* Nagle (RFC 896) holds a segment below the MSS while data is
+	     * unacknowledged: the segment S sends after the ACK says so. */
+	    .reason = seg->len < st->d[st->dack_dir].mss    ? stall_r_nagle
+		      : st->dack_in_flight >= st->dack_rwnd ? stall_r_dack_win
+							    : stall_r_dack,
+	    .start = st->dack_start,
+	    .duration = st->dack_ack_ts - st->dack_start,
+	    .ack_delay = st->dack_delay,
+	    .frame_before = st->dack_frame_before,
+	    .frame_after = st->dack_frame_ack,
+	    .input = st->dack_input,
+	    .in_flight = st->dack_in_flight,
+	    .rel_una = st->dack_rel_una,
+	    .rwnd = st->dack_rwnd,
+	};
+	stall_emit(c, env, &f);
+}
+
+/* Effective segment size of dir's data: the MSS R announced less the 12
+ * bytes of timestamp options when both sides use them (RFC 7323; Linux
+ * sends 1448-byte segments for MSS 1460), or the largest payload S sent if
+ * larger (GSO/TSO super-frames); 1 when nothing is known (then only a zero
+ * window counts as closed). */
+static uint32_t stall_mss(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	uint32_t peer = tcp_peer_mss(c, dir), seen = c->half[dir].st.max_payload;
+
+	if (peer > 12 && c->info.timestamps)
+		peer -= 12;
+	if (seen > peer)
+		return seen;
+	return peer ? peer : 1;
+}
+
+static void stall_snapshot(struct tcp_conn *c)
+{
+	struct stall_state *st = &c->det.stall;
+	const struct tcp_seg *seg = &c->seg;
+	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
+
+	if (data || (seg->kind & TCP_SEG_FIN)) {
+		struct stall_dir_state *s = &st->d[seg->dir];
+		if (seg->kind & TCP_SEG_NEW_DATA) {
+			/* A FIN ends S's writes as a push does. */
+			s->last_push = (seg->kind & (TCP_SEG_PUSH | TCP_SEG_FIN)) != 0;
+			s->has_data = s->has_data || data;
+		}
+		if (data) {
+			s->last_data_ts = seg->ts;
+			s->r_answered = false;
+			st->d[!seg->dir].r_answered = true;
+		}
+	}
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct stall_dir_state *d = &st->d[k];
+		bool known;
+		d->in_flight = tcp_in_flight(c, (enum sum_dir_id)k);
+		d->rel_una = tcp_rel_seq(c, (enum sum_dir_id)k, c->half[k].snd_una);
+		d->rwnd = tcp_peer_window(c, (enum sum_dir_id)k, &known);
+		/* Without both SYNs the scale is unknown and a raw window says
+		 * nothing about bytes, except that 0 is closed at any scale. */
+		d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);
+		d->mss = stall_mss(c, (enum sum_dir_id)k);
+	}
+}
+
+static void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
+			   int64_t end, uint64_t frame, const char *reason)
+{
+	struct stall_dir_state *d = &c->det.stall.d[dir];
+	struct stall_found f = {
+	    .dir = dir,
+	    .cls = STALL_ZERO_WINDOW,
+	    .reason = reason,
+	    .start = d->zw_start,
+	    .duration = end - d->zw_start,
+	    .ack_delay = -1,
+	    .frame_before = d->zw_frame,
+	    .frame_after = frame,
+	    .input = d->zw_input,
+	    .in_flight = d->zw_in_flight,
+	    .rel_una = d->zw_rel_una,
+	    .rwnd = d->zw_rwnd,
+	};
+
+	d->zw_open = false;
+	stall_emit(c, env, &f);
+}
+
 static void stall_segment(struct tcp_conn *c, const struct det_env *env)
 {
-	(void)c;
-	(void)env;
+	struct stall_state *st = &c->det.stall;
+	const struct tcp_seg *seg = &c->seg;
+	int64_t thr = stall_threshold(c, env->prm);
+	bool gap = st->have_last && seg->ts - st->last_ts > thr;
+
+	if (st->dack_open) {
+		if (gap)
+			st->dack_open = false; /* a new gap: nobody waited for that ACK */
+		else
+			stall_dack_resolve(c, env, thr);
+	}
+	if (gap)
+		stall_gap(c, env);
+
+	/* R's window update ends an open zero-window stall. */
+	enum sum_dir_id sd = (enum sum_dir_id) !seg->dir;
+	struct stall_dir_state *d = &st->d[sd];
+	if (d->zw_open && !(seg->kind & (TCP_SEG_SYN | TCP_SEG_RST)) &&
+	    seg->window >= stall_mss(c, sd))
+		stall_zw_close(c, env, sd, seg->ts, seg->frame, stall_r_zw);
+
+	stall_snapshot(c);
+	/* Capture timestamps can go backwards: a gap is measured from the
+	 * latest packet seen. */
+	if (!st->have_last || seg->ts >= st->last_ts) {
+		st->last_ts = seg->ts;
+		st->last_frame = seg->frame;
+		st->last_input = seg->input;
+		st->have_last = true;
+	}
 }
 
 static void stall_finish(struct tcp_conn *c, const struct det_env *env)
 {
-	(void)c;
-	(void)env;
+	struct stall_state *st = &c->det.stall;
+
+	/* A pending delayed ACK that S did not follow with data: no stall. */
+	st->dack_open = false;
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		if (st->d[k].zw_open)
+			stall_zw_close(c, env, (enum sum_dir_id)k, st->last_ts, st->last_frame,
+				       stall_r_zw_end);
 }
 
 const struct det_ops stall_ops = {

@@ -2,6 +2,7 @@
 #ifndef TCPSIFT_STALL_TYPES_H
 #define TCPSIFT_STALL_TYPES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Stall classes (DESIGN.md "Stalls"). */
@@ -14,15 +15,69 @@ enum stall_class {
 	STALL_CLASS_COUNT,
 };
 
-/* Duration histogram buckets (ms upper bounds; last is open-ended). */
-#define STALL_HIST_BUCKETS 8
+/*
+ * Duration histogram. Bucket k holds stalls of [edge[k], edge[k+1]) ms, the
+ * last one is open-ended. The edges keep the two Linux timer clusters in
+ * buckets of their own: 30-60 ms holds the 40 ms delayed-ACK minimum
+ * (TCP_DELACK_MIN, HZ/25) and 150-250 ms the 200 ms timers (TCP_DELACK_MAX,
+ * TCP_RTO_MIN, the TCP_CORK ceiling).
+ *
+ *   ms:  0    30    60    150    250    500    1000    3000
+ *        | <30 |  40  | 60+ | 200  | 250+ | 500+ |  1s+  |  3s+ ...
+ */
+#define STALL_HIST_BUCKETS  8
+#define STALL_HIST_DELACK40 1 /* bucket of the 40 ms cluster */
+#define STALL_HIST_TIMER200 3 /* bucket of the 200 ms cluster */
+#define STALL_HIST_EDGES_MS                                                                        \
+	{                                                                                          \
+		0, 30, 60, 150, 250, 500, 1000, 3000                                               \
+	}
+
+#define STALL_TIMER_RING 4 /* recent timer-length pauses compared for recurrence */
+
+/* What the detector keeps about one data direction (S = that direction's
+ * sender), as it stood after the last packet: the start of a gap. */
+struct stall_dir_state {
+	uint32_t in_flight; /* snd_nxt - snd_una */
+	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
+	uint32_t mss;	    /* effective segment size of S's data */
+	uint64_t rwnd;	    /* R's advertised window (scaled when known) */
+	int64_t last_data_ts;
+	bool rwnd_known;
+	bool has_data;	 /* S has sent data */
+	bool last_push;	 /* S's last new data segment carried PSH (or FIN) */
+	bool r_answered; /* R sent data after S's last data segment */
+	/* A zero-window stall spans probes and zero-window ACKs: it is open
+	 * from the first gap with R's window closed until the window update. */
+	bool zw_open;
+	uint32_t zw_in_flight, zw_rel_una;
+	uint64_t zw_rwnd;
+	int64_t zw_start;
+	uint64_t zw_frame;
+	uint32_t zw_input;
+};
 
 /* Per-connection detector state (inside struct tcp_conn: fixed size). */
 struct stall_state {
-	int64_t last_ts; /* last packet of the connection */
+	int64_t last_ts; /* latest packet time of the connection */
 	uint64_t last_frame;
-	uint8_t last_dir;
-	unsigned have_last : 1;
+	uint32_t last_input;
+	bool have_last;
+	struct stall_dir_state d[2]; /* by enum sum_dir_id */
+
+	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
+	 * sends new data right after it (decided on S's next packet). */
+	bool dack_open;
+	uint8_t dack_dir;
+	uint32_t dack_in_flight, dack_rel_una;
+	uint64_t dack_rwnd;
+	int64_t dack_start, dack_ack_ts, dack_delay;
+	uint64_t dack_frame_before, dack_frame_ack;
+	uint32_t dack_input;
+
+	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
+	int64_t timer_len[STALL_TIMER_RING];
+	uint8_t timer_head, timer_n;
 };
 
 /* Per-connection result, copied into the connection summary. */
@@ -32,6 +87,11 @@ struct stall_summary {
 	uint32_t by_class[STALL_CLASS_COUNT];
 	uint32_t hist[STALL_HIST_BUCKETS];
 	int64_t max_ns;
+	/* delayed_ack stalls: how long R held the ACK. */
+	uint32_t ack_delay_n;
+	int64_t ack_delay_min_ns, ack_delay_max_ns, ack_delay_sum_ns;
+	uint32_t timer_like; /* sender_idle "timer-like pause at a turn boundary" */
+	uint32_t recurring;  /* stalls >= ~200 ms matching the length of a recent one */
 };
 
 /* Detail of a "stall" event (struct sum_event.u.stall). */
@@ -41,6 +101,8 @@ struct stall_event {
 	uint32_t in_flight;
 	uint64_t rwnd;	      /* receiver's window at the start (scaled if known) */
 	int64_t ack_delay_ns; /* delayed_ack: how long R held the ACK, else -1 */
+	bool timer_like;      /* a turn-boundary pause with a kernel timer's signature */
+	bool recurring;	      /* same length (+-2 %) as a recent timer-length stall */
 };
 
 #endif

@@ -1,0 +1,456 @@
+/* test_stall.c - unit tests of the stall detector: classes, think time, timers, thresholds. */
+#include <string.h>
+
+/* Segments below are positional literals; unnamed trailing fields are 0. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#include <stdlib.h>
+
+#include "analyze/detect.h"
+#include "analyze/report.h"
+#include "analyze/tcp.h"
+#include "tests/unit/unit.h"
+
+/* Client 10.0.0.1:40000 <-> server 10.0.0.2:80, run through tcp_segment()
+ * and then every detector, as the engine does. */
+struct convo {
+	struct tcp_conn c;
+	struct tcp_params prm;
+	struct det_params det;
+	struct det_env env;
+	struct sum_sink sink;
+	struct sum_event ev[32]; /* stall events only */
+	unsigned nev;
+	uint64_t frame;
+	bool started;
+};
+
+struct seg {
+	int dir; /* SUM_C2S / SUM_S2C */
+	uint8_t flags;
+	uint32_t seq, ack, len;
+	uint16_t win;
+	int64_t t_us;
+	int mss, wscale;
+};
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+	struct convo *v = ctx;
+	if (e->type == SUM_EV_STALL && v->nev < 32)
+		v->ev[v->nev++] = *e;
+}
+
+static void convo_init(struct convo *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->prm.rto_min_ns = 200000000;
+	v->prm.reorder_window_ns = 3000000;
+	det_params_defaults(&v->det);
+	v->sink.event = on_event;
+	v->sink.ctx = v;
+	v->env.prm = &v->det;
+	v->env.sink = &v->sink;
+}
+
+static void send_seg(struct convo *v, const struct seg *s)
+{
+	struct dec_packet d;
+	struct pkt p;
+
+	memset(&d, 0, sizeof(d));
+	memset(&p, 0, sizeof(p));
+	d.src.family = d.dst.family = 4;
+	uint8_t a = s->dir == SUM_C2S ? 1 : 2, b = s->dir == SUM_C2S ? 2 : 1;
+	d.src.a[0] = 10;
+	d.src.a[3] = a;
+	d.dst.a[0] = 10;
+	d.dst.a[3] = b;
+	d.tcp.sport = s->dir == SUM_C2S ? 40000 : 80;
+	d.tcp.dport = s->dir == SUM_C2S ? 80 : 40000;
+	d.tcp.seq = s->seq;
+	d.tcp.ack = s->ack;
+	d.tcp.flags = s->flags;
+	d.tcp.window = s->win;
+	d.tcp.payload_len = d.tcp.payload_cap = s->len;
+	d.l3_len = 40 + s->len;
+	if (s->mss) {
+		d.tcp.opt.has_mss = 1;
+		d.tcp.opt.mss = (uint16_t)s->mss;
+	}
+	if (s->wscale) {
+		d.tcp.opt.has_wscale = 1;
+		d.tcp.opt.wscale = (uint8_t)(s->wscale - 1); /* field is shift + 1 */
+	}
+	p.ts_ns = s->t_us * 1000;
+	p.frame = ++v->frame;
+	if (!v->started) {
+		tcp_conn_init(&v->c, 1, &d, &p);
+		v->started = true;
+	}
+	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
+	det_segment(&v->c, &v->env);
+}
+
+static void finish(struct convo *v)
+{
+	det_finish(&v->c, &v->env);
+}
+
+enum { S = DEC_TH_SYN, A = DEC_TH_ACK, F = DEC_TH_FIN, P = DEC_TH_PSH };
+
+#define C2S SUM_C2S
+#define S2C SUM_S2C
+#define ISS 1000u
+#define IRS 5000u
+
+/* SYN, SYN/ACK, ACK (handshake RTT rtt_us) with MSS 1000, window shift 2:
+ * a raw window of 1000 is 4000 bytes. */
+static void handshake(struct convo *v, int64_t rtt_us)
+{
+	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 1000, 3});
+	send_seg(v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, rtt_us / 2, 1000, 3});
+	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, rtt_us});
+}
+
+/* Write-write-read with Nagle on: the second 100 bytes wait for the ACK of
+ * the first, which the server delays 40 ms. */
+static void nagle_round(struct convo *v, int64_t t0, uint32_t n, int64_t delay_us)
+{
+	uint32_t c = ISS + 1 + n * 200, s = IRS + 1 + n * 500;
+
+	send_seg(v, &(struct seg){C2S, A | P, c, s, 100, 1000, t0});
+	send_seg(v, &(struct seg){S2C, A, s, c + 100, 0, 1000, t0 + delay_us});
+	send_seg(v, &(struct seg){C2S, A | P, c + 100, s, 100, 1000, t0 + delay_us + 50});
+	send_seg(v, &(struct seg){S2C, A | P, s, c + 200, 500, 1000, t0 + delay_us + 100});
+}
+
+static void test_delayed_ack_nagle(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	nagle_round(&v, 1000, 0, 40000);
+	nagle_round(&v, 45000, 1, 40000);
+	finish(&v);
+	CHECK_EQ_U(v.nev, 2);
+	const struct stall_event *s = &v.ev[0].u.stall;
+	CHECK_EQ_U(s->cls, STALL_DELAYED_ACK);
+	CHECK_EQ_U(v.ev[0].dir, C2S);
+	CHECK_EQ_U(v.ev[0].duration_ns, 40000000);
+	CHECK_EQ_U(s->ack_delay_ns, 40000000);
+	CHECK_EQ_U(s->in_flight, 100);
+	CHECK_EQ_U(s->rwnd, 4000);
+	CHECK_EQ_U(v.ev[0].frame_first, 4); /* the first 100 bytes */
+	CHECK_EQ_U(v.ev[0].frame_last, 5);  /* the delayed ACK */
+	CHECK(strstr(s->reason, "Nagle") != NULL);
+	const struct stall_summary *sum = &v.c.info.det.stall;
+	CHECK_EQ_U(sum->count, 2);
+	CHECK_EQ_U(sum->by_class[STALL_DELAYED_ACK], 2);
+	CHECK_EQ_U(sum->hist[STALL_HIST_DELACK40], 2);
+	CHECK_EQ_U(sum->time_ns, 80000000);
+	CHECK_EQ_U(sum->ack_delay_n, 2);
+}
+
+/* The server's response is ACKed 40 ms late, but the client has nothing
+ * more to send: a delayed ACK nobody waited for. */
+static void test_delayed_ack_nobody_waited(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 200, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 201, 500, 1000, 1100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 201, IRS + 501, 0, 1000, 41100});
+	/* ... and the server answers the ACK with nothing; the next request
+	 * comes 100 ms later (think time, not a timer's length). */
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 201, IRS + 501, 200, 1000, 141100});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 501, ISS + 401, 500, 1000, 141200});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 0);
+}
+
+/* A 150 ms pause between request/response turns: think time. */
+static void test_think_time(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	for (uint32_t n = 0; n < 3; n++) {
+		int64_t t = 1000 + (int64_t)n * 150000;
+		uint32_t c = ISS + 1 + n * 200, s = IRS + 1 + n * 500;
+		send_seg(&v, &(struct seg){C2S, A | P, c, s, 200, 1000, t});
+		send_seg(&v, &(struct seg){S2C, A | P, s, c + 200, 500, 1000, t + 100});
+		send_seg(&v, &(struct seg){C2S, A, c + 200, s + 500, 0, 1000, t + 200});
+	}
+	finish(&v);
+	CHECK_EQ_U(v.nev, 0);
+}
+
+/* Turn-boundary pauses of 204 ms ending with a small pushed segment: a
+ * kernel timer's signature; the second and third repeat the length. */
+static void test_timer_like_turn_boundary(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	for (uint32_t n = 0; n < 3; n++) {
+		int64_t t = 1000 + (int64_t)n * 204300;
+		uint32_t c = ISS + 1 + n * 200, s = IRS + 1 + n * 500;
+		send_seg(&v, &(struct seg){C2S, A | P, c, s, 200, 1000, t});
+		send_seg(&v, &(struct seg){S2C, A | P, s, c + 200, 500, 1000, t + 100});
+		send_seg(&v, &(struct seg){C2S, A, c + 200, s + 500, 0, 1000, t + 300});
+	}
+	finish(&v);
+	CHECK_EQ_U(v.nev, 2);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_SENDER_IDLE);
+	CHECK(v.ev[0].u.stall.timer_like);
+	CHECK_STR(v.ev[0].u.stall.reason, "timer-like pause at a turn boundary");
+	CHECK_EQ_U(v.ev[0].dir, C2S);
+	CHECK_EQ_U(v.ev[0].duration_ns, 204000000);
+	CHECK(!v.ev[0].u.stall.recurring);
+	CHECK(v.ev[1].u.stall.recurring);
+	CHECK_EQ_U(v.c.info.det.stall.timer_like, 2);
+	CHECK_EQ_U(v.c.info.det.stall.recurring, 1);
+	CHECK_EQ_U(v.c.info.det.stall.hist[STALL_HIST_TIMER200], 2);
+}
+
+/* The seed's pattern (netdev 2013, splice + SPLICE_F_MORE): a full segment
+ * without PSH, ACKed at once, 200 ms of silence, then the rest pushed. */
+static void test_sender_idle_cork(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 100, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 101, 1000, 1000, 1100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1001, 0, 1000, 1200});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1001, ISS + 101, 300, 1000, 201200});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1301, 0, 1000, 201300});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	const struct stall_event *s = &v.ev[0].u.stall;
+	CHECK_EQ_U(s->cls, STALL_SENDER_IDLE);
+	CHECK(!s->timer_like);
+	CHECK_EQ_U(v.ev[0].dir, S2C);
+	CHECK_EQ_U(s->in_flight, 0);
+	CHECK_EQ_U(s->rwnd, 4000);
+	CHECK_EQ_U(v.ev[0].duration_ns, 200000000);
+	CHECK_EQ_U(v.ev[0].frame_first, 6);
+	CHECK_EQ_U(v.ev[0].frame_last, 7);
+	CHECK_EQ_U(s->ack_delay_ns, (uint64_t)-1);
+}
+
+/* The receiver's window closes; the sender probes; the window update ends
+ * one zero_window stall however many probes lie inside it. */
+static void test_zero_window(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 0, 1100});
+	/* Linux's zero-window probe: no byte, sequence snd_una - 1. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1000, IRS + 1, 0, 1000, 201100});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 0, 201150});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1000, IRS + 1, 0, 1000, 601100});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 0, 601150});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 900000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1001, IRS + 1, 1000, 1000, 900100});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_ZERO_WINDOW);
+	CHECK_EQ_U(v.ev[0].dir, C2S);
+	CHECK_EQ_U(v.ev[0].u.stall.rwnd, 0);
+	CHECK_EQ_U(v.ev[0].frame_first, 5);
+	CHECK_EQ_U(v.ev[0].frame_last, 10);
+	CHECK_EQ_U(v.ev[0].duration_ns, 898900000);
+}
+
+/* A window that never reopens is reported when the connection ends. */
+static void test_zero_window_open_at_end(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 0, 1100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1000, IRS + 1, 0, 1000, 201100});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_ZERO_WINDOW);
+	CHECK_EQ_U(v.ev[0].duration_ns, 200000000);
+	CHECK(strstr(v.ev[0].u.stall.reason, "still closed") != NULL);
+}
+
+/* Data in flight, no ACK, the same bytes again 250 ms later. */
+static void test_rto(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 1000, 1000, 251000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 1000, 251200});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_RTO);
+	CHECK_EQ_U(v.ev[0].dir, S2C);
+	CHECK_EQ_U(v.ev[0].u.stall.in_flight, 1000);
+	CHECK_EQ_U(v.ev[0].duration_ns, 250000000);
+}
+
+/* The segment after the gap starts beyond anything captured: the capture
+ * lost packets, so what happened in the gap is unknown. */
+static void test_unknown_capture_loss(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 60000});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_UNKNOWN);
+	CHECK_EQ_U(v.ev[0].dir, S2C);
+}
+
+/* A 30 ms delayed ACK: a stall with the 10 ms floor, not when the path RTT
+ * (10 ms handshake) times the factor 4 puts the threshold at 40 ms; with
+ * the factor 2 (20 ms) it is one again. */
+static void test_threshold_rtt_factor(void)
+{
+	for (unsigned factor = 0; factor < 3; factor++) {
+		struct convo v;
+		int64_t rtt = factor == 0 ? 200 : 10000;
+
+		convo_init(&v);
+		v.det.stall_rtt_factor = factor == 2 ? 2 : 4;
+		handshake(&v, rtt);
+		nagle_round(&v, 20000, 0, 30000);
+		finish(&v);
+		CHECK_EQ_U(v.nev, factor == 1 ? 0 : 1);
+	}
+	/* --stall-min above the gap: nothing. */
+	struct convo v;
+	convo_init(&v);
+	v.det.stall_min_ns = 50000000;
+	handshake(&v, 200);
+	nagle_round(&v, 1000, 0, 40000);
+	finish(&v);
+	CHECK_EQ_U(v.nev, 0);
+}
+
+/* A 1000-byte segment sent after the delayed ACK (window-limited sender,
+ * not Nagle) is still a delayed_ack stall, with the other reason. */
+static void test_delayed_ack_full_segment(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 1000, 201000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1001, ISS + 1, 1000, 1000, 201050});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 2001, ISS + 1, 1000, 1000, 201060});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_DELAYED_ACK);
+	CHECK_EQ_U(v.ev[0].u.stall.ack_delay_ns, 200000000);
+	CHECK(strstr(v.ev[0].u.stall.reason, "Nagle") == NULL);
+	CHECK_EQ_U(v.c.info.det.stall.hist[STALL_HIST_TIMER200], 1);
+}
+
+/* The first response of a connection held ~200 ms after the request (S
+ * had sent nothing before): a turn boundary with a timer's signature too. */
+static void test_timer_like_first_response(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 200, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 201, 0, 1000, 1100});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 201, 300, 1000, 208100});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_SENDER_IDLE);
+	CHECK(v.ev[0].u.stall.timer_like);
+	CHECK_EQ_U(v.ev[0].dir, S2C);
+	/* ... but not when the response is a full segment (a person's answer
+	 * may be large; a timer flushes a held small tail). */
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 200, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 201, 0, 1000, 1100});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 201, 1000, 1000, 208100});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 0);
+}
+
+/* The text findings: one line per (connection, direction, class, reason)
+ * with example frames, the median ACK delay and the timer it points at. */
+static void test_text_report(void)
+{
+	struct convo v;
+	struct sum_conn conn;
+	struct rep_data d;
+	char *buf = NULL;
+	size_t len = 0;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	nagle_round(&v, 1000, 0, 40000);
+	nagle_round(&v, 45000, 1, 41000);
+	finish(&v);
+	tcp_summarize(&v.c, &conn);
+	memset(&d, 0, sizeof(d));
+	d.conns = &conn;
+	d.nconns = 1;
+	d.events = v.ev;
+	d.nevents = v.nev;
+	d.tot.stalls = conn.det.stall.count;
+	d.tot.stall_ns = conn.det.stall.time_ns;
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		d.tot.stall_by_class[k] = conn.det.stall.by_class[k];
+	FILE *out = open_memstream(&buf, &len);
+	CHECK(out != NULL);
+	if (!out)
+		return;
+	rep_text_stall(out, &d);
+	fclose(out);
+	CHECK(strstr(buf, "stalls: 2 idle gaps inside transfers, 0.081 s lost (delayed_ack 2; "
+			  "2 near 40 ms, 0 near 200 ms)") != NULL);
+	CHECK(strstr(buf, "conn 1 c2s: 2 delayed_ack stalls, median 40.5 ms (frames 4-5, 8-9)") !=
+	      NULL);
+	CHECK(strstr(buf, "median ACK delay 40.5 ms: Nagle") != NULL);
+	CHECK(strstr(buf, "TCP_DELACK_MIN") != NULL);
+	free(buf);
+}
+
+int main(void)
+{
+	test_delayed_ack_nagle();
+	test_delayed_ack_nobody_waited();
+	test_think_time();
+	test_timer_like_turn_boundary();
+	test_sender_idle_cork();
+	test_zero_window();
+	test_zero_window_open_at_end();
+	test_rto();
+	test_unknown_capture_loss();
+	test_threshold_rtt_factor();
+	test_delayed_ack_full_segment();
+	test_timer_like_first_response();
+	test_text_report();
+	return unit_done("stall");
+}
