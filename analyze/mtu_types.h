@@ -5,29 +5,120 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct mtu_state {
-	uint32_t max_payload[2];
-	uint32_t icmp_ptb;
+/*
+ * What one full-size segment looks like on the wire, and the page-alignment
+ * rule the detector applies to it (DESIGN.md "MTU / alignment"):
+ *
+ *   |<------------------------- MTU (implied) -------------------------->|
+ *   | IP header | TCP header + options |            payload              |
+ *   |  20 / 40  |   20 (+12 with TS)   | n*4096 when healthy (pages)     |
+ *   |<------- header bytes H --------->|
+ *
+ * Above 4096 the healthy form is MTU = n*4096 + H (H = 52 for IPv4 + TCP
+ * with timestamps, 40 without, 72/60 for IPv6): full-size payloads then
+ * fill whole pages. Anything else leaves every full-size segment straddling
+ * pages (the 2013 splice/loopback regression, ../seeds/).
+ */
+
+#define MTU_PAGE	 4096u
+#define MTU_FULL_REPEAT	 3u /* same largest payload this often: a size cap, not a write size */
+#define MTU_BH_MIN_RTO	 2u /* RTO retransmissions of a full-size segment before it shrank */
+#define MTU_COLLAPSE_MIN 8u /* full-size segments needed before judging throughput */
+
+#define MTU_SIZES 4u /* largest distinct payload sizes remembered per direction */
+
+/* One payload size of a direction and the first segment that had it. */
+struct mtu_size {
+	uint32_t payload;
+	uint32_t count; /* segments of exactly this payload */
+	uint16_t hdr;	/* IP + TCP header bytes of the first one */
+	uint16_t opt;	/* TCP option bytes of the first one */
+	int64_t ts;
+	uint64_t frame;
+	uint32_t input, rel_seq;
+};
+
+/* Per-direction state: the largest segments that fit the MSS. */
+struct mtu_dir_state {
+	struct mtu_size sizes[MTU_SIZES]; /* largest first */
+	uint8_t nsizes;
+	uint32_t superframes; /* IP length 0 or > 65535: never a wire frame */
+	/* PMTU black hole (RFC 4821): a full-size segment re-sent by RTO. */
+	uint32_t bh_seq, bh_len, bh_rto;
+	uint16_t bh_hdr;
+	int64_t bh_first_ts;
+	uint64_t bh_first_frame;
+	uint32_t blackholes;
+	uint32_t bh_big_mtu, bh_small_mtu, bh_resends; /* last episode */
+	uint32_t icmp_too_big;
 	uint32_t icmp_mtu;
 };
 
+struct mtu_state {
+	struct mtu_dir_state dir[2]; /* by enum sum_dir_id */
+	/* Idle gaps of the connection, for the throughput-collapse test. */
+	int64_t last_ts;
+	uint8_t last_dir;
+	bool have_last, last_data;
+	int64_t idle_ns[2]; /* silences not bracketed by the peer's data, per data dir */
+	uint32_t icmp_ptb;  /* ICMP too-big quoting the connection (both ways) */
+	uint32_t icmp_mtu;  /* the MTU the last one carried */
+};
+
+/* Why a misaligned connection was also called a collapse (mtu_summary.collapse). */
+enum mtu_collapse_by {
+	MTU_COLLAPSE_NONE = 0,
+	MTU_COLLAPSE_STALLS,	 /* the stall detector found stalls in it */
+	MTU_COLLAPSE_THROUGHPUT, /* idle most of its transfer time, without the peer's turn */
+	MTU_COLLAPSE_BY_COUNT,
+};
+
 struct mtu_summary {
-	uint32_t implied_mtu[2]; /* per direction, from the largest payload */
-	uint32_t largest_payload[2];
-	bool misaligned;		       /* an MTU above 4096 not of the form n*4096 + 52 */
+	uint32_t implied_mtu[2];     /* per direction, from the largest payload */
+	uint32_t largest_payload[2]; /* largest payload not above the peer's MSS */
+	uint32_t header_bytes[2];    /* IP + TCP header of that segment */
+	uint32_t mss[2];	     /* MSS announced in the SYN of the sender (0: unknown) */
+	bool full_size[2];	     /* that payload is MSS-limited, so the MTU is real */
+	bool misaligned_dir[2];
+	uint8_t dir;	 /* direction the single-value fields below describe */
+	bool misaligned; /* an MTU above 4096 not of the form n*4096 + 52 */
 	uint32_t aligned_below, aligned_above; /* nearest healthy MTUs */
 	uint32_t payload_mod_4096;
-	uint32_t oversize_segments;
-	uint32_t icmp_too_big; /* ICMP frag-needed / ICMPv6 PTB tied to it */
-	uint32_t icmp_mtu;     /* the MTU they carried (last) */
+	uint32_t oversize_segments; /* both ways; tcp.c counts and emits them */
+	uint32_t oversize[2];
+	uint32_t superframes[2]; /* IP length 0 / IPv4 above 65535 (TSO, BIG TCP) */
+	uint32_t icmp_too_big;	 /* ICMP frag-needed / ICMPv6 PTB tied to it */
+	uint32_t icmp_mtu;	 /* the MTU they carried (last) */
 	bool pmtu_blackhole;
-	bool collapse; /* misaligned together with stalls / throughput collapse */
+	uint32_t blackholes;						 /* episodes, both ways */
+	uint32_t blackhole_mtu, blackhole_shrunk_mtu, blackhole_resends; /* last episode */
+	bool collapse;	     /* misaligned together with stalls / throughput collapse */
+	uint8_t collapse_by; /* enum mtu_collapse_by */
+	uint32_t stalls;     /* the stall detector's count when collapse was judged */
+	int64_t stall_ns;
+	int64_t idle_ns, transfer_ns; /* of dir, when judged (transfer_ns 0: not) */
+};
+
+/* What a "pmtu" event reports. */
+enum mtu_pmtu_kind {
+	MTU_PMTU_NONE = 0,  /* an mtu_alignment event */
+	MTU_PMTU_ICMP,	    /* ICMP frag-needed / ICMPv6 packet too big */
+	MTU_PMTU_BLACKHOLE, /* full-size segments re-sent by RTO until they shrank */
+	MTU_PMTU_KIND_COUNT,
 };
 
 /* Detail of an "mtu_alignment" / "pmtu" event. */
 struct mtu_event {
-	uint32_t mtu;
+	uint32_t mtu; /* alignment: the implied MTU; ICMP: the MTU it carried;
+			 black hole: the MTU of the shrunk segment */
 	uint32_t aligned_below, aligned_above;
+	uint32_t payload;	   /* alignment: the full-size payload; black hole: the big one */
+	uint32_t payload_mod_4096; /* alignment */
+	uint32_t big_mtu;	   /* black hole: the MTU of the segments that vanished */
+	uint32_t retransmissions;  /* black hole: RTO re-sends of the big segment */
+	uint8_t kind;		   /* enum mtu_pmtu_kind */
+	uint8_t icmp_type, icmp_code;
+	const char *reason; /* static string */
 };
 
 #endif
