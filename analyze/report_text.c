@@ -148,7 +148,8 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		rep_text_reorder(out, d);
 		rep_text_mtu(out, d);
 		any = d->tot.stalls || d->tot.sack_holes || d->tot.queue_reorders ||
-		      d->tot.mtu_misaligned;
+		      d->tot.mtu_misaligned || d->tot.icmp_too_big || d->tot.pmtu_blackholes ||
+		      d->tot.reneging;
 	}
 	if (t->unseen_bytes) {
 		bool known;
