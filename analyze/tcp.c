@@ -673,19 +673,14 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 			sent_push(h, end, p->ts_ns);
 		}
 		if (unseen == span && filled_out_of_order(h, prm, d, &hole, p->ts_ns, &by)) {
-			struct sum_event e;
+			/* The SUM_EV_REORDER event is emitted by the reorder
+			 * detector (reorder.c), which also knows the queues. */
 			h->st.out_of_order++;
-			event_init(&e, SUM_EV_REORDER, c, dir, p);
-			e.frame_first = hole.open_frame;
-			e.duration_ns = p->ts_ns - hole.open_ts;
-			e.bytes = len;
-			e.rel_seq = seq - h->base;
-			e.extent = (uint32_t)(h->st.data_packets - 1 - hole.open_data_pkts);
-			e.by = by;
 			c->seg.kind |= TCP_SEG_OOO | TCP_SEG_FILLED_GAP;
-			c->seg.extent = e.extent;
+			c->seg.extent = (uint32_t)(h->st.data_packets - 1 - hole.open_data_pkts);
 			c->seg.reorder_by = by;
-			emit(sink, &e);
+			c->seg.gap_ts = hole.open_ts;
+			c->seg.gap_frame = hole.open_frame;
 		} else {
 			count_retrans(h, r, prm, seq, end, len, gap, &c->seg.kind);
 			/* Filling a gap: the original never passed the capture

@@ -144,6 +144,8 @@ struct tcp_seg {
 	uint64_t window;     /* the window it advertises, scaled when known */
 	uint32_t extent;     /* TCP_SEG_OOO: data segments that overtook it */
 	uint8_t reorder_by;  /* TCP_SEG_OOO: enum sum_reorder_by */
+	int64_t gap_ts;	     /* TCP_SEG_OOO: when the gap it filled appeared */
+	uint64_t gap_frame;  /* TCP_SEG_OOO: the frame that opened that gap */
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input;

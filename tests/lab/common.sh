@@ -673,3 +673,49 @@ lab_verdict()
 	fi
 	exit 0
 }
+
+# --- relay topology (findings-reorder-*.sh) ---------------------------------
+
+# lab_relay_pair PREFIX [QUEUES]
+# A <-> R <-> B where R holds one end of each veth pair, with no addresses
+# and ip_forward off: a userspace relay (tests/tools/lab-relay) must carry
+# every frame, so it can delay or reorder them (there is no netem here). A
+# and B share one subnet (10.0.0.1/.2, fd00::1/::2) with static neighbour
+# entries for each other's MAC. QUEUES (default 1) RX/TX queues on the R-B
+# pair. Offloads (checksum, TSO, GSO, GRO) are off on all four interfaces:
+# the relay reads what the wire would carry. Sets LAB_NS_A LAB_NS_R LAB_NS_B,
+# LAB_IF_A LAB_IF_RA LAB_IF_RB LAB_IF_B, LAB_IP4_A/B, LAB_IP6_A/B, LAB_MAC_A/B.
+lab_relay_pair()
+{
+	local prefix=$1 queues=${2:-1} p
+
+	lab_init
+	LAB_SEQ=$((LAB_SEQ + 1))
+	p=${prefix:0:12}
+	LAB_NS_A="$prefix-$$-$LAB_SEQ-a"
+	LAB_NS_R="$prefix-$$-$LAB_SEQ-r"
+	LAB_NS_B="$prefix-$$-$LAB_SEQ-b"
+	LAB_IF_A="$p-a" LAB_IF_RA="$p-ra" LAB_IF_RB="$p-rb" LAB_IF_B="$p-b"
+	LAB_MAC_A=02:00:00:00:00:01 LAB_MAC_B=02:00:00:00:00:02
+	LAB_IP4_A=10.0.0.1 LAB_IP4_B=10.0.0.2
+	LAB_IP6_A=fd00::1 LAB_IP6_B=fd00::2
+	if ! { _lab_new_ns "$LAB_NS_A" && _lab_new_ns "$LAB_NS_R" && _lab_new_ns "$LAB_NS_B" &&
+		_lab_veth "$LAB_NS_A" "$LAB_IF_A" "$LAB_MAC_A" \
+			"$LAB_NS_R" "$LAB_IF_RA" 02:00:00:00:00:fa 1500 1 &&
+		_lab_veth "$LAB_NS_B" "$LAB_IF_B" "$LAB_MAC_B" \
+			"$LAB_NS_R" "$LAB_IF_RB" 02:00:00:00:00:fb 1500 "$queues"; }; then
+		lab_log "lab_relay_pair $prefix: setup failed"
+		return 1
+	fi
+	ip netns exec "$LAB_NS_R" sysctl -qw net.ipv4.ip_forward=0 \
+		net.ipv6.conf.all.forwarding=0 net.ipv6.conf.all.disable_ipv6=1 >/dev/null
+	_lab_addr "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_A/24" "$LAB_IP6_A/64"
+	_lab_addr "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_B/24" "$LAB_IP6_B/64"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP6_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_A" "$LAB_MAC_A"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP6_A" "$LAB_MAC_A"
+	lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
+	lab_offloads_off "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IF_RB"
+	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+}
