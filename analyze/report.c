@@ -52,6 +52,8 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 		t->lost_segments += d->lost_segments;
 		t->lost_upstream += d->lost_upstream;
 		t->ack_reordering += d->ack_reordering;
+		for (unsigned b = 0; b < SUM_BY_COUNT; b++)
+			t->ooo_by[b] += d->ooo_by[b];
 	}
 	t->retrans += retr;
 	t->ooo += ooo;
@@ -86,10 +88,6 @@ static void add_event_totals(struct rep_totals *t, const struct sum_event *e)
 		break;
 	case SUM_EV_CAPTURE_LOSS:
 		t->capture_loss_segments += e->segments;
-		break;
-	case SUM_EV_REORDER:
-		if (e->by < SUM_BY_COUNT)
-			t->ooo_by[e->by]++;
 		break;
 	default:
 		break;

@@ -76,6 +76,11 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new(o, "mss", d->mss ? json_integer(d->mss) : json_null());
 	json_object_set_new(o, "new_acks", json_integer((json_int_t)d->new_acks));
 	json_object_set_new(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
+	json_object_set_new(o, "out_of_order_by",
+			    json_pack("{s:I, s:I, s:I}", "ip_id",
+				      (json_int_t)d->ooo_by[SUM_BY_IPID], "timing",
+				      (json_int_t)d->ooo_by[SUM_BY_TIMING], "tsval",
+				      (json_int_t)d->ooo_by[SUM_BY_TSVAL]));
 	json_object_set_new(o, "oversize_segments", json_integer((json_int_t)d->oversize));
 	json_object_set_new(o, "packets", json_integer((json_int_t)d->packets));
 	json_object_set_new(o, "payload_bytes", json_integer((json_int_t)d->payload_bytes));

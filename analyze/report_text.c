@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
@@ -149,7 +150,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		rep_text_mtu(out, d);
 		any = d->tot.stalls || d->tot.sack_holes || d->tot.queue_reorders ||
 		      d->tot.mtu_misaligned || d->tot.icmp_too_big || d->tot.pmtu_blackholes ||
-		      d->tot.reneging;
+		      d->tot.reneging || d->tot.ack_reordering;
 	}
 	if (t->unseen_bytes) {
 		bool known;
@@ -265,7 +266,63 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 		fputs("  * evicted under --max-flows: statistics cover only part of it\n", out);
 }
 
+static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+enum { TEXT_WIDTH = 100 };
+
+/*
+ * Write buf wrapped at TEXT_WIDTH columns: a longer line breaks at its last
+ * space that fits, continuing under its own indent plus four spaces, so the
+ * detectors' explanations stay readable in a 100-column terminal.
+ */
+static void write_wrapped(FILE *out, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		size_t indent = 0;
+		while (p + indent < eol && p[indent] == ' ')
+			indent++;
+		size_t width = TEXT_WIDTH, pad = 0;
+		while ((size_t)(eol - p) > width) {
+			const char *cut = p + width;
+			while (cut > p + indent && *cut != ' ')
+				cut--;
+			if (cut <= p + indent)
+				break; /* one word longer than the line: leave it */
+			fprintf(out, "%*s%.*s\n", (int)pad, "", (int)(cut - p), p);
+			p = cut + 1;
+			pad = indent + 4;
+			width = TEXT_WIDTH - pad;
+		}
+		fprintf(out, "%*s%.*s\n", (int)pad, "", (int)(eol - p), p);
+		p = nl ? nl + 1 : end;
+	}
+}
+
 int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem) {
+		write_report(out, d, run); /* no memory to wrap: unwrapped is still right */
+		return werr(out);
+	}
+	write_report(mem, d, run);
+	if (fclose(mem) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	write_wrapped(out, buf, len);
+	free(buf);
+	return werr(out);
+}
+
+static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	const struct eng_counters *e = &run->eng;
 
@@ -304,5 +361,4 @@ int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	}
 	write_findings(out, d, run);
 	write_table(out, d, run);
-	return werr(out);
 }

@@ -29,6 +29,14 @@ struct sum_rtt {
 	int64_t min_ns, max_ns, sum_ns;
 };
 
+/* Reason a reorder was decided, in order of trust (DESIGN.md "Reordering"). */
+enum sum_reorder_by {
+	SUM_BY_TSVAL = 0,
+	SUM_BY_IPID,
+	SUM_BY_TIMING,
+	SUM_BY_COUNT,
+};
+
 /*
  * Statistics of one direction: segments sent by this side, and what the
  * other side's ACKs said about them. Counters follow the rules documented in
@@ -48,11 +56,12 @@ struct sum_dir {
 	uint64_t spurious_retrans; /* bytes already cumulatively ACKed */
 	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */
 	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */
-	uint64_t lost_segments;	   /* a gap opened: "previous segment not captured" */
-	uint64_t dup_acks;	   /* duplicate ACKs this side sent */
-	uint64_t ack_reordering;   /* cumulative ACKs this side sent that went backwards */
-	uint64_t zero_windows;	   /* segments advertising a zero window */
-	uint64_t window_full;	   /* segments that filled the peer's advertised window */
+	uint64_t ooo_by[SUM_BY_COUNT]; /* out_of_order by what decided it */
+	uint64_t lost_segments;	       /* a gap opened: "previous segment not captured" */
+	uint64_t dup_acks;	       /* duplicate ACKs this side sent */
+	uint64_t ack_reordering;       /* cumulative ACKs this side sent that went backwards */
+	uint64_t zero_windows;	       /* segments advertising a zero window */
+	uint64_t window_full;	       /* segments that filled the peer's advertised window */
 	uint64_t keepalives;
 	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */
 	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */
@@ -123,14 +132,6 @@ enum sum_event_type {
 	SUM_EV_MTU_ALIGNMENT,	/* MTU above 4096 not n*4096 + 52 (mtu.c) */
 	SUM_EV_PMTU,		/* ICMP too-big tied to the connection, or a black hole */
 	SUM_EV_TYPE_COUNT,
-};
-
-/* Reason a reorder was decided, in order of trust (DESIGN.md "Reordering"). */
-enum sum_reorder_by {
-	SUM_BY_TSVAL = 0,
-	SUM_BY_IPID,
-	SUM_BY_TIMING,
-	SUM_BY_COUNT,
 };
 
 struct sum_event {

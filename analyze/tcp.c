@@ -676,6 +676,7 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 			/* The SUM_EV_REORDER event is emitted by the reorder
 			 * detector (reorder.c), which also knows the queues. */
 			h->st.out_of_order++;
+			h->st.ooo_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
 			c->seg.kind |= TCP_SEG_OOO | TCP_SEG_FILLED_GAP;
 			c->seg.extent = (uint32_t)(h->st.data_packets - 1 - hole.open_data_pkts);
 			c->seg.reorder_by = by;
