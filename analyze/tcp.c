@@ -319,10 +319,11 @@ static uint32_t holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struc
  * The peer acknowledged up to ack: holes below it reached the receiver
  * without passing the capture point (or the capture dropped them).
  */
-static void holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, const struct pkt *p,
-			const struct sum_sink *sink)
+static uint64_t holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack,
+			    const struct pkt *p, const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
+	uint64_t covered = 0;
 
 	for (unsigned k = 0; k < h->nholes;) {
 		struct tcp_hole *o = &h->holes[k];
@@ -335,6 +336,7 @@ static void holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, c
 		struct sum_event e;
 
 		h->st.unseen_bytes += bytes;
+		covered += bytes;
 		event_init(&e, SUM_EV_CAPTURE_LOSS, c, dir, p);
 		e.ts = o->open_ts;
 		e.duration_ns = p->ts_ns - o->open_ts;
@@ -353,6 +355,7 @@ static void holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, c
 		o->start = hi;
 		k++;
 	}
+	return covered;
 }
 
 /* Has this side's IP ID been increasing often enough to order segments by? */
@@ -442,14 +445,17 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	bool syn_fin_rst = t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST);
 
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
-		/* R acknowledges bytes S's segments never showed us. */
-		o->st.acked_unseen++;
-		c->seg.kind |= TCP_SEG_ACKED_UNSEEN;
+		/* R acknowledges bytes beyond any S was seen sending: a gap too. */
 		hole_open(o, o->snd_nxt, ack, p, o->st.data_packets);
 		advance_nxt(o, ack);
 	}
-	if (o->nholes)
-		holes_acked(c, odir, ack, p, sink);
+	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
+	 * gap): R got them, so the capture lost them (Wireshark: "ACKed
+	 * segment that wasn't captured"). */
+	if (o->nholes && holes_acked(c, odir, ack, p, sink)) {
+		o->st.acked_unseen++;
+		c->seg.kind |= TCP_SEG_ACKED_UNSEEN;
+	}
 
 	if (!o->have_una || seq_gt(ack, o->snd_una)) {
 		if (o->have_una) {
