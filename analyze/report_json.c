@@ -153,13 +153,13 @@ static json_t *jconn(const struct sum_conn *c)
 	json_object_set_new(o, "c2s", jdir(&c->dir[SUM_C2S], &c->dir[SUM_S2C], dur));
 	json_object_set_new(o, "handshake_rtt_s",
 			    c->handshake_rtt_ns >= 0 ? jsec(c->handshake_rtt_ns) : json_null());
-	json_object_set_new(o, "queues", queues);
 	json_object_set_new(o, "mtu_findings", rep_json_mtu(&c->det.mtu));
+	json_object_set_new(o, "queues", queues);
 	json_object_set_new(o, "reordering", rep_json_reorder(&c->det.reorder));
-	json_object_set_new(o, "sack", rep_json_sack(&c->det.sack));
-	json_object_set_new(o, "stalls", rep_json_stall(&c->det.stall));
 	json_object_set_new(o, "s2c", jdir(&c->dir[SUM_S2C], &c->dir[SUM_C2S], dur));
+	json_object_set_new(o, "sack", rep_json_sack(&c->det.sack));
 	json_object_set_new(o, "sack_permitted", json_boolean(c->sack_permitted));
+	json_object_set_new(o, "stalls", rep_json_stall(&c->det.stall));
 	json_object_set_new(o, "timestamps", json_boolean(c->timestamps));
 	json_object_set_new(o, "window_scale_known", json_boolean(c->wscale_known));
 	return o;
@@ -188,9 +188,9 @@ static json_t *jevent(const struct sum_event *e)
 	json_object_set_new(o, "rel_seq", json_integer(e->rel_seq));
 	switch (e->type) {
 	case SUM_EV_REORDER:
-		json_object_set_new(o, "extent", json_integer(e->extent));
 		json_object_set_new(o, "decided_by",
 				    json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
+		json_object_set_new(o, "extent", json_integer(e->extent));
 		json_object_set_new(o, "queue_switch",
 				    e->queue_switch < 0 ? json_null()
 							: json_boolean(e->queue_switch));

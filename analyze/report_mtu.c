@@ -37,13 +37,13 @@ json_t *rep_json_mtu(const struct mtu_summary *s)
 	json_object_set_new(o, "aligned_above", jnum_or_null(s->aligned_above));
 	json_object_set_new(o, "aligned_below", jnum_or_null(s->aligned_below));
 	json_object_set_new(o, "collapse", json_boolean(s->collapse));
+	json_object_set_new(o, "collapse_by",
+			    s->collapse ? json_string(mtu_collapse_names[s->collapse_by])
+					: json_null());
 	json_object_set_new(o, "collapse_idle_s",
 			    s->transfer_ns ? json_real((double)s->idle_ns / 1e9) : json_null());
 	json_object_set_new(o, "collapse_transfer_s",
 			    s->transfer_ns ? json_real((double)s->transfer_ns / 1e9) : json_null());
-	json_object_set_new(o, "collapse_by",
-			    s->collapse ? json_string(mtu_collapse_names[s->collapse_by])
-					: json_null());
 	json_object_set_new(o, "dir",
 			    s->implied_mtu[s->dir & 1] ? json_string(mtu_dir_names[s->dir & 1])
 						       : json_null());
@@ -93,8 +93,8 @@ void rep_json_mtu_event(json_t *o, const struct sum_event *e)
 	}
 	json_object_set_new(o, "kind", json_string(mtu_pmtu_names[kind]));
 	if (kind == MTU_PMTU_ICMP) {
-		json_object_set_new(o, "icmp_type", json_integer(m->icmp_type));
 		json_object_set_new(o, "icmp_code", json_integer(m->icmp_code));
+		json_object_set_new(o, "icmp_type", json_integer(m->icmp_type));
 	} else if (kind == MTU_PMTU_BLACKHOLE) {
 		json_object_set_new(o, "big_mtu", jnum_or_null(m->big_mtu));
 		json_object_set_new(o, "payload", json_integer(m->payload));

@@ -288,6 +288,10 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 
 	if (!h->have_una)
 		return;
+	/* Nothing SACKed and nothing pending: the common ACK costs nothing. */
+	if (!opt->has_sack && !(sg->kind & TCP_SEG_DSACK) && !sd->nblocks && !sd->nholes &&
+	    !sd->renege_pending && !sd->in_recovery)
+		return;
 	if (sg->kind & TCP_SEG_DSACK)
 		sum->dsack++;
 	if (opt->has_sack) {

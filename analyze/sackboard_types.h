@@ -17,7 +17,7 @@
  * with its extent as first seen until una and blocks cover all of it.
  */
 
-#define SACKB_MAX_HOLES	 32 /* open holes tracked per direction; more are counted */
+#define SACKB_MAX_HOLES	 12 /* open holes tracked per direction; more are counted */
 #define SACKB_MAX_BLOCKS (SACKB_MAX_HOLES + 1) /* remembered SACKed ranges per direction */
 
 /* How a hole closed (DESIGN.md "SACK holes"). */
