@@ -31,12 +31,6 @@ static void human(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, x < 10 ? "%.1f%c" : "%.0f%c", x, units[u]);
 }
 
-static void ms(int64_t ns, char *buf, size_t len)
-{
-	double v = (double)ns / 1e6;
-	snprintf(buf, len, v < 1 ? "%.3f" : v < 100 ? "%.1f" : "%.0f", v);
-}
-
 /* Endpoint squeezed into width columns, eliding the middle of long ones. */
 static void endpoint_cell(const struct dec_addr *a, uint16_t port, char *buf, size_t width)
 {
@@ -222,20 +216,68 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		t->dup_acks, t->window_full, t->keepalives, t->lost_segments);
 }
 
+/* A duration in the unit that suits the largest of a set (us, ms or s). */
+static const char *rtt_unit(int64_t max_ns, double *div)
+{
+	if (max_ns < 1000000) {
+		*div = 1e3;
+		return "us";
+	}
+	if (max_ns < 10000000000ll) {
+		*div = 1e6;
+		return "ms";
+	}
+	*div = 1e9;
+	return "s";
+}
+
+static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
+{
+	const struct sum_rtt *r = best_rtt(c);
+	double div;
+
+	if (r) {
+		const char *u = rtt_unit(r->max_ns, &div);
+		int prec = div == 1e3 ? 0 : 1; /* whole us, else tenths */
+		snprintf(buf, len, "%.*f/%.*f/%.*f%s", prec, (double)r->min_ns / div, prec,
+			 (double)(r->sum_ns / (int64_t)r->n) / div, prec, (double)r->max_ns / div,
+			 u);
+	} else if (c->handshake_rtt_ns >= 0) {
+		const char *u = rtt_unit(c->handshake_rtt_ns, &div);
+		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)c->handshake_rtt_ns / div,
+			 u);
+	} else {
+		snprintf(buf, len, "-");
+	}
+}
+
+/* Short state names keep a row within 100 columns. */
+static const char *state_cell(enum sum_state st)
+{
+	switch (st) {
+	case SUM_STATE_HANDSHAKE:
+		return "syn";
+	case SUM_STATE_HALF_CLOSED:
+		return "half";
+	default:
+		return sum_state_name(st);
+	}
+}
+
 static void write_table(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	fputs("\nConnections (first-packet order; bytes are payload; RTT at the capture point)\n",
+	fputs("\nConnections (first-packet order; bytes are payload; RTT at the capture point;\n"
+	      "state: open, half(-closed), closed, reset, syn (handshake only))\n",
 	      out);
-	fprintf(out, "%3s %-21s %-21s %6s %6s %6s %4s %4s %-13s %s\n", "id", "client", "server",
-		"dur s", "c>s", "s>c", "retr", "ooo", "rtt ms mn/av/mx", "state");
+	fprintf(out, "%3s %-20s %-20s %6s %5s %5s %4s %4s %-15s %s\n", "id", "client", "server",
+		"dur s", "c>s", "s>c", "retr", "ooo", "rtt mn/av/mx", "state");
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct sum_conn *c = &d->conns[k];
-		char cl[32], sv[32], up[16], down[16], dur[16], rtt[48] = "-";
-		const struct sum_rtt *r = best_rtt(c);
+		char cl[32], sv[32], up[16], down[16], dur[16], rtt[64];
 		double secs = (double)(c->last_ts - c->first_ts) / 1e9;
 
-		endpoint_cell(&c->client, c->client_port, cl, 21);
-		endpoint_cell(&c->server, c->server_port, sv, 21);
+		endpoint_cell(&c->client, c->client_port, cl, 20);
+		endpoint_cell(&c->server, c->server_port, sv, 20);
 		human(c->dir[SUM_C2S].payload_bytes, up, sizeof(up));
 		human(c->dir[SUM_S2C].payload_bytes, down, sizeof(down));
 		snprintf(dur, sizeof(dur),
@@ -243,23 +285,15 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 			 : secs < 1000 ? "%.1f"
 				       : "%.0f",
 			 secs);
-		if (r) {
-			char a[16], b[16], m[16];
-			ms(r->min_ns, a, sizeof(a));
-			ms(r->sum_ns / (int64_t)r->n, b, sizeof(b));
-			ms(r->max_ns, m, sizeof(m));
-			snprintf(rtt, sizeof(rtt), "%s/%s/%s", a, b, m);
-		} else if (c->handshake_rtt_ns >= 0) {
-			ms(c->handshake_rtt_ns, rtt, sizeof(rtt));
-		}
+		rtt_cell(c, rtt, sizeof(rtt));
 		char where[16] = "";
 		if (run->nvantages > 1)
 			snprintf(where, sizeof(where), "@%u", c->vantage);
 		fprintf(out,
-			"%3" PRIu64 " %-21s %-21s %6s %6s %6s %4" PRIu64 " %4" PRIu64
-			" %-13s %s%s%s\n",
+			"%3" PRIu64 " %-20s %-20s %6s %5s %5s %4" PRIu64 " %4" PRIu64
+			" %-15s %s%s%s\n",
 			c->id, cl, sv, dur, up, down, both_dirs(c, DIR_METRIC(retrans)),
-			both_dirs(c, DIR_METRIC(out_of_order)), rtt, sum_state_name(c->state),
+			both_dirs(c, DIR_METRIC(out_of_order)), rtt, state_cell(c->state),
 			c->evicted ? "*" : "", where);
 	}
 	if (d->tot.conns_evicted)
