@@ -48,64 +48,64 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "ack_reordering", json_integer((json_int_t)d->ack_reordering));
-	json_object_set_new(o, "acked_unseen", json_integer((json_int_t)d->acked_unseen));
-	json_object_set_new(o, "avg_payload",
+	json_object_set_new_nocheck(o, "ack_reordering", json_integer((json_int_t)d->ack_reordering));
+	json_object_set_new_nocheck(o, "acked_unseen", json_integer((json_int_t)d->acked_unseen));
+	json_object_set_new_nocheck(o, "avg_payload",
 			    d->data_packets
 				? json_real((double)d->payload_bytes / (double)d->data_packets)
 				: json_null());
-	json_object_set_new(o, "data_packets", json_integer((json_int_t)d->data_packets));
-	json_object_set_new(o, "dsack_blocks", json_integer((json_int_t)d->dsack_blocks));
-	json_object_set_new(o, "dup_acks", json_integer((json_int_t)d->dup_acks));
-	json_object_set_new(o, "fast_retransmissions", json_integer((json_int_t)d->fast_retrans));
-	json_object_set_new(o, "fin", json_integer((json_int_t)d->fin));
-	json_object_set_new(o, "goodput_bps", jrate(d->unique_bytes, dur_ns));
-	json_object_set_new(o, "ip_bytes", json_integer((json_int_t)d->ip_bytes));
-	json_object_set_new(o, "keepalives", json_integer((json_int_t)d->keepalives));
-	json_object_set_new(o, "lost_segments", json_integer((json_int_t)d->lost_segments));
-	json_object_set_new(o, "lost_upstream", json_integer((json_int_t)d->lost_upstream));
-	json_object_set_new(o, "max_in_flight", json_integer((json_int_t)d->max_in_flight));
-	json_object_set_new(o, "max_payload",
+	json_object_set_new_nocheck(o, "data_packets", json_integer((json_int_t)d->data_packets));
+	json_object_set_new_nocheck(o, "dsack_blocks", json_integer((json_int_t)d->dsack_blocks));
+	json_object_set_new_nocheck(o, "dup_acks", json_integer((json_int_t)d->dup_acks));
+	json_object_set_new_nocheck(o, "fast_retransmissions", json_integer((json_int_t)d->fast_retrans));
+	json_object_set_new_nocheck(o, "fin", json_integer((json_int_t)d->fin));
+	json_object_set_new_nocheck(o, "goodput_bps", jrate(d->unique_bytes, dur_ns));
+	json_object_set_new_nocheck(o, "ip_bytes", json_integer((json_int_t)d->ip_bytes));
+	json_object_set_new_nocheck(o, "keepalives", json_integer((json_int_t)d->keepalives));
+	json_object_set_new_nocheck(o, "lost_segments", json_integer((json_int_t)d->lost_segments));
+	json_object_set_new_nocheck(o, "lost_upstream", json_integer((json_int_t)d->lost_upstream));
+	json_object_set_new_nocheck(o, "max_in_flight", json_integer((json_int_t)d->max_in_flight));
+	json_object_set_new_nocheck(o, "max_payload",
 			    d->data_packets ? json_integer(d->max_payload) : json_null());
-	json_object_set_new(o, "max_window",
+	json_object_set_new_nocheck(o, "max_window",
 			    d->packets ? json_integer((json_int_t)d->max_window) : json_null());
-	json_object_set_new(o, "min_payload",
+	json_object_set_new_nocheck(o, "min_payload",
 			    d->data_packets ? json_integer(d->min_payload) : json_null());
-	json_object_set_new(o, "min_window",
+	json_object_set_new_nocheck(o, "min_window",
 			    d->packets ? json_integer((json_int_t)d->min_window) : json_null());
-	json_object_set_new(o, "mss", d->mss ? json_integer(d->mss) : json_null());
-	json_object_set_new(o, "new_acks", json_integer((json_int_t)d->new_acks));
-	json_object_set_new(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
-	json_object_set_new(o, "out_of_order_by",
+	json_object_set_new_nocheck(o, "mss", d->mss ? json_integer(d->mss) : json_null());
+	json_object_set_new_nocheck(o, "new_acks", json_integer((json_int_t)d->new_acks));
+	json_object_set_new_nocheck(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
+	json_object_set_new_nocheck(o, "out_of_order_by",
 			    json_pack("{s:I, s:I, s:I}", "ip_id",
 				      (json_int_t)d->ooo_by[SUM_BY_IPID], "timing",
 				      (json_int_t)d->ooo_by[SUM_BY_TIMING], "tsval",
 				      (json_int_t)d->ooo_by[SUM_BY_TSVAL]));
-	json_object_set_new(o, "oversize_segments", json_integer((json_int_t)d->oversize));
-	json_object_set_new(o, "packets", json_integer((json_int_t)d->packets));
-	json_object_set_new(o, "payload_bytes", json_integer((json_int_t)d->payload_bytes));
-	json_object_set_new(o, "pure_acks", json_integer((json_int_t)d->pure_acks));
-	json_object_set_new(o, "retrans_bytes", json_integer((json_int_t)d->retrans_bytes));
-	json_object_set_new(o, "retransmissions", json_integer((json_int_t)d->retrans));
-	json_object_set_new(o, "rst", json_integer((json_int_t)d->rst));
-	json_object_set_new(o, "rto_retransmissions", json_integer((json_int_t)d->rto_retrans));
-	json_object_set_new(o, "rtt", jrtt(&d->rtt));
-	json_object_set_new(o, "rtt_ts", jrtt(&d->rtt_ts));
-	json_object_set_new(o, "sack_acks", json_integer((json_int_t)d->sack_acks));
-	json_object_set_new(o, "spurious_retransmissions",
+	json_object_set_new_nocheck(o, "oversize_segments", json_integer((json_int_t)d->oversize));
+	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)d->packets));
+	json_object_set_new_nocheck(o, "payload_bytes", json_integer((json_int_t)d->payload_bytes));
+	json_object_set_new_nocheck(o, "pure_acks", json_integer((json_int_t)d->pure_acks));
+	json_object_set_new_nocheck(o, "retrans_bytes", json_integer((json_int_t)d->retrans_bytes));
+	json_object_set_new_nocheck(o, "retransmissions", json_integer((json_int_t)d->retrans));
+	json_object_set_new_nocheck(o, "rst", json_integer((json_int_t)d->rst));
+	json_object_set_new_nocheck(o, "rto_retransmissions", json_integer((json_int_t)d->rto_retrans));
+	json_object_set_new_nocheck(o, "rtt", jrtt(&d->rtt));
+	json_object_set_new_nocheck(o, "rtt_ts", jrtt(&d->rtt_ts));
+	json_object_set_new_nocheck(o, "sack_acks", json_integer((json_int_t)d->sack_acks));
+	json_object_set_new_nocheck(o, "spurious_retransmissions",
 			    json_integer((json_int_t)d->spurious_retrans));
-	json_object_set_new(o, "syn", json_integer((json_int_t)d->syn));
-	json_object_set_new(o, "throughput_bps", jrate(d->payload_bytes, dur_ns));
-	json_object_set_new(o, "unique_bytes", json_integer((json_int_t)d->unique_bytes));
-	json_object_set_new(o, "unseen_bytes", json_integer((json_int_t)d->unseen_bytes));
-	json_object_set_new(o, "window_full", json_integer((json_int_t)d->window_full));
-	json_object_set_new(o, "wscale", d->wscale >= 0 ? json_integer(d->wscale) : json_null());
-	json_object_set_new(o, "zero_windows", json_integer((json_int_t)d->zero_windows));
+	json_object_set_new_nocheck(o, "syn", json_integer((json_int_t)d->syn));
+	json_object_set_new_nocheck(o, "throughput_bps", jrate(d->payload_bytes, dur_ns));
+	json_object_set_new_nocheck(o, "unique_bytes", json_integer((json_int_t)d->unique_bytes));
+	json_object_set_new_nocheck(o, "unseen_bytes", json_integer((json_int_t)d->unseen_bytes));
+	json_object_set_new_nocheck(o, "window_full", json_integer((json_int_t)d->window_full));
+	json_object_set_new_nocheck(o, "wscale", d->wscale >= 0 ? json_integer(d->wscale) : json_null());
+	json_object_set_new_nocheck(o, "zero_windows", json_integer((json_int_t)d->zero_windows));
 	/* Segments per ACK: above 2 means stretch ACKs (GRO/LRO at the receiver). */
-	json_object_set_new(o, "first_ts", d->packets ? jsec(d->first_ts) : json_null());
-	json_object_set_new(o, "isn", d->isn_known ? json_integer(d->isn) : json_null());
-	json_object_set_new(o, "last_ts", d->packets ? jsec(d->last_ts) : json_null());
-	json_object_set_new(o, "segments_per_ack",
+	json_object_set_new_nocheck(o, "first_ts", d->packets ? jsec(d->first_ts) : json_null());
+	json_object_set_new_nocheck(o, "isn", d->isn_known ? json_integer(d->isn) : json_null());
+	json_object_set_new_nocheck(o, "last_ts", d->packets ? jsec(d->last_ts) : json_null());
+	json_object_set_new_nocheck(o, "segments_per_ack",
 			    peer->new_acks
 				? json_real((double)d->data_packets / (double)peer->new_acks)
 				: json_null());
@@ -122,22 +122,22 @@ static json_t *jconn(const struct sum_conn *c)
 		if (c->queue_mask & (1ull << q))
 			json_array_append_new(queues, json_integer(q));
 
-	json_object_set_new(o, "client", jendpoint(&c->client, c->client_port));
-	json_object_set_new(o, "duration_s", jsec(dur));
-	json_object_set_new(o, "first_ts", jsec(c->first_ts));
-	json_object_set_new(o, "first_ts_ns", json_integer(c->first_ts));
-	json_object_set_new(o, "id", json_integer((json_int_t)c->id));
-	json_object_set_new(o, "input", json_integer(c->first_input));
-	json_object_set_new(o, "last_input", json_integer(c->last_input));
-	json_object_set_new(o, "last_ts", jsec(c->last_ts));
-	json_object_set_new(o, "roles_from_syn", json_boolean(c->roles_from_syn));
-	json_object_set_new(o, "server", jendpoint(&c->server, c->server_port));
-	json_object_set_new(o, "vantage", json_integer(c->vantage));
+	json_object_set_new_nocheck(o, "client", jendpoint(&c->client, c->client_port));
+	json_object_set_new_nocheck(o, "duration_s", jsec(dur));
+	json_object_set_new_nocheck(o, "first_ts", jsec(c->first_ts));
+	json_object_set_new_nocheck(o, "first_ts_ns", json_integer(c->first_ts));
+	json_object_set_new_nocheck(o, "id", json_integer((json_int_t)c->id));
+	json_object_set_new_nocheck(o, "input", json_integer(c->first_input));
+	json_object_set_new_nocheck(o, "last_input", json_integer(c->last_input));
+	json_object_set_new_nocheck(o, "last_ts", jsec(c->last_ts));
+	json_object_set_new_nocheck(o, "roles_from_syn", json_boolean(c->roles_from_syn));
+	json_object_set_new_nocheck(o, "server", jendpoint(&c->server, c->server_port));
+	json_object_set_new_nocheck(o, "vantage", json_integer(c->vantage));
 	json_object_set_new(
 	    o, "frames",
 	    json_pack("[I, I]", (json_int_t)c->first_frame, (json_int_t)c->last_frame));
-	json_object_set_new(o, "evicted", json_boolean(c->evicted));
-	json_object_set_new(o, "state", json_string(sum_state_name(c->state)));
+	json_object_set_new_nocheck(o, "evicted", json_boolean(c->evicted));
+	json_object_set_new_nocheck(o, "state", json_string(sum_state_name(c->state)));
 	json_object_set_new(
 	    o, "mss",
 	    json_pack("{s:o, s:o}", "client",
@@ -145,23 +145,23 @@ static json_t *jconn(const struct sum_conn *c)
 		      "server",
 		      c->dir[SUM_S2C].mss ? json_integer(c->dir[SUM_S2C].mss) : json_null()));
 	if (c->wscale_known)
-		json_object_set_new(o, "wscale",
+		json_object_set_new_nocheck(o, "wscale",
 				    json_pack("{s:i, s:i}", "client", c->dir[SUM_C2S].wscale,
 					      "server", c->dir[SUM_S2C].wscale));
 	else
-		json_object_set_new(o, "wscale", json_null());
-	json_object_set_new(o, "c2s", jdir(&c->dir[SUM_C2S], &c->dir[SUM_S2C], dur));
-	json_object_set_new(o, "handshake_rtt_s",
+		json_object_set_new_nocheck(o, "wscale", json_null());
+	json_object_set_new_nocheck(o, "c2s", jdir(&c->dir[SUM_C2S], &c->dir[SUM_S2C], dur));
+	json_object_set_new_nocheck(o, "handshake_rtt_s",
 			    c->handshake_rtt_ns >= 0 ? jsec(c->handshake_rtt_ns) : json_null());
-	json_object_set_new(o, "mtu_findings", rep_json_mtu(&c->det.mtu));
-	json_object_set_new(o, "queues", queues);
-	json_object_set_new(o, "reordering", rep_json_reorder(&c->det.reorder));
-	json_object_set_new(o, "s2c", jdir(&c->dir[SUM_S2C], &c->dir[SUM_C2S], dur));
-	json_object_set_new(o, "sack", rep_json_sack(&c->det.sack));
-	json_object_set_new(o, "sack_permitted", json_boolean(c->sack_permitted));
-	json_object_set_new(o, "stalls", rep_json_stall(&c->det.stall));
-	json_object_set_new(o, "timestamps", json_boolean(c->timestamps));
-	json_object_set_new(o, "window_scale_known", json_boolean(c->wscale_known));
+	json_object_set_new_nocheck(o, "mtu_findings", rep_json_mtu(&c->det.mtu));
+	json_object_set_new_nocheck(o, "queues", queues);
+	json_object_set_new_nocheck(o, "reordering", rep_json_reorder(&c->det.reorder));
+	json_object_set_new_nocheck(o, "s2c", jdir(&c->dir[SUM_S2C], &c->dir[SUM_C2S], dur));
+	json_object_set_new_nocheck(o, "sack", rep_json_sack(&c->det.sack));
+	json_object_set_new_nocheck(o, "sack_permitted", json_boolean(c->sack_permitted));
+	json_object_set_new_nocheck(o, "stalls", rep_json_stall(&c->det.stall));
+	json_object_set_new_nocheck(o, "timestamps", json_boolean(c->timestamps));
+	json_object_set_new_nocheck(o, "window_scale_known", json_boolean(c->wscale_known));
 	return o;
 }
 
@@ -174,24 +174,24 @@ static json_t *jevent(const struct sum_event *e)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "conn", json_integer((json_int_t)e->conn));
-	json_object_set_new(o, "dir", json_string(dir_name(e->dir)));
-	json_object_set_new(o, "duration_s",
+	json_object_set_new_nocheck(o, "conn", json_integer((json_int_t)e->conn));
+	json_object_set_new_nocheck(o, "dir", json_string(dir_name(e->dir)));
+	json_object_set_new_nocheck(o, "duration_s",
 			    e->duration_ns >= 0 ? jsec(e->duration_ns) : json_null());
-	json_object_set_new(o, "input", json_integer(e->input));
-	json_object_set_new(o, "ts", jsec(e->ts));
-	json_object_set_new(o, "type", json_string(sum_event_name(e->type)));
+	json_object_set_new_nocheck(o, "input", json_integer(e->input));
+	json_object_set_new_nocheck(o, "ts", jsec(e->ts));
+	json_object_set_new_nocheck(o, "type", json_string(sum_event_name(e->type)));
 	json_object_set_new(
 	    o, "frames",
 	    json_pack("[I, I]", (json_int_t)e->frame_first, (json_int_t)e->frame_last));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)e->bytes));
-	json_object_set_new(o, "rel_seq", json_integer(e->rel_seq));
+	json_object_set_new_nocheck(o, "bytes", json_integer((json_int_t)e->bytes));
+	json_object_set_new_nocheck(o, "rel_seq", json_integer(e->rel_seq));
 	switch (e->type) {
 	case SUM_EV_REORDER:
-		json_object_set_new(o, "decided_by",
+		json_object_set_new_nocheck(o, "decided_by",
 				    json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
-		json_object_set_new(o, "extent", json_integer(e->extent));
-		json_object_set_new(o, "queue_switch",
+		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
+		json_object_set_new_nocheck(o, "queue_switch",
 				    e->queue_switch < 0 ? json_null()
 							: json_boolean(e->queue_switch));
 		break;
@@ -206,7 +206,7 @@ static json_t *jevent(const struct sum_event *e)
 		rep_json_mtu_event(o, e);
 		break;
 	case SUM_EV_CAPTURE_LOSS:
-		json_object_set_new(o, "segments", json_integer(e->segments));
+		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
 		break;
 	default:
 		break;
@@ -219,18 +219,18 @@ static json_t *jinput(const struct src_input *in)
 	json_t *o = json_object();
 	json_t *ifs = json_array();
 
-	json_object_set_new(o, "bytes", json_integer((json_int_t)in->wire_bytes));
-	json_object_set_new(o, "capture_drops",
+	json_object_set_new_nocheck(o, "bytes", json_integer((json_int_t)in->wire_bytes));
+	json_object_set_new_nocheck(o, "capture_drops",
 			    in->drops_known ? json_integer((json_int_t)in->drops) : json_null());
-	json_object_set_new(o, "compressed", json_boolean(in->compressed));
-	json_object_set_new(o, "error", in->error ? json_string(in->errmsg) : json_null());
-	json_object_set_new(o, "first_ts", in->packets ? jsec(in->first_ts) : json_null());
-	json_object_set_new(o, "format", json_string(in->format));
-	json_object_set_new(o, "last_ts", in->packets ? jsec(in->last_ts) : json_null());
-	json_object_set_new(o, "link_type", json_string(src_linktype_name(in->linktype)));
-	json_object_set_new(o, "link_type_value", json_integer(in->linktype));
-	json_object_set_new(o, "packets", json_integer((json_int_t)in->packets));
-	json_object_set_new(o, "path", json_string(in->path));
+	json_object_set_new_nocheck(o, "compressed", json_boolean(in->compressed));
+	json_object_set_new_nocheck(o, "error", in->error ? json_string(in->errmsg) : json_null());
+	json_object_set_new_nocheck(o, "first_ts", in->packets ? jsec(in->first_ts) : json_null());
+	json_object_set_new_nocheck(o, "format", json_string(in->format));
+	json_object_set_new_nocheck(o, "last_ts", in->packets ? jsec(in->last_ts) : json_null());
+	json_object_set_new_nocheck(o, "link_type", json_string(src_linktype_name(in->linktype)));
+	json_object_set_new_nocheck(o, "link_type_value", json_integer(in->linktype));
+	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)in->packets));
+	json_object_set_new_nocheck(o, "path", json_string(in->path));
 	for (unsigned k = 0; k < in->nifaces; k++) {
 		const struct src_iface *f = &in->ifaces[k];
 		json_array_append_new(
@@ -246,7 +246,7 @@ static json_t *jinput(const struct src_input *in)
 			      f->have_epb_drops ? json_integer((json_int_t)f->epb_drops)
 						: json_null()));
 	}
-	json_object_set_new(o, "interfaces", ifs);
+	json_object_set_new_nocheck(o, "interfaces", ifs);
 	return o;
 }
 
@@ -278,13 +278,13 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 		      det ? json_integer((json_int_t)t->queue_reorders) : json_null());
 
 	json_t *o = json_object();
-	json_object_set_new(o, "bad_tcp_options", json_integer((json_int_t)e->bad_tcp_options));
-	json_object_set_new(o, "connections", json_integer((json_int_t)run->flows.created));
-	json_object_set_new(o, "decoded", decoded);
-	json_object_set_new(o, "events_dropped", json_integer((json_int_t)d->events_dropped));
-	json_object_set_new(o, "filtered_out", json_integer((json_int_t)run->filtered_out));
-	json_object_set_new(o, "first_ts", e->packets ? jsec(e->first_ts) : json_null());
-	json_object_set_new(o, "flows",
+	json_object_set_new_nocheck(o, "bad_tcp_options", json_integer((json_int_t)e->bad_tcp_options));
+	json_object_set_new_nocheck(o, "connections", json_integer((json_int_t)run->flows.created));
+	json_object_set_new_nocheck(o, "decoded", decoded);
+	json_object_set_new_nocheck(o, "events_dropped", json_integer((json_int_t)d->events_dropped));
+	json_object_set_new_nocheck(o, "filtered_out", json_integer((json_int_t)run->filtered_out));
+	json_object_set_new_nocheck(o, "first_ts", e->packets ? jsec(e->first_ts) : json_null());
+	json_object_set_new_nocheck(o, "flows",
 			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live",
 				      (json_int_t)run->flows.max_live, "ended_idle",
 				      (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
@@ -292,14 +292,14 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 				      (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
 				      (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
 				      (json_int_t)run->flows.ended[FLOW_END_DONE]));
-	json_object_set_new(o, "last_ts", e->packets ? jsec(e->last_ts) : json_null());
-	json_object_set_new(o, "malformed", json_integer((json_int_t)e->malformed_total));
-	json_object_set_new(o, "malformed_by_reason", malformed);
-	json_object_set_new(o, "no_memory", json_integer((json_int_t)e->no_memory));
-	json_object_set_new(o, "packets", json_integer((json_int_t)e->packets));
-	json_object_set_new(o, "snaplen_cut", json_integer((json_int_t)e->snaplen_cut));
-	json_object_set_new(o, "tcp_packets", json_integer((json_int_t)e->status[DEC_TCP]));
-	json_object_set_new(o, "timestamps_backwards", json_integer((json_int_t)e->ts_backwards));
+	json_object_set_new_nocheck(o, "last_ts", e->packets ? jsec(e->last_ts) : json_null());
+	json_object_set_new_nocheck(o, "malformed", json_integer((json_int_t)e->malformed_total));
+	json_object_set_new_nocheck(o, "malformed_by_reason", malformed);
+	json_object_set_new_nocheck(o, "no_memory", json_integer((json_int_t)e->no_memory));
+	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)e->packets));
+	json_object_set_new_nocheck(o, "snaplen_cut", json_integer((json_int_t)e->snaplen_cut));
+	json_object_set_new_nocheck(o, "tcp_packets", json_integer((json_int_t)e->status[DEC_TCP]));
+	json_object_set_new_nocheck(o, "timestamps_backwards", json_integer((json_int_t)e->ts_backwards));
 	json_object_set_new(
 	    o, "counts",
 	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
@@ -312,7 +312,7 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 		      "lost_segments", (json_int_t)t->lost_segments, "lost_upstream",
 		      (json_int_t)t->lost_upstream, "zero_window_time_s", jsec(t->zw_time_ns),
 		      "zero_window_episodes", (json_int_t)t->zw_episodes));
-	json_object_set_new(o, "findings", findings);
+	json_object_set_new_nocheck(o, "findings", findings);
 	return o;
 }
 
@@ -419,7 +419,7 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 
 static json_t *with_kind(json_t *o, const char *kind)
 {
-	json_object_set_new(o, "kind", json_string(kind));
+	json_object_set_new_nocheck(o, "kind", json_string(kind));
 	return o;
 }
 
@@ -441,8 +441,8 @@ int rep_ndjson_tail(FILE *out, const struct rep_data *d, const struct rep_run *r
 		rc = dump_line(out, with_kind(jinput(run->inputs[k]), "input"));
 	if (rc == 0) {
 		json_t *s = with_kind(jsummary(d, run), "summary");
-		json_object_set_new(s, "tcpsift", jtool(run));
-		json_object_set_new(s, "vantages", jvantages(run));
+		json_object_set_new_nocheck(s, "tcpsift", jtool(run));
+		json_object_set_new_nocheck(s, "vantages", jvantages(run));
 		rc = dump_line(out, s);
 	}
 	return rc;

@@ -19,23 +19,23 @@ json_t *rep_json_sack(const struct sackb_summary *s)
 
 	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
 		json_object_set_new(by, closed_names[k], json_integer(s->by_closed[k]));
-	json_object_set_new(o, "closed_by", by);
-	json_object_set_new(o, "dsack", json_integer(s->dsack));
-	json_object_set_new(o, "hole_bytes", json_integer((json_int_t)s->hole_bytes));
-	json_object_set_new(o, "holes", json_integer(s->holes));
-	json_object_set_new(o, "holes_not_tracked", json_integer(s->overflow));
-	json_object_set_new(o, "invalid_blocks", json_integer(s->invalid_blocks));
-	json_object_set_new(o, "lost_downstream", json_integer(s->lost_downstream));
-	json_object_set_new(o, "lost_upstream", json_integer(s->lost_upstream));
-	json_object_set_new(o, "max_bytes_in_holes",
+	json_object_set_new_nocheck(o, "closed_by", by);
+	json_object_set_new_nocheck(o, "dsack", json_integer(s->dsack));
+	json_object_set_new_nocheck(o, "hole_bytes", json_integer((json_int_t)s->hole_bytes));
+	json_object_set_new_nocheck(o, "holes", json_integer(s->holes));
+	json_object_set_new_nocheck(o, "holes_not_tracked", json_integer(s->overflow));
+	json_object_set_new_nocheck(o, "invalid_blocks", json_integer(s->invalid_blocks));
+	json_object_set_new_nocheck(o, "lost_downstream", json_integer(s->lost_downstream));
+	json_object_set_new_nocheck(o, "lost_upstream", json_integer(s->lost_upstream));
+	json_object_set_new_nocheck(o, "max_bytes_in_holes",
 			    json_integer((json_int_t)s->max_hole_bytes_outstanding));
-	json_object_set_new(o, "recoveries", json_integer(s->recoveries));
-	json_object_set_new(o, "recoveries_open_at_end", json_integer(s->open_at_end_dirs));
-	json_object_set_new(o, "recovery_max_s", json_real((double)s->recovery_max_ns / 1e9));
-	json_object_set_new(o, "recovery_time_s", json_real((double)s->recovery_time_ns / 1e9));
-	json_object_set_new(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
-	json_object_set_new(o, "reneging", json_integer(s->reneging));
-	json_object_set_new(o, "sacked_ranges_not_tracked", json_integer(s->block_overflow));
+	json_object_set_new_nocheck(o, "recoveries", json_integer(s->recoveries));
+	json_object_set_new_nocheck(o, "recoveries_open_at_end", json_integer(s->open_at_end_dirs));
+	json_object_set_new_nocheck(o, "recovery_max_s", json_real((double)s->recovery_max_ns / 1e9));
+	json_object_set_new_nocheck(o, "recovery_time_s", json_real((double)s->recovery_time_ns / 1e9));
+	json_object_set_new_nocheck(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
+	json_object_set_new_nocheck(o, "reneging", json_integer(s->reneging));
+	json_object_set_new_nocheck(o, "sacked_ranges_not_tracked", json_integer(s->block_overflow));
 	return o;
 }
 
@@ -46,9 +46,9 @@ void rep_json_sack_event(json_t *o, const struct sum_event *e)
 	json_object_set_new(
 	    o, "closed_by",
 	    json_string(h->closed_by < SACKB_CLOSED_COUNT ? closed_names[h->closed_by] : "open"));
-	json_object_set_new(o, "lost", json_string(h->passed_capture ? "downstream" : "upstream"));
-	json_object_set_new(o, "passed_capture", json_boolean(h->passed_capture));
-	json_object_set_new(o, "segments", json_integer(h->segments));
+	json_object_set_new_nocheck(o, "lost", json_string(h->passed_capture ? "downstream" : "upstream"));
+	json_object_set_new_nocheck(o, "passed_capture", json_boolean(h->passed_capture));
+	json_object_set_new_nocheck(o, "segments", json_integer(h->segments));
 }
 
 /* "850 us", "1.2 ms", "2.35 s". */

@@ -47,20 +47,20 @@ json_t *rep_json_stall(const struct stall_summary *s)
 			      jsec_real(s->ack_delay_sum_ns / (int64_t)s->ack_delay_n), "max_s",
 			      jsec_real(s->ack_delay_max_ns)));
 	else
-		json_object_set_new(o, "ack_delay", json_null());
-	json_object_set_new(o, "by_class", by);
+		json_object_set_new_nocheck(o, "ack_delay", json_null());
+	json_object_set_new_nocheck(o, "by_class", by);
 	/* The named timer clusters: the histogram buckets that hold them. */
-	json_object_set_new(o, "clusters",
+	json_object_set_new_nocheck(o, "clusters",
 			    json_pack("{s:I, s:I}", "delack_40ms",
 				      (json_int_t)s->hist[STALL_HIST_DELACK40], "timer_200ms",
 				      (json_int_t)s->hist[STALL_HIST_TIMER200]));
-	json_object_set_new(o, "count", json_integer(s->count));
-	json_object_set_new(o, "histogram", hist);
-	json_object_set_new(o, "histogram_edges_ms", edges);
-	json_object_set_new(o, "max_s", jsec_real(s->max_ns));
-	json_object_set_new(o, "recurring", json_integer(s->recurring));
-	json_object_set_new(o, "time_s", jsec_real(s->time_ns));
-	json_object_set_new(o, "timer_like", json_integer(s->timer_like));
+	json_object_set_new_nocheck(o, "count", json_integer(s->count));
+	json_object_set_new_nocheck(o, "histogram", hist);
+	json_object_set_new_nocheck(o, "histogram_edges_ms", edges);
+	json_object_set_new_nocheck(o, "max_s", jsec_real(s->max_ns));
+	json_object_set_new_nocheck(o, "recurring", json_integer(s->recurring));
+	json_object_set_new_nocheck(o, "time_s", jsec_real(s->time_ns));
+	json_object_set_new_nocheck(o, "timer_like", json_integer(s->timer_like));
 	return o;
 }
 
@@ -68,14 +68,14 @@ void rep_json_stall_event(json_t *o, const struct sum_event *e)
 {
 	const struct stall_event *s = &e->u.stall;
 
-	json_object_set_new(o, "ack_delay_s",
+	json_object_set_new_nocheck(o, "ack_delay_s",
 			    s->ack_delay_ns >= 0 ? jsec_real(s->ack_delay_ns) : json_null());
-	json_object_set_new(o, "class", json_string(rep_stall_class_name(s->cls)));
-	json_object_set_new(o, "in_flight", json_integer(s->in_flight));
-	json_object_set_new(o, "reason", json_string(s->reason ? s->reason : ""));
-	json_object_set_new(o, "recurring", json_boolean(s->recurring));
-	json_object_set_new(o, "rwnd", json_integer((json_int_t)s->rwnd));
-	json_object_set_new(o, "timer_like", json_boolean(s->timer_like));
+	json_object_set_new_nocheck(o, "class", json_string(rep_stall_class_name(s->cls)));
+	json_object_set_new_nocheck(o, "in_flight", json_integer(s->in_flight));
+	json_object_set_new_nocheck(o, "reason", json_string(s->reason ? s->reason : ""));
+	json_object_set_new_nocheck(o, "recurring", json_boolean(s->recurring));
+	json_object_set_new_nocheck(o, "rwnd", json_integer((json_int_t)s->rwnd));
+	json_object_set_new_nocheck(o, "timer_like", json_boolean(s->timer_like));
 }
 
 /* "850 us", "40.1 ms", "1.36 s". */
