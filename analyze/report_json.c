@@ -48,16 +48,18 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 {
 	json_t *o = json_object();
 
-	json_object_set_new_nocheck(o, "ack_reordering", json_integer((json_int_t)d->ack_reordering));
+	json_object_set_new_nocheck(o, "ack_reordering",
+				    json_integer((json_int_t)d->ack_reordering));
 	json_object_set_new_nocheck(o, "acked_unseen", json_integer((json_int_t)d->acked_unseen));
-	json_object_set_new_nocheck(o, "avg_payload",
-			    d->data_packets
-				? json_real((double)d->payload_bytes / (double)d->data_packets)
-				: json_null());
+	json_object_set_new_nocheck(
+	    o, "avg_payload",
+	    d->data_packets ? json_real((double)d->payload_bytes / (double)d->data_packets)
+			    : json_null());
 	json_object_set_new_nocheck(o, "data_packets", json_integer((json_int_t)d->data_packets));
 	json_object_set_new_nocheck(o, "dsack_blocks", json_integer((json_int_t)d->dsack_blocks));
 	json_object_set_new_nocheck(o, "dup_acks", json_integer((json_int_t)d->dup_acks));
-	json_object_set_new_nocheck(o, "fast_retransmissions", json_integer((json_int_t)d->fast_retrans));
+	json_object_set_new_nocheck(o, "fast_retransmissions",
+				    json_integer((json_int_t)d->fast_retrans));
 	json_object_set_new_nocheck(o, "fin", json_integer((json_int_t)d->fin));
 	json_object_set_new_nocheck(o, "goodput_bps", jrate(d->unique_bytes, dur_ns));
 	json_object_set_new_nocheck(o, "ip_bytes", json_integer((json_int_t)d->ip_bytes));
@@ -66,21 +68,21 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new_nocheck(o, "lost_upstream", json_integer((json_int_t)d->lost_upstream));
 	json_object_set_new_nocheck(o, "max_in_flight", json_integer((json_int_t)d->max_in_flight));
 	json_object_set_new_nocheck(o, "max_payload",
-			    d->data_packets ? json_integer(d->max_payload) : json_null());
-	json_object_set_new_nocheck(o, "max_window",
-			    d->packets ? json_integer((json_int_t)d->max_window) : json_null());
+				    d->data_packets ? json_integer(d->max_payload) : json_null());
+	json_object_set_new_nocheck(
+	    o, "max_window", d->packets ? json_integer((json_int_t)d->max_window) : json_null());
 	json_object_set_new_nocheck(o, "min_payload",
-			    d->data_packets ? json_integer(d->min_payload) : json_null());
-	json_object_set_new_nocheck(o, "min_window",
-			    d->packets ? json_integer((json_int_t)d->min_window) : json_null());
+				    d->data_packets ? json_integer(d->min_payload) : json_null());
+	json_object_set_new_nocheck(
+	    o, "min_window", d->packets ? json_integer((json_int_t)d->min_window) : json_null());
 	json_object_set_new_nocheck(o, "mss", d->mss ? json_integer(d->mss) : json_null());
 	json_object_set_new_nocheck(o, "new_acks", json_integer((json_int_t)d->new_acks));
 	json_object_set_new_nocheck(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
 	json_object_set_new_nocheck(o, "out_of_order_by",
-			    json_pack("{s:I, s:I, s:I}", "ip_id",
-				      (json_int_t)d->ooo_by[SUM_BY_IPID], "timing",
-				      (json_int_t)d->ooo_by[SUM_BY_TIMING], "tsval",
-				      (json_int_t)d->ooo_by[SUM_BY_TSVAL]));
+				    json_pack("{s:I, s:I, s:I}", "ip_id",
+					      (json_int_t)d->ooo_by[SUM_BY_IPID], "timing",
+					      (json_int_t)d->ooo_by[SUM_BY_TIMING], "tsval",
+					      (json_int_t)d->ooo_by[SUM_BY_TSVAL]));
 	json_object_set_new_nocheck(o, "oversize_segments", json_integer((json_int_t)d->oversize));
 	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)d->packets));
 	json_object_set_new_nocheck(o, "payload_bytes", json_integer((json_int_t)d->payload_bytes));
@@ -88,27 +90,29 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new_nocheck(o, "retrans_bytes", json_integer((json_int_t)d->retrans_bytes));
 	json_object_set_new_nocheck(o, "retransmissions", json_integer((json_int_t)d->retrans));
 	json_object_set_new_nocheck(o, "rst", json_integer((json_int_t)d->rst));
-	json_object_set_new_nocheck(o, "rto_retransmissions", json_integer((json_int_t)d->rto_retrans));
+	json_object_set_new_nocheck(o, "rto_retransmissions",
+				    json_integer((json_int_t)d->rto_retrans));
 	json_object_set_new_nocheck(o, "rtt", jrtt(&d->rtt));
 	json_object_set_new_nocheck(o, "rtt_ts", jrtt(&d->rtt_ts));
 	json_object_set_new_nocheck(o, "sack_acks", json_integer((json_int_t)d->sack_acks));
 	json_object_set_new_nocheck(o, "spurious_retransmissions",
-			    json_integer((json_int_t)d->spurious_retrans));
+				    json_integer((json_int_t)d->spurious_retrans));
 	json_object_set_new_nocheck(o, "syn", json_integer((json_int_t)d->syn));
 	json_object_set_new_nocheck(o, "throughput_bps", jrate(d->payload_bytes, dur_ns));
 	json_object_set_new_nocheck(o, "unique_bytes", json_integer((json_int_t)d->unique_bytes));
 	json_object_set_new_nocheck(o, "unseen_bytes", json_integer((json_int_t)d->unseen_bytes));
 	json_object_set_new_nocheck(o, "window_full", json_integer((json_int_t)d->window_full));
-	json_object_set_new_nocheck(o, "wscale", d->wscale >= 0 ? json_integer(d->wscale) : json_null());
+	json_object_set_new_nocheck(o, "wscale",
+				    d->wscale >= 0 ? json_integer(d->wscale) : json_null());
 	json_object_set_new_nocheck(o, "zero_windows", json_integer((json_int_t)d->zero_windows));
 	/* Segments per ACK: above 2 means stretch ACKs (GRO/LRO at the receiver). */
 	json_object_set_new_nocheck(o, "first_ts", d->packets ? jsec(d->first_ts) : json_null());
 	json_object_set_new_nocheck(o, "isn", d->isn_known ? json_integer(d->isn) : json_null());
 	json_object_set_new_nocheck(o, "last_ts", d->packets ? jsec(d->last_ts) : json_null());
-	json_object_set_new_nocheck(o, "segments_per_ack",
-			    peer->new_acks
-				? json_real((double)d->data_packets / (double)peer->new_acks)
-				: json_null());
+	json_object_set_new_nocheck(
+	    o, "segments_per_ack",
+	    peer->new_acks ? json_real((double)d->data_packets / (double)peer->new_acks)
+			   : json_null());
 	return o;
 }
 
@@ -146,13 +150,15 @@ static json_t *jconn(const struct sum_conn *c)
 		      c->dir[SUM_S2C].mss ? json_integer(c->dir[SUM_S2C].mss) : json_null()));
 	if (c->wscale_known)
 		json_object_set_new_nocheck(o, "wscale",
-				    json_pack("{s:i, s:i}", "client", c->dir[SUM_C2S].wscale,
-					      "server", c->dir[SUM_S2C].wscale));
+					    json_pack("{s:i, s:i}", "client",
+						      c->dir[SUM_C2S].wscale, "server",
+						      c->dir[SUM_S2C].wscale));
 	else
 		json_object_set_new_nocheck(o, "wscale", json_null());
 	json_object_set_new_nocheck(o, "c2s", jdir(&c->dir[SUM_C2S], &c->dir[SUM_S2C], dur));
 	json_object_set_new_nocheck(o, "handshake_rtt_s",
-			    c->handshake_rtt_ns >= 0 ? jsec(c->handshake_rtt_ns) : json_null());
+				    c->handshake_rtt_ns >= 0 ? jsec(c->handshake_rtt_ns)
+							     : json_null());
 	json_object_set_new_nocheck(o, "mtu_findings", rep_json_mtu(&c->det.mtu));
 	json_object_set_new_nocheck(o, "queues", queues);
 	json_object_set_new_nocheck(o, "reordering", rep_json_reorder(&c->det.reorder));
@@ -177,7 +183,7 @@ static json_t *jevent(const struct sum_event *e)
 	json_object_set_new_nocheck(o, "conn", json_integer((json_int_t)e->conn));
 	json_object_set_new_nocheck(o, "dir", json_string(dir_name(e->dir)));
 	json_object_set_new_nocheck(o, "duration_s",
-			    e->duration_ns >= 0 ? jsec(e->duration_ns) : json_null());
+				    e->duration_ns >= 0 ? jsec(e->duration_ns) : json_null());
 	json_object_set_new_nocheck(o, "input", json_integer(e->input));
 	json_object_set_new_nocheck(o, "ts", jsec(e->ts));
 	json_object_set_new_nocheck(o, "type", json_string(sum_event_name(e->type)));
@@ -188,12 +194,12 @@ static json_t *jevent(const struct sum_event *e)
 	json_object_set_new_nocheck(o, "rel_seq", json_integer(e->rel_seq));
 	switch (e->type) {
 	case SUM_EV_REORDER:
-		json_object_set_new_nocheck(o, "decided_by",
-				    json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
+		json_object_set_new_nocheck(
+		    o, "decided_by", json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
 		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
 		json_object_set_new_nocheck(o, "queue_switch",
-				    e->queue_switch < 0 ? json_null()
-							: json_boolean(e->queue_switch));
+					    e->queue_switch < 0 ? json_null()
+								: json_boolean(e->queue_switch));
 		break;
 	case SUM_EV_STALL:
 		rep_json_stall_event(o, e);
@@ -221,7 +227,8 @@ static json_t *jinput(const struct src_input *in)
 
 	json_object_set_new_nocheck(o, "bytes", json_integer((json_int_t)in->wire_bytes));
 	json_object_set_new_nocheck(o, "capture_drops",
-			    in->drops_known ? json_integer((json_int_t)in->drops) : json_null());
+				    in->drops_known ? json_integer((json_int_t)in->drops)
+						    : json_null());
 	json_object_set_new_nocheck(o, "compressed", json_boolean(in->compressed));
 	json_object_set_new_nocheck(o, "error", in->error ? json_string(in->errmsg) : json_null());
 	json_object_set_new_nocheck(o, "first_ts", in->packets ? jsec(in->first_ts) : json_null());
@@ -278,20 +285,22 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 		      det ? json_integer((json_int_t)t->queue_reorders) : json_null());
 
 	json_t *o = json_object();
-	json_object_set_new_nocheck(o, "bad_tcp_options", json_integer((json_int_t)e->bad_tcp_options));
+	json_object_set_new_nocheck(o, "bad_tcp_options",
+				    json_integer((json_int_t)e->bad_tcp_options));
 	json_object_set_new_nocheck(o, "connections", json_integer((json_int_t)run->flows.created));
 	json_object_set_new_nocheck(o, "decoded", decoded);
-	json_object_set_new_nocheck(o, "events_dropped", json_integer((json_int_t)d->events_dropped));
+	json_object_set_new_nocheck(o, "events_dropped",
+				    json_integer((json_int_t)d->events_dropped));
 	json_object_set_new_nocheck(o, "filtered_out", json_integer((json_int_t)run->filtered_out));
 	json_object_set_new_nocheck(o, "first_ts", e->packets ? jsec(e->first_ts) : json_null());
-	json_object_set_new_nocheck(o, "flows",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live",
-				      (json_int_t)run->flows.max_live, "ended_idle",
-				      (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
-				      (json_int_t)run->flows.ended[FLOW_END_CLOSED], "evicted",
-				      (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
-				      (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
-				      (json_int_t)run->flows.ended[FLOW_END_DONE]));
+	json_object_set_new_nocheck(
+	    o, "flows",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live", (json_int_t)run->flows.max_live,
+		      "ended_idle", (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
+		      (json_int_t)run->flows.ended[FLOW_END_CLOSED], "evicted",
+		      (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
+		      (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
+		      (json_int_t)run->flows.ended[FLOW_END_DONE]));
 	json_object_set_new_nocheck(o, "last_ts", e->packets ? jsec(e->last_ts) : json_null());
 	json_object_set_new_nocheck(o, "malformed", json_integer((json_int_t)e->malformed_total));
 	json_object_set_new_nocheck(o, "malformed_by_reason", malformed);
@@ -299,7 +308,8 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)e->packets));
 	json_object_set_new_nocheck(o, "snaplen_cut", json_integer((json_int_t)e->snaplen_cut));
 	json_object_set_new_nocheck(o, "tcp_packets", json_integer((json_int_t)e->status[DEC_TCP]));
-	json_object_set_new_nocheck(o, "timestamps_backwards", json_integer((json_int_t)e->ts_backwards));
+	json_object_set_new_nocheck(o, "timestamps_backwards",
+				    json_integer((json_int_t)e->ts_backwards));
 	json_object_set_new(
 	    o, "counts",
 	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",

@@ -38,41 +38,47 @@ json_t *rep_json_mtu(const struct mtu_summary *s)
 	json_object_set_new_nocheck(o, "aligned_below", jnum_or_null(s->aligned_below));
 	json_object_set_new_nocheck(o, "collapse", json_boolean(s->collapse));
 	json_object_set_new_nocheck(o, "collapse_by",
-			    s->collapse ? json_string(mtu_collapse_names[s->collapse_by])
-					: json_null());
+				    s->collapse ? json_string(mtu_collapse_names[s->collapse_by])
+						: json_null());
 	json_object_set_new_nocheck(o, "collapse_idle_s",
-			    s->transfer_ns ? json_real((double)s->idle_ns / 1e9) : json_null());
+				    s->transfer_ns ? json_real((double)s->idle_ns / 1e9)
+						   : json_null());
 	json_object_set_new_nocheck(o, "collapse_transfer_s",
-			    s->transfer_ns ? json_real((double)s->transfer_ns / 1e9) : json_null());
-	json_object_set_new_nocheck(o, "dir",
-			    s->implied_mtu[s->dir & 1] ? json_string(mtu_dir_names[s->dir & 1])
-						       : json_null());
+				    s->transfer_ns ? json_real((double)s->transfer_ns / 1e9)
+						   : json_null());
+	json_object_set_new_nocheck(
+	    o, "dir",
+	    s->implied_mtu[s->dir & 1] ? json_string(mtu_dir_names[s->dir & 1]) : json_null());
 	json_object_set_new(
 	    o, "full_size",
 	    json_pack("{s:b, s:b}", "c2s", s->full_size[0], "s2c", s->full_size[1]));
-	json_object_set_new_nocheck(o, "header_bytes", jpair(s->header_bytes[0], s->header_bytes[1]));
+	json_object_set_new_nocheck(o, "header_bytes",
+				    jpair(s->header_bytes[0], s->header_bytes[1]));
 	json_object_set_new_nocheck(o, "icmp_mtu", jnum_or_null(s->icmp_mtu));
 	json_object_set_new_nocheck(o, "icmp_too_big", json_integer(s->icmp_too_big));
 	json_object_set_new_nocheck(o, "implied_mtu", jpair(s->implied_mtu[0], s->implied_mtu[1]));
 	json_object_set_new_nocheck(o, "largest_payload",
-			    jpair(s->largest_payload[0], s->largest_payload[1]));
+				    jpair(s->largest_payload[0], s->largest_payload[1]));
 	json_object_set_new_nocheck(o, "misaligned", json_boolean(s->misaligned));
 	json_object_set_new_nocheck(o, "misaligned_dirs", dirs);
 	json_object_set_new_nocheck(o, "mss", jpair(s->mss[0], s->mss[1]));
 	json_object_set_new_nocheck(o, "oversize",
-			    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->oversize[0], "s2c",
-				      (json_int_t)s->oversize[1]));
+				    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->oversize[0],
+					      "s2c", (json_int_t)s->oversize[1]));
 	json_object_set_new_nocheck(o, "oversize_segments", json_integer(s->oversize_segments));
 	json_object_set_new_nocheck(o, "payload_mod_4096",
-			    s->aligned_above ? json_integer(s->payload_mod_4096) : json_null());
+				    s->aligned_above ? json_integer(s->payload_mod_4096)
+						     : json_null());
 	json_object_set_new_nocheck(o, "pmtu_blackhole", json_boolean(s->pmtu_blackhole));
 	json_object_set_new_nocheck(o, "pmtu_blackhole_mtu", jnum_or_null(s->blackhole_mtu));
-	json_object_set_new_nocheck(o, "pmtu_blackhole_resends", json_integer(s->blackhole_resends));
-	json_object_set_new_nocheck(o, "pmtu_blackhole_shrunk_mtu", jnum_or_null(s->blackhole_shrunk_mtu));
+	json_object_set_new_nocheck(o, "pmtu_blackhole_resends",
+				    json_integer(s->blackhole_resends));
+	json_object_set_new_nocheck(o, "pmtu_blackhole_shrunk_mtu",
+				    jnum_or_null(s->blackhole_shrunk_mtu));
 	json_object_set_new_nocheck(o, "pmtu_blackholes", json_integer(s->blackholes));
 	json_object_set_new_nocheck(o, "superframes",
-			    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->superframes[0], "s2c",
-				      (json_int_t)s->superframes[1]));
+				    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->superframes[0],
+					      "s2c", (json_int_t)s->superframes[1]));
 	return o;
 }
 
@@ -87,7 +93,8 @@ void rep_json_mtu_event(json_t *o, const struct sum_event *e)
 		json_object_set_new_nocheck(o, "aligned_above", jnum_or_null(m->aligned_above));
 		json_object_set_new_nocheck(o, "aligned_below", jnum_or_null(m->aligned_below));
 		json_object_set_new_nocheck(o, "payload", json_integer(m->payload));
-		json_object_set_new_nocheck(o, "payload_mod_4096", json_integer(m->payload_mod_4096));
+		json_object_set_new_nocheck(o, "payload_mod_4096",
+					    json_integer(m->payload_mod_4096));
 		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
 		return;
 	}

@@ -15,12 +15,13 @@ json_t *rep_json_reorder(const struct reorder_summary *s)
 	json_object_set_new_nocheck(o, "ack_reordering", json_integer(s->ack_reordering));
 	json_object_set_new_nocheck(o, "events", json_integer(s->events));
 	json_object_set_new_nocheck(o, "max_extent", json_integer(s->max_extent));
-	json_object_set_new_nocheck(o, "queue_switches", q ? json_integer(s->queue_switches) : json_null());
+	json_object_set_new_nocheck(o, "queue_switches",
+				    q ? json_integer(s->queue_switches) : json_null());
 	json_object_set_new_nocheck(o, "queues_used", json_integer(s->queues_used));
 	json_object_set_new_nocheck(o, "reorder_on_queue_switch",
-			    q ? json_integer(s->reorder_on_queue_switch) : json_null());
+				    q ? json_integer(s->reorder_on_queue_switch) : json_null());
 	json_object_set_new_nocheck(o, "reorder_queue_unknown",
-			    q ? json_integer(s->switch_unknown) : json_null());
+				    q ? json_integer(s->switch_unknown) : json_null());
 	return o;
 }
 

@@ -28,14 +28,17 @@ json_t *rep_json_sack(const struct sackb_summary *s)
 	json_object_set_new_nocheck(o, "lost_downstream", json_integer(s->lost_downstream));
 	json_object_set_new_nocheck(o, "lost_upstream", json_integer(s->lost_upstream));
 	json_object_set_new_nocheck(o, "max_bytes_in_holes",
-			    json_integer((json_int_t)s->max_hole_bytes_outstanding));
+				    json_integer((json_int_t)s->max_hole_bytes_outstanding));
 	json_object_set_new_nocheck(o, "recoveries", json_integer(s->recoveries));
 	json_object_set_new_nocheck(o, "recoveries_open_at_end", json_integer(s->open_at_end_dirs));
-	json_object_set_new_nocheck(o, "recovery_max_s", json_real((double)s->recovery_max_ns / 1e9));
-	json_object_set_new_nocheck(o, "recovery_time_s", json_real((double)s->recovery_time_ns / 1e9));
+	json_object_set_new_nocheck(o, "recovery_max_s",
+				    json_real((double)s->recovery_max_ns / 1e9));
+	json_object_set_new_nocheck(o, "recovery_time_s",
+				    json_real((double)s->recovery_time_ns / 1e9));
 	json_object_set_new_nocheck(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
 	json_object_set_new_nocheck(o, "reneging", json_integer(s->reneging));
-	json_object_set_new_nocheck(o, "sacked_ranges_not_tracked", json_integer(s->block_overflow));
+	json_object_set_new_nocheck(o, "sacked_ranges_not_tracked",
+				    json_integer(s->block_overflow));
 	return o;
 }
 
@@ -46,7 +49,8 @@ void rep_json_sack_event(json_t *o, const struct sum_event *e)
 	json_object_set_new(
 	    o, "closed_by",
 	    json_string(h->closed_by < SACKB_CLOSED_COUNT ? closed_names[h->closed_by] : "open"));
-	json_object_set_new_nocheck(o, "lost", json_string(h->passed_capture ? "downstream" : "upstream"));
+	json_object_set_new_nocheck(o, "lost",
+				    json_string(h->passed_capture ? "downstream" : "upstream"));
 	json_object_set_new_nocheck(o, "passed_capture", json_boolean(h->passed_capture));
 	json_object_set_new_nocheck(o, "segments", json_integer(h->segments));
 }

@@ -50,10 +50,10 @@ json_t *rep_json_stall(const struct stall_summary *s)
 		json_object_set_new_nocheck(o, "ack_delay", json_null());
 	json_object_set_new_nocheck(o, "by_class", by);
 	/* The named timer clusters: the histogram buckets that hold them. */
-	json_object_set_new_nocheck(o, "clusters",
-			    json_pack("{s:I, s:I}", "delack_40ms",
-				      (json_int_t)s->hist[STALL_HIST_DELACK40], "timer_200ms",
-				      (json_int_t)s->hist[STALL_HIST_TIMER200]));
+	json_object_set_new_nocheck(
+	    o, "clusters",
+	    json_pack("{s:I, s:I}", "delack_40ms", (json_int_t)s->hist[STALL_HIST_DELACK40],
+		      "timer_200ms", (json_int_t)s->hist[STALL_HIST_TIMER200]));
 	json_object_set_new_nocheck(o, "count", json_integer(s->count));
 	json_object_set_new_nocheck(o, "histogram", hist);
 	json_object_set_new_nocheck(o, "histogram_edges_ms", edges);
@@ -68,8 +68,8 @@ void rep_json_stall_event(json_t *o, const struct sum_event *e)
 {
 	const struct stall_event *s = &e->u.stall;
 
-	json_object_set_new_nocheck(o, "ack_delay_s",
-			    s->ack_delay_ns >= 0 ? jsec_real(s->ack_delay_ns) : json_null());
+	json_object_set_new_nocheck(
+	    o, "ack_delay_s", s->ack_delay_ns >= 0 ? jsec_real(s->ack_delay_ns) : json_null());
 	json_object_set_new_nocheck(o, "class", json_string(rep_stall_class_name(s->cls)));
 	json_object_set_new_nocheck(o, "in_flight", json_integer(s->in_flight));
 	json_object_set_new_nocheck(o, "reason", json_string(s->reason ? s->reason : ""));
