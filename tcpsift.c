@@ -3,13 +3,14 @@
 #include <string.h>
 
 #include "analyze/cmd_analyze.h"
+#include "capture/cmd_capture.h"
 
 static void usage(FILE *f)
 {
 	fputs("usage: tcpsift VERB [options] ...\n"
 	      "\n"
 	      "  analyze FILE...   reconstruct TCP connections in captures and explain them\n"
-	      "  capture -i IFACE  lossless ring-buffer capture (not in this build yet)\n"
+	      "  capture -i IFACE  lossless ring-buffer capture into pcapng/pcap files\n"
 	      "  tui               live curses dashboard (not in this build yet)\n"
 	      "\n"
 	      "  tcpsift VERB --help    options of a verb\n"
@@ -36,7 +37,9 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(verb, "analyze") == 0)
 		return analyze_main(argc - 1, argv + 1);
-	if (strcmp(verb, "capture") == 0 || strcmp(verb, "tui") == 0) {
+	if (strcmp(verb, "capture") == 0)
+		return capture_main(argc - 1, argv + 1);
+	if (strcmp(verb, "tui") == 0) {
 		fprintf(stderr, "tcpsift: '%s' is not implemented in this build yet\n", verb);
 		return TCPSIFT_EXIT_USAGE;
 	}

@@ -7,14 +7,16 @@ T_SUITE=docs
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 
-help=$("$bin" analyze --help) || t_fail "analyze --help exits non-zero"
-opts=$(echo "$help" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
-[ -n "$opts" ] || t_fail "analyze --help lists no options"
-for o in $opts; do
-	# In roff, '-' is written '\-'.
-	pat=$(echo "$o" | sed 's/-/\\\\-/g')
-	if grep -q -- "$pat" man/tcpsift.1; then t_pass "man documents $o"; else
-		t_fail "man/tcpsift.1 does not document $o"; fi
+for verb in analyze capture; do
+	help=$("$bin" $verb --help) || t_fail "$verb --help exits non-zero"
+	opts=$(echo "$help" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+	[ -n "$opts" ] || t_fail "$verb --help lists no options"
+	for o in $opts; do
+		# In roff, '-' is written '\-'.
+		pat=$(echo "$o" | sed 's/-/\\\\-/g')
+		if grep -q -- "$pat" man/tcpsift.1; then t_pass "man documents $verb $o"; else
+			t_fail "man/tcpsift.1 does not document $verb $o"; fi
+	done
 done
 "$bin" --version | grep -qE '^tcpsift ' && t_pass "--version" || t_fail "--version"
 "$bin" --help | grep -q analyze && t_pass "--help" || t_fail "--help"
@@ -43,6 +45,13 @@ for args in "--nope" "--max-flows" "--max-flows abc" "--idle-timeout -1" "--rto-
 	rc=$?
 	if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ]; then t_pass "usage error: '$args'"; else
 		t_fail "'analyze $args': exit $rc, $(wc -l <"$tmp/e") lines"; fi
+done
+for args in "" "-i lo" "-w x" "-i lo -w x --fanout 0" "-i lo -w x --fanout-mode rr" "-i lo -w x -W 3"; do
+	# shellcheck disable=SC2086
+	"$bin" capture $args >/dev/null 2>"$tmp/e"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ]; then t_pass "capture usage error: '$args'"; else
+		t_fail "'capture $args': exit $rc, $(wc -l <"$tmp/e") lines"; fi
 done
 "$bin" bogus-verb >/dev/null 2>&1
 [ $? -eq 2 ] && t_pass "unknown verb exits 2" || t_fail "unknown verb"

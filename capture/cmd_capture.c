@@ -1,0 +1,655 @@
+/* cmd_capture.c - the `tcpsift capture` verb: options, privilege drop, signals, the write loop,
+ * stats. */
+#include "capture/cmd_capture.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/pcapwriter.h"
+#include "capture/ring.h"
+
+/* Set by SIGINT/SIGTERM/SIGHUP: stop the readers, write what they hold, close. */
+static volatile sig_atomic_t capture_stop;
+
+enum opt_id {
+	OPT_IFACE = 'i',
+	OPT_WRITE = 'w',
+	OPT_FILTER = 'f',
+	OPT_SNAPLEN = 's',
+	OPT_BUFFER = 'B',
+	OPT_FILE_SIZE = 'C',
+	OPT_ROTATE_SECONDS = 'G',
+	OPT_FILE_COUNT = 'W',
+	OPT_USER = 'Z',
+	OPT_COUNT = 'c',
+	OPT_QUIET = 'q',
+	OPT_HELP = 'h',
+	OPT_FANOUT = 256,
+	OPT_FANOUT_MODE,
+	OPT_QUEUE_MIB,
+	OPT_FORMAT,
+	OPT_DURATION,
+};
+
+struct opt_def {
+	const char *name;
+	int id;		 /* short option character, or >= 256 for long only */
+	const char *arg; /* NULL: no argument */
+	const char *help;
+};
+
+/* One table drives getopt_long, --help and the man-page test. */
+static const struct opt_def capture_opts[] = {
+    {"interface", OPT_IFACE, "IFACE", "interface to capture on (required)"},
+    {"write", OPT_WRITE, "FILE", "output file, or - for stdout (required)"},
+    {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
+    {"snaplen", OPT_SNAPLEN, "BYTES", "bytes kept per packet (default and 0: 262144)"},
+    {"buffer-size", OPT_BUFFER, "MiB",
+     "kernel ring, total over the sockets (default min(256, MemAvailable/8))"},
+    {"fanout", OPT_FANOUT, "N", "N sockets in one PACKET_FANOUT group, a reader each (1)"},
+    {"fanout-mode", OPT_FANOUT_MODE, "MODE", "qm (records the RX queue), cpu or hash (qm)"},
+    {"queue-mib", OPT_QUEUE_MIB, "MiB", "reader-to-writer queues, total (default 64)"},
+    {"file-size", OPT_FILE_SIZE, "MiB", "start a new file when one reaches this size"},
+    {"rotate-seconds", OPT_ROTATE_SECONDS, "SEC", "start a new file every SEC seconds"},
+    {"file-count", OPT_FILE_COUNT, "FILES", "keep at most FILES files, removing the oldest"},
+    {"format", OPT_FORMAT, "FMT", "pcapng (default) or pcap (nanosecond classic pcap)"},
+    {"user", OPT_USER, "USER", "run as USER once the sockets are open (root: tcpdump)"},
+    {"count", OPT_COUNT, "COUNT", "stop after writing COUNT packets"},
+    {"duration", OPT_DURATION, "SEC", "stop after SEC seconds"},
+    {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
+    {"help", OPT_HELP, NULL, "this help"},
+};
+
+#define N_OPTS (sizeof(capture_opts) / sizeof(capture_opts[0]))
+
+struct capture_cfg {
+	const char *iface;
+	const char *output;
+	const char *filter;
+	char *filter_args; /* filter joined from the arguments (owned) */
+	uint32_t snaplen;
+	uint64_t buffer_mib; /* 0: default */
+	unsigned fanout;
+	enum ring_fanout mode;
+	uint64_t queue_mib;
+	uint64_t file_mib;
+	uint64_t rotate_s;
+	uint32_t file_count;
+	enum pw_format format;
+	const char *user;
+	uint64_t count;
+	double duration_s;
+	bool quiet;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: tcpsift capture -i IFACE -w FILE|- [options] [FILTER...]\n"
+	      "\n"
+	      "Capture packets without losing them: libpcap TPACKET_V3 rings, several\n"
+	      "sockets in a PACKET_FANOUT group with a reader thread each, an in-memory\n"
+	      "queue between the readers and the file, drops counted and written into\n"
+	      "every file (pcapng ISB). In qm fanout mode each packet records its RX queue.\n"
+	      "\n"
+	      "Options:\n",
+	      f);
+	for (size_t k = 0; k < N_OPTS; k++) {
+		const struct opt_def *o = &capture_opts[k];
+		char left[48];
+		if (o->id < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "  %-28s %s\n", left, o->help);
+	}
+	fputs("\nStop with SIGINT or SIGTERM: everything captured so far is written and the\n"
+	      "file is closed valid. Exit status: 0 ok, 2 usage error, 3 capture or output\n"
+	      "error (disk full, interface gone; the file written so far stays valid).\n"
+	      "See tcpsift(1).\n",
+	      f);
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || *s == '-' || *s == '\0')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "tcpsift capture: bad value '%s' for --%s: %s\n", val, opt, want);
+	return CAPTURE_EXIT_USAGE;
+}
+
+/* tcpdump takes the filter from the remaining arguments, joined by spaces. */
+static char *join_args(int argc, char **argv, int from)
+{
+	size_t len = 1;
+	for (int k = from; k < argc; k++)
+		len += strlen(argv[k]) + 1;
+	char *s = malloc(len), *o = s;
+	if (!s)
+		return NULL;
+	for (int k = from; k < argc; k++) {
+		size_t n = strlen(argv[k]);
+		if (k > from)
+			*o++ = ' ';
+		memcpy(o, argv[k], n);
+		o += n;
+	}
+	*o = '\0';
+	return s;
+}
+
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
+{
+	struct option longopts[N_OPTS + 1];
+	char shortopts[2 * N_OPTS + 2];
+	size_t ns = 0;
+	uint64_t v;
+
+	for (size_t k = 0; k < N_OPTS; k++) {
+		const struct opt_def *o = &capture_opts[k];
+		longopts[k] =
+		    (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+		if (o->id < 256) {
+			shortopts[ns++] = (char)o->id;
+			if (o->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[N_OPTS] = (struct option){0};
+	shortopts[ns] = '\0';
+
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case OPT_IFACE:
+			cfg->iface = optarg;
+			break;
+		case OPT_WRITE:
+			cfg->output = optarg;
+			break;
+		case OPT_FILTER:
+			cfg->filter = optarg;
+			break;
+		case OPT_SNAPLEN:
+			if (parse_u64(optarg, 0, 262144, &v) < 0)
+				return bad_value("snaplen", optarg, "bytes, 0 to 262144");
+			cfg->snaplen = v ? (uint32_t)v : 262144;
+			break;
+		case OPT_BUFFER:
+			if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+				return bad_value("buffer-size", optarg,
+						 "MiB, 1 or more (tcpdump's -B counts KiB)");
+			cfg->buffer_mib = v;
+			break;
+		case OPT_FANOUT:
+			if (parse_u64(optarg, 1, RING_MAX_SOCKETS, &v) < 0)
+				return bad_value("fanout", optarg, "a socket count from 1 to 64");
+			cfg->fanout = (unsigned)v;
+			break;
+		case OPT_FANOUT_MODE:
+			cfg->mode = ring_fanout_parse(optarg);
+			if (cfg->mode == RING_FANOUT_COUNT)
+				return bad_value("fanout-mode", optarg, "qm, cpu or hash");
+			break;
+		case OPT_QUEUE_MIB:
+			if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+				return bad_value("queue-mib", optarg, "MiB, 1 or more");
+			cfg->queue_mib = v;
+			break;
+		case OPT_FILE_SIZE:
+			if (parse_u64(optarg, 1, 1u << 30, &v) < 0)
+				return bad_value("file-size", optarg, "MiB, 1 or more");
+			cfg->file_mib = v;
+			break;
+		case OPT_ROTATE_SECONDS:
+			if (parse_u64(optarg, 1, 86400u * 366, &v) < 0)
+				return bad_value("rotate-seconds", optarg,
+						 "whole seconds, 1 or more");
+			cfg->rotate_s = v;
+			break;
+		case OPT_FILE_COUNT:
+			if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+				return bad_value("file-count", optarg, "a count, 1 or more");
+			cfg->file_count = (uint32_t)v;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pcapng") == 0)
+				cfg->format = PW_PCAPNG;
+			else if (strcmp(optarg, "pcap") == 0)
+				cfg->format = PW_PCAP;
+			else
+				return bad_value("format", optarg, "pcapng or pcap");
+			break;
+		case OPT_USER:
+			cfg->user = optarg;
+			break;
+		case OPT_COUNT:
+			if (parse_u64(optarg, 1, UINT64_MAX, &v) < 0)
+				return bad_value("count", optarg, "a packet count, 1 or more");
+			cfg->count = v;
+			break;
+		case OPT_DURATION: {
+			char *end;
+			errno = 0;
+			double d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 86400.0 * 3660)
+				return bad_value("duration", optarg, "seconds, more than 0");
+			cfg->duration_s = d;
+			break;
+		}
+		case OPT_QUIET:
+			cfg->quiet = true;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return CAPTURE_EXIT_OK;
+		case ':':
+			fprintf(stderr, "tcpsift capture: option '%s' needs a value (try --help)\n",
+				argv[optind - 1]);
+			return CAPTURE_EXIT_USAGE;
+		default:
+			fprintf(stderr, "tcpsift capture: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			return CAPTURE_EXIT_USAGE;
+		}
+	}
+	if (!cfg->iface) {
+		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (!cfg->output) {
+		fputs("tcpsift capture: no output given (-w FILE, or -w - for stdout; packets are "
+		      "not printed)\n",
+		      stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		if (cfg->filter) {
+			fputs("tcpsift capture: filter given both with -f and as arguments\n",
+			      stderr);
+			return CAPTURE_EXIT_USAGE;
+		}
+		cfg->filter_args = join_args(argc, argv, optind);
+		cfg->filter = cfg->filter_args;
+	}
+	if (strcmp(cfg->output, "-") == 0 && isatty(STDOUT_FILENO)) {
+		fputs("tcpsift capture: will not write a capture to a terminal (-w - needs a pipe "
+		      "or a file)\n",
+		      stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (strcmp(cfg->output, "-") == 0 && (cfg->file_mib || cfg->rotate_s || cfg->file_count)) {
+		fputs("tcpsift capture: -C, -G and -W need a file name, not -w -\n", stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (cfg->file_count && !cfg->file_mib && !cfg->rotate_s) {
+		fputs("tcpsift capture: -W needs -C or -G (when to start a new file)\n", stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (cfg->buffer_mib && cfg->buffer_mib / cfg->fanout > 2047) {
+		fputs("tcpsift capture: -B above 2047 MiB per socket (libpcap takes an int)\n",
+		      stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	capture_stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Drop root once the sockets are open, as tcpdump -Z does: supplementary
+ * groups, then gid, then uid (in that order: after setuid() the others are
+ * no longer allowed). Without -Z a root process becomes "tcpdump" when such
+ * a user exists (tcpdump's default) and stays root silently otherwise.
+ * *dropped says whether anything changed. 0, or -1 with a message printed.
+ */
+static int drop_privileges(const char *user, bool *dropped)
+{
+	bool explicit_user = user != NULL;
+
+	*dropped = false;
+	if (geteuid() != 0) {
+		if (explicit_user) {
+			fprintf(stderr, "tcpsift capture: -Z %s needs to be started as root\n",
+				user);
+			return -1;
+		}
+		return 0;
+	}
+	if (!user)
+		user = "tcpdump";
+	struct passwd *pw = getpwnam(user);
+	if (!pw) {
+		if (!explicit_user)
+			return 0;
+		fprintf(stderr, "tcpsift capture: -Z %s: no such user\n", user);
+		return -1;
+	}
+	if (pw->pw_uid == 0)
+		return 0;
+	if (initgroups(pw->pw_name, pw->pw_gid) == -1 || setgid(pw->pw_gid) == -1 ||
+	    setuid(pw->pw_uid) == -1) {
+		fprintf(stderr, "tcpsift capture: cannot become user %s: %s\n", user,
+			strerror(errno));
+		return -1;
+	}
+	*dropped = true;
+	return 0;
+}
+
+/*
+ * ISB counters of socket `iface` for pcapng (spec: isb_ifrecv "received from
+ * the interface", isb_ifdrop "dropped by the interface due to lack of
+ * resources", isb_osdrop "dropped by the operating system"). Our mapping:
+ *   isb_ifrecv = ps_recv: packets that passed the socket's filter, the
+ *                kernel's tp_packets, which includes the ring's drops;
+ *   isb_ifdrop = ps_ifdrop: the interface's rx_dropped since the capture
+ *                began; it is per interface, not per socket, so only the
+ *                first socket's IDB carries it (summing IDBs stays right);
+ *   isb_osdrop = ps_drop (tp_drops: the TPACKET ring was full) plus the
+ *                packets tcpsift dropped because its hand-off queue was
+ *                full: both are "the capturing host could not keep it".
+ * So isb_ifrecv - isb_osdrop is what reached the writer.
+ */
+static void capture_isb(void *ctx, unsigned iface, struct pw_ifstats *out)
+{
+	const struct ring *r = ctx;
+	struct ring_sock_stats st;
+
+	ring_stats(r, iface, &st);
+	memset(out, 0, sizeof(*out));
+	out->ifrecv = st.kernel_recv;
+	out->have_ifrecv = true;
+	out->osdrop = st.kernel_drops + st.queue_drops;
+	out->have_osdrop = true;
+	if (iface == 0) {
+		out->ifdrop = st.if_drops;
+		out->have_ifdrop = true;
+	}
+}
+
+struct capture_totals {
+	uint64_t captured, recv, kdrops, ifdrops, qdrops;
+};
+
+static void capture_sum(const struct ring *r, struct capture_totals *t)
+{
+	struct ring_sock_stats st;
+
+	memset(t, 0, sizeof(*t));
+	for (unsigned k = 0; k < ring_nsockets(r); k++) {
+		ring_stats(r, k, &st);
+		t->captured += st.captured;
+		t->recv += st.kernel_recv;
+		t->kdrops += st.kernel_drops;
+		t->qdrops += st.queue_drops;
+		if (k == 0)
+			t->ifdrops = st.if_drops;
+	}
+}
+
+static void capture_progress(const struct ring *r, const struct pw_writer *w)
+{
+	struct capture_totals t;
+	struct ring_sock_stats st;
+	bool qm = ring_queue(r, 0) >= 0;
+
+	capture_sum(r, &t);
+	fprintf(stderr,
+		"\rcapture: %" PRIu64 " captured, %" PRIu64 " written, %" PRIu64
+		" kernel drops, %" PRIu64 " if drops, %" PRIu64 " queue drops",
+		t.captured, pw_counters(w)->packets, t.kdrops, t.ifdrops, t.qdrops);
+	if (ring_nsockets(r) > 1) {
+		fputs(" |", stderr);
+		for (unsigned k = 0; k < ring_nsockets(r); k++) {
+			ring_stats(r, k, &st);
+			fprintf(stderr, " %s%u %" PRIu64, qm ? "q" : "s", k, st.captured);
+		}
+	}
+	fputs("\033[K", stderr);
+}
+
+static void capture_summary(const struct ring *r, const struct pw_writer *w, const char *output,
+			    uint64_t unwritten, bool write_failed)
+{
+	struct capture_totals t;
+	struct ring_sock_stats st;
+	const struct pw_counters *pc = pw_counters(w);
+	bool qm = ring_queue(r, 0) >= 0;
+
+	capture_sum(r, &t);
+	fprintf(stderr, "%" PRIu64 " packets captured\n", t.captured);
+	fprintf(stderr, "%" PRIu64 " packets written to %s (%" PRIu64 " file%s)\n", pc->packets,
+		strcmp(output, "-") == 0 ? "stdout" : output, pc->files, pc->files == 1 ? "" : "s");
+	fprintf(stderr, "%" PRIu64 " packets received by filter\n", t.recv);
+	fprintf(stderr, "%" PRIu64 " packets dropped by kernel\n", t.kdrops);
+	fprintf(stderr, "%" PRIu64 " packets dropped by interface\n", t.ifdrops);
+	fprintf(stderr, "%" PRIu64 " packets dropped by tcpsift (queue full)\n", t.qdrops);
+	if (pc->lost || unwritten)
+		fprintf(stderr, "%" PRIu64 " packets not written (%s)\n", pc->lost + unwritten,
+			write_failed ? "output error" : "-c COUNT reached");
+	if (ring_nsockets(r) > 1)
+		for (unsigned k = 0; k < ring_nsockets(r); k++) {
+			ring_stats(r, k, &st);
+			fprintf(stderr,
+				"%s %u: %" PRIu64 " captured, %" PRIu64 " kernel drops, %" PRIu64
+				" queue drops\n",
+				qm ? "queue" : "socket", k, st.captured, st.kernel_drops,
+				st.queue_drops);
+		}
+}
+
+int capture_main(int argc, char **argv)
+{
+	struct capture_cfg cfg = {.snaplen = 262144,
+				  .fanout = 1,
+				  .mode = RING_FANOUT_QM,
+				  .queue_mib = 64,
+				  .format = PW_PCAPNG};
+	char err[512];
+	int rc = parse_args(argc, argv, &cfg);
+	if (rc >= 0) {
+		free(cfg.filter_args);
+		return rc;
+	}
+	rc = CAPTURE_EXIT_OK;
+
+	struct ring_config rcfg = {
+	    .iface = cfg.iface,
+	    .filter = cfg.filter,
+	    .snaplen = cfg.snaplen,
+	    .buffer_bytes =
+		(cfg.buffer_mib ? cfg.buffer_mib << 20 : ring_default_buffer_bytes()) / cfg.fanout,
+	    .nsockets = cfg.fanout,
+	    .mode = cfg.mode,
+	    .queue_bytes = cfg.queue_mib << 20,
+	    .block_timeout_ms = 100,
+	};
+	enum ring_open_err why;
+	struct ring *r = ring_open(&rcfg, err, sizeof(err), &why);
+	if (!r) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		free(cfg.filter_args);
+		return why == RING_ERR_USAGE ? CAPTURE_EXIT_USAGE : CAPTURE_EXIT_ERROR;
+	}
+
+	/* Sockets are open: nothing below needs root, output files included. */
+	bool dropped;
+	if (drop_privileges(cfg.user, &dropped) < 0) {
+		ring_close(r);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_ERROR;
+	}
+
+	unsigned n = ring_nsockets(r);
+	struct pw_iface ifaces[RING_MAX_SOCKETS];
+	for (unsigned k = 0; k < n; k++)
+		ifaces[k] = (struct pw_iface){
+		    .name = cfg.iface, .linktype = ring_linktype(r), .queue = ring_queue(r, k)};
+	char comment[160];
+	snprintf(comment, sizeof(comment), "tcpsift capture on %s, %u socket%s%s%s", cfg.iface, n,
+		 n == 1 ? "" : "s", n > 1 ? ", fanout " : "",
+		 n > 1 ? ring_fanout_name(cfg.mode) : "");
+	struct pw_config wcfg = {
+	    .path = cfg.output,
+	    .format = cfg.format,
+	    .snaplen = cfg.snaplen,
+	    .rotate_bytes = cfg.file_mib << 20,
+	    .rotate_ns = (int64_t)cfg.rotate_s * 1000000000ll,
+	    .max_files = cfg.file_count,
+	    .comment = comment,
+	};
+	struct pw_writer *w = pw_open(&wcfg, ifaces, n, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "tcpsift capture: %s%s\n", err,
+			dropped ? " (running as the -Z user now; -Z root keeps root)" : "");
+		ring_close(r);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_ERROR;
+	}
+	pw_set_stats_source(w, capture_isb, r);
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed pipe on -w - must be a write error, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (ring_start(r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		ring_close(r);
+		pw_close(w);
+		pw_free(w);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_ERROR;
+	}
+	if (!cfg.quiet)
+		fprintf(stderr,
+			"tcpsift capture: listening on %s, link-type %u, snapshot length %" PRIu32
+			" bytes, %u socket%s%s%s%s\n",
+			cfg.iface, ring_linktype(r), cfg.snaplen, n, n == 1 ? "" : "s",
+			n > 1 ? " in fanout mode " : "", n > 1 ? ring_fanout_name(cfg.mode) : "",
+			ring_loopback(r) ? ", outgoing copies ignored (loopback)" : "");
+
+	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
+	bool stopping = false, write_failed = false, err_reported = false;
+	double start = now_s(), last_tick = start;
+	uint64_t unwritten = 0;
+	struct pkt p;
+	unsigned sock;
+
+	for (;;) {
+		if (capture_stop && !stopping) {
+			ring_request_stop(r);
+			stopping = true;
+		}
+		int got = ring_next(r, &p, &sock, 100);
+		if (got == RING_END)
+			break;
+		if (got == 1) {
+			if (write_failed || (cfg.count && pw_counters(w)->packets >= cfg.count)) {
+				unwritten++;
+				continue;
+			}
+			int wr = pw_write(w, sock, &p);
+			if (wr < 0) {
+				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+				write_failed = true;
+				rc = CAPTURE_EXIT_ERROR;
+				capture_stop = 1;
+			} else if (cfg.count && pw_counters(w)->packets >= cfg.count) {
+				capture_stop = 1;
+			}
+			if ((pw_counters(w)->packets & 0x3ff) != 0)
+				continue; /* check the clock every 1024 packets or when idle */
+		}
+		double t = now_s();
+		if (!stopping && cfg.duration_s > 0 && t - start >= cfg.duration_s)
+			capture_stop = 1;
+		const char *rerr = ring_error(r);
+		if (rerr && !err_reported) {
+			err_reported = true;
+			fprintf(stderr, "%stcpsift capture: capture stopped: %s\n",
+				progress ? "\r\033[K" : "", rerr);
+			rc = CAPTURE_EXIT_ERROR;
+			capture_stop = 1;
+		}
+		if (t - last_tick >= 1.0) {
+			last_tick = t;
+			if (!write_failed && pw_flush(w) < 0) {
+				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+				write_failed = true;
+				rc = CAPTURE_EXIT_ERROR;
+				capture_stop = 1;
+			}
+			if (progress)
+				capture_progress(r, w);
+		}
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	if (!err_reported && ring_error(r)) {
+		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
+		rc = CAPTURE_EXIT_ERROR;
+	}
+
+	/* Every reader has ended: the ISBs written by pw_close() are final. */
+	if (pw_close(w) < 0 && !write_failed) {
+		fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+		rc = CAPTURE_EXIT_ERROR;
+	}
+	if (!cfg.quiet)
+		capture_summary(r, w, cfg.output, unwritten, write_failed);
+	pw_free(w);
+	ring_close(r);
+	free(cfg.filter_args);
+	return rc;
+}
+
+size_t capture_option_names(const char **names, size_t max)
+{
+	size_t k;
+	for (k = 0; k < N_OPTS && k < max; k++)
+		names[k] = capture_opts[k].name;
+	return k;
+}
