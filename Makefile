@@ -39,7 +39,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-tshark check-public check-lab check-format check-layers \
+        check-docs check-tshark check-public check-lab check-capture check-format check-layers \
         check-fuzz bench fuzz format install clean
 
 all: tcpsift
@@ -94,7 +94,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs
-	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab
+	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@tests/summary.sh
 
@@ -118,6 +118,9 @@ check-public: tests
 
 check-lab: tests
 	@tests/lab/run.sh $(O)/tcpsift
+
+check-capture: tests
+	@if [ -x tests/capture/run.sh ]; then tests/capture/run.sh $(O)/tcpsift; fi
 
 check-format:
 	@scripts/check-format.sh

@@ -38,7 +38,7 @@ struct ring_rec {
 	uint32_t caplen; /* RING_SKIP: skip len bytes to the buffer's end */
 	uint32_t wirelen;
 	uint32_t len; /* whole record, header included, multiple of 8 */
-	uint32_t pad;
+	uint32_t dir; /* enum pkt_dir, PKT_DIR_UNKNOWN when it cannot be told */
 };
 
 #define RING_REC_HDR   ((uint64_t)sizeof(struct ring_rec))
@@ -55,6 +55,9 @@ struct ring_rec {
 
 /* How often a reader refreshes its pcap_stats counters. */
 #define RING_STATS_NS (200 * 1000000ll)
+/* Packets per pcap_dispatch: returns often enough to see a stop request
+ * even when the kernel ring stays backed up. */
+#define RING_DISPATCH_MAX 1024
 
 /*
  * One socket, its reader thread and its queue. The producer-owned and
@@ -90,6 +93,9 @@ struct ring_reader {
 	/* Published counters, read by ring_stats() from any thread. */
 	_Alignas(64) _Atomic uint64_t captured, queue_drops, kernel_recv, kernel_drops, if_drops;
 	_Atomic int done; /* set (release) after the last record and the final stats */
+	/* Capture time (ns) before which this socket will deliver nothing more:
+	 * taken just before each pcap_dispatch, less the block retire time. */
+	_Atomic int64_t watermark;
 	char err[PCAP_ERRBUF_SIZE + IFNAMSIZ + 8];
 };
 
@@ -99,7 +105,9 @@ struct ring {
 	unsigned n;
 	uint32_t linktype;
 	bool loopback;
-	bool qm;	  /* QM fanout with N > 1: socket index = queue id */
+	bool qm;       /* QM fanout with N > 1: socket index = queue id */
+	bool have_mac; /* Ethernet: the interface's own address, for direction */
+	uint8_t mac[6];
 	int64_t base_ns;  /* when the counters' baseline was taken */
 	int64_t start_ns; /* packets stamped earlier predate the fanout group: dropped */
 	_Atomic int stop;
@@ -269,6 +277,11 @@ static void ring_reader_cb(u_char *user, const struct pcap_pkthdr *h, const u_ch
 		off = 0;
 	}
 	struct ring_rec rec = {.ts_ns = ts, .caplen = cap, .wirelen = h->len, .len = (uint32_t)len};
+	if (rd->r->have_mac && cap >= 12)
+		rec.dir =
+		    memcmp(bytes + 6, rd->r->mac, 6) == 0 ? PKT_DIR_OUTBOUND : PKT_DIR_INBOUND;
+	else if (rd->r->loopback)
+		rec.dir = PKT_DIR_INBOUND; /* outgoing copies are ignored on loopback */
 	memcpy(rd->buf + off, &rec, sizeof(rec));
 	memcpy(rd->buf + off + RING_REC_HDR, bytes, cap);
 	head += len;
@@ -351,8 +364,13 @@ static void *ring_reader_main(void *arg)
 	unsigned err_polls = 0, naps = RING_BUSY_NAPS;
 	char why[sizeof(rd->err)] = "";
 
+	/* A packet still in an unretired block is at most two retire periods
+	 * old (TPACKET_V3's block timer), plus scheduling slack. */
+	const int64_t lag = 2ll * r->cfg.block_timeout_ms * 1000000ll + 20000000ll;
 	for (;;) {
-		int n = pcap_dispatch(rd->h, -1, ring_reader_cb, (u_char *)rd);
+		atomic_store_explicit(&rd->watermark, ring_clock_ns(CLOCK_REALTIME) - lag,
+				      memory_order_release);
+		int n = pcap_dispatch(rd->h, RING_DISPATCH_MAX, ring_reader_cb, (u_char *)rd);
 		if (n < 0) {
 			if (n == PCAP_ERROR && !why[0])
 				snprintf(why, sizeof(why), "%s: %s", r->iface, pcap_geterr(rd->h));
@@ -431,6 +449,24 @@ static void *ring_reader_main(void *arg)
 }
 
 /* ---- opening --------------------------------------------------------------- */
+
+/*
+ * libpcap's callback does not pass the packet type (sockaddr_ll.sll_pkttype)
+ * on, so on Ethernet the direction comes from the source address: frames
+ * from the interface's own MAC were sent by this host (epb_flags outbound),
+ * the rest received. Virtual devices sharing a MAC would fool it: rare.
+ */
+static bool ring_own_mac(int fd, const char *iface, uint8_t mac[6])
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", IFNAMSIZ - 1, iface);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == -1 || ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		return false;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return true;
+}
 
 static bool ring_is_loopback(int fd, const char *iface)
 {
@@ -631,6 +667,8 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 			goto err;
 	r->cfg.filter = NULL;
 	r->linktype = ring_dlt_to_linktype(pcap_datalink(r->rd[0].h));
+	r->have_mac =
+	    r->linktype == PKT_LINKTYPE_ETHERNET && ring_own_mac(r->rd[0].fd, r->iface, r->mac);
 	if (r->n > 1) {
 		if (ring_join_fanout(r, errbuf, errlen) < 0)
 			goto err;
@@ -753,6 +791,7 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 		struct ring_rec rec, best_rec = {0};
 		bool all_done = true;
 
+		int64_t limit = INT64_MAX;
 		for (unsigned k = 0; k < r->n; k++) {
 			/* done first: its release orders the reader's last record before it. */
 			int done = atomic_load_explicit(&r->rd[k].done, memory_order_acquire);
@@ -764,8 +803,18 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 				}
 			} else if (!done) {
 				all_done = false;
+				/* Empty but alive: it may still hand over packets
+				 * older than the others' (a block not yet retired). */
+				int64_t w =
+				    atomic_load_explicit(&r->rd[k].watermark, memory_order_acquire);
+				if (w < limit)
+					limit = w;
 			}
 		}
+		/* Merge in time order: write the oldest head only once no empty
+		 * socket can still deliver something older. */
+		if (best >= 0 && best_rec.ts_ns > limit)
+			best = -1;
 		if (best >= 0) {
 			struct ring_reader *rd = &r->rd[best];
 			memset(p, 0, sizeof(*p));
@@ -774,6 +823,10 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 			p->caplen = best_rec.caplen;
 			p->wirelen = best_rec.wirelen;
 			p->linktype = r->linktype;
+			if (best_rec.dir != PKT_DIR_UNKNOWN) {
+				p->epb_flags = best_rec.dir;
+				p->have |= PKT_HAVE_FLAGS;
+			}
 			p->iface = (uint32_t)best;
 			if (r->qm) {
 				p->queue = (uint32_t)best;

@@ -719,3 +719,141 @@ lab_relay_pair()
 	lab_offloads_off "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IF_RB"
 	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
 }
+
+# --- tcpsift capture (tests/capture/*.sh, bench/capture.sh) ----------------
+
+# lab_require_capture: exit 77 with a SKIP line unless LAB_BIN has the
+# capture verb (call after lab_scenario_init).
+lab_require_capture()
+{
+	"$LAB_BIN" capture --help >/dev/null 2>&1 || {
+		echo "SKIP $LAB_NAME: tcpsift capture not built ($LAB_BIN capture --help fails)"
+		exit 77
+	}
+}
+
+# lab_tcpsift_start NS ARGS...: `LAB_BIN capture -Z root ARGS...` in NS in the
+# background (lab_bg: bounded by LAB_BG_TIMEOUT), stderr to a log; returns
+# once it says it is capturing ("listening on"), 1 if it ended before. Sets
+# LAB_TCAP_PID (tcpsift itself: a small sh records its pid and execs it, so
+# a signal reaches tcpsift and not the timeout wrapper), LAB_TCAP_JOB (the
+# job to wait for) and LAB_TCAP_LOG. -Z root: as root tcpsift would drop to
+# an unprivileged user, who cannot create files in our 0700 temp dir.
+# Redirect the call's stdout to read `-w -`.
+lab_tcpsift_start()
+{
+	local ns=$1 pidf i
+	shift
+
+	lab_init
+	LAB_TCAP_LOG="$LAB_TMP/tcapture.$RANDOM.$SECONDS.log"
+	pidf="$LAB_TCAP_LOG.pid"
+	: >"$LAB_TCAP_LOG"
+	# shellcheck disable=SC2016 # $$ and $0 belong to the inner sh
+	lab_bg "$ns" sh -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$LAB_BIN" capture -Z root "$@" \
+		2>"$LAB_TCAP_LOG"
+	LAB_TCAP_JOB=$LAB_LAST_PID
+	LAB_TCAP_PID=""
+	for i in $(seq 200); do
+		[ -z "$LAB_TCAP_PID" ] && [ -s "$pidf" ] && LAB_TCAP_PID=$(cat "$pidf")
+		[ -n "$LAB_TCAP_PID" ] && grep -q 'listening on' "$LAB_TCAP_LOG" && return 0
+		kill -0 "$LAB_TCAP_JOB" 2>/dev/null || break
+		sleep 0.05
+	done
+	lab_log "tcpsift capture did not start (exit after $i polls):"
+	sed 's/^/  tcpsift: /' "$LAB_TCAP_LOG" >&2
+	return 1
+}
+
+# lab_tcpsift_stop [SIGNAL] [SETTLE_SECS]: wait SETTLE_SECS (default 2: the
+# TPACKET_V3 block timer, see lab_capture_stop), send SIGNAL (default INT) to
+# the last lab_tcpsift_start's tcpsift, wait up to 20 s for it to end (then
+# KILL). Sets LAB_TCAP_RC (its exit status) and LAB_TCAP_STOP_S (seconds from
+# the signal to the exit, 1 s resolution).
+lab_tcpsift_stop()
+{
+	local sig=${1:-INT} settle=${2:-2} t0 i
+
+	sleep "$settle"
+	t0=$SECONDS
+	[ -n "$LAB_TCAP_PID" ] && kill "-$sig" "$LAB_TCAP_PID" 2>/dev/null
+	for i in $(seq 200); do
+		kill -0 "$LAB_TCAP_JOB" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$LAB_TCAP_JOB" 2>/dev/null && {
+		lab_log "tcpsift capture still running 20 s after SIG$sig: killed"
+		kill -KILL "$LAB_TCAP_PID" 2>/dev/null
+	}
+	LAB_TCAP_RC=0
+	lab_wait "$LAB_TCAP_JOB" || LAB_TCAP_RC=$?
+	LAB_TCAP_STOP_S=$((SECONDS - t0))
+	return 0
+}
+
+# lab_tcpsift_wait: wait (up to 20 s) for the last lab_tcpsift_start's tcpsift
+# to end by itself (-c, --duration, an error). Sets LAB_TCAP_RC.
+lab_tcpsift_wait()
+{
+	local i
+
+	for i in $(seq 200); do
+		kill -0 "$LAB_TCAP_JOB" 2>/dev/null || break
+		sleep 0.1
+	done
+	LAB_TCAP_RC=0
+	if kill -0 "$LAB_TCAP_JOB" 2>/dev/null; then
+		lab_log "tcpsift capture still running after 20 s: killed"
+		kill -KILL "$LAB_TCAP_PID" 2>/dev/null
+	fi
+	lab_wait "$LAB_TCAP_JOB" || LAB_TCAP_RC=$?
+	return 0
+}
+
+# lab_tcpsift_count KEY [LOG]: a number from tcpsift capture's exit summary
+# (LOG, default LAB_TCAP_LOG): KEY captured, written, kernel (dropped by the
+# kernel, tp_drops), interface (dropped by the interface), received (by the
+# filter), ours (dropped by tcpsift: hand-off queue full), unwritten (not
+# written: output error, -c reached). Prints "" when not found.
+lab_tcpsift_count()
+{
+	local key=$1 log=${2:-$LAB_TCAP_LOG}
+
+	tr '\r' '\n' <"$log" | awk -v key="$key" '
+		function grab(pat,   i) {
+			if ($0 !~ pat) return
+			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { v = $i; return }
+		}
+		key == "captured"  { grab("packets captured|^captured") }
+		key == "written"   { grab("packets written|^written") }
+		key == "kernel"    { grab("dropped by kernel") }
+		key == "interface" { grab("dropped by interface") }
+		key == "received"  { grab("received by filter") }
+		key == "ours"      { grab("dropped by (us|tcpsift)") }
+		key == "unwritten" { grab("packets not written") }
+		END { print v }'
+}
+
+# lab_pcap_read FILE [TSHARK_ARGS...]: tshark reads FILE ("-": stdin) to the
+# end; prints the packet count (or `-T fields` output with TSHARK_ARGS).
+# Status 1 (tshark's complaint on stderr) when it is not a complete, valid
+# file: a cut-short last record makes tshark exit non-zero.
+lab_pcap_read()
+{
+	local f=$1 err rc=0
+	shift
+
+	err=$(mktemp "${LAB_TMP:-/tmp}/tshark-err.XXXXXX")
+	if [ $# -eq 0 ]; then
+		tshark -r "$f" -T fields -e frame.number 2>"$err" >"$err.out" || rc=1
+		wc -l <"$err.out"
+		rm -f "$err.out"
+	else
+		tshark -r "$f" "$@" 2>"$err" || rc=1
+	fi
+	# tshark says "Running as user root" even when only reading.
+	grep -v '^Running as user' "$err" | grep -q . && rc=1
+	[ "$rc" -eq 0 ] || grep -v '^Running as user' "$err" | sed 's/^/  tshark: /' >&2
+	rm -f "$err"
+	return $rc
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# sigint.sh TCPSIFT [LAB_PEER] - SIGINT in the middle of heavy traffic: tcpsift
+# capture exits 0 and everything it counted is in a valid file.
+#
+# lab_pair with 2 queues (offloads off, IPv6 off); FLOWS unpaced downloads
+# A -> B (as fast as the 2 CPUs go, full frames) captured on B's veth with
+# `--fanout 2` (two readers, two hand-off queues to drain). SIGINT arrives
+# after SECS s while the flows still run; the flows are ended afterwards.
+# The flows end by themselves PEER_SECS s after they start, so a tcpsift that
+# does not stop until the traffic does is seen (and the file stays bounded).
+# Checks: exit 0 within STOP_MAX s of the signal (the readers retire the open
+# TPACKET_V3 block, then drain what the kernel ring and the hand-off queues
+# hold: seconds, not until the traffic ends); capinfos (wiretap, as tshark,
+# without dissecting millions of packets) reads the file to the end, the last
+# record complete and the ISBs after it; the exit summary adds up:
+# packets in the file == "written" == "captured" - "dropped by tcpsift" -
+# "not written" (nothing taken from the kernel is lost silently on the way
+# out); the ISBs written at close carry the final counters: isb_ifrecv summed
+# == "received by filter", isb_osdrop summed == "dropped by kernel" +
+# "dropped by tcpsift"; tcpsift analyze reads the file (capture_drops not
+# null). Drops themselves are allowed here (counted, reported), not checked.
+# Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/lab/common.sh
+. "$here/../lab/common.sh"
+
+lab_scenario_init capture-sigint capinfos python3 ethtool -- "$@"
+lab_require_capture
+FLOWS=${SIGINT_FLOWS:-4} SECS=${SIGINT_SECS:-2} STOP_MAX=${SIGINT_STOP_MAX:-5}
+PEER_SECS=$((SECS + STOP_MAX + 5))
+
+lab_pair csig 1500 2
+for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
+	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
+done
+lab_pair_offloads_off
+cap="$LAB_TMP/sigint.pcapng" json="$LAB_TMP/sigint.json"
+
+lab_tcpsift_start "$LAB_NS_B" -i "$LAB_IF_B" --fanout 2 -w "$cap" ||
+	lab_abort "tcpsift capture did not start: $(head -n 3 "$LAB_TCAP_LOG")"
+peers=()
+for i in $(seq "$FLOWS"); do
+	lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout "$PEER_SECS" -l "$LAB_IP4_A:$((5000 + i))" \
+		-m download -n 64G 2>>"$LAB_TMP/peers.log"
+	peers+=("$LAB_LAST_PID")
+done
+for i in $(seq "$FLOWS"); do
+	lab_wait_listen "$LAB_NS_A" $((5000 + i)) || lab_abort "server $i did not listen"
+	lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout "$PEER_SECS" -c "$LAB_IP4_A:$((5000 + i))" \
+		-b "$LAB_IP4_B:$((40000 + i))" -m download -n 64G 2>>"$LAB_TMP/peers.log"
+	peers+=("$LAB_LAST_PID")
+done
+rx0=$(lab_link_stat "$LAB_NS_B" "$LAB_IF_B" rx_packets)
+sleep "$SECS"
+# SIGINT with the flows still running: count them and the rate at that moment.
+running=0
+for p in "${peers[@]}"; do
+	kill -0 "$p" 2>/dev/null && running=$((running + 1))
+done
+rx1=$(lab_link_stat "$LAB_NS_B" "$LAB_IF_B" rx_packets)
+lab_tcpsift_stop INT 0
+for p in "${peers[@]}"; do
+	lab_kill "$p" || true # (under set -e its failing kill -KILL would end us)
+	_lab_forget_pid "$p"
+done
+rate=$(((rx1 - rx0) / (SECS > 0 ? SECS : 1)))
+
+lab_check "tcpsift exited $LAB_TCAP_RC after SIGINT (want 0)" "$LAB_TCAP_RC" -eq 0
+lab_check "tcpsift took $LAB_TCAP_STOP_S s to exit after SIGINT (want <= $STOP_MAX)" \
+	"$LAB_TCAP_STOP_S" -le "$STOP_MAX"
+lab_check "only $running of $((2 * FLOWS)) lab-peers still ran at SIGINT: not during traffic" \
+	"$running" -eq $((2 * FLOWS))
+[ -s "$cap" ] || lab_abort "no capture file; tcpsift said: $(tail -n 5 "$LAB_TCAP_LOG")"
+
+valid=yes
+if ! n=$(capinfos -M -c "$cap" 2>"$LAB_TMP/capinfos.err" |
+	awk '/^Number of packets/ { print $NF }') ||
+	grep -v '^Running as user' "$LAB_TMP/capinfos.err" | grep -q . || [ -z "$n" ]; then
+	valid=no
+	lab_fail "capinfos could not read $cap to the end: $(head -n 1 "$LAB_TMP/capinfos.err")"
+	n=${n:-0}
+fi
+captured=$(lab_tcpsift_count captured) written=$(lab_tcpsift_count written)
+recv=$(lab_tcpsift_count received) kdrops=$(lab_tcpsift_count kernel)
+ours=$(lab_tcpsift_count ours) unwritten=$(lab_tcpsift_count unwritten)
+if [ -z "$captured" ] || [ -z "$written" ] || [ -z "$kdrops" ] || [ -z "$ours" ]; then
+	lab_abort "no exit summary from tcpsift: $(tail -n 5 "$LAB_TCAP_LOG")"
+fi
+unwritten=${unwritten:-0}
+lab_check "packets in the file $n != tcpsift's written $written" "$n" -eq "$written"
+lab_check "captured $captured - dropped by tcpsift $ours - not written $unwritten != written $written" \
+	$((captured - ours - unwritten)) -eq "$written"
+lab_check "tcpsift wrote no packet" "$written" -gt 0
+
+if "$LAB_BIN" analyze --json --no-progress "$cap" >"$json" 2>"$LAB_TMP/analyze.err"; then
+	read -r a_pkts a_drops isb_recv isb_os < <(python3 - "$json" <<'PY'
+import json, sys
+i = json.load(open(sys.argv[1]))["inputs"][0]
+ifs = i["interfaces"]
+s = lambda k: sum(x[k] for x in ifs) if ifs and all(x[k] is not None for x in ifs) else "null"
+print(i["packets"], "null" if i["capture_drops"] is None else i["capture_drops"],
+      s("isb_ifrecv"), s("isb_osdrop"))
+PY
+	)
+	lab_check "analyze read $a_pkts packets, the file holds $n" "$a_pkts" -eq "$n"
+	lab_check "analyze: capture_drops is null (no ISB read)" "$a_drops" != null
+	lab_check "ISBs: isb_ifrecv sum $isb_recv != received by filter ${recv:-?}" \
+		"$isb_recv" = "${recv:-?}"
+	lab_check "ISBs: isb_osdrop sum $isb_os != kernel $kdrops + tcpsift $ours drops" \
+		"$isb_os" = $((kdrops + ours))
+else
+	lab_fail "tcpsift analyze exited non-zero: $(head -n 2 "$LAB_TMP/analyze.err")"
+	a_drops="?" isb_recv="?" isb_os="?"
+fi
+
+lab_verdict "exit $LAB_TCAP_RC (0) in $LAB_TCAP_STOP_S s at ~$rate pkt/s; file $n packets" \
+	"(valid $valid) = written $written = captured $captured - ours $ours - unwritten" \
+	"$unwritten; kernel drops $kdrops; ISB ifrecv $isb_recv (recv ${recv:-?}), osdrop" \
+	"$isb_os ($((kdrops + ours))); capture_drops $a_drops (not null)"
