@@ -1,4 +1,5 @@
 /* cmd_analyze.c - the `tcpsift analyze` verb: options, the read loop, progress, exit codes. */
+#include "capture/cliopt.h"
 #include "analyze/cmd_analyze.h"
 
 #include <errno.h>
@@ -42,15 +43,8 @@ enum opt_id {
 	OPT_STALL_RTT_FACTOR,
 };
 
-struct opt_def {
-	const char *name;
-	int id;		 /* short option character, or >= 256 for long only */
-	const char *arg; /* NULL: no argument */
-	const char *help;
-};
-
 /* One table drives getopt_long, --help and the man-page test. */
-static const struct opt_def analyze_opts[] = {
+static const struct cli_opt analyze_opts[] = {
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
     {"json", OPT_JSON, NULL, "one JSON document (schema 1, see tcpsift(1))"},
     {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
@@ -107,35 +101,12 @@ static void usage(FILE *f)
 	      "\n"
 	      "Options:\n",
 	      f);
-	for (size_t k = 0; k < N_OPTS; k++) {
-		const struct opt_def *o = &analyze_opts[k];
-		char left[48];
-		if (o->id < 256)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
-		fprintf(f, "  %-26s %s\n", left, o->help);
-	}
+	cli_print_options(f, analyze_opts, N_OPTS, 26);
 	fprintf(f, "\n--fail-on metrics: %s\n", fo_names());
 	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error, 3 unreadable or\n"
 	      "invalid input (the report is still written for what could be read).\n"
 	      "See tcpsift(1).\n",
 	      f);
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!s || *s == '-' || *s == '\0')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int parse_ms(const char *s, double max_ms, int64_t *out_ns)
@@ -160,22 +131,10 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[2 * N_OPTS + 2];
-	size_t ns = 0;
 	uint64_t v;
 	int64_t ns_val;
 
-	for (size_t k = 0; k < N_OPTS; k++) {
-		const struct opt_def *o = &analyze_opts[k];
-		longopts[k] =
-		    (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
-		if (o->id < 256) {
-			shortopts[ns++] = (char)o->id;
-			if (o->arg)
-				shortopts[ns++] = ':';
-		}
-	}
-	longopts[N_OPTS] = (struct option){0};
-	shortopts[ns] = '\0';
+	cli_getopt_tables(analyze_opts, N_OPTS, longopts, shortopts);
 
 	opterr = 0;
 	optind = 1;
@@ -200,13 +159,13 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 			cfg->queue_per_file = true;
 			break;
 		case OPT_MAX_FLOWS:
-			if (parse_u64(optarg, 1, 1u << 30, &v) < 0)
+			if (cli_parse_u64(optarg, 1, 1u << 30, &v) < 0)
 				return bad_value("max-flows", optarg,
 						 "a count from 1 to 1073741824");
 			cfg->eng.flow.max_flows = (uint32_t)v;
 			break;
 		case OPT_IDLE_TIMEOUT:
-			if (parse_u64(optarg, 0, 86400u * 365, &v) < 0)
+			if (cli_parse_u64(optarg, 0, 86400u * 365, &v) < 0)
 				return bad_value("idle-timeout", optarg,
 						 "whole seconds, 0 for never");
 			cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
@@ -223,7 +182,7 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 			cfg->eng.tcp.reorder_window_ns = ns_val;
 			break;
 		case OPT_MAX_EVENTS:
-			if (parse_u64(optarg, 0, UINT32_MAX, &v) < 0)
+			if (cli_parse_u64(optarg, 0, UINT32_MAX, &v) < 0)
 				return bad_value("max-events", optarg, "a count");
 			cfg->max_events = (uint32_t)v;
 			break;
@@ -249,7 +208,7 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 			cfg->eng.det.stall_min_ns = ns_val;
 			break;
 		case OPT_STALL_RTT_FACTOR:
-			if (parse_u64(optarg, 0, 1000, &v) < 0)
+			if (cli_parse_u64(optarg, 0, 1000, &v) < 0)
 				return bad_value("stall-rtt-factor", optarg,
 						 "a count from 0 to 1000");
 			cfg->eng.det.stall_rtt_factor = (uint32_t)v;

@@ -1,5 +1,6 @@
 /* cmd_capture.c - the `tcpsift capture` verb: options, privilege drop, signals, the write loop,
  * stats. */
+#include "capture/cliopt.h"
 #include "capture/cmd_capture.h"
 
 #include <errno.h>
@@ -41,15 +42,8 @@ enum opt_id {
 	OPT_DURATION,
 };
 
-struct opt_def {
-	const char *name;
-	int id;		 /* short option character, or >= 256 for long only */
-	const char *arg; /* NULL: no argument */
-	const char *help;
-};
-
 /* One table drives getopt_long, --help and the man-page test. */
-static const struct opt_def capture_opts[] = {
+static const struct cli_opt capture_opts[] = {
     {"interface", OPT_IFACE, "IFACE", "interface to capture on (required)"},
     {"write", OPT_WRITE, "FILE", "output file, or - for stdout (required)"},
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
@@ -103,35 +97,12 @@ static void usage(FILE *f)
 	      "\n"
 	      "Options:\n",
 	      f);
-	for (size_t k = 0; k < N_OPTS; k++) {
-		const struct opt_def *o = &capture_opts[k];
-		char left[48];
-		if (o->id < 256)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s\n", left, o->help);
-	}
+	cli_print_options(f, capture_opts, N_OPTS, 28);
 	fputs("\nStop with SIGINT or SIGTERM: everything captured so far is written and the\n"
 	      "file is closed valid. Exit status: 0 ok, 2 usage error, 3 capture or output\n"
 	      "error (disk full, interface gone; the file written so far stays valid).\n"
 	      "See tcpsift(1).\n",
 	      f);
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!s || *s == '-' || *s == '\0')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int bad_value(const char *opt, const char *val, const char *want)
@@ -165,21 +136,9 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[2 * N_OPTS + 2];
-	size_t ns = 0;
 	uint64_t v;
 
-	for (size_t k = 0; k < N_OPTS; k++) {
-		const struct opt_def *o = &capture_opts[k];
-		longopts[k] =
-		    (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
-		if (o->id < 256) {
-			shortopts[ns++] = (char)o->id;
-			if (o->arg)
-				shortopts[ns++] = ':';
-		}
-	}
-	longopts[N_OPTS] = (struct option){0};
-	shortopts[ns] = '\0';
+	cli_getopt_tables(capture_opts, N_OPTS, longopts, shortopts);
 
 	opterr = 0;
 	optind = 1;
@@ -198,18 +157,18 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 			cfg->filter = optarg;
 			break;
 		case OPT_SNAPLEN:
-			if (parse_u64(optarg, 0, 262144, &v) < 0)
+			if (cli_parse_u64(optarg, 0, 262144, &v) < 0)
 				return bad_value("snaplen", optarg, "bytes, 0 to 262144");
 			cfg->snaplen = v ? (uint32_t)v : 262144;
 			break;
 		case OPT_BUFFER:
-			if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
 				return bad_value("buffer-size", optarg,
 						 "MiB, 1 or more (tcpdump's -B counts KiB)");
 			cfg->buffer_mib = v;
 			break;
 		case OPT_FANOUT:
-			if (parse_u64(optarg, 1, RING_MAX_SOCKETS, &v) < 0)
+			if (cli_parse_u64(optarg, 1, RING_MAX_SOCKETS, &v) < 0)
 				return bad_value("fanout", optarg, "a socket count from 1 to 64");
 			cfg->fanout = (unsigned)v;
 			break;
@@ -219,23 +178,23 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 				return bad_value("fanout-mode", optarg, "qm, cpu or hash");
 			break;
 		case OPT_QUEUE_MIB:
-			if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
 				return bad_value("queue-mib", optarg, "MiB, 1 or more");
 			cfg->queue_mib = v;
 			break;
 		case OPT_FILE_SIZE:
-			if (parse_u64(optarg, 1, 1u << 30, &v) < 0)
+			if (cli_parse_u64(optarg, 1, 1u << 30, &v) < 0)
 				return bad_value("file-size", optarg, "MiB, 1 or more");
 			cfg->file_mib = v;
 			break;
 		case OPT_ROTATE_SECONDS:
-			if (parse_u64(optarg, 1, 86400u * 366, &v) < 0)
+			if (cli_parse_u64(optarg, 1, 86400u * 366, &v) < 0)
 				return bad_value("rotate-seconds", optarg,
 						 "whole seconds, 1 or more");
 			cfg->rotate_s = v;
 			break;
 		case OPT_FILE_COUNT:
-			if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
 				return bad_value("file-count", optarg, "a count, 1 or more");
 			cfg->file_count = (uint32_t)v;
 			break;
@@ -251,7 +210,7 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 			cfg->user = optarg;
 			break;
 		case OPT_COUNT:
-			if (parse_u64(optarg, 1, UINT64_MAX, &v) < 0)
+			if (cli_parse_u64(optarg, 1, UINT64_MAX, &v) < 0)
 				return bad_value("count", optarg, "a packet count, 1 or more");
 			cfg->count = v;
 			break;
