@@ -17,54 +17,11 @@ T_SUITE=capture
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 peer="$(dirname "$bin")/tests/tools/lab-peer"
-BUDGET=${CAPTURE_BUDGET:-240}
-PER_SCENARIO=${CAPTURE_TIMEOUT:-40}
-
-why=$(. tests/lab/common.sh && lab_require_root)
-if [ $? -eq 77 ]; then
-	t_skip "capture: ${why#SKIP: } (run make check as root for the capture tests)"
-	t_done
-	exit
-fi
-if [ ! -x "$bin" ] || [ ! -x "$peer" ]; then
-	t_skip "capture: needs $bin and $peer (make O=$(dirname "$bin") tests)"
-	t_done
-	exit
-fi
-
-logs=$(mktemp -d /tmp/tcpsift-capture-run.XXXXXX)
-trap 'rm -rf "$logs"' EXIT
-start=$SECONDS
+. tests/lab/scenarios.sh
+scenarios_require capture "$bin" "$peer" "the capture tests"
+scripts=()
 for s in tests/capture/*.sh; do
-	[ "$s" = tests/capture/run.sh ] && continue
-	n=capture-$(basename "$s" .sh)
-	left=$((BUDGET - (SECONDS - start)))
-	if [ "$left" -lt 10 ]; then
-		t_fail "$n: not run, the suite's ${BUDGET} s budget is spent"
-		continue
-	fi
-	limit=$((left < PER_SCENARIO ? left : PER_SCENARIO))
-	t0=$SECONDS
-	timeout -k 5 "$limit" bash "$s" "$bin" "$peer" >"$logs/$n.out" 2>"$logs/$n.err"
-	rc=$?
-	line=$(head -n 1 "$logs/$n.out")
-	took=$((SECONDS - t0))
-	case $rc in
-	0)
-		t_pass "$n"
-		echo "  ok   $line (${took} s)"
-		;;
-	77)
-		line=${line#SKIP }
-		t_skip "$n: ${line#"$n": }"
-		;;
-	*)
-		[ "$rc" -eq 124 ] && line="timed out after $limit s${line:+: $line}"
-		t_fail "$n (exit $rc, ${took} s): $line"
-		tail -n +2 "$logs/$n.out" | sed 's/^/    /'
-		tail -n 20 "$logs/$n.err" | sed 's/^/    stderr: /'
-		;;
-	esac
+	[ "$s" = tests/capture/run.sh ] || scripts+=("$s")
 done
-echo "capture: scenarios took $((SECONDS - start)) s"
+scenarios_run capture "capture-" "$bin" "$peer" "${CAPTURE_BUDGET:-240}" "${CAPTURE_TIMEOUT:-40}" "${scripts[@]}"
 t_done

@@ -18,53 +18,7 @@ T_SUITE=lab
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 peer="$(dirname "$bin")/tests/tools/lab-peer"
-BUDGET=${LAB_BUDGET:-360}    # seconds for all scenarios
-PER_SCENARIO=${LAB_TIMEOUT:-40}
-
-why=$(. tests/lab/common.sh && lab_require_root)
-if [ $? -eq 77 ]; then
-	t_skip "lab: ${why#SKIP: } (run make check as root for the network-namespace lab)"
-	t_done
-	exit
-fi
-if [ ! -x "$bin" ] || [ ! -x "$peer" ]; then
-	t_skip "lab: needs $bin and $peer (make O=$(dirname "$bin") tests)"
-	t_done
-	exit
-fi
-
-logs=$(mktemp -d /tmp/tcpsift-lab-run.XXXXXX)
-trap 'rm -rf "$logs"' EXIT
-start=$SECONDS
-for s in tests/lab/foundation-*.sh tests/lab/findings-*.sh; do
-	[ -f "$s" ] || continue
-	n=$(basename "$s" .sh)
-	left=$((BUDGET - (SECONDS - start)))
-	if [ "$left" -lt 10 ]; then
-		t_fail "$n: not run, the lab's ${BUDGET} s budget is spent"
-		continue
-	fi
-	limit=$((left < PER_SCENARIO ? left : PER_SCENARIO))
-	t0=$SECONDS
-	timeout -k 5 "$limit" bash "$s" "$bin" "$peer" >"$logs/$n.out" 2>"$logs/$n.err"
-	rc=$?
-	line=$(head -n 1 "$logs/$n.out")
-	took=$((SECONDS - t0))
-	case $rc in
-	0)
-		t_pass "$n"
-		echo "  ok   $line (${took} s)"
-		;;
-	77)
-		t_skip "$n: ${line:-skipped}"
-		;;
-	*)
-		[ "$rc" -eq 124 ] && line="timed out after $limit s${line:+: $line}"
-		t_fail "$n (exit $rc, ${took} s): $line"
-		tail -n +2 "$logs/$n.out" | sed 's/^/    /'
-		tail -n 20 "$logs/$n.err" | sed 's/^/    stderr: /'
-		;;
-	esac
-done
-echo "lab: scenarios took $((SECONDS - start)) s"
+. tests/lab/scenarios.sh
+scenarios_require lab "$bin" "$peer" "the network-namespace lab"
+scenarios_run lab "" "$bin" "$peer" "${LAB_BUDGET:-360}" "${LAB_TIMEOUT:-40}" tests/lab/foundation-*.sh tests/lab/findings-*.sh
 t_done
