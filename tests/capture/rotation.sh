@@ -152,7 +152,7 @@ g_files=${#FILES[@]} g_span_max=0
 lab_check "-G 1 -W 3: $g_files files left (want 3)" "$g_files" -eq 3
 for f in "${FILES[@]}"; do
 	check_file "$f"
-	span=$(python3 -c "print(max(0, round(($CF_LAST - $CF_FIRST) * 1000)))")
+	span=$(python3 -c "import math; print(max(0, math.floor(($CF_LAST - $CF_FIRST) * 1000)))")
 	[ "$span" -le "$g_span_max" ] || g_span_max=$span
 	[ "$span" -lt 1000 ] || lab_fail "-G 1: $(basename "$f") spans $span ms of packets (>= 1 s)"
 	[ "$CF_N" -gt 0 ] || lab_fail "-G 1: $(basename "$f") holds no packet"
