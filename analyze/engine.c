@@ -90,6 +90,55 @@ static void icmp_to_conn(struct engine *e, const struct dec_packet *d, const str
 		det_icmp(c, d, p, &e->env);
 }
 
+static void deliver_segment(const struct engine *e, const struct tcp_conn *c, const struct pkt *p)
+{
+	const struct tcp_seg *g = &c->seg;
+	struct sum_seg s = {
+	    .conn = c->info.id,
+	    .ts = g->ts,
+	    .len = g->len,
+	    .rel_seq = g->rel_seq,
+	    .wirelen = p->wirelen,
+	    .queue = g->queue,
+	    .dir = (uint8_t)g->dir,
+	};
+	static const struct {
+		uint32_t kind;
+		uint8_t flag;
+	} map[] = {
+	    {TCP_SEG_DATA, SUM_SEG_DATA}, {TCP_SEG_RETRANS, SUM_SEG_RETRANS},
+	    {TCP_SEG_OOO, SUM_SEG_OOO},	  {TCP_SEG_ZERO_WINDOW, SUM_SEG_ZERO_WINDOW},
+	    {TCP_SEG_SYN, SUM_SEG_SYN},	  {TCP_SEG_FIN, SUM_SEG_FIN},
+	    {TCP_SEG_RST, SUM_SEG_RST},
+	};
+	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (g->kind & map[k].kind)
+			s.flags |= map[k].flag;
+	e->sink.segment(e->sink.ctx, &s);
+}
+
+struct live_walk {
+	void (*fn)(void *ctx, const struct sum_conn *c);
+	void *ctx;
+};
+
+static void summarize_live(void *ctx, const struct tcp_conn *c)
+{
+	const struct live_walk *w = ctx;
+	struct sum_conn s;
+
+	tcp_summarize(c, &s);
+	w->fn(w->ctx, &s);
+}
+
+void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct sum_conn *c),
+		      void *ctx)
+{
+	struct live_walk w = {fn, ctx};
+
+	flow_foreach(e->flows, summarize_live, &w);
+}
+
 void eng_packet(struct engine *e, const struct pkt *p)
 {
 	struct dec_packet d;
@@ -145,6 +194,8 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
 	if (e->cfg.detectors)
 		det_segment(c, &e->env);
+	if (e->sink.segment)
+		deliver_segment(e, c, p);
 	if (tcp_is_closed(c))
 		flow_set_closed(e->flows, c);
 }

@@ -50,6 +50,15 @@ void eng_packet(struct engine *e, const struct pkt *p);
 /* End of input: every live connection is summarized and delivered. */
 void eng_finish(struct engine *e);
 
+/*
+ * Summaries of the connections still live, as they stand now (a live view's
+ * snapshot; they end later through the sink as usual). Detector results
+ * that are only final at the end (SACK holes, reordering, MTU) are those
+ * of sum_conn.det so far; the events delivered so far say the rest.
+ */
+void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct sum_conn *c),
+		      void *ctx);
+
 const struct eng_counters *eng_counters(const struct engine *e);
 const struct flow_counters *eng_flow_counters(const struct engine *e);
 

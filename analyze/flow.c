@@ -381,6 +381,14 @@ static int by_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct tcp_conn *c),
+		  void *ctx)
+{
+	for (int l = 0; l < 2; l++)
+		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			fn(ctx, &entry(t, idx)->conn);
+}
+
 void flow_drain(struct flow_table *t)
 {
 	uint32_t n = 0;

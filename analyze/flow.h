@@ -76,6 +76,11 @@ void flow_expire(struct flow_table *t, int64_t now);
 /* End every live connection in first-packet order (end of input). */
 void flow_drain(struct flow_table *t);
 
+/* Call fn for every live connection, LRU order (open ones first); fn must not
+ * change the table. */
+void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct tcp_conn *c),
+		  void *ctx);
+
 const struct flow_counters *flow_counters(const struct flow_table *t);
 
 void flow_free(struct flow_table *t); /* NULL is a no-op; does not call end */

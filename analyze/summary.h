@@ -155,10 +155,37 @@ struct sum_event {
 	} u;
 };
 
-/* Where the engine delivers results; either callback may be NULL. */
+/*
+ * One TCP segment as the engine classified it, for live views (the TUI's
+ * time-sequence graph and throughput); only delivered to a sink that asks
+ * for it, so batch analysis pays nothing.
+ */
+enum sum_seg_flag {
+	SUM_SEG_DATA = 1u << 0,	   /* carries payload */
+	SUM_SEG_RETRANS = 1u << 1, /* a retransmission (any kind) */
+	SUM_SEG_OOO = 1u << 2,	   /* an original that arrived late */
+	SUM_SEG_ZERO_WINDOW = 1u << 3,
+	SUM_SEG_SYN = 1u << 4,
+	SUM_SEG_FIN = 1u << 5,
+	SUM_SEG_RST = 1u << 6,
+};
+
+struct sum_seg {
+	uint64_t conn;	  /* sum_conn.id */
+	int64_t ts;	  /* ns */
+	uint32_t len;	  /* payload on the wire */
+	uint32_t rel_seq; /* first byte, relative to its direction's base */
+	uint32_t wirelen; /* the packet's length on the wire */
+	int32_t queue;	  /* RX queue, -1 unknown */
+	uint8_t dir;	  /* enum sum_dir_id of its sender */
+	uint8_t flags;	  /* enum sum_seg_flag bits */
+};
+
+/* Where the engine delivers results; any callback may be NULL. */
 struct sum_sink {
 	void (*conn)(void *ctx, const struct sum_conn *c);
 	void (*event)(void *ctx, const struct sum_event *e);
+	void (*segment)(void *ctx, const struct sum_seg *s);
 	void *ctx;
 };
 

@@ -859,6 +859,10 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 	out->kernel_recv = atomic_load_explicit(&rd->kernel_recv, memory_order_relaxed);
 	out->kernel_drops = atomic_load_explicit(&rd->kernel_drops, memory_order_relaxed);
 	out->if_drops = atomic_load_explicit(&rd->if_drops, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&rd->head, memory_order_relaxed);
+	uint64_t tail = atomic_load_explicit(&rd->tail, memory_order_relaxed);
+	out->queue_used = head > tail ? head - tail : 0;
+	out->queue_size = rd->size;
 }
 
 unsigned ring_nsockets(const struct ring *r)

@@ -70,6 +70,8 @@ struct ring_sock_stats {
 	uint64_t kernel_recv;  /* pcap_stats ps_recv: passed the filter (incl. drops) */
 	uint64_t kernel_drops; /* pcap_stats ps_drop: TPACKET ring full (tp_drops) */
 	uint64_t if_drops;     /* pcap_stats ps_ifdrop: interface rx_dropped delta */
+	uint64_t queue_used;   /* bytes waiting in the hand-off queue now */
+	uint64_t queue_size;   /* its capacity */
 };
 
 /* Returned by ring_next() when every reader has ended and every queue is empty. */
