@@ -4,6 +4,7 @@
 
 #include "analyze/cmd_analyze.h"
 #include "capture/cmd_capture.h"
+#include "tui/cmd_tui.h"
 
 static void usage(FILE *f)
 {
@@ -11,7 +12,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  analyze FILE...   reconstruct TCP connections in captures and explain them\n"
 	      "  capture -i IFACE  lossless ring-buffer capture into pcapng/pcap files\n"
-	      "  tui               live curses dashboard (not in this build yet)\n"
+	      "  tui -r FILE|-i IF live curses dashboard: connections, findings, detail\n"
 	      "\n"
 	      "  tcpsift VERB --help    options of a verb\n"
 	      "  tcpsift --version\n"
@@ -39,10 +40,8 @@ int main(int argc, char **argv)
 		return analyze_main(argc - 1, argv + 1);
 	if (strcmp(verb, "capture") == 0)
 		return capture_main(argc - 1, argv + 1);
-	if (strcmp(verb, "tui") == 0) {
-		fprintf(stderr, "tcpsift: '%s' is not implemented in this build yet\n", verb);
-		return TCPSIFT_EXIT_USAGE;
-	}
+	if (strcmp(verb, "tui") == 0)
+		return tui_main(argc - 1, argv + 1);
 	fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
 	return TCPSIFT_EXIT_USAGE;
 }

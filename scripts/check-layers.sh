@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-layers.sh - dependencies point one way (STYLE.md rule 3):
-# capture/ includes neither analyze/ nor tui/; reporters include no engine
-# internals (flow.h, tcp.h); the engine includes no reporter.
+# capture/ includes neither analyze/ nor tui/; reporters and the TUI include
+# no engine internals (flow.h, tcp.h, detectors); the engine includes no reporter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T_SUITE=layers
@@ -20,4 +20,6 @@ check "reporters do not include the engine internals" "analyze/report*.c analyze
 check "the engine does not include reporters" \
 	"analyze/tcp.c analyze/flow.c analyze/engine.c analyze/decode.c analyze/source.c" \
 	"analyze/report"
+check "the TUI sees summaries and events, not the engine internals" "tui/*.c tui/*.h" \
+	"analyze/flow.h|analyze/tcp.h|analyze/stall.h|analyze/sackboard.h|analyze/reorder.h|analyze/mtu.h"
 t_done

@@ -1,0 +1,147 @@
+/* model.h - the dashboard's data: connections, their timelines and findings; no curses here. */
+#ifndef TCPSIFT_TUI_MODEL_H
+#define TCPSIFT_TUI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/summary.h"
+
+/*
+ * The model is fed by the engine's sink (connections ending, events, and
+ * every segment) on the thread that runs the engine, and by
+ * tm_update_live() with the summaries of connections still open. It owns:
+ *
+ *   - one struct tm_conn per connection: the latest summary, tallies of
+ *     its findings so far, a throughput estimator and a coarse timeline
+ *     (fixed size: TM_BUCKETS buckets whose width doubles as the
+ *     connection ages, so a 10 ms transfer and a 10 min one both fill it);
+ *   - the last TM_LOG findings, and running totals of every kind;
+ *   - ended connections, at most keep_ended of them (the oldest go first,
+ *     counted): memory follows live connections plus that cap.
+ *
+ * tm_snapshot_fill() copies what a screen needs into a struct
+ * tm_snapshot owned by the caller, so the UI thread never touches the
+ * model: data flows engine -> model -> snapshot -> view.
+ */
+
+#define TM_BUCKETS	  64  /* timeline buckets per connection */
+#define TM_QUEUES	  16  /* per-queue packet counts; higher queue ids share the last */
+#define TM_LOG		  512 /* findings kept for the log */
+#define TM_RATE_WINDOW_NS 1000000000ll /* throughput: bytes over the last second */
+
+enum tm_bucket_flag {
+	TM_B_STALL = 1u << 0,	    /* inside a stall */
+	TM_B_ZERO_WINDOW = 1u << 1, /* a zero window was advertised */
+	TM_B_HOLE = 1u << 2,	    /* a SACK hole opened */
+};
+
+struct tm_bucket {
+	uint32_t bytes[SUM_DIR_COUNT];	/* payload sent each way, retransmissions included */
+	uint32_t seq_hi[SUM_DIR_COUNT]; /* highest relative sequence end reached (0: none) */
+	uint16_t retrans[SUM_DIR_COUNT];
+	uint8_t flags; /* enum tm_bucket_flag */
+};
+
+/* A connection's life in TM_BUCKETS buckets: bucket k covers
+ * [t0 + k*width_ns, t0 + (k+1)*width_ns). */
+struct tm_timeline {
+	int64_t t0, width_ns;
+	uint32_t used; /* buckets touched: 1 + the last one written */
+	struct tm_bucket b[TM_BUCKETS];
+};
+
+/* Bytes in the current and the previous TM_RATE_WINDOW_NS window, per direction. */
+struct tm_rate {
+	int64_t win_start;
+	uint64_t cur[SUM_DIR_COUNT], prev[SUM_DIR_COUNT];
+};
+
+/* Findings of one connection counted from its events while it is live. */
+struct tm_tally {
+	uint32_t holes, queue_reorders, reorders, mtu, pmtu, capture_loss, dsack, reneging;
+};
+
+/* One line of the connection table: what the view sorts, filters and draws. */
+struct tm_row {
+	uint64_t id;
+	struct dec_addr client, server;
+	uint16_t client_port, server_port;
+	enum sum_state state;
+	bool ended;
+	double rate[SUM_DIR_COUNT]; /* bytes/s over the last second of capture time */
+	uint64_t bytes[SUM_DIR_COUNT];
+	int64_t rtt_ns; /* smallest RTT measured either way (-1: none) */
+	uint64_t retrans;
+	uint32_t stalls;
+	int64_t stall_ns;
+	uint32_t holes;
+	uint64_t ooo;
+	uint32_t queues; /* distinct RX queues (0: unknown) */
+	bool mtu_flag;	 /* misaligned MTU, black hole or ICMP too-big */
+	int64_t first_ts, last_ts;
+};
+
+/* Everything the detail view shows about one connection. */
+struct tm_detail {
+	bool valid;
+	bool ended;
+	struct sum_conn s;
+	struct tm_tally tally;
+	struct tm_timeline tl;
+	double rate[SUM_DIR_COUNT];
+	uint64_t queue_pkts[TM_QUEUES];
+};
+
+/* Totals over every connection and event since the start. */
+struct tm_totals {
+	uint64_t conns, live, ended_dropped;
+	uint64_t events[SUM_EV_TYPE_COUNT];
+	uint64_t stall_by_class[STALL_CLASS_COUNT];
+	int64_t stall_ns;
+	uint64_t queue_reorders, retrans;
+};
+
+struct tm_snapshot {
+	int64_t now; /* capture time of the latest packet (ns) */
+	struct tm_totals tot;
+	struct tm_row *rows; /* nrows of them, in connection id order */
+	uint32_t nrows, cap;
+	struct sum_event log[TM_LOG]; /* newest first */
+	uint32_t nlog;
+	struct tm_detail detail; /* of the id asked for, if it is known */
+};
+
+struct tm_config {
+	uint32_t keep_ended; /* ended connections kept for the table */
+};
+
+struct tm_model;
+
+struct tm_model *tm_new(const struct tm_config *cfg, char *errbuf, size_t errlen);
+void tm_free(struct tm_model *m); /* NULL is a no-op */
+
+/* The sink to give the engine: it feeds the model. */
+struct sum_sink tm_sink(struct tm_model *m);
+
+/* A live connection's current summary (engine's eng_foreach_live). */
+void tm_update_live(void *model, const struct sum_conn *c);
+
+/* Fill s with the table rows, the log, the totals and the detail of
+ * detail_id (0: none). Grows s->rows as needed; 0 or -ENOMEM. */
+int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t detail_id);
+
+void tm_snapshot_free(struct tm_snapshot *s); /* frees rows only */
+
+/* Timeline helpers, exported for the view and the tests. */
+void tm_timeline_add(struct tm_timeline *tl, int64_t ts, unsigned dir, uint32_t bytes,
+		     uint32_t seq_end, bool retrans, uint8_t flags);
+void tm_timeline_mark(struct tm_timeline *tl, int64_t from, int64_t to, uint8_t flags);
+void tm_rate_add(struct tm_rate *r, int64_t ts, unsigned dir, uint32_t bytes);
+double tm_rate_get(const struct tm_rate *r, int64_t now, int64_t first_ts, unsigned dir);
+
+/* Does this event go to the findings log? (Every event is counted.) */
+bool tm_event_logged(const struct sum_event *e);
+
+#endif

@@ -1,0 +1,531 @@
+/* player.c - the dashboard's engine thread: pacing, pause/step, live capture, snapshots. */
+#include "tui/player.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyze/source.h"
+#include "capture/pcapwriter.h"
+
+enum { PL_RATE_SAMPLES = 32 };
+
+/* Engine counters at one publication, for packets/s over capture time. */
+struct pl_sample {
+	int64_t ts;
+	uint64_t packets, bytes;
+};
+
+struct player {
+	struct pl_config cfg;
+	struct source *src;
+	struct ring *ring;
+	struct pw_writer *writer;
+	struct engine *eng;
+	struct tm_model *model;
+	pthread_t thread;
+	bool started;
+
+	/* Shared with the UI thread, under lock. */
+	pthread_mutex_t lock;
+	struct pl_view views[3];
+	unsigned back, ready, front;
+	bool ready_new;
+	bool paused, hold, stop;
+	uint64_t steps; /* packets to play while paused */
+	double speed;
+	bool rebase; /* pacing restarts from the next packet (resume, new speed) */
+	uint64_t detail_id;
+	_Atomic bool control; /* something above changed: the thread looks */
+
+	/* Player thread only. */
+	struct pl_sample samples[PL_RATE_SAMPLES];
+	unsigned nsamples, sample_head;
+	double start_wall;
+	enum pl_state state;
+	char error[sizeof(((struct pl_header *)0)->error)];
+	uint64_t seq;
+};
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s,
+			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+const char *pl_state_name(enum pl_state s)
+{
+	static const char *const names[PL_STATE_COUNT] = {"playing", "paused", "ended", "failed"};
+	return (unsigned)s < PL_STATE_COUNT ? names[s] : "?";
+}
+
+static void pl_isb(void *ctx, unsigned iface, struct pw_ifstats *out)
+{
+	const struct ring *r = ctx;
+	struct ring_sock_stats st;
+
+	ring_stats(r, iface, &st);
+	memset(out, 0, sizeof(*out));
+	out->ifrecv = st.kernel_recv;
+	out->have_ifrecv = true;
+	out->osdrop = st.kernel_drops + st.queue_drops;
+	out->have_osdrop = true;
+	if (iface == 0) {
+		out->ifdrop = st.if_drops;
+		out->have_ifdrop = true;
+	}
+}
+
+static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
+{
+	enum ring_open_err why;
+
+	p->ring = ring_open(&p->cfg.ring, errbuf, errlen, &why);
+	if (!p->ring) {
+		*usage = why == RING_ERR_USAGE;
+		return -1;
+	}
+	if (!p->cfg.write_path)
+		return 0;
+	unsigned n = ring_nsockets(p->ring);
+	struct pw_iface ifaces[RING_MAX_SOCKETS];
+	for (unsigned k = 0; k < n; k++)
+		ifaces[k] = (struct pw_iface){.name = p->cfg.ring.iface,
+					      .linktype = ring_linktype(p->ring),
+					      .queue = ring_queue(p->ring, k)};
+	struct pw_config wcfg = {.path = p->cfg.write_path,
+				 .format = PW_PCAPNG,
+				 .snaplen = p->cfg.ring.snaplen,
+				 .comment = "tcpsift tui live capture"};
+	p->writer = pw_open(&wcfg, ifaces, n, errbuf, errlen);
+	if (!p->writer)
+		return -1;
+	pw_set_stats_source(p->writer, pl_isb, p->ring);
+	return 0;
+}
+
+struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, bool *usage)
+{
+	struct player *p = calloc(1, sizeof(*p));
+
+	*usage = false;
+	if (!p) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	p->cfg = *cfg;
+	if (p->cfg.publish_ns <= 0)
+		p->cfg.publish_ns = 100000000;
+	p->back = 0;
+	p->ready = 1;
+	p->front = 2;
+	p->speed = cfg->speed;
+	p->paused = cfg->mode == PL_REPLAY && cfg->start_paused;
+	pthread_mutex_init(&p->lock, NULL);
+	for (unsigned k = 0; k < 3; k++) {
+		p->views[k].h.mode = cfg->mode;
+		p->views[k].h.progress = -1;
+		p->views[k].h.queue_fill = -1;
+		p->views[k].h.speed = cfg->speed;
+		p->views[k].h.state = p->paused ? PL_PAUSED : PL_PLAYING;
+	}
+	if (cfg->mode == PL_REPLAY) {
+		struct src_config scfg = {.filter = cfg->filter};
+		p->src = src_open(cfg->paths, cfg->npaths, &scfg, errbuf, errlen);
+		if (!p->src) {
+			*usage = strncmp(errbuf, "bad filter", 10) == 0;
+			goto err;
+		}
+	} else if (open_live(p, errbuf, errlen, usage) < 0) {
+		goto err;
+	}
+	p->model = tm_new(&cfg->model, errbuf, errlen);
+	if (!p->model)
+		goto err;
+	struct sum_sink sink = tm_sink(p->model);
+	p->eng = eng_new(&cfg->eng, &sink, errbuf, errlen);
+	if (!p->eng)
+		goto err;
+	p->state = p->paused ? PL_PAUSED : PL_PLAYING;
+	return p;
+err:
+	pl_free(p);
+	return NULL;
+}
+
+/* ---- the player thread ---- */
+
+static void header_rates(struct player *p, struct pl_header *h, const struct eng_counters *n)
+{
+	struct pl_sample now = {.ts = n->last_ts, .packets = n->packets, .bytes = n->wire_bytes};
+	const struct pl_sample *base = NULL;
+
+	/* The newest sample at least a second of capture time old, else the oldest. */
+	for (unsigned k = 0; k < p->nsamples; k++) {
+		const struct pl_sample *s =
+		    &p->samples[(p->sample_head + PL_RATE_SAMPLES - 1 - k) % PL_RATE_SAMPLES];
+		base = s;
+		if (now.ts - s->ts >= 1000000000ll)
+			break;
+	}
+	h->pps = h->bps = 0;
+	if (base && now.ts > base->ts) {
+		double dt = (double)(now.ts - base->ts) / 1e9;
+		h->pps = (double)(now.packets - base->packets) / dt;
+		h->bps = (double)(now.bytes - base->bytes) * 8 / dt;
+	}
+	if (p->nsamples == 0 ||
+	    p->samples[(p->sample_head + PL_RATE_SAMPLES - 1) % PL_RATE_SAMPLES].ts != now.ts) {
+		p->samples[p->sample_head] = now;
+		p->sample_head = (p->sample_head + 1) % PL_RATE_SAMPLES;
+		if (p->nsamples < PL_RATE_SAMPLES)
+			p->nsamples++;
+	}
+}
+
+static void header_drops(struct player *p, struct pl_header *h)
+{
+	if (p->ring) {
+		struct ring_sock_stats st;
+		double fill = 0;
+		h->drops_known = true;
+		h->kernel_drops = h->if_drops = h->our_drops = 0;
+		h->nqueues = ring_nsockets(p->ring);
+		for (unsigned k = 0; k < ring_nsockets(p->ring); k++) {
+			ring_stats(p->ring, k, &st);
+			h->kernel_drops += st.kernel_drops;
+			h->our_drops += st.queue_drops;
+			if (k == 0)
+				h->if_drops = st.if_drops;
+			if (st.queue_size && (double)st.queue_used / (double)st.queue_size > fill)
+				fill = (double)st.queue_used / (double)st.queue_size;
+		}
+		h->queue_fill = fill;
+		h->written = p->writer ? pw_counters(p->writer)->packets : 0;
+		return;
+	}
+	/* Files: the drop counters they carry (pcapng ISB / EPB), once read. */
+	h->drops_known = false;
+	h->kernel_drops = 0;
+	for (unsigned k = 0; k < src_count(p->src); k++) {
+		const struct src_input *in = src_input(p->src, k);
+		if (in->drops_known) {
+			h->drops_known = true;
+			h->kernel_drops += in->drops;
+		}
+	}
+	h->progress = src_progress(p->src);
+}
+
+/* Build views[back] from the model and swap it with the ready one. */
+static void publish(struct player *p)
+{
+	struct pl_view *v = &p->views[p->back];
+	const struct eng_counters *n = eng_counters(p->eng);
+	uint64_t detail_id;
+
+	pthread_mutex_lock(&p->lock);
+	detail_id = p->detail_id;
+	v->h.speed = p->speed;
+	pthread_mutex_unlock(&p->lock);
+
+	eng_foreach_live(p->eng, tm_update_live, p->model);
+	if (tm_snapshot_fill(p->model, &v->m, detail_id) < 0)
+		snprintf(p->error, sizeof(p->error), "out of memory for the connection table");
+	v->h.mode = p->cfg.mode;
+	v->h.state = p->state;
+	v->h.packets = n->packets;
+	v->h.wire_bytes = n->wire_bytes;
+	v->h.malformed = n->malformed_total;
+	v->h.first_ts = n->first_ts;
+	v->h.last_ts = n->last_ts;
+	v->h.wall_s = wall_now() - p->start_wall;
+	header_rates(p, &v->h, n);
+	header_drops(p, &v->h);
+	snprintf(v->h.error, sizeof(v->h.error), "%s", p->error);
+	v->seq = ++p->seq;
+
+	pthread_mutex_lock(&p->lock);
+	unsigned t = p->back;
+	p->back = p->ready;
+	p->ready = t;
+	p->ready_new = true;
+	pthread_mutex_unlock(&p->lock);
+}
+
+struct pl_ctl {
+	bool stop, paused;
+	uint64_t steps;
+	double speed;
+	bool rebase;
+};
+
+static void read_control(struct player *p, struct pl_ctl *c)
+{
+	pthread_mutex_lock(&p->lock);
+	c->stop = p->stop;
+	c->paused = p->paused;
+	c->steps = p->steps;
+	c->speed = p->speed;
+	c->rebase = p->rebase;
+	p->rebase = false;
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, false);
+}
+
+static void take_step(struct player *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->steps)
+		p->steps--;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void replay_loop(struct player *p)
+{
+	struct pl_ctl c;
+	struct pkt pk;
+	bool have = false, paced = false;
+	double wall0 = 0, next_publish = 0;
+	int64_t ts0 = 0;
+	unsigned since_check = 0;
+
+	read_control(p, &c);
+	for (;;) {
+		if (atomic_load(&p->control) || ++since_check >= 256) {
+			since_check = 0;
+			if (atomic_load(&p->control))
+				read_control(p, &c);
+			if (c.rebase)
+				paced = false;
+			double now = wall_now();
+			if (now >= next_publish) {
+				publish(p);
+				next_publish = now + (double)p->cfg.publish_ns / 1e9;
+			}
+		}
+		if (c.stop)
+			return;
+		if (c.paused && c.steps == 0) {
+			p->state = PL_PAUSED;
+			sleep_s(0.01);
+			since_check = 256;
+			continue;
+		}
+		p->state = PL_PLAYING;
+		if (!have) {
+			if (src_next(p->src, &pk) <= 0)
+				break;
+			have = true;
+		}
+		if (c.speed > 0 && !c.paused) {
+			double now = wall_now();
+			if (!paced) {
+				wall0 = now;
+				ts0 = pk.ts_ns;
+				paced = true;
+			}
+			double due = wall0 + (double)(pk.ts_ns - ts0) / 1e9 / c.speed;
+			if (due > now) {
+				sleep_s(due - now < 0.01 ? due - now : 0.01);
+				since_check = 256;
+				continue;
+			}
+		}
+		eng_packet(p->eng, &pk);
+		have = false;
+		if (c.paused) {
+			take_step(p);
+			read_control(p, &c);
+			since_check = 256;
+		}
+	}
+	/* End of input: every connection ends, exactly as analyze reports it. */
+	eng_finish(p->eng);
+	for (unsigned k = 0; k < src_count(p->src); k++) {
+		const struct src_input *in = src_input(p->src, k);
+		if (in->error) {
+			snprintf(p->error, sizeof(p->error), "%.200s: %.200s", in->path,
+				 in->errmsg);
+			break;
+		}
+	}
+	p->state = PL_ENDED;
+	for (;;) {
+		publish(p);
+		read_control(p, &c);
+		if (c.stop)
+			return;
+		sleep_s((double)p->cfg.publish_ns / 1e9);
+	}
+}
+
+static void live_loop(struct player *p)
+{
+	struct pl_ctl c;
+	struct pkt pk;
+	unsigned sock;
+	bool stopping = false, write_failed = false;
+	double next_publish = 0;
+
+	for (;;) {
+		int got = ring_next(p->ring, &pk, &sock, 20);
+		if (got == RING_END)
+			break;
+		if (got == 1) {
+			if (p->writer && !write_failed && pw_write(p->writer, sock, &pk) < 0) {
+				write_failed = true;
+				snprintf(p->error, sizeof(p->error), "%s", pw_error(p->writer));
+			}
+			eng_packet(p->eng, &pk);
+			if ((eng_counters(p->eng)->packets & 0xff) != 0)
+				continue;
+		}
+		double now = wall_now();
+		if (now >= next_publish) {
+			const char *rerr = ring_error(p->ring);
+			if (rerr && !p->error[0]) {
+				snprintf(p->error, sizeof(p->error), "%s", rerr);
+				p->state = PL_FAILED;
+			}
+			publish(p);
+			next_publish = now + (double)p->cfg.publish_ns / 1e9;
+			read_control(p, &c);
+			if (c.stop && !stopping) {
+				ring_request_stop(p->ring);
+				stopping = true;
+			}
+		}
+	}
+	if (p->writer && pw_close(p->writer) < 0 && !p->error[0])
+		snprintf(p->error, sizeof(p->error), "%s", pw_error(p->writer));
+	eng_finish(p->eng);
+	if (p->state != PL_FAILED)
+		p->state = PL_ENDED;
+	publish(p);
+}
+
+static void *pl_thread(void *arg)
+{
+	struct player *p = arg;
+
+	if (p->cfg.mode == PL_REPLAY)
+		replay_loop(p);
+	else
+		live_loop(p);
+	return NULL;
+}
+
+int pl_start(struct player *p, char *errbuf, size_t errlen)
+{
+	p->start_wall = wall_now();
+	if (p->ring) {
+		int rc = ring_start(p->ring, errbuf, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	int rc = pthread_create(&p->thread, NULL, pl_thread, p);
+	if (rc != 0) {
+		snprintf(errbuf, errlen, "cannot start the engine thread: %s", strerror(rc));
+		return -rc;
+	}
+	p->started = true;
+	return 0;
+}
+
+const struct pl_view *pl_latest(struct player *p, uint64_t detail_id)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->detail_id != detail_id) {
+		p->detail_id = detail_id;
+		atomic_store(&p->control, true);
+	}
+	if (p->ready_new && !p->hold) {
+		unsigned t = p->front;
+		p->front = p->ready;
+		p->ready = t;
+		p->ready_new = false;
+	}
+	const struct pl_view *v = &p->views[p->front];
+	pthread_mutex_unlock(&p->lock);
+	return v;
+}
+
+void pl_toggle_pause(struct player *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->cfg.mode == PL_LIVE) {
+		p->hold = !p->hold;
+	} else {
+		p->paused = !p->paused;
+		p->steps = 0;
+		p->rebase = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
+}
+
+void pl_step(struct player *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->cfg.mode == PL_REPLAY && p->paused)
+		p->steps++;
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
+}
+
+void pl_speed(struct player *p, double factor)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->speed > 0) {
+		double s = p->speed * factor;
+		p->speed = s < 1.0 / 64 ? 1.0 / 64 : s > 4096 ? 4096 : s;
+		p->rebase = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
+}
+
+void pl_stop(struct player *p)
+{
+	if (!p->started)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	p->hold = false;
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
+	pthread_join(p->thread, NULL);
+	p->started = false;
+}
+
+void pl_free(struct player *p)
+{
+	if (!p)
+		return;
+	pl_stop(p);
+	if (p->writer) {
+		pw_close(p->writer); /* no-op when the live loop closed it */
+		pw_free(p->writer);
+	}
+	ring_close(p->ring);
+	src_close(p->src);
+	eng_free(p->eng);
+	tm_free(p->model);
+	for (unsigned k = 0; k < 3; k++)
+		tm_snapshot_free(&p->views[k].m);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}

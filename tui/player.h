@@ -1,0 +1,107 @@
+/* player.h - the dashboard's engine thread: replay a capture or capture live, publish snapshots. */
+#ifndef TCPSIFT_TUI_PLAYER_H
+#define TCPSIFT_TUI_PLAYER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/engine.h"
+#include "capture/ring.h"
+#include "tui/model.h"
+
+/*
+ * A player owns a packet source (capture files through analyze/source, or
+ * a live capture/ring with an optional pcapng copy through
+ * capture/pcapwriter), the analysis engine and the model, and runs them on
+ * a thread of its own. The UI thread only ever reads published views:
+ *
+ *   player thread:  source -> [pace] -> eng_packet -> tm sink (model)
+ *                   every 100 ms: model -> views[back]; swap back <-> ready
+ *   UI thread:      pl_latest(): swap ready <-> front when newer; draw front
+ *
+ * Three views (triple buffering) and one mutex held only for a swap or a
+ * control change, so the engine never waits for the screen and a live
+ * capture's readers (capture/ring) never wait for either.
+ */
+
+enum pl_mode {
+	PL_REPLAY = 0, /* capture files, paced by their timestamps */
+	PL_LIVE,       /* an interface, through capture/ring */
+	PL_MODE_COUNT,
+};
+
+enum pl_state {
+	PL_PLAYING = 0,
+	PL_PAUSED,
+	PL_ENDED,  /* replay: every packet read; live: the capture stopped */
+	PL_FAILED, /* the source failed; pl_header.error says why */
+	PL_STATE_COUNT,
+};
+
+struct pl_config {
+	enum pl_mode mode;
+	const char *const *paths; /* replay inputs (merged by time) */
+	unsigned npaths;
+	const char *filter; /* replay: BPF on the files; live: set in ring.filter */
+	double speed;	    /* replay: times real time; 0 as fast as possible */
+	bool start_paused;  /* replay: wait for the first 'p' or step */
+	struct ring_config ring;
+	const char *write_path; /* live: also write the packets here (pcapng), or NULL */
+	struct eng_config eng;
+	struct tm_config model;
+	int64_t publish_ns; /* wall time between snapshots (100 ms) */
+};
+
+/* What the header shows besides the model's totals. */
+struct pl_header {
+	enum pl_mode mode;
+	enum pl_state state;
+	double speed;
+	uint64_t packets, wire_bytes, malformed;
+	double pps, bps; /* over the last second of capture time */
+	int64_t first_ts, last_ts;
+	double wall_s;	  /* since the start */
+	double progress;  /* replay: fraction of the input read, -1 unknown */
+	bool drops_known; /* the counters below mean something */
+	uint64_t kernel_drops, if_drops, our_drops;
+	double queue_fill; /* live: fullest hand-off queue, 0..1; -1 unknown */
+	uint64_t written;  /* live with a file: packets written */
+	unsigned nqueues;  /* live: sockets in the fanout group */
+	char error[512];
+};
+
+struct pl_view {
+	uint64_t seq; /* increases with every publication */
+	struct pl_header h;
+	struct tm_snapshot m;
+};
+
+struct player;
+
+/* Open the source, the engine and the model (no thread yet). NULL with a
+ * one-line reason; *usage tells a usage error (bad filter) from others. */
+struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, bool *usage);
+
+/* Start the thread. 0 or a negative errno (errbuf filled). */
+int pl_start(struct player *p, char *errbuf, size_t errlen);
+
+/*
+ * The newest view (never NULL), valid until the next pl_latest() or
+ * pl_free(); UI thread only. detail_id asks the following snapshots for
+ * the detail of that connection (0: none).
+ */
+const struct pl_view *pl_latest(struct player *p, uint64_t detail_id);
+
+void pl_toggle_pause(struct player *p); /* replay: pause/resume; live: hold the screen */
+void pl_step(struct player *p);		/* paused replay: one more packet */
+void pl_speed(struct player *p, double factor);
+
+/* Ask the thread to stop and join it (a live capture is drained first). */
+void pl_stop(struct player *p);
+
+void pl_free(struct player *p); /* stops first; NULL is a no-op */
+
+const char *pl_state_name(enum pl_state s);
+
+#endif
