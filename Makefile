@@ -39,7 +39,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-tshark check-public check-lab check-capture check-format check-layers \
+        check-docs check-tui check-tshark check-public check-lab check-capture check-format check-layers \
         check-fuzz bench fuzz format install clean
 
 all: tcpsift
@@ -93,7 +93,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/rel CC=gcc tests tcpsift
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
-	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs
+	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs check-tui
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@tests/summary.sh
@@ -115,6 +115,9 @@ check-tshark: tests
 
 check-public: tests
 	@tests/public/run.sh $(O)/tcpsift
+
+check-tui: tests
+	@tests/tui/run.sh $(O)/tcpsift
 
 check-lab: tests
 	@tests/lab/run.sh $(O)/tcpsift

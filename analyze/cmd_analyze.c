@@ -122,7 +122,7 @@ static int parse_ms(const char *s, double max_ms, int64_t *out_ns)
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "tcpsift analyze: bad value '%s' for --%s: %s\n", val, opt, want);
+	cli_bad_value("analyze", opt, val, want);
 	return TCPSIFT_EXIT_USAGE;
 }
 
@@ -222,13 +222,8 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 		case OPT_HELP:
 			usage(stdout);
 			return TCPSIFT_EXIT_OK;
-		case ':':
-			fprintf(stderr, "tcpsift analyze: option '%s' needs a value (try --help)\n",
-				argv[optind - 1]);
-			return TCPSIFT_EXIT_USAGE;
 		default:
-			fprintf(stderr, "tcpsift analyze: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+			cli_getopt_error("analyze", c, argv);
 			return TCPSIFT_EXIT_USAGE;
 		}
 	}

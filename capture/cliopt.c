@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *longopts,
 		       char *shortopts)
@@ -50,4 +51,114 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+}
+
+void cli_getopt_error(const char *verb, int c, char **argv)
+{
+	if (c == ':')
+		fprintf(stderr, "tcpsift %s: option '%s' needs a value (try --help)\n", verb,
+			argv[optind - 1]);
+	else
+		fprintf(stderr, "tcpsift %s: unknown option '%s' (try --help)\n", verb,
+			argv[optind - 1]);
+}
+
+char *cli_join_args(int argc, char **argv, int from)
+{
+	size_t len = 1;
+	for (int k = from; k < argc; k++)
+		len += strlen(argv[k]) + 1;
+	char *s = malloc(len), *o = s;
+	if (!s)
+		return NULL;
+	for (int k = from; k < argc; k++) {
+		size_t n = strlen(argv[k]);
+		if (k > from)
+			*o++ = ' ';
+		memcpy(o, argv[k], n);
+		o += n;
+	}
+	*o = '\0';
+	return s;
+}
+
+void cli_ring_opts_defaults(struct cli_ring_opts *o)
+{
+	*o = (struct cli_ring_opts){.snaplen = 262144, .fanout = 1, .mode = RING_FANOUT_QM};
+}
+
+int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_opts *o)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case CLI_OPT_SNAPLEN:
+		if (cli_parse_u64(arg, 0, 262144, &v) < 0)
+			goto bad;
+		o->snaplen = v ? (uint32_t)v : 262144;
+		return 1;
+	case CLI_OPT_BUFFER:
+		if (cli_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			goto bad;
+		o->buffer_mib = v;
+		return 1;
+	case CLI_OPT_FANOUT:
+		if (cli_parse_u64(arg, 1, RING_MAX_SOCKETS, &v) < 0)
+			goto bad;
+		o->fanout = (unsigned)v;
+		return 1;
+	case CLI_OPT_FANOUT_MODE:
+		o->mode = ring_fanout_parse(arg);
+		if (o->mode == RING_FANOUT_COUNT)
+			goto bad;
+		return 1;
+	default:
+		return 0;
+	}
+bad:
+	switch (opt) {
+	case CLI_OPT_SNAPLEN:
+		cli_bad_value(verb, "snaplen", arg, "bytes, 0 to 262144");
+		break;
+	case CLI_OPT_BUFFER:
+		cli_bad_value(verb, "buffer-size", arg, "MiB, 1 or more (tcpdump's -B counts KiB)");
+		break;
+	case CLI_OPT_FANOUT:
+		cli_bad_value(verb, "fanout", arg, "a socket count from 1 to 64");
+		break;
+	default:
+		cli_bad_value(verb, "fanout-mode", arg, "qm, cpu or hash");
+		break;
+	}
+	return -1;
+}
+
+int cli_ring_check(const char *verb, const struct cli_ring_opts *o)
+{
+	if (o->buffer_mib && o->buffer_mib / o->fanout > 2047) {
+		fprintf(stderr, "tcpsift %s: -B above 2047 MiB per socket (libpcap takes an int)\n",
+			verb);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_ring_config(const struct cli_ring_opts *o, const char *iface, const char *filter,
+		     int block_timeout_ms, struct ring_config *out)
+{
+	*out = (struct ring_config){
+	    .iface = iface,
+	    .filter = filter,
+	    .snaplen = o->snaplen,
+	    .buffer_bytes =
+		(o->buffer_mib ? o->buffer_mib << 20 : ring_default_buffer_bytes()) / o->fanout,
+	    .nsockets = o->fanout,
+	    .mode = o->mode,
+	    .block_timeout_ms = block_timeout_ms,
+	};
 }

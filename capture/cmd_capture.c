@@ -26,8 +26,6 @@ enum opt_id {
 	OPT_IFACE = 'i',
 	OPT_WRITE = 'w',
 	OPT_FILTER = 'f',
-	OPT_SNAPLEN = 's',
-	OPT_BUFFER = 'B',
 	OPT_FILE_SIZE = 'C',
 	OPT_ROTATE_SECONDS = 'G',
 	OPT_FILE_COUNT = 'W',
@@ -35,9 +33,7 @@ enum opt_id {
 	OPT_COUNT = 'c',
 	OPT_QUIET = 'q',
 	OPT_HELP = 'h',
-	OPT_FANOUT = 256,
-	OPT_FANOUT_MODE,
-	OPT_QUEUE_MIB,
+	OPT_QUEUE_MIB = 256,
 	OPT_FORMAT,
 	OPT_DURATION,
 };
@@ -47,11 +43,7 @@ static const struct cli_opt capture_opts[] = {
     {"interface", OPT_IFACE, "IFACE", "interface to capture on (required)"},
     {"write", OPT_WRITE, "FILE", "output file, or - for stdout (required)"},
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
-    {"snaplen", OPT_SNAPLEN, "BYTES", "bytes kept per packet (default and 0: 262144)"},
-    {"buffer-size", OPT_BUFFER, "MiB",
-     "kernel ring, total over the sockets (default min(256, MemAvailable/8))"},
-    {"fanout", OPT_FANOUT, "N", "N sockets in one PACKET_FANOUT group, a reader each (1)"},
-    {"fanout-mode", OPT_FANOUT_MODE, "MODE", "qm (records the RX queue), cpu or hash (qm)"},
+    CLI_RING_OPTS(""),
     {"queue-mib", OPT_QUEUE_MIB, "MiB", "reader-to-writer queues, total (default 64)"},
     {"file-size", OPT_FILE_SIZE, "MiB", "start a new file when one reaches this size"},
     {"rotate-seconds", OPT_ROTATE_SECONDS, "SEC", "start a new file every SEC seconds"},
@@ -71,10 +63,7 @@ struct capture_cfg {
 	const char *output;
 	const char *filter;
 	char *filter_args; /* filter joined from the arguments (owned) */
-	uint32_t snaplen;
-	uint64_t buffer_mib; /* 0: default */
-	unsigned fanout;
-	enum ring_fanout mode;
+	struct cli_ring_opts ring;
 	uint64_t queue_mib;
 	uint64_t file_mib;
 	uint64_t rotate_s;
@@ -107,28 +96,8 @@ static void usage(FILE *f)
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "tcpsift capture: bad value '%s' for --%s: %s\n", val, opt, want);
+	cli_bad_value("capture", opt, val, want);
 	return CAPTURE_EXIT_USAGE;
-}
-
-/* tcpdump takes the filter from the remaining arguments, joined by spaces. */
-static char *join_args(int argc, char **argv, int from)
-{
-	size_t len = 1;
-	for (int k = from; k < argc; k++)
-		len += strlen(argv[k]) + 1;
-	char *s = malloc(len), *o = s;
-	if (!s)
-		return NULL;
-	for (int k = from; k < argc; k++) {
-		size_t n = strlen(argv[k]);
-		if (k > from)
-			*o++ = ' ';
-		memcpy(o, argv[k], n);
-		o += n;
-	}
-	*o = '\0';
-	return s;
 }
 
 /* Parse argv into cfg; returns -1 to go on, else an exit code. */
@@ -146,6 +115,11 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c == -1)
 			break;
+		int ro = cli_ring_option("capture", c, optarg, &cfg->ring);
+		if (ro < 0)
+			return CAPTURE_EXIT_USAGE;
+		if (ro > 0)
+			continue;
 		switch (c) {
 		case OPT_IFACE:
 			cfg->iface = optarg;
@@ -155,27 +129,6 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 			break;
 		case OPT_FILTER:
 			cfg->filter = optarg;
-			break;
-		case OPT_SNAPLEN:
-			if (cli_parse_u64(optarg, 0, 262144, &v) < 0)
-				return bad_value("snaplen", optarg, "bytes, 0 to 262144");
-			cfg->snaplen = v ? (uint32_t)v : 262144;
-			break;
-		case OPT_BUFFER:
-			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
-				return bad_value("buffer-size", optarg,
-						 "MiB, 1 or more (tcpdump's -B counts KiB)");
-			cfg->buffer_mib = v;
-			break;
-		case OPT_FANOUT:
-			if (cli_parse_u64(optarg, 1, RING_MAX_SOCKETS, &v) < 0)
-				return bad_value("fanout", optarg, "a socket count from 1 to 64");
-			cfg->fanout = (unsigned)v;
-			break;
-		case OPT_FANOUT_MODE:
-			cfg->mode = ring_fanout_parse(optarg);
-			if (cfg->mode == RING_FANOUT_COUNT)
-				return bad_value("fanout-mode", optarg, "qm, cpu or hash");
 			break;
 		case OPT_QUEUE_MIB:
 			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
@@ -229,13 +182,8 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		case OPT_HELP:
 			usage(stdout);
 			return CAPTURE_EXIT_OK;
-		case ':':
-			fprintf(stderr, "tcpsift capture: option '%s' needs a value (try --help)\n",
-				argv[optind - 1]);
-			return CAPTURE_EXIT_USAGE;
 		default:
-			fprintf(stderr, "tcpsift capture: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+			cli_getopt_error("capture", c, argv);
 			return CAPTURE_EXIT_USAGE;
 		}
 	}
@@ -255,7 +203,7 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 			      stderr);
 			return CAPTURE_EXIT_USAGE;
 		}
-		cfg->filter_args = join_args(argc, argv, optind);
+		cfg->filter_args = cli_join_args(argc, argv, optind);
 		cfg->filter = cfg->filter_args;
 	}
 	if (strcmp(cfg->output, "-") == 0 && isatty(STDOUT_FILENO)) {
@@ -272,11 +220,8 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		fputs("tcpsift capture: -W needs -C or -G (when to start a new file)\n", stderr);
 		return CAPTURE_EXIT_USAGE;
 	}
-	if (cfg->buffer_mib && cfg->buffer_mib / cfg->fanout > 2047) {
-		fputs("tcpsift capture: -B above 2047 MiB per socket (libpcap takes an int)\n",
-		      stderr);
+	if (cli_ring_check("capture", &cfg->ring) < 0)
 		return CAPTURE_EXIT_USAGE;
-	}
 	return -1;
 }
 
@@ -332,37 +277,6 @@ static int drop_privileges(const char *user, bool *dropped)
 	}
 	*dropped = true;
 	return 0;
-}
-
-/*
- * ISB counters of socket `iface` for pcapng (spec: isb_ifrecv "received from
- * the interface", isb_ifdrop "dropped by the interface due to lack of
- * resources", isb_osdrop "dropped by the operating system"). Our mapping:
- *   isb_ifrecv = ps_recv: packets that passed the socket's filter, the
- *                kernel's tp_packets, which includes the ring's drops;
- *   isb_ifdrop = ps_ifdrop: the interface's rx_dropped since the capture
- *                began; it is per interface, not per socket, so only the
- *                first socket's IDB carries it (summing IDBs stays right);
- *   isb_osdrop = ps_drop (tp_drops: the TPACKET ring was full) plus the
- *                packets tcpsift dropped because its hand-off queue was
- *                full: both are "the capturing host could not keep it".
- * So isb_ifrecv - isb_osdrop is what reached the writer.
- */
-static void capture_isb(void *ctx, unsigned iface, struct pw_ifstats *out)
-{
-	const struct ring *r = ctx;
-	struct ring_sock_stats st;
-
-	ring_stats(r, iface, &st);
-	memset(out, 0, sizeof(*out));
-	out->ifrecv = st.kernel_recv;
-	out->have_ifrecv = true;
-	out->osdrop = st.kernel_drops + st.queue_drops;
-	out->have_osdrop = true;
-	if (iface == 0) {
-		out->ifdrop = st.if_drops;
-		out->have_ifdrop = true;
-	}
 }
 
 struct capture_totals {
@@ -438,12 +352,10 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 
 int capture_main(int argc, char **argv)
 {
-	struct capture_cfg cfg = {.snaplen = 262144,
-				  .fanout = 1,
-				  .mode = RING_FANOUT_QM,
-				  .queue_mib = 64,
-				  .format = PW_PCAPNG};
+	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG};
 	char err[512];
+
+	cli_ring_opts_defaults(&cfg.ring);
 	int rc = parse_args(argc, argv, &cfg);
 	if (rc >= 0) {
 		free(cfg.filter_args);
@@ -451,17 +363,9 @@ int capture_main(int argc, char **argv)
 	}
 	rc = CAPTURE_EXIT_OK;
 
-	struct ring_config rcfg = {
-	    .iface = cfg.iface,
-	    .filter = cfg.filter,
-	    .snaplen = cfg.snaplen,
-	    .buffer_bytes =
-		(cfg.buffer_mib ? cfg.buffer_mib << 20 : ring_default_buffer_bytes()) / cfg.fanout,
-	    .nsockets = cfg.fanout,
-	    .mode = cfg.mode,
-	    .queue_bytes = cfg.queue_mib << 20,
-	    .block_timeout_ms = 100,
-	};
+	struct ring_config rcfg;
+	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
+	rcfg.queue_bytes = cfg.queue_mib << 20;
 	enum ring_open_err why;
 	struct ring *r = ring_open(&rcfg, err, sizeof(err), &why);
 	if (!r) {
@@ -486,11 +390,11 @@ int capture_main(int argc, char **argv)
 	char comment[160];
 	snprintf(comment, sizeof(comment), "tcpsift capture on %s, %u socket%s%s%s", cfg.iface, n,
 		 n == 1 ? "" : "s", n > 1 ? ", fanout " : "",
-		 n > 1 ? ring_fanout_name(cfg.mode) : "");
+		 n > 1 ? ring_fanout_name(cfg.ring.mode) : "");
 	struct pw_config wcfg = {
 	    .path = cfg.output,
 	    .format = cfg.format,
-	    .snaplen = cfg.snaplen,
+	    .snaplen = cfg.ring.snaplen,
 	    .rotate_bytes = cfg.file_mib << 20,
 	    .rotate_ns = (int64_t)cfg.rotate_s * 1000000000ll,
 	    .max_files = cfg.file_count,
@@ -504,7 +408,7 @@ int capture_main(int argc, char **argv)
 		free(cfg.filter_args);
 		return CAPTURE_EXIT_ERROR;
 	}
-	pw_set_stats_source(w, capture_isb, r);
+	pw_set_stats_source(w, ring_isb, r);
 
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -526,8 +430,9 @@ int capture_main(int argc, char **argv)
 		fprintf(stderr,
 			"tcpsift capture: listening on %s, link-type %u, snapshot length %" PRIu32
 			" bytes, %u socket%s%s%s%s\n",
-			cfg.iface, ring_linktype(r), cfg.snaplen, n, n == 1 ? "" : "s",
-			n > 1 ? " in fanout mode " : "", n > 1 ? ring_fanout_name(cfg.mode) : "",
+			cfg.iface, ring_linktype(r), cfg.ring.snaplen, n, n == 1 ? "" : "s",
+			n > 1 ? " in fanout mode " : "",
+			n > 1 ? ring_fanout_name(cfg.ring.mode) : "",
 			ring_loopback(r) ? ", outgoing copies ignored (loopback)" : "");
 
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);

@@ -1,6 +1,8 @@
 /* ring.c - live capture: libpcap TPACKET_V3 sockets, fanout, reader threads, hand-off queues. */
 #include "capture/ring.h"
 
+#include "capture/pcapwriter.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -586,7 +588,9 @@ static int ring_join_fanout(struct ring *r, char *errbuf, size_t errlen)
 	 */
 	if (r->loopback)
 		type |= PACKET_FANOUT_FLAG_IGNORE_OUTGOING;
-	int val = (type | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
+	/* The mode and flags go in the high 16 bits; DEFRAG (0x8000) reaches
+	 * the sign bit, so shift unsigned. */
+	int val = (int)((uint32_t)(type | PACKET_FANOUT_FLAG_UNIQUEID) << 16);
 	socklen_t vl = sizeof(val);
 
 	if (setsockopt(r->rd[0].fd, SOL_PACKET, PACKET_FANOUT, &val, sizeof(val)) == -1 ||
@@ -596,7 +600,7 @@ static int ring_join_fanout(struct ring *r, char *errbuf, size_t errlen)
 	}
 	int id = val & 0xffff;
 	for (unsigned k = 1; k < r->n; k++) {
-		val = id | (type << 16);
+		val = (int)((uint32_t)id | ((uint32_t)type << 16));
 		if (setsockopt(r->rd[k].fd, SOL_PACKET, PACKET_FANOUT, &val, sizeof(val)) == -1) {
 			snprintf(errbuf, errlen, "%s: PACKET_FANOUT join: %s", r->iface,
 				 strerror(errno));
@@ -863,6 +867,23 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 	uint64_t tail = atomic_load_explicit(&rd->tail, memory_order_relaxed);
 	out->queue_used = head > tail ? head - tail : 0;
 	out->queue_size = rd->size;
+}
+
+void ring_isb(void *ctx, unsigned sock, struct pw_ifstats *out)
+{
+	const struct ring *r = ctx;
+	struct ring_sock_stats st;
+
+	ring_stats(r, sock, &st);
+	memset(out, 0, sizeof(*out));
+	out->ifrecv = st.kernel_recv;
+	out->have_ifrecv = true;
+	out->osdrop = st.kernel_drops + st.queue_drops;
+	out->have_osdrop = true;
+	if (sock == 0) {
+		out->ifdrop = st.if_drops;
+		out->have_ifdrop = true;
+	}
 }
 
 unsigned ring_nsockets(const struct ring *r)

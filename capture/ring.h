@@ -116,6 +116,20 @@ uint32_t ring_linktype(const struct ring *r);		 /* LINKTYPE_* of the interface *
 int32_t ring_queue(const struct ring *r, unsigned sock); /* queue id of a socket, or -1 */
 bool ring_loopback(const struct ring *r);		 /* PACKET_IGNORE_OUTGOING was applied */
 
+struct pw_ifstats;
+
+/*
+ * The pcapng ISB counters of socket sock (a pw_stats_fn for
+ * capture/pcapwriter; ctx is the ring). isb_ifrecv = ps_recv (passed the
+ * filter, drops included); isb_osdrop = ps_drop (tp_drops: the TPACKET
+ * ring was full) + the packets dropped because the hand-off queue was full:
+ * both "the capturing host could not keep it"; isb_ifdrop = ps_ifdrop, the
+ * interface's rx_dropped since the start, carried by socket 0 only (it is
+ * per interface, so summing IDBs stays right). So isb_ifrecv - isb_osdrop
+ * reached the writer.
+ */
+void ring_isb(void *ctx, unsigned sock, struct pw_ifstats *out);
+
 /* The first reader error ("eth0: The interface went down"), or NULL. */
 const char *ring_error(const struct ring *r);
 

@@ -26,20 +26,17 @@ enum opt_id {
 	OPT_READ = 'r',
 	OPT_IFACE = 'i',
 	OPT_FILTER = 'f',
-	OPT_SNAPLEN = 's',
-	OPT_BUFFER = 'B',
 	OPT_WRITE = 'w',
 	OPT_HELP = 'h',
 	OPT_SPEED = 256,
 	OPT_MAX,
 	OPT_PAUSED,
-	OPT_FANOUT,
-	OPT_FANOUT_MODE,
 	OPT_MAX_FLOWS,
 	OPT_KEEP_ENDED,
 	OPT_CONN_FILTER,
 	OPT_NO_COLOR,
 	OPT_ASCII,
+	OPT_QUEUE_PER_FILE,
 };
 
 static const struct cli_opt tui_opts[] = {
@@ -49,10 +46,9 @@ static const struct cli_opt tui_opts[] = {
     {"speed", OPT_SPEED, "X", "replay at X times real time (default 1)"},
     {"max", OPT_MAX, NULL, "replay as fast as possible"},
     {"paused", OPT_PAUSED, NULL, "start the replay paused (p resumes, n steps)"},
-    {"snaplen", OPT_SNAPLEN, "BYTES", "live: bytes kept per packet (default 262144)"},
-    {"buffer-size", OPT_BUFFER, "MiB", "live: kernel ring, total (default as tcpsift capture)"},
-    {"fanout", OPT_FANOUT, "N", "live: N sockets in one PACKET_FANOUT group (1)"},
-    {"fanout-mode", OPT_FANOUT_MODE, "MODE", "live: qm (records the RX queue), cpu or hash"},
+    {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
+     "replay: each -r file is one RX queue (per-queue captures)"},
+    CLI_RING_OPTS("live: "),
     {"write", OPT_WRITE, "FILE", "live: also write the packets to FILE (pcapng)"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections tracked at most (262144)"},
     {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
@@ -73,14 +69,11 @@ struct tui_cfg {
 	char *filter_args; /* owned */
 	double speed;
 	bool paused;
-	uint32_t snaplen;
-	uint64_t buffer_mib;
-	unsigned fanout;
-	enum ring_fanout mode;
+	struct cli_ring_opts ring;
 	const char *write;
 	uint64_t max_flows, keep_ended;
 	const char *conn_filter;
-	bool no_color, ascii;
+	bool no_color, ascii, queue_per_file;
 };
 
 static void usage(FILE *f)
@@ -106,22 +99,8 @@ static void usage(FILE *f)
 
 static int bad_value(const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "tcpsift tui: bad value '%s' for --%s: %s\n", val, opt, want);
+	cli_bad_value("tui", opt, val, want);
 	return TCPSIFT_EXIT_USAGE;
-}
-
-static char *join_args(int argc, char **argv, int from)
-{
-	size_t len = 1;
-	for (int k = from; k < argc; k++)
-		len += strlen(argv[k]) + 1;
-	char *s = calloc(1, len);
-	for (int k = from; s && k < argc; k++) {
-		if (k > from)
-			strcat(s, " ");
-		strcat(s, argv[k]);
-	}
-	return s;
 }
 
 static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
@@ -137,6 +116,11 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c == -1)
 			break;
+		int ro = cli_ring_option("tui", c, optarg, &cfg->ring);
+		if (ro < 0)
+			return TCPSIFT_EXIT_USAGE;
+		if (ro > 0)
+			continue;
 		switch (c) {
 		case OPT_READ:
 			if (cfg->nfiles == TUI_MAX_FILES)
@@ -164,26 +148,6 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		case OPT_PAUSED:
 			cfg->paused = true;
 			break;
-		case OPT_SNAPLEN:
-			if (cli_parse_u64(optarg, 0, 262144, &v) < 0)
-				return bad_value("snaplen", optarg, "bytes, 0 to 262144");
-			cfg->snaplen = v ? (uint32_t)v : 262144;
-			break;
-		case OPT_BUFFER:
-			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
-				return bad_value("buffer-size", optarg, "MiB, 1 or more");
-			cfg->buffer_mib = v;
-			break;
-		case OPT_FANOUT:
-			if (cli_parse_u64(optarg, 1, RING_MAX_SOCKETS, &v) < 0)
-				return bad_value("fanout", optarg, "a socket count from 1 to 64");
-			cfg->fanout = (unsigned)v;
-			break;
-		case OPT_FANOUT_MODE:
-			cfg->mode = ring_fanout_parse(optarg);
-			if (cfg->mode == RING_FANOUT_COUNT)
-				return bad_value("fanout-mode", optarg, "qm, cpu or hash");
-			break;
 		case OPT_WRITE:
 			cfg->write = optarg;
 			break;
@@ -206,16 +170,14 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		case OPT_ASCII:
 			cfg->ascii = true;
 			break;
+		case OPT_QUEUE_PER_FILE:
+			cfg->queue_per_file = true;
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			return TCPSIFT_EXIT_OK;
-		case ':':
-			fprintf(stderr, "tcpsift tui: option '%s' needs a value (try --help)\n",
-				argv[optind - 1]);
-			return TCPSIFT_EXIT_USAGE;
 		default:
-			fprintf(stderr, "tcpsift tui: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+			cli_getopt_error("tui", c, argv);
 			return TCPSIFT_EXIT_USAGE;
 		}
 	}
@@ -233,12 +195,14 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		      stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
+	if (cli_ring_check("tui", &cfg->ring) < 0)
+		return TCPSIFT_EXIT_USAGE;
 	if (optind < argc) {
 		if (cfg->filter) {
 			fputs("tcpsift tui: filter given both with -f and as arguments\n", stderr);
 			return TCPSIFT_EXIT_USAGE;
 		}
-		cfg->filter_args = join_args(argc, argv, optind);
+		cfg->filter_args = cli_join_args(argc, argv, optind);
 		cfg->filter = cfg->filter_args;
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -346,15 +310,12 @@ static void run_screen(struct player *pl, struct tv_view *view)
 
 int tui_main(int argc, char **argv)
 {
-	struct tui_cfg cfg = {.speed = 1,
-			      .snaplen = 262144,
-			      .fanout = 1,
-			      .mode = RING_FANOUT_QM,
-			      .keep_ended = 10000};
+	struct tui_cfg cfg = {.speed = 1, .keep_ended = 10000};
 	char err[512];
 	bool usage_err;
 
 	setlocale(LC_ALL, "");
+	cli_ring_opts_defaults(&cfg.ring);
 	int rc = parse_args(argc, argv, &cfg);
 	if (rc >= 0) {
 		free(cfg.filter_args);
@@ -368,22 +329,12 @@ int tui_main(int argc, char **argv)
 	    .filter = cfg.filter,
 	    .speed = cfg.speed,
 	    .start_paused = cfg.paused,
-	    .ring =
-		{
-		    .iface = cfg.iface,
-		    .filter = cfg.filter,
-		    .snaplen = cfg.snaplen,
-		    .buffer_bytes =
-			(cfg.buffer_mib ? cfg.buffer_mib << 20 : ring_default_buffer_bytes()) /
-			cfg.fanout,
-		    .nsockets = cfg.fanout,
-		    .mode = cfg.mode,
-		    .queue_bytes = 64ull << 20,
-		    .block_timeout_ms = 50,
-		},
+	    .queue_per_file = cfg.queue_per_file,
 	    .write_path = cfg.write,
 	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
 	};
+	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
+	pc.ring.queue_bytes = 64ull << 20;
 	eng_config_defaults(&pc.eng);
 	if (cfg.max_flows)
 		pc.eng.flow.max_flows = (uint32_t)cfg.max_flows;

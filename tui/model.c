@@ -482,7 +482,8 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 		if (c->id && c->have_summary)
 			row_fill(m, c, &s->rows[s->nrows++]);
 	}
-	qsort(s->rows, s->nrows, sizeof(*s->rows), by_row_id);
+	if (s->nrows)
+		qsort(s->rows, s->nrows, sizeof(*s->rows), by_row_id);
 
 	s->nlog = m->log_n;
 	for (uint32_t k = 0; k < m->log_n; k++)

@@ -71,23 +71,6 @@ const char *pl_state_name(enum pl_state s)
 	return (unsigned)s < PL_STATE_COUNT ? names[s] : "?";
 }
 
-static void pl_isb(void *ctx, unsigned iface, struct pw_ifstats *out)
-{
-	const struct ring *r = ctx;
-	struct ring_sock_stats st;
-
-	ring_stats(r, iface, &st);
-	memset(out, 0, sizeof(*out));
-	out->ifrecv = st.kernel_recv;
-	out->have_ifrecv = true;
-	out->osdrop = st.kernel_drops + st.queue_drops;
-	out->have_osdrop = true;
-	if (iface == 0) {
-		out->ifdrop = st.if_drops;
-		out->have_ifdrop = true;
-	}
-}
-
 static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
 {
 	enum ring_open_err why;
@@ -112,7 +95,7 @@ static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
 	p->writer = pw_open(&wcfg, ifaces, n, errbuf, errlen);
 	if (!p->writer)
 		return -1;
-	pw_set_stats_source(p->writer, pl_isb, p->ring);
+	pw_set_stats_source(p->writer, ring_isb, p->ring);
 	return 0;
 }
 
@@ -142,7 +125,8 @@ struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, 
 		p->views[k].h.state = p->paused ? PL_PAUSED : PL_PLAYING;
 	}
 	if (cfg->mode == PL_REPLAY) {
-		struct src_config scfg = {.filter = cfg->filter};
+		struct src_config scfg = {.filter = cfg->filter,
+					  .queue_per_file = cfg->queue_per_file};
 		p->src = src_open(cfg->paths, cfg->npaths, &scfg, errbuf, errlen);
 		if (!p->src) {
 			*usage = strncmp(errbuf, "bad filter", 10) == 0;
@@ -172,14 +156,21 @@ static void header_rates(struct player *p, struct pl_header *h, const struct eng
 	struct pl_sample now = {.ts = n->last_ts, .packets = n->packets, .bytes = n->wire_bytes};
 	const struct pl_sample *base = NULL;
 
-	/* The newest sample at least a second of capture time old, else the oldest. */
+	/* The newest sample at least a second of capture time old, else the
+	 * oldest older than now; with none (a short file read at once), the
+	 * average since the first packet. */
 	for (unsigned k = 0; k < p->nsamples; k++) {
 		const struct pl_sample *s =
 		    &p->samples[(p->sample_head + PL_RATE_SAMPLES - 1 - k) % PL_RATE_SAMPLES];
+		if (s->packets == 0 || s->ts >= now.ts)
+			continue;
 		base = s;
 		if (now.ts - s->ts >= 1000000000ll)
 			break;
 	}
+	struct pl_sample start = {.ts = n->first_ts};
+	if (!base && n->packets > 1)
+		base = &start;
 	h->pps = h->bps = 0;
 	if (base && now.ts > base->ts) {
 		double dt = (double)(now.ts - base->ts) / 1e9;

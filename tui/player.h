@@ -43,9 +43,10 @@ struct pl_config {
 	enum pl_mode mode;
 	const char *const *paths; /* replay inputs (merged by time) */
 	unsigned npaths;
-	const char *filter; /* replay: BPF on the files; live: set in ring.filter */
-	double speed;	    /* replay: times real time; 0 as fast as possible */
-	bool start_paused;  /* replay: wait for the first 'p' or step */
+	const char *filter;  /* replay: BPF on the files; live: set in ring.filter */
+	double speed;	     /* replay: times real time; 0 as fast as possible */
+	bool start_paused;   /* replay: wait for the first 'p' or step */
+	bool queue_per_file; /* replay: input k is RX queue k (analyze --queue-per-file) */
 	struct ring_config ring;
 	const char *write_path; /* live: also write the packets here (pcapng), or NULL */
 	struct eng_config eng;

@@ -369,7 +369,8 @@ static int build_order(struct tv_view *v, const struct tm_snapshot *s)
 	for (uint32_t i = 0; i < s->nrows; i++)
 		if (!v->filter || cf_match(v->filter, &s->rows[i]))
 			v->order[v->norder++] = i;
-	qsort_r(v->order, v->norder, sizeof(*v->order), cmp_rows, v);
+	if (v->norder > 1)
+		qsort_r(v->order, v->norder, sizeof(*v->order), cmp_rows, v);
 	return 0;
 }
 
@@ -489,8 +490,9 @@ static void draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 
 /* Columns given up first when the terminal is narrow (the detail view
  * shows everything): the least telling first. */
-static const enum tv_col tv_drop_order[] = {TV_COL_MTU, TV_COL_QUEUES, TV_COL_LOST,  TV_COL_OOO,
-					    TV_COL_RTT, TV_COL_STATE,  TV_COL_HOLES, TV_COL_STALLS};
+static const enum tv_col tv_drop_order[] = {TV_COL_QUEUES, TV_COL_MTU,	 TV_COL_LOST,
+					    TV_COL_OOO,	   TV_COL_RTT,	 TV_COL_STATE,
+					    TV_COL_HOLES,  TV_COL_STALLS};
 
 /* Which columns fit in cols, and how wide the address columns get. */
 static void layout(struct tv_view *v, int cols)
@@ -1135,6 +1137,11 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 		int log = body - table;
 		draw_table(v, pv, 3, table, cols);
 		draw_log(v, pv, 3 + body - log, log, cols);
+	}
+	if (pv->h.error[0]) {
+		hline_fill(rows - 2, 0, cols, pair_attr(v, TV_P_BAD) | A_REVERSE);
+		putf(rows - 2, 0, cols, " error: %s", pv->h.error);
+		attrset(A_NORMAL);
 	}
 	draw_footer(v, pv, rows - 1, cols);
 	if (!v->editing)

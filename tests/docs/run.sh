@@ -7,7 +7,7 @@ T_SUITE=docs
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 
-for verb in analyze capture; do
+for verb in analyze capture tui; do
 	help=$("$bin" $verb --help) || t_fail "$verb --help exits non-zero"
 	opts=$(echo "$help" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 	[ -n "$opts" ] || t_fail "$verb --help lists no options"

@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# tui/run.sh TCPSIFT - drive the real `tcpsift tui` in tmux and read its screen.
+#
+# Replays samples from samples/ and checks, from tmux capture-pane:
+#   - the connections, findings and numbers on screen are the ones
+#     `tcpsift analyze --json` reports for the same files (per connection:
+#     retransmissions, stalls, SACK holes, out-of-order, queues; totals);
+#   - 80x24 and 200x50 render without garbage (no escape debris, no line
+#     wider than the terminal, the frame's fixed lines where they belong);
+#   - sort (s, S), filter (/ BPF and substring), freeze, detail (Enter),
+#     help (?), pause + step (--paused, n) work;
+#   - q and SIGTERM leave the terminal usable (canonical mode, echo, no
+#     alternate screen) and exit 0; colours only without NO_COLOR;
+#   - bad arguments: one line, exit 2;
+# then runs tests/tui/live.sh (a transfer in a namespace, live capture).
+# Needs tmux and python3 (skipped without them).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+T_SUITE=tui
+. tests/lib.sh
+. tests/tui/tmux.sh
+bin=$(realpath "${1:?usage: run.sh TCPSIFT}")
+TUI_BIN=$bin
+
+for t in tmux python3; do
+	command -v $t >/dev/null || {
+		t_skip "tui tests: $t not installed"
+		t_done
+		exit 0
+	}
+done
+tui_init
+trap tui_cleanup EXIT
+
+check() { # description, then a command; pass when it succeeds
+	local what=$1
+	shift
+	if "$@"; then t_pass "$what"; else t_fail "$what"; fi
+}
+
+# fits COLS FILE: no line of FILE is wider than COLS characters (UTF-8).
+fits() {
+	python3 -c 'import sys; sys.exit(any(len(l) > int(sys.argv[1]) for l in open(sys.argv[2], encoding="utf-8").read().split("\n")))' "$@"
+}
+
+# ---- bad arguments (no terminal needed for these) ----
+for args in "" "-r" "-r x -i lo" "--speed 0 -r samples/nanosec.pcap" "--bogus" \
+	"-r samples/nanosec.pcap --keep-ended 0" "-i lo -w -"; do
+	# shellcheck disable=SC2086
+	"$bin" tui $args </dev/null >/dev/null 2>"$TUI_DIR/e"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$TUI_DIR/e")" -eq 1 ]; then t_pass "usage error: '$args'"; else
+		t_fail "'tui $args': exit $rc, $(head -c 200 "$TUI_DIR/e")"
+	fi
+done
+"$bin" tui -r samples/nanosec.pcap </dev/null >/dev/null 2>"$TUI_DIR/e"
+check "no terminal: exit 2 with a reason" grep -q "needs a terminal" "$TUI_DIR/e"
+
+# ---- 200x50: the numbers are analyze's ----
+files=(samples/demo-http-loss.pcapng samples/rr-nagle-delack.pcap samples/reorder-relay.pcap
+	samples/zero-window.pcap samples/mtu-63540.pcap samples/two-ifaces.pcapng)
+rargs=()
+for f in "${files[@]}"; do rargs+=(-r "$f"); done
+"$bin" analyze --json --no-progress "${files[@]}" >"$TUI_DIR/all.json" 2>/dev/null
+tui_start big 200 50 -- "${rargs[@]}" --max
+if tui_wait big '\[ended\]' 20; then t_pass "200x50 replay reaches the end"; else
+	t_fail "200x50 replay never ended: $(tui_screen big | head -3)"
+fi
+tui_screen big >"$TUI_DIR/big.txt"
+tui_screen_e big >"$TUI_DIR/big.esc"
+python3 - "$TUI_DIR/big.txt" "$TUI_DIR/all.json" 200 50 <<'EOF' >"$TUI_DIR/cmp.out"
+import json, re, sys
+screen, report, cols, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+lines = open(screen, encoding="utf-8").read().split("\n")
+d = json.load(open(report))
+out = []
+def say(ok, what): out.append(("PASS " if ok else "FAIL ") + what)
+# The frame: title, rates, findings, table head; no line wider than the terminal.
+say(lines[0].startswith(" tcpsift replay "), "title line")
+say(" pkts " in lines[1], "rates line")
+say(lines[2].startswith(" findings:"), "findings line")
+say(lines[3].lstrip().startswith("#"), "table head")
+say(all(len(l) <= cols for l in lines), "no line wider than %d" % cols)
+say(not any("\x1b" in l or "\ufffd" in l for l in lines), "no escape debris")
+rows_seen = {}
+for l in lines[4:]:
+    if l.startswith(" FINDINGS"):
+        break
+    t = l.split()
+    if len(t) == 14 and t[0].isdigit():
+        rows_seen[int(t[0])] = t
+conns = {c["id"]: c for c in d["connections"]}
+say(set(rows_seen) == set(conns), "every connection has a row (%d)" % len(conns))
+for cid, c in conns.items():
+    t = rows_seen.get(cid)
+    if not t:
+        continue
+    want = {
+        "client": c["client"], "server": c["server"],
+        "retr": str(c["c2s"]["retransmissions"] + c["s2c"]["retransmissions"]),
+        "stall": str(c["stalls"]["count"]),
+        "hole": str(c["sack"]["holes"]),
+        "ooo": str(c["c2s"]["out_of_order"] + c["s2c"]["out_of_order"]),
+        "q": str(len(c["queues"])) if c["queues"] else "-",
+        "mtu": "!" if (c["mtu_findings"]["misaligned"] or c["mtu_findings"]["pmtu_blackhole"]
+                       or c["mtu_findings"]["icmp_too_big"]) else "-",
+    }
+    got = dict(zip(["id", "client", "server", "st", "c2s", "s2c", "rtt", "retr", "stall",
+                    "lost", "hole", "ooo", "q", "mtu"], t))
+    bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
+    say(not bad, "connection %d matches analyze%s" % (cid, (": " + str(bad)) if bad else ""))
+f = d["summary"]["findings"]
+m = re.search(r"stalls (\d+) .*holes (\d+) .*reorder (\d+) .*retransmissions (\d+)", lines[2])
+say(m and [int(x) for x in m.groups()] == [f["stalls"], f["sack_holes"], f["out_of_order"],
+                                          f["retransmissions"]],
+    "totals match analyze: %s" % str(m.groups() if m else lines[2]))
+m = re.search(r"^ (\d+) pkts", lines[1])
+say(m and int(m.group(1)) == d["summary"]["packets"], "packet count matches analyze")
+print("\n".join(out))
+EOF
+while read -r verdict what; do
+	if [ "$verdict" = PASS ]; then t_pass "200x50: $what"; else t_fail "200x50: $what"; fi
+done <"$TUI_DIR/cmp.out"
+[ -s "$TUI_DIR/cmp.out" ] || t_fail "200x50: screen comparison produced nothing"
+check "colours are used on a colour terminal" grep -qE $'\e\\[[0-9;]*3[1-7]m|\e\\[[0-9;]*38;5' "$TUI_DIR/big.esc"
+
+# Sort: s moves to the next column; STALL is the 9th; S reverses.
+tui_keys big s s s s s s s s
+tui_screen big >"$TUI_DIR/sort.txt"
+check "sort by STALL: marked in the head" grep -q 'STALL▼' "$TUI_DIR/sort.txt"
+first=$(awk '/^ +# /{getline; print $9; exit}' "$TUI_DIR/sort.txt")
+check "sort by STALL: most stalls first ($first)" [ "$first" = 19 ]
+tui_keys big S
+tui_screen big >"$TUI_DIR/sort2.txt"
+check "S reverses the order" grep -q 'STALL▲' "$TUI_DIR/sort2.txt"
+last=$(awk '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {v=$9} END{print v}' "$TUI_DIR/sort2.txt")
+check "reversed: most stalls last ($last)" [ "$last" = 19 ]
+
+# Filter: a capture filter, then a substring, then cleared.
+tui_keys big / 'port 8000' Enter
+tui_screen big >"$TUI_DIR/f1.txt"
+n=$(awk '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/' "$TUI_DIR/f1.txt" | wc -l)
+check "filter 'port 8000': one row ($n)" [ "$n" -eq 1 ]
+check "filter 'port 8000': the footer says so" grep -q 'filter: port 8000 1/' "$TUI_DIR/f1.txt"
+tui_keys big / BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace '10.0.2.' Enter
+tui_screen big >"$TUI_DIR/f2.txt"
+n=$(awk '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/' "$TUI_DIR/f2.txt" | wc -l)
+want=$(python3 -c "import json; print(sum('10.0.2.' in c['client']+' '+c['server'] for c in json.load(open('$TUI_DIR/all.json'))['connections']))")
+check "substring filter '10.0.2.': $n rows (want $want)" [ "$n" -eq "$want" ]
+check "substring filter is labelled" grep -q '(substring)' "$TUI_DIR/f2.txt"
+tui_keys big / BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace Enter
+tui_screen big >"$TUI_DIR/f3.txt"
+n=$(python3 -c "import json; print(len(json.load(open('$TUI_DIR/all.json'))['connections']))")
+check "empty filter shows every row ($n)" grep -qE " $n/$n *\$" "$TUI_DIR/f3.txt"
+
+# Freeze: the order stays when the sort key changes.
+tui_keys big f
+tui_screen big >"$TUI_DIR/fr.txt"
+check "f freezes (footer)" grep -q 'frozen' "$TUI_DIR/fr.txt"
+tui_keys big f
+
+# Detail of the selected connection (the first row), then back.
+tui_keys big g Enter
+tui_screen big >"$TUI_DIR/detail.txt"
+check "Enter opens the detail" grep -qE '^ CONNECTION #[0-9]+ ' "$TUI_DIR/detail.txt"
+for w in 'retransmissions' 'RTT min / avg' 'tput' 'seq ' 'stalls ' 'queues:'; do
+	check "detail shows '$w'" grep -q "$w" "$TUI_DIR/detail.txt"
+done
+tui_keys big Enter
+check "Enter again closes it" tui_wait big '^ +#' 2
+
+# Help.
+tui_keys big '?'
+check "? shows the help" tui_wait big 'tcpsift tui: keys' 2
+tui_keys big x
+check "a key closes the help" tui_wait big ' FINDINGS' 2
+
+# q: exit 0, terminal restored.
+tui_keys big q
+rc=$(tui_wait_exit big 10)
+check "q exits 0 (got '$rc')" [ "$rc" = 0 ]
+check "after q the terminal is usable" tui_terminal_sane big
+check "after q a summary line is printed" tui_wait big 'tcpsift tui: ended, [0-9]+ packets' 2
+
+# ---- 80x24, monochrome ----
+tui_start small 80 24 NO_COLOR=1 -- -r samples/demo-http-loss.pcapng --max
+check "80x24 replay reaches the end" tui_wait small '\[ended\]' 20
+tui_screen small >"$TUI_DIR/small.txt"
+tui_screen_e small >"$TUI_DIR/small.esc"
+python3 - "$TUI_DIR/small.txt" <<'EOF' >"$TUI_DIR/small.out"
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+def say(ok, what): print(("PASS " if ok else "FAIL ") + what)
+say(len(lines) >= 24 and lines[0].startswith(" tcpsift replay"), "title on line 1")
+say(all(len(l) <= 80 for l in lines), "no line wider than 80")
+say(not any("\x1b" in l or "\ufffd" in l for l in lines), "no escape debris")
+say(any(l.split()[:3] == ["1", "10.0.2.1:40080", "10.0.1.1:80"] for l in lines if l.strip()),
+    "the connection row, addresses whole")
+say(" hole 34 " in lines[2] and " retr 34" in lines[2], "short findings line: 34 holes, 34 retr")
+say(sum("sack_hole" in l for l in lines) >= 5, "findings log lists the SACK holes")
+say(lines[23].startswith(" q quit"), "key help on the last line")
+EOF
+while read -r verdict what; do
+	if [ "$verdict" = PASS ]; then t_pass "80x24: $what"; else t_fail "80x24: $what"; fi
+done <"$TUI_DIR/small.out"
+if grep -qE $'\e\\[[0-9;]*3[1-7]m|\e\\[[0-9;]*38;5' "$TUI_DIR/small.esc"; then
+	t_fail "NO_COLOR: colours were used"
+else
+	t_pass "NO_COLOR: no colours"
+fi
+tui_keys small Enter
+tui_screen small >"$TUI_DIR/sdetail.txt"
+check "80x24 detail fits (graph and stalls line)" grep -q 'seq s>c' "$TUI_DIR/sdetail.txt"
+check "80x24 detail: no line wider than 80" fits 80 "$TUI_DIR/sdetail.txt"
+
+# SIGTERM: exit 0, terminal restored.
+kill -TERM "$(tui_pid small)"
+rc=$(tui_wait_exit small 10)
+check "SIGTERM exits 0 (got '$rc')" [ "$rc" = 0 ]
+check "after SIGTERM the terminal is usable" tui_terminal_sane small
+
+# ---- paused replay, stepping; resize ----
+tui_start step 100 30 -- -r samples/rr-nagle-delack.pcap --paused
+check "--paused starts paused" tui_wait step '\[paused\]' 5
+check "paused: no packet played" tui_wait step '^ 0 pkts' 2
+tui_keys step n n n n n
+check "n steps one packet at a time (5)" tui_wait step '^ 5 pkts' 3
+tui_tmux resize-window -t step -x 60 -y 20
+sleep 0.5
+tui_screen step >"$TUI_DIR/resized.txt"
+check "resize to 60x20 redraws to fit" fits 60 "$TUI_DIR/resized.txt"
+check "resized: the title is still on line 1" grep -q '^ tcpsift replay' "$TUI_DIR/resized.txt"
+tui_keys step p
+check "p resumes: the replay plays to the end at 1x" tui_wait step '\[ended\]' 15
+tui_keys step q
+rc=$(tui_wait_exit step 10)
+check "exit 0 after a resize (got '$rc')" [ "$rc" = 0 ]
+
+# ---- a capture that is not one ----
+tui_start bad 80 24 -- -r samples/truncated.pcap --max
+check "truncated capture: the error is on screen" tui_wait bad 'error: .*truncated' 10
+tui_keys bad q
+rc=$(tui_wait_exit bad 5)
+check "truncated capture: exit 3 after the screen (got '$rc')" [ "$rc" = 3 ]
+check "truncated capture: the reason is printed" tui_wait bad 'tcpsift tui: samples/truncated.pcap' 2
+
+# ---- live, in a namespace ----
+if [ "$(id -u)" -eq 0 ] && ip netns list >/dev/null 2>&1; then
+	peer="$(dirname "$bin")/tests/tools/lab-peer"
+	out=$(timeout -k 5 60 tests/tui/live.sh "$bin" "$peer" 2>"$TUI_DIR/live.err")
+	rc=$?
+	case $rc in
+	0) t_pass "live: $out" ;;
+	77) t_skip "live: $out" ;;
+	*) t_fail "live: $out $(tail -n 5 "$TUI_DIR/live.err")" ;;
+	esac
+else
+	t_skip "live: needs root and ip netns"
+fi
+t_done
