@@ -147,6 +147,7 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory O=build/rel tcpsift $(BENCH_BIN) $(TOOL_BIN)
 	bench/run.sh
+	bench/tui.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
