@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analyze/cmd_analyze.h"
+#include "analyze/livetap.h"
 #include "capture/cmd_capture.h"
 #include "tui/cmd_tui.h"
 
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 	if (strcmp(verb, "analyze") == 0)
 		return analyze_main(argc - 1, argv + 1);
 	if (strcmp(verb, "capture") == 0)
-		return capture_main(argc - 1, argv + 1);
+		return capture_main(argc - 1, argv + 1, &analyze_live_tap);
 	if (strcmp(verb, "tui") == 0)
 		return tui_main(argc - 1, argv + 1);
 	fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);

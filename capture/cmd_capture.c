@@ -34,6 +34,8 @@ enum opt_id {
 	OPT_QUIET = 'q',
 	OPT_HELP = 'h',
 	OPT_QUEUE_MIB = 256,
+	OPT_ANALYZE,
+	OPT_ANALYZE_JSON,
 	OPT_FORMAT,
 	OPT_DURATION,
 };
@@ -52,6 +54,9 @@ static const struct cli_opt capture_opts[] = {
     {"user", OPT_USER, "USER", "run as USER once the sockets are open (root: tcpdump)"},
     {"count", OPT_COUNT, "COUNT", "stop after writing COUNT packets"},
     {"duration", OPT_DURATION, "SEC", "stop after SEC seconds"},
+    {"analyze", OPT_ANALYZE, NULL,
+     "also analyse what is written; the report at exit (stdout, or stderr with -w -)"},
+    {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
     {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
     {"help", OPT_HELP, NULL, "this help"},
 };
@@ -73,6 +78,7 @@ struct capture_cfg {
 	uint64_t count;
 	double duration_s;
 	bool quiet;
+	int analyze; /* 0: no; 1: text report; 2: JSON report */
 };
 
 static void usage(FILE *f)
@@ -101,7 +107,8 @@ static int bad_value(const char *opt, const char *val, const char *want)
 }
 
 /* Parse argv into cfg; returns -1 to go on, else an exit code. */
-static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
+static int parse_args(int argc, char **argv, struct capture_cfg *cfg,
+		      const struct capture_tap_ops *tap)
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[2 * N_OPTS + 2];
@@ -178,6 +185,14 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		}
 		case OPT_QUIET:
 			cfg->quiet = true;
+			break;
+		case OPT_ANALYZE:
+		case OPT_ANALYZE_JSON:
+			if (!tap) {
+				fputs("tcpsift capture: --analyze is not in this build\n", stderr);
+				return CAPTURE_EXIT_USAGE;
+			}
+			cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
 			break;
 		case OPT_HELP:
 			usage(stdout);
@@ -350,13 +365,13 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 		}
 }
 
-int capture_main(int argc, char **argv)
+int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 {
 	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG};
 	char err[512];
 
 	cli_ring_opts_defaults(&cfg.ring);
-	int rc = parse_args(argc, argv, &cfg);
+	int rc = parse_args(argc, argv, &cfg, tap);
 	if (rc >= 0) {
 		free(cfg.filter_args);
 		return rc;
@@ -410,6 +425,21 @@ int capture_main(int argc, char **argv)
 	}
 	pw_set_stats_source(w, ring_isb, r);
 
+	/* --analyze: the report goes where the capture does not. */
+	void *an = NULL;
+	FILE *an_out = strcmp(cfg.output, "-") == 0 ? stderr : stdout;
+	if (cfg.analyze) {
+		an = tap->open(cfg.analyze == 2, an_out, err, sizeof(err));
+		if (!an) {
+			fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
+			pw_close(w);
+			pw_free(w);
+			ring_close(r);
+			free(cfg.filter_args);
+			return CAPTURE_EXIT_ERROR;
+		}
+	}
+
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -420,6 +450,8 @@ int capture_main(int argc, char **argv)
 
 	if (ring_start(r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
+		if (an)
+			tap->close(an, &(struct capture_tap_end){.iface = cfg.iface});
 		ring_close(r);
 		pw_close(w);
 		pw_free(w);
@@ -461,8 +493,11 @@ int capture_main(int argc, char **argv)
 				write_failed = true;
 				rc = CAPTURE_EXIT_ERROR;
 				capture_stop = 1;
-			} else if (cfg.count && pw_counters(w)->packets >= cfg.count) {
-				capture_stop = 1;
+			} else {
+				if (an)
+					tap->packet(an, &p);
+				if (cfg.count && pw_counters(w)->packets >= cfg.count)
+					capture_stop = 1;
 			}
 			if ((pw_counters(w)->packets & 0x3ff) != 0)
 				continue; /* check the clock every 1024 packets or when idle */
@@ -504,6 +539,23 @@ int capture_main(int argc, char **argv)
 	}
 	if (!cfg.quiet)
 		capture_summary(r, w, cfg.output, unwritten, write_failed);
+	if (an) {
+		struct capture_totals t;
+		capture_sum(r, &t);
+		struct capture_tap_end end = {.iface = cfg.iface,
+					      .linktype = ring_linktype(r),
+					      .written = pw_counters(w)->packets,
+					      .kernel_drops = t.kdrops,
+					      .if_drops = t.ifdrops,
+					      .our_drops = t.qdrops,
+					      .interrupted = true};
+		int trc = tap->close(an, &end);
+		if (trc < 0) {
+			fprintf(stderr, "tcpsift capture: --analyze: cannot write the report: %s\n",
+				strerror(-trc));
+			rc = CAPTURE_EXIT_ERROR;
+		}
+	}
 	pw_free(w);
 	ring_close(r);
 	free(cfg.filter_args);
