@@ -90,14 +90,17 @@ static char *fmt_u64(char *end, uint64_t u)
 /* json_int_t in decimal into buf (>= 21 bytes); returns the length. */
 static size_t fmt_int(char *buf, int64_t v)
 {
-	char tmp[24], *e = tmp + sizeof(tmp);
 	/* Negate in unsigned space: INT64_MIN has no positive counterpart. */
-	char *s = fmt_u64(e, v < 0 ? 0ull - (uint64_t)v : (uint64_t)v);
+	uint64_t u = v < 0 ? 0ull - (uint64_t)v : (uint64_t)v;
+	size_t n = 1, sign = v < 0;
 
-	if (v < 0)
-		*--s = '-';
-	memcpy(buf, s, (size_t)(e - s));
-	return (size_t)(e - s);
+	/* Count the digits first so they go straight to their place. */
+	for (uint64_t t = u; t >= 10; t /= 10)
+		n++;
+	if (sign)
+		buf[0] = '-';
+	fmt_u64(buf + sign + n, u);
+	return sign + n;
 }
 
 static int put_int(struct jo_buf *b, json_int_t v)
@@ -282,9 +285,34 @@ static int put_real(struct jo_buf *b, double v)
 	return 0;
 }
 
-/* No byte of s[0..n) needs an escape in a JSON string. */
+/* Some byte of the 8 in x is below 0x20, '"' or '\\' (exact, no false hits:
+ * the "has zero byte" and "has byte less than" bit tricks). */
+static bool swar_special(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+}
+
+/* No byte of s[0..n) needs an escape in a JSON string. Eight bytes a step:
+ * every key and most strings of a report go through here. */
 static bool plain(const char *s, size_t n)
 {
+	uint64_t x;
+
+	if (n >= 8) {
+		size_t i = 0;
+		for (; i + 8 <= n; i += 8) {
+			memcpy(&x, s + i, 8);
+			if (swar_special(x))
+				return false;
+		}
+		if (i == n)
+			return true;
+		memcpy(&x, s + n - 8, 8); /* the tail, overlapping what was checked */
+		return !swar_special(x);
+	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x20 || c == '"' || c == '\\')
@@ -496,30 +524,38 @@ static void separate(struct jo_writer *w)
 	w->first = false;
 }
 
-/* The hot path of every member: comma, line break and indentation, the
- * quoted key and the colon with one reservation. Keys are always inside an
- * object (depth >= 1). */
-void jo_w_key(struct jo_writer *w, const char *key)
+/*
+ * The hot path of every member: comma, line break and indentation, the
+ * quoted key and the colon, with room for `value` more bytes reserved in
+ * the same step. Returns where the value goes (the caller sets b.len past
+ * it), or NULL after an error. Keys are always inside an object (depth >= 1).
+ */
+static char *key_then(struct jo_writer *w, const char *key, size_t value)
 {
 	size_t n = strlen(key), pad = w->indent > 0 ? (size_t)w->indent * (size_t)w->depth : 0;
+	char *p;
 
-	if (!plain(key, n)) {
+	if (!plain(key, n)) { /* not in the reports; the general way */
 		separate(w);
 		fail(w, put_string(&w->b, key, n));
 		fail(w, w->indent > 0 ? put(&w->b, ": ", 2) : put(&w->b, ":", 1));
-		w->after_key = true;
-		return;
+		if (reserve(&w->b, value) < 0)
+			fail(w, -ENOMEM);
+		return w->err ? NULL : w->b.p + w->b.len;
 	}
-	if (reserve(&w->b, n + pad + 6) < 0) {
+	if (reserve(&w->b, n + pad + 8 + 6 + value) < 0) {
 		fail(w, -ENOMEM);
-		return;
+		return NULL;
 	}
-	char *p = w->b.p + w->b.len;
+	p = w->b.p + w->b.len;
 	if (!w->first)
 		*p++ = ',';
 	if (w->indent > 0) {
 		*p++ = '\n';
-		memset(p, ' ', pad);
+		/* Eight at a time (the reservation has room): no memset call for
+		 * the few spaces of a report's nesting. */
+		for (size_t k = 0; k < pad; k += 8)
+			memcpy(p + k, "        ", 8);
 		p += pad;
 	}
 	*p++ = '"';
@@ -529,9 +565,18 @@ void jo_w_key(struct jo_writer *w, const char *key)
 	*p++ = ':';
 	if (w->indent > 0)
 		*p++ = ' ';
-	w->b.len = (size_t)(p - w->b.p);
 	w->first = false;
-	w->after_key = true;
+	return p;
+}
+
+void jo_w_key(struct jo_writer *w, const char *key)
+{
+	char *p = key_then(w, key, 0);
+
+	if (p) {
+		w->b.len = (size_t)(p - w->b.p);
+		w->after_key = true;
+	}
 }
 
 void jo_w_int(struct jo_writer *w, int64_t v)
@@ -570,16 +615,26 @@ void jo_w_json(struct jo_writer *w, const json_t *v)
 	fail(w, v ? dump(&w->b, v, w->indent, w->depth) : -ENOMEM);
 }
 
+/* The key-value pairs: one reservation for both. */
 void jo_kint(struct jo_writer *w, const char *key, int64_t v)
 {
-	jo_w_key(w, key);
-	jo_w_int(w, v);
+	char *p = key_then(w, key, 24);
+
+	if (p)
+		w->b.len = (size_t)(p - w->b.p) + fmt_int(p, v);
 }
 
 void jo_kreal(struct jo_writer *w, const char *key, double v)
 {
-	jo_w_key(w, key);
-	jo_w_real(w, v);
+	char *p = key_then(w, key, JO_REAL_MAX);
+	size_t n;
+
+	if (!p)
+		return;
+	n = jo_fmt_real(p, v);
+	w->b.len = (size_t)(p - w->b.p) + n;
+	if (!n)
+		fail(w, -EINVAL);
 }
 
 void jo_kstr(struct jo_writer *w, const char *key, const char *s)
@@ -588,16 +643,27 @@ void jo_kstr(struct jo_writer *w, const char *key, const char *s)
 	jo_w_str(w, s);
 }
 
+static void key_word(struct jo_writer *w, const char *key, const char *word, size_t n)
+{
+	char *p = key_then(w, key, n);
+
+	if (p) {
+		memcpy(p, word, n);
+		w->b.len = (size_t)(p - w->b.p) + n;
+	}
+}
+
 void jo_kbool(struct jo_writer *w, const char *key, bool v)
 {
-	jo_w_key(w, key);
-	jo_w_bool(w, v);
+	if (v)
+		key_word(w, key, "true", 4);
+	else
+		key_word(w, key, "false", 5);
 }
 
 void jo_knull(struct jo_writer *w, const char *key)
 {
-	jo_w_key(w, key);
-	jo_w_null(w);
+	key_word(w, key, "null", 4);
 }
 
 static void open_container(struct jo_writer *w, const char *c)

@@ -625,7 +625,7 @@ static void put_key(struct jo_writer *w, const char *key, bool first)
  * buffer however many connections there are. Connections and events are
  * written at depth 0, one after another: the layout the report always had.
  */
-enum { REP_JSON_CHUNK = 256 * 1024 };
+enum { REP_JSON_CHUNK = 32 * 1024 };
 
 int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {

@@ -251,6 +251,25 @@ int main(void)
 		same_stream(v, "random tree, streamed");
 		json_decref(v);
 	}
+	/* Escapes found at every position of strings around the 8-byte steps
+	 * of the plain-string scan, in values and in keys. */
+	static const unsigned char specials[] = {'"',  '\\', 0x01, 0x1f, 0x20, 0x21,
+						 0x2f, 0x5b, 0x5d, 0x7f, 0x0a};
+	for (size_t len = 1; len <= 20; len++) {
+		for (size_t pos = 0; pos < len; pos++) {
+			for (size_t c = 0; c < sizeof(specials); c++) {
+				char str[24];
+				memset(str, 'a', len);
+				str[pos] = (char)specials[c];
+				str[len] = '\0';
+				same(json_string_nocheck(str), "special byte in a string");
+				json_t *o = json_object();
+				json_object_set_new_nocheck(o, str, json_integer((json_int_t)len));
+				same_stream(o, "special byte in a key");
+				json_decref(o);
+			}
+		}
+	}
 	json_t *t = json_pack("{s:[], s:{}, s:[[], {}, [i, [i, {}]]], s:{s:{s:[]}}}", "a", "b", "c",
 			      1, 2, "d", "e", "f");
 	CHECK(t != NULL);
