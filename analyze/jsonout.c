@@ -504,8 +504,10 @@ void jo_w_init(struct jo_writer *w, FILE *out, size_t flush_at, int indent)
 
 static void fail(struct jo_writer *w, int rc)
 {
-	if (rc < 0 && !w->err)
+	if (rc < 0 && !w->err) {
 		w->err = rc;
+		w->err_at = w->b.len;
+	}
 }
 
 /* Before a key or an array element: the comma and the line break Jansson
@@ -709,17 +711,20 @@ void jo_w_raw(struct jo_writer *w, const char *s)
 	fail(w, put(&w->b, s, strlen(s)));
 }
 
-/* What was buffered before an error still goes out (as when every value
- * was written on its own), unless writing itself failed. */
+/* What was buffered before the first error still goes out, nothing after
+ * it: the output stops where it stopped when every value was written on
+ * its own. */
 int jo_w_flush(struct jo_writer *w)
 {
+	size_t n = w->err ? w->err_at : w->b.len;
+
 	if (!w->out)
 		return w->err;
-	if (!w->out_failed && w->b.len && fwrite(w->b.p, 1, w->b.len, w->out) != w->b.len) {
+	if (!w->out_failed && n && fwrite(w->b.p, 1, n, w->out) != n) {
 		w->out_failed = true;
 		fail(w, -(errno ? errno : EIO));
 	}
-	w->b.len = 0;
+	w->b.len = w->err_at = 0;
 	return w->err;
 }
 
@@ -738,6 +743,12 @@ void jo_w_free(struct jo_writer *w)
 }
 
 /* ---- objects gathered as a field list ---- */
+
+void jo_f_reset(struct jo_fields *l)
+{
+	l->n = 0;
+	l->overflow = false;
+}
 
 /* The next member, or NULL (and overflow set) when the list is full. */
 static struct jo_field *add_field(struct jo_fields *l, const char *key, enum jo_ftype type)

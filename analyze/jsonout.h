@@ -9,12 +9,16 @@
 #include <stdio.h>
 
 /*
- * Reports are built as Jansson values; json_dumpb() then spends most of the
- * time of a large --json run formatting numbers with snprintf and emitting
- * one character at a time through a callback. jo_dump() writes the same
- * bytes as json_dumps(v, JSON_SORT_KEYS | JSON_REAL_PRECISION(16) |
- * JSON_ENCODE_ANY | JSON_INDENT(indent) or JSON_COMPACT) into a growable
- * buffer (tests/unit/test_jsonout.c proves it on every value kind).
+ * The JSON contract is Jansson's format: json_dumps(v, JSON_SORT_KEYS |
+ * JSON_REAL_PRECISION(16) | JSON_ENCODE_ANY | JSON_INDENT(indent) or
+ * JSON_COMPACT). json_dumpb() itself is slow (snprintf for every number,
+ * a callback per character), and building a json_t per value costs as
+ * much again, so:
+ *  - jo_dump() writes a Jansson value in exactly those bytes into a
+ *    growable buffer (tests/unit/test_jsonout.c proves it on every kind);
+ *  - the streaming writer (struct jo_writer below) writes the same bytes
+ *    with no Jansson value at all: what the reports use for their bulk,
+ *    connections and events.
  *
  * The buffer owns its memory; reuse it across values, free it once.
  */
@@ -50,7 +54,8 @@ size_t jo_fmt_real(char *buf, double v);
  * A value right after jo_w_key() is that key's; any other value inside an
  * array is its next element; a value at depth 0 stands alone (the caller
  * writes what goes between top-level values with jo_w_raw()). Errors are
- * sticky: calls after one do nothing useful, jo_w_flush() reports it.
+ * sticky: what is written after one never reaches out, jo_w_flush()
+ * reports it.
  */
 struct jo_writer {
 	struct jo_buf b;
@@ -62,6 +67,7 @@ struct jo_writer {
 	bool after_key;	 /* the next value belongs to the key just written */
 	bool out_failed; /* writing to out failed: nothing more is written */
 	int err;	 /* first error, negative errno */
+	size_t err_at;	 /* b.len when it happened: later bytes are not written */
 };
 
 void jo_w_init(struct jo_writer *w, FILE *out, size_t flush_at, int indent);
@@ -120,6 +126,7 @@ struct jo_fields {
 	struct jo_field f[JO_FIELDS_MAX];
 };
 
+void jo_f_reset(struct jo_fields *l); /* empty, ready for members */
 /* Append a member (keys must be distinct, as json_object_set_new_nocheck's). */
 void jo_f_null(struct jo_fields *l, const char *key);
 void jo_f_int(struct jo_fields *l, const char *key, int64_t v);
@@ -130,7 +137,7 @@ void jo_f_int_pair(struct jo_fields *l, const char *key, int64_t a, int64_t b);
 /* Set key to s, replacing the value of a member of that key if there is one
  * (json_object_set() semantics). */
 void jo_f_set_str(struct jo_fields *l, const char *key, const char *s);
-/* Write the members as one object, keys sorted. */
+/* Write the members as one object, keys sorted (l is sorted in place). */
 void jo_w_fields(struct jo_writer *w, struct jo_fields *l);
 
 /* A whole piece (a top-level value and what follows it) is buffered: write

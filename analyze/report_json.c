@@ -440,8 +440,7 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 {
 	struct jo_fields f;
 
-	f.n = 0;
-	f.overflow = false;
+	jo_f_reset(&f);
 	jo_f_int(&f, "conn", (json_int_t)e->conn);
 	jo_f_str(&f, "dir", dir_name(e->dir));
 	if (e->duration_ns >= 0)

@@ -1,4 +1,5 @@
 /* test_jsonout.c - jo_dump() and the streaming writer write exactly what json_dumps() writes. */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -308,6 +309,40 @@ int main(void)
 	}
 	for (int k = 0; k < 300000; k++)
 		same_real(random_real());
+	/* After an error nothing more reaches the FILE; what came before does. */
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	struct jo_writer w;
+	jo_w_init(&w, f, 0, 1);
+	jo_w_raw(&w, "before ");
+	CHECK(jo_w_commit(&w) == 0);
+	jo_w_raw(&w, "kept ");
+	jo_w_json(&w, NULL); /* a Jansson constructor failed */
+	jo_w_raw(&w, "dropped");
+	jo_w_real(&w, 1.0);
+	CHECK(jo_w_commit(&w) == -ENOMEM);
+	jo_w_raw(&w, "dropped too");
+	CHECK(jo_w_flush(&w) == -ENOMEM);
+	fclose(f);
+	CHECK(memlen == 12 && memcmp(mem, "before kept ", 12) == 0);
+	free(mem);
+	jo_w_free(&w);
+	jo_w_free(NULL);
+	/* NaN is refused, as Jansson refuses it. */
+	jo_w_init(&w, NULL, 0, 0);
+	jo_w_real(&w, NAN);
+	CHECK(w.err == -EINVAL);
+	jo_w_free(&w);
+	struct jo_fields fl;
+	jo_f_reset(&fl);
+	for (int k = 0; k <= JO_FIELDS_MAX; k++)
+		jo_f_int(&fl, "k", k);
+	jo_w_init(&w, NULL, 0, 0);
+	jo_w_fields(&w, &fl);
+	CHECK(w.err == -E2BIG);
+	jo_w_free(&w);
+
 	char nan_buf[JO_REAL_MAX];
 	CHECK(jo_fmt_real(nan_buf, NAN) == 0);
 	CHECK(jo_fmt_real(nan_buf, INFINITY) == 0);
