@@ -1,5 +1,6 @@
 /* report.c - the collecting end of the engine's sink, and shared reporter helpers. */
 #include "analyze/report.h"
+#include "analyze/jsonout.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,6 +16,7 @@ struct report {
 	uint64_t events_dropped;
 	struct rep_totals tot;
 	int write_error;
+	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
 };
 
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
@@ -100,7 +102,7 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 
 	add_conn_totals(&r->tot, c);
 	if (r->cfg.format == REP_NDJSON) {
-		if (rep_ndjson_conn(r->cfg.out, c) < 0)
+		if (rep_ndjson_conn(&r->ndjson, c) < 0)
 			r->write_error = errno ? errno : EIO;
 		return;
 	}
@@ -123,7 +125,7 @@ static void on_event(void *ctx, const struct sum_event *e)
 
 	add_event_totals(&r->tot, e);
 	if (r->cfg.format == REP_NDJSON) {
-		if (rep_ndjson_event(r->cfg.out, e) < 0)
+		if (rep_ndjson_event(&r->ndjson, e) < 0)
 			r->write_error = errno ? errno : EIO;
 		return;
 	}
@@ -155,6 +157,7 @@ struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen
 		return NULL;
 	}
 	r->cfg = *cfg;
+	jo_w_init(&r->ndjson, cfg->out, 0, 0);
 	return r;
 }
 
@@ -192,7 +195,7 @@ int rep_finish(struct report *r, const struct rep_run *run)
 		rc = rep_write_json(r->cfg.out, &d, run);
 		break;
 	case REP_NDJSON:
-		rc = rep_ndjson_tail(r->cfg.out, &d, run);
+		rc = rep_ndjson_tail(&r->ndjson, &d, run);
 		break;
 	default:
 		rc = rep_write_text(r->cfg.out, &d, run);
@@ -214,5 +217,6 @@ void rep_free(struct report *r)
 		return;
 	free(r->conns);
 	free(r->events);
+	jo_w_free(&r->ndjson);
 	free(r);
 }

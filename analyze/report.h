@@ -94,13 +94,37 @@ void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, siz
 int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
 int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run);
 
-/* NDJSON pieces, one line each. */
-int rep_ndjson_conn(FILE *out, const struct sum_conn *c);
-int rep_ndjson_event(FILE *out, const struct sum_event *e);
-int rep_ndjson_tail(FILE *out, const struct rep_data *d, const struct rep_run *run);
+struct jo_writer;
+struct jo_fields;
+
+/* NDJSON pieces, one line each, through w (compact, handed to its FILE a
+ * line at a time). 0 or -errno. */
+int rep_ndjson_conn(struct jo_writer *w, const struct sum_conn *c);
+int rep_ndjson_event(struct jo_writer *w, const struct sum_event *e);
+int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct rep_run *run);
+
+/*
+ * One connection or event as a JSON object, two ways: written straight into
+ * w (what the reports use), and built as a Jansson value (the reference:
+ * test_report_json.c holds the first to jo_dump() of the second, byte for
+ * byte). kind: NULL, or the "kind" member of an NDJSON line. The json_t is
+ * the caller's to json_decref().
+ */
+void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind);
+void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind);
+json_t *rep_jansson_conn(const struct sum_conn *c, const char *kind);
+json_t *rep_jansson_event(const struct sum_event *e, const char *kind);
 
 /* Per-detector reporters (report_<detector>.c): the connection's result
- * object, the event's type-specific keys, and the text findings lines. */
+ * object (rep_jw_*: written directly; rep_json_*: in Jansson), the event's
+ * type-specific keys, and the text findings lines. */
+void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s);
+void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e);
+void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s);
+void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e);
+void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s);
+void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s);
+void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e);
 json_t *rep_json_stall(const struct stall_summary *s);
 void rep_json_stall_event(json_t *o, const struct sum_event *e);
 void rep_text_stall(FILE *out, const struct rep_data *d);

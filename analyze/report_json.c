@@ -1,4 +1,4 @@
-/* report_json.c - JSON (schema 1) and NDJSON reporters built with Jansson. */
+/* report_json.c - JSON (schema 1) and NDJSON reporters: connections and events streamed. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -116,7 +116,7 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	return o;
 }
 
-static json_t *jconn(const struct sum_conn *c)
+json_t *rep_jansson_conn(const struct sum_conn *c, const char *kind)
 {
 	json_t *o = json_object();
 	int64_t dur = c->last_ts - c->first_ts;
@@ -168,6 +168,8 @@ static json_t *jconn(const struct sum_conn *c)
 	json_object_set_new_nocheck(o, "stalls", rep_json_stall(&c->det.stall));
 	json_object_set_new_nocheck(o, "timestamps", json_boolean(c->timestamps));
 	json_object_set_new_nocheck(o, "window_scale_known", json_boolean(c->wscale_known));
+	if (kind)
+		json_object_set_new_nocheck(o, "kind", json_string(kind));
 	return o;
 }
 
@@ -176,7 +178,7 @@ static const char *dir_name(uint8_t dir)
 	return dir == SUM_C2S ? "c2s" : "s2c";
 }
 
-static json_t *jevent(const struct sum_event *e)
+json_t *rep_jansson_event(const struct sum_event *e, const char *kind)
 {
 	json_t *o = json_object();
 
@@ -217,7 +219,268 @@ static json_t *jevent(const struct sum_event *e)
 	default:
 		break;
 	}
+	/* Replaces a pmtu event's own "kind" in NDJSON: set, not added. */
+	if (kind)
+		json_object_set_new_nocheck(o, "kind", json_string(kind));
 	return o;
+}
+
+/* ---- connections and events written directly (the bulk of a report) ----
+ *
+ * The same bytes as jo_dump() of rep_jansson_conn() / rep_jansson_event()
+ * (test_report_json.c compares them), without a json_t per value: keys are
+ * written in sorted order by hand, numbers converted exactly as the Jansson
+ * builders convert them (json_int_t casts included).
+ */
+
+static double sec(int64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
+{
+	jo_w_key(w, key);
+	if (!r->n) {
+		jo_w_null(w);
+		return;
+	}
+	jo_w_obj(w);
+	jo_kreal(w, "avg_s", sec(r->sum_ns / (int64_t)r->n));
+	jo_kreal(w, "max_s", sec(r->max_ns));
+	jo_kreal(w, "min_s", sec(r->min_ns));
+	jo_kint(w, "samples", (json_int_t)r->n);
+	jo_w_obj_end(w);
+}
+
+static void w_rate(struct jo_writer *w, const char *key, uint64_t bytes, int64_t dur_ns)
+{
+	if (dur_ns <= 0)
+		jo_knull(w, key);
+	else
+		jo_kreal(w, key, (double)bytes * 8.0 / ((double)dur_ns / 1e9));
+}
+
+static void w_endpoint(struct jo_writer *w, const char *key, const struct dec_addr *a,
+		       uint16_t port)
+{
+	char buf[64];
+	rep_format_endpoint(a, port, buf, sizeof(buf));
+	jo_kstr(w, key, buf);
+}
+
+/* jdir(), keys sorted. */
+static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
+		  const struct sum_dir *peer, int64_t dur_ns)
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	jo_kint(w, "ack_reordering", (json_int_t)d->ack_reordering);
+	jo_kint(w, "acked_unseen", (json_int_t)d->acked_unseen);
+	if (d->data_packets)
+		jo_kreal(w, "avg_payload", (double)d->payload_bytes / (double)d->data_packets);
+	else
+		jo_knull(w, "avg_payload");
+	jo_kint(w, "data_packets", (json_int_t)d->data_packets);
+	jo_kint(w, "dsack_blocks", (json_int_t)d->dsack_blocks);
+	jo_kint(w, "dup_acks", (json_int_t)d->dup_acks);
+	jo_kint(w, "fast_retransmissions", (json_int_t)d->fast_retrans);
+	jo_kint(w, "fin", (json_int_t)d->fin);
+	if (d->packets)
+		jo_kreal(w, "first_ts", sec(d->first_ts));
+	else
+		jo_knull(w, "first_ts");
+	w_rate(w, "goodput_bps", d->unique_bytes, dur_ns);
+	jo_kint(w, "ip_bytes", (json_int_t)d->ip_bytes);
+	if (d->isn_known)
+		jo_kint(w, "isn", d->isn);
+	else
+		jo_knull(w, "isn");
+	jo_kint(w, "keepalives", (json_int_t)d->keepalives);
+	if (d->packets)
+		jo_kreal(w, "last_ts", sec(d->last_ts));
+	else
+		jo_knull(w, "last_ts");
+	jo_kint(w, "lost_segments", (json_int_t)d->lost_segments);
+	jo_kint(w, "lost_upstream", (json_int_t)d->lost_upstream);
+	jo_kint(w, "max_in_flight", (json_int_t)d->max_in_flight);
+	if (d->data_packets)
+		jo_kint(w, "max_payload", d->max_payload);
+	else
+		jo_knull(w, "max_payload");
+	if (d->packets)
+		jo_kint(w, "max_window", (json_int_t)d->max_window);
+	else
+		jo_knull(w, "max_window");
+	if (d->data_packets)
+		jo_kint(w, "min_payload", d->min_payload);
+	else
+		jo_knull(w, "min_payload");
+	if (d->packets)
+		jo_kint(w, "min_window", (json_int_t)d->min_window);
+	else
+		jo_knull(w, "min_window");
+	if (d->mss)
+		jo_kint(w, "mss", d->mss);
+	else
+		jo_knull(w, "mss");
+	jo_kint(w, "new_acks", (json_int_t)d->new_acks);
+	jo_kint(w, "out_of_order", (json_int_t)d->out_of_order);
+	jo_w_key(w, "out_of_order_by");
+	jo_w_obj(w);
+	jo_kint(w, "ip_id", (json_int_t)d->ooo_by[SUM_BY_IPID]);
+	jo_kint(w, "timing", (json_int_t)d->ooo_by[SUM_BY_TIMING]);
+	jo_kint(w, "tsval", (json_int_t)d->ooo_by[SUM_BY_TSVAL]);
+	jo_w_obj_end(w);
+	jo_kint(w, "oversize_segments", (json_int_t)d->oversize);
+	jo_kint(w, "packets", (json_int_t)d->packets);
+	jo_kint(w, "payload_bytes", (json_int_t)d->payload_bytes);
+	jo_kint(w, "pure_acks", (json_int_t)d->pure_acks);
+	jo_kint(w, "retrans_bytes", (json_int_t)d->retrans_bytes);
+	jo_kint(w, "retransmissions", (json_int_t)d->retrans);
+	jo_kint(w, "rst", (json_int_t)d->rst);
+	jo_kint(w, "rto_retransmissions", (json_int_t)d->rto_retrans);
+	w_rtt(w, "rtt", &d->rtt);
+	w_rtt(w, "rtt_ts", &d->rtt_ts);
+	jo_kint(w, "sack_acks", (json_int_t)d->sack_acks);
+	if (peer->new_acks)
+		jo_kreal(w, "segments_per_ack", (double)d->data_packets / (double)peer->new_acks);
+	else
+		jo_knull(w, "segments_per_ack");
+	jo_kint(w, "spurious_retransmissions", (json_int_t)d->spurious_retrans);
+	jo_kint(w, "syn", (json_int_t)d->syn);
+	w_rate(w, "throughput_bps", d->payload_bytes, dur_ns);
+	jo_kint(w, "unique_bytes", (json_int_t)d->unique_bytes);
+	jo_kint(w, "unseen_bytes", (json_int_t)d->unseen_bytes);
+	jo_kint(w, "window_full", (json_int_t)d->window_full);
+	if (d->wscale >= 0)
+		jo_kint(w, "wscale", d->wscale);
+	else
+		jo_knull(w, "wscale");
+	jo_kint(w, "zero_windows", (json_int_t)d->zero_windows);
+	jo_w_obj_end(w);
+}
+
+static void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
+{
+	if (mss)
+		jo_kint(w, key, mss);
+	else
+		jo_knull(w, key);
+}
+
+void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind)
+{
+	int64_t dur = c->last_ts - c->first_ts;
+
+	jo_w_obj(w);
+	w_dir(w, "c2s", &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
+	w_endpoint(w, "client", &c->client, c->client_port);
+	jo_kreal(w, "duration_s", sec(dur));
+	jo_kbool(w, "evicted", c->evicted);
+	jo_kreal(w, "first_ts", sec(c->first_ts));
+	jo_kint(w, "first_ts_ns", c->first_ts);
+	jo_w_key(w, "frames");
+	jo_w_arr(w);
+	jo_w_int(w, (json_int_t)c->first_frame);
+	jo_w_int(w, (json_int_t)c->last_frame);
+	jo_w_arr_end(w);
+	if (c->handshake_rtt_ns >= 0)
+		jo_kreal(w, "handshake_rtt_s", sec(c->handshake_rtt_ns));
+	else
+		jo_knull(w, "handshake_rtt_s");
+	jo_kint(w, "id", (json_int_t)c->id);
+	jo_kint(w, "input", c->first_input);
+	if (kind)
+		jo_kstr(w, "kind", kind);
+	jo_kint(w, "last_input", c->last_input);
+	jo_kreal(w, "last_ts", sec(c->last_ts));
+	jo_w_key(w, "mss");
+	jo_w_obj(w);
+	w_mss_or_null(w, "client", c->dir[SUM_C2S].mss);
+	w_mss_or_null(w, "server", c->dir[SUM_S2C].mss);
+	jo_w_obj_end(w);
+	jo_w_key(w, "mtu_findings");
+	rep_jw_mtu(w, &c->det.mtu);
+	jo_w_key(w, "queues");
+	jo_w_arr(w);
+	for (unsigned q = 0; q < 64; q++)
+		if (c->queue_mask & (1ull << q))
+			jo_w_int(w, q);
+	jo_w_arr_end(w);
+	jo_w_key(w, "reordering");
+	rep_jw_reorder(w, &c->det.reorder);
+	jo_kbool(w, "roles_from_syn", c->roles_from_syn);
+	w_dir(w, "s2c", &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
+	jo_w_key(w, "sack");
+	rep_jw_sack(w, &c->det.sack);
+	jo_kbool(w, "sack_permitted", c->sack_permitted);
+	w_endpoint(w, "server", &c->server, c->server_port);
+	jo_w_key(w, "stalls");
+	rep_jw_stall(w, &c->det.stall);
+	jo_kstr(w, "state", sum_state_name(c->state));
+	jo_kbool(w, "timestamps", c->timestamps);
+	jo_kint(w, "vantage", c->vantage);
+	jo_kbool(w, "window_scale_known", c->wscale_known);
+	jo_w_key(w, "wscale");
+	if (c->wscale_known) {
+		/* json_pack "i": the int the int8_t promotes to. */
+		jo_w_obj(w);
+		jo_kint(w, "client", c->dir[SUM_C2S].wscale);
+		jo_kint(w, "server", c->dir[SUM_S2C].wscale);
+		jo_w_obj_end(w);
+	} else {
+		jo_w_null(w);
+	}
+	jo_w_obj_end(w);
+}
+
+/* Events gather their members in a list: each detector adds its own. */
+void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind)
+{
+	struct jo_fields f;
+
+	jo_f_reset(&f);
+	jo_f_int(&f, "conn", (json_int_t)e->conn);
+	jo_f_str(&f, "dir", dir_name(e->dir));
+	if (e->duration_ns >= 0)
+		jo_f_real(&f, "duration_s", sec(e->duration_ns));
+	else
+		jo_f_null(&f, "duration_s");
+	jo_f_int(&f, "input", e->input);
+	jo_f_real(&f, "ts", sec(e->ts));
+	jo_f_str(&f, "type", sum_event_name(e->type));
+	jo_f_int_pair(&f, "frames", (json_int_t)e->frame_first, (json_int_t)e->frame_last);
+	jo_f_int(&f, "bytes", (json_int_t)e->bytes);
+	jo_f_int(&f, "rel_seq", e->rel_seq);
+	switch (e->type) {
+	case SUM_EV_REORDER:
+		jo_f_str(&f, "decided_by", sum_reorder_by_name((enum sum_reorder_by)e->by));
+		jo_f_int(&f, "extent", e->extent);
+		if (e->queue_switch < 0)
+			jo_f_null(&f, "queue_switch");
+		else
+			jo_f_bool(&f, "queue_switch", e->queue_switch);
+		break;
+	case SUM_EV_STALL:
+		rep_jw_stall_event(&f, e);
+		break;
+	case SUM_EV_SACK_HOLE:
+		rep_jw_sack_event(&f, e);
+		break;
+	case SUM_EV_MTU_ALIGNMENT:
+	case SUM_EV_PMTU:
+		rep_jw_mtu_event(&f, e);
+		break;
+	case SUM_EV_CAPTURE_LOSS:
+		jo_f_int(&f, "segments", e->segments);
+		break;
+	default:
+		break;
+	}
+	if (kind)
+		jo_f_set_str(&f, "kind", kind);
+	jo_w_fields(w, &f);
 }
 
 static json_t *jinput(const struct src_input *in)
@@ -340,90 +603,71 @@ static json_t *jtool(const struct rep_run *run)
 	return json_pack("{s:s, s:i}", "version", run->version, "schema", REP_JSON_SCHEMA);
 }
 
-/*
- * Serialize v (stealing the reference) with jsonout (Jansson's format, a
- * fraction of json_dumpb()'s time) and write it with one fwrite.
- */
-static int dump_value(FILE *out, struct jo_buf *buf, json_t *v, int indent, const char *after)
+/* Write v (stolen; NULL: a constructor failed) as the next value. */
+static void put_json(struct jo_writer *w, json_t *v)
 {
-	int rc;
-
-	jo_reset(buf);
-	rc = v ? jo_dump(buf, v, indent) : -ENOMEM;
+	jo_w_json(w, v);
 	json_decref(v);
-	if (rc == 0 && (fwrite(buf->p, 1, buf->len, out) != buf->len || fputs(after, out) == EOF))
-		rc = -(errno ? errno : EIO);
-	return rc;
-}
-
-static int dump_line(FILE *out, json_t *o)
-{
-	struct jo_buf buf = {0};
-	int rc = dump_value(out, &buf, o, 0, "\n");
-	jo_free(&buf);
-	return rc;
 }
 
 /* A top-level key of the document; elements of arrays one after another. */
-static int put_key(FILE *out, const char *key, bool first)
+static void put_key(struct jo_writer *w, const char *key, bool first)
 {
-	return fprintf(out, "%s\n \"%s\": ", first ? "{" : ",", key) < 0 ? -EIO : 0;
+	jo_w_raw(w, first ? "{\n \"" : ",\n \"");
+	jo_w_raw(w, key);
+	jo_w_raw(w, "\": ");
 }
 
 /*
- * The document is written piece by piece, keys in sorted order, so memory
- * stays that of one connection's objects however many there are.
+ * The document is written piece by piece, keys in sorted order, into one
+ * buffer written out in REP_JSON_CHUNK pieces: memory stays that of the
+ * buffer however many connections there are. Connections and events are
+ * written at depth 0, one after another: the layout the report always had.
  */
+enum { REP_JSON_CHUNK = 32 * 1024 };
+
 int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	struct jo_buf buf = {0};
-	const int flags = 1; /* indent */
-	int rc = put_key(out, "connections", true);
+	struct jo_writer w;
+	int rc;
 
-	if (rc == 0 && fputs("[", out) == EOF)
-		rc = -EIO;
-	for (size_t k = 0; k < d->nconns && rc == 0; k++)
-		rc = dump_value(out, &buf, jconn(&d->conns[k]), flags,
-				k + 1 < d->nconns ? ",\n" : "");
-	if (rc == 0 && fputs("]", out) == EOF)
-		rc = -EIO;
-	if (rc == 0)
-		rc = put_key(out, "events", false);
-	if (rc == 0 && fputs("[", out) == EOF)
-		rc = -EIO;
-	for (size_t k = 0; k < d->nevents && rc == 0; k++)
-		rc = dump_value(out, &buf, jevent(&d->events[k]), flags,
-				k + 1 < d->nevents ? ",\n" : "");
-	if (rc == 0 && fputs("]", out) == EOF)
-		rc = -EIO;
-	if (rc == 0 && run->filter) {
-		rc = put_key(out, "filter", false);
-		if (rc == 0)
-			rc = dump_value(out, &buf, json_string(run->filter), flags, "");
+	jo_w_init(&w, out, REP_JSON_CHUNK, 1);
+	put_key(&w, "connections", true);
+	jo_w_raw(&w, "[");
+	for (size_t k = 0; k < d->nconns && !w.err; k++) {
+		rep_jw_conn(&w, &d->conns[k], NULL);
+		if (k + 1 < d->nconns)
+			jo_w_raw(&w, ",\n");
+		jo_w_commit(&w);
 	}
-	if (rc == 0) {
-		json_t *inputs = json_array();
-		for (unsigned k = 0; k < run->ninputs; k++)
-			json_array_append_new(inputs, jinput(run->inputs[k]));
-		rc = put_key(out, "inputs", false);
-		if (rc == 0)
-			rc = dump_value(out, &buf, inputs, flags, "");
-		else
-			json_decref(inputs);
+	jo_w_raw(&w, "]");
+	put_key(&w, "events", false);
+	jo_w_raw(&w, "[");
+	for (size_t k = 0; k < d->nevents && !w.err; k++) {
+		rep_jw_event(&w, &d->events[k], NULL);
+		if (k + 1 < d->nevents)
+			jo_w_raw(&w, ",\n");
+		jo_w_commit(&w);
 	}
-	if (rc == 0)
-		rc = put_key(out, "summary", false);
-	if (rc == 0)
-		rc = dump_value(out, &buf, jsummary(d, run), flags, "");
-	if (rc == 0)
-		rc = put_key(out, "tcpsift", false);
-	if (rc == 0)
-		rc = dump_value(out, &buf, jtool(run), flags, "");
-	if (rc == 0)
-		rc = put_key(out, "vantages", false);
-	if (rc == 0)
-		rc = dump_value(out, &buf, jvantages(run), flags, "\n}\n");
-	jo_free(&buf);
+	jo_w_raw(&w, "]");
+	if (run->filter) {
+		put_key(&w, "filter", false);
+		put_json(&w, json_string(run->filter));
+	}
+	json_t *inputs = json_array();
+	for (unsigned k = 0; k < run->ninputs; k++)
+		json_array_append_new(inputs, jinput(run->inputs[k]));
+	put_key(&w, "inputs", false);
+	put_json(&w, inputs);
+	put_key(&w, "summary", false);
+	put_json(&w, jsummary(d, run));
+	put_key(&w, "tcpsift", false);
+	put_json(&w, jtool(run));
+	put_key(&w, "vantages", false);
+	put_json(&w, jvantages(run));
+	jo_w_raw(&w, "\n}\n");
+	rc = jo_w_flush(&w);
+	jo_w_free(&w);
 	return rc;
 }
 
@@ -433,27 +677,40 @@ static json_t *with_kind(json_t *o, const char *kind)
 	return o;
 }
 
-int rep_ndjson_conn(FILE *out, const struct sum_conn *c)
+/* One NDJSON line, handed to the FILE at once: lines reach a reader of
+ * the stream as soon as stdio would let them. */
+static int end_line(struct jo_writer *w)
 {
-	return dump_line(out, with_kind(jconn(c), "connection"));
+	jo_w_raw(w, "\n");
+	return jo_w_flush(w);
 }
 
-int rep_ndjson_event(FILE *out, const struct sum_event *e)
+int rep_ndjson_conn(struct jo_writer *w, const struct sum_conn *c)
 {
-	return dump_line(out, with_kind(jevent(e), "event"));
+	rep_jw_conn(w, c, "connection");
+	return end_line(w);
 }
 
-int rep_ndjson_tail(FILE *out, const struct rep_data *d, const struct rep_run *run)
+int rep_ndjson_event(struct jo_writer *w, const struct sum_event *e)
+{
+	rep_jw_event(w, e, "event");
+	return end_line(w);
+}
+
+int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct rep_run *run)
 {
 	int rc = 0;
 
-	for (unsigned k = 0; k < run->ninputs && rc == 0; k++)
-		rc = dump_line(out, with_kind(jinput(run->inputs[k]), "input"));
+	for (unsigned k = 0; k < run->ninputs && rc == 0; k++) {
+		put_json(w, with_kind(jinput(run->inputs[k]), "input"));
+		rc = end_line(w);
+	}
 	if (rc == 0) {
 		json_t *s = with_kind(jsummary(d, run), "summary");
 		json_object_set_new_nocheck(s, "tcpsift", jtool(run));
 		json_object_set_new_nocheck(s, "vantages", jvantages(run));
-		rc = dump_line(out, s);
+		put_json(w, s);
+		rc = end_line(w);
 	}
 	return rc;
 }

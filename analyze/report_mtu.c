@@ -1,6 +1,7 @@
 /* report_mtu.c - JSON and text for the MTU / alignment detector's results. */
 #include <inttypes.h>
 
+#include "analyze/jsonout.h"
 #include "analyze/report.h"
 
 static const char *const mtu_dir_names[2] = {"c2s", "s2c"};
@@ -106,6 +107,123 @@ void rep_json_mtu_event(json_t *o, const struct sum_event *e)
 		json_object_set_new_nocheck(o, "big_mtu", jnum_or_null(m->big_mtu));
 		json_object_set_new_nocheck(o, "payload", json_integer(m->payload));
 		json_object_set_new_nocheck(o, "retransmissions", json_integer(m->retransmissions));
+	}
+}
+
+static void w_num_or_null(struct jo_writer *w, const char *key, uint32_t v)
+{
+	if (v)
+		jo_kint(w, key, v);
+	else
+		jo_knull(w, key);
+}
+
+static void w_pair(struct jo_writer *w, const char *key, uint32_t c2s, uint32_t s2c)
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	w_num_or_null(w, "c2s", c2s);
+	w_num_or_null(w, "s2c", s2c);
+	jo_w_obj_end(w);
+}
+
+/* json_pack "{s:i, s:i}" given (json_int_t) values: va_arg reads an int,
+ * the low 32 bits. Kept so the two writers agree on every value. */
+static void w_int_pair(struct jo_writer *w, const char *key, const uint32_t v[2])
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	jo_kint(w, "c2s", (int32_t)v[0]);
+	jo_kint(w, "s2c", (int32_t)v[1]);
+	jo_w_obj_end(w);
+}
+
+/* rep_json_mtu(), written directly (its keys are already in order). */
+void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s)
+{
+	jo_w_obj(w);
+	w_num_or_null(w, "aligned_above", s->aligned_above);
+	w_num_or_null(w, "aligned_below", s->aligned_below);
+	jo_kbool(w, "collapse", s->collapse);
+	if (s->collapse)
+		jo_kstr(w, "collapse_by", mtu_collapse_names[s->collapse_by]);
+	else
+		jo_knull(w, "collapse_by");
+	if (s->transfer_ns) {
+		jo_kreal(w, "collapse_idle_s", (double)s->idle_ns / 1e9);
+		jo_kreal(w, "collapse_transfer_s", (double)s->transfer_ns / 1e9);
+	} else {
+		jo_knull(w, "collapse_idle_s");
+		jo_knull(w, "collapse_transfer_s");
+	}
+	if (s->implied_mtu[s->dir & 1])
+		jo_kstr(w, "dir", mtu_dir_names[s->dir & 1]);
+	else
+		jo_knull(w, "dir");
+	jo_w_key(w, "full_size");
+	jo_w_obj(w);
+	jo_kbool(w, "c2s", s->full_size[0]);
+	jo_kbool(w, "s2c", s->full_size[1]);
+	jo_w_obj_end(w);
+	w_pair(w, "header_bytes", s->header_bytes[0], s->header_bytes[1]);
+	w_num_or_null(w, "icmp_mtu", s->icmp_mtu);
+	jo_kint(w, "icmp_too_big", s->icmp_too_big);
+	w_pair(w, "implied_mtu", s->implied_mtu[0], s->implied_mtu[1]);
+	w_pair(w, "largest_payload", s->largest_payload[0], s->largest_payload[1]);
+	jo_kbool(w, "misaligned", s->misaligned);
+	jo_w_key(w, "misaligned_dirs");
+	jo_w_arr(w);
+	for (int k = 0; k < 2; k++)
+		if (s->misaligned_dir[k])
+			jo_w_str(w, mtu_dir_names[k]);
+	jo_w_arr_end(w);
+	w_pair(w, "mss", s->mss[0], s->mss[1]);
+	w_int_pair(w, "oversize", s->oversize);
+	jo_kint(w, "oversize_segments", s->oversize_segments);
+	if (s->aligned_above)
+		jo_kint(w, "payload_mod_4096", s->payload_mod_4096);
+	else
+		jo_knull(w, "payload_mod_4096");
+	jo_kbool(w, "pmtu_blackhole", s->pmtu_blackhole);
+	w_num_or_null(w, "pmtu_blackhole_mtu", s->blackhole_mtu);
+	jo_kint(w, "pmtu_blackhole_resends", s->blackhole_resends);
+	w_num_or_null(w, "pmtu_blackhole_shrunk_mtu", s->blackhole_shrunk_mtu);
+	jo_kint(w, "pmtu_blackholes", s->blackholes);
+	w_int_pair(w, "superframes", s->superframes);
+	jo_w_obj_end(w);
+}
+
+static void f_num_or_null(struct jo_fields *f, const char *key, uint32_t v)
+{
+	if (v)
+		jo_f_int(f, key, v);
+	else
+		jo_f_null(f, key);
+}
+
+void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e)
+{
+	const struct mtu_event *m = &e->u.mtu;
+	unsigned kind = m->kind < MTU_PMTU_KIND_COUNT ? m->kind : MTU_PMTU_NONE;
+
+	f_num_or_null(f, "mtu", m->mtu);
+	jo_f_str(f, "reason", m->reason ? m->reason : "");
+	if (e->type == SUM_EV_MTU_ALIGNMENT) {
+		f_num_or_null(f, "aligned_above", m->aligned_above);
+		f_num_or_null(f, "aligned_below", m->aligned_below);
+		jo_f_int(f, "payload", m->payload);
+		jo_f_int(f, "payload_mod_4096", m->payload_mod_4096);
+		jo_f_int(f, "segments", e->segments);
+		return;
+	}
+	jo_f_str(f, "kind", mtu_pmtu_names[kind]);
+	if (kind == MTU_PMTU_ICMP) {
+		jo_f_int(f, "icmp_code", m->icmp_code);
+		jo_f_int(f, "icmp_type", m->icmp_type);
+	} else if (kind == MTU_PMTU_BLACKHOLE) {
+		f_num_or_null(f, "big_mtu", m->big_mtu);
+		jo_f_int(f, "payload", m->payload);
+		jo_f_int(f, "retransmissions", m->retransmissions);
 	}
 }
 

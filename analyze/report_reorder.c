@@ -1,6 +1,7 @@
 /* report_reorder.c - JSON and text for the reordering / queue detector's results. */
 #include <inttypes.h>
 
+#include "analyze/jsonout.h"
 #include "analyze/report.h"
 
 enum { REORDER_TEXT_EXAMPLES = 3 }; /* connections named under each line */
@@ -23,6 +24,30 @@ json_t *rep_json_reorder(const struct reorder_summary *s)
 	json_object_set_new_nocheck(o, "reorder_queue_unknown",
 				    q ? json_integer(s->switch_unknown) : json_null());
 	return o;
+}
+
+/* rep_json_reorder(), written directly. */
+void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s)
+{
+	bool q = s->queues_known;
+
+	jo_w_obj(w);
+	jo_kint(w, "ack_reordering", s->ack_reordering);
+	jo_kint(w, "events", s->events);
+	jo_kint(w, "max_extent", s->max_extent);
+	if (q)
+		jo_kint(w, "queue_switches", s->queue_switches);
+	else
+		jo_knull(w, "queue_switches");
+	jo_kint(w, "queues_used", s->queues_used);
+	if (q) {
+		jo_kint(w, "reorder_on_queue_switch", s->reorder_on_queue_switch);
+		jo_kint(w, "reorder_queue_unknown", s->switch_unknown);
+	} else {
+		jo_knull(w, "reorder_on_queue_switch");
+		jo_knull(w, "reorder_queue_unknown");
+	}
+	jo_w_obj_end(w);
 }
 
 static void queue_range(FILE *out, const struct reorder_summary *s)

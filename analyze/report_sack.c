@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "analyze/jsonout.h"
 #include "analyze/report.h"
 
 static const char *const closed_names[SACKB_CLOSED_COUNT] = {
@@ -53,6 +54,54 @@ void rep_json_sack_event(json_t *o, const struct sum_event *e)
 				    json_string(h->passed_capture ? "downstream" : "upstream"));
 	json_object_set_new_nocheck(o, "passed_capture", json_boolean(h->passed_capture));
 	json_object_set_new_nocheck(o, "segments", json_integer(h->segments));
+}
+
+/* closed_names indexes in strcmp order of the names (JSON_SORT_KEYS). */
+static const unsigned closed_sorted[SACKB_CLOSED_COUNT] = {
+    SACKB_CLOSED_OTHER,	  /* acked */
+    SACKB_CLOSED_OPEN,	  /* open */
+    SACKB_CLOSED_REORDER, /* reordering */
+    SACKB_CLOSED_RETRANS, /* retransmission */
+};
+
+/* rep_json_sack(), written directly. */
+void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
+{
+	jo_w_obj(w);
+	jo_w_key(w, "closed_by");
+	jo_w_obj(w);
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++) {
+		unsigned c = closed_sorted[k];
+		jo_kint(w, closed_names[c], s->by_closed[c]);
+	}
+	jo_w_obj_end(w);
+	jo_kint(w, "dsack", s->dsack);
+	jo_kint(w, "hole_bytes", (json_int_t)s->hole_bytes);
+	jo_kint(w, "holes", s->holes);
+	jo_kint(w, "holes_not_tracked", s->overflow);
+	jo_kint(w, "invalid_blocks", s->invalid_blocks);
+	jo_kint(w, "lost_downstream", s->lost_downstream);
+	jo_kint(w, "lost_upstream", s->lost_upstream);
+	jo_kint(w, "max_bytes_in_holes", (json_int_t)s->max_hole_bytes_outstanding);
+	jo_kint(w, "recoveries", s->recoveries);
+	jo_kint(w, "recoveries_open_at_end", s->open_at_end_dirs);
+	jo_kreal(w, "recovery_max_s", (double)s->recovery_max_ns / 1e9);
+	jo_kreal(w, "recovery_time_s", (double)s->recovery_time_ns / 1e9);
+	jo_kint(w, "reneged_bytes", (json_int_t)s->reneged_bytes);
+	jo_kint(w, "reneging", s->reneging);
+	jo_kint(w, "sacked_ranges_not_tracked", s->block_overflow);
+	jo_w_obj_end(w);
+}
+
+void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e)
+{
+	const struct sackb_event *h = &e->u.hole;
+
+	jo_f_str(f, "closed_by",
+		 h->closed_by < SACKB_CLOSED_COUNT ? closed_names[h->closed_by] : "open");
+	jo_f_str(f, "lost", h->passed_capture ? "downstream" : "upstream");
+	jo_f_bool(f, "passed_capture", h->passed_capture);
+	jo_f_int(f, "segments", h->segments);
 }
 
 /* "850 us", "1.2 ms", "2.35 s". */

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "analyze/jsonout.h"
 #include "analyze/report.h"
 
 static const char *const stall_class_names[STALL_CLASS_COUNT] = {
@@ -76,6 +77,72 @@ void rep_json_stall_event(json_t *o, const struct sum_event *e)
 	json_object_set_new_nocheck(o, "recurring", json_boolean(s->recurring));
 	json_object_set_new_nocheck(o, "rwnd", json_integer((json_int_t)s->rwnd));
 	json_object_set_new_nocheck(o, "timer_like", json_boolean(s->timer_like));
+}
+
+/* stall_class_names indexes in strcmp order of the names (JSON_SORT_KEYS). */
+static const unsigned stall_class_sorted[STALL_CLASS_COUNT] = {
+    STALL_DELAYED_ACK, STALL_RTO, STALL_SENDER_IDLE, STALL_UNKNOWN, STALL_ZERO_WINDOW,
+};
+
+/* rep_json_stall(), written directly. */
+void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s)
+{
+	jo_w_obj(w);
+	jo_w_key(w, "ack_delay");
+	if (s->ack_delay_n) {
+		jo_w_obj(w);
+		jo_kreal(w, "avg_s", (double)(s->ack_delay_sum_ns / (int64_t)s->ack_delay_n) / 1e9);
+		jo_kreal(w, "max_s", (double)s->ack_delay_max_ns / 1e9);
+		jo_kreal(w, "min_s", (double)s->ack_delay_min_ns / 1e9);
+		jo_kint(w, "n", (json_int_t)s->ack_delay_n);
+		jo_w_obj_end(w);
+	} else {
+		jo_w_null(w);
+	}
+	jo_w_key(w, "by_class");
+	jo_w_obj(w);
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++) {
+		unsigned c = stall_class_sorted[k];
+		jo_kint(w, stall_class_names[c], s->by_class[c]);
+	}
+	jo_w_obj_end(w);
+	jo_w_key(w, "clusters");
+	jo_w_obj(w);
+	jo_kint(w, "delack_40ms", (json_int_t)s->hist[STALL_HIST_DELACK40]);
+	jo_kint(w, "timer_200ms", (json_int_t)s->hist[STALL_HIST_TIMER200]);
+	jo_w_obj_end(w);
+	jo_kint(w, "count", s->count);
+	jo_w_key(w, "histogram");
+	jo_w_arr(w);
+	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++)
+		jo_w_int(w, s->hist[k]);
+	jo_w_arr_end(w);
+	jo_w_key(w, "histogram_edges_ms");
+	jo_w_arr(w);
+	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++)
+		jo_w_int(w, stall_edges_ms[k]);
+	jo_w_arr_end(w);
+	jo_kreal(w, "max_s", (double)s->max_ns / 1e9);
+	jo_kint(w, "recurring", s->recurring);
+	jo_kreal(w, "time_s", (double)s->time_ns / 1e9);
+	jo_kint(w, "timer_like", s->timer_like);
+	jo_w_obj_end(w);
+}
+
+void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e)
+{
+	const struct stall_event *s = &e->u.stall;
+
+	if (s->ack_delay_ns >= 0)
+		jo_f_real(f, "ack_delay_s", (double)s->ack_delay_ns / 1e9);
+	else
+		jo_f_null(f, "ack_delay_s");
+	jo_f_str(f, "class", rep_stall_class_name(s->cls));
+	jo_f_int(f, "in_flight", s->in_flight);
+	jo_f_str(f, "reason", s->reason ? s->reason : "");
+	jo_f_bool(f, "recurring", s->recurring);
+	jo_f_int(f, "rwnd", (json_int_t)s->rwnd);
+	jo_f_bool(f, "timer_like", s->timer_like);
 }
 
 /* "850 us", "40.1 ms", "1.36 s". */
