@@ -99,7 +99,8 @@ void rep_json_mtu_event(json_t *o, const struct sum_event *e)
 		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
 		return;
 	}
-	json_object_set_new_nocheck(o, "kind", json_string(mtu_pmtu_names[kind]));
+	/* Not "kind": NDJSON lines carry their own "kind" (event, connection). */
+	json_object_set_new_nocheck(o, "pmtu_kind", json_string(mtu_pmtu_names[kind]));
 	if (kind == MTU_PMTU_ICMP) {
 		json_object_set_new_nocheck(o, "icmp_code", json_integer(m->icmp_code));
 		json_object_set_new_nocheck(o, "icmp_type", json_integer(m->icmp_type));
@@ -216,7 +217,7 @@ void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e)
 		jo_f_int(f, "segments", e->segments);
 		return;
 	}
-	jo_f_str(f, "kind", mtu_pmtu_names[kind]);
+	jo_f_str(f, "pmtu_kind", mtu_pmtu_names[kind]);
 	if (kind == MTU_PMTU_ICMP) {
 		jo_f_int(f, "icmp_code", m->icmp_code);
 		jo_f_int(f, "icmp_type", m->icmp_type);

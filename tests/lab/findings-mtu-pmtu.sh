@@ -17,7 +17,7 @@
 # counter of suppressed ICMPs, and from tshark the sequence A sent full-size
 # (1448) more than twice before re-sending it smaller (blackhole).
 # Checks: icmp: icmp_too_big == tshark count == R's counter (> 0), icmp_mtu
-# 1400, one pmtu event (kind icmp_too_big) per ICMP, no black hole;
+# 1400, one pmtu event (pmtu_kind icmp_too_big) per ICMP, no black hole;
 # blackhole: pmtu_blackhole, one blackhole event whose retransmissions ==
 # tshark's RTO re-sends of that segment and whose mtu == the shrunk segment's
 # IP length, icmp_too_big 0.
@@ -82,8 +82,8 @@ print(1 if first else 0, first[0] if first else 0, first[1] + 52 if first else 0
 	read -r ev_icmp ev_bh ev_rtx ev_mtu < <(python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 ev = [e for e in d["events"] if e["type"] == "pmtu"]
-bh = [e for e in ev if e.get("kind") == "blackhole"]
-print(sum(e.get("kind") == "icmp_too_big" for e in ev), len(bh),
+bh = [e for e in ev if e.get("pmtu_kind") == "blackhole"]
+print(sum(e.get("pmtu_kind") == "icmp_too_big" for e in ev), len(bh),
       bh[0]["retransmissions"] if bh else 0, bh[0]["mtu"] if bh else 0)' "$json")
 
 	if [ "$mode" = icmp ]; then

@@ -488,7 +488,7 @@ static void test_event_edges(void)
 		e.duration_ns = INT64_MAX;
 		check_event(&e); /* maxima */
 	}
-	/* Every pmtu kind: its own "kind" member gives way to NDJSON's. */
+	/* Every pmtu kind (its key is pmtu_kind, apart from NDJSON's "kind"). */
 	for (uint8_t k = 0; k <= MTU_PMTU_KIND_COUNT; k++) {
 		pick_event(&e, SUM_EV_PMTU);
 		e.u.mtu.kind = k;
