@@ -894,7 +894,7 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 	const struct tm_detail *dt = &pv->m.detail;
 	const struct sum_conn *s = &dt->s;
 	char a[64], b[64], c[24], d[24];
-	int y0 = y, end = y + rows;
+	int end = y + rows;
 
 	hline_fill(y, 0, cols, pair_attr(v, TV_P_HEAD));
 	if (!dt->valid || s->id != v->selected) {
@@ -991,7 +991,6 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 		gh = 12;
 	if (gh >= 3) {
 		putf(y, 0, cols, "  seq %s", data_dir ? "s>c" : "c>s");
-		fmt_si(b, sizeof(b), (double)c2s->unique_bytes);
 		seqgraph(v, y, 21, gh, gw < cols - 21 ? gw : cols - 21, &dt->tl, data_dir);
 		putf(y + gh, 2, 18, "0 .. %s", a);
 		putf(y + 1, 2, 18, "R retrans S stall");
@@ -1044,7 +1043,6 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 			putf(y, x, cols - x, " (implied %" PRIu32 ")",
 			     s->det.mtu.implied_mtu[data_dir]);
 	}
-	(void)y0;
 }
 
 /* ---- help ---- */
