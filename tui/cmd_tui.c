@@ -16,6 +16,7 @@
 
 #include "analyze/cmd_analyze.h"
 #include "capture/cliopt.h"
+#include "capture/privs.h"
 #include "tui/player.h"
 #include "tui/view.h"
 
@@ -27,6 +28,7 @@ enum opt_id {
 	OPT_IFACE = 'i',
 	OPT_FILTER = 'f',
 	OPT_WRITE = 'w',
+	OPT_USER = 'Z',
 	OPT_HELP = 'h',
 	OPT_SPEED = 256,
 	OPT_MAX,
@@ -50,6 +52,7 @@ static const struct cli_opt tui_opts[] = {
      "replay: each -r file is one RX queue (per-queue captures)"},
     CLI_RING_OPTS("live: "),
     {"write", OPT_WRITE, "FILE", "live: also write the packets to FILE (pcapng)"},
+    {"user", OPT_USER, "USER", "live: run as USER once the sockets are open (root: tcpdump)"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections tracked at most (262144)"},
     {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
     {"conn-filter", OPT_CONN_FILTER, "EXPR", "start with this '/' filter on the table"},
@@ -71,6 +74,7 @@ struct tui_cfg {
 	bool paused;
 	struct cli_ring_opts ring;
 	const char *write;
+	const char *user;
 	uint64_t max_flows, keep_ended;
 	const char *conn_filter;
 	bool no_color, ascii, queue_per_file;
@@ -150,6 +154,9 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 			break;
 		case OPT_WRITE:
 			cfg->write = optarg;
+			break;
+		case OPT_USER:
+			cfg->user = optarg;
 			break;
 		case OPT_MAX_FLOWS:
 			if (cli_parse_u64(optarg, 1, 1u << 26, &v) < 0)
@@ -344,6 +351,14 @@ int tui_main(int argc, char **argv)
 		fprintf(stderr, "tcpsift tui: %s\n", err);
 		free(cfg.filter_args);
 		return usage_err ? TCPSIFT_EXIT_USAGE : TCPSIFT_EXIT_INPUT;
+	}
+	/* Live, the sockets (and the -w file) are open: root is no longer needed. */
+	bool dropped;
+	if (cfg.iface && priv_drop(cfg.user, &dropped, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift tui: %s\n", err);
+		pl_free(pl);
+		free(cfg.filter_args);
+		return TCPSIFT_EXIT_INPUT;
 	}
 	char source[300];
 	if (cfg.iface)

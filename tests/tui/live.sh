@@ -8,7 +8,8 @@
 # Checks, from the screen while the transfer runs: the connection's row
 # (server A:5001) appears with the server-to-client rate above 1 Mb/s
 # (2 MB/s paced is 16 Mb/s); the header counts packets and shows no drops;
-# after q: exit 0 and the summary line names 1+ connections.
+# after q: exit 0 and the summary line names 1+ connections; while running
+# it was user tcpdump (privileges dropped once the sockets were open).
 # Exit 0 pass, 1 fail, 77 skip; one line of what was seen.
 set -euo pipefail
 
@@ -59,6 +60,10 @@ EOF
 	rate=""
 done
 tui_screen live >"$LAB_TMP/screen.txt"
+# Started as root without -Z, it runs as tcpdump once the sockets are open.
+tui_uid=$(awk '/^Uid:/ {print $2 "/" $3}' "/proc/$(tui_pid live)/status")
+want_uid=$(getent passwd tcpdump | cut -d: -f3) || want_uid=0
+lab_check "tui uid $tui_uid, want $want_uid/$want_uid" "$tui_uid" = "$want_uid/$want_uid"
 lab_wait "$cli" || true
 lab_wait "$srv" || true
 lab_check "no row for the transfer on screen: $(head -5 "$LAB_TMP/screen.txt")" -n "$seen"
@@ -71,4 +76,4 @@ rc=$(tui_wait_exit live 10) || rc=timeout
 lab_check "exit after q: $rc" "$rc" = 0
 tui_wait live 'tcpsift tui: ended, [0-9]+ packets, [1-9][0-9]* connections' 3 ||
 	lab_fail "no summary line: $(tui_screen live | grep 'tcpsift tui' | head -2)"
-lab_verdict "S>C rate $rate while the 16 Mb/s download ran, $pk packets, exit $rc"
+lab_verdict "S>C rate $rate while the 16 Mb/s download ran, $pk packets, uid $tui_uid, exit $rc"
