@@ -296,12 +296,10 @@ static void run_screen(struct player *pl, struct tv_view *view)
 			case TV_SLOWER:
 				pl_speed(pl, 0.5);
 				break;
-			case TV_REDRAW:
-				dirty = true;
-				break;
 			default:
 				break;
 			}
+			dirty = true; /* every key may change what is shown */
 		}
 		const struct pl_view *pv = pl_latest(pl, tv_detail_id(view));
 		double now = mono_s();

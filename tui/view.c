@@ -94,6 +94,7 @@ struct tv_view {
 	bool visible[TV_COL_COUNT];
 	int width[TV_COL_COUNT];
 	char msg[128]; /* one-shot status message */
+	bool held;     /* 'p' on a live capture: the screen is held, capture goes on */
 };
 
 static const char *const tv_state_short[SUM_STATE_COUNT] = {"syn", "open", "half", "fin", "rst"};
@@ -1090,7 +1091,8 @@ static void draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int 
 		return;
 	}
 	char right[200];
-	int n = snprintf(right, sizeof(right), "%s%s%s%s%s %" PRIu32 "/%" PRIu32 " ", v->msg,
+	int n = snprintf(right, sizeof(right), "%s%s%s%s%s%s %" PRIu32 "/%" PRIu32 " ", v->msg,
+			 pv->h.mode == PL_LIVE && v->held ? " HELD (p)" : "",
 			 v->frozen ? " frozen" : "", v->filter_text[0] ? " filter: " : "",
 			 v->filter_text, v->filter && !cf_is_bpf(v->filter) ? " (substring)" : "",
 			 v->norder, pv->m.nrows);
@@ -1251,6 +1253,7 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		v->help = true;
 		return TV_REDRAW;
 	case 'p':
+		v->held = !v->held;
 		return TV_PAUSE;
 	case 'n':
 		return TV_STEP;

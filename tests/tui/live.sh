@@ -8,6 +8,7 @@
 # Checks, from the screen while the transfer runs: the connection's row
 # (server A:5001) appears with the server-to-client rate above 1 Mb/s
 # (2 MB/s paced is 16 Mb/s); the header counts packets and shows no drops;
+# p holds the screen (HELD, packet count frozen) and p again releases it;
 # after q: exit 0 and the summary line names 1+ connections; while running
 # it was user tcpdump (privileges dropped once the sockets were open).
 # Exit 0 pass, 1 fail, 77 skip; one line of what was seen.
@@ -60,6 +61,18 @@ EOF
 	rate=""
 done
 tui_screen live >"$LAB_TMP/screen.txt"
+# p holds the screen while the capture goes on; p again shows it moved on.
+pkts() { tui_screen live | awk 'NR == 2 {print $1}'; }
+tui_keys live p
+h0=$(pkts)
+sleep 0.6
+h1=$(pkts)
+tui_screen live | grep -q 'HELD' || lab_fail "no HELD mark after p"
+lab_check "held screen changed: $h0 -> $h1" "$h0" = "$h1"
+tui_keys live p
+sleep 0.5
+h2=$(pkts)
+lab_check "after p again the count did not move on: $h1 -> $h2" "$h1" != "$h2"
 # Started as root without -Z, it runs as tcpdump once the sockets are open.
 tui_uid=$(awk '/^Uid:/ {print $2 "/" $3}' "/proc/$(tui_pid live)/status")
 want_uid=$(getent passwd tcpdump | cut -d: -f3) || want_uid=0
