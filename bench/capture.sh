@@ -9,7 +9,8 @@
 # its loopback and on a veth pair between two namespaces, one iperf3 run with
 # --streams parallel streams for --seconds is captured by each of: tcpsift
 # capture (default), tcpsift capture --fanout 2, tcpdump -B 262144, tcpdump
-# (default 2 MiB buffer), each with snaplen 128 and with full frames, one
+# (default 2 MiB buffer), each with snaplen 128 and with full frames (there
+# also tcpsift --priority normal and tcpdump at nice -20, tcpsift's default), one
 # capturer at a time; plus one run without a capturer per link. Files go to
 # a tmpfs of its own (or DIR). Prints a Markdown table on stdout (progress
 # on stderr). See bench/README.md.
@@ -214,7 +215,7 @@ measure()
 	loss=$(python3 -c "print(f'{100 * $lost / $wire:.2f}' if $wire else '-')")
 	cpu=$(awk 'NF == 2 { printf "%.2f", $1 + $2 }' "$tfile" 2>/dev/null)
 	recv=$(lab_tcpsift_count received "$elog")
-	if [ "$(basename "$tool")" = tcpdump ]; then
+	if [[ $label == *tcpdump* ]]; then
 		got=$(lab_tcpsift_count captured "$elog")
 		drops="$(lab_tcpsift_count kernel "$elog") kernel"
 	else
@@ -251,6 +252,12 @@ run_link()
 			tcpdump -i "$dev" -n -Z root -s "$snap" -B 262144
 		measure "$link" "$snap" "tcpdump (default -B)" "$ns" "$dev" "$sns" "$sip" "$cns" \
 			tcpdump -i "$dev" -n -Z root -s "$snap"
+		[ "$snap" = 128 ] && continue
+		# What the default --priority high buys, and tcpdump given the same.
+		measure "$link" "$snap" "tcpsift capture --priority normal" "$ns" "$dev" "$sns" \
+			"$sip" "$cns" "$LAB_BIN" capture -i "$dev" -Z root -s "$snap" --priority normal
+		measure "$link" "$snap" "nice -n -20 tcpdump -B 262144" "$ns" "$dev" "$sns" "$sip" \
+			"$cns" nice -n -20 tcpdump -i "$dev" -n -Z root -s "$snap" -B 262144
 	done
 }
 
