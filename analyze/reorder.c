@@ -131,7 +131,9 @@ static void reorder_segment(struct tcp_conn *c, const struct det_env *env)
 
 	if (sg->kind & TCP_SEG_OOO)
 		emit_reorder(c, env, ds, n, data, qtag);
-	if (!data)
+	/* No packet of the connection carried a queue id (tcp.c): every ring
+	 * entry is still 0, unknown, and stays so; nothing to record. */
+	if (!data || !c->info.queues_known)
 		return;
 	note_queue(st, sg->queue);
 	if (qtag && ds->last_queue && qtag != ds->last_queue)

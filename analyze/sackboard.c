@@ -90,6 +90,16 @@ static uint32_t unseen_bytes(const struct tcp_conn *c, enum sum_dir_id dir, uint
 	return n;
 }
 
+/* Refresh the hot summary of dir's scoreboard. sack_ack() is the only
+ * place that changes what it reads while segments still arrive. */
+static void sackb_note_active(struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct sackb_dir *sd = &c->det.sack.dir[dir];
+
+	c->dhot.sack.active[dir] =
+	    sd->nblocks || sd->nholes || sd->renege_pending || sd->in_recovery;
+}
+
 /* Merge [l, r) into the sorted, disjoint, non-adjacent blocks. */
 static void blocks_insert(struct sackb_dir *sd, struct sackb_summary *sum, uint32_t l, uint32_t r)
 {
@@ -286,11 +296,11 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 	const struct tcp_half *h = &c->half[dir];
 	uint32_t una = h->snd_una;
 
-	if (!h->have_una)
+	/* Nothing SACKed and nothing pending: the common ACK costs nothing
+	 * (and does not touch the scoreboard's cache lines). */
+	if (!opt->has_sack && !(sg->kind & TCP_SEG_DSACK) && !c->dhot.sack.active[dir])
 		return;
-	/* Nothing SACKed and nothing pending: the common ACK costs nothing. */
-	if (!opt->has_sack && !(sg->kind & TCP_SEG_DSACK) && !sd->nblocks && !sd->nholes &&
-	    !sd->renege_pending && !sd->in_recovery)
+	if (!h->have_una)
 		return;
 	if (sg->kind & TCP_SEG_DSACK)
 		sum->dsack++;
@@ -363,6 +373,7 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 		if (d > sum->recovery_max_ns)
 			sum->recovery_max_ns = d;
 	}
+	sackb_note_active(c, dir);
 }
 
 /* A data segment from dir's sender: does it fill an open hole? */
@@ -397,7 +408,7 @@ static void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *sg = &c->seg;
 
-	if (sg->len && c->det.sack.dir[sg->dir].nholes)
+	if (sg->len && c->dhot.sack.active[sg->dir] && c->det.sack.dir[sg->dir].nholes)
 		sack_data(c, sg->dir);
 	if (sg->d && (sg->d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST))
 		sack_ack(c, env, (enum sum_dir_id) !sg->dir);
