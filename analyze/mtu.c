@@ -77,31 +77,16 @@ static uint16_t seg_header(const struct dec_packet *d, uint32_t len)
 	return (uint16_t)(h > 0xffffu ? 0xffffu : h);
 }
 
-/* Remember the segment's payload size among the MTU_SIZES largest. */
-static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh, struct mtu_dir_state *ds)
+/* A payload size new to the MTU_SIZES largest of dir: insert it at k. Out of
+ * line (as the other rare paths of mtu_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_dir_hot *dh,
+						  unsigned k)
 {
 	const struct tcp_seg *s = &c->seg;
 	const struct dec_packet *d = s->d;
-	uint32_t peer_mss = tcp_peer_mss(c, s->dir);
-	unsigned k;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
 
-	if (peer_mss && s->len > peer_mss)
-		return; /* a super-frame: tcp.c counted it as oversize */
-	/* No wire carries an IP length of 0 or an IPv4 packet above 65535
-	 * bytes: captures of TSO/GSO frames and BIG TCP (Linux >= 5.19)
-	 * show them, with or without a SYN to learn the MSS from. */
-	if (d->ip_len_presumed || (d->src.family == 4 && d->l3_len > 65535)) {
-		ds->superframes++;
-		return;
-	}
-	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
-		;
-	if (k < dh->nsizes && dh->payload[k] == s->len) {
-		dh->count[k]++;
-		return;
-	}
-	if (k == MTU_SIZES)
-		return; /* smaller than every size kept */
 	if (dh->nsizes < MTU_SIZES)
 		dh->nsizes++;
 	size_t after = dh->nsizes - 1 - k;
@@ -119,6 +104,34 @@ static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh, struct mtu_di
 	z->frame = s->frame;
 	z->input = s->input;
 	z->rel_seq = s->rel_seq;
+}
+
+/* Remember the segment's payload size among the MTU_SIZES largest. */
+static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh)
+{
+	const struct tcp_seg *s = &c->seg;
+	const struct dec_packet *d = s->d;
+	uint32_t peer_mss = tcp_peer_mss(c, s->dir);
+	unsigned k;
+
+	if (peer_mss && s->len > peer_mss)
+		return; /* a super-frame: tcp.c counted it as oversize */
+	/* No wire carries an IP length of 0 or an IPv4 packet above 65535
+	 * bytes: captures of TSO/GSO frames and BIG TCP (Linux >= 5.19)
+	 * show them, with or without a SYN to learn the MSS from. */
+	if (d->ip_len_presumed || (d->src.family == 4 && d->l3_len > 65535)) {
+		c->det.mtu.dir[s->dir].superframes++;
+		return;
+	}
+	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
+		;
+	if (k < dh->nsizes && dh->payload[k] == s->len) {
+		dh->count[k]++;
+		return;
+	}
+	if (k == MTU_SIZES)
+		return; /* smaller than every size kept */
+	size_insert(c, dh, k);
 }
 
 static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
@@ -150,14 +163,16 @@ static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
  * Black hole watch on dir's data: an RTO retransmission of a full-size
  * segment starts (or extends) a run at its sequence; the same sequence
  * re-sent smaller after MTU_BH_MIN_RTO such re-sends ends it as a black
- * hole. An ACK covering the big segment ends the run harmlessly.
+ * hole. An ACK covering the big segment ends the run harmlessly. For
+ * retransmissions only (out of line: see size_insert()).
  */
-static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh, struct mtu_dir_state *ds,
-			    const struct det_env *env)
+__attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh,
+						      const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
 
-	if (!(s->kind & TCP_SEG_RETRANS) || !s->len)
+	if (!s->len)
 		return;
 	if ((s->kind & TCP_SEG_RTO) && dh->nsizes && s->len == dh->payload[0]) {
 		if (dh->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
@@ -215,7 +230,7 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 	}
 }
 
-static void mtu_segment(struct tcp_conn *c, const struct det_env *env)
+void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
 	struct mtu_dir_hot *dh = &c->dhot.mtu.dir[s->dir];
@@ -231,9 +246,9 @@ static void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 	}
 	if (!(s->kind & TCP_SEG_DATA) || (s->kind & TCP_SEG_KEEPALIVE) || !s->d)
 		return;
-	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
-	track_size(c, dh, ds);
-	watch_blackhole(c, dh, ds, env);
+	track_size(c, dh);
+	if (s->kind & TCP_SEG_RETRANS)
+		watch_blackhole(c, dh, env);
 }
 
 static bool addr_eq(const struct dec_addr *a, const struct dec_addr *b)

@@ -286,8 +286,10 @@ static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, u
 	sum->hole_bytes += end - start;
 }
 
-/* An ACK from R about dir's data: update the scoreboard. */
-static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+/* An ACK from R about dir's data: update the scoreboard. Out of line:
+ * inlined, its register saves would cost every segment. */
+__attribute__((noinline)) static void sack_ack(struct tcp_conn *c, const struct det_env *env,
+					       enum sum_dir_id dir)
 {
 	struct sackb_dir *sd = &c->det.sack.dir[dir];
 	struct sackb_summary *sum = &c->det.sack.sum;
@@ -296,10 +298,6 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 	const struct tcp_half *h = &c->half[dir];
 	uint32_t una = h->snd_una;
 
-	/* Nothing SACKed and nothing pending: the common ACK costs nothing
-	 * (and does not touch the scoreboard's cache lines). */
-	if (!opt->has_sack && !(sg->kind & TCP_SEG_DSACK) && !c->dhot.sack.active[dir])
-		return;
 	if (!h->have_una)
 		return;
 	if (sg->kind & TCP_SEG_DSACK)
@@ -376,8 +374,9 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 	sackb_note_active(c, dir);
 }
 
-/* A data segment from dir's sender: does it fill an open hole? */
-static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
+/* A data segment from dir's sender: does it fill an open hole? (Out of
+ * line, as sack_ack().) */
+__attribute__((noinline)) static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 {
 	struct sackb_dir *sd = &c->det.sack.dir[dir];
 	const struct tcp_seg *sg = &c->seg;
@@ -404,14 +403,18 @@ static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 	}
 }
 
-static void sackb_segment(struct tcp_conn *c, const struct det_env *env)
+void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *sg = &c->seg;
+	enum sum_dir_id rd = (enum sum_dir_id) !sg->dir; /* the data its ACK is about */
 
 	if (sg->len && c->dhot.sack.active[sg->dir] && c->det.sack.dir[sg->dir].nholes)
 		sack_data(c, sg->dir);
-	if (sg->d && (sg->d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST))
-		sack_ack(c, env, (enum sum_dir_id) !sg->dir);
+	/* Nothing SACKed and nothing pending: the common ACK costs nothing
+	 * (and does not touch the scoreboard's cache lines). */
+	if (sg->d && (sg->d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST) &&
+	    (sg->d->tcp.opt.has_sack || (sg->kind & TCP_SEG_DSACK) || c->dhot.sack.active[rd]))
+		sack_ack(c, env, rd);
 }
 
 static void sackb_finish(struct tcp_conn *c, const struct det_env *env)

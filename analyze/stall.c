@@ -219,8 +219,10 @@ static bool stall_inside_write(const struct stall_dir_state *d)
 	return d->has_data && (!d->last_push || d->in_flight > 0 || stall_window_closed(d));
 }
 
-/* The packet seg ended a gap of the connection: classify it. */
-static void stall_gap(struct tcp_conn *c, const struct det_env *env)
+/* The packet seg ended a gap of the connection: classify it. Out of line
+ * (as the other rare paths of stall_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
 	struct stall_state *cold = &c->det.stall;
@@ -322,7 +324,8 @@ static void stall_gap(struct tcp_conn *c, const struct det_env *env)
 }
 
 /* S's first packet after the ACK that ended a gap: did S wait for it? */
-static void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env, int64_t thr)
+__attribute__((noinline)) static void stall_dack_resolve(struct tcp_conn *c,
+							 const struct det_env *env, int64_t thr)
 {
 	struct stall_hot *hot = &c->dhot.stall;
 	const struct stall_state *st = &c->det.stall;
@@ -376,6 +379,24 @@ static uint32_t stall_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 	return peer ? peer : 1;
 }
 
+static void stall_track_flight(const struct tcp_conn *c, struct stall_dir_state *d,
+			       enum sum_dir_id dir)
+{
+	d->in_flight = tcp_in_flight(c, dir);
+	d->rel_una = tcp_rel_seq(c, dir, c->half[dir].snd_una);
+}
+
+static void stall_track_rwnd(const struct tcp_conn *c, struct stall_dir_state *d,
+			     enum sum_dir_id dir)
+{
+	bool known;
+
+	d->rwnd = tcp_peer_window(c, dir, &known);
+	/* Without both SYNs the scale is unknown and a raw window says
+	 * nothing about bytes, except that 0 is closed at any scale. */
+	d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);
+}
+
 static void stall_snapshot(struct tcp_conn *c)
 {
 	struct stall_hot *st = &c->dhot.stall;
@@ -401,21 +422,16 @@ static void stall_snapshot(struct tcp_conn *c)
 	 * S's largest payload from S's data: refreshed then only, as these
 	 * reads reach cache lines the segment itself did not.
 	 */
-	bool all = !st->have_last || (seg->kind & TCP_SEG_SYN);
-	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct stall_dir_state *d = &st->d[k];
-		d->in_flight = tcp_in_flight(c, (enum sum_dir_id)k);
-		d->rel_una = tcp_rel_seq(c, (enum sum_dir_id)k, c->half[k].snd_una);
-		if (all || seg->dir != (enum sum_dir_id)k) {
-			bool known;
-			d->rwnd = tcp_peer_window(c, (enum sum_dir_id)k, &known);
-			/* Without both SYNs the scale is unknown and a raw
-			 * window says nothing about bytes, except that 0 is
-			 * closed at any scale. */
-			d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);
-		}
-		if (all || (seg->dir == (enum sum_dir_id)k && seg->len))
-			d->mss = stall_mss(c, (enum sum_dir_id)k);
+	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
+	stall_track_flight(c, &st->d[pd], pd);
+	stall_track_flight(c, &st->d[od], od);
+	stall_track_rwnd(c, &st->d[od], od); /* pd is od's receiver */
+	if (!st->have_last || (seg->kind & TCP_SEG_SYN)) {
+		stall_track_rwnd(c, &st->d[pd], pd);
+		st->d[pd].mss = stall_mss(c, pd);
+		st->d[od].mss = stall_mss(c, od);
+	} else if (seg->len) {
+		st->d[pd].mss = stall_mss(c, pd);
 	}
 }
 
@@ -442,7 +458,7 @@ static void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum s
 	stall_emit(c, env, &f);
 }
 
-static void stall_segment(struct tcp_conn *c, const struct det_env *env)
+void stall_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
 	const struct tcp_seg *seg = &c->seg;

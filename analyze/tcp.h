@@ -223,9 +223,26 @@ static inline uint32_t tcp_in_flight(const struct tcp_conn *c, enum sum_dir_id d
 	return h->snd_nxt - h->snd_una;
 }
 
+/* A window field h's side sent outside its SYN, scaled when the scale is
+ * known (RFC 7323 2.2: both SYNs seen). */
+static inline uint64_t tcp_window_bytes(const struct tcp_conn *c, const struct tcp_half *h,
+					uint16_t raw)
+{
+	if (!c->info.wscale_known || h->st.wscale < 0)
+		return raw;
+	return (uint64_t)raw << h->st.wscale;
+}
+
 /* The receive window the receiver of dir's data last advertised (scaled
- * when the scale is known); *known is false before it sent anything. */
-uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known);
+ * when the scale is known); *known is false before it sent anything.
+ * Inline: the stall detector asks on every segment. */
+static inline uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known)
+{
+	const struct tcp_half *r = &c->half[!dir];
+
+	*known = r->have_last_ack;
+	return r->have_last_ack ? tcp_window_bytes(c, r, r->last_win_raw) : 0;
+}
 
 /* MSS the receiver of dir's data announced (0: unknown). */
 static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id dir)
