@@ -38,6 +38,11 @@ void det_segment(struct tcp_conn *c, const struct det_env *env)
 	mtu_segment(c, env);
 }
 
+void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
+{
+	stall_before(c, ts, env);
+}
+
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 	      const struct det_env *env)
 {

@@ -89,10 +89,13 @@ __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu
 
 	if (dh->nsizes < MTU_SIZES)
 		dh->nsizes++;
-	size_t after = dh->nsizes - 1 - k;
-	memmove(&dh->payload[k + 1], &dh->payload[k], after * sizeof(dh->payload[0]));
-	memmove(&dh->count[k + 1], &dh->count[k], after * sizeof(dh->count[0]));
-	memmove(&ds->sizes[k + 1], &ds->sizes[k], after * sizeof(ds->sizes[0]));
+	/* At most MTU_SIZES - 1 moves: a loop, not three memmove() calls
+	 * (every new connection inserts its first sizes). */
+	for (unsigned j = dh->nsizes - 1u; j > k; j--) {
+		dh->payload[j] = dh->payload[j - 1];
+		dh->count[j] = dh->count[j - 1];
+		ds->sizes[j] = ds->sizes[j - 1];
+	}
 	struct mtu_size *z = &ds->sizes[k];
 	uint32_t tcph =
 	    d->tcp.hdr_len >= 20 ? d->tcp.hdr_len : 20u + (d->tcp.opt.has_ts ? 12u : 0u);

@@ -286,10 +286,8 @@ static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, u
 	sum->hole_bytes += end - start;
 }
 
-/* An ACK from R about dir's data: update the scoreboard. Out of line:
- * inlined, its register saves would cost every segment. */
-__attribute__((noinline)) static void sack_ack(struct tcp_conn *c, const struct det_env *env,
-					       enum sum_dir_id dir)
+/* An ACK from R about dir's data: update the scoreboard. */
+static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
 	struct sackb_dir *sd = &c->det.sack.dir[dir];
 	struct sackb_summary *sum = &c->det.sack.sum;
@@ -374,9 +372,8 @@ __attribute__((noinline)) static void sack_ack(struct tcp_conn *c, const struct 
 	sackb_note_active(c, dir);
 }
 
-/* A data segment from dir's sender: does it fill an open hole? (Out of
- * line, as sack_ack().) */
-__attribute__((noinline)) static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
+/* A data segment from dir's sender: does it fill an open hole? */
+static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 {
 	struct sackb_dir *sd = &c->det.sack.dir[dir];
 	const struct tcp_seg *sg = &c->seg;
@@ -403,18 +400,33 @@ __attribute__((noinline)) static void sack_data(struct tcp_conn *c, enum sum_dir
 	}
 }
 
+/* The segment has work (see sackb_segment()). Out of line: inlined, its
+ * register saves would cost every segment. */
+__attribute__((noinline)) static void sackb_work(struct tcp_conn *c, const struct det_env *env,
+						 bool data, bool ack)
+{
+	const struct tcp_seg *sg = &c->seg;
+
+	if (data && c->det.sack.dir[sg->dir].nholes)
+		sack_data(c, sg->dir);
+	if (ack)
+		sack_ack(c, env, (enum sum_dir_id) !sg->dir);
+}
+
 void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *sg = &c->seg;
+	const struct dec_packet *d = sg->d;
 	enum sum_dir_id rd = (enum sum_dir_id) !sg->dir; /* the data its ACK is about */
+	/* Data of a direction whose scoreboard holds something: may fill a hole. */
+	bool data = sg->len && c->dhot.sack.active[sg->dir];
+	/* An ACK with nothing SACKed and nothing pending costs nothing (and
+	 * does not touch the scoreboard's cache lines): the common one. */
+	bool ack = d && (d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST) &&
+		   (d->tcp.opt.has_sack || (sg->kind & TCP_SEG_DSACK) || c->dhot.sack.active[rd]);
 
-	if (sg->len && c->dhot.sack.active[sg->dir] && c->det.sack.dir[sg->dir].nholes)
-		sack_data(c, sg->dir);
-	/* Nothing SACKed and nothing pending: the common ACK costs nothing
-	 * (and does not touch the scoreboard's cache lines). */
-	if (sg->d && (sg->d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST) &&
-	    (sg->d->tcp.opt.has_sack || (sg->kind & TCP_SEG_DSACK) || c->dhot.sack.active[rd]))
-		sack_ack(c, env, rd);
+	if (data || ack)
+		sackb_work(c, env, data, ack);
 }
 
 static void sackb_finish(struct tcp_conn *c, const struct det_env *env)

@@ -417,21 +417,37 @@ static void stall_snapshot(struct tcp_conn *c)
 		}
 	}
 	/*
-	 * R's window and S's segment size only change with what tcp.c learns
-	 * from a SYN (MSS, scale, timestamps), R's window from R's segments,
-	 * S's largest payload from S's data: refreshed then only, as these
-	 * reads reach cache lines the segment itself did not.
+	 * S's segment size only changes with what tcp.c learns from a SYN
+	 * (MSS, timestamps) and with S's largest payload, which only a segment
+	 * longer than the size can raise above it (stall_mss()): refreshed
+	 * then only. (In flight, snd_una and R's window are taken by
+	 * stall_before(), for the packets that may end a gap.)
 	 */
 	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
-	stall_track_flight(c, &st->d[pd], pd);
-	stall_track_flight(c, &st->d[od], od);
-	stall_track_rwnd(c, &st->d[od], od); /* pd is od's receiver */
 	if (!st->have_last || (seg->kind & TCP_SEG_SYN)) {
-		stall_track_rwnd(c, &st->d[pd], pd);
 		st->d[pd].mss = stall_mss(c, pd);
 		st->d[od].mss = stall_mss(c, od);
-	} else if (seg->len) {
+	} else if (seg->len > st->d[pd].mss) {
 		st->d[pd].mss = stall_mss(c, pd);
+	}
+}
+
+/*
+ * The packet at ts may end a gap (the threshold is never below
+ * --stall-min): keep what the connection looked like at the gap's start,
+ * as the previous packet left it, for stall_gap(). Taken here, before
+ * tcp.c changes it, rather than after every packet: most packets end no
+ * gap, and only stall_gap() reads these fields.
+ */
+void stall_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+
+	if (!st->have_last || ts - st->last_ts <= env->prm->stall_min_ns)
+		return;
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		stall_track_flight(c, &st->d[k], (enum sum_dir_id)k);
+		stall_track_rwnd(c, &st->d[k], (enum sum_dir_id)k);
 	}
 }
 

@@ -36,15 +36,17 @@ enum stall_class {
 #define STALL_TIMER_RING 4 /* recent timer-length pauses compared for recurrence */
 
 /* What the detector keeps about one data direction (S = that direction's
- * sender), as it stood after the last packet: the start of a gap. Rewritten
- * for every packet, so it lives in struct stall_hot. */
+ * sender), as it stood after the last packet: the start of a gap. Read or
+ * written for every packet, so it lives in struct stall_hot. */
 struct stall_dir_state {
-	uint64_t rwnd; /* R's advertised window (scaled when known) */
-	int64_t last_data_ts;
+	/* Taken by stall_before() only when the packet may end a gap. */
+	uint64_t rwnd;	    /* R's advertised window (scaled when known) */
 	uint32_t in_flight; /* snd_nxt - snd_una */
 	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
-	uint32_t mss;	    /* effective segment size of S's data */
 	bool rwnd_known;
+	/* Kept after every packet. */
+	int64_t last_data_ts;
+	uint32_t mss;	 /* effective segment size of S's data */
 	bool has_data;	 /* S has sent data */
 	bool last_push;	 /* S's last new data segment carried PSH (or FIN) */
 	bool r_answered; /* R sent data after S's last data segment */
