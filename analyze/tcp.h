@@ -235,7 +235,7 @@ static inline uint64_t tcp_window_bytes(const struct tcp_conn *c, const struct t
 
 /* The receive window the receiver of dir's data last advertised (scaled
  * when the scale is known); *known is false before it sent anything.
- * Inline: the stall detector asks on every segment. */
+ * Inline: the stall detector asks before every packet that may end a gap. */
 static inline uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known)
 {
 	const struct tcp_half *r = &c->half[!dir];
