@@ -11,15 +11,19 @@
 
 /*
  * A detector is one module (stall.c, sackboard.c, reorder.c, mtu.c) with a
- * const struct det_ops and one line in detect.c's table. Its per-connection
- * state lives in struct det_states (tcp.h), its result in sum_conn.det
- * (summary.h), its event detail in sum_event.u. For every TCP segment the
- * engine first runs the TCP reconstruction (tcp.c), which records what it
- * decided in c->seg, then calls every detector's segment(): detectors read
- * the connection (through tcp.h's views), never change the TCP state, and
- * emit struct sum_event through env->sink.
+ * const struct det_ops, one line in detect.c's table and its segment() call
+ * in det_segment(). Its per-connection state lives in struct det_hot (what
+ * every segment touches) and struct det_states (tcp.h), its result in
+ * sum_conn.det (summary.h), its event detail in sum_event.u. For every TCP
+ * segment the engine first runs the TCP reconstruction (tcp.c), which
+ * records what it decided in c->seg, then calls every detector's segment():
+ * detectors read the connection (through tcp.h's views), never change the
+ * TCP state, and emit struct sum_event through env->sink. Just before the
+ * reconstruction, det_before() lets a detector see the connection as the
+ * previous packet left it (the stall detector, at a gap).
  *
- *   packet -> tcp_segment() -> c->seg -> det_segment() -> each ops->segment()
+ *   packet -> det_before() -> tcp_segment() -> c->seg -> det_segment()
+ *                                                  -> each segment()
  *   ICMP error quoting c's segment ---> det_icmp()     -> each ops->icmp()
  *   connection ends ---------------> det_finish()     -> each ops->finish()
  */
@@ -40,7 +44,8 @@ struct det_env {
 
 struct det_ops {
 	const char *name;
-	/* c->seg describes the segment just processed. */
+	/* c->seg describes the segment just processed. det_segment() calls
+	 * it directly, not through this pointer (detect.c). */
 	void (*segment)(struct tcp_conn *c, const struct det_env *env);
 	/* An ICMP/ICMPv6 error (d->icmp) quoting one of c's segments. */
 	void (*icmp)(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
@@ -49,6 +54,13 @@ struct det_ops {
 	void (*finish)(struct tcp_conn *c, const struct det_env *env);
 };
 
+/*
+ * Before tcp_segment() processes a packet at ts of c (a connection that
+ * already had packets: not the one tcp_conn_init() just set up). A stall is
+ * judged by the packet ending a gap against the connection as it stood at
+ * the gap's start, which the packet is about to change.
+ */
+void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
 void det_segment(struct tcp_conn *c, const struct det_env *env);
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 	      const struct det_env *env);

@@ -191,6 +191,8 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	}
 	if (created)
 		tcp_conn_init(c, ++e->next_id, &d, p);
+	else if (e->cfg.detectors)
+		det_before(c, p->ts_ns, &e->env);
 	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
 	if (e->cfg.detectors)
 		det_segment(c, &e->env);

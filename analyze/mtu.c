@@ -77,8 +77,40 @@ static uint16_t seg_header(const struct dec_packet *d, uint32_t len)
 	return (uint16_t)(h > 0xffffu ? 0xffffu : h);
 }
 
+/* A payload size new to the MTU_SIZES largest of dir: insert it at k. Out of
+ * line (as the other rare paths of mtu_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_dir_hot *dh,
+						  unsigned k)
+{
+	const struct tcp_seg *s = &c->seg;
+	const struct dec_packet *d = s->d;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
+
+	if (dh->nsizes < MTU_SIZES)
+		dh->nsizes++;
+	/* At most MTU_SIZES - 1 moves: a loop, not three memmove() calls
+	 * (every new connection inserts its first sizes). */
+	for (unsigned j = dh->nsizes - 1u; j > k; j--) {
+		dh->payload[j] = dh->payload[j - 1];
+		dh->count[j] = dh->count[j - 1];
+		ds->sizes[j] = ds->sizes[j - 1];
+	}
+	struct mtu_size *z = &ds->sizes[k];
+	uint32_t tcph =
+	    d->tcp.hdr_len >= 20 ? d->tcp.hdr_len : 20u + (d->tcp.opt.has_ts ? 12u : 0u);
+	dh->payload[k] = s->len;
+	dh->count[k] = 1;
+	z->hdr = seg_header(d, s->len);
+	z->opt = (uint16_t)(tcph - 20);
+	z->ts = s->ts;
+	z->frame = s->frame;
+	z->input = s->input;
+	z->rel_seq = s->rel_seq;
+}
+
 /* Remember the segment's payload size among the MTU_SIZES largest. */
-static void track_size(struct tcp_conn *c, struct mtu_dir_state *ds)
+static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh)
 {
 	const struct tcp_seg *s = &c->seg;
 	const struct dec_packet *d = s->d;
@@ -91,34 +123,22 @@ static void track_size(struct tcp_conn *c, struct mtu_dir_state *ds)
 	 * bytes: captures of TSO/GSO frames and BIG TCP (Linux >= 5.19)
 	 * show them, with or without a SYN to learn the MSS from. */
 	if (d->ip_len_presumed || (d->src.family == 4 && d->l3_len > 65535)) {
-		ds->superframes++;
+		c->det.mtu.dir[s->dir].superframes++;
 		return;
 	}
-	for (k = 0; k < ds->nsizes && ds->sizes[k].payload > s->len; k++)
+	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
 		;
-	if (k < ds->nsizes && ds->sizes[k].payload == s->len) {
-		ds->sizes[k].count++;
+	if (k < dh->nsizes && dh->payload[k] == s->len) {
+		dh->count[k]++;
 		return;
 	}
 	if (k == MTU_SIZES)
 		return; /* smaller than every size kept */
-	if (ds->nsizes < MTU_SIZES)
-		ds->nsizes++;
-	memmove(&ds->sizes[k + 1], &ds->sizes[k], (ds->nsizes - 1 - k) * sizeof(ds->sizes[0]));
-	struct mtu_size *z = &ds->sizes[k];
-	uint32_t tcph =
-	    d->tcp.hdr_len >= 20 ? d->tcp.hdr_len : 20u + (d->tcp.opt.has_ts ? 12u : 0u);
-	z->payload = s->len;
-	z->count = 1;
-	z->hdr = seg_header(d, s->len);
-	z->opt = (uint16_t)(tcph - 20);
-	z->ts = s->ts;
-	z->frame = s->frame;
-	z->input = s->input;
-	z->rel_seq = s->rel_seq;
+	size_insert(c, dh, k);
 }
 
-static void emit_blackhole(struct tcp_conn *c, struct mtu_dir_state *ds, const struct det_env *env)
+static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
+			   struct mtu_dir_state *ds, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
 	struct sum_event e;
@@ -127,16 +147,16 @@ static void emit_blackhole(struct tcp_conn *c, struct mtu_dir_state *ds, const s
 	e.frame_last = s->frame;
 	e.duration_ns = s->ts - ds->bh_first_ts;
 	e.bytes = ds->bh_len;
-	e.segments = ds->bh_rto;
+	e.segments = dh->bh_rto;
 	e.rel_seq = tcp_rel_seq(c, s->dir, ds->bh_seq);
 	e.u.mtu.kind = MTU_PMTU_BLACKHOLE;
 	e.u.mtu.payload = ds->bh_len;
 	e.u.mtu.big_mtu = ds->bh_len + ds->bh_hdr;
 	e.u.mtu.mtu = s->len + seg_header(s->d, s->len);
-	e.u.mtu.retransmissions = ds->bh_rto;
+	e.u.mtu.retransmissions = dh->bh_rto;
 	ds->bh_big_mtu = e.u.mtu.big_mtu;
 	ds->bh_small_mtu = e.u.mtu.mtu;
-	ds->bh_resends = ds->bh_rto;
+	ds->bh_resends = dh->bh_rto;
 	e.u.mtu.reason = "full-size segments re-sent by RTO until they shrank: PMTU black hole "
 			 "(RFC 4821, Linux tcp_mtu_probing)";
 	det_emit(env, &e);
@@ -146,31 +166,34 @@ static void emit_blackhole(struct tcp_conn *c, struct mtu_dir_state *ds, const s
  * Black hole watch on dir's data: an RTO retransmission of a full-size
  * segment starts (or extends) a run at its sequence; the same sequence
  * re-sent smaller after MTU_BH_MIN_RTO such re-sends ends it as a black
- * hole. An ACK covering the big segment ends the run harmlessly.
+ * hole. An ACK covering the big segment ends the run harmlessly. For
+ * retransmissions only (out of line: see size_insert()).
  */
-static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_state *ds, const struct det_env *env)
+__attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh,
+						      const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
 
-	if (!(s->kind & TCP_SEG_RETRANS) || !s->len)
+	if (!s->len)
 		return;
-	if ((s->kind & TCP_SEG_RTO) && ds->nsizes && s->len == ds->sizes[0].payload) {
-		if (ds->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
-			ds->bh_rto++;
+	if ((s->kind & TCP_SEG_RTO) && dh->nsizes && s->len == dh->payload[0]) {
+		if (dh->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
+			dh->bh_rto++;
 		} else {
 			ds->bh_seq = s->seq;
 			ds->bh_len = s->len;
-			ds->bh_rto = 1;
+			dh->bh_rto = 1;
 			ds->bh_hdr = seg_header(s->d, s->len);
 			ds->bh_first_ts = s->ts;
 			ds->bh_first_frame = s->frame;
 		}
 		return;
 	}
-	if (ds->bh_rto >= MTU_BH_MIN_RTO && s->seq == ds->bh_seq && s->len < ds->bh_len) {
+	if (dh->bh_rto >= MTU_BH_MIN_RTO && s->seq == ds->bh_seq && s->len < ds->bh_len) {
 		ds->blackholes++;
-		emit_blackhole(c, ds, env);
-		ds->bh_rto = 0;
+		emit_blackhole(c, dh, ds, env);
+		dh->bh_rto = 0;
 	}
 }
 
@@ -182,13 +205,15 @@ static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_state *ds, const 
 static void track_idle(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
-	struct mtu_state *st = &c->det.mtu;
+	struct mtu_hot *st = &c->dhot.mtu;
 	bool data = (s->kind & TCP_SEG_DATA) && !(s->kind & TCP_SEG_KEEPALIVE);
+	int64_t thr = env->prm ? env->prm->stall_min_ns : DET_DEFAULT_STALL_MIN_NS;
 
-	if (st->have_last && s->ts > st->last_ts) {
+	/* The threshold is never below --stall-min: shorter gaps (most) need
+	 * no RTT lookup. */
+	if (st->have_last && s->ts > st->last_ts && s->ts - st->last_ts >= thr) {
 		int64_t gap = s->ts - st->last_ts;
 		int64_t rtt = tcp_min_rtt(c, s->dir);
-		int64_t thr = env->prm ? env->prm->stall_min_ns : DET_DEFAULT_STALL_MIN_NS;
 		int64_t k = env->prm ? env->prm->stall_rtt_factor : DET_DEFAULT_STALL_RTT_FACTOR;
 
 		if (rtt > 0 && rtt * k > thr)
@@ -208,22 +233,25 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 	}
 }
 
-static void mtu_segment(struct tcp_conn *c, const struct det_env *env)
+void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
-	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
-	struct mtu_dir_state *peer = &c->det.mtu.dir[!s->dir];
+	struct mtu_dir_hot *dh = &c->dhot.mtu.dir[s->dir];
+	struct mtu_dir_hot *peer = &c->dhot.mtu.dir[!s->dir];
 
 	track_idle(c, env);
 
 	/* The peer's ACK covering the re-sent big segment: it got through. */
-	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer->bh_rto &&
-	    seq_ge(s->ack, peer->bh_seq + peer->bh_len))
-		peer->bh_rto = 0;
+	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer->bh_rto) {
+		const struct mtu_dir_state *pc = &c->det.mtu.dir[!s->dir];
+		if (seq_ge(s->ack, pc->bh_seq + pc->bh_len))
+			peer->bh_rto = 0;
+	}
 	if (!(s->kind & TCP_SEG_DATA) || (s->kind & TCP_SEG_KEEPALIVE) || !s->d)
 		return;
-	track_size(c, ds);
-	watch_blackhole(c, ds, env);
+	track_size(c, dh);
+	if (s->kind & TCP_SEG_RETRANS)
+		watch_blackhole(c, dh, env);
 }
 
 static bool addr_eq(const struct dec_addr *a, const struct dec_addr *b)
@@ -280,10 +308,10 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
  * RFC 9293's default) yet smaller than both (Linux builds super-frames as
  * whole multiples of gso_size: 65160 and 59368 are 45 and 41 x 1448)?
  */
-static bool looks_super(const struct mtu_dir_state *ds, unsigned z)
+static bool looks_super(const struct mtu_dir_hot *dh, unsigned z)
 {
-	for (unsigned k = 0; k < ds->nsizes; k++) {
-		uint32_t a = ds->sizes[z].payload, b = ds->sizes[k].payload;
+	for (unsigned k = 0; k < dh->nsizes; k++) {
+		uint32_t a = dh->payload[z], b = dh->payload[k];
 		uint32_t g = gcd32(a, b);
 		if (k != z && g >= 536 && g < a && g < b)
 			return true;
@@ -295,28 +323,28 @@ static bool looks_super(const struct mtu_dir_state *ds, unsigned z)
  * Which size is dir's full-size segment, and is it limited by the MSS (so
  * its MTU is the path's)? Returns the index in ds->sizes (-1: no data).
  */
-static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_dir_state *ds,
-		     bool *full)
+static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_dir_hot *dh,
+		     const struct mtu_dir_state *ds, bool *full)
 {
 	uint32_t peer_mss = c->half[!dir].st.mss, own_mss = c->half[dir].st.mss;
 
 	*full = false;
-	if (!ds->nsizes)
+	if (!dh->nsizes)
 		return -1;
 	const struct mtu_size *z = &ds->sizes[0];
-	if (ds->icmp_mtu && z->payload + z->hdr == ds->icmp_mtu) {
+	if (ds->icmp_mtu && dh->payload[0] + z->hdr == ds->icmp_mtu) {
 		*full = true;
 		return 0;
 	}
 	if (peer_mss) {
 		uint32_t eff = own_mss && own_mss < peer_mss ? own_mss : peer_mss;
-		*full = z->payload + z->opt >= eff;
+		*full = dh->payload[0] + z->opt >= eff;
 		return 0;
 	}
 	/* No SYN: the largest size that recurs (a cap hit again and again)
 	 * and is no super-frame of another. */
-	for (unsigned k = 0; k < ds->nsizes; k++) {
-		if (ds->sizes[k].count >= MTU_FULL_REPEAT && !looks_super(ds, k)) {
+	for (unsigned k = 0; k < dh->nsizes; k++) {
+		if (dh->count[k] >= MTU_FULL_REPEAT && !looks_super(dh, k)) {
 			*full = true;
 			return (int)k;
 		}
@@ -340,7 +368,7 @@ static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uin
 	if (nfull < MTU_COLLAPSE_MIN || dur <= 0)
 		return;
 	sm->transfer_ns = dur;
-	sm->idle_ns = c->det.mtu.idle_ns[sm->dir];
+	sm->idle_ns = c->dhot.mtu.idle_ns[sm->dir];
 	if (sm->idle_ns > sm->transfer_ns)
 		sm->idle_ns = sm->transfer_ns; /* silences before the data phase */
 	if (2 * sm->idle_ns >= sm->transfer_ns) {
@@ -349,21 +377,24 @@ static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uin
 	}
 }
 
-static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_size *z,
+/* Size k of dir (mtu_dir_hot.payload[k]) straddles pages. */
+static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 			   const struct det_env *env)
 {
+	const struct mtu_size *z = &c->det.mtu.dir[dir].sizes[k];
+	uint32_t payload = c->dhot.mtu.dir[dir].payload[k];
 	struct sum_event e;
 	uint32_t below, above, mod;
 
-	mtu_misaligned(z->payload, z->hdr, &below, &above, &mod);
+	mtu_misaligned(payload, z->hdr, &below, &above, &mod);
 	det_event_init(&e, SUM_EV_MTU_ALIGNMENT, c, dir, z->ts, z->frame, z->input);
-	e.bytes = z->payload;
-	e.segments = z->count;
+	e.bytes = payload;
+	e.segments = c->dhot.mtu.dir[dir].count[k];
 	e.rel_seq = z->rel_seq;
-	e.u.mtu.mtu = z->payload + z->hdr;
+	e.u.mtu.mtu = payload + z->hdr;
 	e.u.mtu.aligned_below = below;
 	e.u.mtu.aligned_above = above;
-	e.u.mtu.payload = z->payload;
+	e.u.mtu.payload = payload;
 	e.u.mtu.payload_mod_4096 = mod;
 	e.u.mtu.reason = "full-size payloads are not a multiple of 4096: they straddle pages";
 	det_emit(env, &e);
@@ -373,12 +404,13 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 {
 	struct mtu_summary *sm = &c->info.det.mtu;
 	const struct mtu_state *st = &c->det.mtu;
-	const struct mtu_size *full[SUM_DIR_COUNT] = {NULL, NULL};
+	int full[SUM_DIR_COUNT] = {-1, -1}; /* index of the full-size payload */
 	int best = -1;
 
 	memset(sm, 0, sizeof(*sm));
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		const struct mtu_dir_state *ds = &st->dir[k];
+		const struct mtu_dir_hot *dh = &c->dhot.mtu.dir[k];
 		uint32_t below, above, mod;
 		bool is_full;
 
@@ -392,16 +424,16 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 			sm->blackhole_shrunk_mtu = ds->bh_small_mtu;
 			sm->blackhole_resends = ds->bh_resends;
 		}
-		int z = full_size(c, (enum sum_dir_id)k, ds, &is_full);
+		int z = full_size(c, (enum sum_dir_id)k, dh, ds, &is_full);
 		if (z < 0)
 			continue;
-		full[k] = &ds->sizes[z];
-		sm->largest_payload[k] = full[k]->payload;
-		sm->header_bytes[k] = full[k]->hdr;
-		sm->implied_mtu[k] = full[k]->payload + full[k]->hdr;
+		full[k] = z;
+		sm->largest_payload[k] = dh->payload[z];
+		sm->header_bytes[k] = ds->sizes[z].hdr;
+		sm->implied_mtu[k] = dh->payload[z] + ds->sizes[z].hdr;
 		sm->full_size[k] = is_full;
-		sm->misaligned_dir[k] =
-		    is_full && mtu_misaligned(full[k]->payload, full[k]->hdr, &below, &above, &mod);
+		sm->misaligned_dir[k] = is_full && mtu_misaligned(dh->payload[z], ds->sizes[z].hdr,
+								  &below, &above, &mod);
 		/* The direction the single-value fields describe: misaligned
 		 * first, then MSS-limited, then the largest MTU. */
 		if (best < 0) {
@@ -431,7 +463,7 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 		if (sm->misaligned_dir[k])
 			emit_alignment(c, (enum sum_dir_id)k, full[k], env);
 	if (sm->misaligned)
-		judge_collapse(c, sm, full[best]->count);
+		judge_collapse(c, sm, c->dhot.mtu.dir[best].count[full[best]]);
 }
 
 const struct det_ops mtu_ops = {

@@ -9,6 +9,8 @@
 
 /* See mtu.c for the rules and DESIGN.md "The findings". */
 extern const struct det_ops mtu_ops;
+/* Its ops.segment, which det_segment() (detect.c) calls directly. */
+void mtu_segment(struct tcp_conn *c, const struct det_env *env);
 
 /*
  * The page-alignment rule for a full-size segment of payload bytes carried

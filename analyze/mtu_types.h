@@ -27,24 +27,45 @@
 
 #define MTU_SIZES 4u /* largest distinct payload sizes remembered per direction */
 
-/* One payload size of a direction and the first segment that had it. */
+/* The first segment of one of a direction's payload sizes (the size and
+ * its count: struct mtu_dir_hot, same index). */
 struct mtu_size {
-	uint32_t payload;
-	uint32_t count; /* segments of exactly this payload */
-	uint16_t hdr;	/* IP + TCP header bytes of the first one */
-	uint16_t opt;	/* TCP option bytes of the first one */
+	uint16_t hdr; /* IP + TCP header bytes of the first one */
+	uint16_t opt; /* TCP option bytes of the first one */
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input, rel_seq;
 };
 
-/* Per-direction state: the largest segments that fit the MSS. */
-struct mtu_dir_state {
-	struct mtu_size sizes[MTU_SIZES]; /* largest first */
+/* Per-direction state of every data segment: the largest segments that fit
+ * the MSS, and whether a black hole run is open. */
+struct mtu_dir_hot {
+	uint32_t payload[MTU_SIZES]; /* largest first */
+	uint32_t count[MTU_SIZES];   /* segments of exactly that payload */
+	uint32_t bh_rto;	     /* RTO re-sends of the black hole candidate, 0: none */
 	uint8_t nsizes;
-	uint32_t superframes; /* IP length 0 or > 65535: never a wire frame */
+};
+
+/* Per-connection state read or written for every segment (inside struct
+ * tcp_conn's det_hot, next to the segment record: see tcp.h). */
+struct mtu_hot {
+	struct mtu_dir_hot dir[2]; /* by enum sum_dir_id */
+	/* Idle gaps of the connection, for the throughput-collapse test: the
+	 * latest packet, and the silences since, not bracketed by the peer's
+	 * data, per data dir. */
+	int64_t last_ts;
+	int64_t idle_ns[2];
+	uint8_t last_dir;
+	bool have_last, last_data;
+};
+
+/* Per-direction state touched only when a size is first seen, or a frame
+ * or an RTO retransmission has to be looked at. */
+struct mtu_dir_state {
+	struct mtu_size sizes[MTU_SIZES]; /* as mtu_dir_hot.payload */
+	uint32_t superframes;		  /* IP length 0 or > 65535: never a wire frame */
 	/* PMTU black hole (RFC 4821): a full-size segment re-sent by RTO. */
-	uint32_t bh_seq, bh_len, bh_rto;
+	uint32_t bh_seq, bh_len;
 	uint16_t bh_hdr;
 	int64_t bh_first_ts;
 	uint64_t bh_first_frame;
@@ -56,13 +77,8 @@ struct mtu_dir_state {
 
 struct mtu_state {
 	struct mtu_dir_state dir[2]; /* by enum sum_dir_id */
-	/* Idle gaps of the connection, for the throughput-collapse test. */
-	int64_t last_ts;
-	uint8_t last_dir;
-	bool have_last, last_data;
-	int64_t idle_ns[2]; /* silences not bracketed by the peer's data, per data dir */
-	uint32_t icmp_ptb;  /* ICMP too-big quoting the connection (both ways) */
-	uint32_t icmp_mtu;  /* the MTU the last one carried */
+	uint32_t icmp_ptb;	     /* ICMP too-big quoting the connection (both ways) */
+	uint32_t icmp_mtu;	     /* the MTU the last one carried */
 };
 
 /* Why a misaligned connection was also called a collapse (mtu_summary.collapse). */

@@ -115,7 +115,8 @@ static void emit_reorder(struct tcp_conn *c, const struct det_env *env,
 	det_emit(env, &e);
 }
 
-static void reorder_segment(struct tcp_conn *c, const struct det_env *env)
+/* Out of line: inlined, its register saves would cost every segment. */
+__attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *sg = &c->seg;
 	struct reorder_state *st = &c->det.reorder;
@@ -131,13 +132,22 @@ static void reorder_segment(struct tcp_conn *c, const struct det_env *env)
 
 	if (sg->kind & TCP_SEG_OOO)
 		emit_reorder(c, env, ds, n, data, qtag);
-	if (!data)
+	/* No packet of the connection carried a queue id (tcp.c): every ring
+	 * entry is still 0, unknown, and stays so; nothing to record. */
+	if (!data || !c->info.queues_known)
 		return;
 	note_queue(st, sg->queue);
 	if (qtag && ds->last_queue && qtag != ds->last_queue)
 		ds->queue_switches++;
 	ds->qring[n % REORDER_QRING] = (uint16_t)qtag;
 	ds->last_queue = qtag;
+}
+
+void reorder_segment(struct tcp_conn *c, const struct det_env *env)
+{
+	/* The common segment: in order, and no queue ids to record. */
+	if ((c->seg.kind & (TCP_SEG_ACK_REORDERED | TCP_SEG_OOO)) || c->info.queues_known)
+		reorder_note(c, env);
 }
 
 static void reorder_finish(struct tcp_conn *c, const struct det_env *env)

@@ -6,5 +6,7 @@
 
 /* See reorder.c for the rules and DESIGN.md "The findings". */
 extern const struct det_ops reorder_ops;
+/* Its ops.segment, which det_segment() (detect.c) calls directly. */
+void reorder_segment(struct tcp_conn *c, const struct det_env *env);
 
 #endif

@@ -1,6 +1,7 @@
 /* report_sack.c - JSON and text for the SACK scoreboard detector's results. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/jsonout.h"
 #include "analyze/report.h"
@@ -121,31 +122,61 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median lifetime of conn's holes closed by `by`, from the stored events;
- * -1 when none were stored. */
-static int64_t median_lifetime(const struct rep_data *d, uint64_t conn, unsigned by)
+/*
+ * For each of the n connections: the median lifetime of its holes closed by
+ * retransmission, from the stored events; -1 when none were stored. Two
+ * passes over the events (they can be 100000) for all of them, not two per
+ * connection.
+ */
+static void median_lifetimes(const struct rep_data *d, const struct sum_conn *const *conns,
+			     size_t n, int64_t *med)
 {
-	size_t n = 0, k;
-	int64_t *v, med;
+	size_t cnt[REP_SACK_MAX_CONNS] = {0}, off[REP_SACK_MAX_CONNS], total = 0;
+	int64_t *v;
 
-	for (k = 0; k < d->nevents; k++)
-		n += d->events[k].type == SUM_EV_SACK_HOLE && d->events[k].conn == conn &&
-		     d->events[k].u.hole.closed_by == by;
-	if (!n || !(v = malloc(n * sizeof(*v))))
-		return -1;
-	n = 0;
-	for (k = 0; k < d->nevents; k++) {
+	for (size_t j = 0; j < n; j++)
+		med[j] = -1;
+	for (size_t k = 0; k < d->nevents; k++) {
 		const struct sum_event *e = &d->events[k];
-		if (e->type == SUM_EV_SACK_HOLE && e->conn == conn && e->u.hole.closed_by == by)
-			v[n++] = e->duration_ns;
+		if (e->type != SUM_EV_SACK_HOLE || e->u.hole.closed_by != SACKB_CLOSED_RETRANS)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (e->conn == conns[j]->id) {
+				cnt[j]++;
+				break;
+			}
 	}
-	qsort(v, n, sizeof(*v), cmp_i64);
-	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	for (size_t j = 0; j < n; j++) {
+		off[j] = total;
+		total += cnt[j];
+	}
+	if (!total || !(v = malloc(total * sizeof(*v))))
+		return;
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t k = 0; k < d->nevents; k++) {
+		const struct sum_event *e = &d->events[k];
+		if (e->type != SUM_EV_SACK_HOLE || e->u.hole.closed_by != SACKB_CLOSED_RETRANS)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (e->conn == conns[j]->id) {
+				v[off[j] + cnt[j]++] = e->duration_ns;
+				break;
+			}
+	}
+	for (size_t j = 0; j < n; j++) {
+		int64_t *w = v + off[j];
+		size_t m = cnt[j];
+		if (!m)
+			continue;
+		qsort(w, m, sizeof(*w), cmp_i64);
+		med[j] = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+	}
 	free(v);
-	return med;
 }
 
-static void text_conn(FILE *out, const struct rep_data *d, const struct sum_conn *c)
+/* med: the median lifetime of c's holes closed by retransmission, -1 if
+ * none was stored (median_lifetimes()). */
+static void text_conn(FILE *out, const struct sum_conn *c, int64_t med)
 {
 	const struct sackb_summary *s = &c->det.sack;
 	const uint32_t *by = s->by_closed;
@@ -154,7 +185,6 @@ static void text_conn(FILE *out, const struct rep_data *d, const struct sum_conn
 
 	fprintf(out, "  SACK holes: %" PRIu32 " in conn %" PRIu64 ":", s->holes, c->id);
 	if (by[SACKB_CLOSED_RETRANS]) {
-		int64_t med = median_lifetime(d, c->id, SACKB_CLOSED_RETRANS);
 		fprintf(out, " %" PRIu32 " closed by retransmission", by[SACKB_CLOSED_RETRANS]);
 		if (med >= 0) {
 			fmt_dur(buf, sizeof(buf), med);
@@ -210,17 +240,22 @@ static void text_conn(FILE *out, const struct rep_data *d, const struct sum_conn
 void rep_text_sack(FILE *out, const struct rep_data *d)
 {
 	const struct rep_totals *t = &d->tot;
-	size_t shown = 0, more = 0;
+	const struct sum_conn *shown[REP_SACK_MAX_CONNS];
+	int64_t med[REP_SACK_MAX_CONNS];
+	size_t nshown = 0, more = 0;
 
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct sum_conn *c = &d->conns[k];
 		if (!c->det.sack.holes)
 			continue;
-		if (shown++ < REP_SACK_MAX_CONNS)
-			text_conn(out, d, c);
+		if (nshown < REP_SACK_MAX_CONNS)
+			shown[nshown++] = c;
 		else
 			more++;
 	}
+	median_lifetimes(d, shown, nshown, med);
+	for (size_t j = 0; j < nshown; j++)
+		text_conn(out, shown[j], med[j]);
 	if (more)
 		fprintf(out,
 			"  SACK holes: ... and %zu more connections (%" PRIu64 " holes in all)\n",

@@ -177,23 +177,23 @@ static bool stall_in_group(const struct sum_event *e, const struct stall_group *
 	       e->u.stall.cls == g->cls && e->u.stall.reason == g->reason;
 }
 
-/* Median of the group's durations (ack = false) or ACK delays; -1 if none. */
-static int64_t stall_median(const struct rep_data *d, const struct stall_group *g, bool ack,
-			    int64_t *buf)
+/* Median of n values (sorted in place); -1 if none. */
+static int64_t stall_median(int64_t *v, size_t n)
 {
-	size_t n = 0;
-
-	for (size_t k = 0; k < d->nevents; k++) {
-		const struct sum_event *e = &d->events[k];
-		int64_t v = ack ? e->u.stall.ack_delay_ns : e->duration_ns;
-		if (stall_in_group(e, g) && v >= 0)
-			buf[n++] = v;
-	}
 	if (!n)
 		return -1;
-	qsort(buf, n, sizeof(*buf), stall_cmp_i64);
-	return n % 2 ? buf[n / 2] : (buf[n / 2 - 1] + buf[n / 2]) / 2;
+	qsort(v, n, sizeof(*v), stall_cmp_i64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+/* What one printed line needs from its group's events, gathered for all
+ * lines in one pass over the events (they can be 100000). */
+struct stall_line {
+	int64_t *dur, *ack; /* durations and ACK delays >= 0, in event order */
+	size_t ndur, nack;
+	unsigned nframes;
+	uint64_t frames[REP_STALL_FRAMES][2]; /* first and last frame of the first events */
+};
 
 /* Which timer a median delay points at (the histogram's named clusters). */
 static const char *stall_timer_note(int64_t ns)
@@ -223,27 +223,20 @@ static const char *stall_hint(unsigned cls)
 	}
 }
 
-static void stall_write_group(FILE *out, const struct rep_data *d, const struct stall_group *g,
-			      int64_t *buf)
+static void stall_write_group(FILE *out, const struct stall_group *g, struct stall_line *l)
 {
 	char dur[32], ack[32];
-	unsigned shown = 0;
 
-	stall_fmt_dur(dur, sizeof(dur), stall_median(d, g, false, buf));
+	stall_fmt_dur(dur, sizeof(dur), stall_median(l->dur, l->ndur));
 	fprintf(out, "    conn %" PRIu64 " %s: %" PRIu32 " %s stall%s, %s%s (frames ", g->conn,
 		g->dir == SUM_C2S ? "c2s" : "s2c", g->n, stall_class_names[g->cls],
 		g->n == 1 ? "" : "s", g->n == 1 ? "" : "median ", dur);
-	for (size_t k = 0; k < d->nevents && shown < REP_STALL_FRAMES; k++) {
-		const struct sum_event *e = &d->events[k];
-		if (!stall_in_group(e, g))
-			continue;
-		fprintf(out, "%s%" PRIu64 "-%" PRIu64, shown ? ", " : "", e->frame_first,
-			e->frame_last);
-		shown++;
-	}
-	fprintf(out, "%s)\n", g->n > shown ? ", ..." : "");
+	for (unsigned k = 0; k < l->nframes; k++)
+		fprintf(out, "%s%" PRIu64 "-%" PRIu64, k ? ", " : "", l->frames[k][0],
+			l->frames[k][1]);
+	fprintf(out, "%s)\n", g->n > l->nframes ? ", ..." : "");
 	if (g->cls == STALL_DELAYED_ACK) {
-		int64_t m = stall_median(d, g, true, buf);
+		int64_t m = stall_median(l->ack, l->nack);
 		stall_fmt_dur(ack, sizeof(ack), m);
 		fprintf(out, "      %sACK delay %s: %s%s%s\n", g->n == 1 ? "" : "median ", ack,
 			g->reason, stall_timer_note(m), stall_hint(g->cls));
@@ -261,8 +254,10 @@ void rep_text_stall(FILE *out, const struct rep_data *d)
 {
 	const struct rep_totals *t = &d->tot;
 	struct stall_group g[REP_STALL_MAX_GROUPS];
-	unsigned ng = 0, lines = 0;
+	struct stall_line line[REP_STALL_MAX_LINES];
+	unsigned ng = 0, nlines;
 	uint64_t c40 = 0, c200 = 0, more = 0;
+	size_t nvals = 0;
 
 	if (!t->stalls)
 		return;
@@ -299,17 +294,42 @@ void rep_text_stall(FILE *out, const struct rep_data *d)
 		g[j].n++;
 		g[j].recurring += e->u.stall.recurring;
 	}
-	int64_t *buf = ng ? malloc(d->nevents * sizeof(*buf)) : NULL;
-	if (ng && !buf)
+	/* The first groups are printed, the rest counted. */
+	nlines = ng < REP_STALL_MAX_LINES ? ng : REP_STALL_MAX_LINES;
+	for (unsigned j = nlines; j < ng; j++)
+		more += g[j].n;
+	for (unsigned j = 0; j < nlines; j++)
+		nvals += 2 * (size_t)g[j].n;
+	int64_t *buf = nvals ? malloc(nvals * sizeof(*buf)) : NULL;
+	if (nvals && !buf)
 		return;
-	for (unsigned j = 0; j < ng; j++) {
-		if (lines == REP_STALL_MAX_LINES) {
-			more += g[j].n;
-			continue;
-		}
-		stall_write_group(out, d, &g[j], buf);
-		lines++;
+	size_t off = 0;
+	for (unsigned j = 0; j < nlines; j++) {
+		line[j] = (struct stall_line){.dur = buf + off, .ack = buf + off + g[j].n};
+		off += 2 * (size_t)g[j].n;
 	}
+	for (size_t k = 0; k < d->nevents && nlines; k++) {
+		const struct sum_event *e = &d->events[k];
+		unsigned j;
+		if (e->type != SUM_EV_STALL)
+			continue;
+		for (j = 0; j < nlines && !stall_in_group(e, &g[j]); j++)
+			;
+		if (j == nlines)
+			continue;
+		struct stall_line *l = &line[j];
+		if (e->duration_ns >= 0)
+			l->dur[l->ndur++] = e->duration_ns;
+		if (e->u.stall.ack_delay_ns >= 0)
+			l->ack[l->nack++] = e->u.stall.ack_delay_ns;
+		if (l->nframes < REP_STALL_FRAMES) {
+			l->frames[l->nframes][0] = e->frame_first;
+			l->frames[l->nframes][1] = e->frame_last;
+			l->nframes++;
+		}
+	}
+	for (unsigned j = 0; j < nlines; j++)
+		stall_write_group(out, &g[j], &line[j]);
 	free(buf);
 	if (more)
 		fprintf(out, "    ... and %" PRIu64 " more stalls (see --json)\n", more);

@@ -90,6 +90,16 @@ static uint32_t unseen_bytes(const struct tcp_conn *c, enum sum_dir_id dir, uint
 	return n;
 }
 
+/* Refresh the hot summary of dir's scoreboard. sack_ack() is the only
+ * place that changes what it reads while segments still arrive. */
+static void sackb_note_active(struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct sackb_dir *sd = &c->det.sack.dir[dir];
+
+	c->dhot.sack.active[dir] =
+	    sd->nblocks || sd->nholes || sd->renege_pending || sd->in_recovery;
+}
+
 /* Merge [l, r) into the sorted, disjoint, non-adjacent blocks. */
 static void blocks_insert(struct sackb_dir *sd, struct sackb_summary *sum, uint32_t l, uint32_t r)
 {
@@ -288,10 +298,6 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 
 	if (!h->have_una)
 		return;
-	/* Nothing SACKed and nothing pending: the common ACK costs nothing. */
-	if (!opt->has_sack && !(sg->kind & TCP_SEG_DSACK) && !sd->nblocks && !sd->nholes &&
-	    !sd->renege_pending && !sd->in_recovery)
-		return;
 	if (sg->kind & TCP_SEG_DSACK)
 		sum->dsack++;
 	if (opt->has_sack) {
@@ -363,6 +369,7 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 		if (d > sum->recovery_max_ns)
 			sum->recovery_max_ns = d;
 	}
+	sackb_note_active(c, dir);
 }
 
 /* A data segment from dir's sender: does it fill an open hole? */
@@ -393,14 +400,33 @@ static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 	}
 }
 
-static void sackb_segment(struct tcp_conn *c, const struct det_env *env)
+/* The segment has work (see sackb_segment()). Out of line: inlined, its
+ * register saves would cost every segment. */
+__attribute__((noinline)) static void sackb_work(struct tcp_conn *c, const struct det_env *env,
+						 bool data, bool ack)
 {
 	const struct tcp_seg *sg = &c->seg;
 
-	if (sg->len && c->det.sack.dir[sg->dir].nholes)
+	if (data && c->det.sack.dir[sg->dir].nholes)
 		sack_data(c, sg->dir);
-	if (sg->d && (sg->d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST))
+	if (ack)
 		sack_ack(c, env, (enum sum_dir_id) !sg->dir);
+}
+
+void sackb_segment(struct tcp_conn *c, const struct det_env *env)
+{
+	const struct tcp_seg *sg = &c->seg;
+	const struct dec_packet *d = sg->d;
+	enum sum_dir_id rd = (enum sum_dir_id) !sg->dir; /* the data its ACK is about */
+	/* Data of a direction whose scoreboard holds something: may fill a hole. */
+	bool data = sg->len && c->dhot.sack.active[sg->dir];
+	/* An ACK with nothing SACKed and nothing pending costs nothing (and
+	 * does not touch the scoreboard's cache lines): the common one. */
+	bool ack = d && (d->tcp.flags & DEC_TH_ACK) && !(sg->kind & TCP_SEG_RST) &&
+		   (d->tcp.opt.has_sack || (sg->kind & TCP_SEG_DSACK) || c->dhot.sack.active[rd]);
+
+	if (data || ack)
+		sackb_work(c, env, data, ack);
 }
 
 static void sackb_finish(struct tcp_conn *c, const struct det_env *env)

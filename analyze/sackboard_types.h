@@ -84,6 +84,16 @@ struct sackb_summary {
 	uint32_t open_at_end_dirs; /* directions still in recovery at the end */
 };
 
+/*
+ * Read for every segment (inside struct tcp_conn's det_hot, see tcp.h):
+ * active[dir] is set while dir's scoreboard holds anything (blocks, holes,
+ * a suspected reneging, an open recovery episode). Most connections never
+ * SACK, so most segments then need nothing from struct sackb_state.
+ */
+struct sackb_hot {
+	bool active[2]; /* by enum sum_dir_id */
+};
+
 /* Per-connection detector state (inside struct tcp_conn: fixed size). */
 struct sackb_state {
 	struct sackb_dir dir[2];

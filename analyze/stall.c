@@ -187,7 +187,7 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 }
 
 /* A stall starting at the last packet before the gap and ending at seg. */
-static void stall_found_init(struct stall_found *f, const struct stall_state *st,
+static void stall_found_init(struct stall_found *f, const struct stall_hot *st,
 			     const struct tcp_seg *seg, enum sum_dir_id dir, enum stall_class cls,
 			     const char *reason)
 {
@@ -219,10 +219,13 @@ static bool stall_inside_write(const struct stall_dir_state *d)
 	return d->has_data && (!d->last_push || d->in_flight > 0 || stall_window_closed(d));
 }
 
-/* The packet seg ended a gap of the connection: classify it. */
-static void stall_gap(struct tcp_conn *c, const struct det_env *env)
+/* The packet seg ended a gap of the connection: classify it. Out of line
+ * (as the other rare paths of stall_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct det_env *env)
 {
-	struct stall_state *st = &c->det.stall;
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold = &c->det.stall;
 	const struct tcp_seg *seg = &c->seg;
 	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
@@ -239,13 +242,14 @@ static void stall_gap(struct tcp_conn *c, const struct det_env *env)
 		if (!stall_window_closed(d) || !d->has_data ||
 		    !(d->in_flight > 0 || !d->last_push || probing))
 			continue;
+		struct stall_zw *zw = &cold->zw[k];
 		d->zw_open = true;
-		d->zw_start = st->last_ts;
-		d->zw_frame = st->last_frame;
-		d->zw_input = st->last_input;
-		d->zw_in_flight = d->in_flight;
-		d->zw_rel_una = d->rel_una;
-		d->zw_rwnd = d->rwnd;
+		zw->start = st->last_ts;
+		zw->frame = st->last_frame;
+		zw->input = st->last_input;
+		zw->in_flight = d->in_flight;
+		zw->rel_una = d->rel_una;
+		zw->rwnd = d->rwnd;
 		return;
 	}
 
@@ -306,32 +310,34 @@ static void stall_gap(struct tcp_conn *c, const struct det_env *env)
 	if ((seg->kind & TCP_SEG_PURE_ACK) && (seg->kind & TCP_SEG_ACK_ADVANCED) &&
 	    d->in_flight > 0 && d->has_data) {
 		st->dack_open = true;
-		st->dack_dir = (uint8_t)od;
-		st->dack_in_flight = d->in_flight;
-		st->dack_rel_una = d->rel_una;
-		st->dack_rwnd = d->rwnd;
-		st->dack_start = st->last_ts;
-		st->dack_ack_ts = seg->ts;
-		st->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
-		st->dack_frame_before = st->last_frame;
-		st->dack_frame_ack = seg->frame;
-		st->dack_input = st->last_input;
+		cold->dack_dir = (uint8_t)od;
+		cold->dack_in_flight = d->in_flight;
+		cold->dack_rel_una = d->rel_una;
+		cold->dack_rwnd = d->rwnd;
+		cold->dack_start = st->last_ts;
+		cold->dack_ack_ts = seg->ts;
+		cold->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
+		cold->dack_frame_before = st->last_frame;
+		cold->dack_frame_ack = seg->frame;
+		cold->dack_input = st->last_input;
 	}
 }
 
 /* S's first packet after the ACK that ended a gap: did S wait for it? */
-static void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env, int64_t thr)
+__attribute__((noinline)) static void stall_dack_resolve(struct tcp_conn *c,
+							 const struct det_env *env, int64_t thr)
 {
-	struct stall_state *st = &c->det.stall;
+	struct stall_hot *hot = &c->dhot.stall;
+	const struct stall_state *st = &c->det.stall;
 	const struct tcp_seg *seg = &c->seg;
 
 	if (seg->ts - st->dack_ack_ts > thr) {
-		st->dack_open = false; /* nothing came soon: nobody waited */
+		hot->dack_open = false; /* nothing came soon: nobody waited */
 		return;
 	}
 	if (seg->dir != st->dack_dir)
 		return; /* R again (more ACKs, its own data): keep waiting */
-	st->dack_open = false;
+	hot->dack_open = false;
 	if (!(seg->kind & TCP_SEG_NEW_DATA) || !(seg->kind & TCP_SEG_DATA) ||
 	    (seg->kind & TCP_SEG_KEEPALIVE))
 		return;
@@ -341,7 +347,7 @@ static void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env, in
 	    .cls = STALL_DELAYED_ACK,
 	    /* Nagle (RFC 896) holds a segment below the MSS while data is
 	     * unacknowledged: the segment S sends after the ACK says so. */
-	    .reason = seg->len < st->d[st->dack_dir].mss    ? stall_r_nagle
+	    .reason = seg->len < hot->d[st->dack_dir].mss   ? stall_r_nagle
 		      : st->dack_in_flight >= st->dack_rwnd ? stall_r_dack_win
 							    : stall_r_dack,
 	    .start = st->dack_start,
@@ -373,9 +379,27 @@ static uint32_t stall_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 	return peer ? peer : 1;
 }
 
+static void stall_track_flight(const struct tcp_conn *c, struct stall_dir_state *d,
+			       enum sum_dir_id dir)
+{
+	d->in_flight = tcp_in_flight(c, dir);
+	d->rel_una = tcp_rel_seq(c, dir, c->half[dir].snd_una);
+}
+
+static void stall_track_rwnd(const struct tcp_conn *c, struct stall_dir_state *d,
+			     enum sum_dir_id dir)
+{
+	bool known;
+
+	d->rwnd = tcp_peer_window(c, dir, &known);
+	/* Without both SYNs the scale is unknown and a raw window says
+	 * nothing about bytes, except that 0 is closed at any scale. */
+	d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);
+}
+
 static void stall_snapshot(struct tcp_conn *c)
 {
-	struct stall_state *st = &c->det.stall;
+	struct stall_hot *st = &c->dhot.stall;
 	const struct tcp_seg *seg = &c->seg;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 
@@ -392,54 +416,85 @@ static void stall_snapshot(struct tcp_conn *c)
 			st->d[!seg->dir].r_answered = true;
 		}
 	}
+	/*
+	 * S's segment size only changes with what tcp.c learns from a SYN
+	 * (MSS, timestamps) and with S's largest payload, which only a segment
+	 * longer than the size can raise above it (stall_mss()): refreshed
+	 * then only. (In flight, snd_una and R's window are taken by
+	 * stall_before(), for the packets that may end a gap.)
+	 */
+	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
+	if (!st->have_last || (seg->kind & TCP_SEG_SYN)) {
+		st->d[pd].mss = stall_mss(c, pd);
+		st->d[od].mss = stall_mss(c, od);
+	} else if (seg->len > st->d[pd].mss) {
+		st->d[pd].mss = stall_mss(c, pd);
+	}
+}
+
+/*
+ * The packet at ts may end a gap (the threshold is never below
+ * --stall-min): keep what the connection looked like at the gap's start,
+ * as the previous packet left it, for stall_gap(). Taken here, before
+ * tcp.c changes it, rather than after every packet: most packets end no
+ * gap, and only stall_gap() reads these fields.
+ */
+void stall_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+
+	/* c->info.last_ts is st->last_ts (the latest packet time, the same
+	 * rule, since the first packet) on a cache line the TCP engine reads
+	 * first anyway: most packets stop here without waiting for ours. */
+	if (ts - c->info.last_ts <= env->prm->stall_min_ns || !st->have_last)
+		return;
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct stall_dir_state *d = &st->d[k];
-		bool known;
-		d->in_flight = tcp_in_flight(c, (enum sum_dir_id)k);
-		d->rel_una = tcp_rel_seq(c, (enum sum_dir_id)k, c->half[k].snd_una);
-		d->rwnd = tcp_peer_window(c, (enum sum_dir_id)k, &known);
-		/* Without both SYNs the scale is unknown and a raw window says
-		 * nothing about bytes, except that 0 is closed at any scale. */
-		d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);
-		d->mss = stall_mss(c, (enum sum_dir_id)k);
+		stall_track_flight(c, &st->d[k], (enum sum_dir_id)k);
+		stall_track_rwnd(c, &st->d[k], (enum sum_dir_id)k);
 	}
 }
 
 static void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
 			   int64_t end, uint64_t frame, const char *reason)
 {
-	struct stall_dir_state *d = &c->det.stall.d[dir];
+	const struct stall_zw *zw = &c->det.stall.zw[dir];
 	struct stall_found f = {
 	    .dir = dir,
 	    .cls = STALL_ZERO_WINDOW,
 	    .reason = reason,
-	    .start = d->zw_start,
-	    .duration = end - d->zw_start,
+	    .start = zw->start,
+	    .duration = end - zw->start,
 	    .ack_delay = -1,
-	    .frame_before = d->zw_frame,
+	    .frame_before = zw->frame,
 	    .frame_after = frame,
-	    .input = d->zw_input,
-	    .in_flight = d->zw_in_flight,
-	    .rel_una = d->zw_rel_una,
-	    .rwnd = d->zw_rwnd,
+	    .input = zw->input,
+	    .in_flight = zw->in_flight,
+	    .rel_una = zw->rel_una,
+	    .rwnd = zw->rwnd,
 	};
 
-	d->zw_open = false;
+	c->dhot.stall.d[dir].zw_open = false;
 	stall_emit(c, env, &f);
 }
 
-static void stall_segment(struct tcp_conn *c, const struct det_env *env)
+void stall_segment(struct tcp_conn *c, const struct det_env *env)
 {
-	struct stall_state *st = &c->det.stall;
+	struct stall_hot *st = &c->dhot.stall;
 	const struct tcp_seg *seg = &c->seg;
-	int64_t thr = stall_threshold(c, env->prm);
-	bool gap = st->have_last && seg->ts - st->last_ts > thr;
+	int64_t thr = -1;
+	bool gap = false;
 
+	/* The threshold is never below --stall-min: most packets follow the
+	 * last one sooner than that and need no RTT lookup. */
+	if (st->have_last && seg->ts - st->last_ts > env->prm->stall_min_ns) {
+		thr = stall_threshold(c, env->prm);
+		gap = seg->ts - st->last_ts > thr;
+	}
 	if (st->dack_open) {
 		if (gap)
 			st->dack_open = false; /* a new gap: nobody waited for that ACK */
 		else
-			stall_dack_resolve(c, env, thr);
+			stall_dack_resolve(c, env, thr >= 0 ? thr : stall_threshold(c, env->prm));
 	}
 	if (gap)
 		stall_gap(c, env);
@@ -464,7 +519,7 @@ static void stall_segment(struct tcp_conn *c, const struct det_env *env)
 
 static void stall_finish(struct tcp_conn *c, const struct det_env *env)
 {
-	struct stall_state *st = &c->det.stall;
+	struct stall_hot *st = &c->dhot.stall;
 
 	/* A pending delayed ACK that S did not follow with data: no stall. */
 	st->dack_open = false;

@@ -36,38 +36,54 @@ enum stall_class {
 #define STALL_TIMER_RING 4 /* recent timer-length pauses compared for recurrence */
 
 /* What the detector keeps about one data direction (S = that direction's
- * sender), as it stood after the last packet: the start of a gap. */
+ * sender), as it stood after the last packet: the start of a gap. Read or
+ * written for every packet, so it lives in struct stall_hot. */
 struct stall_dir_state {
+	/* Taken by stall_before() only when the packet may end a gap. */
+	uint64_t rwnd;	    /* R's advertised window (scaled when known) */
 	uint32_t in_flight; /* snd_nxt - snd_una */
 	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
-	uint32_t mss;	    /* effective segment size of S's data */
-	uint64_t rwnd;	    /* R's advertised window (scaled when known) */
-	int64_t last_data_ts;
 	bool rwnd_known;
+	/* Kept after every packet. */
+	int64_t last_data_ts;
+	uint32_t mss;	 /* effective segment size of S's data */
 	bool has_data;	 /* S has sent data */
 	bool last_push;	 /* S's last new data segment carried PSH (or FIN) */
 	bool r_answered; /* R sent data after S's last data segment */
 	/* A zero-window stall spans probes and zero-window ACKs: it is open
-	 * from the first gap with R's window closed until the window update. */
+	 * from the first gap with R's window closed until the window update
+	 * (its start: struct stall_zw). */
 	bool zw_open;
-	uint32_t zw_in_flight, zw_rel_una;
-	uint64_t zw_rwnd;
-	int64_t zw_start;
-	uint64_t zw_frame;
-	uint32_t zw_input;
 };
 
-/* Per-connection detector state (inside struct tcp_conn: fixed size). */
-struct stall_state {
+/* Per-connection state read or written for every packet (inside struct
+ * tcp_conn's det_hot, next to the segment record: see tcp.h). */
+struct stall_hot {
 	int64_t last_ts; /* latest packet time of the connection */
 	uint64_t last_frame;
 	uint32_t last_input;
 	bool have_last;
+	bool dack_open;		     /* see stall_state.dack_* */
 	struct stall_dir_state d[2]; /* by enum sum_dir_id */
+};
+
+/* The start of an open zero-window stall of one data direction. */
+struct stall_zw {
+	uint32_t in_flight, rel_una;
+	uint64_t rwnd;
+	int64_t start;
+	uint64_t frame;
+	uint32_t input;
+};
+
+/* Per-connection state touched only when a gap or a stall is being decided
+ * (inside struct tcp_conn: fixed size). */
+struct stall_state {
+	struct stall_zw zw[2]; /* by enum sum_dir_id, valid while d[].zw_open */
 
 	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
-	 * sends new data right after it (decided on S's next packet). */
-	bool dack_open;
+	 * sends new data right after it (decided on S's next packet). Valid
+	 * while stall_hot.dack_open. */
 	uint8_t dack_dir;
 	uint32_t dack_in_flight, dack_rel_una;
 	uint64_t dack_rwnd;

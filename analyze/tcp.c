@@ -166,9 +166,7 @@ static uint64_t scaled_window(const struct tcp_conn *c, const struct tcp_half *h
 			      bool syn)
 {
 	/* RFC 7323 2.2: the window in a SYN segment is never scaled. */
-	if (syn || !c->info.wscale_known || h->st.wscale < 0)
-		return raw;
-	return (uint64_t)raw << h->st.wscale;
+	return syn ? raw : tcp_window_bytes(c, h, raw);
 }
 
 static void sent_push(struct tcp_half *h, uint32_t end, int64_t ts)
@@ -553,14 +551,6 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 		h->in_zero_window = false;
 		c->seg.kind |= TCP_SEG_WINDOW_OPENED;
 	}
-}
-
-uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known)
-{
-	const struct tcp_half *r = &c->half[!dir];
-
-	*known = r->have_last_ack;
-	return r->have_last_ack ? scaled_window(c, r, r->last_win_raw, false) : 0;
 }
 
 static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d)

@@ -153,7 +153,23 @@ struct tcp_seg {
 	const struct dec_packet *d; /* valid during the detector calls only */
 };
 
-/* Fixed-size state of every detector, owned by the connection. */
+/*
+ * Fixed-size state of every detector, owned by the connection, in two parts.
+ * Every segment runs every detector, and with thousands of live connections
+ * each cache line a detector touches per segment is a likely cache miss. So
+ * the few fields a detector reads or writes for every segment (its common
+ * case: in-order data, pure ACKs) sit together in struct det_hot, right
+ * after c->seg; the rest, in struct det_states, is only touched when a
+ * detector has work (a gap, SACK blocks, an RTO, a new payload size ...).
+ * (The reorder detector needs no hot state: tcp.c's info.queues_known
+ * tells it when it has nothing to record.)
+ */
+struct det_hot {
+	struct stall_hot stall;
+	struct mtu_hot mtu;
+	struct sackb_hot sack;
+};
+
 struct det_states {
 	struct stall_state stall;
 	struct sackb_state sack;
@@ -164,11 +180,12 @@ struct det_states {
 struct tcp_conn {
 	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
 	struct tcp_half half[SUM_DIR_COUNT];
-	struct tcp_seg seg; /* the segment just processed (for detectors) */
-	struct det_states det;
-	int64_t syn_ts; /* last SYN from the client, for handshake RTT */
+	struct tcp_seg seg;  /* the segment just processed (for detectors) */
+	struct det_hot dhot; /* next to seg: see struct det_hot */
+	int64_t syn_ts;	     /* last SYN from the client, for handshake RTT */
 	bool syn_ts_valid;
 	bool handshake_done;
+	struct det_states det; /* cold: last */
 };
 
 /*
@@ -206,9 +223,26 @@ static inline uint32_t tcp_in_flight(const struct tcp_conn *c, enum sum_dir_id d
 	return h->snd_nxt - h->snd_una;
 }
 
+/* A window field h's side sent outside its SYN, scaled when the scale is
+ * known (RFC 7323 2.2: both SYNs seen). */
+static inline uint64_t tcp_window_bytes(const struct tcp_conn *c, const struct tcp_half *h,
+					uint16_t raw)
+{
+	if (!c->info.wscale_known || h->st.wscale < 0)
+		return raw;
+	return (uint64_t)raw << h->st.wscale;
+}
+
 /* The receive window the receiver of dir's data last advertised (scaled
- * when the scale is known); *known is false before it sent anything. */
-uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known);
+ * when the scale is known); *known is false before it sent anything.
+ * Inline: the stall detector asks before every packet that may end a gap. */
+static inline uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known)
+{
+	const struct tcp_half *r = &c->half[!dir];
+
+	*known = r->have_last_ack;
+	return r->have_last_ack ? tcp_window_bytes(c, r, r->last_win_raw) : 0;
+}
 
 /* MSS the receiver of dir's data announced (0: unknown). */
 static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id dir)

@@ -90,6 +90,8 @@ static void send_seg(struct convo *v, const struct seg *s)
 	if (!v->started) {
 		tcp_conn_init(&v->c, 1, &d, &p);
 		v->started = true;
+	} else {
+		det_before(&v->c, p.ts_ns, &v->env);
 	}
 	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
 	det_segment(&v->c, &v->env);
