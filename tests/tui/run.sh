@@ -236,6 +236,34 @@ tui_keys step q
 rc=$(tui_wait_exit step 10)
 check "exit 0 after a resize (got '$rc')" [ "$rc" = 0 ]
 
+# ---- a monkey: 600 random keys and resizes, under whatever build this is ----
+tui_start monkey 100 30 -- -r samples/demo-http-loss.pcapng -r samples/reorder-relay.pcap \
+	-r samples/rr-nagle-delack.pcap --speed 4
+keys=(j k Up Down PgUp PgDown Home End g G Enter Escape s S f / p n + - '?' x 1 ' ' BSpace)
+RANDOM=7 # the same sequence every run
+for i in $(seq 600); do
+	k=${keys[RANDOM % ${#keys[@]}]}
+	if [ "$k" = / ]; then
+		tui_tmux send-keys -t monkey / "port $((RANDOM % 9000))" Enter
+	else
+		tui_tmux send-keys -t monkey "$k"
+	fi
+	if [ $((i % 97)) -eq 0 ]; then
+		tui_tmux resize-window -t monkey -x $((40 + RANDOM % 180)) -y $((8 + RANDOM % 50))
+	fi
+	[ $((i % 50)) -eq 0 ] && sleep 0.05
+done
+tui_tmux resize-window -t monkey -x 100 -y 30
+sleep 0.3
+tui_keys monkey Escape Escape q
+rc=$(tui_wait_exit monkey 10 || true)
+if [ -z "$rc" ]; then # a '?' or the filter prompt may have taken the q
+	tui_keys monkey Escape x q
+	rc=$(tui_wait_exit monkey 5 || true)
+fi
+check "600 random keys and resizes: exit 0 (got '$rc')" [ "$rc" = 0 ]
+check "after the monkey the terminal is usable" tui_terminal_sane monkey
+
 # ---- a capture that is not one ----
 tui_start bad 80 24 -- -r samples/truncated.pcap --max
 check "truncated capture: the error is on screen" tui_wait bad 'error: .*truncated' 10
