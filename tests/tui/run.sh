@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tui/run.sh TCPSIFT - drive the real `tcpsift tui` in tmux and read its screen.
 #
-# Replays samples from samples/ and checks, from tmux capture-pane:
+# First, without a screen, the dashboard's table (tests/tools/tui-rows: the
+# player and model run to the end) equals analyze --json, connection by
+# connection, on every sample and every capture in ../shared/pcaps/public.
+# Then replays samples from samples/ and checks, from tmux capture-pane:
 #   - the connections, findings and numbers on screen are the ones
 #     `tcpsift analyze --json` reports for the same files (per connection:
 #     retransmissions, stalls, SACK holes, out-of-order, queues; totals);
@@ -55,6 +58,32 @@ for args in "" "-r" "-r x -i lo" "--speed 0 -r samples/nanosec.pcap" "--bogus" \
 done
 "$bin" tui -r samples/nanosec.pcap </dev/null >/dev/null 2>"$TUI_DIR/e"
 check "no terminal: exit 2 with a reason" grep -q "needs a terminal" "$TUI_DIR/e"
+
+# ---- the table's numbers against analyze, on every sample and public capture ----
+# tests/tools/tui-rows runs the dashboard's engine thread and model without a
+# screen and prints the table; parity.py compares it with analyze --json.
+rows_bin="$(dirname "$bin")/tests/tools/tui-rows"
+pub=${TCPSIFT_PUBLIC:-../shared/pcaps/public}
+nparity=0
+for f in samples/*.pcap samples/*.pcapng "$pub"/*.pcap "$pub"/*.pcapng; do
+	[ -f "$f" ] || continue
+	n=$(basename "$f")
+	"$rows_bin" "$f" >"$TUI_DIR/$n.tsv" 2>"$TUI_DIR/$n.err"
+	r1=$?
+	"$bin" analyze --json --no-progress "$f" >"$TUI_DIR/$n.json" 2>/dev/null
+	r2=$?
+	if [ ! -s "$TUI_DIR/$n.tsv" ] && [ ! -s "$TUI_DIR/$n.json" ]; then
+		check "$n: both refuse it (tui $r1, analyze $r2)" [ "$r1" = 3 ] && [ "$r2" = 3 ]
+		continue
+	fi
+	if out=$(python3 tests/tui/parity.py "$TUI_DIR/$n.tsv" "$TUI_DIR/$n.json") && [ "$r1" = "$r2" ]; then
+		t_pass "parity $n: $out"
+		nparity=$((nparity + 1))
+	else
+		t_fail "parity $n (exit tui $r1, analyze $r2): $out"
+	fi
+done
+check "parity ran on the samples and the public captures ($nparity files)" [ "$nparity" -ge 20 ]
 
 # ---- 200x50: the numbers are analyze's ----
 files=(samples/demo-http-loss.pcapng samples/rr-nagle-delack.pcap samples/reorder-relay.pcap

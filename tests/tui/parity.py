@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""parity.py ROWS.tsv REPORT.json - the dashboard's table (tests/tools/tui-rows)
+against `tcpsift analyze --json` of the same files.
+
+Per connection: addresses, state, retransmissions, stalls and the time they
+cost, SACK holes, out-of-order, queues, MTU flag; then the totals (packets,
+connections, stalls, SACK holes, reorders, retransmissions). Prints "ok N
+connections" or one line per difference; exit 0 or 1.
+"""
+import json
+import sys
+
+
+def main():
+    rows, total = {}, None
+    for line in open(sys.argv[1]):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "total":
+            total = [int(x) for x in f[1:]]
+        else:
+            rows[int(f[0])] = f
+    d = json.load(open(sys.argv[2]))
+    bad = []
+    conns = {c["id"]: c for c in d["connections"]}
+    if set(rows) != set(conns):
+        bad.append("ids: tui %d, analyze %d" % (len(rows), len(conns)))
+    for i, c in conns.items():
+        r = rows.get(i)
+        if not r:
+            continue
+        mtu = c["mtu_findings"]
+        want = [
+            ("client", r[1], c["client"]),
+            ("server", r[2], c["server"]),
+            ("state", r[3], c["state"]),
+            ("retrans", int(r[4]), c["c2s"]["retransmissions"] + c["s2c"]["retransmissions"]),
+            ("stalls", int(r[5]), c["stalls"]["count"]),
+            ("holes", int(r[7]), c["sack"]["holes"]),
+            ("ooo", int(r[8]), c["c2s"]["out_of_order"] + c["s2c"]["out_of_order"]),
+            ("queues", int(r[9]), len(c["queues"])),
+            ("mtu", int(r[10]),
+             int(bool(mtu["misaligned"] or mtu["pmtu_blackhole"] or mtu["icmp_too_big"]))),
+        ]
+        diff = ["%s %s != %s" % (k, a, b) for k, a, b in want if a != b]
+        if abs(int(r[6]) / 1e9 - c["stalls"]["time_s"]) > 1e-6:
+            diff.append("stall time %s ns != %s s" % (r[6], c["stalls"]["time_s"]))
+        if diff:
+            bad.append("connection %d: %s" % (i, ", ".join(diff)))
+    s = d["summary"]
+    f = s["findings"]
+    want = [s["packets"], s["connections"], f["stalls"], f["sack_holes"], f["out_of_order"],
+            f["retransmissions"]]
+    if total != want:
+        bad.append("totals (packets conns stalls holes reorders retrans): tui %s, analyze %s"
+                   % (total, want))
+    if bad:
+        print("\n".join(bad[:10]))
+        return 1
+    print("ok %d connections" % len(conns))
+    return 0
+
+
+sys.exit(main())
