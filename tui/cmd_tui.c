@@ -379,7 +379,7 @@ int tui_main(int argc, char **argv)
 	if (cfg.conn_filter)
 		tv_set_filter(view, cfg.conn_filter);
 
-	/* Our handlers before initscr(): curses then leaves them alone and the
+	/* Our handlers before newterm(): curses then leaves them alone and the
 	 * loop, not a signal handler, restores the terminal. */
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -395,8 +395,13 @@ int tui_main(int argc, char **argv)
 		free(cfg.filter_args);
 		return TCPSIFT_EXIT_INPUT;
 	}
-	if (!initscr()) {
-		fputs("tcpsift tui: cannot initialise the terminal (is TERM set?)\n", stderr);
+	/* newterm(), not initscr(): on an unknown terminal it returns NULL
+	 * instead of printing its own message and calling exit(). */
+	const char *term = getenv("TERM");
+	SCREEN *scr = term && *term ? newterm(NULL, stdout, stdin) : NULL;
+	if (!scr) {
+		fprintf(stderr, "tcpsift tui: cannot drive terminal type '%s' (TERM)\n",
+			term ? term : "");
 		tv_free(view);
 		pl_free(pl);
 		free(cfg.filter_args);
@@ -415,6 +420,7 @@ int tui_main(int argc, char **argv)
 	erase();
 	refresh();
 	endwin();
+	delscreen(scr);
 	pl_stop(pl);
 	const struct pl_view *pv = pl_latest(pl, 0);
 	print_summary(pv);

@@ -293,6 +293,12 @@ fi
 check "600 random keys and resizes: exit 0 (got '$rc')" [ "$rc" = 0 ]
 check "after the monkey the terminal is usable" tui_terminal_sane monkey
 
+# ---- a terminal curses cannot drive: one line, exit 2, no curses exit() ----
+tui_start badterm 80 24 TERM=bogus-term -- -r samples/nanosec.pcap
+rc=$(tui_wait_exit badterm 5 || true)
+check "unknown TERM: exit 2 (got '$rc')" [ "$rc" = 2 ]
+check "unknown TERM: one clear line" tui_wait badterm "^tcpsift tui: cannot drive terminal type 'bogus-term'" 2
+
 # ---- a capture that is not one ----
 tui_start bad 80 24 -- -r samples/truncated.pcap --max
 check "truncated capture: the error is on screen" tui_wait bad 'error: .*truncated' 10
