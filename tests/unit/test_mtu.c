@@ -3,6 +3,7 @@
 
 #include "analyze/mtu.h"
 #include "analyze/tcp.h"
+#include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 
 /*
@@ -42,29 +43,9 @@ static void on_event(void *ctx, const struct sum_event *e)
 static void mc_init(struct mconv *v, int family, bool ts)
 {
 	memset(v, 0, sizeof(*v));
-	v->prm.rto_min_ns = 200000000;
-	v->prm.reorder_window_ns = 3000000;
-	det_params_defaults(&v->dprm);
-	v->sink.event = on_event;
-	v->sink.ctx = v;
-	v->env.prm = &v->dprm;
-	v->env.sink = &v->sink;
+	convo_params(&v->prm, &v->dprm, &v->env, &v->sink, on_event, v);
 	v->family = family;
 	v->ts = ts;
-}
-
-static void addr(struct dec_addr *a, int family, uint8_t host)
-{
-	memset(a, 0, sizeof(*a));
-	a->family = (uint8_t)family;
-	if (family == 4) {
-		a->a[0] = 10;
-		a->a[3] = host;
-	} else {
-		a->a[0] = 0x20;
-		a->a[1] = 0x01;
-		a->a[15] = host;
-	}
 }
 
 /* One segment of len payload bytes; mss > 0 puts an MSS option in a SYN. */
@@ -75,13 +56,8 @@ static void seg(struct mconv *v, int dir, uint8_t flags, uint32_t seq, uint32_t 
 	struct pkt p;
 	uint32_t iph = v->family == 6 ? 40 : 20;
 
-	memset(&d, 0, sizeof(d));
-	memset(&p, 0, sizeof(p));
-	addr(&d.src, v->family, dir == C2S ? 1 : 2);
-	addr(&d.dst, v->family, dir == C2S ? 2 : 1);
+	convo_packet(v->family, dir, t_us, &v->frame, &d, &p);
 	d.l4proto = 6;
-	d.tcp.sport = dir == C2S ? 40000 : 80;
-	d.tcp.dport = dir == C2S ? 80 : 40000;
 	d.tcp.seq = seq;
 	d.tcp.ack = ack;
 	d.tcp.flags = flags;
@@ -98,14 +74,8 @@ static void seg(struct mconv *v, int dir, uint8_t flags, uint32_t seq, uint32_t 
 		d.tcp.opt.has_mss = 1;
 		d.tcp.opt.mss = (uint16_t)mss;
 	}
-	p.ts_ns = t_us * 1000;
-	p.frame = ++v->frame;
-	if (!v->started) {
-		tcp_conn_init(&v->c, 1, &d, &p);
-		v->started = true;
-	}
-	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
-	mtu_ops.segment(&v->c, &v->env);
+	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_ONE_DETECTOR,
+		      mtu_ops.segment, &d, &p);
 }
 
 static void handshake(struct mconv *v, int mss_c, int mss_s)
@@ -387,15 +357,15 @@ static void icmp(struct mconv *v, int family, uint8_t type, uint8_t code, uint32
 
 	memset(&d, 0, sizeof(d));
 	memset(&p, 0, sizeof(p));
-	addr(&d.src, family, 9); /* a router */
-	addr(&d.dst, family, quoted_dir == C2S ? 1 : 2);
+	convo_addr(&d.src, family, 9); /* a router */
+	convo_addr(&d.dst, family, quoted_dir == C2S ? 1 : 2);
 	d.l4proto = family == 6 ? 58 : 1;
 	d.icmp.type = type;
 	d.icmp.code = code;
 	d.icmp.mtu = mtu;
 	d.icmp.has_inner_ip = d.icmp.has_inner = true;
-	addr(&d.icmp.inner_src, family, quoted_dir == C2S ? 1 : 2);
-	addr(&d.icmp.inner_dst, family, quoted_dir == C2S ? 2 : 1);
+	convo_addr(&d.icmp.inner_src, family, quoted_dir == C2S ? 1 : 2);
+	convo_addr(&d.icmp.inner_dst, family, quoted_dir == C2S ? 2 : 1);
 	d.icmp.inner_proto = 6;
 	d.icmp.inner_sport = quoted_dir == C2S ? 40000 : 80;
 	d.icmp.inner_dport = quoted_dir == C2S ? 80 : 40000;

@@ -7,6 +7,7 @@
 #include "analyze/reorder.h"
 #include "analyze/report.h"
 #include "analyze/tcp.h"
+#include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 
 /* Client 10.0.0.1:40000 <-> server 10.0.0.2:80, run through tcp.c and then
@@ -42,13 +43,7 @@ static void on_event(void *ctx, const struct sum_event *e)
 static void convo_init(struct convo *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->prm.rto_min_ns = 200000000;
-	v->prm.reorder_window_ns = 3000000;
-	det_params_defaults(&v->dprm);
-	v->sink.event = on_event;
-	v->sink.ctx = v;
-	v->env.prm = &v->dprm;
-	v->env.sink = &v->sink;
+	convo_params(&v->prm, &v->dprm, &v->env, &v->sink, on_event, v);
 }
 
 static void send_seg(struct convo *v, const struct seg *s)
@@ -56,14 +51,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 	struct dec_packet d;
 	struct pkt p;
 
-	memset(&d, 0, sizeof(d));
-	memset(&p, 0, sizeof(p));
-	d.src.family = d.dst.family = 4;
-	d.src.a[0] = d.dst.a[0] = 10;
-	d.src.a[3] = s->dir == SUM_C2S ? 1 : 2;
-	d.dst.a[3] = s->dir == SUM_C2S ? 2 : 1;
-	d.tcp.sport = s->dir == SUM_C2S ? 40000 : 80;
-	d.tcp.dport = s->dir == SUM_C2S ? 80 : 40000;
+	convo_packet(4, s->dir, s->t_us, &v->frame, &d, &p);
 	d.tcp.seq = s->seq;
 	d.tcp.ack = s->ack;
 	d.tcp.flags = s->flags;
@@ -72,18 +60,12 @@ static void send_seg(struct convo *v, const struct seg *s)
 	d.l3_len = 52 + s->len;
 	d.tcp.opt.has_ts = 1;
 	d.tcp.opt.tsval = s->tsval;
-	p.ts_ns = s->t_us * 1000;
-	p.frame = ++v->frame;
 	if (s->queue >= 0) {
 		p.have |= PKT_HAVE_QUEUE;
 		p.queue = (uint32_t)s->queue;
 	}
-	if (!v->started) {
-		tcp_conn_init(&v->c, 1, &d, &p);
-		v->started = true;
-	}
-	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
-	reorder_ops.segment(&v->c, &v->env);
+	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_ONE_DETECTOR,
+		      reorder_ops.segment, &d, &p);
 }
 
 static const struct reorder_summary *finish(struct convo *v)

@@ -7,6 +7,7 @@
 #include "analyze/detect.h"
 #include "analyze/seq.h"
 #include "analyze/tcp.h"
+#include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 
 /*
@@ -54,14 +55,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 	struct dec_packet d;
 	struct pkt p;
 
-	memset(&d, 0, sizeof(d));
-	memset(&p, 0, sizeof(p));
-	d.src.family = d.dst.family = 4;
-	d.src.a[0] = d.dst.a[0] = 10;
-	d.src.a[3] = s->dir == SUM_C2S ? 1 : 2;
-	d.dst.a[3] = s->dir == SUM_C2S ? 2 : 1;
-	d.tcp.sport = s->dir == SUM_C2S ? 40000 : 80;
-	d.tcp.dport = s->dir == SUM_C2S ? 80 : 40000;
+	convo_packet(4, s->dir, s->t_us, &v->frame, &d, &p);
 	d.tcp.seq = s->seq;
 	d.tcp.ack = s->ack;
 	d.tcp.flags = s->flags;
@@ -85,16 +79,8 @@ static void send_seg(struct convo *v, const struct seg *s)
 			d.tcp.opt.sack[k].right = s->sack[2 * k + 1];
 		}
 	}
-	p.ts_ns = s->t_us * 1000;
-	p.frame = ++v->frame;
-	if (!v->started) {
-		tcp_conn_init(&v->c, 1, &d, &p);
-		v->started = true;
-	} else {
-		det_before(&v->c, p.ts_ns, &v->env);
-	}
-	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
-	det_segment(&v->c, &v->env);
+	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_DETECTORS, NULL, &d,
+		      &p);
 }
 
 enum { S = DEC_TH_SYN, A = DEC_TH_ACK };
@@ -102,13 +88,7 @@ enum { S = DEC_TH_SYN, A = DEC_TH_ACK };
 static void convo_init(struct convo *v, uint32_t iss)
 {
 	memset(v, 0, sizeof(*v));
-	v->prm.rto_min_ns = 200000000;
-	v->prm.reorder_window_ns = 3000000;
-	det_params_defaults(&v->dprm);
-	v->sink.event = on_event;
-	v->sink.ctx = v;
-	v->env.prm = &v->dprm;
-	v->env.sink = &v->sink;
+	convo_params(&v->prm, &v->dprm, &v->env, &v->sink, on_event, v);
 	v->iss = iss;
 	v->irs = 5000;
 	v->srv_tsval = 100;

@@ -9,6 +9,7 @@
 #include "analyze/detect.h"
 #include "analyze/report.h"
 #include "analyze/tcp.h"
+#include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 
 /* Client 10.0.0.1:40000 <-> server 10.0.0.2:80, run through tcp_segment()
@@ -44,13 +45,7 @@ static void on_event(void *ctx, const struct sum_event *e)
 static void convo_init(struct convo *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->prm.rto_min_ns = 200000000;
-	v->prm.reorder_window_ns = 3000000;
-	det_params_defaults(&v->det);
-	v->sink.event = on_event;
-	v->sink.ctx = v;
-	v->env.prm = &v->det;
-	v->env.sink = &v->sink;
+	convo_params(&v->prm, &v->det, &v->env, &v->sink, on_event, v);
 }
 
 static void send_seg(struct convo *v, const struct seg *s)
@@ -58,16 +53,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 	struct dec_packet d;
 	struct pkt p;
 
-	memset(&d, 0, sizeof(d));
-	memset(&p, 0, sizeof(p));
-	d.src.family = d.dst.family = 4;
-	uint8_t a = s->dir == SUM_C2S ? 1 : 2, b = s->dir == SUM_C2S ? 2 : 1;
-	d.src.a[0] = 10;
-	d.src.a[3] = a;
-	d.dst.a[0] = 10;
-	d.dst.a[3] = b;
-	d.tcp.sport = s->dir == SUM_C2S ? 40000 : 80;
-	d.tcp.dport = s->dir == SUM_C2S ? 80 : 40000;
+	convo_packet(4, s->dir, s->t_us, &v->frame, &d, &p);
 	d.tcp.seq = s->seq;
 	d.tcp.ack = s->ack;
 	d.tcp.flags = s->flags;
@@ -82,16 +68,8 @@ static void send_seg(struct convo *v, const struct seg *s)
 		d.tcp.opt.has_wscale = 1;
 		d.tcp.opt.wscale = (uint8_t)(s->wscale - 1); /* field is shift + 1 */
 	}
-	p.ts_ns = s->t_us * 1000;
-	p.frame = ++v->frame;
-	if (!v->started) {
-		tcp_conn_init(&v->c, 1, &d, &p);
-		v->started = true;
-	} else {
-		det_before(&v->c, p.ts_ns, &v->env);
-	}
-	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
-	det_segment(&v->c, &v->env);
+	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_DETECTORS, NULL, &d,
+		      &p);
 }
 
 static void finish(struct convo *v)

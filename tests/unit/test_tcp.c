@@ -6,6 +6,7 @@
 
 #include "analyze/seq.h"
 #include "analyze/tcp.h"
+#include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 
 /* A tiny conversation builder: client 10.0.0.1:40000 <-> server 10.0.0.2:80. */
@@ -44,10 +45,7 @@ static void on_event(void *ctx, const struct sum_event *e)
 static void convo_init(struct convo *v, int family)
 {
 	memset(v, 0, sizeof(*v));
-	v->prm.rto_min_ns = 200000000;
-	v->prm.reorder_window_ns = 3000000;
-	v->sink.event = on_event;
-	v->sink.ctx = v;
+	convo_params(&v->prm, NULL, NULL, &v->sink, on_event, v);
 	v->family = family;
 }
 
@@ -56,16 +54,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 	struct dec_packet d;
 	struct pkt p;
 
-	memset(&d, 0, sizeof(d));
-	memset(&p, 0, sizeof(p));
-	d.src.family = d.dst.family = (uint8_t)v->family;
-	uint8_t a = s->dir == SUM_C2S ? 1 : 2, b = s->dir == SUM_C2S ? 2 : 1;
-	d.src.a[0] = 10;
-	d.src.a[3] = a;
-	d.dst.a[0] = 10;
-	d.dst.a[3] = b;
-	d.tcp.sport = s->dir == SUM_C2S ? 40000 : 80;
-	d.tcp.dport = s->dir == SUM_C2S ? 80 : 40000;
+	convo_packet(v->family, s->dir, s->t_us, &v->frame, &d, &p);
 	d.tcp.seq = s->seq;
 	d.tcp.ack = s->ack;
 	d.tcp.flags = s->flags;
@@ -95,13 +84,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 			d.tcp.opt.sack[k].right = s->sack[2 * k + 1];
 		}
 	}
-	p.ts_ns = s->t_us * 1000;
-	p.frame = ++v->frame;
-	if (!v->started) {
-		tcp_conn_init(&v->c, 1, &d, &p);
-		v->started = true;
-	}
-	tcp_segment(&v->c, &v->prm, &d, &p, &v->sink);
+	convo_deliver(&v->c, &v->started, &v->prm, NULL, &v->sink, CONVO_TCP, NULL, &d, &p);
 }
 
 enum { S = DEC_TH_SYN, A = DEC_TH_ACK, F = DEC_TH_FIN, P = DEC_TH_PSH, R = DEC_TH_RST };
