@@ -453,6 +453,7 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 	r->mtu_flag =
 	    c->ended ? s->det.mtu.misaligned || s->det.mtu.pmtu_blackhole || s->det.mtu.icmp_too_big
 		     : c->tally.mtu || c->tally.pmtu;
+	r->vantage = s->vantage;
 	r->queues = s->queues_known ? (uint32_t)__builtin_popcountll(s->queue_mask) : 0;
 	r->first_ts = s->first_ts;
 	r->last_ts = s->last_ts;

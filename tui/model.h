@@ -78,8 +78,9 @@ struct tm_row {
 	int64_t stall_ns;
 	uint32_t holes;
 	uint64_t ooo;
-	uint32_t queues; /* distinct RX queues (0: unknown) */
-	bool mtu_flag;	 /* misaligned MTU, black hole or ICMP too-big */
+	uint32_t queues;  /* distinct RX queues (0: unknown) */
+	uint32_t vantage; /* where it was seen (analyze/source.h), names in pl_header */
+	bool mtu_flag;	  /* misaligned MTU, black hole or ICMP too-big */
 	int64_t first_ts, last_ts;
 };
 

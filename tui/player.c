@@ -204,10 +204,16 @@ static void header_drops(struct player *p, struct pl_header *h)
 				fill = (double)st.queue_used / (double)st.queue_size;
 		}
 		h->queue_fill = fill;
+		h->nvantages = 1;
+		snprintf(h->vantage[0], sizeof(h->vantage[0]), "%s", p->cfg.ring.iface);
 		h->written = p->writer ? pw_counters(p->writer)->packets : 0;
 		return;
 	}
-	/* Files: the drop counters they carry (pcapng ISB / EPB), once read. */
+	/* Files: the interfaces they name, and the drop counters they carry
+	 * (pcapng ISB / EPB), once read. */
+	h->nvantages = src_vantage_count(p->src);
+	for (unsigned v = 0; v < h->nvantages && v < PL_MAX_VANTAGES; v++)
+		snprintf(h->vantage[v], sizeof(h->vantage[v]), "%s", src_vantage_name(p->src, v));
 	h->drops_known = false;
 	h->kernel_drops = 0;
 	for (unsigned k = 0; k < src_count(p->src); k++) {

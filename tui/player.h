@@ -55,6 +55,8 @@ struct pl_config {
 };
 
 /* What the header shows besides the model's totals. */
+#define PL_MAX_VANTAGES 16 /* names shown; more share the last */
+
 struct pl_header {
 	enum pl_mode mode;
 	enum pl_state state;
@@ -66,9 +68,11 @@ struct pl_header {
 	double progress;  /* replay: fraction of the input read, -1 unknown */
 	bool drops_known; /* the counters below mean something */
 	uint64_t kernel_drops, if_drops, our_drops;
-	double queue_fill; /* live: fullest hand-off queue, 0..1; -1 unknown */
-	uint64_t written;  /* live with a file: packets written */
-	unsigned nqueues;  /* live: sockets in the fanout group */
+	double queue_fill;		   /* live: fullest hand-off queue, 0..1; -1 unknown */
+	uint64_t written;		   /* live with a file: packets written */
+	unsigned nqueues;		   /* live: sockets in the fanout group */
+	unsigned nvantages;		   /* observation points (interfaces) so far */
+	char vantage[PL_MAX_VANTAGES][32]; /* their names, by sum_conn.vantage */
 	char error[512];
 };
 

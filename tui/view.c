@@ -568,7 +568,8 @@ static void draw_table_head(struct tv_view *v, int y, int cols)
 	attrset(A_NORMAL);
 }
 
-static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r, bool selected)
+static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r, bool selected,
+		     unsigned nvantages, const char (*vantages)[32])
 {
 	struct tv_row_ctx ctx = {v, y, cols};
 	char b[96];
@@ -579,6 +580,11 @@ static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r,
 	snprintf(b, sizeof(b), "%" PRIu64, r->id);
 	cell(&ctx, &x, TV_COL_ID, b);
 	rep_format_endpoint(&r->client, r->client_port, b, sizeof(b));
+	if (nvantages > 1) { /* the same 4-tuple seen at two places: say where */
+		size_t n = strlen(b);
+		snprintf(b + n, sizeof(b) - n, "@%s",
+			 vantages[r->vantage < PL_MAX_VANTAGES ? r->vantage : PL_MAX_VANTAGES - 1]);
+	}
 	cell(&ctx, &x, TV_COL_CLIENT, b);
 	rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
 	cell(&ctx, &x, TV_COL_SERVER, b);
@@ -668,7 +674,8 @@ static void draw_table(struct tv_view *v, const struct pl_view *pv, int y, int r
 		if (i >= v->norder)
 			break;
 		const struct tm_row *r = &pv->m.rows[v->order[i]];
-		draw_row(v, y + 1 + k, cols, r, r->id == v->selected);
+		draw_row(v, y + 1 + k, cols, r, r->id == v->selected, pv->h.nvantages,
+			 (const char(*)[32])pv->h.vantage);
 	}
 	if (v->norder == 0) {
 		attrset(pair_attr(v, TV_P_DIM));
@@ -905,8 +912,12 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 	}
 	rep_format_endpoint(&s->client, s->client_port, a, sizeof(a));
 	rep_format_endpoint(&s->server, s->server_port, b, sizeof(b));
-	putf(y, 1, cols - 1, "CONNECTION #%" PRIu64 "  %s %s %s  %s%s", s->id, a,
-	     v->cfg.utf8 ? "→" : "->", b, sum_state_name(s->state), dt->ended ? ", ended" : "");
+	const struct pl_header *h = &pv->h;
+	putf(y, 1, cols - 1, "CONNECTION #%" PRIu64 "  %s %s %s  %s%s  seen at %s", s->id, a,
+	     v->cfg.utf8 ? "→" : "->", b, sum_state_name(s->state), dt->ended ? ", ended" : "",
+	     h->nvantages
+		 ? h->vantage[s->vantage < PL_MAX_VANTAGES ? s->vantage : PL_MAX_VANTAGES - 1]
+		 : "?");
 	attrset(A_NORMAL);
 	y++;
 	fmt_dur(a, sizeof(a), s->handshake_rtt_ns);

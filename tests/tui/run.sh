@@ -7,7 +7,8 @@
 # Then replays samples from samples/ and checks, from tmux capture-pane:
 #   - the connections, findings and numbers on screen are the ones
 #     `tcpsift analyze --json` reports for the same files (per connection:
-#     retransmissions, stalls, SACK holes, out-of-order, queues; totals);
+#     addresses with the interface when there are several, retransmissions,
+#     stalls, SACK holes, out-of-order, queues; totals);
 #   - 80x24 and 200x50 render without garbage (no escape debris, no line
 #     wider than the terminal, the frame's fixed lines where they belong);
 #   - sort (s, S), filter (/ BPF and substring), freeze, detail (Enter),
@@ -124,8 +125,10 @@ for cid, c in conns.items():
     t = rows_seen.get(cid)
     if not t:
         continue
+    vant = d["vantages"]
+    where = "@" + vant[c["vantage"]] if len(vant) > 1 else ""
     want = {
-        "client": c["client"], "server": c["server"],
+        "client": c["client"] + where, "server": c["server"],
         "retr": str(c["c2s"]["retransmissions"] + c["s2c"]["retransmissions"]),
         "stall": str(c["stalls"]["count"]),
         "hole": str(c["sack"]["holes"]),
