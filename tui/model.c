@@ -459,6 +459,37 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 	r->last_ts = s->last_ts;
 }
 
+static int by_tuple(const void *a, const void *b, void *ctx)
+{
+	const struct tm_row *rows = ctx;
+	const struct tm_row *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
+	int c = memcmp(&x->client, &y->client, sizeof(x->client));
+	if (!c)
+		c = memcmp(&x->server, &y->server, sizeof(x->server));
+	if (!c)
+		c = (int)x->client_port - (int)y->client_port;
+	if (!c)
+		c = (int)x->server_port - (int)y->server_port;
+	return c;
+}
+
+/* Mark rows whose 4-tuple is also in the table from another vantage point
+ * (the same connection captured on two interfaces): only those need to say
+ * where they were seen. */
+static void mark_vantages(struct tm_snapshot *s)
+{
+	for (uint32_t k = 0; k < s->nrows; k++)
+		s->scratch[k] = k;
+	if (s->nrows > 1)
+		qsort_r(s->scratch, s->nrows, sizeof(*s->scratch), by_tuple, s->rows);
+	for (uint32_t k = 0; k + 1 < s->nrows; k++) {
+		struct tm_row *a = &s->rows[s->scratch[k]], *b = &s->rows[s->scratch[k + 1]];
+		if (a->vantage != b->vantage &&
+		    by_tuple(&s->scratch[k], &s->scratch[k + 1], s->rows) == 0)
+			a->vantage_matters = b->vantage_matters = true;
+	}
+}
+
 static int by_row_id(const void *a, const void *b)
 {
 	uint64_t x = ((const struct tm_row *)a)->id, y = ((const struct tm_row *)b)->id;
@@ -473,6 +504,10 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 		if (!n)
 			return -ENOMEM;
 		s->rows = n;
+		uint32_t *t = realloc(s->scratch, (size_t)ncap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		s->scratch = t;
 		s->cap = ncap;
 	}
 	s->now = m->now;
@@ -485,6 +520,7 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 	}
 	if (s->nrows)
 		qsort(s->rows, s->nrows, sizeof(*s->rows), by_row_id);
+	mark_vantages(s);
 
 	s->nlog = m->log_n;
 	for (uint32_t k = 0; k < m->log_n; k++)
@@ -508,6 +544,8 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 void tm_snapshot_free(struct tm_snapshot *s)
 {
 	free(s->rows);
+	free(s->scratch);
 	s->rows = NULL;
+	s->scratch = NULL;
 	s->cap = s->nrows = 0;
 }

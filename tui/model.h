@@ -78,9 +78,10 @@ struct tm_row {
 	int64_t stall_ns;
 	uint32_t holes;
 	uint64_t ooo;
-	uint32_t queues;  /* distinct RX queues (0: unknown) */
-	uint32_t vantage; /* where it was seen (analyze/source.h), names in pl_header */
-	bool mtu_flag;	  /* misaligned MTU, black hole or ICMP too-big */
+	uint32_t queues;      /* distinct RX queues (0: unknown) */
+	uint32_t vantage;     /* where it was seen (analyze/source.h), names in pl_header */
+	bool vantage_matters; /* the same 4-tuple is in the table from another vantage */
+	bool mtu_flag;	      /* misaligned MTU, black hole or ICMP too-big */
 	int64_t first_ts, last_ts;
 };
 
@@ -109,6 +110,7 @@ struct tm_snapshot {
 	struct tm_totals tot;
 	struct tm_row *rows; /* nrows of them, in connection id order */
 	uint32_t nrows, cap;
+	uint32_t *scratch;	      /* cap indexes, for finding 4-tuples seen twice */
 	struct sum_event log[TM_LOG]; /* newest first */
 	uint32_t nlog;
 	struct tm_detail detail; /* of the id asked for, if it is known */

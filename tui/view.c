@@ -580,7 +580,7 @@ static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r,
 	snprintf(b, sizeof(b), "%" PRIu64, r->id);
 	cell(&ctx, &x, TV_COL_ID, b);
 	rep_format_endpoint(&r->client, r->client_port, b, sizeof(b));
-	if (nvantages > 1) { /* the same 4-tuple seen at two places: say where */
+	if (nvantages > 1 && r->vantage_matters) { /* seen at two places: say where */
 		size_t n = strlen(b);
 		snprintf(b + n, sizeof(b) - n, "@%s",
 			 vantages[r->vantage < PL_MAX_VANTAGES ? r->vantage : PL_MAX_VANTAGES - 1]);

@@ -7,7 +7,8 @@
 # Then replays samples from samples/ and checks, from tmux capture-pane:
 #   - the connections, findings and numbers on screen are the ones
 #     `tcpsift analyze --json` reports for the same files (per connection:
-#     addresses with the interface when there are several, retransmissions,
+#     addresses (with the interface when the same 4-tuple was seen at
+#     another), retransmissions,
 #     stalls, SACK holes, out-of-order, queues; totals);
 #   - 80x24 and 200x50 render without garbage (no escape debris, no line
 #     wider than the terminal, the frame's fixed lines where they belong);
@@ -126,7 +127,10 @@ for cid, c in conns.items():
     if not t:
         continue
     vant = d["vantages"]
-    where = "@" + vant[c["vantage"]] if len(vant) > 1 else ""
+    # The interface is named only when the same 4-tuple was seen at another.
+    twice = sum(1 for o in d["connections"] if (o["client"], o["server"]) ==
+                (c["client"], c["server"]) and o["vantage"] != c["vantage"])
+    where = "@" + vant[c["vantage"]] if twice else ""
     want = {
         "client": c["client"] + where, "server": c["server"],
         "retr": str(c["c2s"]["retransmissions"] + c["s2c"]["retransmissions"]),

@@ -223,6 +223,24 @@ static void test_model(void)
 
 	tm_snapshot_free(&snap);
 	tm_free(m);
+
+	/* The same 4-tuple from two vantage points: only those rows say where. */
+	m = tm_new(&cfg, err, sizeof(err));
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	for (uint64_t id = 1; id <= 3; id++) {
+		summary(&c, id, t0);
+		c.client_port = id == 3 ? 40007 : 40001;
+		c.vantage = id == 2 ? 1 : 0;
+		tm_update_live(m, &c);
+	}
+	CHECK(tm_snapshot_fill(m, &snap, 0) == 0);
+	CHECK_EQ_U(snap.nrows, 3);
+	CHECK(snap.rows[0].vantage_matters && snap.rows[1].vantage_matters);
+	CHECK(!snap.rows[2].vantage_matters);
+	tm_snapshot_free(&snap);
+	tm_free(m);
 }
 
 static void test_filter(void)
