@@ -2,6 +2,7 @@
 #include "tui/model.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,16 @@ static void timeline_halve(struct tm_timeline *tl)
 	tl->used = (tl->used + 1) / 2;
 }
 
+/*
+ * later - earlier, 0 when later is not after it. Capture timestamps are
+ * whatever the file says (merged files go backwards, a bad clock jumps by
+ * years): differences are taken in unsigned arithmetic, never overflowing.
+ */
+static uint64_t since(int64_t later, int64_t earlier)
+{
+	return later > earlier ? (uint64_t)later - (uint64_t)earlier : 0;
+}
+
 /* Bucket of ts, widening the buckets until it fits. */
 static unsigned timeline_bucket(struct tm_timeline *tl, int64_t ts)
 {
@@ -201,11 +212,10 @@ static unsigned timeline_bucket(struct tm_timeline *tl, int64_t ts)
 		tl->t0 = ts;
 		tl->width_ns = 1000000; /* 1 ms: 64 ms before the first doubling */
 	}
-	if (ts < tl->t0)
-		return 0; /* timestamps can go backwards in merged captures */
-	while ((ts - tl->t0) / tl->width_ns >= TM_BUCKETS)
+	uint64_t dt = since(ts, tl->t0); /* earlier than t0: the first bucket */
+	while (dt / (uint64_t)tl->width_ns >= TM_BUCKETS)
 		timeline_halve(tl);
-	unsigned k = (unsigned)((ts - tl->t0) / tl->width_ns);
+	unsigned k = (unsigned)(dt / (uint64_t)tl->width_ns);
 	if (k + 1 > tl->used)
 		tl->used = k + 1;
 	return k;
@@ -237,13 +247,16 @@ void tm_timeline_mark(struct tm_timeline *tl, int64_t from, int64_t to, uint8_t 
 
 void tm_rate_add(struct tm_rate *r, int64_t ts, unsigned dir, uint32_t bytes)
 {
-	if (r->win_start == 0)
+	if (!r->started) {
+		r->started = true;
 		r->win_start = ts;
-	if (ts >= r->win_start + TM_RATE_WINDOW_NS) {
-		bool adjacent = ts < r->win_start + 2 * TM_RATE_WINDOW_NS;
-		for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
-			r->prev[d] = adjacent ? r->cur[d] : 0;
-			r->cur[d] = 0;
+	}
+	uint64_t d = since(ts, r->win_start); /* older than the window: counted in it */
+	if (d >= (uint64_t)TM_RATE_WINDOW_NS) {
+		bool adjacent = d < 2 * (uint64_t)TM_RATE_WINDOW_NS;
+		for (unsigned k = 0; k < SUM_DIR_COUNT; k++) {
+			r->prev[k] = adjacent ? r->cur[k] : 0;
+			r->cur[k] = 0;
 		}
 		r->win_start = adjacent ? r->win_start + TM_RATE_WINDOW_NS : ts;
 	}
@@ -259,19 +272,28 @@ void tm_rate_add(struct tm_rate *r, int64_t ts, unsigned dir, uint32_t bytes)
 double tm_rate_get(const struct tm_rate *r, int64_t now, int64_t first_ts, unsigned dir)
 {
 	const double w = (double)TM_RATE_WINDOW_NS;
+	uint64_t in_window = since(now, r->win_start), life = since(now, first_ts);
 
-	if (r->win_start == 0 || now >= r->win_start + 2 * TM_RATE_WINDOW_NS)
+	if (!r->started || in_window >= 2 * (uint64_t)TM_RATE_WINDOW_NS)
 		return 0;
-	if (now - first_ts < TM_RATE_WINDOW_NS) {
-		int64_t life = now - first_ts < 1000000 ? 1000000 : now - first_ts;
-		return (double)(r->cur[dir] + r->prev[dir]) * 1e9 / (double)life;
+	if (life < (uint64_t)TM_RATE_WINDOW_NS) {
+		double l = life < 1000000 ? 1e6 : (double)life;
+		return (double)(r->cur[dir] + r->prev[dir]) * 1e9 / l;
 	}
-	if (now >= r->win_start + TM_RATE_WINDOW_NS) {
-		double f = (double)(now - r->win_start - TM_RATE_WINDOW_NS) / w;
+	if (in_window >= (uint64_t)TM_RATE_WINDOW_NS) {
+		double f = (double)(in_window - (uint64_t)TM_RATE_WINDOW_NS) / w;
 		return (double)r->cur[dir] * (1 - f) * 1e9 / w;
 	}
-	double f = (double)(now - r->win_start) / w;
+	double f = (double)in_window / w;
 	return ((double)r->prev[dir] * (1 - f) + (double)r->cur[dir]) * 1e9 / w;
+}
+
+/* ts + d, saturated: an event's end even when a clock jumped. */
+static int64_t ts_plus(int64_t ts, int64_t d)
+{
+	if (d <= 0)
+		return ts;
+	return ts > INT64_MAX - d ? INT64_MAX : ts + d;
 }
 
 /* ---- the sink ---- */
@@ -328,11 +350,10 @@ static void on_event(void *ctx, const struct sum_event *e)
 			t->reneging++;
 			break;
 		case SUM_EV_STALL:
-			tm_timeline_mark(&c->tl, e->ts, e->ts + e->duration_ns, TM_B_STALL);
+			tm_timeline_mark(&c->tl, e->ts, ts_plus(e->ts, e->duration_ns), TM_B_STALL);
 			break;
 		case SUM_EV_ZERO_WINDOW:
-			tm_timeline_mark(&c->tl, e->ts,
-					 e->ts + (e->duration_ns > 0 ? e->duration_ns : 0),
+			tm_timeline_mark(&c->tl, e->ts, ts_plus(e->ts, e->duration_ns),
 					 TM_B_ZERO_WINDOW);
 			break;
 		default:

@@ -54,6 +54,7 @@ struct tm_timeline {
 
 /* Bytes in the current and the previous TM_RATE_WINDOW_NS window, per direction. */
 struct tm_rate {
+	bool started;
 	int64_t win_start;
 	uint64_t cur[SUM_DIR_COUNT], prev[SUM_DIR_COUNT];
 };

@@ -14,6 +14,9 @@
 
 enum { PL_RATE_SAMPLES = 32 };
 
+/* Replay: the longest the pacing waits for the next packet (wall time). */
+#define PL_MAX_WAIT_S 5.0
+
 /* Engine counters at one publication, for packets/s over capture time. */
 struct pl_sample {
 	int64_t ts;
@@ -165,7 +168,7 @@ static void header_rates(struct player *p, struct pl_header *h, const struct eng
 		if (s->packets == 0 || s->ts >= now.ts)
 			continue;
 		base = s;
-		if (now.ts - s->ts >= 1000000000ll)
+		if ((double)now.ts - (double)s->ts >= 1e9)
 			break;
 	}
 	struct pl_sample start = {.ts = n->first_ts};
@@ -173,7 +176,7 @@ static void header_rates(struct player *p, struct pl_header *h, const struct eng
 		base = &start;
 	h->pps = h->bps = 0;
 	if (base && now.ts > base->ts) {
-		double dt = (double)(now.ts - base->ts) / 1e9;
+		double dt = ((double)now.ts - (double)base->ts) / 1e9;
 		h->pps = (double)(now.packets - base->packets) / dt;
 		h->bps = (double)(now.bytes - base->bytes) * 8 / dt;
 	}
@@ -334,7 +337,13 @@ static void replay_loop(struct player *p)
 				ts0 = pk.ts_ns;
 				paced = true;
 			}
-			double due = wall0 + (double)(pk.ts_ns - ts0) / 1e9 / c.speed;
+			double due = wall0 + ((double)pk.ts_ns - (double)ts0) / 1e9 / c.speed;
+			if (due - now > PL_MAX_WAIT_S) {
+				/* A long idle stretch (or a clock jump) is skipped,
+				 * not waited out: pacing restarts at this packet. */
+				wall0 = due = now;
+				ts0 = pk.ts_ns;
+			}
 			if (due > now) {
 				sleep_s(due - now < 0.01 ? due - now : 0.01);
 				since_check = 256;

@@ -5,6 +5,7 @@
 
 #include "analyze/engine.h"
 #include "analyze/report.h"
+#include "tui/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -12,9 +13,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * Input: one byte choosing the link type, then records of
  * [2-byte length][1-byte time step][bytes]. A tiny flow table (8) forces
  * eviction and port-reuse paths; time steps of up to 255 ms with a 1 s
- * idle timeout exercise expiry. The report is written to /dev/null as JSON
- * and text, so reporters see whatever the engine produced.
+ * idle timeout exercise expiry; a step of 255 is a clock jump of 2^50 ns
+ * (days). The report is written to /dev/null as JSON and text, so reporters
+ * see whatever the engine produced, and the dashboard's model (tui/model.c)
+ * is fed the same results and snapshotted, as the TUI does.
  */
+
+/* Both sinks: the report's and the model's. */
+struct tee {
+	struct sum_sink a, b;
+};
+
+static void tee_conn(void *ctx, const struct sum_conn *c)
+{
+	const struct tee *t = ctx;
+	t->a.conn(t->a.ctx, c);
+	t->b.conn(t->b.ctx, c);
+}
+
+static void tee_event(void *ctx, const struct sum_event *e)
+{
+	const struct tee *t = ctx;
+	t->a.event(t->a.ctx, e);
+	t->b.event(t->b.ctx, e);
+}
+
+static void tee_segment(void *ctx, const struct sum_seg *s)
+{
+	const struct tee *t = ctx;
+	t->b.segment(t->b.ctx, s);
+}
 static const uint32_t linktypes[] = {
     PKT_LINKTYPE_ETHERNET, PKT_LINKTYPE_RAW,  PKT_LINKTYPE_LINUX_SLL, PKT_LINKTYPE_LINUX_SLL2,
     PKT_LINKTYPE_NULL,	   PKT_LINKTYPE_IPV4, PKT_LINKTYPE_IPV6,
@@ -40,7 +68,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct rep_config rc = {
 		    .format = (enum rep_format)fmt, .out = null, .max_events = 64};
 		struct report *rep = rep_new(&rc, err, sizeof(err));
-		struct sum_sink sink = rep_sink(rep);
+		struct tm_config mc = {.keep_ended = 4};
+		struct tm_model *model = tm_new(&mc, err, sizeof(err));
+		struct tm_snapshot snap = {0};
+		struct tee tee = {.a = rep_sink(rep), .b = tm_sink(model)};
+		struct sum_sink sink = {
+		    .conn = tee_conn, .event = tee_event, .segment = tee_segment, .ctx = &tee};
 		struct engine *eng = eng_new(&cfg, &sink, err, sizeof(err));
 		uint32_t lt = linktypes[data[0] % (sizeof(linktypes) / sizeof(linktypes[0]))];
 		size_t off = 1;
@@ -49,7 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		while (off + 3 <= size) {
 			size_t len = (size_t)data[off] << 8 | data[off + 1];
-			ts += (int64_t)data[off + 2] * 1000000;
+			if (data[off + 2] == 255)
+				ts += (int64_t)1 << 50;
+			else
+				ts += (int64_t)data[off + 2] * 1000000;
 			off += 3;
 			if (len > size - off)
 				len = size - off;
@@ -61,8 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					.frame = ++frame};
 			eng_packet(eng, &p);
 			off += len;
+			if ((frame & 15) == 0) { /* a live snapshot now and then */
+				eng_foreach_live(eng, tm_update_live, model);
+				tm_snapshot_fill(model, &snap, frame / 16);
+			}
 		}
 		eng_finish(eng);
+		tm_snapshot_fill(model, &snap, 1);
+		tm_snapshot_free(&snap);
+		tm_free(model);
 		struct rep_run run = {
 		    .version = "fuzz", .eng = *eng_counters(eng), .flows = *eng_flow_counters(eng)};
 		rep_finish(rep, &run);
