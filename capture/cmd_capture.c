@@ -361,11 +361,11 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	 * A full-size packet costs the capture ~2 us of CPU (the TPACKET copy
 	 * is the kernel's, the page-cache copy of the file write ours). When
 	 * the captured workload keeps every CPU busy, the kernel ring fills
-	 * while the readers wait for a CPU: measured on 2 vCPUs under iperf3,
-	 * 10-35 % of full frames lost at nice 0, none at nice -20
-	 * (bench/RESULTS.md). So, as netsniff-ng --prio-high, the capture goes
-	 * first; the threads started below inherit it. Needs CAP_SYS_NICE,
-	 * hence before the privileges go.
+	 * while the readers wait for a CPU. So, as netsniff-ng --prio-high,
+	 * the capture goes first (nice -20); the threads started below
+	 * inherit it. On 2 vCPUs under iperf3 it made full-frame losses rarer,
+	 * not impossible (bench/RESULTS.md). Needs CAP_SYS_NICE, hence before
+	 * the privileges go.
 	 */
 	if (!cfg.normal_priority && setpriority(PRIO_PROCESS, 0, -20) == -1 && !cfg.quiet)
 		fprintf(stderr,
