@@ -33,23 +33,8 @@ pcap="$LAB_TMP/live.pcapng" live="$LAB_TMP/live.json" file="$LAB_TMP/file.json"
 
 lab_tcpsift_start "$LAB_NS_B" -i "$LAB_IF_B" -w "$pcap" --analyze-json >"$live" ||
 	lab_abort "tcpsift capture did not start: $(head -n 3 "$LAB_TCAP_LOG")"
-peers=()
-for i in $(seq "$FLOWS"); do
-	lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout 20 -l "$LAB_IP4_A:$((5000 + i))" \
-		-m download -n "$BYTES" --pacing-rate "$RATE" 2>>"$LAB_TMP/peers.log"
-	peers+=("$LAB_LAST_PID")
-done
-for i in $(seq "$FLOWS"); do
-	lab_wait_listen "$LAB_NS_A" $((5000 + i)) || lab_abort "server $i did not listen"
-	lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout 20 -c "$LAB_IP4_A:$((5000 + i))" \
-		-b "$LAB_IP4_B:$((40000 + i))" -m download -n "$BYTES" 2>>"$LAB_TMP/peers.log"
-	peers+=("$LAB_LAST_PID")
-done
-failed=0
-for p in "${peers[@]}"; do
-	lab_wait "$p" || failed=$((failed + 1))
-done
-[ "$failed" -eq 0 ] || lab_abort "$failed lab-peer ends failed: $(tail -n 3 "$LAB_TMP/peers.log")"
+lab_downloads "$FLOWS" "$BYTES" 20 --pacing-rate "$RATE"
+lab_downloads_wait
 lab_tcpsift_stop INT 2
 lab_check "tcpsift exited $LAB_TCAP_RC after SIGINT (want 0)" "$LAB_TCAP_RC" -eq 0
 written=$(sed -n 's/^\([0-9]*\) packets written to .*/\1/p' "$LAB_TCAP_LOG")

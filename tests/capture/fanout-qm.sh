@@ -71,25 +71,8 @@ read -r a_tx0 b_tx0 a_drop0 b_drop0 < <(counters)
 mq_sent "$LAB_NS_A" "$LAB_IF_A" >"$LAB_TMP/mq_a0"
 mq_sent "$LAB_NS_B" "$LAB_IF_B" >"$LAB_TMP/mq_b0"
 
-srvs=() clis=()
-for i in $(seq "$FLOWS"); do
-	lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout 20 -l "$LAB_IP4_A:$((5000 + i))" \
-		-m download -n "$BYTES" --pacing-rate "$RATE" 2>>"$LAB_TMP/peers.log"
-	srvs+=("$LAB_LAST_PID")
-done
-for i in $(seq "$FLOWS"); do
-	lab_wait_listen "$LAB_NS_A" $((5000 + i)) || lab_abort "server $i did not listen"
-done
-for i in $(seq "$FLOWS"); do
-	lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout 20 -c "$LAB_IP4_A:$((5000 + i))" \
-		-b "$LAB_IP4_B:$((40000 + i))" -m download -n "$BYTES" 2>>"$LAB_TMP/peers.log"
-	clis+=("$LAB_LAST_PID")
-done
-failed=0
-for p in "${clis[@]}" "${srvs[@]}"; do
-	lab_wait "$p" || failed=$((failed + 1))
-done
-[ "$failed" -eq 0 ] || lab_abort "$failed lab-peer ends failed: $(tail -n 3 "$LAB_TMP/peers.log")"
+lab_downloads "$FLOWS" "$BYTES" 20 --pacing-rate "$RATE"
+lab_downloads_wait
 
 read -r a_tx1 b_tx1 a_drop1 b_drop1 < <(counters)
 mq_sent "$LAB_NS_A" "$LAB_IF_A" >"$LAB_TMP/mq_a1"

@@ -40,18 +40,8 @@ cap="$LAB_TMP/sigint.pcapng" json="$LAB_TMP/sigint.json"
 
 lab_tcpsift_start "$LAB_NS_B" -i "$LAB_IF_B" --fanout 2 -w "$cap" ||
 	lab_abort "tcpsift capture did not start: $(head -n 3 "$LAB_TCAP_LOG")"
-peers=()
-for i in $(seq "$FLOWS"); do
-	lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout "$PEER_SECS" -l "$LAB_IP4_A:$((5000 + i))" \
-		-m download -n 64G 2>>"$LAB_TMP/peers.log"
-	peers+=("$LAB_LAST_PID")
-done
-for i in $(seq "$FLOWS"); do
-	lab_wait_listen "$LAB_NS_A" $((5000 + i)) || lab_abort "server $i did not listen"
-	lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout "$PEER_SECS" -c "$LAB_IP4_A:$((5000 + i))" \
-		-b "$LAB_IP4_B:$((40000 + i))" -m download -n 64G 2>>"$LAB_TMP/peers.log"
-	peers+=("$LAB_LAST_PID")
-done
+lab_downloads "$FLOWS" 64G "$PEER_SECS"
+peers=("${LAB_DL_PIDS[@]}")
 rx0=$(lab_link_stat "$LAB_NS_B" "$LAB_IF_B" rx_packets)
 sleep "$SECS"
 # SIGINT with the flows still running: count them and the rate at that moment.

@@ -43,23 +43,8 @@ lab_tcpsift_start "$LAB_NS_B" -i "$LAB_IF_B" -w - >"$f0" ||
 a_tx0=$(lab_link_stat "$LAB_NS_A" "$LAB_IF_A" tx_packets)
 b_tx0=$(lab_link_stat "$LAB_NS_B" "$LAB_IF_B" tx_packets)
 
-peers=()
-for i in $(seq "$FLOWS"); do
-	lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout 20 -l "$LAB_IP4_A:$((5000 + i))" \
-		-m download -n "$BYTES" --pacing-rate "$RATE" 2>>"$LAB_TMP/peers.log"
-	peers+=("$LAB_LAST_PID")
-done
-for i in $(seq "$FLOWS"); do
-	lab_wait_listen "$LAB_NS_A" $((5000 + i)) || lab_abort "server $i did not listen"
-	lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout 20 -c "$LAB_IP4_A:$((5000 + i))" \
-		-b "$LAB_IP4_B:$((40000 + i))" -m download -n "$BYTES" 2>>"$LAB_TMP/peers.log"
-	peers+=("$LAB_LAST_PID")
-done
-failed=0
-for p in "${peers[@]}"; do
-	lab_wait "$p" || failed=$((failed + 1))
-done
-[ "$failed" -eq 0 ] || lab_abort "$failed lab-peer ends failed: $(tail -n 3 "$LAB_TMP/peers.log")"
+lab_downloads "$FLOWS" "$BYTES" 20 --pacing-rate "$RATE"
+lab_downloads_wait
 a_tx=$(($(lab_link_stat "$LAB_NS_A" "$LAB_IF_A" tx_packets) - a_tx0))
 b_tx=$(($(lab_link_stat "$LAB_NS_B" "$LAB_IF_B" tx_packets) - b_tx0))
 want=$((a_tx + b_tx))

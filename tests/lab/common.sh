@@ -857,3 +857,39 @@ lab_pcap_read()
 	rm -f "$err"
 	return $rc
 }
+
+# lab_downloads FLOWS BYTES SECS [SERVER_OPT...]: FLOWS lab-peer downloads
+# from A to B on a lab_pair: servers in A on LAB_IP4_A:5001.., clients in B
+# bound to LAB_IP4_B:40001.., each with --timeout SECS, logs appended to
+# $LAB_TMP/peers.log. Returns once every client has started; the pids of
+# servers and clients are in LAB_DL_PIDS (see lab_downloads_wait).
+lab_downloads()
+{
+	local flows=$1 bytes=$2 secs=$3 i
+	shift 3
+
+	LAB_DL_PIDS=()
+	for i in $(seq "$flows"); do
+		lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout "$secs" -l "$LAB_IP4_A:$((5000 + i))" \
+			-m download -n "$bytes" "$@" 2>>"$LAB_TMP/peers.log"
+		LAB_DL_PIDS+=("$LAB_LAST_PID")
+	done
+	for i in $(seq "$flows"); do
+		lab_wait_listen "$LAB_NS_A" $((5000 + i)) || lab_abort "server $i did not listen"
+		lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout "$secs" -c "$LAB_IP4_A:$((5000 + i))" \
+			-b "$LAB_IP4_B:$((40000 + i))" -m download -n "$bytes" 2>>"$LAB_TMP/peers.log"
+		LAB_DL_PIDS+=("$LAB_LAST_PID")
+	done
+}
+
+# lab_downloads_wait: wait for the last lab_downloads; lab_abort when any
+# lab-peer failed.
+lab_downloads_wait()
+{
+	local p failed=0
+
+	for p in "${LAB_DL_PIDS[@]}"; do
+		lab_wait "$p" || failed=$((failed + 1))
+	done
+	[ "$failed" -eq 0 ] || lab_abort "$failed lab-peer ends failed: $(tail -n 3 "$LAB_TMP/peers.log")"
+}
