@@ -127,106 +127,97 @@ static int bad_value(const char *opt, const char *val, const char *want)
 }
 
 /* Parse argv into cfg; returns -1 to go on, else an exit code. */
-static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
+/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+static int on_option(void *ctx, int c, const char *arg)
 {
-	struct option longopts[N_OPTS + 1];
-	char shortopts[2 * N_OPTS + 2];
+	struct analyze_cfg *cfg = ctx;
 	uint64_t v;
 	int64_t ns_val;
 
-	cli_getopt_tables(analyze_opts, N_OPTS, longopts, shortopts);
-
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case OPT_FILTER:
-			cfg->filter = optarg;
-			break;
-		case OPT_JSON:
-			cfg->format = REP_JSON;
-			break;
-		case OPT_NDJSON:
-			cfg->format = REP_NDJSON;
-			break;
-		case OPT_OUTPUT:
-			cfg->output = optarg;
-			break;
-		case OPT_QUEUE_PER_FILE:
-			cfg->queue_per_file = true;
-			break;
-		case OPT_MAX_FLOWS:
-			if (cli_parse_u64(optarg, 1, 1u << 30, &v) < 0)
-				return bad_value("max-flows", optarg,
-						 "a count from 1 to 1073741824");
-			cfg->eng.flow.max_flows = (uint32_t)v;
-			break;
-		case OPT_IDLE_TIMEOUT:
-			if (cli_parse_u64(optarg, 0, 86400u * 365, &v) < 0)
-				return bad_value("idle-timeout", optarg,
-						 "whole seconds, 0 for never");
-			cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
-			break;
-		case OPT_RTO_MIN:
-			if (parse_ms(optarg, 600000, &ns_val) < 0)
-				return bad_value("rto-min", optarg, "milliseconds, 0 to 600000");
-			cfg->eng.tcp.rto_min_ns = ns_val;
-			break;
-		case OPT_REORDER_WINDOW:
-			if (parse_ms(optarg, 600000, &ns_val) < 0)
-				return bad_value("reorder-window", optarg,
-						 "milliseconds, 0 to 600000");
-			cfg->eng.tcp.reorder_window_ns = ns_val;
-			break;
-		case OPT_MAX_EVENTS:
-			if (cli_parse_u64(optarg, 0, UINT32_MAX, &v) < 0)
-				return bad_value("max-events", optarg, "a count");
-			cfg->max_events = (uint32_t)v;
-			break;
-		case OPT_PROGRESS:
-			cfg->progress = 1;
-			break;
-		case OPT_FAIL_ON: {
-			char why[512];
-			if (fo_parse(optarg, &cfg->fail_expr, why, sizeof(why)) < 0) {
-				fprintf(stderr, "tcpsift analyze: bad --fail-on '%s': %s\n", optarg,
-					why);
-				return TCPSIFT_EXIT_USAGE;
-			}
-			cfg->fail_on = true;
-			break;
-		}
-		case OPT_NO_DETECTORS:
-			cfg->eng.detectors = false;
-			break;
-		case OPT_STALL_MIN:
-			if (parse_ms(optarg, 600000, &ns_val) < 0)
-				return bad_value("stall-min", optarg, "milliseconds, 0 to 600000");
-			cfg->eng.det.stall_min_ns = ns_val;
-			break;
-		case OPT_STALL_RTT_FACTOR:
-			if (cli_parse_u64(optarg, 0, 1000, &v) < 0)
-				return bad_value("stall-rtt-factor", optarg,
-						 "a count from 0 to 1000");
-			cfg->eng.det.stall_rtt_factor = (uint32_t)v;
-			break;
-		case OPT_NO_PROGRESS:
-			cfg->progress = 0;
-			break;
-		case OPT_QUIET:
-			cfg->quiet = true;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return TCPSIFT_EXIT_OK;
-		default:
-			cli_getopt_error("analyze", c, argv);
+	switch (c) {
+	case OPT_FILTER:
+		cfg->filter = arg;
+		break;
+	case OPT_JSON:
+		cfg->format = REP_JSON;
+		break;
+	case OPT_NDJSON:
+		cfg->format = REP_NDJSON;
+		break;
+	case OPT_OUTPUT:
+		cfg->output = arg;
+		break;
+	case OPT_QUEUE_PER_FILE:
+		cfg->queue_per_file = true;
+		break;
+	case OPT_MAX_FLOWS:
+		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)
+			return bad_value("max-flows", arg, "a count from 1 to 1073741824");
+		cfg->eng.flow.max_flows = (uint32_t)v;
+		break;
+	case OPT_IDLE_TIMEOUT:
+		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
+			return bad_value("idle-timeout", arg, "whole seconds, 0 for never");
+		cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
+		break;
+	case OPT_RTO_MIN:
+		if (parse_ms(arg, 600000, &ns_val) < 0)
+			return bad_value("rto-min", arg, "milliseconds, 0 to 600000");
+		cfg->eng.tcp.rto_min_ns = ns_val;
+		break;
+	case OPT_REORDER_WINDOW:
+		if (parse_ms(arg, 600000, &ns_val) < 0)
+			return bad_value("reorder-window", arg, "milliseconds, 0 to 600000");
+		cfg->eng.tcp.reorder_window_ns = ns_val;
+		break;
+	case OPT_MAX_EVENTS:
+		if (cli_parse_u64(arg, 0, UINT32_MAX, &v) < 0)
+			return bad_value("max-events", arg, "a count");
+		cfg->max_events = (uint32_t)v;
+		break;
+	case OPT_PROGRESS:
+		cfg->progress = 1;
+		break;
+	case OPT_FAIL_ON: {
+		char why[512];
+		if (fo_parse(arg, &cfg->fail_expr, why, sizeof(why)) < 0) {
+			fprintf(stderr, "tcpsift analyze: bad --fail-on '%s': %s\n", arg, why);
 			return TCPSIFT_EXIT_USAGE;
 		}
+		cfg->fail_on = true;
+		break;
 	}
+	case OPT_NO_DETECTORS:
+		cfg->eng.detectors = false;
+		break;
+	case OPT_STALL_MIN:
+		if (parse_ms(arg, 600000, &ns_val) < 0)
+			return bad_value("stall-min", arg, "milliseconds, 0 to 600000");
+		cfg->eng.det.stall_min_ns = ns_val;
+		break;
+	case OPT_STALL_RTT_FACTOR:
+		if (cli_parse_u64(arg, 0, 1000, &v) < 0)
+			return bad_value("stall-rtt-factor", arg, "a count from 0 to 1000");
+		cfg->eng.det.stall_rtt_factor = (uint32_t)v;
+		break;
+	case OPT_NO_PROGRESS:
+		cfg->progress = 0;
+		break;
+	case OPT_QUIET:
+		cfg->quiet = true;
+		break;
+	case OPT_HELP:
+		usage(stdout);
+		return TCPSIFT_EXIT_OK;
+	}
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
+{
+	int rc = cli_parse("analyze", analyze_opts, N_OPTS, argc, argv, NULL, on_option, cfg);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		fputs("tcpsift analyze: no input given (a capture file, a libtrace URI or -)\n",
 		      stderr);

@@ -10,6 +10,10 @@ void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *long
 {
 	size_t ns = 0;
 
+	/* A leading ':' makes getopt tell a missing value (':') from an
+	 * unknown option ('?'). */
+	shortopts[ns++] = ':';
+
 	for (size_t k = 0; k < n; k++) {
 		const struct cli_opt *o = &opts[k];
 		longopts[k] =
@@ -161,4 +165,36 @@ void cli_ring_config(const struct cli_ring_opts *o, const char *iface, const cha
 	    .mode = o->mode,
 	    .block_timeout_ms = block_timeout_ms,
 	};
+}
+
+int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, char **argv,
+	      struct cli_ring_opts *ring, cli_opt_fn *on_opt, void *ctx)
+{
+	struct option longopts[CLI_MAX_OPTS + 1];
+	char shortopts[2 * CLI_MAX_OPTS + 2];
+
+	if (n > CLI_MAX_OPTS)
+		return 2; /* a verb's table outgrew the limit: a build-time mistake */
+	cli_getopt_tables(opts, n, longopts, shortopts);
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == -1)
+			return -1;
+		if (c == '?' || c == ':') {
+			cli_getopt_error(verb, c, argv);
+			return 2;
+		}
+		if (ring) {
+			int ro = cli_ring_option(verb, c, optarg, ring);
+			if (ro < 0)
+				return 2;
+			if (ro > 0)
+				continue;
+		}
+		int rc = on_opt(ctx, c, optarg);
+		if (rc >= 0)
+			return rc;
+	}
 }

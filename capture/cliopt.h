@@ -22,12 +22,26 @@ struct cli_opt {
 	const char *help;
 };
 
-/* Fill getopt_long's tables: longopts has n + 1 entries, shortopts 2n + 1. */
+/* Fill getopt_long's tables: longopts has n + 1 entries, shortopts 2n + 2. */
 void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *longopts,
 		       char *shortopts);
 
 /* "  -x, --name ARG   help" lines, the left column width wide. */
 void cli_print_options(FILE *f, const struct cli_opt *opts, size_t n, int width);
+
+/*
+ * The getopt loop of every verb: each option of opts goes to on_opt(ctx, id,
+ * arg), which returns -1 to go on or an exit code to stop (--help: 0); with
+ * ring, the live-capture options (CLI_RING_OPTS) are parsed into it first.
+ * An unknown option or a missing value gets one line on stderr and exit
+ * code 2. Returns -1 when every option was taken (optind is then at the
+ * first argument), else the exit code.
+ */
+struct cli_ring_opts;
+#define CLI_MAX_OPTS 64
+typedef int cli_opt_fn(void *ctx, int id, const char *arg);
+int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, char **argv,
+	      struct cli_ring_opts *ring, cli_opt_fn *on_opt, void *ctx);
 
 /* A whole decimal number in [min, max]; 0, or -1 when it is not one. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

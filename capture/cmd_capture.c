@@ -83,6 +83,7 @@ struct capture_cfg {
 	bool quiet;
 	int analyze; /* 0: no; 1: text report; 2: JSON report */
 	bool normal_priority;
+	const struct capture_tap_ops *tap; /* for --analyze; NULL: not in this build */
 };
 
 static void usage(FILE *f)
@@ -111,106 +112,95 @@ static int bad_value(const char *opt, const char *val, const char *want)
 }
 
 /* Parse argv into cfg; returns -1 to go on, else an exit code. */
-static int parse_args(int argc, char **argv, struct capture_cfg *cfg,
-		      const struct capture_tap_ops *tap)
+/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+static int on_option(void *ctx, int c, const char *arg)
 {
-	struct option longopts[N_OPTS + 1];
-	char shortopts[2 * N_OPTS + 2];
+	struct capture_cfg *cfg = ctx;
 	uint64_t v;
 
-	cli_getopt_tables(capture_opts, N_OPTS, longopts, shortopts);
-
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-		if (c == -1)
-			break;
-		int ro = cli_ring_option("capture", c, optarg, &cfg->ring);
-		if (ro < 0)
-			return CAPTURE_EXIT_USAGE;
-		if (ro > 0)
-			continue;
-		switch (c) {
-		case OPT_IFACE:
-			cfg->iface = optarg;
-			break;
-		case OPT_WRITE:
-			cfg->output = optarg;
-			break;
-		case OPT_FILTER:
-			cfg->filter = optarg;
-			break;
-		case OPT_QUEUE_MIB:
-			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
-				return bad_value("queue-mib", optarg, "MiB, 1 or more");
-			cfg->queue_mib = v;
-			break;
-		case OPT_FILE_SIZE:
-			if (cli_parse_u64(optarg, 1, 1u << 30, &v) < 0)
-				return bad_value("file-size", optarg, "MiB, 1 or more");
-			cfg->file_mib = v;
-			break;
-		case OPT_ROTATE_SECONDS:
-			if (cli_parse_u64(optarg, 1, 86400u * 366, &v) < 0)
-				return bad_value("rotate-seconds", optarg,
-						 "whole seconds, 1 or more");
-			cfg->rotate_s = v;
-			break;
-		case OPT_FILE_COUNT:
-			if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
-				return bad_value("file-count", optarg, "a count, 1 or more");
-			cfg->file_count = (uint32_t)v;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "pcapng") == 0)
-				cfg->format = PW_PCAPNG;
-			else if (strcmp(optarg, "pcap") == 0)
-				cfg->format = PW_PCAP;
-			else
-				return bad_value("format", optarg, "pcapng or pcap");
-			break;
-		case OPT_USER:
-			cfg->user = optarg;
-			break;
-		case OPT_COUNT:
-			if (cli_parse_u64(optarg, 1, UINT64_MAX, &v) < 0)
-				return bad_value("count", optarg, "a packet count, 1 or more");
-			cfg->count = v;
-			break;
-		case OPT_DURATION: {
-			char *end;
-			errno = 0;
-			double d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(d > 0) || d > 86400.0 * 3660)
-				return bad_value("duration", optarg, "seconds, more than 0");
-			cfg->duration_s = d;
-			break;
-		}
-		case OPT_QUIET:
-			cfg->quiet = true;
-			break;
-		case OPT_PRIORITY:
-			if (strcmp(optarg, "high") != 0 && strcmp(optarg, "normal") != 0)
-				return bad_value("priority", optarg, "high or normal");
-			cfg->normal_priority = strcmp(optarg, "normal") == 0;
-			break;
-		case OPT_ANALYZE:
-		case OPT_ANALYZE_JSON:
-			if (!tap) {
-				fputs("tcpsift capture: --analyze is not in this build\n", stderr);
-				return CAPTURE_EXIT_USAGE;
-			}
-			cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return CAPTURE_EXIT_OK;
-		default:
-			cli_getopt_error("capture", c, argv);
-			return CAPTURE_EXIT_USAGE;
-		}
+	switch (c) {
+	case OPT_IFACE:
+		cfg->iface = arg;
+		break;
+	case OPT_WRITE:
+		cfg->output = arg;
+		break;
+	case OPT_FILTER:
+		cfg->filter = arg;
+		break;
+	case OPT_QUEUE_MIB:
+		if (cli_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			return bad_value("queue-mib", arg, "MiB, 1 or more");
+		cfg->queue_mib = v;
+		break;
+	case OPT_FILE_SIZE:
+		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)
+			return bad_value("file-size", arg, "MiB, 1 or more");
+		cfg->file_mib = v;
+		break;
+	case OPT_ROTATE_SECONDS:
+		if (cli_parse_u64(arg, 1, 86400u * 366, &v) < 0)
+			return bad_value("rotate-seconds", arg, "whole seconds, 1 or more");
+		cfg->rotate_s = v;
+		break;
+	case OPT_FILE_COUNT:
+		if (cli_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			return bad_value("file-count", arg, "a count, 1 or more");
+		cfg->file_count = (uint32_t)v;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "pcapng") == 0)
+			cfg->format = PW_PCAPNG;
+		else if (strcmp(arg, "pcap") == 0)
+			cfg->format = PW_PCAP;
+		else
+			return bad_value("format", arg, "pcapng or pcap");
+		break;
+	case OPT_USER:
+		cfg->user = arg;
+		break;
+	case OPT_COUNT:
+		if (cli_parse_u64(arg, 1, UINT64_MAX, &v) < 0)
+			return bad_value("count", arg, "a packet count, 1 or more");
+		cfg->count = v;
+		break;
+	case OPT_DURATION: {
+		char *end;
+		errno = 0;
+		double d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d > 0) || d > 86400.0 * 3660)
+			return bad_value("duration", arg, "seconds, more than 0");
+		cfg->duration_s = d;
+		break;
 	}
+	case OPT_QUIET:
+		cfg->quiet = true;
+		break;
+	case OPT_PRIORITY:
+		if (strcmp(arg, "high") != 0 && strcmp(arg, "normal") != 0)
+			return bad_value("priority", arg, "high or normal");
+		cfg->normal_priority = strcmp(arg, "normal") == 0;
+		break;
+	case OPT_ANALYZE:
+	case OPT_ANALYZE_JSON:
+		if (!cfg->tap) {
+			fputs("tcpsift capture: --analyze is not in this build\n", stderr);
+			return CAPTURE_EXIT_USAGE;
+		}
+		cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
+		break;
+	case OPT_HELP:
+		usage(stdout);
+		return CAPTURE_EXIT_OK;
+	}
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
+{
+	int rc = cli_parse("capture", capture_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
+	if (rc >= 0)
+		return rc;
 	if (!cfg->iface) {
 		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
 		return CAPTURE_EXIT_USAGE;
@@ -339,7 +329,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	char err[512];
 
 	cli_ring_opts_defaults(&cfg.ring);
-	int rc = parse_args(argc, argv, &cfg, tap);
+	cfg.tap = tap;
+	int rc = parse_args(argc, argv, &cfg);
 	if (rc >= 0) {
 		free(cfg.filter_args);
 		return rc;

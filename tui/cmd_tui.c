@@ -107,87 +107,79 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return TCPSIFT_EXIT_USAGE;
 }
 
-static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
+/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+static int on_option(void *ctx, int c, const char *arg)
 {
-	struct option longopts[N_OPTS + 1];
-	char shortopts[2 * N_OPTS + 2];
+	struct tui_cfg *cfg = ctx;
 	uint64_t v;
 
-	cli_getopt_tables(tui_opts, N_OPTS, longopts, shortopts);
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-		if (c == -1)
-			break;
-		int ro = cli_ring_option("tui", c, optarg, &cfg->ring);
-		if (ro < 0)
-			return TCPSIFT_EXIT_USAGE;
-		if (ro > 0)
-			continue;
-		switch (c) {
-		case OPT_READ:
-			if (cfg->nfiles == TUI_MAX_FILES)
-				return bad_value("read", optarg, "at most 64 files");
-			cfg->files[cfg->nfiles++] = optarg;
-			break;
-		case OPT_IFACE:
-			cfg->iface = optarg;
-			break;
-		case OPT_FILTER:
-			cfg->filter = optarg;
-			break;
-		case OPT_SPEED: {
-			char *end;
-			errno = 0;
-			double d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(d >= 1.0 / 64) || d > 4096)
-				return bad_value("speed", optarg, "a factor from 1/64 to 4096");
-			cfg->speed = d;
-			break;
-		}
-		case OPT_MAX:
-			cfg->speed = 0;
-			break;
-		case OPT_PAUSED:
-			cfg->paused = true;
-			break;
-		case OPT_WRITE:
-			cfg->write = optarg;
-			break;
-		case OPT_USER:
-			cfg->user = optarg;
-			break;
-		case OPT_MAX_FLOWS:
-			if (cli_parse_u64(optarg, 1, 1u << 26, &v) < 0)
-				return bad_value("max-flows", optarg, "a count from 1 to 67108864");
-			cfg->max_flows = v;
-			break;
-		case OPT_KEEP_ENDED:
-			if (cli_parse_u64(optarg, 1, 1u << 22, &v) < 0)
-				return bad_value("keep-ended", optarg, "a count from 1 to 4194304");
-			cfg->keep_ended = v;
-			break;
-		case OPT_CONN_FILTER:
-			cfg->conn_filter = optarg;
-			break;
-		case OPT_NO_COLOR:
-			cfg->no_color = true;
-			break;
-		case OPT_ASCII:
-			cfg->ascii = true;
-			break;
-		case OPT_QUEUE_PER_FILE:
-			cfg->queue_per_file = true;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return TCPSIFT_EXIT_OK;
-		default:
-			cli_getopt_error("tui", c, argv);
-			return TCPSIFT_EXIT_USAGE;
-		}
+	switch (c) {
+	case OPT_READ:
+		if (cfg->nfiles == TUI_MAX_FILES)
+			return bad_value("read", arg, "at most 64 files");
+		cfg->files[cfg->nfiles++] = arg;
+		break;
+	case OPT_IFACE:
+		cfg->iface = arg;
+		break;
+	case OPT_FILTER:
+		cfg->filter = arg;
+		break;
+	case OPT_SPEED: {
+		char *end;
+		errno = 0;
+		double d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d >= 1.0 / 64) || d > 4096)
+			return bad_value("speed", arg, "a factor from 1/64 to 4096");
+		cfg->speed = d;
+		break;
 	}
+	case OPT_MAX:
+		cfg->speed = 0;
+		break;
+	case OPT_PAUSED:
+		cfg->paused = true;
+		break;
+	case OPT_WRITE:
+		cfg->write = arg;
+		break;
+	case OPT_USER:
+		cfg->user = arg;
+		break;
+	case OPT_MAX_FLOWS:
+		if (cli_parse_u64(arg, 1, 1u << 26, &v) < 0)
+			return bad_value("max-flows", arg, "a count from 1 to 67108864");
+		cfg->max_flows = v;
+		break;
+	case OPT_KEEP_ENDED:
+		if (cli_parse_u64(arg, 1, 1u << 22, &v) < 0)
+			return bad_value("keep-ended", arg, "a count from 1 to 4194304");
+		cfg->keep_ended = v;
+		break;
+	case OPT_CONN_FILTER:
+		cfg->conn_filter = arg;
+		break;
+	case OPT_NO_COLOR:
+		cfg->no_color = true;
+		break;
+	case OPT_ASCII:
+		cfg->ascii = true;
+		break;
+	case OPT_QUEUE_PER_FILE:
+		cfg->queue_per_file = true;
+		break;
+	case OPT_HELP:
+		usage(stdout);
+		return TCPSIFT_EXIT_OK;
+	}
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
+{
+	int rc = cli_parse("tui", tui_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
+	if (rc >= 0)
+		return rc;
 	if (!cfg->nfiles == !cfg->iface) {
 		fputs("tcpsift tui: give either -r FILE (replay) or -i IFACE (live)\n", stderr);
 		return TCPSIFT_EXIT_USAGE;

@@ -53,6 +53,15 @@ for args in "" "-i lo" "-w x" "-i lo -w x --fanout 0" "-i lo -w x --fanout-mode 
 	if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ]; then t_pass "capture usage error: '$args'"; else
 		t_fail "'capture $args': exit $rc, $(wc -l <"$tmp/e") lines"; fi
 done
+# A missing value is not an unknown option: each verb says which it is.
+for verb in analyze capture tui; do
+	"$bin" $verb --filter </dev/null >/dev/null 2>"$tmp/e"
+	grep -q "option '--filter' needs a value" "$tmp/e" && t_pass "$verb: missing value named" ||
+		t_fail "$verb --filter: $(head -c 200 "$tmp/e")"
+	"$bin" $verb --no-such-option </dev/null >/dev/null 2>"$tmp/e"
+	grep -q "unknown option '--no-such-option'" "$tmp/e" && t_pass "$verb: unknown option named" ||
+		t_fail "$verb --no-such-option: $(head -c 200 "$tmp/e")"
+done
 "$bin" bogus-verb >/dev/null 2>&1
 [ $? -eq 2 ] && t_pass "unknown verb exits 2" || t_fail "unknown verb"
 "$bin" analyze /nonexistent/file.pcap >/dev/null 2>"$tmp/e"
