@@ -126,7 +126,6 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return TCPSIFT_EXIT_USAGE;
 }
 
-/* Parse argv into cfg; returns -1 to go on, else an exit code. */
 /* One option of the table (cli_parse): -1 to go on, else an exit code. */
 static int on_option(void *ctx, int c, const char *arg)
 {
@@ -213,6 +212,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	return -1;
 }
 
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 {
 	int rc = cli_parse("analyze", analyze_opts, N_OPTS, argc, argv, NULL, on_option, cfg);

@@ -111,7 +111,6 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return CAPTURE_EXIT_USAGE;
 }
 
-/* Parse argv into cfg; returns -1 to go on, else an exit code. */
 /* One option of the table (cli_parse): -1 to go on, else an exit code. */
 static int on_option(void *ctx, int c, const char *arg)
 {
@@ -196,6 +195,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	return -1;
 }
 
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 {
 	int rc = cli_parse("capture", capture_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);

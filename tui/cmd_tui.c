@@ -175,6 +175,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	return -1;
 }
 
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 {
 	int rc = cli_parse("tui", tui_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
