@@ -330,24 +330,9 @@ static void on_event(void *ctx, const struct sum_event *e)
 			t->holes++;
 			tm_timeline_mark(&c->tl, e->ts, e->ts, TM_B_HOLE);
 			break;
-		case SUM_EV_REORDER:
-			t->reorders++;
-			t->queue_reorders += e->queue_switch == 1;
-			break;
 		case SUM_EV_MTU_ALIGNMENT:
-			t->mtu++;
-			break;
 		case SUM_EV_PMTU:
-			t->pmtu++;
-			break;
-		case SUM_EV_CAPTURE_LOSS:
-			t->capture_loss++;
-			break;
-		case SUM_EV_DSACK:
-			t->dsack++;
-			break;
-		case SUM_EV_RENEGING:
-			t->reneging++;
+			t->mtu++;
 			break;
 		case SUM_EV_STALL:
 			tm_timeline_mark(&c->tl, e->ts, ts_plus(e->ts, e->duration_ns), TM_B_STALL);
@@ -473,7 +458,7 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 	r->holes = c->ended ? s->det.sack.holes : c->tally.holes;
 	r->mtu_flag =
 	    c->ended ? s->det.mtu.misaligned || s->det.mtu.pmtu_blackhole || s->det.mtu.icmp_too_big
-		     : c->tally.mtu || c->tally.pmtu;
+		     : c->tally.mtu > 0;
 	r->vantage = s->vantage;
 	r->queues = s->queues_known ? (uint32_t)__builtin_popcountll(s->queue_mask) : 0;
 	r->first_ts = s->first_ts;

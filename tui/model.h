@@ -59,9 +59,11 @@ struct tm_rate {
 	uint64_t cur[SUM_DIR_COUNT], prev[SUM_DIR_COUNT];
 };
 
-/* Findings of one connection counted from its events while it is live. */
+/* What a live connection's summary does not hold yet (SACK and MTU results
+ * are final only at its end), counted from its events. */
 struct tm_tally {
-	uint32_t holes, queue_reorders, reorders, mtu, pmtu, capture_loss, dsack, reneging;
+	uint32_t holes; /* SACK holes */
+	uint32_t mtu;	/* mtu_alignment and pmtu events */
 };
 
 /* One line of the connection table: what the view sorts, filters and draws. */
