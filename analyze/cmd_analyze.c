@@ -232,13 +232,6 @@ static void on_signal(int sig)
 	analyze_stop = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct progress {
 	bool on;
 	double start, last;
@@ -247,7 +240,7 @@ struct progress {
 
 static void progress_tick(struct progress *pr, const struct source *src, uint64_t packets)
 {
-	double t = now_s();
+	double t = cli_now_s();
 	if (t - pr->last < 0.25)
 		return;
 	double frac = src_progress(src);
@@ -333,7 +326,7 @@ int analyze_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	struct progress pr = {.on = cfg.progress == 1 || (cfg.progress < 0 && isatty(2))};
-	pr.start = pr.last = now_s();
+	pr.start = pr.last = cli_now_s();
 	struct pkt p;
 	uint64_t n = 0;
 	while (!analyze_stop && src_next(src, &p) > 0) {
@@ -342,7 +335,7 @@ int analyze_main(int argc, char **argv)
 			progress_tick(&pr, src, n);
 	}
 	if (pr.on) {
-		double secs = now_s() - pr.start;
+		double secs = cli_now_s() - pr.start;
 		fprintf(stderr,
 			"\ranalyze: done, %" PRIu64 " packets in %.2f s (%.2f Mpkt/s)\033[K\n", n,
 			secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *longopts,
 		       char *shortopts)
@@ -197,4 +198,11 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 		if (rc >= 0)
 			return rc;
 	}
+}
+
+double cli_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -245,13 +245,6 @@ static void on_signal(int sig)
 	capture_stop = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct capture_totals {
 	uint64_t captured, recv, kdrops, ifdrops, qdrops;
 };
@@ -445,7 +438,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
 	bool stopping = false, write_failed = false, err_reported = false;
-	double start = now_s(), last_tick = start;
+	double start = cli_now_s(), last_tick = start;
 	uint64_t unwritten = 0;
 	struct pkt p;
 	unsigned sock;
@@ -478,7 +471,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			if ((pw_counters(w)->packets & 0x3ff) != 0)
 				continue; /* check the clock every 1024 packets or when idle */
 		}
-		double t = now_s();
+		double t = cli_now_s();
 		if (!stopping && cfg.duration_s > 0 && t - start >= cfg.duration_s)
 			capture_stop = 1;
 		const char *rerr = ring_error(r);

@@ -256,13 +256,6 @@ static void print_summary(const struct pl_view *pv)
 		fprintf(stderr, "tcpsift tui: %s\n", pv->h.error);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The key/draw loop: at most ~10 redraws a second, keys at once. */
 static void run_screen(struct player *pl, struct tv_view *view)
 {
@@ -295,7 +288,7 @@ static void run_screen(struct player *pl, struct tv_view *view)
 			dirty = true; /* every key may change what is shown */
 		}
 		const struct pl_view *pv = pl_latest(pl, tv_detail_id(view));
-		double now = mono_s();
+		double now = cli_now_s();
 		if (dirty || (pv->seq != drawn_seq && now - last_draw >= 0.1)) {
 			tv_draw(view, pv);
 			refresh();
