@@ -55,6 +55,16 @@ struct ring_rec {
 #define RING_NAP_NS    1000000l
 #define RING_BUSY_NAPS 20
 
+/*
+ * TPACKET_V3 block retire timeout with several sockets. The merge cannot
+ * write a packet until every quiet socket is known to hold nothing older,
+ * and a quiet socket's open block is retired only by this timer: the
+ * writer's queues must hold that long of the busy sockets' traffic (at
+ * 700 MB/s, 100 ms is 70 MB, the whole default queue). 10 ms keeps that
+ * to a few MB; a busy socket fills its blocks long before the timer.
+ */
+#define RING_FANOUT_BLOCK_MS 10
+
 /* How often a reader refreshes its pcap_stats counters. */
 #define RING_STATS_NS (200 * 1000000ll)
 /* Packets per pcap_dispatch: returns often enough to see a stop request
@@ -83,6 +93,7 @@ struct ring_reader {
 	uint64_t tail_seen;		    /* last tail read from the consumer */
 	uint64_t n_captured, n_qdrops;
 	uint64_t n_early;		   /* skipped: stamped before start_ns */
+	int64_t last_ts;		   /* timestamp of the last packet queued */
 	bool overflow;			   /* the last wait for room timed out */
 	struct pcap_stat last;		   /* previous pcap_stats, for 32-bit wrap */
 	uint64_t k_recv, k_drop, k_ifdrop; /* 64-bit sums of the deltas */
@@ -95,8 +106,8 @@ struct ring_reader {
 	/* Published counters, read by ring_stats() from any thread. */
 	_Alignas(64) _Atomic uint64_t captured, queue_drops, kernel_recv, kernel_drops, if_drops;
 	_Atomic int done; /* set (release) after the last record and the final stats */
-	/* Capture time (ns) before which this socket will deliver nothing more:
-	 * taken just before each pcap_dispatch, less the block retire time. */
+	/* Capture time (ns) before which this socket will deliver nothing more
+	 * (see ring_reader_watermark); stored (release) after the records. */
 	_Atomic int64_t watermark;
 	char err[PCAP_ERRBUF_SIZE + IFNAMSIZ + 8];
 };
@@ -288,7 +299,28 @@ static void ring_reader_cb(u_char *user, const struct pcap_pkthdr *h, const u_ch
 	memcpy(rd->buf + off + RING_REC_HDR, bytes, cap);
 	head += len;
 	rd->phead = head;
+	rd->last_ts = ts;
 	atomic_store_explicit(&rd->head, head, memory_order_release);
+}
+
+/*
+ * After a pcap_dispatch that started at t0 and returned n: the earliest
+ * timestamp this socket can still deliver. The kernel fills blocks in order
+ * and stamps each socket's packets in arrival order, so nothing to come is
+ * older than the last packet queued. When the dispatch emptied the ring of
+ * retired blocks (n below its cap), what is left is in the block being
+ * filled, retired within two timer periods of opening: nothing older than
+ * t0 - lag either. Under load this follows the last packet closely, so the
+ * merge holds back only a few milliseconds of the other sockets' traffic.
+ */
+static void ring_reader_watermark(struct ring_reader *rd, int64_t t0, int64_t lag, int n)
+{
+	int64_t w = rd->last_ts;
+
+	if (n >= 0 && n < RING_DISPATCH_MAX && t0 - lag > w)
+		w = t0 - lag;
+	if (w > atomic_load_explicit(&rd->watermark, memory_order_relaxed))
+		atomic_store_explicit(&rd->watermark, w, memory_order_release);
 }
 
 /*
@@ -370,9 +402,9 @@ static void *ring_reader_main(void *arg)
 	 * old (TPACKET_V3's block timer), plus scheduling slack. */
 	const int64_t lag = 2ll * r->cfg.block_timeout_ms * 1000000ll + 20000000ll;
 	for (;;) {
-		atomic_store_explicit(&rd->watermark, ring_clock_ns(CLOCK_REALTIME) - lag,
-				      memory_order_release);
+		int64_t t0 = ring_clock_ns(CLOCK_REALTIME);
 		int n = pcap_dispatch(rd->h, RING_DISPATCH_MAX, ring_reader_cb, (u_char *)rd);
+		ring_reader_watermark(rd, t0, lag, n);
 		if (n < 0) {
 			if (n == PCAP_ERROR && !why[0])
 				snprintf(why, sizeof(why), "%s: %s", r->iface, pcap_geterr(rd->h));
@@ -422,7 +454,10 @@ static void *ring_reader_main(void *arg)
 			nanosleep(&nap, NULL);
 			continue;
 		}
-		int pr = poll(&pfd, 1, 100);
+		/* With other sockets to merge with, wake at least once a
+		 * retire period: the kernel does not retire an empty block, and
+		 * only a fresh watermark lets the others' packets be written. */
+		int pr = poll(&pfd, 1, r->n > 1 ? r->cfg.block_timeout_ms : 100);
 		if (pr == -1 && errno != EINTR) {
 			snprintf(why, sizeof(why), "%s: poll: %s", r->iface, strerror(errno));
 			break;
@@ -627,6 +662,8 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 	r->cfg.filter = NULL; /* only used while opening; not kept */
 	if (r->cfg.block_timeout_ms <= 0)
 		r->cfg.block_timeout_ms = 100;
+	if (r->n > 1 && r->cfg.block_timeout_ms > RING_FANOUT_BLOCK_MS)
+		r->cfg.block_timeout_ms = RING_FANOUT_BLOCK_MS;
 	if (r->n < 1 || r->n > RING_MAX_SOCKETS || cfg->mode >= RING_FANOUT_COUNT) {
 		snprintf(errbuf, errlen, "bad socket count or fanout mode");
 		*why = RING_ERR_USAGE;
@@ -797,8 +834,10 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 
 		int64_t limit = INT64_MAX;
 		for (unsigned k = 0; k < r->n; k++) {
-			/* done first: its release orders the reader's last record before it. */
+			/* done and the watermark before the peek: their release
+			 * stores follow the records they vouch for. */
 			int done = atomic_load_explicit(&r->rd[k].done, memory_order_acquire);
+			int64_t w = atomic_load_explicit(&r->rd[k].watermark, memory_order_acquire);
 			if (ring_peek(&r->rd[k], &rec)) {
 				all_done = false;
 				if (best < 0 || rec.ts_ns < best_rec.ts_ns) {
@@ -809,8 +848,6 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 				all_done = false;
 				/* Empty but alive: it may still hand over packets
 				 * older than the others' (a block not yet retired). */
-				int64_t w =
-				    atomic_load_explicit(&r->rd[k].watermark, memory_order_acquire);
 				if (w < limit)
 					limit = w;
 			}
