@@ -86,17 +86,18 @@ lab_kill()
 {
 	local pid=$1 i
 
+	# Each step may find the process gone: fine, and never a failure under set -e.
 	kill -0 "$pid" 2>/dev/null || {
-		wait "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null || true
 		return 0
 	}
-	kill -TERM "$pid" 2>/dev/null
+	kill -TERM "$pid" 2>/dev/null || true
 	for i in $(seq 30); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 	return 0
 }
 
