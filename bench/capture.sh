@@ -2,7 +2,7 @@
 # capture.sh - capture benchmark: tcpsift capture vs tcpdump under iperf3 load.
 #
 # usage: bench/capture.sh [--seconds N] [--streams N] [--links lo,veth] [--offloads]
-#                         [--dir DIR] [--keep]
+#                         [--dir DIR] [--ring MIB:FILES | --single-file] [--keep]
 #
 # Needs root (network namespaces), iperf3 (or lab-peer from `make tests`),
 # tcpdump, capinfos and ./tcpsift (or $TCPSIFT). In a private namespace, on
@@ -12,8 +12,11 @@
 # (default 2 MiB buffer), each with snaplen 128 and with full frames (there
 # also tcpsift --priority normal and tcpdump at nice -20, tcpsift's default), one
 # capturer at a time; plus one run without a capturer per link. Files go to
-# a tmpfs of its own (or DIR). Prints a Markdown table on stdout (progress
-# on stderr). See bench/README.md.
+# a tmpfs of its own (or DIR), as a ring of FILES files of MIB MiB each
+# (-C/-W, both tools; default 256:4) so that the memory behind the files
+# stays warm (see "sink" in bench/README.md), or one file with
+# --single-file. Prints a Markdown table on stdout (progress on stderr).
+# See bench/README.md.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,7 +29,8 @@ links=lo,veth
 keep_logs=0
 offloads=0
 dir=""
-usage() { sed -n '2,15s/^# \{0,1\}//p' "$0"; }
+ring=256:4
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=${2:?}; shift 2 ;;
@@ -35,6 +39,8 @@ while [ $# -gt 0 ]; do
 	--keep) keep_logs=1; shift ;;
 	--offloads) offloads=1; shift ;;
 	--dir) dir=${2:?}; shift 2 ;;
+	--ring) ring=${2:?}; shift 2 ;;
+	--single-file) ring=""; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -42,6 +48,12 @@ done
 for v in "$seconds" "$streams"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "capture.sh: not a positive integer: $v" >&2; exit 2; }
 done
+ring_mib="" ring_files=""
+if [ -n "$ring" ]; then
+	[[ $ring =~ ^([1-9][0-9]*):([2-9]|[1-9][0-9]+)$ ]] ||
+		{ echo "capture.sh: --ring wants MIB:FILES (FILES >= 2): $ring" >&2; exit 2; }
+	ring_mib=${BASH_REMATCH[1]} ring_files=${BASH_REMATCH[2]}
+fi
 
 LAB_BIN=$(realpath "${TCPSIFT:-./tcpsift}")
 LAB_PEER=$(dirname "$LAB_BIN")/tests/tools/lab-peer
@@ -136,21 +148,49 @@ traffic()
 	fi
 }
 
-# settle FILE: TPACKET_V3 blocks retire on a timer and a capturer may be
-# behind: wait >= 2 s, then until FILE stops growing for 1.5 s (30 s max).
+# out_state: names and sizes of the capture files (they rotate, so no one size).
+out_state() { find "$out" -maxdepth 1 -name 'cap*' -printf '%f %s\n' | sort; }
+
+# settle: TPACKET_V3 blocks retire on a timer and a capturer may be behind:
+# wait >= 2 s, then until the files stop changing for 1.5 s (30 s max).
 settle()
 {
-	local f=$1 a b i
+	local a b i
 
 	sleep 2
-	a=$(stat -c %s "$f" 2>/dev/null || echo 0)
+	a=$(out_state)
 	for i in $(seq 20); do
 		sleep 1.5
-		b=$(stat -c %s "$f" 2>/dev/null || echo 0)
+		b=$(out_state)
 		[ "$a" = "$b" ] && return 0
 		a=$b
 	done
-	log "$f still growing after 30 s"
+	log "capture files still changing after 30 s"
+}
+
+# sink_probe: how fast the output directory takes data, 1 GiB at a time in
+# 1 MiB writes, into one growing file (up to 8 GiB, or three quarters of its
+# free space), then removed. On some VMs memory the guest has not touched
+# lately is several times slower to fill than warm memory: a capturer
+# writing one ever-growing file into tmpfs is then measured against that,
+# not against its capturing; a file ring reuses the same warm pages.
+SINK=""
+sink_probe()
+{
+	local f="$out/sink.probe" free_gib t0 t1 times=()
+
+	free_gib=$(( $(df -k --output=avail "$out" | tail -n 1) * 3 / 4 / 1048576 ))
+	[ "$free_gib" -gt 8 ] && free_gib=8
+	[ "$free_gib" -ge 1 ] || return 0
+	for _ in $(seq "$free_gib"); do
+		t0=$(date +%s.%N)
+		dd if=/dev/zero of="$f" bs=1M count=1024 oflag=append conv=notrunc status=none
+		t1=$(date +%s.%N)
+		times+=("$(python3 -c "print(f'{$t1 - $t0:.2f}')")")
+	done
+	rm -f "$f"
+	SINK="${times[*]}"
+	log "sink: seconds per GiB written: $SINK"
 }
 
 ROWS=()
@@ -161,15 +201,22 @@ measure()
 	local link=$1 snap=$2 label=$3 ns=$4 dev=$5 sns=$6 sip=$7 cns=$8 tool=$9
 	shift 9
 	local f="$out/cap.pcap" elog="$LAB_TMP/tool.err" tfile="$LAB_TMP/tool.time" pidf="$LAB_TMP/tool.pid"
-	local w0 w1 wire job pid i t0 t1 dt kpps infile lost loss cpu got recv drops state=""
+	local w0 w1 wire job pid i t0 t1 dt kpps infile lost loss cpu got recv drops state="" out_args=()
+	local n kept files=()
 
 	log "$link snaplen $snap: $label"
-	rm -f "$f" "$elog" "$tfile" "$pidf"
+	rm -f "$out"/cap* "$elog" "$tfile" "$pidf"
+	# tcpdump's -C counts millions of bytes, tcpsift's MiB.
+	if [ -n "$ring_mib" ] && [[ $label == *tcpdump* ]]; then
+		out_args=(-C $(((ring_mib * 1048576 + 999999) / 1000000)) -W "$ring_files")
+	elif [ -n "$ring_mib" ]; then
+		out_args=(-C "$ring_mib" -W "$ring_files")
+	fi
 	w0=$(wire_count "$ns" "$dev")
 	if [ "$tool" != none ]; then
 		# shellcheck disable=SC2016 # $$ and $0 belong to the inner sh
 		lab_bg "$ns" /usr/bin/time -f '%U %S' -o "$tfile" \
-			sh -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$tool" "$@" -w "$f" 2>"$elog"
+			sh -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$tool" "$@" "${out_args[@]}" -w "$f" 2>"$elog"
 		job=$LAB_LAST_PID
 		for i in $(seq 200); do
 			grep -q 'listening on' "$elog" 2>/dev/null && break
@@ -189,7 +236,7 @@ measure()
 	traffic "$sns" "$sip" "$cns" || log "traffic failed"
 	t1=$(date +%s.%N)
 	if [ "$tool" != none ]; then
-		settle "$f"
+		settle
 		kill -INT "$pid" 2>/dev/null || true
 		for i in $(seq 600); do
 			kill -0 "$job" 2>/dev/null || break
@@ -209,10 +256,17 @@ measure()
 		ROWS+=("| $link | $snap | $label | $wire | $kpps | | | | | | | |")
 		return 0
 	fi
-	infile=$(capinfos -M -c "$f" 2>/dev/null | awk '/^Number of packets/ { print $NF }')
-	[ -n "$infile" ] || { infile=0; state="$state (capinfos could not read the file)"; }
-	lost=$((wire - infile))
-	loss=$(python3 -c "print(f'{100 * $lost / $wire:.2f}' if $wire else '-')")
+	# Every file left must be complete; with a ring the first ones are gone,
+	# so the loss is counted from what the tool says it wrote (the capture
+	# tests check that count against the files, tests/capture/*.sh).
+	infile=0
+	mapfile -t files < <(find "$out" -maxdepth 1 -name 'cap*' | sort)
+	for i in "${files[@]}"; do
+		n=$(capinfos -M -c "$i" 2>/dev/null | awk '/^Number of packets/ { print $NF }')
+		[ -n "$n" ] || { state="$state (capinfos could not read ${i##*/})"; n=0; }
+		infile=$((infile + n))
+	done
+	[ "${#files[@]}" -gt 0 ] || state="$state (no file)"
 	cpu=$(awk 'NF == 2 { printf "%.2f", $1 + $2 }' "$tfile" 2>/dev/null)
 	recv=$(lab_tcpsift_count received "$elog")
 	if [[ $label == *tcpdump* ]]; then
@@ -224,12 +278,20 @@ measure()
 		i=$(lab_tcpsift_count unwritten "$elog")
 		[ -z "$i" ] || drops="$drops + $i unwritten"
 	fi
-	ROWS+=("| $link | $snap | $label$state | $wire | $kpps | $infile | $lost | $loss % | ${got:-?} | ${recv:-?} | $drops | ${cpu:-?} |")
+	if [ -n "$ring_mib" ]; then
+		kept=${got:-0}
+		[ "$infile" -le "$kept" ] || state="$state (files hold more than the tool says it wrote)"
+	else
+		kept=$infile
+	fi
+	lost=$((wire - kept))
+	loss=$(python3 -c "print(f'{100 * $lost / $wire:.2f}' if $wire else '-')")
+	ROWS+=("| $link | $snap | $label$state | $wire | $kpps | $kept | ${#files[@]} / $infile | $lost | $loss % | ${recv:-?} | $drops | ${cpu:-?} |")
 	if [ "$keep_logs" = 1 ]; then
 		cp "$elog" "$keepdir/$link-$snap-${label//[^a-zA-Z0-9]/_}.err"
 	fi
-	rm -f "$f"
-	log "  wire $wire in ${dt} s, file $infile, lost $lost ($loss %), cpu ${cpu:-?} s"
+	rm -f "$out"/cap*
+	log "  wire $wire in ${dt} s, kept $kept, lost $lost ($loss %), cpu ${cpu:-?} s"
 }
 
 # run_link LINK NS IF SRV_NS SRV_IP CLI_NS: every capturer, both snaplens.
@@ -260,6 +322,8 @@ run_link()
 			"$cns" nice -n -20 tcpdump -i "$dev" -n -Z root -s "$snap" -B 262144
 	done
 }
+
+sink_probe
 
 # Real frame sizes everywhere: MTU 1500 and no TSO/GSO/GRO, so a full frame
 # is at most 1514 bytes (as on a NIC) and the packet rate is the load. With
@@ -294,13 +358,22 @@ gen="iperf3 -P $streams -t $seconds"
 [ "$use_iperf" = 1 ] || gen="$streams lab-peer downloads, $seconds s"
 echo "### tcpsift capture vs tcpdump: $gen, $(nproc) CPUs, Linux $(uname -r), $(date -u +%Y-%m-%d)"
 echo
+out_desc="one file per run"
+[ -z "$ring_mib" ] || out_desc="a ring of $ring_files files of $ring_mib MiB per run (-C $ring_mib -W $ring_files; tcpdump's -C in MB)"
 echo "tcpsift $("$LAB_BIN" --version | awk '{ print $2 }'), $(tcpdump --version 2>&1 | head -n 1)," \
-	"$(tcpdump --version 2>&1 | sed -n 2p). $frames; files on ${dir:-tmpfs}."
-echo "\"wire\": the interface counters (lo: rx; veth: the capturing end's rx + tx);"
-echo "\"lost\" = wire - packets in the file (capinfos). \"tool: captured\" is tcpdump's"
-echo "\"captured\", tcpsift's \"written\"; \"tool: dropped\" what the tool reports (the"
-echo "kernel's tp_drops, and tcpsift's own hand-off drops). CPU: the capturer's user + sys."
+	"$(tcpdump --version 2>&1 | sed -n 2p). $frames; files on ${dir:-tmpfs}, $out_desc."
+[ -z "$SINK" ] || echo "Sink: seconds to write each successive GiB into one file there (1 MiB writes): $SINK."
+echo "\"wire\": the interface counters (lo: rx; veth: the capturing end's rx + tx)."
+if [ -n "$ring_mib" ]; then
+	echo "\"kept\": what the tool says it wrote (tcpdump's \"captured\", tcpsift's \"written\"); the"
+	echo "files left at the end (the ring removed the older ones) and the packets in them"
+	echo "(capinfos; each must read) are shown next to it."
+else
+	echo "\"kept\": packets in the file (capinfos)."
+fi
+echo "\"lost\" = wire - kept. \"tool: dropped\" is what the tool reports (the kernel's"
+echo "tp_drops, and tcpsift's own hand-off drops). CPU: the capturer's user + sys."
 echo
-echo "| link | snaplen | capturer | wire pkts | wire kpps | in file | lost | loss | tool: captured | tool: received by filter | tool: dropped | CPU s |"
+echo "| link | snaplen | capturer | wire pkts | wire kpps | kept | files / pkts in them | lost | loss | tool: received by filter | tool: dropped | CPU s |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"
 printf '%s\n' "${ROWS[@]}"
