@@ -49,6 +49,11 @@ struct ring_rec {
 
 /* Longest a reader waits for room in its queue before dropping (see ring_reader_wait). */
 #define RING_WAIT_NS (2000 * 1000000ll)
+/* Its naps meanwhile: short at first (room usually comes within one write),
+ * then doubling to 1 ms, so a writer stuck on a slow disk or pipe does not
+ * cost 20 000 wake-ups a second per reader; a queue drains far slower. */
+#define RING_WAIT_NAP_MIN_NS 50000l
+#define RING_WAIT_NAP_MAX_NS 1000000l
 
 /* A busy reader (or consumer) naps this long when it finds nothing, up to
  * RING_BUSY_NAPS times in a row before sleeping until woken. */
@@ -230,6 +235,7 @@ static void ring_wake_consumer(struct ring *r)
 static bool ring_reader_wait(struct ring_reader *rd, uint64_t head, uint64_t need)
 {
 	int64_t give_up = 0;
+	long nap_ns = RING_WAIT_NAP_MIN_NS;
 
 	for (;;) {
 		rd->tail_seen = atomic_load_explicit(&rd->tail, memory_order_acquire);
@@ -247,8 +253,10 @@ static bool ring_reader_wait(struct ring_reader *rd, uint64_t head, uint64_t nee
 			rd->overflow = true;
 			return false;
 		}
-		struct timespec nap = {0, 50000};
+		struct timespec nap = {0, nap_ns};
 		nanosleep(&nap, NULL);
+		if (nap_ns < RING_WAIT_NAP_MAX_NS)
+			nap_ns *= 2;
 	}
 }
 
