@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/iflist.h"
 #include "capture/pcapwriter.h"
 #include "capture/privs.h"
 #include "capture/ring.h"
@@ -32,6 +33,7 @@ enum opt_id {
 	OPT_USER = 'Z',
 	OPT_COUNT = 'c',
 	OPT_QUIET = 'q',
+	OPT_LIST = 'D',
 	OPT_HELP = 'h',
 	OPT_QUEUE_MIB = 256,
 	OPT_ANALYZE,
@@ -43,7 +45,7 @@ enum opt_id {
 
 /* One table drives getopt_long, --help and the man-page test. */
 static const struct cli_opt capture_opts[] = {
-    {"interface", OPT_IFACE, "IFACE", "interface to capture on (required)"},
+    {"interface", OPT_IFACE, "IFACE", "interface to capture on, or its number in -D (required)"},
     {"write", OPT_WRITE, "FILE", "output file, or - for stdout (required)"},
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
     CLI_RING_OPTS(""),
@@ -61,6 +63,7 @@ static const struct cli_opt capture_opts[] = {
      "also analyse what is written; the report at exit (stdout, or stderr with -w -)"},
     {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
     {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
+    {"list-interfaces", OPT_LIST, NULL, "list the interfaces to capture on, numbered, and exit"},
     {"help", OPT_HELP, NULL, "this help"},
 };
 
@@ -81,6 +84,7 @@ struct capture_cfg {
 	uint64_t count;
 	double duration_s;
 	bool quiet;
+	bool list;   /* -D: list the interfaces, capture nothing */
 	int analyze; /* 0: no; 1: text report; 2: JSON report */
 	bool normal_priority;
 	const struct capture_tap_ops *tap; /* for --analyze; NULL: not in this build */
@@ -175,6 +179,9 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_QUIET:
 		cfg->quiet = true;
 		break;
+	case OPT_LIST:
+		cfg->list = true;
+		break;
 	case OPT_PRIORITY:
 		if (strcmp(arg, "high") != 0 && strcmp(arg, "normal") != 0)
 			return bad_value("priority", arg, "high or normal");
@@ -201,6 +208,8 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 	int rc = cli_parse("capture", capture_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
 	if (rc >= 0)
 		return rc;
+	if (cfg->list)
+		return -1;
 	if (!cfg->iface) {
 		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
 		return CAPTURE_EXIT_USAGE;
@@ -329,6 +338,21 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		return rc;
 	}
 	rc = CAPTURE_EXIT_OK;
+	if (cfg.list) {
+		if (ifl_print(stdout, err, sizeof(err)) < 0) {
+			fprintf(stderr, "tcpsift capture: %s\n", err);
+			rc = CAPTURE_EXIT_ERROR;
+		}
+		free(cfg.filter_args);
+		return rc;
+	}
+	char ifname[256];
+	if (ifl_resolve(cfg.iface, ifname, sizeof(ifname), err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_USAGE;
+	}
+	cfg.iface = ifname;
 
 	struct ring_config rcfg;
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
@@ -342,14 +366,14 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	}
 
 	/*
-	 * A full-size packet costs the capture ~2 us of CPU (the TPACKET copy
+	 * A full-size packet costs the capture ~1 us of CPU (the TPACKET copy
 	 * is the kernel's, the page-cache copy of the file write ours). When
 	 * the captured workload keeps every CPU busy, the kernel ring fills
 	 * while the readers wait for a CPU. So, as netsniff-ng --prio-high,
 	 * the capture goes first (nice -20); the threads started below
-	 * inherit it. On 2 vCPUs under iperf3 it made full-frame losses rarer,
-	 * not impossible (bench/RESULTS.md). Needs CAP_SYS_NICE, hence before
-	 * the privileges go.
+	 * inherit it. With a fast sink nice 0 kept up too in bench/RESULTS.md;
+	 * with a slow one (64 KiB frames at 2 GB/s) it lost 23 %, nice -20
+	 * nothing. Needs CAP_SYS_NICE, hence before the privileges go.
 	 */
 	if (!cfg.normal_priority && setpriority(PRIO_PROCESS, 0, -20) == -1 && !cfg.quiet)
 		fprintf(stderr,
