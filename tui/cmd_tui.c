@@ -16,6 +16,7 @@
 
 #include "analyze/cmd_analyze.h"
 #include "capture/cliopt.h"
+#include "capture/iflist.h"
 #include "capture/privs.h"
 #include "tui/player.h"
 #include "tui/view.h"
@@ -43,7 +44,7 @@ enum opt_id {
 
 static const struct cli_opt tui_opts[] = {
     {"read", OPT_READ, "FILE", "replay a capture (pcap, pcapng, compressed; repeat to merge)"},
-    {"interface", OPT_IFACE, "IFACE", "capture live on IFACE (as tcpsift capture)"},
+    {"interface", OPT_IFACE, "IFACE", "capture live on IFACE or its capture -D number"},
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
     {"speed", OPT_SPEED, "X", "replay at X times real time (default 1)"},
     {"max", OPT_MAX, NULL, "replay as fast as possible"},
@@ -324,6 +325,15 @@ int tui_main(int argc, char **argv)
 	    .write_path = cfg.write,
 	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
 	};
+	char ifname[256];
+	if (cfg.iface) {
+		if (ifl_resolve(cfg.iface, ifname, sizeof(ifname), err, sizeof(err)) < 0) {
+			fprintf(stderr, "tcpsift tui: %s\n", err);
+			free(cfg.filter_args);
+			return TCPSIFT_EXIT_USAGE;
+		}
+		cfg.iface = ifname;
+	}
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
 	pc.ring.queue_bytes = 64ull << 20;
 	eng_config_defaults(&pc.eng);

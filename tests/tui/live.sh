@@ -2,7 +2,8 @@
 # live.sh TCPSIFT [LAB_PEER] - `tcpsift tui -i` on a veth in a namespace shows a
 # running transfer's throughput rising above zero, and its connection.
 #
-# lab_pair (offloads off); in B: tcpsift tui -i B (in tmux, 160x40, with
+# lab_pair (offloads off); in B: tcpsift tui -i N, N being B's number in
+# `tcpsift capture -D` (the header must name B) (in tmux, 160x40, with
 # --fanout 2 --fanout-mode hash so the live path runs through the fanout
 # group); a paced download A -> B (lab-peer, 8 MB at 2 MB/s, ~4 s).
 # Checks, from the screen while the transfer runs: the connection's row
@@ -29,8 +30,15 @@ lab_pair tuilive 1500 1
 lab_pair_offloads_off
 TUI_BIN=$LAB_BIN
 TUI_PREFIX="ip netns exec $LAB_NS_B"
-tui_start live 160 40 -- -i "$LAB_IF_B" --fanout 2 --fanout-mode hash tcp
+# The interface by its number in `capture -D` (as tcpdump -i N), which the
+# header must turn back into the name.
+ifnum=$(ip netns exec "$LAB_NS_B" "$LAB_BIN" capture -D |
+	awk -F'[. ]' -v ifn="$LAB_IF_B" '$2 == ifn { print $1; exit }')
+[ -n "$ifnum" ] || lab_abort "$LAB_IF_B is not in capture -D"
+tui_start live 160 40 -- -i "$ifnum" --fanout 2 --fanout-mode hash tcp
 tui_wait live '\[capturing\]' 10 || lab_abort "the tui did not start: $(tui_screen live | head -3)"
+tui_screen live | head -n 2 | grep -q "$LAB_IF_B" ||
+	lab_fail "-i $ifnum: the header does not name $LAB_IF_B: $(tui_screen live | head -n 1)"
 
 lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout 20 -l "$LAB_IP4_A:5001" -m download -n 8M \
 	--pacing-rate 2M
