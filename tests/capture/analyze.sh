@@ -24,9 +24,7 @@ lab_require_capture
 FLOWS=${ANALYZE_FLOWS:-3} BYTES=${ANALYZE_BYTES:-3M} RATE=${ANALYZE_RATE:-4M}
 
 lab_pair canalyze 1500 1
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 lab_pair_offloads_off
 lab_nft_drop "$LAB_NS_B" "ingress:$LAB_IF_B" 2 tcp sport 5001-5099
 pcap="$LAB_TMP/live.pcapng" live="$LAB_TMP/live.json" file="$LAB_TMP/file.json"

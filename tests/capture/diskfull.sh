@@ -42,9 +42,7 @@ trap diskfull_cleanup EXIT
 mount -t tmpfs -o size=2m,mode=0700 tcpsift-diskfull "$mnt" || lab_abort "cannot mount a tmpfs on $mnt"
 
 lab_pair cdisk 1500 1
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 lab_pair_offloads_off
 cap="$mnt/full.pcapng" json="$LAB_TMP/full.json"
 

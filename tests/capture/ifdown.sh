@@ -32,13 +32,11 @@ RATE=${IFDOWN_RATE:-4M}
 RESULT=()
 ifdown_case()
 {
-	local name=$1 action=$2 cap rc t0 dt nerr n written conns x
+	local name=$1 action=$2 cap rc t0 dt nerr n written conns
 	shift 2
 
 	lab_pair "cdn$name" 1500 1
-	for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-		ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-	done
+	lab_pair_ipv6_off
 	lab_pair_offloads_off
 	cap="$LAB_TMP/$name.pcapng"
 	lab_tcpsift_start "$LAB_NS_B" -i "$LAB_IF_B" -w "$cap" "$@" ||

@@ -21,9 +21,7 @@ lab_scenario_init capture-iflist tcpdump -- "$@"
 lab_require_capture
 
 lab_pair ciflist 1500 1
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 ours="$LAB_TMP/ours.txt" theirs="$LAB_TMP/tcpdump.txt" cap="$LAB_TMP/iflist.pcapng"
 ip netns exec "$LAB_NS_B" "$LAB_BIN" capture -D >"$ours" 2>"$LAB_TMP/ours.err" ||
 	lab_fail "-D exited non-zero: $(head -n 1 "$LAB_TMP/ours.err")"

@@ -32,9 +32,7 @@ lab_require_capture
 FLOWS=${MERGE_FLOWS:-4} BYTES=${MERGE_BYTES:-60M} RATE=${MERGE_RATE:-20M} MAX_BACK_US=1000
 
 lab_pair cmerge 1500 1
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 lab_pair_offloads_off
 cap="$LAB_TMP/merge.pcapng"
 

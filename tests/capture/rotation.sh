@@ -29,9 +29,7 @@ BYTES_G=${ROTATION_BYTES_G:-9M} RATE_G=${ROTATION_RATE_G:-2M} # ~4.5 s
 MIB=1048576
 
 lab_pair crot 1500 1
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 lab_pair_offloads_off
 
 # check_file FILE: tshark, capinfos and tcpsift analyze on one file of the

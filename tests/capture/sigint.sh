@@ -32,9 +32,7 @@ FLOWS=${SIGINT_FLOWS:-4} SECS=${SIGINT_SECS:-2} STOP_MAX=${SIGINT_STOP_MAX:-5}
 PEER_SECS=$((SECS + STOP_MAX + 5))
 
 lab_pair csig 1500 2
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 lab_pair_offloads_off
 cap="$LAB_TMP/sigint.pcapng" json="$LAB_TMP/sigint.json"
 

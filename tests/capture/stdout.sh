@@ -24,9 +24,7 @@ lab_require_capture
 FLOWS=${STDOUT_FLOWS:-2} BYTES=${STDOUT_BYTES:-4M} RATE=${STDOUT_RATE:-4M}
 
 lab_pair cstdout 1500 1
-for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
-	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
-done
+lab_pair_ipv6_off
 lab_pair_offloads_off
 json="$LAB_TMP/stdout.json" tout="$LAB_TMP/tshark.out" terr="$LAB_TMP/tshark.err"
 f0="$LAB_TMP/capture.fifo" f1="$LAB_TMP/tshark.fifo"

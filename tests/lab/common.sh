@@ -346,6 +346,14 @@ lab_pair_offloads_off()
 	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
 }
 
+# lab_pair_ipv6_off: IPv6 off on both ends of the last lab_pair, so no
+# router or neighbour solicitation lands in a capture that counts packets.
+lab_pair_ipv6_off()
+{
+	ip netns exec "$LAB_NS_A" sysctl -qw "net.ipv6.conf.$LAB_IF_A.disable_ipv6=1"
+	ip netns exec "$LAB_NS_B" sysctl -qw "net.ipv6.conf.$LAB_IF_B.disable_ipv6=1"
+}
+
 lab_chain_offloads_off()
 {
 	lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
