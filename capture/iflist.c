@@ -4,7 +4,6 @@
 #include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,59 +23,46 @@ static pcap_if_t *ifl_all(char *errbuf, size_t errlen)
 	return all;
 }
 
-/* tcpdump's bracketed flags, e.g. "[Up, Running, Loopback]", "[none]". */
-static void ifl_flags(const pcap_if_t *d, char *out, size_t len)
+/* tcpdump's bracketed flags, e.g. " [Up, Running, Loopback]", " [none]". */
+static void ifl_print_flags(FILE *out, const pcap_if_t *d)
 {
 	static const struct {
-		bpf_u_int32 flag;
+		bpf_u_int32 mask, value;
 		const char *name;
 	} names[] = {
-	    {PCAP_IF_UP, "Up"},
-	    {PCAP_IF_RUNNING, "Running"},
-	    {PCAP_IF_WIRELESS, "Wireless"},
-	    {PCAP_IF_LOOPBACK, "Loopback"},
+	    {PCAP_IF_UP, PCAP_IF_UP, "Up"},
+	    {PCAP_IF_RUNNING, PCAP_IF_RUNNING, "Running"},
+	    {PCAP_IF_WIRELESS, PCAP_IF_WIRELESS, "Wireless"},
+	    {PCAP_IF_LOOPBACK, PCAP_IF_LOOPBACK, "Loopback"},
+	    /* The link state, which tcpdump leaves out for loopbacks. */
+	    {PCAP_IF_LOOPBACK | PCAP_IF_CONNECTION_STATUS, PCAP_IF_CONNECTION_STATUS_CONNECTED,
+	     "Connected"},
+	    {PCAP_IF_LOOPBACK | PCAP_IF_CONNECTION_STATUS, PCAP_IF_CONNECTION_STATUS_DISCONNECTED,
+	     "Disconnected"},
 	};
-	size_t n = 0;
+	const char *sep = "";
 
-	out[0] = '\0';
+	fputs(" [", out);
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-		if (d->flags & names[k].flag)
-			n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
-					      names[k].name);
-	if (!(d->flags & PCAP_IF_LOOPBACK)) {
-		const char *st = NULL;
-		switch (d->flags & PCAP_IF_CONNECTION_STATUS) {
-		case PCAP_IF_CONNECTION_STATUS_CONNECTED:
-			st = "Connected";
-			break;
-		case PCAP_IF_CONNECTION_STATUS_DISCONNECTED:
-			st = "Disconnected";
-			break;
-		default:
-			break;
+		if ((d->flags & names[k].mask) == names[k].value) {
+			fprintf(out, "%s%s", sep, names[k].name);
+			sep = ", ";
 		}
-		if (st)
-			n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
-					      st);
-	}
-	if (n == 0)
-		snprintf(out, len, "none");
+	fprintf(out, "%s]\n", *sep ? "" : "none");
 }
 
 int ifl_print(FILE *out, char *errbuf, size_t errlen)
 {
 	pcap_if_t *all = ifl_all(errbuf, errlen);
 	int n = 0;
-	char flags[96];
 
 	if (!all)
 		return -1;
 	for (pcap_if_t *d = all; d; d = d->next) {
-		ifl_flags(d, flags, sizeof(flags));
 		fprintf(out, "%d.%s", ++n, d->name);
 		if (d->description)
 			fprintf(out, " (%s)", d->description);
-		fprintf(out, " [%s]\n", flags);
+		ifl_print_flags(out, d);
 	}
 	pcap_freealldevs(all);
 	return n;
