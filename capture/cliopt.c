@@ -1,6 +1,8 @@
 /* cliopt.c - getopt_long tables, --help lines and number parsing from an option table. */
 #include "capture/cliopt.h"
 
+#include "capture/iflist.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,17 @@ int cli_ring_check(const char *verb, const struct cli_ring_opts *o)
 	if (o->buffer_mib && o->buffer_mib / o->fanout > 2047) {
 		fprintf(stderr, "tcpsift %s: -B above 2047 MiB per socket (libpcap takes an int)\n",
 			verb);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_ring_iface(const char *verb, const char *arg, char *out, size_t len)
+{
+	char err[512];
+
+	if (ifl_resolve(arg, out, len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift %s: %s\n", verb, err);
 		return -1;
 	}
 	return 0;

@@ -98,6 +98,10 @@ int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_
 /* Limits across options; 0, or -1 with one line on stderr. */
 int cli_ring_check(const char *verb, const struct cli_ring_opts *o);
 
+/* The interface an -i argument names, a name or (as tcpdump) its number in
+ * `capture -D` (capture/iflist), into out; 0, or -1 with one line on stderr. */
+int cli_ring_iface(const char *verb, const char *arg, char *out, size_t len);
+
 /* A ring_config for iface from the options (queue_bytes left 0). */
 void cli_ring_config(const struct cli_ring_opts *o, const char *iface, const char *filter,
 		     int block_timeout_ms, struct ring_config *out);

@@ -71,6 +71,7 @@ static const struct cli_opt capture_opts[] = {
 
 struct capture_cfg {
 	const char *iface;
+	char ifname[256]; /* iface resolved (-i NUMBER) */
 	const char *output;
 	const char *filter;
 	char *filter_args; /* filter joined from the arguments (owned) */
@@ -243,8 +244,10 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		fputs("tcpsift capture: -W needs -C or -G (when to start a new file)\n", stderr);
 		return CAPTURE_EXIT_USAGE;
 	}
-	if (cli_ring_check("capture", &cfg->ring) < 0)
+	if (cli_ring_check("capture", &cfg->ring) < 0 ||
+	    cli_ring_iface("capture", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
 		return CAPTURE_EXIT_USAGE;
+	cfg->iface = cfg->ifname;
 	return -1;
 }
 
@@ -346,14 +349,6 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		free(cfg.filter_args);
 		return rc;
 	}
-	char ifname[256];
-	if (ifl_resolve(cfg.iface, ifname, sizeof(ifname), err, sizeof(err)) < 0) {
-		fprintf(stderr, "tcpsift capture: %s\n", err);
-		free(cfg.filter_args);
-		return CAPTURE_EXIT_USAGE;
-	}
-	cfg.iface = ifname;
-
 	struct ring_config rcfg;
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
 	rcfg.queue_bytes = cfg.queue_mib << 20;

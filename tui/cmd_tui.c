@@ -16,7 +16,6 @@
 
 #include "analyze/cmd_analyze.h"
 #include "capture/cliopt.h"
-#include "capture/iflist.h"
 #include "capture/privs.h"
 #include "tui/player.h"
 #include "tui/view.h"
@@ -69,6 +68,7 @@ struct tui_cfg {
 	const char *files[TUI_MAX_FILES];
 	unsigned nfiles;
 	const char *iface;
+	char ifname[256]; /* iface resolved (-i NUMBER) */
 	const char *filter;
 	char *filter_args; /* owned */
 	double speed;
@@ -198,6 +198,11 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 	}
 	if (cli_ring_check("tui", &cfg->ring) < 0)
 		return TCPSIFT_EXIT_USAGE;
+	if (cfg->iface) {
+		if (cli_ring_iface("tui", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		cfg->iface = cfg->ifname;
+	}
 	if (optind < argc) {
 		if (cfg->filter) {
 			fputs("tcpsift tui: filter given both with -f and as arguments\n", stderr);
@@ -325,15 +330,6 @@ int tui_main(int argc, char **argv)
 	    .write_path = cfg.write,
 	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
 	};
-	char ifname[256];
-	if (cfg.iface) {
-		if (ifl_resolve(cfg.iface, ifname, sizeof(ifname), err, sizeof(err)) < 0) {
-			fprintf(stderr, "tcpsift tui: %s\n", err);
-			free(cfg.filter_args);
-			return TCPSIFT_EXIT_USAGE;
-		}
-		cfg.iface = ifname;
-	}
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
 	pc.ring.queue_bytes = 64ull << 20;
 	eng_config_defaults(&pc.eng);
