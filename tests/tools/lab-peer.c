@@ -16,8 +16,36 @@
  *             to EOF and discards.
  *   rr        --rounds K request/response rounds: the client writes a
  *             --req-size request in two writes (--req-split bytes, then the
- *             rest) and reads a --resp-size response (write-write-read, the
- *             Nagle + delayed-ACK pattern unless --nodelay).
+ *             rest; one write with --req-split 0) and reads a --resp-size
+ *             response (write-write-read, the Nagle + delayed-ACK pattern
+ *             unless --nodelay). The client pauses --think ms between rounds,
+ *             the server --server-think ms between reading a request and
+ *             writing its response; both take a list (5,40,200: the pause of
+ *             round r, counted from 0, is element r % length; the client's
+ *             pause of round r comes after its response, none after the last).
+ *
+ * Application behaviour with ground truth (bulk/download only):
+ *   --write-size N --write-every MS  the sender writes N bytes, then waits
+ *             until the next MS ms slot (CLOCK_MONOTONIC absolute deadlines
+ *             on a fixed grid, so the rate does not drift; slots missed while
+ *             a write blocked are skipped, not made up): app-limited.
+ *   --read-size N --read-every MS  the receiver reads at most N bytes per
+ *             recv and paces its recv calls the same way: a slow reader.
+ *   --app-log FILE  one line per event, times CLOCK_REALTIME in ns (the
+ *             clock of capture timestamps), fully buffered, flushed at exit:
+ *               connected t=NS local=ADDR peer=ADDR role=R mode=M
+ *               write t=NS bytes=N call_ns=D     one per send() call; t when
+ *               read t=NS bytes=N call_ns=D      it returned, D spent inside
+ *               think start=NS end=NS ms=M side=client|server round=R
+ *               round r=R req_sent=NS resp_done=NS     rr client
+ *               round r=R req_done=NS resp_sent=NS side=server   rr server
+ *               shutdown t=NS, close t=NS, tcp_info t=NS KEY=VALUE...
+ *   --tcp-info  after the transfer, before close (the sending side: before
+ *             shutdown, once all it wrote was ACKed: tcpi_unacked and
+ *             tcpi_notsent_bytes 0, giving up after 2 s without progress of
+ *             tcpi_bytes_acked), one "lab-peer tcp_info: KEY=VALUE..." line
+ *             on stderr: the fields of the kernel's struct tcp_info that the
+ *             returned length covers.
  *
  * The server accepts one connection, then closes its listening socket. The
  * run is bounded by alarm(--timeout). On success one line saying what was
@@ -34,9 +62,10 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h> /* not <netinet/tcp.h>: glibc's struct tcp_info is the short old one */
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +79,8 @@ enum mode { MODE_BULK, MODE_DOWNLOAD, MODE_RR };
 
 static const char *const mode_names[] = {"bulk", "download", "rr"};
 
+#define MAX_THINK 256 /* elements of a --think / --server-think list */
+
 struct opts {
 	enum role role;
 	enum mode mode;
@@ -60,7 +91,8 @@ struct opts {
 	unsigned rounds;
 	int rounds_set;
 	size_t req_size, req_split, resp_size;
-	unsigned think_ms;
+	unsigned think_ms[MAX_THINK], n_think;		     /* client, between rounds */
+	unsigned server_think_ms[MAX_THINK], n_server_think; /* server, in each round */
 	int nodelay, cork, msg_more, http;
 	unsigned cork_hold_ms;
 	int rcvbuf, sndbuf, mss;
@@ -70,6 +102,10 @@ struct opts {
 	uint64_t pacing;
 	const char *cc;
 	unsigned timeout;
+	size_t write_size, read_size; /* 0: IO_CHUNK */
+	uint64_t write_every_ns, read_every_ns;
+	int tcp_info;
+	const char *app_log;
 };
 
 /* What one run did; printed at the end. */
@@ -81,10 +117,11 @@ struct stats {
 
 static struct opts o;
 static struct stats st;
+static FILE *applog; /* --app-log */
 
 #define IO_CHUNK (64u * 1024u)
-static unsigned char txbuf[IO_CHUNK];
-static unsigned char rxbuf[IO_CHUNK];
+static unsigned char *txbuf, *rxbuf; /* max(IO_CHUNK, --write-size / --read-size) */
+static size_t txcap, rxcap;
 
 static const char http_request[] = "GET /lab-peer HTTP/1.1\r\nHost: lab\r\n"
 				   "User-Agent: lab-peer\r\nAccept: */*\r\n\r\n";
@@ -122,12 +159,78 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* CLOCK_REALTIME in ns, the clock capture timestamps are taken with. */
+static uint64_t rt_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* Sleep until CLOCK_MONOTONIC reaches deadline (ns). */
+static void sleep_until_ns(uint64_t deadline)
+{
+	struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000u),
+			      .tv_nsec = (long)(deadline % 1000000000u)};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void alog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line of the --app-log (the caller gives the newline). */
+static void alog(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!applog)
+		return;
+	va_start(ap, fmt);
+	vfprintf(applog, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * --write-every / --read-every: calls on a fixed grid of period_ns, anchored
+ * at the first pace_wait (after the first call). A call that overran its slot
+ * moves on to the next grid point: missed slots are skipped, never made up in
+ * a burst, and the grid never drifts.
+ */
+struct pacer {
+	uint64_t period_ns, next;
+};
+
+static void pace_wait(struct pacer *p)
+{
+	uint64_t now;
+
+	if (!p->period_ns)
+		return;
+	now = mono_ns();
+	if (!p->next)
+		p->next = now;
+	p->next += p->period_ns;
+	if (p->next <= now)
+		p->next += ((now - p->next) / p->period_ns + 1) * p->period_ns;
+	sleep_until_ns(p->next);
 }
 
 /* "123", "64K", "2M", "1G" (K/M/G are powers of 1024). */
@@ -177,6 +280,45 @@ static unsigned parse_uint(const char *opt, const char *s)
 		exit(2);
 	}
 	return (unsigned)v;
+}
+
+/* Milliseconds, fractions allowed ("2.5"), as ns; > 0, at most a day. */
+static uint64_t parse_ms_ns(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0 && v <= 86400e3)) { /* also NaN */
+		fprintf(stderr, "lab-peer: %s: bad milliseconds '%s'\n", opt, s);
+		exit(2);
+	}
+	return (uint64_t)(v * 1e6 + 0.5);
+}
+
+/* "MS" or "MS,MS,...": a --think / --server-think list. */
+static unsigned parse_ms_list(const char *opt, const char *s, unsigned *out)
+{
+	char buf[32];
+	unsigned n = 0;
+
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		if (n == MAX_THINK || len == 0 || len >= sizeof(buf)) {
+			fprintf(stderr,
+				"lab-peer: %s: bad list (at most %u numbers, comma separated)\n",
+				opt, MAX_THINK);
+			exit(2);
+		}
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		out[n++] = parse_uint(opt, buf);
+		if (!s[len])
+			return n;
+		s += len + 1;
+	}
 }
 
 /* Split "a.b.c.d:port" or "[v6]:port" and resolve it numerically. */
@@ -272,6 +414,7 @@ static void send_all(int fd, const void *buf, size_t len, int flags)
 	const unsigned char *p = buf;
 
 	while (len) {
+		uint64_t t0 = applog ? rt_ns() : 0;
 		ssize_t n = send(fd, p, len, flags | MSG_NOSIGNAL);
 
 		if (n < 0) {
@@ -279,21 +422,34 @@ static void send_all(int fd, const void *buf, size_t len, int flags)
 				continue;
 			die("send: %s", strerror(errno));
 		}
+		if (applog) {
+			uint64_t t = rt_ns();
+
+			alog("write t=%" PRIu64 " bytes=%zd call_ns=%" PRIu64 "\n", t, n, t - t0);
+		}
 		p += n;
 		len -= (size_t)n;
 		st.tx += (uint64_t)n;
 	}
 }
 
-/* Send n pattern bytes; with --msg-more every write but the last has MSG_MORE. */
+/*
+ * Send n pattern bytes in writes of --write-size (default IO_CHUNK), paced by
+ * --write-every; with --msg-more every write but the last has MSG_MORE.
+ */
 static void send_stream(int fd, uint64_t n, int more_after)
 {
+	struct pacer pace = {.period_ns = o.write_every_ns};
+	size_t chunk = o.write_size ? o.write_size : IO_CHUNK;
+
 	while (n) {
-		size_t len = n > IO_CHUNK ? IO_CHUNK : (size_t)n;
+		size_t len = n > chunk ? chunk : (size_t)n;
 		int last = len == n;
 
 		send_all(fd, txbuf, len, o.msg_more && (!last || more_after) ? MSG_MORE : 0);
 		n -= len;
+		if (n)
+			pace_wait(&pace);
 	}
 }
 
@@ -305,6 +461,7 @@ static void send_stream(int fd, uint64_t n, int more_after)
 static size_t recv_some(int fd, void *buf, size_t len)
 {
 	for (;;) {
+		uint64_t t0;
 		ssize_t n;
 
 		if (o.stop_set && !st.paused) {
@@ -315,11 +472,17 @@ static size_t recv_some(int fd, void *buf, size_t len)
 				len = (size_t)(o.stop_after - st.rx);
 			}
 		}
+		t0 = applog ? rt_ns() : 0;
 		n = recv(fd, buf, len, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			die("recv: %s", strerror(errno));
+		}
+		if (applog) {
+			uint64_t t = rt_ns();
+
+			alog("read t=%" PRIu64 " bytes=%zd call_ns=%" PRIu64 "\n", t, n, t - t0);
 		}
 		st.rx += (uint64_t)n;
 		return (size_t)n;
@@ -345,13 +508,18 @@ static int recv_exact(int fd, size_t len)
 	return 1;
 }
 
+/* Read and discard to EOF, --read-size bytes per recv, paced by --read-every. */
 static uint64_t recv_to_eof(int fd)
 {
+	struct pacer pace = {.period_ns = o.read_every_ns};
+	size_t chunk = o.read_size ? o.read_size : IO_CHUNK;
 	uint64_t total = 0;
 	size_t n;
 
-	while ((n = recv_some(fd, rxbuf, IO_CHUNK)) > 0)
+	while ((n = recv_some(fd, rxbuf, chunk)) > 0) {
 		total += n;
+		pace_wait(&pace);
+	}
 	return total;
 }
 
@@ -391,10 +559,179 @@ static void expect_bytes(uint64_t got, uint64_t want)
 		die("received %" PRIu64 " bytes, expected %" PRIu64, got, want);
 }
 
+/* The --think / --server-think pause of round r (counted from 0). */
+static void think(const unsigned *list, unsigned n, unsigned r, const char *side)
+{
+	unsigned ms;
+	uint64_t t0;
+
+	if (!n)
+		return;
+	ms = list[r % n];
+	if (!ms)
+		return;
+	t0 = rt_ns();
+	sleep_ms(ms);
+	alog("think start=%" PRIu64 " end=%" PRIu64 " ms=%u side=%s round=%u\n", t0, rt_ns(), ms,
+	     side, r);
+}
+
+static void do_shutdown(int fd)
+{
+	alog("shutdown t=%" PRIu64 "\n", rt_ns());
+	if (shutdown(fd, SHUT_WR) < 0)
+		die("shutdown: %s", strerror(errno));
+}
+
+/* --- --tcp-info ------------------------------------------------------ */
+
+/*
+ * The kernel's struct tcp_info may be longer than <linux/tcp.h>'s (6.18 adds
+ * fields after tcpi_snd_wnd): ask for more, print what the returned length
+ * covers. Every field printed here is in the header's struct, so offsetof
+ * gives the kernel's layout (the uapi struct only ever grows at its end).
+ */
+union tcp_info_buf {
+	struct tcp_info ti;
+	unsigned char raw[512];
+};
+
+static socklen_t get_tcp_info(int fd, union tcp_info_buf *b)
+{
+	socklen_t len = sizeof(*b);
+
+	memset(b, 0, sizeof(*b));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, b, &len) < 0)
+		die("getsockopt(TCP_INFO): %s", strerror(errno));
+	return len;
+}
+
+static const char *tcp_state_name(unsigned s)
+{
+	static const char *const names[] = {
+	    "0",	 "ESTABLISHED", "SYN_SENT",   "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2",
+	    "TIME_WAIT", "CLOSE",	"CLOSE_WAIT", "LAST_ACK", "LISTEN",    "CLOSING",
+	};
+
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+struct linebuf {
+	char s[2048];
+	size_t len;
+};
+
+static void lb_add(struct linebuf *lb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void lb_add(struct linebuf *lb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (lb->len >= sizeof(lb->s))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(lb->s + lb->len, sizeof(lb->s) - lb->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		lb->len += (size_t)n;
+}
+
+/* Is field f of struct tcp_info inside the len bytes the kernel returned? */
+#define TI_HAS(len, f) (offsetof(struct tcp_info, f) + sizeof(((struct tcp_info *)0)->f) <= (len))
+#define TI_U(lb, len, b, key, f)                                                                   \
+	do {                                                                                       \
+		if (TI_HAS(len, f))                                                                \
+			lb_add(lb, " " key "=%" PRIu64, (uint64_t)(b).ti.f);                       \
+	} while (0)
+
+/*
+ * The sending side first waits until all it wrote was ACKed (nothing unacked,
+ * nothing unsent), or 2 s pass without tcpi_bytes_acked moving. Then one line
+ * "lab-peer tcp_info: KEY=VALUE..." on stderr (and in the --app-log).
+ */
+static void report_tcp_info(int fd)
+{
+	union tcp_info_buf b;
+	struct linebuf lb = {.len = 0};
+	uint64_t t0 = mono_ns(), progress = t0, acked = 0, waited;
+	socklen_t len;
+	int all_acked = 1;
+
+	len = get_tcp_info(fd, &b);
+	if (st.tx) {
+		while (b.ti.tcpi_unacked || b.ti.tcpi_notsent_bytes) {
+			uint64_t now = mono_ns();
+
+			if (b.ti.tcpi_bytes_acked != acked) {
+				acked = b.ti.tcpi_bytes_acked;
+				progress = now;
+			} else if (now - progress >= 2000000000u) {
+				all_acked = 0;
+				break;
+			}
+			sleep_until_ns(now + (now - t0 < 100000000u ? 1000000u : 10000000u));
+			len = get_tcp_info(fd, &b);
+		}
+	}
+	waited = mono_ns() - t0;
+
+	if (len > offsetof(struct tcp_info, tcpi_state))
+		lb_add(&lb, " state=%s", tcp_state_name(b.ti.tcpi_state));
+	TI_U(&lb, len, b, "rto_us", tcpi_rto);
+	TI_U(&lb, len, b, "ato_us", tcpi_ato);
+	TI_U(&lb, len, b, "snd_mss", tcpi_snd_mss);
+	TI_U(&lb, len, b, "rcv_mss", tcpi_rcv_mss);
+	TI_U(&lb, len, b, "unacked", tcpi_unacked);
+	TI_U(&lb, len, b, "sacked", tcpi_sacked);
+	TI_U(&lb, len, b, "lost", tcpi_lost);
+	TI_U(&lb, len, b, "retrans", tcpi_retrans);
+	TI_U(&lb, len, b, "retransmits", tcpi_retransmits);
+	TI_U(&lb, len, b, "total_retrans", tcpi_total_retrans);
+	TI_U(&lb, len, b, "reordering", tcpi_reordering);
+	TI_U(&lb, len, b, "rtt_us", tcpi_rtt);
+	TI_U(&lb, len, b, "rttvar_us", tcpi_rttvar);
+	TI_U(&lb, len, b, "min_rtt_us", tcpi_min_rtt);
+	TI_U(&lb, len, b, "snd_cwnd", tcpi_snd_cwnd);
+	TI_U(&lb, len, b, "snd_ssthresh", tcpi_snd_ssthresh);
+	TI_U(&lb, len, b, "rcv_space", tcpi_rcv_space);
+	TI_U(&lb, len, b, "delivery_rate", tcpi_delivery_rate);
+	TI_U(&lb, len, b, "busy_time_us", tcpi_busy_time);
+	TI_U(&lb, len, b, "rwnd_limited_us", tcpi_rwnd_limited);
+	TI_U(&lb, len, b, "sndbuf_limited_us", tcpi_sndbuf_limited);
+	TI_U(&lb, len, b, "bytes_sent", tcpi_bytes_sent);
+	TI_U(&lb, len, b, "bytes_retrans", tcpi_bytes_retrans);
+	TI_U(&lb, len, b, "dsack_dups", tcpi_dsack_dups);
+	TI_U(&lb, len, b, "reord_seen", tcpi_reord_seen);
+	TI_U(&lb, len, b, "bytes_acked", tcpi_bytes_acked);
+	TI_U(&lb, len, b, "bytes_received", tcpi_bytes_received);
+	TI_U(&lb, len, b, "segs_out", tcpi_segs_out);
+	TI_U(&lb, len, b, "segs_in", tcpi_segs_in);
+	TI_U(&lb, len, b, "data_segs_out", tcpi_data_segs_out);
+	TI_U(&lb, len, b, "data_segs_in", tcpi_data_segs_in);
+	/* A bit-field in byte 7 (no offsetof): the last delivery rate sample's flag. */
+	if (len > 7)
+		lb_add(&lb, " app_limited=%u", (unsigned)b.ti.tcpi_delivery_rate_app_limited);
+	TI_U(&lb, len, b, "snd_wnd", tcpi_snd_wnd);
+	TI_U(&lb, len, b, "rcv_ooopack", tcpi_rcv_ooopack);
+	lb_add(&lb, " info_len=%u all_acked=%d acked_wait_us=%" PRIu64, (unsigned)len, all_acked,
+	       waited / 1000u);
+
+	fprintf(stderr, "lab-peer tcp_info:%s\n", lb.s);
+	alog("tcp_info t=%" PRIu64 "%s\n", rt_ns(), lb.s);
+}
+
+/* Before close (and, on the side that sends, before its shutdown). */
+static void end_of_transfer(int fd)
+{
+	if (o.tcp_info)
+		report_tcp_info(fd);
+}
+
 static void run_server(int fd)
 {
 	char hdr[256];
-	uint64_t got;
+	uint64_t got, t_req;
 	int hl;
 
 	switch (o.mode) {
@@ -402,6 +739,7 @@ static void run_server(int fd)
 		got = recv_to_eof(fd);
 		if (o.bytes_set)
 			expect_bytes(got, o.bytes);
+		end_of_transfer(fd);
 		break;
 	case MODE_DOWNLOAD:
 		if (o.http)
@@ -413,26 +751,31 @@ static void run_server(int fd)
 		}
 		send_stream(fd, o.bytes, 0);
 		burst_end(fd);
-		if (shutdown(fd, SHUT_WR) < 0)
-			die("shutdown: %s", strerror(errno));
+		end_of_transfer(fd);
+		do_shutdown(fd);
 		recv_to_eof(fd);
 		break;
 	case MODE_RR:
 		while (recv_exact(fd, o.req_size)) {
+			t_req = rt_ns();
+			think(o.server_think_ms, o.n_server_think, st.rounds, "server");
 			burst_begin(fd);
 			send_stream(fd, o.resp_size, 0);
 			burst_end(fd);
+			alog("round r=%u req_done=%" PRIu64 " resp_sent=%" PRIu64 " side=server\n",
+			     st.rounds, t_req, rt_ns());
 			st.rounds++;
 		}
 		if (o.rounds_set && st.rounds != o.rounds)
 			die("%u rounds, expected %u", st.rounds, o.rounds);
+		end_of_transfer(fd);
 		break;
 	}
 }
 
 static void run_client(int fd)
 {
-	uint64_t got;
+	uint64_t got, t_req;
 	char hdr[256];
 	unsigned r;
 
@@ -441,8 +784,8 @@ static void run_client(int fd)
 		burst_begin(fd);
 		send_stream(fd, o.bytes, 0);
 		burst_end(fd);
-		if (shutdown(fd, SHUT_WR) < 0)
-			die("shutdown: %s", strerror(errno));
+		end_of_transfer(fd);
+		do_shutdown(fd);
 		recv_to_eof(fd);
 		break;
 	case MODE_DOWNLOAD:
@@ -453,33 +796,42 @@ static void run_client(int fd)
 			expect_bytes(got, o.bytes + (o.http ? (uint64_t)http_header(
 								  hdr, sizeof(hdr), o.bytes)
 							    : 0));
+		end_of_transfer(fd);
 		break;
 	case MODE_RR:
 		for (r = 0; r < o.rounds; r++) {
-			if (r && o.think_ms)
-				sleep_ms(o.think_ms);
+			if (r)
+				think(o.think_ms, o.n_think, r - 1, "client");
 			burst_begin(fd);
-			send_stream(fd, o.req_split, 1);
-			send_stream(fd, o.req_size - o.req_split, 0);
+			if (o.req_split) {
+				send_stream(fd, o.req_split, 1);
+				send_stream(fd, o.req_size - o.req_split, 0);
+			} else {
+				send_stream(fd, o.req_size, 0);
+			}
 			burst_end(fd);
+			t_req = rt_ns();
 			if (!recv_exact(fd, o.resp_size))
 				die("EOF before response %u", r + 1);
+			alog("round r=%u req_sent=%" PRIu64 " resp_done=%" PRIu64 "\n", r, t_req,
+			     rt_ns());
 			st.rounds++;
 		}
-		if (shutdown(fd, SHUT_WR) < 0)
-			die("shutdown: %s", strerror(errno));
+		end_of_transfer(fd);
+		do_shutdown(fd);
 		recv_to_eof(fd);
 		break;
 	}
 }
 
-static void peer_name(int fd, char *buf, size_t len)
+static void sock_name(int fd, int peer, char *buf, size_t len)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN + 8], port[16];
 
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+	if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &sl)
+		  : getsockname(fd, (struct sockaddr *)&ss, &sl)) < 0 ||
 	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
 			NI_NUMERICHOST | NI_NUMERICSERV)) {
 		snprintf(buf, len, "?");
@@ -546,9 +898,21 @@ static void usage(FILE *f)
 	      "      --http               download: GET request, HTTP/1.1 200 header\n"
 	      "      --rounds K           rr rounds (default 10)\n"
 	      "      --req-size N         rr request bytes (default 200)\n"
-	      "      --req-split N        rr bytes in the first request write (default half)\n"
+	      "      --req-split N        rr bytes in the first request write (default half;\n"
+	      "                           0: the request in one write)\n"
 	      "      --resp-size M        rr response bytes (default 1000)\n"
-	      "      --think MS           rr client pause between rounds (default 0)\n"
+	      "      --think MS[,MS...]   rr client pause between rounds (default 0); a list:\n"
+	      "                           the pause after round r (from 0) is element r % len\n"
+	      "      --server-think MS[,MS...]  rr server pause between reading request r\n"
+	      "                           and writing its response (element r % len)\n"
+	      "      --write-size N       bulk/download sender: bytes per write (default 64K)\n"
+	      "      --write-every MS     ...one write per MS ms (fractions allowed; absolute\n"
+	      "                           deadlines; missed slots are skipped): app-limited\n"
+	      "      --read-size N        bulk/download receiver: at most N bytes per recv\n"
+	      "      --read-every MS      ...one recv per MS ms, paced like --write-every\n"
+	      "      --tcp-info           TCP_INFO line on stderr before close (the sender:\n"
+	      "                           before shutdown, once its data was ACKed)\n"
+	      "      --app-log FILE       application events, CLOCK_REALTIME ns, one a line\n"
 	      "  -b, --bind ADDR:PORT     client local address/port\n"
 	      "      --nodelay            TCP_NODELAY\n"
 	      "      --cork               TCP_CORK around each burst, left set for\n"
@@ -571,6 +935,13 @@ enum {
 	OPT_REQ_SPLIT,
 	OPT_RESP_SIZE,
 	OPT_THINK,
+	OPT_SERVER_THINK,
+	OPT_WRITE_SIZE,
+	OPT_WRITE_EVERY,
+	OPT_READ_SIZE,
+	OPT_READ_EVERY,
+	OPT_TCP_INFO,
+	OPT_APP_LOG,
 	OPT_NODELAY,
 	OPT_CORK,
 	OPT_CORK_HOLD,
@@ -584,6 +955,12 @@ enum {
 	OPT_CC,
 	OPT_TIMEOUT,
 };
+
+static void usage_error(const char *msg)
+{
+	fprintf(stderr, "lab-peer: %s\n", msg);
+	exit(2);
+}
 
 static void parse_args(int argc, char **argv)
 {
@@ -600,6 +977,13 @@ static void parse_args(int argc, char **argv)
 	    {"req-split", required_argument, NULL, OPT_REQ_SPLIT},
 	    {"resp-size", required_argument, NULL, OPT_RESP_SIZE},
 	    {"think", required_argument, NULL, OPT_THINK},
+	    {"server-think", required_argument, NULL, OPT_SERVER_THINK},
+	    {"write-size", required_argument, NULL, OPT_WRITE_SIZE},
+	    {"write-every", required_argument, NULL, OPT_WRITE_EVERY},
+	    {"read-size", required_argument, NULL, OPT_READ_SIZE},
+	    {"read-every", required_argument, NULL, OPT_READ_EVERY},
+	    {"tcp-info", no_argument, NULL, OPT_TCP_INFO},
+	    {"app-log", required_argument, NULL, OPT_APP_LOG},
 	    {"nodelay", no_argument, NULL, OPT_NODELAY},
 	    {"cork", no_argument, NULL, OPT_CORK},
 	    {"cork-hold", required_argument, NULL, OPT_CORK_HOLD},
@@ -614,7 +998,7 @@ static void parse_args(int argc, char **argv)
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {NULL, 0, NULL, 0},
 	};
-	int c, split_set = 0;
+	int c, split_set = 0, sender;
 	unsigned i;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -687,7 +1071,33 @@ static void parse_args(int argc, char **argv)
 			o.resp_size = parse_uint("--resp-size", optarg);
 			break;
 		case OPT_THINK:
-			o.think_ms = parse_uint("--think", optarg);
+			o.n_think = parse_ms_list("--think", optarg, o.think_ms);
+			break;
+		case OPT_SERVER_THINK:
+			o.n_server_think =
+			    parse_ms_list("--server-think", optarg, o.server_think_ms);
+			break;
+		case OPT_WRITE_SIZE:
+			o.write_size = parse_uint("--write-size", optarg);
+			if (!o.write_size)
+				usage_error("--write-size must be > 0");
+			break;
+		case OPT_WRITE_EVERY:
+			o.write_every_ns = parse_ms_ns("--write-every", optarg);
+			break;
+		case OPT_READ_SIZE:
+			o.read_size = parse_uint("--read-size", optarg);
+			if (!o.read_size)
+				usage_error("--read-size must be > 0");
+			break;
+		case OPT_READ_EVERY:
+			o.read_every_ns = parse_ms_ns("--read-every", optarg);
+			break;
+		case OPT_TCP_INFO:
+			o.tcp_info = 1;
+			break;
+		case OPT_APP_LOG:
+			o.app_log = optarg;
 			break;
 		case OPT_NODELAY:
 			o.nodelay = 1;
@@ -742,24 +1152,66 @@ static void parse_args(int argc, char **argv)
 	}
 	if (!split_set)
 		o.req_split = o.req_size / 2;
-	if (o.mode == MODE_RR && (o.req_size == 0 || o.resp_size == 0 || o.req_split == 0 ||
-				  o.req_split >= o.req_size)) {
-		fprintf(stderr,
-			"lab-peer: rr needs 0 < --req-split < --req-size and --resp-size > 0\n");
+	if (o.mode == MODE_RR &&
+	    (o.req_size == 0 || o.resp_size == 0 || o.req_split >= o.req_size)) {
+		fprintf(stderr, "lab-peer: rr needs --req-size > 0, --req-split < --req-size "
+				"(0: one write) and --resp-size > 0\n");
 		exit(2);
 	}
 	if (o.http && o.mode != MODE_DOWNLOAD) {
 		fprintf(stderr, "lab-peer: --http is for --mode download\n");
 		exit(2);
 	}
+	if (o.n_server_think && (o.mode != MODE_RR || o.role != ROLE_SERVER))
+		usage_error("--server-think is for the server of --mode rr");
+	/* The data sender of bulk is the client, of download the server. */
+	sender = (o.mode == MODE_BULK) == (o.role == ROLE_CLIENT);
+	if ((o.write_size || o.write_every_ns) && (o.mode == MODE_RR || !sender))
+		usage_error("--write-size/--write-every are for the sender of bulk (client) "
+			    "or download (server)");
+	if ((o.read_size || o.read_every_ns) && (o.mode == MODE_RR || sender))
+		usage_error("--read-size/--read-every are for the receiver of bulk (server) "
+			    "or download (client)");
+}
+
+/* Pattern-filled send buffer and receive buffer, each at least IO_CHUNK. */
+static void alloc_buffers(void)
+{
+	static const char line[] = "tcpsift lab-peer payload: the quick brown fox jumps over it\n";
+	size_t i;
+
+	txcap = o.write_size > IO_CHUNK ? o.write_size : IO_CHUNK;
+	rxcap = o.read_size > IO_CHUNK ? o.read_size : IO_CHUNK;
+	txbuf = malloc(txcap);
+	rxbuf = malloc(rxcap);
+	if (!txbuf || !rxbuf)
+		die("out of memory");
+	for (i = 0; i < txcap; i++)
+		txbuf[i] = (unsigned char)line[i % (sizeof(line) - 1)];
+}
+
+static void open_app_log(void)
+{
+	if (!o.app_log)
+		return;
+	applog = fopen(o.app_log, "w");
+	if (!applog)
+		die("%s: %s", o.app_log, strerror(errno));
+	/* Fully buffered; exit() (also die()) flushes it, the timeout does not. */
+	setvbuf(applog, NULL, _IOFBF, 1u << 20);
+}
+
+static void close_app_log(void)
+{
+	if (applog && fclose(applog) != 0)
+		die("%s: %s", o.app_log, strerror(errno));
+	applog = NULL;
 }
 
 int main(int argc, char **argv)
 {
-	static const char line[] = "tcpsift lab-peer payload: the quick brown fox jumps over it\n";
-	char peer[INET6_ADDRSTRLEN + 16], rounds[32] = "";
+	char peer[INET6_ADDRSTRLEN + 16], local[INET6_ADDRSTRLEN + 16], rounds[32] = "";
 	double t0, dt;
-	size_t i;
 	int fd;
 
 	parse_args(argc, argv);
@@ -767,19 +1219,26 @@ int main(int argc, char **argv)
 	signal(SIGALRM, on_alarm);
 	if (o.timeout)
 		alarm(o.timeout);
-	for (i = 0; i < sizeof(txbuf); i++)
-		txbuf[i] = (unsigned char)line[i % (sizeof(line) - 1)];
+	alloc_buffers();
+	open_app_log();
 
 	fd = o.role == ROLE_SERVER ? open_server() : open_client();
 	t0 = now_s();
-	peer_name(fd, peer, sizeof(peer));
+	sock_name(fd, 1, peer, sizeof(peer));
+	if (applog) {
+		sock_name(fd, 0, local, sizeof(local));
+		alog("connected t=%" PRIu64 " local=%s peer=%s role=%s mode=%s\n", rt_ns(), local,
+		     peer, o.role == ROLE_SERVER ? "server" : "client", mode_names[o.mode]);
+	}
 	if (o.role == ROLE_SERVER)
 		run_server(fd);
 	else
 		run_client(fd);
+	alog("close t=%" PRIu64 "\n", rt_ns());
 	if (close(fd) < 0)
 		die("close: %s", strerror(errno));
 	dt = now_s() - t0;
+	close_app_log();
 	if (o.mode == MODE_RR)
 		snprintf(rounds, sizeof(rounds), ", %u rounds", st.rounds);
 	fprintf(stderr,
