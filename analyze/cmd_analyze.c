@@ -41,6 +41,8 @@ enum opt_id {
 	OPT_NO_DETECTORS,
 	OPT_STALL_MIN,
 	OPT_STALL_RTT_FACTOR,
+	OPT_FRAMES,
+	OPT_FRAMES_CSV,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -58,6 +60,9 @@ static const struct cli_opt analyze_opts[] = {
     {"reorder-window", OPT_REORDER_WINDOW, "MS",
      "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
     {"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
+    {"frames", OPT_FRAMES, NULL,
+     "per-frame verdicts as events too: retransmission, dup_ack, out_of_order, ..."},
+    {"frames-csv", OPT_FRAMES_CSV, "FILE", "the per-frame verdicts as CSV rows into FILE"},
     {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when a finding matches, e.g. 'stall>0,sack_holes>10'"},
     {"stall-min", OPT_STALL_MIN, "MS", "shortest gap that can be a stall (default 10)"},
     {"stall-rtt-factor", OPT_STALL_RTT_FACTOR, "N", "nor shorter than N times the min RTT (4)"},
@@ -82,6 +87,8 @@ struct analyze_cfg {
 	struct eng_config eng;
 	bool fail_on;
 	struct fo_expr fail_expr;
+	bool frames;
+	const char *frames_csv;
 };
 
 static void usage(FILE *f)
@@ -188,6 +195,12 @@ static int on_option(void *ctx, int c, const char *arg)
 	}
 	case OPT_NO_DETECTORS:
 		cfg->eng.detectors = false;
+		break;
+	case OPT_FRAMES:
+		cfg->frames = true;
+		break;
+	case OPT_FRAMES_CSV:
+		cfg->frames_csv = arg;
 		break;
 	case OPT_STALL_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)
@@ -307,7 +320,28 @@ int analyze_main(int argc, char **argv)
 		}
 	}
 
-	struct rep_config rcfg = {.format = cfg.format, .out = out, .max_events = cfg.max_events};
+	FILE *csv = NULL;
+	if (cfg.frames_csv) {
+		csv = strcmp(cfg.frames_csv, "-") == 0 ? stdout : fopen(cfg.frames_csv, "w");
+		if (!csv) {
+			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.frames_csv,
+				strerror(errno));
+			src_close(src);
+			if (out != stdout)
+				fclose(out);
+			return TCPSIFT_EXIT_INPUT;
+		}
+	}
+	const char **names = calloc(ninputs, sizeof(*names));
+	for (unsigned k = 0; names && k < ninputs; k++)
+		names[k] = src_input(src, k)->path;
+	struct rep_config rcfg = {.format = cfg.format,
+				  .out = out,
+				  .max_events = cfg.max_events,
+				  .frames = cfg.frames,
+				  .frames_csv = csv,
+				  .input_names = names,
+				  .ninput_names = names ? ninputs : 0};
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
 	struct sum_sink sink = rep ? rep_sink(rep) : (struct sum_sink){0};
 	struct engine *eng = rep ? eng_new(&cfg.eng, &sink, err, sizeof(err)) : NULL;
@@ -315,8 +349,11 @@ int analyze_main(int argc, char **argv)
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		rep_free(rep);
 		src_close(src);
+		free(names);
 		if (out != stdout)
 			fclose(out);
+		if (csv && csv != stdout)
+			fclose(csv);
 		return TCPSIFT_EXIT_INPUT;
 	}
 
@@ -397,6 +434,12 @@ int analyze_main(int argc, char **argv)
 	eng_free(eng);
 	rep_free(rep);
 	src_close(src);
+	free(names);
+	if (csv && csv != stdout && fclose(csv) != 0 && rc == 0) {
+		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.frames_csv,
+			strerror(errno));
+		rc = -EIO;
+	}
 	if (out != stdout && fclose(out) != 0 && rc == 0) {
 		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.output,
 			strerror(errno));

@@ -83,31 +83,28 @@ static int8_t overtaken_across_queues(const struct reorder_dir_state *ds, uint64
 	return known ? 0 : -1;
 }
 
-/*
- * The event for an out-of-order segment; n is its data-segment number. A
- * bare FIN filling a gap is not counted as a data segment by tcp.c, whose
- * extent (data segments - 1 - those before the gap) is then one short: its
- * overtakers are all the data segments since the gap, numbers up to n.
- */
+/* The event for an original that arrived late (struct tcp_late: this
+ * segment, or an earlier one the engine could only decide now). */
 static void emit_reorder(struct tcp_conn *c, const struct det_env *env,
-			 const struct reorder_dir_state *ds, uint64_t n, bool data, uint32_t qtag)
+			 const struct reorder_dir_state *ds, const struct tcp_late *l)
 {
 	const struct tcp_seg *sg = &c->seg;
 	struct reorder_state *st = &c->det.reorder;
-	uint32_t extent = data ? sg->extent : sg->extent + 1;
 	struct sum_event e;
+	struct tcp_seg q = {.queue = l->queue};
 
-	det_event_init(&e, SUM_EV_REORDER, c, sg->dir, sg->ts, sg->frame, sg->input);
-	e.frame_first = sg->gap_frame;
-	e.duration_ns = sg->ts - sg->gap_ts;
-	e.bytes = sg->len;
-	e.rel_seq = sg->rel_seq;
-	e.extent = extent;
-	e.by = sg->reorder_by;
-	e.queue_switch = overtaken_across_queues(ds, data ? n : n + 1, extent, qtag);
+	det_event_init(&e, SUM_EV_REORDER, c, sg->dir, l->ts, l->frame, l->input);
+	e.frame_first = l->gap_frame;
+	e.frame_last = l->frame;
+	e.duration_ns = l->ts - l->gap_ts;
+	e.bytes = l->len;
+	e.rel_seq = l->rel_seq;
+	e.extent = l->extent;
+	e.by = l->by;
+	e.queue_switch = overtaken_across_queues(ds, l->data_no, l->extent, seg_qtag(&q));
 	st->events++;
-	if (extent > st->max_extent)
-		st->max_extent = extent;
+	if (l->extent > st->max_extent)
+		st->max_extent = l->extent;
 	if (e.queue_switch > 0)
 		st->on_switch++;
 	else if (e.queue_switch < 0)
@@ -130,8 +127,8 @@ __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const str
 	/* Keep-alives are not data segments (tcp.c does not count them). */
 	bool data = (sg->kind & TCP_SEG_DATA) && !(sg->kind & TCP_SEG_KEEPALIVE);
 
-	if (sg->kind & TCP_SEG_OOO)
-		emit_reorder(c, env, ds, n, data, qtag);
+	if (sg->kind & (TCP_SEG_OOO | TCP_SEG_LATE_FOUND))
+		emit_reorder(c, env, ds, &sg->late);
 	/* No packet of the connection carried a queue id (tcp.c): every ring
 	 * entry is still 0, unknown, and stays so; nothing to record. */
 	if (!data || !c->info.queues_known)
@@ -146,7 +143,8 @@ __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const str
 void reorder_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	/* The common segment: in order, and no queue ids to record. */
-	if ((c->seg.kind & (TCP_SEG_ACK_REORDERED | TCP_SEG_OOO)) || c->info.queues_known)
+	if ((c->seg.kind & (TCP_SEG_ACK_REORDERED | TCP_SEG_OOO | TCP_SEG_LATE_FOUND)) ||
+	    c->info.queues_known)
 		reorder_note(c, env);
 }
 

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,10 @@ struct report {
 	struct rep_totals tot;
 	int write_error;
 	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
+	struct rep_frame_list frames[SUM_EV_TYPE_COUNT];
 };
+
+static void keep_event(struct report *r, const struct sum_event *e);
 
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
 {
@@ -54,8 +58,13 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 		t->lost_segments += d->lost_segments;
 		t->lost_upstream += d->lost_upstream;
 		t->ack_reordering += d->ack_reordering;
-		for (unsigned b = 0; b < SUM_BY_COUNT; b++)
+		for (unsigned b = 0; b < SUM_BY_COUNT; b++) {
 			t->ooo_by[b] += d->ooo_by[b];
+			t->lost_upstream_by[b] += d->lost_upstream_by[b];
+		}
+		t->tlp += d->tlp_retrans;
+		t->spurious_dsack += d->spurious_dsack;
+		t->fills_undecided += d->fills_undecided;
 	}
 	t->retrans += retr;
 	t->ooo += ooo;
@@ -124,6 +133,12 @@ static void on_event(void *ctx, const struct sum_event *e)
 	struct report *r = ctx;
 
 	add_event_totals(&r->tot, e);
+	keep_event(r, e);
+}
+
+/* Written at once (NDJSON) or kept for the end, up to max_events. */
+static void keep_event(struct report *r, const struct sum_event *e)
+{
 	if (r->cfg.format == REP_NDJSON) {
 		if (rep_ndjson_event(&r->ndjson, e) < 0)
 			r->write_error = errno ? errno : EIO;
@@ -148,6 +163,77 @@ static void on_event(void *ctx, const struct sum_event *e)
 	r->events[r->nevents++] = *e;
 }
 
+/* "1796033364.947948123": exact seconds from integer nanoseconds. */
+static void csv_ts(FILE *f, int64_t ns)
+{
+	int64_t s = ns / 1000000000, r = ns % 1000000000;
+
+	if (r < 0) {
+		r += 1000000000;
+		s--;
+	}
+	fprintf(f, "%" PRId64 ".%09" PRId64, s, r);
+}
+
+/* A field that may hold a comma or quote, quoted as RFC 4180 says. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char rep_csv_header[] =
+    "frame,file,conn,dir,ts,type,retrans_kind,spurious,filled_gap,decided_by,extent,"
+    "rel_seq,bytes\n";
+
+static void csv_row(const struct report *r, const struct sum_event *e)
+{
+	FILE *f = r->cfg.frames_csv;
+	const struct sum_frame_event *x = &e->u.frame;
+	bool rtx = e->type == SUM_EV_RETRANS, ooo = e->type == SUM_EV_OUT_OF_ORDER;
+
+	fprintf(f, "%" PRIu64 ",", e->frame_first);
+	csv_str(f, e->input < r->cfg.ninput_names ? r->cfg.input_names[e->input] : "");
+	fprintf(f, ",%" PRIu64 ",%s,", e->conn, e->dir == SUM_C2S ? "c2s" : "s2c");
+	csv_ts(f, e->ts);
+	fprintf(f, ",%s,%s,%s,%s,%s,", sum_event_name(e->type),
+		rtx ? sum_retrans_kind_name((enum sum_retrans_kind)x->kind) : "",
+		rtx ? (x->spurious ? "1" : "0") : "", rtx ? (x->filled_gap ? "1" : "0") : "",
+		ooo ? sum_reorder_by_name((enum sum_reorder_by)e->by) : "");
+	if (ooo || e->type == SUM_EV_FILL_UNDECIDED)
+		fprintf(f, "%" PRIu32, e->extent);
+	fprintf(f, ",%" PRIu32 ",%" PRIu64 "\n", e->rel_seq, e->bytes);
+}
+
+/* A per-frame verdict: counted, the first few kept for the text, and with
+ * --frames / --frames-csv written as it comes. */
+static void on_frame(void *ctx, const struct sum_event *e)
+{
+	struct report *r = ctx;
+	struct rep_frame_list *l = &r->frames[e->type < SUM_EV_TYPE_COUNT ? e->type : 0];
+
+	l->count++;
+	if (l->n < REP_FRAME_EXAMPLES) {
+		l->ex[l->n].frame = e->frame_first;
+		l->ex[l->n].conn = e->conn;
+		l->ex[l->n].input = e->input;
+		l->n++;
+	}
+	if (r->cfg.frames_csv)
+		csv_row(r, e);
+	if (r->cfg.frames)
+		keep_event(r, e);
+}
+
 struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen)
 {
 	struct report *r = calloc(1, sizeof(*r));
@@ -158,12 +244,14 @@ struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen
 	}
 	r->cfg = *cfg;
 	jo_w_init(&r->ndjson, cfg->out, 0, 0);
+	if (cfg->frames_csv)
+		fputs(rep_csv_header, cfg->frames_csv);
 	return r;
 }
 
 struct sum_sink rep_sink(struct report *r)
 {
-	struct sum_sink s = {.conn = on_conn, .event = on_event, .ctx = r};
+	struct sum_sink s = {.conn = on_conn, .event = on_event, .frame = on_frame, .ctx = r};
 	return s;
 }
 
@@ -190,6 +278,7 @@ int rep_finish(struct report *r, const struct rep_run *run)
 	d.nevents = r->nevents;
 	d.events_dropped = r->events_dropped;
 	d.tot = r->tot;
+	d.frames = r->frames;
 	switch (r->cfg.format) {
 	case REP_JSON:
 		rc = rep_write_json(r->cfg.out, &d, run);
@@ -203,6 +292,9 @@ int rep_finish(struct report *r, const struct rep_run *run)
 	}
 	if (rc == 0 && fflush(r->cfg.out) != 0)
 		rc = -errno;
+	if (rc == 0 && r->cfg.frames_csv &&
+	    (fflush(r->cfg.frames_csv) != 0 || ferror(r->cfg.frames_csv)))
+		rc = -(errno ? errno : EIO);
 	return rc;
 }
 
@@ -219,4 +311,35 @@ void rep_free(struct report *r)
 	free(r->events);
 	jo_w_free(&r->ndjson);
 	free(r);
+}
+
+void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run)
+{
+	if (!l->n)
+		return;
+	fputs("      frames", out);
+	for (unsigned k = 0; k < l->n; k++) {
+		if (run->ninputs > 1)
+			fprintf(out, "%s %u:%" PRIu64, k ? "," : "", l->ex[k].input,
+				l->ex[k].frame);
+		else
+			fprintf(out, "%s %" PRIu64, k ? "," : "", l->ex[k].frame);
+	}
+	fprintf(out, "%s\n", l->count > l->n ? " ..." : "");
+	/* A line to paste, per input the examples come from (frame numbers
+	 * count within their file). */
+	for (unsigned in = 0; in < run->ninputs; in++) {
+		bool any = false;
+		for (unsigned k = 0; k < l->n; k++) {
+			if (l->ex[k].input != in)
+				continue;
+			if (!any)
+				fprintf(out, "      tshark -r '%s' -Y 'frame.number in {",
+					run->inputs[in]->path);
+			fprintf(out, "%s%" PRIu64, any ? "," : "", l->ex[k].frame);
+			any = true;
+		}
+		if (any)
+			fputs("}'\n", out);
+	}
 }

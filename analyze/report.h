@@ -31,6 +31,11 @@ struct rep_config {
 	enum rep_format format;
 	FILE *out;	     /* not owned */
 	uint32_t max_events; /* events kept beyond this are counted, not stored */
+	bool frames;	     /* per-frame verdicts are events too (--frames) */
+	FILE *frames_csv;    /* NULL, or where each verdict goes as a CSV row (not owned) */
+	/* Input file names by struct pkt.input, for CSV rows (borrowed). */
+	const char *const *input_names;
+	unsigned ninput_names;
 };
 
 /* Everything about the run that is not a connection or an event. */
@@ -71,12 +76,26 @@ struct rep_totals {
 	uint64_t dsack, oversize, lost_segments, lost_upstream, ack_reordering;
 	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
 	int64_t zw_time_ns;
-	uint64_t ooo_by[SUM_BY_COUNT];
+	uint64_t ooo_by[SUM_BY_COUNT], lost_upstream_by[SUM_BY_COUNT];
+	uint64_t tlp, spurious_dsack, fills_undecided;
 	/* From the detectors (sum_conn.det). */
 	uint64_t stalls, stall_by_class[STALL_CLASS_COUNT], conns_with_stalls;
 	int64_t stall_ns;
 	uint64_t sack_holes, reneging, conns_with_holes;
 	uint64_t queue_reorders, mtu_misaligned, mtu_collapse, pmtu_blackholes, icmp_too_big;
+};
+
+/* The first few frames of one kind of per-frame verdict, for the text
+ * findings: real frame numbers a user can look up, not connection spans. */
+#define REP_FRAME_EXAMPLES 8
+
+struct rep_frame_list {
+	uint64_t count;
+	unsigned n;
+	struct {
+		uint64_t frame, conn;
+		uint32_t input;
+	} ex[REP_FRAME_EXAMPLES];
 };
 
 struct rep_data {
@@ -86,7 +105,13 @@ struct rep_data {
 	size_t nevents;
 	uint64_t events_dropped;
 	struct rep_totals tot;
+	/* By per-frame verdict type (SUM_EV_RETRANS ..), the others empty. */
+	const struct rep_frame_list *frames;
 };
+
+/* "    frames 12, 57, 98 ...\n    tshark -r FILE -Y 'frame.number in {12,57,98}'\n"
+ * for the examples of l (one tshark line per input they come from). */
+void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run);
 
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
@@ -128,10 +153,9 @@ void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e);
 json_t *rep_json_stall(const struct stall_summary *s);
 void rep_json_stall_event(json_t *o, const struct sum_event *e);
 void rep_text_stall(FILE *out, const struct rep_data *d);
-const char *rep_stall_class_name(unsigned cls);
 json_t *rep_json_sack(const struct sackb_summary *s);
 void rep_json_sack_event(json_t *o, const struct sum_event *e);
-void rep_text_sack(FILE *out, const struct rep_data *d);
+void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run);
 json_t *rep_json_reorder(const struct reorder_summary *s);
 void rep_text_reorder(FILE *out, const struct rep_data *d);
 json_t *rep_json_mtu(const struct mtu_summary *s);

@@ -43,6 +43,17 @@ static json_t *jrate(uint64_t bytes, int64_t dur_ns)
 	return json_real((double)bytes * 8.0 / ((double)dur_ns / 1e9));
 }
 
+/* Counts by enum sum_reorder_by, one key per rule (summary.c names them). */
+static json_t *jby(const uint64_t by[SUM_BY_COUNT])
+{
+	json_t *o = json_object();
+
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
+		json_object_set_new(o, sum_reorder_by_name((enum sum_reorder_by)k),
+				    json_integer((json_int_t)by[k]));
+	return o;
+}
+
 /* One direction's statistics; peer is the other direction (for ACK ratio). */
 static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t dur_ns)
 {
@@ -60,12 +71,15 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new_nocheck(o, "dup_acks", json_integer((json_int_t)d->dup_acks));
 	json_object_set_new_nocheck(o, "fast_retransmissions",
 				    json_integer((json_int_t)d->fast_retrans));
+	json_object_set_new_nocheck(o, "fills_undecided",
+				    json_integer((json_int_t)d->fills_undecided));
 	json_object_set_new_nocheck(o, "fin", json_integer((json_int_t)d->fin));
 	json_object_set_new_nocheck(o, "goodput_bps", jrate(d->unique_bytes, dur_ns));
 	json_object_set_new_nocheck(o, "ip_bytes", json_integer((json_int_t)d->ip_bytes));
 	json_object_set_new_nocheck(o, "keepalives", json_integer((json_int_t)d->keepalives));
 	json_object_set_new_nocheck(o, "lost_segments", json_integer((json_int_t)d->lost_segments));
 	json_object_set_new_nocheck(o, "lost_upstream", json_integer((json_int_t)d->lost_upstream));
+	json_object_set_new_nocheck(o, "lost_upstream_by", jby(d->lost_upstream_by));
 	json_object_set_new_nocheck(o, "max_in_flight", json_integer((json_int_t)d->max_in_flight));
 	json_object_set_new_nocheck(o, "max_payload",
 				    d->data_packets ? json_integer(d->max_payload) : json_null());
@@ -78,11 +92,7 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new_nocheck(o, "mss", d->mss ? json_integer(d->mss) : json_null());
 	json_object_set_new_nocheck(o, "new_acks", json_integer((json_int_t)d->new_acks));
 	json_object_set_new_nocheck(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
-	json_object_set_new_nocheck(o, "out_of_order_by",
-				    json_pack("{s:I, s:I, s:I}", "ip_id",
-					      (json_int_t)d->ooo_by[SUM_BY_IPID], "timing",
-					      (json_int_t)d->ooo_by[SUM_BY_TIMING], "tsval",
-					      (json_int_t)d->ooo_by[SUM_BY_TSVAL]));
+	json_object_set_new_nocheck(o, "out_of_order_by", jby(d->ooo_by));
 	json_object_set_new_nocheck(o, "oversize_segments", json_integer((json_int_t)d->oversize));
 	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)d->packets));
 	json_object_set_new_nocheck(o, "payload_bytes", json_integer((json_int_t)d->payload_bytes));
@@ -95,10 +105,14 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 	json_object_set_new_nocheck(o, "rtt", jrtt(&d->rtt));
 	json_object_set_new_nocheck(o, "rtt_ts", jrtt(&d->rtt_ts));
 	json_object_set_new_nocheck(o, "sack_acks", json_integer((json_int_t)d->sack_acks));
+	json_object_set_new_nocheck(o, "spurious_by_dsack",
+				    json_integer((json_int_t)d->spurious_dsack));
 	json_object_set_new_nocheck(o, "spurious_retransmissions",
 				    json_integer((json_int_t)d->spurious_retrans));
 	json_object_set_new_nocheck(o, "syn", json_integer((json_int_t)d->syn));
 	json_object_set_new_nocheck(o, "throughput_bps", jrate(d->payload_bytes, dur_ns));
+	json_object_set_new_nocheck(o, "tlp_retransmissions",
+				    json_integer((json_int_t)d->tlp_retrans));
 	json_object_set_new_nocheck(o, "unique_bytes", json_integer((json_int_t)d->unique_bytes));
 	json_object_set_new_nocheck(o, "unseen_bytes", json_integer((json_int_t)d->unseen_bytes));
 	json_object_set_new_nocheck(o, "window_full", json_integer((json_int_t)d->window_full));
@@ -216,9 +230,30 @@ json_t *rep_jansson_event(const struct sum_event *e, const char *kind)
 	case SUM_EV_CAPTURE_LOSS:
 		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
 		break;
+	case SUM_EV_RETRANS:
+		json_object_set_new_nocheck(o, "filled_gap", json_boolean(e->u.frame.filled_gap));
+		json_object_set_new_nocheck(
+		    o, "retrans_kind",
+		    json_string(sum_retrans_kind_name((enum sum_retrans_kind)e->u.frame.kind)));
+		json_object_set_new_nocheck(o, "spurious", json_boolean(e->u.frame.spurious));
+		json_object_set_new_nocheck(o, "spurious_by_dsack", json_boolean(e->u.frame.dsack));
+		break;
+	case SUM_EV_DUP_ACK:
+		json_object_set_new_nocheck(o, "dup_count", json_integer(e->u.frame.dup_count));
+		break;
+	case SUM_EV_OUT_OF_ORDER:
+		json_object_set_new_nocheck(
+		    o, "decided_by", json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
+		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
+		break;
+	case SUM_EV_FILL_UNDECIDED:
+		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
+		break;
 	default:
 		break;
 	}
+	if (sum_event_is_frame(e->type))
+		json_object_set_new_nocheck(o, "frame", json_integer((json_int_t)e->frame_first));
 	/* Replaces a pmtu event's own "kind" in NDJSON: set, not added. */
 	if (kind)
 		json_object_set_new_nocheck(o, "kind", json_string(kind));
@@ -269,6 +304,22 @@ static void w_endpoint(struct jo_writer *w, const char *key, const struct dec_ad
 	jo_kstr(w, key, buf);
 }
 
+/* enum sum_reorder_by values in strcmp order of their names (jby()). */
+static const uint8_t by_sorted[SUM_BY_COUNT] = {
+    SUM_BY_ACK,	   SUM_BY_CAUSALITY, SUM_BY_IPID,  SUM_BY_SECOND_COPY,
+    SUM_BY_TIMING, SUM_BY_TSECR,     SUM_BY_TSVAL,
+};
+
+static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_COUNT])
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
+		jo_kint(w, sum_reorder_by_name((enum sum_reorder_by)by_sorted[k]),
+			(json_int_t)by[by_sorted[k]]);
+	jo_w_obj_end(w);
+}
+
 /* jdir(), keys sorted. */
 static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 		  const struct sum_dir *peer, int64_t dur_ns)
@@ -285,6 +336,7 @@ static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 	jo_kint(w, "dsack_blocks", (json_int_t)d->dsack_blocks);
 	jo_kint(w, "dup_acks", (json_int_t)d->dup_acks);
 	jo_kint(w, "fast_retransmissions", (json_int_t)d->fast_retrans);
+	jo_kint(w, "fills_undecided", (json_int_t)d->fills_undecided);
 	jo_kint(w, "fin", (json_int_t)d->fin);
 	if (d->packets)
 		jo_kreal(w, "first_ts", sec(d->first_ts));
@@ -303,6 +355,7 @@ static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 		jo_knull(w, "last_ts");
 	jo_kint(w, "lost_segments", (json_int_t)d->lost_segments);
 	jo_kint(w, "lost_upstream", (json_int_t)d->lost_upstream);
+	w_by(w, "lost_upstream_by", d->lost_upstream_by);
 	jo_kint(w, "max_in_flight", (json_int_t)d->max_in_flight);
 	if (d->data_packets)
 		jo_kint(w, "max_payload", d->max_payload);
@@ -326,12 +379,7 @@ static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 		jo_knull(w, "mss");
 	jo_kint(w, "new_acks", (json_int_t)d->new_acks);
 	jo_kint(w, "out_of_order", (json_int_t)d->out_of_order);
-	jo_w_key(w, "out_of_order_by");
-	jo_w_obj(w);
-	jo_kint(w, "ip_id", (json_int_t)d->ooo_by[SUM_BY_IPID]);
-	jo_kint(w, "timing", (json_int_t)d->ooo_by[SUM_BY_TIMING]);
-	jo_kint(w, "tsval", (json_int_t)d->ooo_by[SUM_BY_TSVAL]);
-	jo_w_obj_end(w);
+	w_by(w, "out_of_order_by", d->ooo_by);
 	jo_kint(w, "oversize_segments", (json_int_t)d->oversize);
 	jo_kint(w, "packets", (json_int_t)d->packets);
 	jo_kint(w, "payload_bytes", (json_int_t)d->payload_bytes);
@@ -347,9 +395,11 @@ static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 		jo_kreal(w, "segments_per_ack", (double)d->data_packets / (double)peer->new_acks);
 	else
 		jo_knull(w, "segments_per_ack");
+	jo_kint(w, "spurious_by_dsack", (json_int_t)d->spurious_dsack);
 	jo_kint(w, "spurious_retransmissions", (json_int_t)d->spurious_retrans);
 	jo_kint(w, "syn", (json_int_t)d->syn);
 	w_rate(w, "throughput_bps", d->payload_bytes, dur_ns);
+	jo_kint(w, "tlp_retransmissions", (json_int_t)d->tlp_retrans);
 	jo_kint(w, "unique_bytes", (json_int_t)d->unique_bytes);
 	jo_kint(w, "unseen_bytes", (json_int_t)d->unseen_bytes);
 	jo_kint(w, "window_full", (json_int_t)d->window_full);
@@ -475,9 +525,28 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 	case SUM_EV_CAPTURE_LOSS:
 		jo_f_int(&f, "segments", e->segments);
 		break;
+	case SUM_EV_RETRANS:
+		jo_f_bool(&f, "filled_gap", e->u.frame.filled_gap);
+		jo_f_str(&f, "retrans_kind",
+			 sum_retrans_kind_name((enum sum_retrans_kind)e->u.frame.kind));
+		jo_f_bool(&f, "spurious", e->u.frame.spurious);
+		jo_f_bool(&f, "spurious_by_dsack", e->u.frame.dsack);
+		break;
+	case SUM_EV_DUP_ACK:
+		jo_f_int(&f, "dup_count", e->u.frame.dup_count);
+		break;
+	case SUM_EV_OUT_OF_ORDER:
+		jo_f_str(&f, "decided_by", sum_reorder_by_name((enum sum_reorder_by)e->by));
+		jo_f_int(&f, "extent", e->extent);
+		break;
+	case SUM_EV_FILL_UNDECIDED:
+		jo_f_int(&f, "extent", e->extent);
+		break;
 	default:
 		break;
 	}
+	if (sum_event_is_frame(e->type))
+		jo_f_int(&f, "frame", (json_int_t)e->frame_first);
 	if (kind)
 		jo_f_set_str(&f, "kind", kind);
 	jo_w_fields(w, &f);

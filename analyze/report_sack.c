@@ -6,13 +6,6 @@
 #include "analyze/jsonout.h"
 #include "analyze/report.h"
 
-static const char *const closed_names[SACKB_CLOSED_COUNT] = {
-    [SACKB_CLOSED_RETRANS] = "retransmission",
-    [SACKB_CLOSED_REORDER] = "reordering",
-    [SACKB_CLOSED_OPEN] = "open",
-    [SACKB_CLOSED_OTHER] = "acked",
-};
-
 enum { REP_SACK_MAX_CONNS = 10 }; /* connections listed in the text findings */
 
 json_t *rep_json_sack(const struct sackb_summary *s)
@@ -20,7 +13,8 @@ json_t *rep_json_sack(const struct sackb_summary *s)
 	json_t *o = json_object(), *by = json_object();
 
 	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
-		json_object_set_new(by, closed_names[k], json_integer(s->by_closed[k]));
+		json_object_set_new(by, sum_closed_by_name((enum sackb_closed_by)k),
+				    json_integer(s->by_closed[k]));
 	json_object_set_new_nocheck(o, "closed_by", by);
 	json_object_set_new_nocheck(o, "dsack", json_integer(s->dsack));
 	json_object_set_new_nocheck(o, "hole_bytes", json_integer((json_int_t)s->hole_bytes));
@@ -39,6 +33,8 @@ json_t *rep_json_sack(const struct sackb_summary *s)
 				    json_real((double)s->recovery_time_ns / 1e9));
 	json_object_set_new_nocheck(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
 	json_object_set_new_nocheck(o, "reneging", json_integer(s->reneging));
+	json_object_set_new_nocheck(o, "reordered_downstream",
+				    json_integer(s->reordered_downstream));
 	json_object_set_new_nocheck(o, "sacked_ranges_not_tracked",
 				    json_integer(s->block_overflow));
 	return o;
@@ -48,21 +44,22 @@ void rep_json_sack_event(json_t *o, const struct sum_event *e)
 {
 	const struct sackb_event *h = &e->u.hole;
 
-	json_object_set_new(
-	    o, "closed_by",
-	    json_string(h->closed_by < SACKB_CLOSED_COUNT ? closed_names[h->closed_by] : "open"));
+	json_object_set_new(o, "closed_by",
+			    json_string(sum_closed_by_name((enum sackb_closed_by)h->closed_by)));
+	json_object_set_new_nocheck(o, "closed_reason", json_string(h->reason ? h->reason : ""));
 	json_object_set_new_nocheck(o, "lost",
 				    json_string(h->passed_capture ? "downstream" : "upstream"));
 	json_object_set_new_nocheck(o, "passed_capture", json_boolean(h->passed_capture));
 	json_object_set_new_nocheck(o, "segments", json_integer(h->segments));
 }
 
-/* closed_names indexes in strcmp order of the names (JSON_SORT_KEYS). */
+/* enum sackb_closed_by values in strcmp order of their names (JSON_SORT_KEYS). */
 static const unsigned closed_sorted[SACKB_CLOSED_COUNT] = {
-    SACKB_CLOSED_OTHER,	  /* acked */
-    SACKB_CLOSED_OPEN,	  /* open */
-    SACKB_CLOSED_REORDER, /* reordering */
-    SACKB_CLOSED_RETRANS, /* retransmission */
+    SACKB_CLOSED_OTHER,	    /* acked */
+    SACKB_CLOSED_OPEN,	    /* open */
+    SACKB_CLOSED_REORDER,   /* reordering */
+    SACKB_CLOSED_RETRANS,   /* retransmission */
+    SACKB_CLOSED_UNDECIDED, /* undecided */
 };
 
 /* rep_json_sack(), written directly. */
@@ -73,7 +70,7 @@ void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
 	jo_w_obj(w);
 	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++) {
 		unsigned c = closed_sorted[k];
-		jo_kint(w, closed_names[c], s->by_closed[c]);
+		jo_kint(w, sum_closed_by_name((enum sackb_closed_by)c), s->by_closed[c]);
 	}
 	jo_w_obj_end(w);
 	jo_kint(w, "dsack", s->dsack);
@@ -90,6 +87,7 @@ void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
 	jo_kreal(w, "recovery_time_s", (double)s->recovery_time_ns / 1e9);
 	jo_kint(w, "reneged_bytes", (json_int_t)s->reneged_bytes);
 	jo_kint(w, "reneging", s->reneging);
+	jo_kint(w, "reordered_downstream", s->reordered_downstream);
 	jo_kint(w, "sacked_ranges_not_tracked", s->block_overflow);
 	jo_w_obj_end(w);
 }
@@ -98,8 +96,8 @@ void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e)
 {
 	const struct sackb_event *h = &e->u.hole;
 
-	jo_f_str(f, "closed_by",
-		 h->closed_by < SACKB_CLOSED_COUNT ? closed_names[h->closed_by] : "open");
+	jo_f_str(f, "closed_by", sum_closed_by_name((enum sackb_closed_by)h->closed_by));
+	jo_f_str(f, "closed_reason", h->reason ? h->reason : "");
 	jo_f_str(f, "lost", h->passed_capture ? "downstream" : "upstream");
 	jo_f_bool(f, "passed_capture", h->passed_capture);
 	jo_f_int(f, "segments", h->segments);
@@ -176,7 +174,7 @@ static void median_lifetimes(const struct rep_data *d, const struct sum_conn *co
 
 /* med: the median lifetime of c's holes closed by retransmission, -1 if
  * none was stored (median_lifetimes()). */
-static void text_conn(FILE *out, const struct sum_conn *c, int64_t med)
+static void text_conn(FILE *out, const struct sum_conn *c, int64_t med, uint64_t drops)
 {
 	const struct sackb_summary *s = &c->det.sack;
 	const uint32_t *by = s->by_closed;
@@ -192,9 +190,30 @@ static void text_conn(FILE *out, const struct sum_conn *c, int64_t med)
 		}
 		sep = ",";
 	}
-	if (by[SACKB_CLOSED_REORDER]) {
-		fprintf(out, "%s %" PRIu32 " by the late original (reordering)", sep,
-			by[SACKB_CLOSED_REORDER]);
+	uint32_t here = by[SACKB_CLOSED_REORDER] - s->reordered_downstream;
+	if (here) {
+		fprintf(out, "%s %" PRIu32 " by the late original (reordering)", sep, here);
+		sep = ",";
+	}
+	if (s->reordered_downstream) {
+		fprintf(out,
+			"%s %" PRIu32
+			" by reordering downstream of the capture point (ACKed with no "
+			"retransmission, in a capture that missed nothing of that direction",
+			sep, s->reordered_downstream);
+		if (drops)
+			fprintf(out,
+				"; but the capture counted %" PRIu64
+				" drops, and a dropped retransmission would look the same",
+				drops);
+		fputc(')', out);
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_UNDECIDED]) {
+		fprintf(out,
+			"%s %" PRIu32 " filled by segments that could be late originals or "
+			"retransmissions (undecided)",
+			sep, by[SACKB_CLOSED_UNDECIDED]);
 		sep = ",";
 	}
 	if (by[SACKB_CLOSED_OTHER]) {
@@ -237,7 +256,7 @@ static void text_conn(FILE *out, const struct sum_conn *c, int64_t med)
 			s->overflow, SACKB_MAX_HOLES);
 }
 
-void rep_text_sack(FILE *out, const struct rep_data *d)
+void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	const struct rep_totals *t = &d->tot;
 	const struct sum_conn *shown[REP_SACK_MAX_CONNS];
@@ -253,9 +272,12 @@ void rep_text_sack(FILE *out, const struct rep_data *d)
 		else
 			more++;
 	}
+	uint64_t drops = 0;
+	for (unsigned k = 0; k < run->ninputs; k++)
+		drops += run->inputs[k]->drops_known ? run->inputs[k]->drops : 0;
 	median_lifetimes(d, shown, nshown, med);
 	for (size_t j = 0; j < nshown; j++)
-		text_conn(out, shown[j], med[j]);
+		text_conn(out, shown[j], med[j], drops);
 	if (more)
 		fprintf(out,
 			"  SACK holes: ... and %zu more connections (%" PRIu64 " holes in all)\n",

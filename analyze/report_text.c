@@ -75,7 +75,7 @@ static uint64_t both_dirs(const struct sum_conn *c, size_t metric)
 	return v;
 }
 
-/* "in conn 3 (N, frames 10-44), conn 7 (...)": the first connections with it. */
+/* "in conn 3 (N), conn 7 (...)": the first connections with it. */
 static void examples(FILE *out, const struct rep_data *d, size_t metric)
 {
 	unsigned shown = 0;
@@ -90,14 +90,27 @@ static void examples(FILE *out, const struct rep_data *d, size_t metric)
 			more++;
 			continue;
 		}
-		fprintf(out, "%s conn %" PRIu64 " (%" PRIu64 ", frames %" PRIu64 "-%" PRIu64 ")",
-			shown ? "," : "      in", c->id, v, c->first_frame, c->last_frame);
+		fprintf(out, "%s conn %" PRIu64 " (%" PRIu64 ")", shown ? "," : "      in", c->id,
+			v);
 		shown++;
 	}
 	if (more)
 		fprintf(out, " and %zu more", more);
 	if (shown)
 		fputc('\n', out);
+}
+
+/* "tsval 18, ip_id 8": the rules that decided, by the names JSON uses. */
+static void by_rules(FILE *out, const uint64_t by[SUM_BY_COUNT])
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
+		if (by[k])
+			fprintf(out, "%s%s %" PRIu64, n++ ? ", " : "",
+				sum_reorder_by_name((enum sum_reorder_by)k), by[k]);
+	if (!n)
+		fputs("none", out);
 }
 
 static void write_inputs(FILE *out, const struct rep_run *run)
@@ -139,7 +152,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 	/* The detectors' findings first: they are why the tool exists. */
 	if (run->detectors) {
 		rep_text_stall(out, d);
-		rep_text_sack(out, d);
+		rep_text_sack(out, d, run);
 		rep_text_reorder(out, d);
 		rep_text_mtu(out, d);
 		any = d->tot.stalls || d->tot.sack_holes || d->tot.queue_reorders ||
@@ -165,24 +178,54 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		any = true;
 		fprintf(out,
 			"  retransmissions: %" PRIu64 " in %" PRIu64 " connection%s (fast %" PRIu64
-			", RTO %" PRIu64 ", other %" PRIu64 "; spurious %" PRIu64 ")\n"
-			"      %" PRIu64
-			" filled gaps in the capture: their originals were lost upstream of "
-			"the capture point;\n      %" PRIu64
-			" re-sent bytes it had seen: lost downstream of it, or spurious\n",
+			", RTO %" PRIu64 ", tail-loss probe %" PRIu64 ", other %" PRIu64
+			"; spurious %" PRIu64 ", %" PRIu64 " of them proven by D-SACK)\n",
 			t->retrans, t->conns_with_retrans, t->conns_with_retrans == 1 ? "" : "s",
-			t->fast, t->rto, t->retrans - t->fast - t->rto, t->spurious,
-			t->lost_upstream, t->retrans - t->lost_upstream);
+			t->fast, t->rto, t->tlp, t->retrans - t->fast - t->rto - t->tlp,
+			t->spurious, t->spurious_dsack);
+		if (t->lost_upstream) {
+			fprintf(out,
+				"      %" PRIu64
+				" filled gaps in the capture: sent after the segment "
+				"that opened the gap, so their originals were lost upstream of the "
+				"capture point (decided by ",
+				t->lost_upstream);
+			by_rules(out, t->lost_upstream_by);
+			fputs(")\n", out);
+		}
+		if (t->retrans > t->lost_upstream)
+			fprintf(out,
+				"      %" PRIu64
+				" re-sent bytes the capture had seen: lost downstream "
+				"of it, or spurious\n",
+				t->retrans - t->lost_upstream);
 		examples(out, d, DIR_METRIC(retrans));
+		rep_text_frames(out, &d->frames[SUM_EV_RETRANS], run);
 	}
 	if (t->ooo) {
 		any = true;
 		fprintf(out,
-			"  out of order: %" PRIu64 " segments arrived after later ones (decided by "
-			"TSval %" PRIu64 ", IP ID %" PRIu64 ", timing %" PRIu64 ")\n",
-			t->ooo, t->ooo_by[SUM_BY_TSVAL], t->ooo_by[SUM_BY_IPID],
-			t->ooo_by[SUM_BY_TIMING]);
+			"  out of order: %" PRIu64
+			" segments arrived after later ones (decided by ",
+			t->ooo);
+		by_rules(out, t->ooo_by);
+		fputs(")\n", out);
 		examples(out, d, DIR_METRIC(out_of_order));
+		rep_text_frames(out, &d->frames[SUM_EV_OUT_OF_ORDER], run);
+	}
+	if (t->fills_undecided) {
+		any = true;
+		fprintf(
+		    out,
+		    "  undecided: %" PRIu64 " segments filled gaps in the capture that could be "
+		    "late originals or retransmissions of originals lost upstream: the sender's "
+		    "clocks tie with the segment that opened the gap (TCP timestamps tick in ms; "
+		    "IPv6 has no IP ID) and they came later than a retransmission could have. A "
+		    "capture at the sender, or TCP timestamps in us (Linux 6.7: ip route ... "
+		    "features tcp_usec_ts), would decide\n",
+		    t->fills_undecided);
+		examples(out, d, DIR_METRIC(fills_undecided));
+		rep_text_frames(out, &d->frames[SUM_EV_FILL_UNDECIDED], run);
 	}
 	if (t->zero_windows) {
 		any = true;
@@ -208,12 +251,23 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			t->oversize);
 		examples(out, d, DIR_METRIC(oversize));
 	}
+	if (t->dup_acks) {
+		fprintf(out, "  duplicate ACKs: %" PRIu64 "\n", t->dup_acks);
+		examples(out, d, DIR_METRIC(dup_acks));
+		rep_text_frames(out, &d->frames[SUM_EV_DUP_ACK], run);
+	}
+	if (t->lost_segments) {
+		fprintf(out,
+			"  gaps in what was captured: %" PRIu64 " segments began beyond the "
+			"highest byte seen before them\n",
+			t->lost_segments);
+		examples(out, d, DIR_METRIC(lost_segments));
+		rep_text_frames(out, &d->frames[SUM_EV_CAPTURE_GAP], run);
+	}
 	if (!any)
 		fputs("  none: no retransmission, reordering, capture loss or zero window\n", out);
-	fprintf(out,
-		"  (also: %" PRIu64 " duplicate ACKs, %" PRIu64 " window-full, %" PRIu64
-		" keep-alives, %" PRIu64 " gaps in what was captured)\n",
-		t->dup_acks, t->window_full, t->keepalives, t->lost_segments);
+	fprintf(out, "  (also: %" PRIu64 " window-full, %" PRIu64 " keep-alives)\n", t->window_full,
+		t->keepalives);
 }
 
 /* A duration in the unit that suits the largest of a set (us, ms or s). */
@@ -320,7 +374,9 @@ static void write_wrapped(FILE *out, const char *buf, size_t len)
 		while (p + indent < eol && p[indent] == ' ')
 			indent++;
 		size_t width = TEXT_WIDTH, pad = 0;
-		while ((size_t)(eol - p) > width) {
+		/* A command to paste stays one line. */
+		bool nowrap = (size_t)(eol - p) > indent + 7 && !strncmp(p + indent, "tshark ", 7);
+		while (!nowrap && (size_t)(eol - p) > width) {
 			const char *cut = p + width;
 			while (cut > p + indent && *cut != ' ')
 				cut--;

@@ -30,11 +30,18 @@
  *  - A hole closes when snd_una and the blocks cover all of it. It closed
  *    by retransmission if a retransmission of any of its bytes was seen
  *    (tcp.c: TCP_SEG_RETRANS), by reordering if only the late original was
- *    (TCP_SEG_OOO), else "other": R got the bytes without the capture
- *    seeing a filling segment (the original passed the capture point and
- *    was reordered after it, or the capture missed the retransmission).
- *    At the end, a hole with a filling segment seen is closed by that
- *    segment; one without stays "open".
+ *    (TCP_SEG_OOO), "undecided" if the filling segment was one tcp.c could
+ *    not decide (TCP_SEG_UNDECIDED). ACKed with no filling segment seen:
+ *    its bytes had passed the capture point and R got them without a
+ *    retransmission. When the capture provably missed nothing of this
+ *    direction (its sequence space complete: no gap ever opened, no byte
+ *    ACKed unseen), no retransmission was sent either, so the original
+ *    was reordered downstream of the capture point: closed by reordering,
+ *    downstream. Otherwise "other": reordered after the capture point, or
+ *    the capture missed the repair. (A capture that dropped exactly the
+ *    retransmissions and no original would fool this; the report says so
+ *    when the file counts drops.) At the end, a hole with a filling
+ *    segment seen is closed by that segment; one without stays "open".
  *  - Reneging (RFC 2018 sec. 8): the cumulative ACK advances to the start
  *    of (or into) a remembered SACKed range, so R dropped data it had
  *    SACKed, and no ACK passes it within max(SRTT/2, 10 ms). Same test
@@ -159,6 +166,27 @@ static bool covered(const struct sackb_dir *sd, uint32_t una, uint32_t start, ui
 	return seq_ge(pos, end);
 }
 
+static const char sackb_r_retrans[] = "a retransmission of its bytes was seen";
+static const char sackb_r_original[] = "the late original was seen at the capture point";
+static const char sackb_r_downstream[] =
+    "ACKed with no retransmission, and the capture missed nothing of this direction: reordered "
+    "downstream of the capture point";
+static const char sackb_r_other[] =
+    "ACKed with no filling segment captured: reordered after the capture point, or the capture "
+    "missed the repair (it lost packets of this direction)";
+static const char sackb_r_undecided[] =
+    "filled by a segment that could be the late original or a retransmission (undecided)";
+static const char sackb_r_open[] = "still open when the connection ended";
+
+/* Did the capture see all of dir's sequence space (no gap, nothing ACKed
+ * unseen, nothing beyond the hole table)? */
+static bool dir_complete(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct tcp_half *h = &c->half[dir];
+
+	return !h->st.lost_segments && !h->st.acked_unseen && !h->nholes && !h->hole_overflow;
+}
+
 static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
 		      const struct sackb_hole *o, enum sackb_closed_by by, int64_t ts,
 		      uint64_t frame)
@@ -166,7 +194,33 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 	struct sackb_summary *sum = &c->det.sack.sum;
 	struct sum_event e;
 	uint32_t mss = mss_est(c, dir), bytes = o->end - o->start;
+	bool downstream = false;
+	const char *reason;
 
+	switch (by) {
+	case SACKB_CLOSED_RETRANS:
+		reason = sackb_r_retrans;
+		break;
+	case SACKB_CLOSED_REORDER:
+		reason = sackb_r_original;
+		break;
+	case SACKB_CLOSED_UNDECIDED:
+		reason = sackb_r_undecided;
+		break;
+	case SACKB_CLOSED_OPEN:
+		reason = sackb_r_open;
+		break;
+	default:
+		if (o->passed_capture && dir_complete(c, dir)) {
+			by = SACKB_CLOSED_REORDER;
+			downstream = true;
+			reason = sackb_r_downstream;
+			sum->reordered_downstream++;
+		} else {
+			reason = sackb_r_other;
+		}
+		break;
+	}
 	sum->by_closed[by]++;
 	if (o->passed_capture)
 		sum->lost_downstream++;
@@ -181,6 +235,8 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 	e.u.hole.segments = e.segments;
 	e.u.hole.closed_by = (uint8_t)by;
 	e.u.hole.passed_capture = o->passed_capture;
+	e.u.hole.downstream = downstream;
+	e.u.hole.reason = reason;
 	det_emit(env, &e);
 }
 
@@ -320,9 +376,10 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 			k++;
 			continue;
 		}
-		enum sackb_closed_by by = o->retrans_seen    ? SACKB_CLOSED_RETRANS
-					  : o->original_seen ? SACKB_CLOSED_REORDER
-							     : SACKB_CLOSED_OTHER;
+		enum sackb_closed_by by = o->retrans_seen     ? SACKB_CLOSED_RETRANS
+					  : o->original_seen  ? SACKB_CLOSED_REORDER
+					  : o->undecided_seen ? SACKB_CLOSED_UNDECIDED
+							      : SACKB_CLOSED_OTHER;
 		hole_emit(c, env, dir, o, by, sg->ts, sg->frame);
 		hole_remove(sd, k);
 	}
@@ -383,18 +440,20 @@ static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 	/* An original reaching beyond snd_nxt can fall in a hole only when R
 	 * SACKed bytes the capture missed: it arrived after them, like a late
 	 * original. */
-	if (!(sg->kind & (TCP_SEG_RETRANS | TCP_SEG_OOO | TCP_SEG_NEW_DATA)))
+	if (!(sg->kind & (TCP_SEG_RETRANS | TCP_SEG_OOO | TCP_SEG_NEW_DATA | TCP_SEG_UNDECIDED)))
 		return;
 	for (uint32_t k = 0; k < sd->nholes; k++) {
 		struct sackb_hole *o = &sd->holes[k];
 		if (seq_ge(seq, o->end) || seq_le(end, o->start))
 			continue;
-		if (!o->retrans_seen && !o->original_seen) {
+		if (!o->retrans_seen && !o->original_seen && !o->undecided_seen) {
 			o->fill_ts = sg->ts;
 			o->fill_frame = sg->frame;
 		}
 		if (retrans)
 			o->retrans_seen = 1;
+		else if (sg->kind & TCP_SEG_UNDECIDED)
+			o->undecided_seen = 1;
 		else
 			o->original_seen = 1;
 	}
@@ -437,10 +496,11 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
 		struct sackb_dir *sd = &c->det.sack.dir[dir];
 		for (uint32_t k = 0; k < sd->nholes; k++) {
 			const struct sackb_hole *o = &sd->holes[k];
-			if (o->retrans_seen || o->original_seen)
+			if (o->retrans_seen || o->original_seen || o->undecided_seen)
 				hole_emit(c, env, (enum sum_dir_id)dir, o,
-					  o->retrans_seen ? SACKB_CLOSED_RETRANS
-							  : SACKB_CLOSED_REORDER,
+					  o->retrans_seen    ? SACKB_CLOSED_RETRANS
+					  : o->original_seen ? SACKB_CLOSED_REORDER
+							     : SACKB_CLOSED_UNDECIDED,
 					  o->fill_ts, o->fill_frame);
 			else
 				hole_emit(c, env, (enum sum_dir_id)dir, o, SACKB_CLOSED_OPEN,

@@ -20,12 +20,13 @@
 #define SACKB_MAX_HOLES	 12 /* open holes tracked per direction; more are counted */
 #define SACKB_MAX_BLOCKS (SACKB_MAX_HOLES + 1) /* remembered SACKed ranges per direction */
 
-/* How a hole closed (DESIGN.md "SACK holes"). */
+/* How a hole closed (DESIGN.md "SACK holes"); the values are stable. */
 enum sackb_closed_by {
 	SACKB_CLOSED_RETRANS = 0, /* a retransmission was seen */
-	SACKB_CLOSED_REORDER,	  /* the late original arrived */
+	SACKB_CLOSED_REORDER,	  /* the late original arrived, here or downstream */
 	SACKB_CLOSED_OPEN,	  /* never closed before the end */
 	SACKB_CLOSED_OTHER,	  /* ACKed without a filling segment seen */
+	SACKB_CLOSED_UNDECIDED,	  /* filled by a segment tcp.c could not decide */
 	SACKB_CLOSED_COUNT,
 };
 
@@ -43,6 +44,7 @@ struct sackb_hole {
 	unsigned passed_capture : 1; /* bytes had been captured: lost downstream */
 	unsigned retrans_seen : 1;
 	unsigned original_seen : 1;
+	unsigned undecided_seen : 1; /* a fill tcp.c could not decide */
 };
 
 /* One direction's scoreboard: R's SACK blocks about S's data. */
@@ -72,6 +74,7 @@ struct sackb_summary {
 	uint64_t hole_bytes;
 	uint64_t max_hole_bytes_outstanding; /* max bytes missing in holes at one ACK */
 	uint32_t by_closed[SACKB_CLOSED_COUNT];
+	uint32_t reordered_downstream; /* of by_closed[REORDER]: after the capture point */
 	uint32_t lost_downstream, lost_upstream;
 	uint32_t dsack, reneging;
 	uint64_t reneged_bytes;
@@ -105,6 +108,8 @@ struct sackb_event {
 	uint32_t segments;
 	uint8_t closed_by; /* enum sackb_closed_by */
 	uint8_t passed_capture;
+	bool downstream;    /* closed_by reordering: it happened after the capture point */
+	const char *reason; /* static string: what decided closed_by */
 };
 
 #endif

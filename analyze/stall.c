@@ -6,74 +6,124 @@
 /*
  * Rules (DESIGN.md "Stalls", tcpsift(1) FINDINGS). A gap is a period with no
  * packet of the connection longer than max(--stall-min, --stall-rtt-factor x
- * min RTT). It is decided when the packet that ends it arrives; what was true
- * at its start is the per-direction snapshot taken after the previous packet
- * (struct stall_dir_state). For a data direction (sender S, receiver R):
+ * path RTT). It is decided when the packet that ends it arrives; what was
+ * true at its start is the per-direction snapshot taken before that packet
+ * (struct stall_dir_state). A silence is application think time unless the
+ * evidence says TCP held data. For a data direction (sender S, receiver R):
  *
- *   inside a write:  S's last new segment had no PSH, or S had data in
- *                    flight, or R's window was below one segment. Candidate.
- *   turn boundary:   all S sent was pushed and ACKed: think time, not a
- *                    stall, unless it looks like a kernel timer (below).
- *
- * The packet that ends a candidate gap classifies it:
- *
- *   R's window < 1 segment at the start    -> zero_window, open until R's
+ *   the capture missed packets in it (the packet ending it opens a gap in
+ *        S's sequence, or R ACKs bytes never captured): the capture, not
+ *        TCP, may have been silent -> no stall, counted as a capture gap;
+ *   R's window < 1 segment at the start      -> zero_window, open until R's
  *        window update (Linux probes with 0-byte segments at snd_una - 1 on
  *        the RTO backoff; those and R's zero-window answers do not end it);
- *   it reveals capture loss (opens a gap in S's sequence, or R ACKs bytes
- *        never captured)                   -> unknown;
- *   S retransmits bytes it sent before     -> rto;
- *   S sends new data, nothing in flight, last segment not pushed
- *                                          -> sender_idle: S held data it
- *        had with the window open (TCP_CORK, MSG_MORE, splice without the
- *        last-page push: the 2009/2013 MSG_SENDPAGE_NOTLAST threads);
- *   S sends new data, data in flight, last segment not pushed
- *                                          -> sender_idle (paused mid-write);
- *   a pure ACK from R that advances snd_una, in flight > 0, and S's next
- *        packet is new data within the threshold
- *                                          -> delayed_ack (Nagle, RFC 896,
- *        waiting for the ACK R delays, RFC 1122 4.2.3.2; Linux holds it
- *        40 ms (TCP_DELACK_MIN) to 200 ms (TCP_DELACK_MAX)). If S sends
- *        nothing after the ACK, nobody waited for it: no stall.
- *
- * Turn boundary with a timer's signature: >= ~200 ms (TCP_CORK's ceiling,
- * autocork, TCP_RTO_MIN, TCP_DELACK_MAX) and S resumes with a small pushed
- * segment -> sender_idle "timer-like pause at a turn boundary". All pushed
- * and ACKed but R silent since S's last data (a one-way transfer, not a
- * turn) and S resumes unprompted after >= ~200 ms -> sender_idle, timer-like
- * (the 2013 seed's 16 KB-MTU trace: pushed, ACKed, 204 ms, next). Timers
- * repeat, people do not: a stall of >= ~200 ms within 2 % of one of the last
- * STALL_TIMER_RING such lengths is flagged recurring.
+ *   S retransmits                            -> rto after an RTO-length
+ *        silence, tlp for a tail-loss probe (RFC 8985: the highest segment,
+ *        no loss signal), loss_recovery when R's dup ACKs / SACKs asked;
+ *   S's last new segment had no PSH and S sends the rest of the write
+ *                                            -> sender_idle: S held data it
+ *        had (TCP_CORK, MSG_MORE, splice without the last-page push: the
+ *        2009/2013 MSG_SENDPAGE_NOTLAST threads);
+ *   a pure ACK from R advances snd_una with data in flight and S sends new
+ *        data right after it (within the threshold): S waited for that ACK.
+ *        In flight filled R's window (usable window < 1 segment) -> rwnd_limited:
+ *        a slow reader (Linux withholds the ACK while the window cannot open,
+ *        __tcp_ack_snd_check()), where TCP_NODELAY would not help; else
+ *        -> delayed_ack: R held the ACK (RFC 1122 4.2.3.2: at most 500 ms;
+ *        Linux 40 ms TCP_DELACK_MIN to 200 ms TCP_DELACK_MAX), and when S's
+ *        next segment is below the MSS, Nagle (RFC 896) held it. An ACK held
+ *        longer than 500 ms is no delayed ACK -> unknown. If S sends nothing
+ *        after the ACK, nobody waited for it: no stall.
+ *   all S sent was pushed and ACKed (a turn boundary, or a pause in a
+ *        one-way transfer) and S resumes: think time, whatever its length,
+ *        unless the pause matches a kernel timer -- the ~200 ms cork /
+ *        probe / RTO-minimum timer within a few ms (or the connection's own
+ *        RTO estimate when larger), counted from S's last transmission or
+ *        from the ACK that emptied its flight: then sender_idle, timer-like, kept apart
+ *        from the stalls proven above: an application sleeping 200 ms looks
+ *        the same on the wire. Timers repeat, people do not: a pause of
+ *        >= ~200 ms within 2 % of one of the last STALL_TIMER_RING such
+ *        lengths is flagged recurring.
+ *   S sent with data in flight and the last segment pushed, without an ACK
+ *        in between: the application wrote again later, think time.
  */
 
 enum {
-	STALL_TIMER_MIN_NS = 180000000, /* ~200 ms timer, minus capture jitter */
+	STALL_TIMER_MIN_NS = 180000000, /* recurrence is tracked from here on */
+	STALL_TIMER_LO_NS = 196000000,	/* the ~200 ms timer, one jiffy early ... */
+	STALL_TIMER_HI_NS = 216000000,	/* ... to 4 jiffies late at HZ=250 (TCP_CORK: 204-209 ms) */
 	STALL_RECUR_PCT = 2,		/* near-identical: within 2 % ... */
 	STALL_RECUR_MIN_NS = 2000000,	/* ... or 2 ms */
 };
 
+/* RFC 1122 4.2.3.2: an ACK is delayed by less than 0.5 s. */
+#define STALL_DELACK_MAX_NS (500ll * 1000000ll)
+
 static const int64_t stall_hist_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
 
+/* What happened (reason), what on the wire decided it (evidence), and the
+ * advice that follows from that evidence, if any. */
 static const char stall_r_nagle[] =
     "Nagle: a small segment held until the ACK the receiver delayed";
+static const char stall_e_nagle[] =
+    "in flight was below the receiver's window; the gap ended with the receiver's ACK and the "
+    "sender at once sent a segment smaller than the MSS";
+static const char stall_a_nagle[] = "sender: TCP_NODELAY, or one write per message (writev)";
 static const char stall_r_dack[] = "the sender waited for an ACK the receiver delayed";
-static const char stall_r_dack_win[] =
-    "the sender, window-limited, waited for an ACK the receiver delayed";
-static const char stall_r_held[] = "the sender held data with nothing in flight and the window "
-				   "open (cork / MSG_MORE / missing push)";
-static const char stall_r_midwrite[] =
-    "the sender paused mid-write (last segment not pushed) with the window open";
+static const char stall_e_dack[] =
+    "in flight was below the receiver's window; the gap ended with the receiver's ACK and the "
+    "sender at once sent full segments";
+static const char stall_a_dack[] =
+    "receiver: quick ACKs (TCP_QUICKACK, or `ip route ... quickack 1`); TCP_NODELAY on the sender "
+    "would not help";
+static const char stall_r_rwnd[] =
+    "the receiver's window was full: the sender waited for the receiving application to read";
+static const char stall_e_rwnd[] =
+    "in flight filled the receiver's advertised window; the gap ended with the receiver's ACK "
+    "opening it and the sender at once sent more";
+static const char stall_a_rwnd[] =
+    "receiver: read sooner, or a larger SO_RCVBUF / tcp_rmem; TCP_NODELAY would not help";
+static const char stall_r_slow_ack[] =
+    "the receiver held its ACK longer than any delayed-ACK timer (RFC 1122: 500 ms)";
+static const char stall_e_slow_ack[] =
+    "in flight was below the receiver's window; the receiver's ACK came after more than 500 ms "
+    "and the sender at once sent more";
+static const char stall_r_held[] =
+    "the sender held part of a write (no PSH on its last segment), then sent the rest";
+static const char stall_e_held[] =
+    "the last segment before the gap had no PSH and the window was open; the next segment "
+    "continued the same write";
+static const char stall_a_held[] = "check TCP_CORK / MSG_MORE / SPLICE_F_MORE left set on the "
+				   "write (the 2009/2013 splice threads)";
 static const char stall_r_timer_turn[] = "timer-like pause at a turn boundary";
-static const char stall_r_timer_oneway[] =
-    "timer-like pause inside a one-way transfer: all pushed and ACKed, the sender resumed "
-    "unprompted";
+static const char stall_r_timer_oneway[] = "timer-like pause inside a one-way transfer";
+static const char stall_e_timer[] =
+    "everything sent was pushed and ACKed; the pause matches the ~200 ms kernel timer (TCP_CORK "
+    "ceiling / probe / RTO minimum) within a few ms";
+static const char stall_a_timer[] =
+    "ambiguous on the wire: TCP_CORK / MSG_MORE, or an application timer; the sender's writes "
+    "(strace -e trace=write,sendmsg,setsockopt) would decide";
 static const char stall_r_zw[] = "the receiver's window was closed until its window update";
 static const char stall_r_zw_end[] =
     "the receiver's window was still closed when the connection ended";
+static const char stall_e_zw[] = "the receiver advertised a window below one segment";
+static const char stall_a_zw[] =
+    "receiver: the application did not read; read sooner or raise SO_RCVBUF";
 static const char stall_r_rto[] =
-    "retransmission timeout: the gap ended with a retransmission of data already sent";
-static const char stall_r_loss[] =
-    "capture loss around the gap: packets of this connection are missing from the capture";
+    "retransmission timeout: the gap ended with a retransmission after an RTO-length silence";
+static const char stall_e_rto[] =
+    "data in flight and no ACK for it; the silence reached the estimated RTO (>= 200 ms)";
+static const char stall_r_tlp[] =
+    "tail-loss probe: the sender re-sent its last segment after ~2 RTT without an ACK (RFC 8985)";
+static const char stall_e_tlp[] =
+    "data in flight, no duplicate ACK or SACK from the receiver; the highest segment was re-sent";
+static const char stall_a_loss[] =
+    "the segment or its ACK was lost: see the retransmissions and SACK holes";
+static const char stall_r_recovery[] =
+    "loss recovery: the gap ended with a retransmission the receiver's duplicate ACKs / SACKs "
+    "asked for";
+static const char stall_e_recovery[] =
+    "data in flight; the receiver had reported missing data; a retransmission ended the gap";
 
 /*
  * The path RTT the threshold scales with: the handshake RTT (SYN -> ACK of
@@ -140,7 +190,7 @@ static bool stall_recurs(struct stall_state *st, int64_t dur)
 struct stall_found {
 	enum sum_dir_id dir;
 	enum stall_class cls;
-	const char *reason;
+	const char *reason, *evidence, *advice;
 	int64_t start, duration, ack_delay;
 	uint64_t frame_before, frame_after;
 	uint32_t input, in_flight, rel_una;
@@ -160,6 +210,8 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	e.rel_seq = f->rel_una;
 	e.u.stall.cls = (uint8_t)f->cls;
 	e.u.stall.reason = f->reason;
+	e.u.stall.evidence = f->evidence;
+	e.u.stall.advice = f->advice;
 	e.u.stall.in_flight = f->in_flight;
 	e.u.stall.rwnd = f->rwnd;
 	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
@@ -167,10 +219,18 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	if (f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN)
 		e.u.stall.recurring = stall_recurs(&c->det.stall, f->duration);
 
+	s->hist[stall_bucket(f->duration)]++;
+	s->recurring += e.u.stall.recurring;
+	if (f->timer_like) {
+		/* Ambiguous: apart from the stalls the evidence proves. */
+		s->timer_like++;
+		s->timer_like_ns += f->duration;
+		det_emit(env, &e);
+		return;
+	}
 	s->count++;
 	s->time_ns += f->duration;
 	s->by_class[f->cls]++;
-	s->hist[stall_bucket(f->duration)]++;
 	if (f->duration > s->max_ns)
 		s->max_ns = f->duration;
 	if (f->cls == STALL_DELAYED_ACK && f->ack_delay >= 0) {
@@ -181,15 +241,13 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 		s->ack_delay_sum_ns += f->ack_delay;
 		s->ack_delay_n++;
 	}
-	s->timer_like += f->timer_like;
-	s->recurring += e.u.stall.recurring;
 	det_emit(env, &e);
 }
 
 /* A stall starting at the last packet before the gap and ending at seg. */
 static void stall_found_init(struct stall_found *f, const struct stall_hot *st,
 			     const struct tcp_seg *seg, enum sum_dir_id dir, enum stall_class cls,
-			     const char *reason)
+			     const char *reason, const char *evidence, const char *advice)
 {
 	const struct stall_dir_state *d = &st->d[dir];
 
@@ -197,6 +255,8 @@ static void stall_found_init(struct stall_found *f, const struct stall_hot *st,
 	f->dir = dir;
 	f->cls = cls;
 	f->reason = reason;
+	f->evidence = evidence;
+	f->advice = advice;
 	f->start = st->last_ts;
 	f->duration = seg->ts - st->last_ts;
 	f->frame_before = st->last_frame;
@@ -213,10 +273,43 @@ static bool stall_window_closed(const struct stall_dir_state *d)
 	return d->rwnd_known && d->rwnd < d->mss;
 }
 
-/* Was the gap inside a write of S (DESIGN.md): a candidate stall. */
-static bool stall_inside_write(const struct stall_dir_state *d)
+/* In flight left less than one segment of R's window: S could not send. */
+static bool stall_window_full(const struct stall_dir_state *d)
 {
-	return d->has_data && (!d->last_push || d->in_flight > 0 || stall_window_closed(d));
+	return d->rwnd_known && d->in_flight > 0 && (uint64_t)d->in_flight + d->mss > d->rwnd;
+}
+
+/*
+ * Does a silence of S of this length match a kernel timer: the ~200 ms one
+ * (TCP_CORK's ceiling, the probe timer, TCP_RTO_MIN), or the connection's
+ * own RTO estimate when that is longer (within 5 %)?
+ */
+static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int64_t pause)
+{
+	const struct tcp_half *h = &c->half[dir];
+	int64_t rto = h->srtt_ns + 4 * h->rttvar_ns;
+
+	if (pause >= STALL_TIMER_LO_NS && pause <= STALL_TIMER_HI_NS)
+		return true;
+	return rto > STALL_TIMER_HI_NS && abs64(pause - rto) <= rto / 20;
+}
+
+/* A retransmission ended the gap: which kind of wait it was. */
+static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	const struct tcp_seg *seg = &c->seg;
+	struct stall_found f;
+
+	if (seg->kind & TCP_SEG_RTO)
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RTO, stall_r_rto, stall_e_rto,
+				 stall_a_loss);
+	else if (seg->kind & TCP_SEG_TLP)
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp, stall_e_tlp,
+				 stall_a_loss);
+	else
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_LOSS_RECOVERY,
+				 stall_r_recovery, stall_e_recovery, stall_a_loss);
+	stall_emit(c, env, &f);
 }
 
 /* The packet seg ended a gap of the connection: classify it. Out of line
@@ -231,7 +324,14 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 	struct stall_found f;
 
-	/* Zero window first: R's window closed at the start, for a sender that
+	/* The packet shows the capture missed some of the connection: the
+	 * silence may be the capture's, not TCP's. */
+	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
+		c->info.det.stall.capture_gaps++;
+		return;
+	}
+
+	/* Zero window: R's window closed at the start, for a sender that
 	 * still had something to send (unpushed or unacknowledged data), or
 	 * that is probing now. The window update closes it (stall_segment). */
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
@@ -253,59 +353,49 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		return;
 	}
 
-	/* The packet shows the capture missed some of the connection: whether
-	 * the gap is one at all is unknown. */
-	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
-		enum sum_dir_id s = (seg->kind & TCP_SEG_OPENED_GAP) ? pd : od;
-		if (!st->d[s].has_data && !data)
-			return;
-		stall_found_init(&f, st, seg, s, STALL_UNKNOWN, stall_r_loss);
-		stall_emit(c, env, &f);
-		return;
-	}
-
 	if (data) {
 		const struct stall_dir_state *d = &st->d[pd];
+		/* S's first data: a turn boundary only if R asked for it. */
+		if (!d->has_data && !d->r_answered)
+			return;
 		if (seg->kind & TCP_SEG_RETRANS) {
-			if (!d->has_data)
-				return;
-			stall_found_init(&f, st, seg, pd, STALL_RTO, stall_r_rto);
-			stall_emit(c, env, &f);
+			if (d->has_data)
+				stall_retrans(c, env, pd);
 			return;
 		}
 		if (!(seg->kind & TCP_SEG_NEW_DATA))
 			return;
-		if (stall_inside_write(d)) {
-			/* Pushed with data in flight: the write had ended and the
-			 * next came later, ACK or not: application pacing. */
-			if (d->last_push)
-				return;
-			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
-					 d->in_flight ? stall_r_midwrite : stall_r_held);
+		if (d->has_data && !d->last_push) {
+			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held,
+					 stall_e_held, stall_a_held);
 			stall_emit(c, env, &f);
 			return;
 		}
-		/*
-		 * Everything pushed and ACKed. At a turn boundary (R answered
-		 * since) this is think time unless it has a kernel timer's
-		 * signature: >= ~200 ms and a small pushed segment, the corked
-		 * tail a timer flushed. Inside a one-way transfer (R said
-		 * nothing since, S resumed unprompted) a pause of a timer's
-		 * length is the seed's 200 ms stall whatever S resumes with.
-		 */
-		if ((!d->has_data && !d->r_answered) || seg->ts - st->last_ts < STALL_TIMER_MIN_NS)
+		/* Pushed with data in flight and no ACK since: the application
+		 * wrote again later. All pushed and ACKed: a turn boundary (R
+		 * answered since) or a pause in a one-way transfer; think time
+		 * unless the pause has a kernel timer's length, counted from
+		 * where Linux arms one: S's last transmission (TCP_CORK, the RTO)
+		 * or the ACK that emptied the flight (the probe timer, armed by
+		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
+		 * when the queued data stays corked: the 2013 seed's pauses). */
+		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
+		if (d->in_flight ||
+		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
+			c->info.det.stall.think_time++;
+			c->info.det.stall.think_time_ns += seg->ts - st->last_ts;
 			return;
-		if (d->r_answered && !((seg->kind & TCP_SEG_PUSH) && seg->len < d->mss))
-			return;
+		}
 		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
-				 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway);
+				 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway,
+				 stall_e_timer, stall_a_timer);
 		f.timer_like = true;
 		stall_emit(c, env, &f);
 		return;
 	}
 
 	/* A pure ACK from R covering new data of a sender with data in flight:
-	 * a delayed_ack stall if S then sends new data at once. */
+	 * a stall if S then sends new data at once (stall_dack_resolve()). */
 	const struct stall_dir_state *d = &st->d[od];
 	if ((seg->kind & TCP_SEG_PURE_ACK) && (seg->kind & TCP_SEG_ACK_ADVANCED) &&
 	    d->in_flight > 0 && d->has_data) {
@@ -313,7 +403,8 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		cold->dack_dir = (uint8_t)od;
 		cold->dack_in_flight = d->in_flight;
 		cold->dack_rel_una = d->rel_una;
-		cold->dack_rwnd = d->rwnd;
+		cold->dack_last_len = d->last_len;
+		cold->dack_rwnd = stall_window_full(d) ? d->rwnd : UINT64_MAX;
 		cold->dack_start = st->last_ts;
 		cold->dack_ack_ts = seg->ts;
 		cold->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
@@ -342,14 +433,10 @@ __attribute__((noinline)) static void stall_dack_resolve(struct tcp_conn *c,
 	    (seg->kind & TCP_SEG_KEEPALIVE))
 		return;
 
+	/* dack_rwnd is UINT64_MAX unless the window was full (stall_gap()). */
+	bool full = st->dack_rwnd != UINT64_MAX;
 	struct stall_found f = {
 	    .dir = (enum sum_dir_id)st->dack_dir,
-	    .cls = STALL_DELAYED_ACK,
-	    /* Nagle (RFC 896) holds a segment below the MSS while data is
-	     * unacknowledged: the segment S sends after the ACK says so. */
-	    .reason = seg->len < hot->d[st->dack_dir].mss   ? stall_r_nagle
-		      : st->dack_in_flight >= st->dack_rwnd ? stall_r_dack_win
-							    : stall_r_dack,
 	    .start = st->dack_start,
 	    .duration = st->dack_ack_ts - st->dack_start,
 	    .ack_delay = st->dack_delay,
@@ -358,8 +445,30 @@ __attribute__((noinline)) static void stall_dack_resolve(struct tcp_conn *c,
 	    .input = st->dack_input,
 	    .in_flight = st->dack_in_flight,
 	    .rel_una = st->dack_rel_una,
-	    .rwnd = st->dack_rwnd,
+	    .rwnd = full ? st->dack_rwnd : hot->d[st->dack_dir].rwnd,
 	};
+	if (full) {
+		f.cls = STALL_RWND_LIMITED;
+		f.reason = stall_r_rwnd;
+		f.evidence = stall_e_rwnd;
+		f.advice = stall_a_rwnd;
+	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
+		f.cls = STALL_UNKNOWN;
+		f.reason = stall_r_slow_ack;
+		f.evidence = stall_e_slow_ack;
+	} else if (seg->len < hot->d[st->dack_dir].mss) {
+		/* Nagle (RFC 896) holds a segment below the MSS while data is
+		 * unacknowledged: the segment S sends after the ACK says so. */
+		f.cls = STALL_DELAYED_ACK;
+		f.reason = stall_r_nagle;
+		f.evidence = stall_e_nagle;
+		f.advice = stall_a_nagle;
+	} else {
+		f.cls = STALL_DELAYED_ACK;
+		f.reason = stall_r_dack;
+		f.evidence = stall_e_dack;
+		f.advice = stall_a_dack;
+	}
 	stall_emit(c, env, &f);
 }
 
@@ -403,12 +512,15 @@ static void stall_snapshot(struct tcp_conn *c)
 	const struct tcp_seg *seg = &c->seg;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 
+	st->d[seg->dir].last_tx_ts = seg->ts;
 	if (data || (seg->kind & TCP_SEG_FIN)) {
 		struct stall_dir_state *s = &st->d[seg->dir];
 		if (seg->kind & TCP_SEG_NEW_DATA) {
 			/* A FIN ends S's writes as a push does. */
 			s->last_push = (seg->kind & (TCP_SEG_PUSH | TCP_SEG_FIN)) != 0;
 			s->has_data = s->has_data || data;
+			if (data)
+				s->last_len = seg->len;
 		}
 		if (data) {
 			s->last_data_ts = seg->ts;
@@ -462,6 +574,8 @@ static void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum s
 	    .dir = dir,
 	    .cls = STALL_ZERO_WINDOW,
 	    .reason = reason,
+	    .evidence = stall_e_zw,
+	    .advice = stall_a_zw,
 	    .start = zw->start,
 	    .duration = end - zw->start,
 	    .ack_delay = -1,

@@ -5,13 +5,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Stall classes (DESIGN.md "Stalls"). */
+/* Stall classes (DESIGN.md "Stalls"); the values are stable. */
 enum stall_class {
-	STALL_DELAYED_ACK = 0,
-	STALL_SENDER_IDLE,
-	STALL_ZERO_WINDOW,
-	STALL_RTO,
-	STALL_UNKNOWN,
+	STALL_DELAYED_ACK = 0, /* waited for an ACK the receiver delayed, window open */
+	STALL_SENDER_IDLE,     /* held data it had (no PSH mid-write), or a timer-like pause */
+	STALL_ZERO_WINDOW,     /* the receiver's window was below one segment */
+	STALL_RTO,	       /* ended by a retransmission after an RTO-length silence */
+	STALL_UNKNOWN,	       /* TCP held data, but the evidence names no cause */
+	STALL_RWND_LIMITED,    /* in flight filled the receiver's window (a slow reader) */
+	STALL_TLP,	       /* ended by a tail-loss probe (RFC 8985) */
+	STALL_LOSS_RECOVERY,   /* ended by a retransmission R's dup ACKs / SACKs asked for */
 	STALL_CLASS_COUNT,
 };
 
@@ -46,10 +49,12 @@ struct stall_dir_state {
 	bool rwnd_known;
 	/* Kept after every packet. */
 	int64_t last_data_ts;
-	uint32_t mss;	 /* effective segment size of S's data */
-	bool has_data;	 /* S has sent data */
-	bool last_push;	 /* S's last new data segment carried PSH (or FIN) */
-	bool r_answered; /* R sent data after S's last data segment */
+	int64_t last_tx_ts; /* S's last packet of any kind */
+	uint32_t last_len;  /* payload of S's last new data segment */
+	uint32_t mss;	    /* effective segment size of S's data */
+	bool has_data;	    /* S has sent data */
+	bool last_push;	    /* S's last new data segment carried PSH (or FIN) */
+	bool r_answered;    /* R sent data after S's last data segment */
 	/* A zero-window stall spans probes and zero-window ACKs: it is open
 	 * from the first gap with R's window closed until the window update
 	 * (its start: struct stall_zw). */
@@ -85,7 +90,7 @@ struct stall_state {
 	 * sends new data right after it (decided on S's next packet). Valid
 	 * while stall_hot.dack_open. */
 	uint8_t dack_dir;
-	uint32_t dack_in_flight, dack_rel_una;
+	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
 	uint64_t dack_rwnd;
 	int64_t dack_start, dack_ack_ts, dack_delay;
 	uint64_t dack_frame_before, dack_frame_ack;
@@ -96,7 +101,13 @@ struct stall_state {
 	uint8_t timer_head, timer_n;
 };
 
-/* Per-connection result, copied into the connection summary. */
+/*
+ * Per-connection result, copied into the connection summary. count,
+ * time_ns, by_class and max_ns cover the stalls the evidence proves; the
+ * timer-like pauses at turn boundaries (ambiguous on the wire: a kernel
+ * timer or an application's own) are counted apart; the histogram holds
+ * both.
+ */
 struct stall_summary {
 	uint32_t count;
 	int64_t time_ns; /* total time lost in stalls */
@@ -106,14 +117,20 @@ struct stall_summary {
 	/* delayed_ack stalls: how long R held the ACK. */
 	uint32_t ack_delay_n;
 	int64_t ack_delay_min_ns, ack_delay_max_ns, ack_delay_sum_ns;
-	uint32_t timer_like; /* sender_idle "timer-like pause at a turn boundary" */
-	uint32_t recurring;  /* stalls >= ~200 ms matching the length of a recent one */
+	uint32_t timer_like;   /* timer-like pauses at a turn boundary (ambiguous) */
+	int64_t timer_like_ns; /* ... their total length */
+	uint32_t recurring;    /* stalls >= ~200 ms matching the length of a recent one */
+	uint32_t capture_gaps; /* silences the capture made: packets missing in them */
+	uint32_t think_time;   /* pauses judged application think time (not stalls) */
+	int64_t think_time_ns; /* ... their total length */
 };
 
 /* Detail of a "stall" event (struct sum_event.u.stall). */
 struct stall_event {
-	uint8_t cls;	    /* enum stall_class */
-	const char *reason; /* static string: one line a kernel engineer accepts */
+	uint8_t cls;	      /* enum stall_class */
+	const char *reason;   /* static string: one line a kernel engineer accepts */
+	const char *evidence; /* static string: what on the wire decided it */
+	const char *advice;   /* static string, or NULL when the evidence supports none */
 	uint32_t in_flight;
 	uint64_t rwnd;	      /* receiver's window at the start (scaled if known) */
 	int64_t ack_delay_ns; /* delayed_ack: how long R held the ACK, else -1 */

@@ -29,12 +29,32 @@ struct sum_rtt {
 	int64_t min_ns, max_ns, sum_ns;
 };
 
-/* Reason a reorder was decided, in order of trust (DESIGN.md "Reordering"). */
+/*
+ * What decided whether a segment filling a gap in the capture was an
+ * original that arrived late or a retransmission (DESIGN.md "Reordering";
+ * analyze/tcp.c). The sender's own clocks compare it with the segment that
+ * opened the gap (sent right after the original, in sequence order); when
+ * they tie, causality; when that cannot decide, a later second copy of the
+ * same bytes may. The values are stable (JSON keys name them).
+ */
 enum sum_reorder_by {
-	SUM_BY_TSVAL = 0,
-	SUM_BY_IPID,
-	SUM_BY_TIMING,
+	SUM_BY_TSVAL = 0,   /* its TSval (RFC 7323) */
+	SUM_BY_IPID,	    /* IPv4 IP ID, learned to be a per-connection counter */
+	SUM_BY_TIMING,	    /* one-way capture: within --reorder-window of the gap */
+	SUM_BY_TSECR,	    /* the receiver's clock the sender echoed (TSecr) */
+	SUM_BY_ACK,	    /* the sender's own cumulative ACK (data the other way) */
+	SUM_BY_CAUSALITY,   /* sooner than a retransmission could have come back */
+	SUM_BY_SECOND_COPY, /* a second copy of its bytes came, sent after (before) it */
 	SUM_BY_COUNT,
+};
+
+/* Why a retransmission was sent, as far as the capture tells (tcp.c). */
+enum sum_retrans_kind {
+	SUM_RTX_FAST = 0, /* after >= 3 duplicate ACKs or within SACK recovery */
+	SUM_RTX_RTO,	  /* after a silence >= the estimated RTO */
+	SUM_RTX_TLP,	  /* the highest segment again, no loss signal: a loss probe */
+	SUM_RTX_OTHER,
+	SUM_RTX_KIND_COUNT,
 };
 
 /*
@@ -51,17 +71,21 @@ struct sum_dir {
 	uint64_t pure_acks;	/* no payload, no SYN/FIN/RST */
 	uint64_t retrans;	/* retransmitted segments (all kinds) */
 	uint64_t retrans_bytes;
-	uint64_t fast_retrans;	   /* after >= 3 dup ACKs or within SACK recovery */
-	uint64_t rto_retrans;	   /* after a silence >= the estimated RTO */
-	uint64_t spurious_retrans; /* bytes already cumulatively ACKed */
+	uint64_t fast_retrans; /* after >= 3 dup ACKs or within SACK recovery */
+	uint64_t rto_retrans;  /* after a silence >= the estimated RTO */
+	uint64_t tlp_retrans;  /* tail-loss probes (RFC 8985): highest segment, no loss signal */
+	uint64_t spurious_retrans; /* bytes already cumulatively ACKed, or D-SACKed later */
+	uint64_t spurious_dsack;   /* ... of which proven by a later D-SACK (RFC 2883, 3708) */
 	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */
 	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */
-	uint64_t ooo_by[SUM_BY_COUNT]; /* out_of_order by what decided it */
-	uint64_t lost_segments;	       /* a gap opened: "previous segment not captured" */
-	uint64_t dup_acks;	       /* duplicate ACKs this side sent */
-	uint64_t ack_reordering;       /* cumulative ACKs this side sent that went backwards */
-	uint64_t zero_windows;	       /* segments advertising a zero window */
-	uint64_t window_full;	       /* segments that filled the peer's advertised window */
+	uint64_t ooo_by[SUM_BY_COUNT];		 /* out_of_order by what decided it */
+	uint64_t lost_upstream_by[SUM_BY_COUNT]; /* lost_upstream by what decided it */
+	uint64_t fills_undecided; /* gap fills neither rule could decide (see tcp.c) */
+	uint64_t lost_segments;	  /* a gap opened: "previous segment not captured" */
+	uint64_t dup_acks;	  /* duplicate ACKs this side sent */
+	uint64_t ack_reordering;  /* cumulative ACKs this side sent that went backwards */
+	uint64_t zero_windows;	  /* segments advertising a zero window */
+	uint64_t window_full;	  /* segments that filled the peer's advertised window */
 	uint64_t keepalives;
 	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */
 	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */
@@ -131,7 +155,23 @@ enum sum_event_type {
 	SUM_EV_RENEGING,	/* SACKed data later un-SACKed */
 	SUM_EV_MTU_ALIGNMENT,	/* MTU above 4096 not n*4096 + 52 (mtu.c) */
 	SUM_EV_PMTU,		/* ICMP too-big tied to the connection, or a black hole */
+	/* Per-frame verdicts of the TCP engine (delivered to sum_sink.frame):
+	 * frame_first is the frame judged. */
+	SUM_EV_RETRANS,	       /* a retransmission: u.frame.kind, .spurious */
+	SUM_EV_DUP_ACK,	       /* a duplicate ACK (Wireshark's rule) */
+	SUM_EV_OUT_OF_ORDER,   /* an original that arrived late: by, extent */
+	SUM_EV_FILL_UNDECIDED, /* a gap fill neither rule could decide */
+	SUM_EV_CAPTURE_GAP,    /* began beyond snd_nxt: bytes before it never captured */
 	SUM_EV_TYPE_COUNT,
+};
+
+/* Detail of a per-frame verdict (SUM_EV_RETRANS .. SUM_EV_CAPTURE_GAP). */
+struct sum_frame_event {
+	uint8_t kind;	    /* SUM_EV_RETRANS: enum sum_retrans_kind */
+	bool spurious;	    /* SUM_EV_RETRANS: bytes already ACKed, or D-SACKed later */
+	bool dsack;	    /* ... proven by a D-SACK */
+	bool filled_gap;    /* SUM_EV_RETRANS: its bytes were never captured before */
+	uint32_t dup_count; /* SUM_EV_DUP_ACK: its place in the run of duplicates */
 };
 
 struct sum_event {
@@ -152,6 +192,7 @@ struct sum_event {
 		struct stall_event stall;
 		struct sackb_event hole;
 		struct mtu_event mtu;
+		struct sum_frame_event frame;
 	} u;
 };
 
@@ -185,6 +226,9 @@ struct sum_seg {
 struct sum_sink {
 	void (*conn)(void *ctx, const struct sum_conn *c);
 	void (*event)(void *ctx, const struct sum_event *e);
+	/* Per-frame verdicts (SUM_EV_RETRANS ..): a sink that does not want
+	 * them leaves this NULL and the engine builds none. */
+	void (*frame)(void *ctx, const struct sum_event *e);
 	void (*segment)(void *ctx, const struct sum_seg *s);
 	void *ctx;
 };
@@ -192,5 +236,13 @@ struct sum_sink {
 const char *sum_state_name(enum sum_state s);
 const char *sum_event_name(enum sum_event_type t);
 const char *sum_reorder_by_name(enum sum_reorder_by b);
+const char *sum_retrans_kind_name(enum sum_retrans_kind k);
+const char *sum_stall_class_name(enum stall_class c);
+const char *sum_closed_by_name(enum sackb_closed_by b);
+/* Is t a per-frame verdict (delivered through sum_sink.frame)? */
+static inline bool sum_event_is_frame(enum sum_event_type t)
+{
+	return t >= SUM_EV_RETRANS && t < SUM_EV_TYPE_COUNT;
+}
 
 #endif

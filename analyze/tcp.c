@@ -16,17 +16,30 @@
  *  - below snd_nxt and none of it in a hole: the bytes were seen before,
  *    so this is a retransmission (Wireshark and tcptrace agree).
  *  - below snd_nxt and filling a hole: an original that arrived late (out of
- *    order) or a retransmission of bytes lost before the capture point.
- *    Decided by the sender's own clocks first (DESIGN.md "Reordering"):
- *    TSval lower than the highest segment's -> sent before it -> out of
- *    order, higher -> retransmission; then IPv4 IP ID when the flow's IDs
- *    are learned to increase; only then timing: sooner than the min RTT
- *    (or --reorder-window when unknown) -> out of order.
+ *    order) or a retransmission of bytes lost before the capture point
+ *    (DESIGN.md "Reordering"; decide_fill() below). TCP sends originals in
+ *    sequence order, so the original of a gap's bytes left the sender just
+ *    before the segment that opened the gap (its opener): the sender's own
+ *    clocks on the two decide first -- TSval, the TSecr it echoes, the IPv4
+ *    IP ID once learned to be a per-connection counter, its cumulative ACK:
+ *    sent before the opener -> the late original; after it -> a
+ *    retransmission. When they tie (ms TSvals at line rate, IPv6),
+ *    causality: a retransmission needs a loss signal, so it cannot reach
+ *    the capture point sooner than R's first duplicate ACK / SACK for the
+ *    gap (seen here) plus the time to the sender and back from here, nor
+ *    sooner than the shortest loss-probe timer; a fill sooner than that is
+ *    the late original. Later than that nothing on the wire tells: the fill
+ *    waits (struct tcp_pending) for a second copy of its bytes, whose clocks
+ *    may put the two in order, else it stays undecided and is counted as
+ *    such. A capture without R's ACKs falls back to --reorder-window.
  *  - a retransmission is spurious when all its bytes were already
- *    cumulatively ACKed; RTO-like when S was silent for >= max(SRTT +
- *    4 RTTVAR, --rto-min) (RFC 6298; Linux TCP_RTO_MIN 200 ms); else fast
- *    when R had sent >= 3 duplicate ACKs (RFC 5681 3.2) or is SACKing
- *    (RFC 6675 loss recovery).
+ *    cumulatively ACKed, or when a later D-SACK reports them received
+ *    twice (RFC 2883 sec. 4, RFC 3708). RTO-like when S was silent for
+ *    >= max(SRTT + 4 RTTVAR, --rto-min) (RFC 6298; Linux TCP_RTO_MIN
+ *    200 ms); a tail-loss probe (RFC 8985 sec. 7) when it re-sends S's
+ *    highest segment after >= 2 ms of silence with no loss signal from R;
+ *    else fast when R had sent >= 3 duplicate ACKs (RFC 5681 3.2) or is
+ *    SACKing (RFC 6675 loss recovery).
  *  - duplicate ACK (Wireshark's rule, so counts cross-check with tshark):
  *    no payload, no SYN/FIN/RST, same ACK and same non-zero window as this
  *    side's previous ACK, and seq == snd_nxt.
@@ -38,7 +51,16 @@
  *    they are the RTT from the capture point to R and back.
  */
 
-enum { TCP_IPID_LEARN = 8 }; /* increasing IDs needed before trusting them */
+enum {
+	TCP_IPID_LEARN = 8,	/* counter-like steps needed before trusting IP IDs */
+	TCP_IPID_NEAR = 256,	/* a step this small (either sign) is counter-like */
+	TCP_IPID_ORDER = 16384, /* IDs further apart than this order nothing */
+};
+
+/* Linux's shortest loss-probe timer: 2 SRTT + TCP_TIMEOUT_MIN (2 jiffies,
+ * 2 ms at HZ=1000), tcp_schedule_loss_probe(). No timer-driven
+ * retransmission comes sooner after the last transmission. */
+#define TCP_TLP_MIN_NS (2ll * 1000000ll)
 
 static const int64_t tcp_no_ts = 0;
 
@@ -114,8 +136,10 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, 
 	i->vantage = p->vantage;
 	i->first_frame = i->last_frame = p->frame;
 	i->handshake_rtt_ns = -1;
-	for (int k = 0; k < SUM_DIR_COUNT; k++)
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		c->half[k].st.wscale = -1;
+		c->hs_loop_ns[k] = -1;
+	}
 }
 
 enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d)
@@ -254,19 +278,23 @@ static void hole_remove(struct tcp_half *h, unsigned k)
 }
 
 /* data_before: the direction's data segments before the gap appeared. */
+/* opener: the clocks of the segment that opened it, NULL for an ACK. */
 static void hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
-		      uint64_t data_before)
+		      uint64_t data_before, const struct tcp_clock *opener)
 {
 	if (h->nholes == TCP_MAX_HOLES) {
 		h->hole_overflow++;
 		return;
 	}
 	struct tcp_hole *o = &h->holes[h->nholes++];
+	memset(o, 0, sizeof(*o));
 	o->start = start;
 	o->end = end;
 	o->open_ts = p->ts_ns;
 	o->open_data_pkts = data_before;
 	o->open_frame = p->frame;
+	if (opener)
+		o->opener = *opener;
 }
 
 /*
@@ -356,10 +384,108 @@ static uint64_t holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ac
 	return covered;
 }
 
-/* Has this side's IP ID been increasing often enough to order segments by? */
+/* R asks (duplicate ACK or SACK) for bytes from ack on: note when each
+ * gap at or above it was first asked for. */
+static void holes_asked(struct tcp_half *h, uint32_t ack, int64_t now)
+{
+	for (unsigned k = 0; k < h->nholes; k++) {
+		struct tcp_hole *o = &h->holes[k];
+		if (!o->trigger_ts && seq_le(ack, o->start))
+			o->trigger_ts = now;
+	}
+}
+
+/* ---- per-frame verdicts ---- */
+
+static void emit_frame(const struct sum_sink *sink, const struct sum_event *e)
+{
+	if (sink && sink->frame)
+		sink->frame(sink->ctx, e);
+}
+
+/* A per-frame verdict of type about dir's data, for frame (in input) at ts. */
+static void frame_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
+		       enum sum_dir_id dir, int64_t ts, uint64_t frame, uint32_t input)
+{
+	struct pkt p = {.ts_ns = ts, .frame = frame, .input = input};
+
+	event_init(e, type, c, dir, &p);
+}
+
+/* ---- the sender's clocks (DESIGN.md "Reordering") ---- */
+
+static void clock_of(struct tcp_clock *k, const struct dec_packet *d)
+{
+	const struct dec_tcp *t = &d->tcp;
+
+	memset(k, 0, sizeof(*k));
+	if (t->opt.has_ts) {
+		k->tsval = t->opt.tsval;
+		k->have |= TCP_CLK_TSVAL;
+		/* 0 is what a sender echoes when it has nothing to echo. */
+		if (t->opt.tsecr) {
+			k->tsecr = t->opt.tsecr;
+			k->have |= TCP_CLK_TSECR;
+		}
+	}
+	if (d->src.family == 4) {
+		k->ipid = d->ip_id;
+		k->have |= TCP_CLK_IPID;
+	}
+	if (t->flags & DEC_TH_ACK) {
+		k->ack = t->ack;
+		k->have |= TCP_CLK_ACK;
+	}
+}
+
+/*
+ * Sending order of two segments of one sender: -1 when a was sent before
+ * b, 1 after, 0 when no clock tells; *by names the clock that did. All of
+ * them only move forward at the sender: its TSval (RFC 7323), the peer's
+ * TSval it echoes (ts_recent, which PAWS keeps from going back), its
+ * cumulative ACK (rcv_nxt), and on IPv4 the IP ID when it is a
+ * per-connection counter (Linux: inet_sk(sk)->inet_id, one per packet).
+ */
+static int clock_order(const struct tcp_clock *a, const struct tcp_clock *b, bool ipid_counter,
+		       uint8_t *by)
+{
+	uint8_t both = a->have & b->have;
+	int32_t d;
+
+	if ((both & TCP_CLK_TSVAL) && (d = seq_diff(a->tsval, b->tsval)) != 0) {
+		*by = SUM_BY_TSVAL;
+		return d < 0 ? -1 : 1;
+	}
+	if ((both & TCP_CLK_TSECR) && (d = seq_diff(a->tsecr, b->tsecr)) != 0) {
+		*by = SUM_BY_TSECR;
+		return d < 0 ? -1 : 1;
+	}
+	if (ipid_counter && (both & TCP_CLK_IPID)) {
+		d = ipid_diff(a->ipid, b->ipid);
+		/* A counter wraps at 65536: far apart, the sign means nothing. */
+		if (d != 0 && d > -TCP_IPID_ORDER && d < TCP_IPID_ORDER) {
+			*by = SUM_BY_IPID;
+			return d < 0 ? -1 : 1;
+		}
+	}
+	if ((both & TCP_CLK_ACK) && (d = seq_diff(a->ack, b->ack)) != 0) {
+		*by = SUM_BY_ACK;
+		return d < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * Are this side's IP IDs a per-connection counter? Learned from the size
+ * of successive differences, not their sign: reordering scrambles the
+ * sign in arrival order exactly when the ID is needed, while a counter's
+ * steps stay small (one per packet, a few with TSO super-frames, a few
+ * dozen either way across heavy reordering). Random IDs (OpenBSD, some
+ * middleboxes) and zeros step far or not at all.
+ */
 static bool ipid_trusted(const struct tcp_half *h)
 {
-	return h->ipid_up >= TCP_IPID_LEARN && h->ipid_other * 8 < h->ipid_up;
+	return h->ipid_near >= TCP_IPID_LEARN && h->ipid_far * 8 < h->ipid_near;
 }
 
 static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
@@ -367,68 +493,423 @@ static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
 	if (d->src.family != 4)
 		return;
 	if (h->have_ipid) {
-		int16_t delta = ipid_diff(d->ip_id, h->last_ipid);
-		if (delta > 0 && delta < 1024)
-			h->ipid_up++;
+		int d16 = ipid_diff(d->ip_id, h->last_ipid);
+		if (d16 != 0 && d16 >= -TCP_IPID_NEAR && d16 <= TCP_IPID_NEAR)
+			h->ipid_near++;
 		else
-			h->ipid_other++;
+			h->ipid_far++;
 	}
 	h->last_ipid = d->ip_id;
 	h->have_ipid = true;
 }
 
-/* Decide whether a segment filling a hole was sent before the highest one. */
-static bool filled_out_of_order(const struct tcp_half *h, const struct tcp_params *prm,
-				const struct dec_packet *d, const struct tcp_hole *hole,
-				int64_t now, uint8_t *by)
-{
-	const struct dec_tcp *t = &d->tcp;
+/* ---- path times as seen from the capture point ---- */
 
-	if (t->opt.has_ts && h->high_has_ts) {
-		int32_t delta = seq_diff(t->opt.tsval, h->high_tsval);
-		if (delta != 0) {
-			*by = SUM_BY_TSVAL;
-			return delta < 0;
-		}
-		/* Equal TSvals (a ms clock) decide nothing: fall through. */
-	}
-	if (d->src.family == 4 && h->high_has_ipid && ipid_trusted(h)) {
-		int16_t delta = ipid_diff(d->ip_id, h->high_ipid);
-		if (delta != 0) {
-			*by = SUM_BY_IPID;
-			return delta < 0;
-		}
-	}
-	*by = SUM_BY_TIMING;
-	int64_t window = h->st.rtt.n ? h->st.rtt.min_ns : prm->reorder_window_ns;
-	if (h->st.rtt_ts.n && h->st.rtt_ts.min_ns < window)
-		window = h->st.rtt_ts.min_ns;
-	return now - hole->open_ts < window;
+static int64_t min_known(int64_t a, int64_t b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
 }
 
-/* Classify a retransmission: spurious and RTO/fast are counted separately. */
-static void count_retrans(struct tcp_half *h, const struct tcp_half *r,
-			  const struct tcp_params *prm, uint32_t seq, uint32_t end, uint32_t len,
-			  int64_t gap, uint32_t *kind)
+/* Smallest sample of r, -1 if none. */
+static int64_t rtt_min(const struct sum_rtt *r)
 {
-	h->st.retrans++;
-	h->st.retrans_bytes += len;
-	*kind |= TCP_SEG_RETRANS;
-	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
-		h->st.spurious_retrans++;
-		*kind |= TCP_SEG_SPURIOUS;
+	return r->n ? r->min_ns : -1;
+}
+
+/*
+ * From the capture point to side's host and back: the handshake leg to it,
+ * the other side's data ACKed by it, or the other side's TSvals echoed by
+ * it; the smallest (each sample is at least the true time). -1 unknown.
+ */
+static int64_t loop_to(const struct tcp_conn *c, enum sum_dir_id side)
+{
+	const struct tcp_half *o = &c->half[!side];
+	int64_t v = c->hs_loop_ns[side];
+
+	v = min_known(v, rtt_min(&o->st.rtt));
+	return min_known(v, rtt_min(&o->st.rtt_ts));
+}
+
+/* The whole path's RTT (both loops, or the handshake); -1 unknown. */
+static int64_t path_rtt(const struct tcp_conn *c)
+{
+	int64_t a = loop_to(c, SUM_C2S), b = loop_to(c, SUM_S2C);
+	int64_t sum = a >= 0 && b >= 0 ? a + b : -1;
+
+	return min_known(sum, c->info.handshake_rtt_ns);
+}
+
+/*
+ * The earliest a retransmission of hole's bytes could reach the capture
+ * point. It needs a loss signal: R's duplicate ACK or SACK for the hole
+ * passes here (trigger_ts), reaches S, and the retransmission comes back:
+ * trigger + the loop to S. Or a timer: no sooner than the shortest loss
+ * probe, 2 RTT + TCP_TLP_MIN after the opener left S. (Only called when R's
+ * ACKs are in the capture, so a trigger not seen is one not sent yet.)
+ */
+static int64_t earliest_retrans(const struct tcp_conn *c, enum sum_dir_id dir,
+				const struct tcp_hole *hole)
+{
+	int64_t rtt = path_rtt(c);
+	int64_t timer = hole->open_ts + TCP_TLP_MIN_NS + (rtt > 0 ? 2 * rtt : 0);
+
+	if (!hole->trigger_ts)
+		return timer;
+	int64_t up = loop_to(c, dir);
+	int64_t signal = hole->trigger_ts + (up > 0 ? up : 0);
+	return signal < timer ? signal : timer;
+}
+
+enum tcp_fill {
+	TCP_FILL_LATE = 0, /* the late original */
+	TCP_FILL_RETRANS,
+	TCP_FILL_UNDECIDED,
+};
+
+/* A segment with clock clk, from dir's sender, filled (part of) hole. */
+static enum tcp_fill decide_fill(const struct tcp_conn *c, enum sum_dir_id dir,
+				 const struct tcp_params *prm, const struct tcp_clock *clk,
+				 const struct tcp_hole *hole, int64_t now, uint8_t *by)
+{
+	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
+
+	if (hole->opener.have) {
+		int order = clock_order(clk, &hole->opener, ipid_trusted(h), by);
+		if (order)
+			return order < 0 ? TCP_FILL_LATE : TCP_FILL_RETRANS;
 	}
+	if (r->have_last_ack) {
+		*by = SUM_BY_CAUSALITY;
+		return now < earliest_retrans(c, dir, hole) ? TCP_FILL_LATE : TCP_FILL_UNDECIDED;
+	}
+	/* R's ACKs are not in the capture: neither a loss signal nor a path
+	 * time can be seen. The old rule of thumb, named as such. */
+	*by = SUM_BY_TIMING;
+	return now - hole->open_ts < prm->reorder_window_ns ? TCP_FILL_LATE : TCP_FILL_RETRANS;
+}
+
+/* ---- retransmissions ---- */
+
+static enum sum_retrans_kind retrans_kind(uint32_t kind)
+{
+	if (kind & TCP_SEG_RTO)
+		return SUM_RTX_RTO;
+	if (kind & TCP_SEG_TLP)
+		return SUM_RTX_TLP;
+	if (kind & TCP_SEG_FAST)
+		return SUM_RTX_FAST;
+	return SUM_RTX_OTHER;
+}
+
+static void rtx_emit(const struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_rtx *x,
+		     const struct sum_sink *sink)
+{
+	struct sum_event e;
+
+	if (!sink || !sink->frame)
+		return;
+	frame_init(&e, SUM_EV_RETRANS, c, dir, x->ts, x->frame, x->input);
+	e.bytes = x->len;
+	e.rel_seq = x->rel_seq;
+	e.u.frame.kind = x->kind;
+	e.u.frame.spurious = x->spurious;
+	e.u.frame.dsack = x->dsack;
+	e.u.frame.filled_gap = x->filled_gap;
+	emit_frame(sink, &e);
+}
+
+/* The oldest remembered retransmission of dir: its verdict is final. */
+static void rtx_pop(struct tcp_conn *c, enum sum_dir_id dir, const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	rtx_emit(c, dir, &h->rtx[h->rtx_head], sink);
+	h->rtx_head = (uint8_t)((h->rtx_head + 1) % TCP_RTX_RING);
+	h->rtx_len--;
+}
+
+static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_rtx *x,
+		     const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	if (h->rtx_len == TCP_RTX_RING)
+		rtx_pop(c, dir, sink);
+	h->rtx[(h->rtx_head + h->rtx_len) % TCP_RTX_RING] = *x;
+	h->rtx_len++;
+}
+
+/*
+ * R's D-SACK block [left, right) about dir's data: the bytes arrived twice,
+ * so the latest retransmission that carried them was not needed (RFC 3708
+ * sec. 3). Counted once per retransmission.
+ */
+static void rtx_dsack(struct tcp_conn *c, enum sum_dir_id dir, uint32_t left, uint32_t right)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	for (unsigned k = h->rtx_len; k-- > 0;) {
+		struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % TCP_RTX_RING];
+		if (seq_ge(x->start, right) || seq_le(x->end, left))
+			continue;
+		if (!x->spurious) {
+			x->spurious = x->dsack = true;
+			h->st.spurious_retrans++;
+			h->st.spurious_dsack++;
+		}
+		return;
+	}
+}
+
+/*
+ * How long a retransmission's verdict waits for R's D-SACK. R sends it as
+ * soon as the duplicate arrives (RFC 2883 sec. 4), so it passes here about
+ * a path RTT after the retransmission did -- unless R withholds ACKs while
+ * its window cannot open (a slow reader: until the application reads or a
+ * window probe comes, hundreds of ms). A second covers that; the ring's
+ * size bounds what waits.
+ */
+static int64_t rtx_settle(const struct tcp_conn *c)
+{
+	int64_t rtt = path_rtt(c), wait = 1000000000;
+
+	return rtt > 0 && 4 * rtt > wait ? 4 * rtt : wait;
+}
+
+/*
+ * Why dir's sender re-sent [.., end) after gap ns of silence, as kind bits
+ * (TCP_SEG_RTO, TCP_SEG_TLP, TCP_SEG_FAST; none: other), judged on what R
+ * had said so far.
+ */
+static uint32_t retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
+			    const struct tcp_params *prm, uint32_t end, int64_t gap)
+{
+	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	int64_t rto = h->srtt_ns ? h->srtt_ns + 4 * h->rttvar_ns : 0;
+
 	if (rto < prm->rto_min_ns)
 		rto = prm->rto_min_ns;
-	if (gap >= rto) {
-		h->st.rto_retrans++;
-		*kind |= TCP_SEG_RTO;
-	} else if (r->dupack_run >= 3 || r->sacking) {
-		h->st.fast_retrans++;
-		*kind |= TCP_SEG_FAST;
+	if (gap >= rto)
+		return TCP_SEG_RTO;
+	/* RFC 8985 sec. 7.3: with no new data to send, the probe re-sends
+	 * the highest segment; nothing from R asked for it. */
+	if (!r->dupack_run && !r->sacking && end == h->snd_nxt && gap >= TCP_TLP_MIN_NS)
+		return TCP_SEG_TLP;
+	if (r->dupack_run >= 3 || r->sacking)
+		return TCP_SEG_FAST;
+	return 0;
+}
+
+/* Account a retransmission of [seq, end) (len payload bytes) sent for the
+ * reason why (retrans_why()); p is the frame that carried it. */
+static void note_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p, uint32_t seq,
+			 uint32_t end, uint32_t len, uint32_t why, bool filled_gap,
+			 const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+	const struct tcp_half *r = &c->half[!dir];
+	struct tcp_rtx x = {
+	    .start = seq,
+	    .end = end,
+	    .ts = p->ts_ns,
+	    .due = c->seg.ts + rtx_settle(c),
+	    .frame = p->frame,
+	    .input = p->input,
+	    .len = len,
+	    .rel_seq = seq - h->base,
+	    .filled_gap = filled_gap,
+	};
+
+	h->st.retrans++;
+	h->st.retrans_bytes += len;
+	c->seg.kind |= TCP_SEG_RETRANS | why;
+	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
+		h->st.spurious_retrans++;
+		c->seg.kind |= TCP_SEG_SPURIOUS;
+		x.spurious = true;
 	}
+	if (why & TCP_SEG_RTO)
+		h->st.rto_retrans++;
+	else if (why & TCP_SEG_TLP)
+		h->st.tlp_retrans++;
+	else if (why & TCP_SEG_FAST)
+		h->st.fast_retrans++;
+	x.kind = (uint8_t)retrans_kind(why);
 	sent_mark_retrans(h, seq);
+	rtx_push(c, dir, &x, sink);
+}
+
+/* ---- undecided gap fills ---- */
+
+static void late_emit(const struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_late *l,
+		      const struct sum_sink *sink)
+{
+	struct sum_event e;
+
+	if (!sink || !sink->frame)
+		return;
+	frame_init(&e, SUM_EV_OUT_OF_ORDER, c, dir, l->ts, l->frame, l->input);
+	e.bytes = l->len;
+	e.rel_seq = l->rel_seq;
+	e.extent = l->extent;
+	e.by = l->by;
+	emit_frame(sink, &e);
+}
+
+/* The segment is the late original: count it and tell the detectors. */
+static void note_late(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_late *l,
+		      uint32_t seg_flag, const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	h->st.out_of_order++;
+	h->st.ooo_by[l->by < SUM_BY_COUNT ? l->by : SUM_BY_TIMING]++;
+	c->seg.kind |= seg_flag;
+	c->seg.late = *l;
+	late_emit(c, dir, l, sink);
+}
+
+static void pending_remove(struct tcp_half *h, unsigned k)
+{
+	memmove(&h->pending[k], &h->pending[k + 1], (h->npending - k - 1) * sizeof(h->pending[0]));
+	h->npending--;
+}
+
+/* Pending fill k of dir stays undecided: nothing more can tell. */
+static void pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
+			      const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+	const struct tcp_late *l = &h->pending[k].late;
+
+	h->st.fills_undecided++;
+	if (sink && sink->frame) {
+		struct sum_event e;
+		frame_init(&e, SUM_EV_FILL_UNDECIDED, c, dir, l->ts, l->frame, l->input);
+		e.bytes = l->len;
+		e.rel_seq = l->rel_seq;
+		e.extent = l->extent;
+		e.by = SUM_BY_CAUSALITY;
+		emit_frame(sink, &e);
+	}
+	pending_remove(h, k);
+}
+
+static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, uint32_t end,
+			const struct tcp_late *l, const struct tcp_clock *clk, uint32_t why,
+			const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	if (h->npending == TCP_PENDING)
+		pending_undecided(c, dir, 0, sink);
+	struct tcp_pending *q = &h->pending[h->npending++];
+	q->start = start;
+	q->end = end;
+	q->late = *l;
+	q->clk = *clk;
+	q->why = why;
+	q->acked_ts = 0;
+}
+
+/*
+ * A second copy of bytes of an undecided fill arrived (from dir's sender,
+ * clock clk): one of the two is the original, the other a retransmission,
+ * and the sending order tells which. Returns true when this segment turned
+ * out to be the late original (then it is no retransmission).
+ */
+static bool pending_second_copy(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p,
+				uint32_t seq, uint32_t end, const struct tcp_clock *clk,
+				const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	for (unsigned k = 0; k < h->npending; k++) {
+		struct tcp_pending *q = &h->pending[k];
+		uint8_t by = SUM_BY_SECOND_COPY;
+		if (seq_ge(seq, q->end) || seq_le(end, q->start))
+			continue;
+		int order = clock_order(clk, &q->clk, ipid_trusted(h), &by);
+		if (order > 0) {
+			/* This one was sent after: the first was the original. */
+			struct tcp_late l = q->late;
+			l.by = SUM_BY_SECOND_COPY;
+			note_late(c, dir, &l, TCP_SEG_LATE_FOUND, sink);
+			pending_remove(h, k);
+			return false;
+		}
+		if (order < 0) {
+			/* This one was sent first: it is the original, late even
+			 * for its own retransmission, which filled the gap. */
+			struct tcp_pending q0 = *q;
+			struct pkt p0 = {
+			    .ts_ns = q0.late.ts, .frame = q0.late.frame, .input = q0.late.input};
+			uint32_t kind = c->seg.kind;
+			pending_remove(h, k);
+			note_retrans(c, dir, &p0, q0.start, q0.end, q0.late.len, q0.why, true,
+				     sink);
+			/* note_retrans() marked this segment; it is not the
+			 * retransmission, the earlier one was. */
+			c->seg.kind = kind;
+			struct tcp_late l = q0.late;
+			l.by = SUM_BY_SECOND_COPY;
+			l.ts = p->ts_ns;
+			l.frame = p->frame;
+			l.input = p->input;
+			l.data_no = h->st.data_packets;
+			l.extent += (uint32_t)(h->st.data_packets - q0.late.data_no);
+			note_late(c, dir, &l, TCP_SEG_OOO, sink);
+			return true;
+		}
+		return false; /* the clocks tie again */
+	}
+	return false;
+}
+
+/* R's cumulative ACK reached ack: pending fills below it wait no longer
+ * for a retransmission S would send (pending_settle()). */
+static void pending_acked(struct tcp_half *h, uint32_t ack, int64_t now)
+{
+	for (unsigned k = 0; k < h->npending; k++)
+		if (!h->pending[k].acked_ts && seq_ge(ack, h->pending[k].end))
+			h->pending[k].acked_ts = now;
+}
+
+/*
+ * Pending fills of dir that R ACKed long enough ago: any retransmission of
+ * their bytes left S before S got that ACK, so it would have passed here
+ * within the loop to S and back (twice that, plus 2 ms, for queues).
+ */
+static void pending_settle(struct tcp_conn *c, enum sum_dir_id dir, int64_t now,
+			   const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+	int64_t up = loop_to(c, dir);
+	int64_t wait = up >= 0 ? 2 * up + TCP_TLP_MIN_NS : 200000000;
+
+	for (unsigned k = 0; k < h->npending;) {
+		const struct tcp_pending *q = &h->pending[k];
+		if (q->acked_ts && now - q->acked_ts > wait)
+			pending_undecided(c, dir, k, sink);
+		else
+			k++;
+	}
+}
+
+/* Verdicts that waited and can wait no longer (both directions). */
+static void settle(struct tcp_conn *c, int64_t now, const struct sum_sink *sink)
+{
+	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
+		struct tcp_half *h = &c->half[dir];
+		if (h->npending)
+			pending_settle(c, (enum sum_dir_id)dir, now, sink);
+		while (h->rtx_len && now > h->rtx[h->rtx_head].due)
+			rtx_pop(c, (enum sum_dir_id)dir, sink);
+	}
 }
 
 /* The ACK side of a segment: what it tells about the other direction. */
@@ -444,7 +925,7 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
 		/* R acknowledges bytes beyond any S was seen sending: a gap too. */
-		hole_open(o, o->snd_nxt, ack, p, o->st.data_packets);
+		hole_open(o, o->snd_nxt, ack, p, o->st.data_packets, NULL);
 		advance_nxt(o, ack);
 	}
 	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
@@ -465,6 +946,8 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		o->have_una = true;
 		sent_acked(o, ack, p->ts_ns);
 		h->dupack_run = 0;
+		if (o->npending)
+			pending_acked(o, ack, p->ts_ns);
 	} else if (seq_lt(ack, o->snd_una)) {
 		h->st.ack_reordering++;
 		c->seg.kind |= TCP_SEG_ACK_REORDERED;
@@ -479,6 +962,14 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		h->st.dup_acks++;
 		h->dupack_run++;
 		c->seg.kind |= TCP_SEG_DUP_ACK;
+		if (sink && sink->frame) {
+			struct sum_event e;
+			/* About the other direction's data, like the D-SACK. */
+			event_init(&e, SUM_EV_DUP_ACK, c, odir, p);
+			e.rel_seq = ack - o->base;
+			e.u.frame.dup_count = h->dupack_run;
+			emit_frame(sink, &e);
+		}
 	}
 
 	h->sacking = false;
@@ -499,11 +990,17 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 			e.bytes = b[0].right - b[0].left;
 			e.rel_seq = b[0].left - o->base;
 			emit(sink, &e);
+			if (o->rtx_len)
+				rtx_dsack(c, odir, b[0].left, b[0].right);
 		}
 		for (unsigned k = dsack ? 1 : 0; k < t->opt.nsack; k++)
 			if (seq_gt(b[k].left, ack))
 				h->sacking = true;
 	}
+	/* The first duplicate ACK or SACK about a gap the capture saw in S's
+	 * data: S may retransmit once it gets there (decide_fill()). */
+	if (o->nholes && ((c->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
+		holes_asked(o, ack, p->ts_ns);
 	h->last_ack = ack;
 	h->last_win_raw = t->window;
 	h->have_last_ack = true;
@@ -513,6 +1010,8 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		c->handshake_done = true;
 		if (c->syn_ts_valid)
 			c->info.handshake_rtt_ns = p->ts_ns - c->syn_ts;
+		if (c->synack_ts_valid && p->ts_ns >= c->synack_ts)
+			c->hs_loop_ns[SUM_C2S] = p->ts_ns - c->synack_ts;
 	}
 }
 
@@ -583,6 +1082,55 @@ static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	}
 }
 
+/*
+ * [seq, seq + span) of the segment p (end: its end, len: its payload) filled
+ * hole, bytes never captured before: decide whether it is the late
+ * original (the reorder detector reports it), a retransmission of an
+ * original lost upstream of the capture point, or neither yet.
+ */
+static void fill_gap(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *prm,
+		     const struct pkt *p, const struct tcp_clock *clk, const struct tcp_hole *hole,
+		     uint32_t seq, uint32_t end, uint32_t span, uint32_t len, uint32_t why,
+		     const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+	uint8_t by = SUM_BY_TIMING;
+	/* A bare FIN is no data segment: its overtakers are all the data
+	 * segments since the gap, numbers up to the next one. */
+	struct tcp_late l = {
+	    .ts = p->ts_ns,
+	    .gap_ts = hole->open_ts,
+	    .frame = p->frame,
+	    .gap_frame = hole->open_frame,
+	    .data_no = h->st.data_packets + (len ? 0 : 1),
+	    .input = p->input,
+	    .len = len,
+	    .extent = (uint32_t)(h->st.data_packets - (len ? 1 : 0) - hole->open_data_pkts),
+	    .rel_seq = seq - h->base,
+	    .queue = c->seg.queue,
+	};
+
+	c->seg.kind |= TCP_SEG_FILLED_GAP;
+	switch (decide_fill(c, dir, prm, clk, hole, p->ts_ns, &by)) {
+	case TCP_FILL_LATE:
+		l.by = by;
+		note_late(c, dir, &l, TCP_SEG_OOO, sink);
+		break;
+	case TCP_FILL_RETRANS:
+		/* The original never passed the capture point: lost upstream of
+		 * it (or dropped by the capture, which ACKs of the gap would
+		 * have shown instead). */
+		note_retrans(c, dir, p, seq, end, len, why, true, sink);
+		h->st.lost_upstream++;
+		h->st.lost_upstream_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
+		break;
+	case TCP_FILL_UNDECIDED:
+		c->seg.kind |= TCP_SEG_UNDECIDED;
+		pending_add(c, dir, seq, seq + span, &l, clk, why, sink);
+		break;
+	}
+}
+
 static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *prm,
 			 const struct dec_packet *d, const struct pkt *p,
 			 const struct sum_sink *sink)
@@ -642,52 +1190,43 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		}
 	}
 
+	struct tcp_clock clk;
+	clock_of(&clk, d);
 	if (seq_ge(seq, h->snd_nxt)) {
 		c->seg.kind |= TCP_SEG_NEW_DATA;
 		if (seq_gt(seq, h->snd_nxt)) {
 			c->seg.kind |= TCP_SEG_OPENED_GAP;
 			h->st.lost_segments++;
-			hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0));
+			if (sink && sink->frame) {
+				struct sum_event e;
+				event_init(&e, SUM_EV_CAPTURE_GAP, c, dir, p);
+				e.bytes = seq - h->snd_nxt;
+				e.rel_seq = h->snd_nxt - h->base;
+				emit_frame(sink, &e);
+			}
+			hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0), &clk);
 		}
 		advance_nxt(h, end);
-		h->high_ts = p->ts_ns;
-		h->high_has_ts = t->opt.has_ts;
-		h->high_tsval = t->opt.tsval;
-		h->high_has_ipid = d->src.family == 4;
-		h->high_ipid = d->ip_id;
 		sent_push(h, end, p->ts_ns);
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
-		count_retrans(h, r, prm, seq, end, len, gap, &c->seg.kind); /* SYN again */
+		/* The SYN again. */
+		note_retrans(c, dir, p, seq, end, len, retrans_why(c, dir, prm, end, gap), false,
+			     sink);
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
 		uint32_t unseen = h->nholes ? holes_fill(h, seq, seq + span, &hole) : 0;
-		uint8_t by = SUM_BY_TIMING;
+		/* Judged before snd_nxt moves: a probe re-sends the highest. */
+		uint32_t why = retrans_why(c, dir, prm, end, gap);
 
 		if (seq_gt(end, h->snd_nxt)) {
 			advance_nxt(h, end); /* a retransmission that also carries new data */
 			sent_push(h, end, p->ts_ns);
 		}
-		if (unseen == span && filled_out_of_order(h, prm, d, &hole, p->ts_ns, &by)) {
-			/* The SUM_EV_REORDER event is emitted by the reorder
-			 * detector (reorder.c), which also knows the queues. */
-			h->st.out_of_order++;
-			h->st.ooo_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
-			c->seg.kind |= TCP_SEG_OOO | TCP_SEG_FILLED_GAP;
-			c->seg.extent = (uint32_t)(h->st.data_packets - 1 - hole.open_data_pkts);
-			c->seg.reorder_by = by;
-			c->seg.gap_ts = hole.open_ts;
-			c->seg.gap_frame = hole.open_frame;
-		} else {
-			count_retrans(h, r, prm, seq, end, len, gap, &c->seg.kind);
-			/* Filling a gap: the original never passed the capture
-			 * point, so it was lost upstream of it (or by the capture,
-			 * which ACKs of the gap would have shown instead). */
-			if (unseen == span) {
-				h->st.lost_upstream++;
-				c->seg.kind |= TCP_SEG_FILLED_GAP;
-			}
-		}
+		if (unseen == span)
+			fill_gap(c, dir, prm, p, &clk, &hole, seq, end, span, len, why, sink);
+		else if (!h->npending || !pending_second_copy(c, dir, p, seq, end, &clk, sink))
+			note_retrans(c, dir, p, seq, end, len, why, false, sink);
 	}
 
 	/* Window full (Wireshark's rule): the segment, new data or not (a tail
@@ -712,6 +1251,11 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	enum sum_dir_id dir = tcp_conn_dir(c, d);
 	struct tcp_half *h = &c->half[dir];
 	struct sum_conn *i = &c->info;
+
+	/* Verdicts that waited for later packets (undecided fills, D-SACKs). */
+	if (c->half[SUM_C2S].npending || c->half[SUM_C2S].rtx_len || c->half[SUM_S2C].npending ||
+	    c->half[SUM_S2C].rtx_len)
+		settle(c, p->ts_ns, sink);
 
 	struct tcp_seg *sg = &c->seg;
 	memset(sg, 0, sizeof(*sg));
@@ -756,6 +1300,11 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 			/* The last SYN: a retransmitted one restarts the clock (Karn). */
 			c->syn_ts = p->ts_ns;
 			c->syn_ts_valid = true;
+		} else if (dir == SUM_S2C && (t->flags & DEC_TH_ACK)) {
+			c->synack_ts = p->ts_ns;
+			c->synack_ts_valid = true;
+			if (c->syn_ts_valid && p->ts_ns >= c->syn_ts)
+				c->hs_loop_ns[SUM_S2C] = p->ts_ns - c->syn_ts;
 		}
 	}
 	if (t->flags & DEC_TH_FIN) {
@@ -799,6 +1348,10 @@ void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
 {
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		struct tcp_half *h = &c->half[dir];
+		while (h->npending)
+			pending_undecided(c, (enum sum_dir_id)dir, 0, sink);
+		while (h->rtx_len)
+			rtx_pop(c, (enum sum_dir_id)dir, sink);
 		if (!h->in_zero_window)
 			continue;
 		struct sum_event e;

@@ -32,10 +32,30 @@
 #define TCP_SENT_RING 32 /* outstanding segments remembered for RTT (Karn) */
 #define TCP_TS_RING   16 /* TSvals remembered for TSecr RTT samples */
 #define TCP_MAX_HOLES 16 /* unseen ranges tracked per direction */
+#define TCP_PENDING   6	 /* undecided gap fills awaiting a second copy, per direction */
+#define TCP_RTX_RING  8	 /* recent retransmissions a D-SACK may still prove spurious */
 
 struct tcp_params {
 	int64_t rto_min_ns;	   /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
-	int64_t reorder_window_ns; /* timing fallback when min RTT is unknown (3 ms) */
+	int64_t reorder_window_ns; /* one-way captures: late originals come within this (3 ms) */
+};
+
+/*
+ * What a segment says about when its sender sent it: values that only move
+ * forward at the sender, so two segments of one sender can be put in
+ * sending order whatever order they arrived in (DESIGN.md "Reordering").
+ */
+enum tcp_clock_have {
+	TCP_CLK_TSVAL = 1u << 0, /* its TSval (RFC 7323): the sender's clock */
+	TCP_CLK_TSECR = 1u << 1, /* the peer's TSval it echoes (non-zero) */
+	TCP_CLK_IPID = 1u << 2,	 /* IPv4 IP ID */
+	TCP_CLK_ACK = 1u << 3,	 /* its cumulative ACK (ACK flag set) */
+};
+
+struct tcp_clock {
+	uint32_t tsval, tsecr, ack;
+	uint16_t ipid;
+	uint8_t have; /* enum tcp_clock_have bits */
 };
 
 struct tcp_hole {
@@ -43,6 +63,44 @@ struct tcp_hole {
 	int64_t open_ts;	 /* when the gap appeared */
 	uint64_t open_data_pkts; /* data segments of the direction at that time */
 	uint64_t open_frame;
+	int64_t trigger_ts;	 /* first ACK from R asking for it (dup ACK, SACK above): 0 none */
+	struct tcp_clock opener; /* of the segment that opened it (have 0: opened by an ACK) */
+};
+
+/* An original that arrived late, as the reorder detector reports it. */
+struct tcp_late {
+	int64_t ts, gap_ts;	     /* when it came; when its gap appeared */
+	uint64_t frame, gap_frame;   /* its frame; the frame that opened the gap */
+	uint64_t data_no;	     /* its data-segment number in its direction (1-based) */
+	uint32_t input, len, extent; /* extent: data segments that overtook it */
+	uint32_t rel_seq;
+	int32_t queue; /* -1 unknown */
+	uint8_t by;    /* enum sum_reorder_by */
+};
+
+/*
+ * A gap fill neither the clocks nor causality could decide: kept until a
+ * second copy of its bytes decides it, or until no retransmission of them
+ * can still come (R ACKed them a path RTT ago), or the slot is needed.
+ */
+struct tcp_pending {
+	uint32_t start, end;
+	struct tcp_late late; /* what it is if it turns out to be a late original */
+	struct tcp_clock clk;
+	uint32_t why;	  /* retransmission reason if it is one (TCP_SEG_RTO ...) */
+	int64_t acked_ts; /* R's cumulative ACK passed it at: 0 not yet */
+};
+
+/* A recent retransmission: a D-SACK may still prove it spurious (RFC 3708);
+ * with a frame sink its verdict waits here until that is known. */
+struct tcp_rtx {
+	uint32_t start, end;
+	int64_t ts;
+	int64_t due; /* its verdict is final after this (a D-SACK comes sooner) */
+	uint64_t frame;
+	uint32_t input, len, rel_seq;
+	uint8_t kind; /* enum sum_retrans_kind */
+	bool spurious, dsack, filled_gap;
 };
 
 struct tcp_sent {
@@ -67,16 +125,12 @@ struct tcp_half {
 	bool syn_seen, fin_seen, rst_seen;
 	bool ws_opt, sack_opt, ts_opt; /* options in this side's SYN */
 
-	/* The segment that last advanced snd_nxt: the reorder reference. */
-	uint32_t high_tsval;
-	bool high_has_ts, high_has_ipid;
-	uint16_t high_ipid;
-	int64_t high_ts;
-
-	/* IPv4 IP ID behaviour, learned per flow (tstat, Zeek do the same). */
+	/* IPv4 IP ID behaviour, learned per flow from the size of successive
+	 * differences (a per-connection counter moves by about one per segment,
+	 * in either direction when segments are reordered). */
 	uint16_t last_ipid;
 	bool have_ipid;
-	uint32_t ipid_up, ipid_other;
+	uint32_t ipid_near, ipid_far;
 
 	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
 	uint32_t last_ack;
@@ -102,6 +156,10 @@ struct tcp_half {
 	uint8_t nholes;
 	uint32_t hole_overflow; /* gaps not tracked because the table was full */
 	struct tcp_hole holes[TCP_MAX_HOLES];
+	uint8_t npending;
+	struct tcp_pending pending[TCP_PENDING]; /* oldest first */
+	uint8_t rtx_head, rtx_len;
+	struct tcp_rtx rtx[TCP_RTX_RING];
 };
 
 /*
@@ -132,6 +190,9 @@ enum tcp_seg_kind {
 	TCP_SEG_FIN = 1u << 20,
 	TCP_SEG_RST = 1u << 21,
 	TCP_SEG_PUSH = 1u << 22,
+	TCP_SEG_TLP = 1u << 23,	      /* retransmission: a tail-loss probe (RFC 8985) */
+	TCP_SEG_UNDECIDED = 1u << 24, /* filled a gap: late original or retransmission, undecided */
+	TCP_SEG_LATE_FOUND = 1u << 25, /* an earlier undecided fill turned out a late original */
 };
 
 struct tcp_seg {
@@ -142,10 +203,8 @@ struct tcp_seg {
 	uint32_t rel_seq;    /* relative to its direction's base */
 	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
 	uint64_t window;     /* the window it advertises, scaled when known */
-	uint32_t extent;     /* TCP_SEG_OOO: data segments that overtook it */
-	uint8_t reorder_by;  /* TCP_SEG_OOO: enum sum_reorder_by */
-	int64_t gap_ts;	     /* TCP_SEG_OOO: when the gap it filled appeared */
-	uint64_t gap_frame;  /* TCP_SEG_OOO: the frame that opened that gap */
+	/* TCP_SEG_OOO: this segment; TCP_SEG_LATE_FOUND: the earlier one. */
+	struct tcp_late late;
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input;
@@ -183,8 +242,12 @@ struct tcp_conn {
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
 	int64_t syn_ts;	     /* last SYN from the client, for handshake RTT */
-	bool syn_ts_valid;
+	int64_t synack_ts;   /* last SYN/ACK from the server */
+	bool syn_ts_valid, synack_ts_valid;
 	bool handshake_done;
+	/* From the capture point to each side and back, from the handshake
+	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
+	int64_t hs_loop_ns[SUM_DIR_COUNT];
 	struct det_states det; /* cold: last */
 };
 

@@ -251,9 +251,8 @@ static void print_summary(const struct pl_view *pv)
 		"tcpsift tui: %s, %" PRIu64 " packets, %" PRIu64 " connections, %" PRIu64
 		" events (stalls %" PRIu64 ", SACK holes %" PRIu64 ", reorders %" PRIu64
 		"), %" PRIu64 " retransmissions",
-		pl_state_name(pv->h.state), pv->h.packets, t->conns, findings,
-		t->events[SUM_EV_STALL], t->events[SUM_EV_SACK_HOLE], t->events[SUM_EV_REORDER],
-		t->retrans);
+		pl_state_name(pv->h.state), pv->h.packets, t->conns, findings, t->stalls,
+		t->events[SUM_EV_SACK_HOLE], t->events[SUM_EV_REORDER], t->retrans);
 	if (pv->h.mode == PL_LIVE)
 		fprintf(stderr, ", drops kernel %" PRIu64 " if %" PRIu64 " us %" PRIu64,
 			pv->h.kernel_drops, pv->h.if_drops, pv->h.our_drops);

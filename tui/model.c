@@ -317,7 +317,9 @@ static void on_event(void *ctx, const struct sum_event *e)
 	struct tm_conn *c = conn_get(m, e->conn);
 
 	m->tot.events[e->type]++;
-	if (e->type == SUM_EV_STALL) {
+	/* Timer-like pauses are logged, not counted as stalls (analyze's rule). */
+	if (e->type == SUM_EV_STALL && !e->u.stall.timer_like) {
+		m->tot.stalls++;
 		m->tot.stall_by_class[e->u.stall.cls % STALL_CLASS_COUNT]++;
 		m->tot.stall_ns += e->duration_ns;
 	}

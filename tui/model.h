@@ -103,6 +103,7 @@ struct tm_detail {
 struct tm_totals {
 	uint64_t conns, live, ended_dropped;
 	uint64_t events[SUM_EV_TYPE_COUNT];
+	uint64_t stalls; /* stall events the evidence proves (not timer-like pauses) */
 	uint64_t stall_by_class[STALL_CLASS_COUNT];
 	int64_t stall_ns;
 	uint64_t queue_reorders, retrans;

@@ -461,7 +461,7 @@ static void draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 	x = put(2, 0, cols, wide ? " findings: " : " ");
 	attrset(pair_attr(v, TV_P_WARN));
 	x += putf(2, x, cols - x, wide ? "stalls %" PRIu64 " (%s)" : "stall %" PRIu64 "/%s",
-		  t->events[SUM_EV_STALL], d);
+		  t->stalls, d);
 	attrset(pair_attr(v, TV_P_BAD));
 	x += putf(2, x, cols - x, wide ? "  holes %" PRIu64 : " hole %" PRIu64,
 		  t->events[SUM_EV_SACK_HOLE]);
@@ -705,8 +705,6 @@ static enum tv_pair event_pair(enum sum_event_type t)
 	}
 }
 
-static const char *const tv_closed_by[] = {"retransmission", "late original", "never"};
-
 /* One line of what an event says. */
 static void describe_event(char *b, size_t n, const struct sum_event *e)
 {
@@ -715,13 +713,16 @@ static void describe_event(char *b, size_t n, const struct sum_event *e)
 	fmt_dur(d, sizeof(d), e->duration_ns);
 	switch (e->type) {
 	case SUM_EV_STALL:
-		snprintf(b, n, "%s stall %s: %s", rep_stall_class_name(e->u.stall.cls), d,
-			 e->u.stall.reason ? e->u.stall.reason : "");
+		snprintf(b, n, "%s %s: %s",
+			 e->u.stall.timer_like
+			     ? "timer-like pause"
+			     : sum_stall_class_name((enum stall_class)e->u.stall.cls),
+			 d, e->u.stall.reason ? e->u.stall.reason : "");
 		break;
 	case SUM_EV_SACK_HOLE:
 		snprintf(b, n, "SACK hole %" PRIu64 " B, %" PRIu32 " seg, closed by %s after %s",
 			 e->bytes, e->u.hole.segments,
-			 e->u.hole.closed_by < 3 ? tv_closed_by[e->u.hole.closed_by] : "?", d);
+			 sum_closed_by_name((enum sackb_closed_by)e->u.hole.closed_by), d);
 		break;
 	case SUM_EV_REORDER:
 		snprintf(b, n, "out of order, extent %" PRIu32 " (%s)%s", e->extent,
@@ -1026,7 +1027,8 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 		for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
 			if (s->det.stall.by_class[k])
 				x += putf(y, x, cols - x, "%s%s %" PRIu32, k ? "  " : "  | ",
-					  rep_stall_class_name(k), s->det.stall.by_class[k]);
+					  sum_stall_class_name((enum stall_class)k),
+					  s->det.stall.by_class[k]);
 		y++;
 	}
 	/* Queue distribution. */

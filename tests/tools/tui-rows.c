@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	const struct tm_totals *t = &v->m.tot;
 	printf("total\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 	       "\n",
-	       v->h.packets, t->conns, t->events[SUM_EV_STALL], t->events[SUM_EV_SACK_HOLE],
+	       v->h.packets, t->conns, t->stalls, t->events[SUM_EV_SACK_HOLE],
 	       t->events[SUM_EV_REORDER], t->retrans);
 	int rc = v->h.error[0] ? 3 : 0;
 	if (rc)

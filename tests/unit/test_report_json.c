@@ -133,11 +133,16 @@ static void pick_dir(struct sum_dir *d, bool zero)
 	d->retrans_bytes = pick();
 	d->fast_retrans = pick();
 	d->rto_retrans = pick();
+	d->tlp_retrans = pick();
 	d->spurious_retrans = pick();
+	d->spurious_dsack = pick();
 	d->lost_upstream = pick();
 	d->out_of_order = pick();
-	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
+	d->fills_undecided = pick();
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++) {
 		d->ooo_by[k] = pick();
+		d->lost_upstream_by[k] = pick();
+	}
 	d->lost_segments = pick();
 	d->dup_acks = pick();
 	d->ack_reordering = pick();
@@ -182,7 +187,11 @@ static void pick_stall(struct stall_summary *s)
 	s->ack_delay_max_ns = pick_ns();
 	s->ack_delay_sum_ns = pick_ns();
 	s->timer_like = pick32();
+	s->timer_like_ns = pick_ns();
 	s->recurring = pick32();
+	s->capture_gaps = pick32();
+	s->think_time = pick32();
+	s->think_time_ns = pick_ns();
 }
 
 static void pick_sack(struct sackb_summary *s)
@@ -192,6 +201,7 @@ static void pick_sack(struct sackb_summary *s)
 	s->max_hole_bytes_outstanding = pick();
 	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
 		s->by_closed[k] = pick32();
+	s->reordered_downstream = pick32();
 	s->lost_downstream = pick32();
 	s->lost_upstream = pick32();
 	s->dsack = pick32();
@@ -323,6 +333,8 @@ static void pick_event(struct sum_event *e, enum sum_event_type type)
 	case SUM_EV_STALL:
 		e->u.stall.cls = (uint8_t)(next() % (STALL_CLASS_COUNT + 2));
 		e->u.stall.reason = reasons[next() % 4];
+		e->u.stall.evidence = reasons[next() % 4];
+		e->u.stall.advice = reasons[next() % 4];
 		e->u.stall.in_flight = pick32();
 		e->u.stall.rwnd = pick();
 		e->u.stall.ack_delay_ns = coin() ? -1 : pick_ns();
@@ -333,6 +345,19 @@ static void pick_event(struct sum_event *e, enum sum_event_type type)
 		e->u.hole.segments = pick32();
 		e->u.hole.closed_by = (uint8_t)(next() % (SACKB_CLOSED_COUNT + 2));
 		e->u.hole.passed_capture = (uint8_t)(next() % 3);
+		e->u.hole.downstream = coin();
+		e->u.hole.reason = reasons[next() % 4];
+		break;
+	case SUM_EV_RETRANS:
+	case SUM_EV_DUP_ACK:
+	case SUM_EV_OUT_OF_ORDER:
+	case SUM_EV_FILL_UNDECIDED:
+	case SUM_EV_CAPTURE_GAP:
+		e->u.frame.kind = (uint8_t)(next() % (SUM_RTX_KIND_COUNT + 2));
+		e->u.frame.spurious = coin();
+		e->u.frame.dsack = coin();
+		e->u.frame.filled_gap = coin();
+		e->u.frame.dup_count = pick32();
 		break;
 	case SUM_EV_MTU_ALIGNMENT:
 	case SUM_EV_PMTU:
@@ -479,10 +504,15 @@ static void test_event_edges(void)
 		memset(&e, 0xff, sizeof(e));
 		e.type = (enum sum_event_type)t;
 		if (t == SUM_EV_STALL) {
-			e.u.stall.reason = NULL;
+			e.u.stall.reason = e.u.stall.evidence = e.u.stall.advice = NULL;
 			e.u.stall.timer_like = e.u.stall.recurring = true;
 		} else if (t == SUM_EV_MTU_ALIGNMENT || t == SUM_EV_PMTU) {
 			e.u.mtu.reason = NULL;
+		} else if (t == SUM_EV_SACK_HOLE) {
+			e.u.hole.reason = NULL;
+			e.u.hole.downstream = true;
+		} else if (sum_event_is_frame((enum sum_event_type)t)) {
+			e.u.frame.spurious = e.u.frame.dsack = e.u.frame.filled_gap = true;
 		}
 		e.ts = INT64_MAX;
 		e.duration_ns = INT64_MAX;

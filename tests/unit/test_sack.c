@@ -225,7 +225,8 @@ static void test_late_original(void)
 	CHECK(e && e->duration_ns == 90000);
 }
 
-/* Never closed: "open" at the end; ACKed with nothing seen: "other". */
+/* Never closed: "open" at the end; ACKed with nothing seen in a capture
+ * that missed nothing of the direction: reordered downstream. */
 static void test_open_and_other(void)
 {
 	struct convo v;
@@ -239,7 +240,9 @@ static void test_open_and_other(void)
 	ack(&v, 3000, 1300, 1, (const uint32_t[]){3500, 4000}); /* [3000, 3500) missing */
 	finish(&v, &s);
 	CHECK_EQ_U(s.det.sack.holes, 2);
-	CHECK_EQ_U(s.det.sack.by_closed[SACKB_CLOSED_OTHER], 1);
+	CHECK_EQ_U(s.det.sack.by_closed[SACKB_CLOSED_OTHER], 0);
+	CHECK_EQ_U(s.det.sack.by_closed[SACKB_CLOSED_REORDER], 1);
+	CHECK_EQ_U(s.det.sack.reordered_downstream, 1);
 	CHECK_EQ_U(s.det.sack.by_closed[SACKB_CLOSED_OPEN], 1);
 	CHECK_EQ_U(s.det.sack.lost_downstream, 2);
 	CHECK_EQ_U(s.det.sack.recoveries, 2);
@@ -251,6 +254,27 @@ static void test_open_and_other(void)
 		CHECK_EQ_U(e->segments, 1);
 		CHECK_EQ_U(e->duration_ns, 0); /* open since the last packet */
 	}
+}
+
+/* The same closure in a capture that lost a segment of the direction:
+ * the capture may have missed the repair too, so it stays "acked". */
+static void test_acked_capture_loss(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 1000);
+	for (uint32_t k = 0; k < 3; k++)
+		data(&v, k * 1000, 1000, 1000 + 10 * k, 10 + k);
+	data(&v, 4000, 1000, 1040, 14); /* [3000, 4000) never captured */
+	ack(&v, 1000, 1100, 1, (const uint32_t[]){2000, 3000});
+	ack(&v, 5000, 1200, 0, NULL);
+	finish(&v, &s);
+	CHECK_EQ_U(s.det.sack.holes, 1);
+	CHECK_EQ_U(s.det.sack.by_closed[SACKB_CLOSED_OTHER], 1);
+	CHECK_EQ_U(s.det.sack.reordered_downstream, 0);
+	const struct sum_event *e = nth_ev(&v, SUM_EV_SACK_HOLE, 0);
+	CHECK(e && e->u.hole.reason && strstr(e->u.hole.reason, "missed the repair"));
 }
 
 /* D-SACK blocks are counted (the engine emits the event), never merged. */
@@ -408,6 +432,7 @@ int main(void)
 	test_retrans_downstream();
 	test_late_original();
 	test_open_and_other();
+	test_acked_capture_loss();
 	test_dsack();
 	test_reneging();
 	test_several_holes();

@@ -16,6 +16,8 @@ struct convo {
 	struct sum_sink sink;
 	struct sum_event ev[64];
 	unsigned nev;
+	struct sum_event fr[64]; /* per-frame verdicts */
+	unsigned nfr;
 	uint64_t frame;
 	bool started;
 	int family;
@@ -42,11 +44,29 @@ static void on_event(void *ctx, const struct sum_event *e)
 		v->ev[v->nev++] = *e;
 }
 
+static void on_frame(void *ctx, const struct sum_event *e)
+{
+	struct convo *v = ctx;
+	if (v->nfr < 64)
+		v->fr[v->nfr++] = *e;
+}
+
 static void convo_init(struct convo *v, int family)
 {
 	memset(v, 0, sizeof(*v));
 	convo_params(&v->prm, NULL, NULL, &v->sink, on_event, v);
+	v->sink.frame = on_frame;
 	v->family = family;
+}
+
+/* The nth per-frame verdict of type, or NULL. */
+static const struct sum_event *nth_frame(const struct convo *v, enum sum_event_type type,
+					 unsigned n)
+{
+	for (unsigned k = 0; k < v->nfr; k++)
+		if (v->fr[k].type == type && n-- == 0)
+			return &v->fr[k];
+	return NULL;
 }
 
 static void send_seg(struct convo *v, const struct seg *s)
@@ -188,10 +208,12 @@ static void test_reorder_by_tsval(void)
 	/* The engine's decision is in c.seg; the event is the reorder
 	 * detector's (reorder.c, tests/unit/test_reorder.c). */
 	CHECK(v.nev == 0);
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.seg.reorder_by == SUM_BY_TSVAL);
-	CHECK_EQ_U(v.c.seg.extent, 2);
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.seg.late.by == SUM_BY_TSVAL);
+	CHECK_EQ_U(v.c.seg.late.extent, 2);
 	CHECK_EQ_U(v.c.seg.rel_seq, 1);
-	CHECK_EQ_U(v.c.seg.gap_ts, 1000000);
+	CHECK_EQ_U(v.c.seg.late.rel_seq, 1);
+	CHECK_EQ_U(v.c.seg.late.gap_ts, 1000000);
+	CHECK_EQ_U(v.c.seg.late.data_no, 3);
 
 	/* A later TSval for the gap filler: a retransmission of bytes lost
 	 * before the capture point, even if it comes quickly. */
@@ -222,19 +244,27 @@ static void test_reorder_by_ipid_and_timing(void)
 	send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 100, 1000, t + 100000, 0, 0, 0, 110});
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.seg.reorder_by == SUM_BY_IPID);
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.seg.late.by == SUM_BY_IPID);
 
-	/* IPv6, no timestamps: timing decides, against the min RTT (100 us,
-	 * from SYN -> SYN/ACK). */
+	/* IPv6, no timestamps, no dup ACK or SACK seen: causality. The path
+	 * RTT is 200 us (handshake); a retransmission needs a loss signal or
+	 * a loss-probe timer (>= 2 ms + 2 RTT after the gap opened). 50 us
+	 * after the gap: the late original. 10 ms after: it could be a probe,
+	 * nothing decides. */
 	convo_init(&v, 6);
 	handshake(&v, 0);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1, 100, 1000, 1000});
 	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 100, 1000, 1050});
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.seg.late.by == SUM_BY_CAUSALITY);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 301, IRS + 1, 100, 1000, 2000});
 	send_seg(&v, &(struct seg){C2S, A, ISS + 201, IRS + 1, 100, 1000, 12000});
+	CHECK(v.c.seg.kind & TCP_SEG_UNDECIDED);
+	tcp_finish(&v.c, &v.sink);
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
-	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].ooo_by[SUM_BY_CAUSALITY], 1);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	CHECK_EQ_U(s.dir[C2S].fills_undecided, 1);
 }
 
 static void test_dupacks_fast_and_rto(void)
@@ -464,6 +494,159 @@ static void test_midstream_pure_ack_dupacks(void)
 	CHECK_EQ_U(s.dir[S2C].lost_segments, 1);
 }
 
+/* Heavy reordering scrambles the IP IDs in arrival order (blocks of four
+ * arrive backwards): the IDs are still learned to be a per-connection
+ * counter from the size of their steps, and decide. */
+static void test_ipid_learned_under_reordering(void)
+{
+	struct convo v;
+	struct sum_conn s;
+	int64_t t = 1000;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	for (uint32_t blk = 0; blk < 10; blk++)
+		for (int k = 3; k >= 0; k--) {
+			uint32_t n = blk * 4 + (uint32_t)k;
+			send_seg(&v, &(struct seg){C2S, A, ISS + 1 + n * 100, IRS + 1, 100, 1000,
+						   t++, 0, 0, 0, (int)(1000 + n)});
+		}
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 30);
+	CHECK_EQ_U(s.dir[C2S].retrans, 0);
+	/* The handshake's zero IDs delay trust: four blocks decided by
+	 * causality (microseconds late), the rest by the IP ID. */
+	CHECK(s.dir[C2S].ooo_by[SUM_BY_IPID] >= 15);
+	CHECK_EQ_U(s.dir[C2S].ooo_by[SUM_BY_IPID] + s.dir[C2S].ooo_by[SUM_BY_CAUSALITY], 30);
+	/* A fill 50 ms after its gap opened, with a later ID than the opener:
+	 * sent after it, a retransmission of bytes lost upstream. */
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1 + 41 * 100, IRS + 1, 100, 1000, t + 10, 0, 0, 0,
+				   1041});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1 + 40 * 100, IRS + 1, 100, 1000, t + 50000, 0, 0,
+				   0, 1042});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].lost_upstream, 1);
+	CHECK_EQ_U(s.dir[C2S].lost_upstream_by[SUM_BY_IPID], 1);
+
+	/* Random IDs step far: never trusted, the IP ID decides nothing. */
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	uint32_t x = 12345;
+	for (uint32_t n = 0; n < 20; n++) {
+		x = x * 1103515245u + 12345u;
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1 + (n ^ 1) * 100, IRS + 1, 100, 1000,
+					   1000 + n, 0, 0, 0, (int)(x >> 16) | 1});
+	}
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].ooo_by[SUM_BY_IPID], 0);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 10); /* causality: microseconds late */
+}
+
+/* IPv6, TSvals tied (a ms clock at line rate): causality against R's
+ * first SACK for the gap plus the loop to the sender (100 us from the
+ * handshake); later than that, undecided until a second copy comes. */
+static void test_causality_and_second_copy(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 6);
+	send_seg(&v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 1, 1, 0, 0, 0, {0}, 1000, 3, 1});
+	send_seg(&v, &(struct seg){
+			 S2C, S | A, IRS, ISS + 1, 0, 1000, 100, 1, 5, 1, 0, 0, {0}, 1000, 3, 1});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, 200, 1, 2, 5});
+	/* Gap [1, 1001) opened at 1000 us; the client SACKs at 1010 us. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1001, ISS + 1, 1000, 1000, 1000, 1, 10, 2});
+	send_seg(
+	    &v,
+	    &(struct seg){
+		C2S, A, ISS + 1, IRS + 1, 0, 1000, 1010, 1, 3, 10, 0, 1, {IRS + 1001, IRS + 2001}});
+	/* 40 us later than a retransmission could have come back: undecided. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1150, 1, 10, 2});
+	CHECK(v.c.seg.kind & TCP_SEG_UNDECIDED);
+	/* A second copy, sent a tick later: the first was the late original. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1300, 1, 11, 2});
+	CHECK(v.c.seg.kind & TCP_SEG_RETRANS);
+	CHECK(v.c.seg.kind & TCP_SEG_LATE_FOUND);
+	CHECK_EQ_U(v.c.seg.late.by, SUM_BY_SECOND_COPY);
+	CHECK_EQ_U(v.c.seg.late.frame, 6);
+	/* The client D-SACKs the second copy: the retransmission was spurious. */
+	send_seg(
+	    &v,
+	    &(struct seg){
+		C2S, A, ISS + 1, IRS + 2001, 0, 1000, 1310, 1, 4, 11, 0, 1, {IRS + 1, IRS + 1001}});
+	/* Gap [2001, 3001) opened at 2000 us, filled 50 us later: sooner than
+	 * the SACK (2010 us) plus 100 us: the late original, by causality. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 2000, 1, 12, 4});
+	send_seg(&v, &(struct seg){C2S,
+				   A,
+				   ISS + 1,
+				   IRS + 2001,
+				   0,
+				   1000,
+				   2010,
+				   1,
+				   5,
+				   12,
+				   0,
+				   1,
+				   {IRS + 3001, IRS + 4001}});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 2001, ISS + 1, 1000, 1000, 2050, 1, 12, 4});
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.seg.late.by == SUM_BY_CAUSALITY);
+	tcp_finish(&v.c, &v.sink);
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[S2C].out_of_order, 2);
+	CHECK_EQ_U(s.dir[S2C].ooo_by[SUM_BY_SECOND_COPY], 1);
+	CHECK_EQ_U(s.dir[S2C].ooo_by[SUM_BY_CAUSALITY], 1);
+	CHECK_EQ_U(s.dir[S2C].retrans, 1);
+	CHECK_EQ_U(s.dir[S2C].spurious_retrans, 1);
+	CHECK_EQ_U(s.dir[S2C].spurious_dsack, 1);
+	CHECK_EQ_U(s.dir[S2C].fills_undecided, 0);
+	const struct sum_event *r = nth_frame(&v, SUM_EV_RETRANS, 0);
+	CHECK(r && r->frame_first == 7 && r->u.frame.spurious && r->u.frame.dsack);
+	const struct sum_event *o = nth_frame(&v, SUM_EV_OUT_OF_ORDER, 0);
+	CHECK(o && o->frame_first == 6 && o->by == SUM_BY_SECOND_COPY);
+	CHECK(nth_frame(&v, SUM_EV_CAPTURE_GAP, 1) != NULL);
+}
+
+/* TSvals tied; the TSecr the sender echoes (the receiver's clock) moved on:
+ * a fill echoing an older TSecr than its gap's opener was sent before it. */
+static void test_tsecr_decides(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 6);
+	handshake(&v, 1);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1001, IRS + 1, 1000, 1000, 1000, 1, 50, 101});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, 60000, 1, 50, 100});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
+	CHECK_EQ_U(s.dir[C2S].ooo_by[SUM_BY_TSECR], 1);
+}
+
+/* The highest segment again after 20 ms of silence, nothing from the
+ * receiver asking: a tail-loss probe (RFC 8985), not an RTO. */
+static void test_tail_loss_probe(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	handshake(&v, 0);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 100, 1000, 1000});
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 101, IRS + 1, 100, 1000, 1010});
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 101, IRS + 1, 100, 1000, 21010});
+	tcp_finish(&v.c, &v.sink);
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.dir[C2S].retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].tlp_retrans, 1);
+	CHECK_EQ_U(s.dir[C2S].rto_retrans, 0);
+	const struct sum_event *r = nth_frame(&v, SUM_EV_RETRANS, 0);
+	CHECK(r && r->u.frame.kind == SUM_RTX_TLP && r->frame_first == 6 && !r->u.frame.spurious);
+}
+
 int main(void)
 {
 	test_seq();
@@ -480,5 +663,9 @@ int main(void)
 	test_new_instance();
 	test_midstream_roles();
 	test_midstream_pure_ack_dupacks();
+	test_ipid_learned_under_reordering();
+	test_causality_and_second_copy();
+	test_tsecr_decides();
+	test_tail_loss_probe();
 	return unit_done("tcp");
 }
