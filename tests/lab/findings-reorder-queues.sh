@@ -90,27 +90,9 @@ relay_line=$(grep '^lab-relay:' "$rerr" || true)
 rv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$relay_line"; }
 gt_switch=$(rv switches) gt_late_relay=$(rv late) gt_senderr=$(rv send_errors)
 gt_sockdrop=$(rv socket_drops)
-read -r gt_late gt_across gt_copy gt_queues < <(python3 - "$log" <<'PY'
-import sys
-
-sent = []
-for line in open(sys.argv[1]):
-    f = dict(kv.split("=") for kv in line.split()[1:])
-    sent.append((int(f["order"]), int(f["d"]), int(f["q"]), int(f["seq"]), int(f["len"])))
-sent.sort()
-late = across = copy = 0
-for i, (_, d, q, seq, ln) in enumerate(sent):
-    over = [s for s in sent[:i] if s[1] > d]
-    if not over:
-        continue
-    if any((s[3] - (seq + ln)) % 2**32 >= 2**31 and (seq - (s[3] + s[4])) % 2**32 >= 2**31
-           for s in over):
-        copy += 1  # its own retransmission came first: a duplicate at B
-        continue
-    late += 1
-    across += any(s[2] != q for s in over)
-print(late, across, copy, len({s[2] for s in sent}))
-PY
+# late / across / copy / lanes: tests/tools/lab-relay-truth.py (one line of key=value).
+read -r gt_late gt_across gt_copy gt_queues < <(python3 "$here/../tools/lab-relay-truth.py" "$log" |
+	tr ' ' '\n' | awk -F= '{ v[$1] = $2 } END { if (NR) print v["late"], v["across"], v["copy"], v["lanes"] }'
 ) || lab_abort "could not read the relay's log $log"
 read -r by_ts by_other < <(python3 - "$json" <<'PY'
 import json, sys

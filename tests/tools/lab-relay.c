@@ -10,10 +10,11 @@
  * endpoints need checksum offload and TSO/GSO off (LAB-NOTES.md), or frames
  * arrive with partial checksums / as 64 KiB super-frames.
  *
- * 1. Holding (A -> B only, IPv4 TCP segments with payload and no
- * SYN/FIN/RST): a chosen data segment is held and written after --hold-count
- * later A -> B data segments went past it, or after --hold-us, whichever
- * comes first; one segment is held at a time.
+ * 1. Holding (A -> B only, TCP segments with payload and no SYN/FIN/RST,
+ * IPv4 or IPv6 with TCP right after the fixed header): a chosen data
+ * segment is held and written after --hold-count later A -> B data segments
+ * went past it, or after --hold-us, whichever comes first; one segment is
+ * held at a time.
  *   --hold-every N    hold every Nth data segment
  *   --hold-pct P      hold each data segment with probability P % (--seed)
  *   --hold-count K    later data segments that overtake it (default 2)
@@ -42,6 +43,31 @@
  * arrival order), and the closing line counts "late" segments (written after
  * one that arrived after them) and queue switches.
  *
+ * 3. Paths (--paths N, 2..8): multipath spraying, heavy reordering A -> B.
+ * Every A -> B frame (data, pure ACKs, SYN, FIN, anything) takes one of N
+ * paths, chosen per frame uniformly at random (--spray random, --seed) or
+ * in turn (--spray rr); path k delays it by --base-us B (default 0) plus
+ * k * --spread-us S / (N - 1) microseconds. B -> A goes straight through.
+ * A frame's arrival is when the kernel received it (SO_TIMESTAMPNS), not
+ * when the relay read it: frames read in one batch keep their own times. One
+ * thread, one delay line: frames wait in a pool (RELAY_POOL slots of
+ * RELAY_SLOT_FRAME bytes, read there by recvmmsg) ordered by due time in a
+ * binary min-heap (ties: arrival order); one loop reads both interfaces and
+ * writes every frame whose time has come, in due order, sleeping in ppoll
+ * until the next one (timer slack 1 ns). A frame larger than a slot, or one
+ * read while the pool is full, is written at once and counted "unsprayed".
+ * Ground truth is what was written, not the schedule: --log FILE starts with
+ * a "# lab-relay paths=..." line giving the path delays, then one line per
+ * A -> B data segment (IPv4 or IPv6 TCP, payload > 0, no SYN/FIN/RST) as it
+ * is written: "sent order=O d=D path=K seq=S len=L tsval=T ipid=I fam=4|6
+ * delay_us=X read_us=R t=NS" (order: write order; d: arrival order, 1-based
+ * over data segments; path -1: unsprayed; ipid "-" for IPv6; delay_us: from
+ * its arrival to its write; read_us: from its arrival until the relay read
+ * it, the wait in the socket; t: the write, CLOCK_MONOTONIC ns). The closing line counts "late"
+ * segments (written after a data segment that arrived after them, overtaken by their own
+ * retransmission or not), "unsprayed" frames, the most frames waiting at once (max_pending) and the
+ * frames of each path. tests/tools/lab-relay-truth.py reads the log (late, copy, extent, ...).
+ *
  * Bounded by --timeout SEC (default 30) and ended by SIGINT/SIGTERM; exit 0
  * after a clean run, 1 on errors, 2 on usage errors.
  */
@@ -66,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +106,9 @@ enum {
 	RELAY_MAX_QUEUES = 8,
 	RELAY_SLOT_FRAME = 2048, /* queue slots: wire-sized frames (offloads off) */
 	RELAY_SLOTS = 2048,	 /* per queue; a full queue makes the reader wait */
+	RELAY_MAX_PATHS = 8,
+	RELAY_POOL = 16384, /* paths: frames waiting; a full pool writes at once */
+	RELAY_BATCH = 64,   /* frames per recv round */
 };
 
 struct relay_opts {
@@ -90,12 +120,16 @@ struct relay_opts {
 	int64_t qdelay_ns[RELAY_MAX_QUEUES];
 	int cpus[RELAY_MAX_QUEUES];
 	unsigned ncpus;
+	unsigned paths;
+	int64_t spread_ns, base_ns;
+	bool spray_rr;
 };
 
-/* What we know about an IPv4 TCP data segment (for the ground-truth log). */
+/* What we know about a TCP data segment (for the ground-truth log). */
 struct relay_seg {
-	bool data; /* IPv4 TCP, payload > 0, no SYN/FIN/RST */
-	uint16_t ipid;
+	bool data;     /* IPv4/IPv6 TCP, payload > 0, no SYN/FIN/RST */
+	uint8_t fam;   /* 4, 6; 0: not TCP */
+	uint16_t ipid; /* IPv4 only */
 	uint32_t seq, len, tsval;
 };
 
@@ -122,6 +156,8 @@ struct relay_slot {
 	int64_t due;
 	uint64_t d; /* arrival order of a data segment, 0 for other frames */
 	struct relay_seg seg;
+	int64_t arrived, read; /* paths: when the kernel received it, when we read it */
+	int path;	       /* paths: -1 unsprayed */
 };
 
 /* Single producer (the reader) / single consumer (the queue's thread). */
@@ -136,7 +172,7 @@ struct relay_queue {
 	struct relay_shared *sh;
 };
 
-/* What the queue threads share: ground truth and the log. */
+/* What the queue threads (or the paths loop) share: ground truth and the log. */
 struct relay_shared {
 	atomic_uint_fast64_t order; /* writes of data segments so far */
 	atomic_uint_fast64_t max_d; /* highest arrival order written so far */
@@ -172,24 +208,39 @@ static uint32_t rd32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Ethernet + IPv4 + TCP, every length checked against the frame. */
+/*
+ * Ethernet + IPv4 or IPv6 (TCP right after the fixed header, no extension
+ * headers) + TCP, every length checked against the frame.
+ */
 static void parse(const uint8_t *f, size_t n, struct relay_seg *s)
 {
+	const uint8_t *ip = f + 14, *th;
+	size_t tcp_tot; /* TCP header + payload */
+
 	memset(s, 0, sizeof(*s));
-	if (n < 14 + 20 || rd16(f + 12) != ETH_P_IP)
+	if (n >= 14 + 20 && rd16(f + 12) == ETH_P_IP) {
+		size_t ihl = (size_t)(ip[0] & 15) * 4, tot = rd16(ip + 2);
+		if ((ip[0] >> 4) != 4 || ihl < 20 || tot < ihl + 20 || 14 + tot > n || ip[9] != 6)
+			return;
+		th = ip + ihl;
+		tcp_tot = tot - ihl;
+	} else if (n >= 14 + 40 + 20 && rd16(f + 12) == ETH_P_IPV6) {
+		tcp_tot = rd16(ip + 4);
+		if ((ip[0] >> 4) != 6 || ip[6] != 6 || tcp_tot < 20 || 14 + 40 + tcp_tot > n)
+			return;
+		th = ip + 40;
+	} else {
 		return;
-	const uint8_t *ip = f + 14;
-	size_t ihl = (size_t)(ip[0] & 15) * 4, tot = rd16(ip + 2);
-	if ((ip[0] >> 4) != 4 || ihl < 20 || tot < ihl + 20 || 14 + tot > n || ip[9] != 6)
-		return;
-	const uint8_t *th = ip + ihl;
+	}
 	size_t doff = (size_t)(th[12] >> 4) * 4;
-	if (doff < 20 || tot < ihl + doff)
+	if (doff < 20 || tcp_tot < doff)
 		return;
 	uint8_t flags = th[13];
-	s->ipid = rd16(ip + 4);
+	s->fam = (uint8_t)(ip[0] >> 4);
+	if (s->fam == 4)
+		s->ipid = rd16(ip + 4);
 	s->seq = rd32(th + 4);
-	s->len = (uint32_t)(tot - ihl - doff);
+	s->len = (uint32_t)(tcp_tot - doff);
 	/* TSval (RFC 7323): kind 8, length 10. */
 	for (size_t k = 20; k + 1 < doff;) {
 		uint8_t kind = th[k];
@@ -280,6 +331,22 @@ static bool seq_overlap(const struct relay_seg *a, const struct relay_seg *b)
 	       (int32_t)(a->seq - (b->seq + b->len)) < 0;
 }
 
+/*
+ * Data segment d (arrival order) was just written: returns its write order,
+ * and counts it late when a data segment that arrived after it was written
+ * before it.
+ */
+static uint64_t note_written(struct relay_shared *sh, uint64_t d)
+{
+	uint64_t order = atomic_fetch_add(&sh->order, 1) + 1;
+	uint64_t prev = atomic_load(&sh->max_d);
+	while (prev < d && !atomic_compare_exchange_weak(&sh->max_d, &prev, d))
+		;
+	if (prev > d)
+		atomic_fetch_add(&sh->late, 1);
+	return order;
+}
+
 /* One queue: deliver each frame delay_ns after it arrived, in order. */
 static void *queue_thread(void *arg)
 {
@@ -310,13 +377,7 @@ static void *queue_thread(void *arg)
 		xmit(q->fd, s->frame, s->len, &sh->send_err);
 		q->sent++;
 		if (s->d) {
-			uint64_t order = atomic_fetch_add(&sh->order, 1) + 1;
-			uint64_t prev = atomic_load(&sh->max_d);
-			while (prev < s->d &&
-			       !atomic_compare_exchange_weak(&sh->max_d, &prev, s->d))
-				;
-			if (prev > s->d)
-				atomic_fetch_add(&sh->late, 1);
+			uint64_t order = note_written(sh, s->d);
 			if (sh->log) {
 				pthread_mutex_lock(&sh->log_lock);
 				fprintf(sh->log,
@@ -347,12 +408,258 @@ static void enqueue(struct relay_queue *q, const uint8_t *f, size_t n, uint64_t 
 	atomic_store_explicit(&q->head, head + 1, memory_order_release);
 }
 
+/* B -> A: up to RELAY_BATCH frames straight through. */
+static void pass_ba(int fd_b, int fd_a, uint8_t *buf, size_t size, struct relay_stats *st)
+{
+	for (int k = 0; k < RELAY_BATCH; k++) {
+		ssize_t r = recv(fd_b, buf, size, MSG_DONTWAIT);
+		if (r <= 0)
+			break;
+		xmit(fd_a, buf, (size_t)r, &st->send_err);
+		st->fwd_ba++;
+	}
+}
+
+/* Paths: a frame waiting in the pool, by due time (ties: arrival order). */
+struct relay_due {
+	int64_t due;
+	uint64_t n; /* arrival order among all A -> B frames */
+	uint32_t slot;
+};
+
+struct relay_paths {
+	unsigned n;
+	bool rr;
+	int64_t delay_ns[RELAY_MAX_PATHS];
+	struct relay_slot *pool; /* RELAY_POOL slots */
+	uint32_t *free, nfree;	 /* free slots (a stack) */
+	struct relay_due *heap;	 /* min-heap of the waiting ones */
+	uint32_t nheap, max_pending;
+	uint64_t arrivals, next_d, unsprayed, frames[RELAY_MAX_PATHS];
+	unsigned next_rr;
+	int fd_b;
+	struct relay_stats *st;
+	struct relay_shared *sh;
+};
+
+static bool due_before(const struct relay_due *a, const struct relay_due *b)
+{
+	return a->due < b->due || (a->due == b->due && a->n < b->n);
+}
+
+static void heap_push(struct relay_paths *p, struct relay_due e)
+{
+	uint32_t k = p->nheap++;
+
+	while (k > 0 && due_before(&e, &p->heap[(k - 1) / 2])) {
+		p->heap[k] = p->heap[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	p->heap[k] = e;
+	if (p->nheap > p->max_pending)
+		p->max_pending = p->nheap;
+}
+
+static struct relay_due heap_pop(struct relay_paths *p)
+{
+	struct relay_due top = p->heap[0], last = p->heap[--p->nheap];
+	uint32_t k = 0;
+
+	for (;;) {
+		uint32_t c = 2 * k + 1;
+		if (c >= p->nheap)
+			break;
+		if (c + 1 < p->nheap && due_before(&p->heap[c + 1], &p->heap[c]))
+			c++;
+		if (!due_before(&p->heap[c], &last))
+			break;
+		p->heap[k] = p->heap[c];
+		k = c;
+	}
+	p->heap[k] = last;
+	return top;
+}
+
+/*
+ * Write one A -> B frame f (m: what we know of it, path -1: unsprayed); a
+ * data segment (d > 0) goes to the log. Returns the time of the write.
+ */
+static int64_t paths_write(struct relay_paths *p, const uint8_t *f, size_t n,
+			   const struct relay_slot *m)
+{
+	xmit(p->fd_b, f, n, &p->st->send_err);
+	int64_t t = now_ns();
+	p->st->fwd_ab++;
+	if (!m->d)
+		return t;
+	uint64_t order = note_written(p->sh, m->d);
+	if (p->sh->log) {
+		char ipid[8] = "-";
+		if (m->seg.fam == 4)
+			snprintf(ipid, sizeof(ipid), "%u", m->seg.ipid);
+		fprintf(
+		    p->sh->log,
+		    "sent order=%" PRIu64 " d=%" PRIu64 " path=%d seq=%" PRIu32 " len=%" PRIu32
+		    " tsval=%" PRIu32 " ipid=%s fam=%u delay_us=%.3f read_us=%.3f t=%" PRId64 "\n",
+		    order, m->d, m->path, m->seg.seq, m->seg.len, m->seg.tsval, ipid, m->seg.fam,
+		    (double)(t - m->arrived) / 1000, (double)(m->read - m->arrived) / 1000, t);
+	}
+	return t;
+}
+
+/* An A -> B frame that does not fit the pool: written at once. */
+static void paths_unsprayed(struct relay_paths *p, const uint8_t *f, size_t n, int64_t arrived,
+			    int64_t read)
+{
+	static struct relay_slot m; /* the metadata only */
+
+	parse(f, n, &m.seg);
+	p->st->eligible += m.seg.data;
+	p->unsprayed++;
+	p->arrivals++;
+	m.d = m.seg.data ? ++p->next_d : 0;
+	m.arrived = arrived;
+	m.read = read;
+	m.path = -1;
+	paths_write(p, f, n, &m);
+}
+
+/*
+ * When the kernel received a frame (SO_TIMESTAMPNS, CLOCK_REALTIME; rt_off:
+ * CLOCK_REALTIME - CLOCK_MONOTONIC) on our clock; now when it has no stamp.
+ */
+static int64_t arrival_ns(struct msghdr *m, int64_t now, int64_t rt_off)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		struct timespec ts;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - rt_off;
+		return t < now ? t : now;
+	}
+	return now;
+}
+
+/*
+ * A -> B: up to RELAY_BATCH frames read straight into free slots, each onto a
+ * path, due its path's delay after the kernel received it: frames read
+ * together keep their own arrival times.
+ */
+static void paths_read(struct relay_paths *p, int fd_a, uint8_t *buf)
+{
+	static uint8_t over[RELAY_BATCH][RELAY_FRAME_MAX - RELAY_SLOT_FRAME];
+	struct mmsghdr mm[RELAY_BATCH];
+	struct iovec iov[RELAY_BATCH][2];
+	uint64_t ctl[RELAY_BATCH][8]; /* a struct timespec cmsg, aligned */
+	uint32_t ids[RELAY_BATCH];
+	unsigned k = p->nfree < RELAY_BATCH ? p->nfree : RELAY_BATCH;
+
+	if (!k) {
+		for (int j = 0; j < RELAY_BATCH; j++) {
+			ssize_t r = recv(fd_a, buf, RELAY_FRAME_MAX, MSG_DONTWAIT);
+			if (r <= 0)
+				break;
+			int64_t now = now_ns();
+			paths_unsprayed(p, buf, (size_t)r, now, now);
+		}
+		return;
+	}
+	memset(mm, 0, sizeof(mm[0]) * k);
+	for (unsigned j = 0; j < k; j++) {
+		ids[j] = p->free[p->nfree - 1 - j];
+		iov[j][0] = (struct iovec){p->pool[ids[j]].frame, RELAY_SLOT_FRAME};
+		iov[j][1] = (struct iovec){over[j], sizeof(over[j])};
+		mm[j].msg_hdr.msg_iov = iov[j];
+		mm[j].msg_hdr.msg_iovlen = 2;
+		mm[j].msg_hdr.msg_control = ctl[j];
+		mm[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
+	}
+	int r = recvmmsg(fd_a, mm, k, MSG_DONTWAIT, NULL);
+	if (r <= 0 || (unsigned)r > k)
+		return;
+	struct timespec rt;
+	int64_t now = now_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	int64_t rt_off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - now;
+	p->nfree -= (uint32_t)r;
+	for (int j = 0; j < r; j++) {
+		struct relay_slot *s = &p->pool[ids[j]];
+		size_t n = mm[j].msg_len;
+		if (n > RELAY_SLOT_FRAME) {
+			memcpy(buf, s->frame, RELAY_SLOT_FRAME);
+			memcpy(buf + RELAY_SLOT_FRAME, over[j], n - RELAY_SLOT_FRAME);
+			p->free[p->nfree++] = ids[j];
+			paths_unsprayed(p, buf, n, arrival_ns(&mm[j].msg_hdr, now, rt_off), now);
+			continue;
+		}
+		parse(s->frame, n, &s->seg);
+		p->st->eligible += s->seg.data;
+		s->len = (uint32_t)n;
+		s->d = s->seg.data ? ++p->next_d : 0;
+		s->path = (int)(p->rr ? p->next_rr++ % p->n : (unsigned)rand() % p->n);
+		s->arrived = arrival_ns(&mm[j].msg_hdr, now, rt_off);
+		s->read = now;
+		s->due = s->arrived + p->delay_ns[s->path];
+		p->frames[s->path]++;
+		heap_push(p, (struct relay_due){.due = s->due, .n = p->arrivals++, .slot = ids[j]});
+	}
+}
+
+/* Write every waiting frame whose time has come (all: every one), in due order. */
+static void paths_due(struct relay_paths *p, bool all)
+{
+	int64_t now = now_ns();
+
+	while (p->nheap && (all || p->heap[0].due <= now)) {
+		struct relay_due e = heap_pop(p);
+		struct relay_slot *s = &p->pool[e.slot];
+		now = paths_write(p, s->frame, s->len, s);
+		p->free[p->nfree++] = e.slot;
+	}
+}
+
+/* The paths loop: read both sides, write what is due, sleep until the next due time. */
+static int paths_run(struct relay_paths *p, int fd_a, int64_t deadline)
+{
+	static uint8_t buf[RELAY_FRAME_MAX];
+	struct pollfd pfd[2] = {{.fd = fd_a, .events = POLLIN}, {.fd = p->fd_b, .events = POLLIN}};
+
+	/* Wake up on time, not up to 50 us later. */
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	while (!relay_stop) {
+		int64_t now = now_ns(), wait = deadline - now;
+		if (wait <= 0)
+			break;
+		if (wait > 100000000)
+			wait = 100000000;
+		if (p->nheap && p->heap[0].due - now < wait)
+			wait = p->heap[0].due > now ? p->heap[0].due - now : 0;
+		struct timespec ts = {.tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000};
+		if (ppoll(pfd, 2, &ts, NULL) == -1 && errno != EINTR) {
+			perror("lab-relay: ppoll");
+			return 1;
+		}
+		/* What is due first: reading a batch takes time. */
+		paths_due(p, false);
+		if (pfd[1].revents & POLLIN)
+			pass_ba(p->fd_b, fd_a, buf, sizeof(buf), p->st);
+		if (pfd[0].revents & POLLIN)
+			paths_read(p, fd_a, buf);
+		paths_due(p, false);
+	}
+	/* Ending: what still waits goes out now, in due order. */
+	paths_due(p, true);
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fputs(
 	    "usage: lab-relay -a IF_A -b IF_B [--timeout SEC] [--log FILE]\n"
 	    "         [--hold-every N | --hold-pct P [--seed S]] [--hold-count K] [--hold-us T]\n"
-	    "         [--queues N [--switch-every M] [--queue-delay-us D0,D1,..] [--cpus C0,..]]\n",
+	    "         [--queues N [--switch-every M] [--queue-delay-us D0,D1,..] [--cpus C0,..]]\n"
+	    "         [--paths N [--spread-us S] [--base-us B] [--spray random|rr] [--seed S]]\n",
 	    out);
 }
 
@@ -400,7 +707,11 @@ int main(int argc, char **argv)
 		O_SWITCH,
 		O_QDELAY,
 		O_CPUS,
-		O_TO
+		O_TO,
+		O_PATHS,
+		O_SPREAD,
+		O_BASE,
+		O_SPRAY
 	};
 	static const struct option lopts[] = {
 	    {"hold-every", required_argument, NULL, O_EVERY},
@@ -414,6 +725,10 @@ int main(int argc, char **argv)
 	    {"queue-delay-us", required_argument, NULL, O_QDELAY},
 	    {"cpus", required_argument, NULL, O_CPUS},
 	    {"timeout", required_argument, NULL, O_TO},
+	    {"paths", required_argument, NULL, O_PATHS},
+	    {"spread-us", required_argument, NULL, O_SPREAD},
+	    {"base-us", required_argument, NULL, O_BASE},
+	    {"spray", required_argument, NULL, O_SPRAY},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -422,8 +737,10 @@ int main(int argc, char **argv)
 	static uint8_t buf[RELAY_FRAME_MAX];
 	static struct relay_queue queues[RELAY_MAX_QUEUES];
 	static struct relay_shared sh = {.log_lock = PTHREAD_MUTEX_INITIALIZER};
+	static struct relay_paths paths;
 	struct relay_stats st = {0};
 	long list[RELAY_MAX_QUEUES];
+	bool hold_opt = false, queue_opt = false, path_opt = false;
 	unsigned n;
 	int c;
 
@@ -436,15 +753,19 @@ int main(int argc, char **argv)
 			o.if_b = optarg;
 			break;
 		case O_EVERY:
+			hold_opt = true;
 			o.hold_every = parse_uint("--hold-every", optarg);
 			break;
 		case O_PCT:
+			hold_opt = true;
 			o.hold_pct = parse_uint("--hold-pct", optarg);
 			break;
 		case O_COUNT:
+			hold_opt = true;
 			o.hold_count = parse_uint("--hold-count", optarg);
 			break;
 		case O_US:
+			hold_opt = true;
 			o.hold_ns = (int64_t)parse_uint("--hold-us", optarg) * 1000;
 			break;
 		case O_SEED:
@@ -454,23 +775,47 @@ int main(int argc, char **argv)
 			o.log_path = optarg;
 			break;
 		case O_QUEUES:
+			queue_opt = true;
 			o.queues = parse_uint("--queues", optarg);
 			break;
 		case O_SWITCH:
+			queue_opt = true;
 			o.switch_every = parse_uint("--switch-every", optarg);
 			break;
 		case O_QDELAY:
+			queue_opt = true;
 			n = parse_list("--queue-delay-us", optarg, list, RELAY_MAX_QUEUES);
 			for (unsigned k = 0; k < n; k++)
 				o.qdelay_ns[k] = list[k] * 1000;
 			break;
 		case O_CPUS:
+			queue_opt = true;
 			o.ncpus = parse_list("--cpus", optarg, list, RELAY_MAX_QUEUES);
 			for (unsigned k = 0; k < o.ncpus; k++)
 				o.cpus[k] = (int)list[k];
 			break;
 		case O_TO:
 			o.timeout = parse_uint("--timeout", optarg);
+			break;
+		case O_PATHS:
+			path_opt = true;
+			o.paths = parse_uint("--paths", optarg);
+			break;
+		case O_SPREAD:
+			path_opt = true;
+			o.spread_ns = (int64_t)parse_uint("--spread-us", optarg) * 1000;
+			break;
+		case O_BASE:
+			path_opt = true;
+			o.base_ns = (int64_t)parse_uint("--base-us", optarg) * 1000;
+			break;
+		case O_SPRAY:
+			path_opt = true;
+			if (strcmp(optarg, "random") && strcmp(optarg, "rr")) {
+				fprintf(stderr, "lab-relay: bad --spray: %s\n", optarg);
+				return 2;
+			}
+			o.spray_rr = !strcmp(optarg, "rr");
 			break;
 		case 'h':
 			usage(stdout);
@@ -482,7 +827,9 @@ int main(int argc, char **argv)
 	}
 	if (!o.if_a || !o.if_b || optind != argc || o.hold_pct > 100 ||
 	    (o.hold_every && o.hold_pct) || o.queues > RELAY_MAX_QUEUES ||
-	    (o.queues && (o.hold_every || o.hold_pct))) {
+	    (o.queues && (o.hold_every || o.hold_pct)) ||
+	    (o.paths && (o.paths < 2 || o.paths > RELAY_MAX_PATHS || hold_opt || queue_opt)) ||
+	    (path_opt && !o.paths)) {
 		usage(stderr);
 		return 2;
 	}
@@ -519,6 +866,38 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (o.paths) {
+		paths.n = o.paths;
+		paths.rr = o.spray_rr;
+		for (unsigned k = 0; k < o.paths; k++)
+			paths.delay_ns[k] = o.base_ns + (int64_t)k * o.spread_ns / (o.paths - 1);
+		paths.pool = calloc(RELAY_POOL, sizeof(*paths.pool));
+		paths.free = calloc(RELAY_POOL, sizeof(*paths.free));
+		paths.heap = calloc(RELAY_POOL, sizeof(*paths.heap));
+		if (!paths.pool || !paths.free || !paths.heap) {
+			fprintf(stderr, "lab-relay: no memory for %u frames\n", RELAY_POOL);
+			return 1;
+		}
+		for (uint32_t k = 0; k < RELAY_POOL; k++)
+			paths.free[paths.nfree++] = RELAY_POOL - 1 - k;
+		int one = 1;
+		if (setsockopt(fd_a, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == -1)
+			fprintf(stderr, "lab-relay: SO_TIMESTAMPNS: %s (arrival: when read)\n",
+				strerror(errno));
+		paths.fd_b = fd_b;
+		paths.st = &st;
+		paths.sh = &sh;
+		if (log) {
+			setvbuf(log, NULL, _IOFBF, 1 << 20);
+			fprintf(log, "# lab-relay paths=%u spray=%s seed=%u delays_us=", o.paths,
+				o.spray_rr ? "rr" : "random", o.seed);
+			for (unsigned k = 0; k < o.paths; k++)
+				fprintf(log, "%s%.3f", k ? "," : "",
+					(double)paths.delay_ns[k] / 1000);
+			fputc('\n', log);
+			fflush(log); /* sockets open: a script may wait for this line */
+		}
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	srand(o.seed);
@@ -526,7 +905,10 @@ int main(int argc, char **argv)
 	unsigned cur = 0, since_switch = 0;
 	uint64_t next_d = 0;
 	int64_t deadline = now_ns() + (int64_t)o.timeout * 1000000000;
-	while (!relay_stop && now_ns() < deadline) {
+	if (o.paths && paths_run(&paths, fd_a, deadline) != 0)
+		return 1;
+	/* Holding or queues (the paths loop ran above). */
+	while (!o.paths && !relay_stop && now_ns() < deadline) {
 		struct pollfd p[2] = {{.fd = fd_a, .events = POLLIN},
 				      {.fd = fd_b, .events = POLLIN}};
 		int wait_ms = 100;
@@ -541,13 +923,7 @@ int main(int argc, char **argv)
 		if (held.on && now_ns() - held.since >= o.hold_ns)
 			release(fd_b, &held, &st, log);
 		/* B -> A: straight through. */
-		for (int k = 0; k < 64; k++) {
-			ssize_t r = recv(fd_b, buf, sizeof(buf), MSG_DONTWAIT);
-			if (r <= 0)
-				break;
-			xmit(fd_a, buf, (size_t)r, &st.send_err);
-			st.fwd_ba++;
-		}
+		pass_ba(fd_b, fd_a, buf, sizeof(buf), &st);
 		/* A -> B: through a queue, or held, or overtaking the held one. */
 		for (int k = 0; k < 64; k++) {
 			ssize_t r = recv(fd_a, buf, sizeof(buf), MSG_DONTWAIT);
@@ -609,11 +985,20 @@ int main(int argc, char **argv)
 	if (getsockopt(fd_b, SOL_PACKET, PACKET_STATISTICS, &ps, &pl) == 0)
 		drops += ps.tp_drops;
 	fprintf(stderr,
-		"lab-relay: forwarded_ab=%" PRIu64 " forwarded_ba=%" PRIu64 " data_ab=%" PRIu64
-		" held=%" PRIu64 " reordered=%" PRIu64 " overtaken_by_copy=%" PRIu64
-		" not_overtaken=%" PRIu64 " max_extent=%u",
-		st.fwd_ab, st.fwd_ba, st.eligible, st.held, st.reordered, st.by_copy,
-		st.not_overtaken, st.max_overtaken);
+		"lab-relay: forwarded_ab=%" PRIu64 " forwarded_ba=%" PRIu64 " data_ab=%" PRIu64,
+		st.fwd_ab, st.fwd_ba, st.eligible);
+	if (o.paths) {
+		fprintf(stderr, " paths=%u late=%" PRIu64 " unsprayed=%" PRIu64 " max_pending=%u",
+			o.paths, (uint64_t)atomic_load(&sh.late), paths.unsprayed,
+			paths.max_pending);
+		for (unsigned k = 0; k < o.paths; k++)
+			fprintf(stderr, " p%u_frames=%" PRIu64, k, paths.frames[k]);
+	} else {
+		fprintf(stderr,
+			" held=%" PRIu64 " reordered=%" PRIu64 " overtaken_by_copy=%" PRIu64
+			" not_overtaken=%" PRIu64 " max_extent=%u",
+			st.held, st.reordered, st.by_copy, st.not_overtaken, st.max_overtaken);
+	}
 	if (o.queues) {
 		fprintf(stderr, " queues=%u switches=%" PRIu64 " late=%" PRIu64, o.queues,
 			st.switches, (uint64_t)atomic_load(&sh.late));
@@ -627,6 +1012,9 @@ int main(int argc, char **argv)
 		close(queues[k].fd);
 		free(queues[k].slots);
 	}
+	free(paths.pool);
+	free(paths.free);
+	free(paths.heap);
 	close(fd_a);
 	close(fd_b);
 	return 0;
