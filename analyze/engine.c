@@ -37,9 +37,16 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	if (e->cfg.detectors)
 		det_finish(c, &e->env);
 	tcp_summarize(c, &s);
+	tcp_conn_release(c);
 	s.evicted = why == FLOW_END_EVICTED;
 	if (e->sink.conn)
 		e->sink.conn(e->sink.ctx, &s);
+}
+
+static void release_conn(void *ctx, struct tcp_conn *c)
+{
+	(void)ctx;
+	tcp_conn_release(c);
 }
 
 struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
@@ -68,6 +75,8 @@ void eng_free(struct engine *e)
 {
 	if (!e)
 		return;
+	if (e->flows)
+		flow_foreach_mut(e->flows, release_conn, NULL); /* ended without eng_finish() */
 	flow_free(e->flows);
 	free(e);
 }

@@ -389,6 +389,13 @@ void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct
 			fn(ctx, &entry(t, idx)->conn);
 }
 
+void flow_foreach_mut(struct flow_table *t, void (*fn)(void *ctx, struct tcp_conn *c), void *ctx)
+{
+	for (int l = 0; l < 2; l++)
+		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			fn(ctx, &entry(t, idx)->conn);
+}
+
 void flow_drain(struct flow_table *t)
 {
 	uint32_t n = 0;

@@ -81,6 +81,10 @@ void flow_drain(struct flow_table *t);
 void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct tcp_conn *c),
 		  void *ctx);
 
+/* The same, for fn that changes the connections but not the table (to
+ * release what they hold before flow_free()). */
+void flow_foreach_mut(struct flow_table *t, void (*fn)(void *ctx, struct tcp_conn *c), void *ctx);
+
 const struct flow_counters *flow_counters(const struct flow_table *t);
 
 void flow_free(struct flow_table *t); /* NULL is a no-op; does not call end */

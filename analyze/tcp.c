@@ -1,6 +1,7 @@
 /* tcp.c - per-direction TCP reconstruction and the classic per-connection statistics. */
 #include "analyze/tcp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/seq.h"
@@ -271,9 +272,26 @@ static void advance_nxt(struct tcp_half *h, uint32_t end)
 	h->snd_nxt = end;
 }
 
+/* h's gap/retransmission state, allocated on first need; NULL without
+ * memory (the callers then track nothing more, and say so). */
+static struct tcp_xdir *xdir(struct tcp_half *h)
+{
+	if (!h->x)
+		h->x = calloc(1, sizeof(*h->x));
+	return h->x;
+}
+
+void tcp_conn_release(struct tcp_conn *c)
+{
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		free(c->half[k].x);
+		c->half[k].x = NULL;
+	}
+}
+
 static void hole_remove(struct tcp_half *h, unsigned k)
 {
-	memmove(&h->holes[k], &h->holes[k + 1], (h->nholes - k - 1) * sizeof(h->holes[0]));
+	memmove(&h->x->holes[k], &h->x->holes[k + 1], (h->nholes - k - 1) * sizeof(h->x->holes[0]));
 	h->nholes--;
 }
 
@@ -282,11 +300,14 @@ static void hole_remove(struct tcp_half *h, unsigned k)
 static void hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
 		      uint64_t data_before, const struct tcp_clock *opener)
 {
-	if (h->nholes == TCP_MAX_HOLES) {
+	if (h->nholes == TCP_MAX_HOLES || !xdir(h)) {
 		h->hole_overflow++;
+		h->hull_lo = h->have_hull ? seq_min(h->hull_lo, start) : start;
+		h->hull_hi = h->have_hull ? seq_max(h->hull_hi, end) : end;
+		h->have_hull = true;
 		return;
 	}
-	struct tcp_hole *o = &h->holes[h->nholes++];
+	struct tcp_hole *o = &h->x->holes[h->nholes++];
 	memset(o, 0, sizeof(*o));
 	o->start = start;
 	o->end = end;
@@ -307,7 +328,7 @@ static uint32_t holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struc
 	bool found = false;
 
 	for (unsigned k = 0; k < h->nholes;) {
-		struct tcp_hole *o = &h->holes[k];
+		struct tcp_hole *o = &h->x->holes[k];
 		if (seq_ge(seq, o->end) || seq_le(end, o->start)) {
 			k++;
 			continue;
@@ -332,7 +353,7 @@ static uint32_t holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struc
 			tail.start = hi;
 			o->end = lo;
 			if (h->nholes < TCP_MAX_HOLES)
-				h->holes[h->nholes++] = tail;
+				h->x->holes[h->nholes++] = tail;
 			else
 				h->hole_overflow++;
 		}
@@ -352,7 +373,7 @@ static uint64_t holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ac
 	uint64_t covered = 0;
 
 	for (unsigned k = 0; k < h->nholes;) {
-		struct tcp_hole *o = &h->holes[k];
+		struct tcp_hole *o = &h->x->holes[k];
 		if (seq_ge(o->start, ack)) {
 			k++;
 			continue;
@@ -389,7 +410,7 @@ static uint64_t holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ac
 static void holes_asked(struct tcp_half *h, uint32_t ack, int64_t now)
 {
 	for (unsigned k = 0; k < h->nholes; k++) {
-		struct tcp_hole *o = &h->holes[k];
+		struct tcp_hole *o = &h->x->holes[k];
 		if (!o->trigger_ts && seq_le(ack, o->start))
 			o->trigger_ts = now;
 	}
@@ -627,7 +648,7 @@ static void rtx_pop(struct tcp_conn *c, enum sum_dir_id dir, const struct sum_si
 {
 	struct tcp_half *h = &c->half[dir];
 
-	rtx_emit(c, dir, &h->rtx[h->rtx_head], sink);
+	rtx_emit(c, dir, &h->x->rtx[h->rtx_head], sink);
 	h->rtx_head = (uint8_t)((h->rtx_head + 1) % TCP_RTX_RING);
 	h->rtx_len--;
 }
@@ -637,9 +658,13 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 {
 	struct tcp_half *h = &c->half[dir];
 
+	if (!xdir(h)) {
+		rtx_emit(c, dir, x, sink); /* no memory to wait for a D-SACK */
+		return;
+	}
 	if (h->rtx_len == TCP_RTX_RING)
 		rtx_pop(c, dir, sink);
-	h->rtx[(h->rtx_head + h->rtx_len) % TCP_RTX_RING] = *x;
+	h->x->rtx[(h->rtx_head + h->rtx_len) % TCP_RTX_RING] = *x;
 	h->rtx_len++;
 }
 
@@ -653,7 +678,7 @@ static void rtx_dsack(struct tcp_conn *c, enum sum_dir_id dir, uint32_t left, ui
 	struct tcp_half *h = &c->half[dir];
 
 	for (unsigned k = h->rtx_len; k-- > 0;) {
-		struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % TCP_RTX_RING];
+		struct tcp_rtx *x = &h->x->rtx[(h->rtx_head + k) % TCP_RTX_RING];
 		if (seq_ge(x->start, right) || seq_le(x->end, left))
 			continue;
 		if (!x->spurious) {
@@ -704,10 +729,18 @@ static uint32_t retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	return 0;
 }
 
+/* A retransmission that filled a gap of the capture: what decided it. */
+struct tcp_gapfill {
+	uint8_t by;
+	const struct tcp_clock *clk;
+	const struct tcp_hole *hole;
+};
+
 /* Account a retransmission of [seq, end) (len payload bytes) sent for the
- * reason why (retrans_why()); p is the frame that carried it. */
+ * reason why (retrans_why()); p is the frame that carried it; fill: the gap
+ * it filled, if it filled one. */
 static void note_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p, uint32_t seq,
-			 uint32_t end, uint32_t len, uint32_t why, bool filled_gap,
+			 uint32_t end, uint32_t len, uint32_t why, const struct tcp_gapfill *fill,
 			 const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
@@ -721,9 +754,19 @@ static void note_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct p
 	    .input = p->input,
 	    .len = len,
 	    .rel_seq = seq - h->base,
-	    .filled_gap = filled_gap,
+	    .filled_gap = fill != NULL,
 	};
 
+	if (fill) {
+		x.by = fill->by;
+		if (fill->clk)
+			x.clk = *fill->clk;
+		if (fill->hole) {
+			x.gap_ts = fill->hole->open_ts;
+			x.gap_frame = fill->hole->open_frame;
+			x.gap_data_pkts = fill->hole->open_data_pkts;
+		}
+	}
 	h->st.retrans++;
 	h->st.retrans_bytes += len;
 	c->seg.kind |= TCP_SEG_RETRANS | why;
@@ -775,7 +818,8 @@ static void note_late(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_
 
 static void pending_remove(struct tcp_half *h, unsigned k)
 {
-	memmove(&h->pending[k], &h->pending[k + 1], (h->npending - k - 1) * sizeof(h->pending[0]));
+	memmove(&h->x->pending[k], &h->x->pending[k + 1],
+		(h->npending - k - 1) * sizeof(h->x->pending[0]));
 	h->npending--;
 }
 
@@ -784,7 +828,7 @@ static void pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned 
 			      const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
-	const struct tcp_late *l = &h->pending[k].late;
+	const struct tcp_late *l = &h->x->pending[k].late;
 
 	h->st.fills_undecided++;
 	if (sink && sink->frame) {
@@ -805,9 +849,13 @@ static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
 {
 	struct tcp_half *h = &c->half[dir];
 
+	if (!xdir(h)) {
+		h->st.fills_undecided++; /* no memory to wait for a second copy */
+		return;
+	}
 	if (h->npending == TCP_PENDING)
 		pending_undecided(c, dir, 0, sink);
-	struct tcp_pending *q = &h->pending[h->npending++];
+	struct tcp_pending *q = &h->x->pending[h->npending++];
 	q->start = start;
 	q->end = end;
 	q->late = *l;
@@ -829,7 +877,7 @@ static bool pending_second_copy(struct tcp_conn *c, enum sum_dir_id dir, const s
 	struct tcp_half *h = &c->half[dir];
 
 	for (unsigned k = 0; k < h->npending; k++) {
-		struct tcp_pending *q = &h->pending[k];
+		struct tcp_pending *q = &h->x->pending[k];
 		uint8_t by = SUM_BY_SECOND_COPY;
 		if (seq_ge(seq, q->end) || seq_le(end, q->start))
 			continue;
@@ -850,8 +898,8 @@ static bool pending_second_copy(struct tcp_conn *c, enum sum_dir_id dir, const s
 			    .ts_ns = q0.late.ts, .frame = q0.late.frame, .input = q0.late.input};
 			uint32_t kind = c->seg.kind;
 			pending_remove(h, k);
-			note_retrans(c, dir, &p0, q0.start, q0.end, q0.late.len, q0.why, true,
-				     sink);
+			struct tcp_gapfill gf = {.by = SUM_BY_SECOND_COPY};
+			note_retrans(c, dir, &p0, q0.start, q0.end, q0.late.len, q0.why, &gf, sink);
 			/* note_retrans() marked this segment; it is not the
 			 * retransmission, the earlier one was. */
 			c->seg.kind = kind;
@@ -875,8 +923,8 @@ static bool pending_second_copy(struct tcp_conn *c, enum sum_dir_id dir, const s
 static void pending_acked(struct tcp_half *h, uint32_t ack, int64_t now)
 {
 	for (unsigned k = 0; k < h->npending; k++)
-		if (!h->pending[k].acked_ts && seq_ge(ack, h->pending[k].end))
-			h->pending[k].acked_ts = now;
+		if (!h->x->pending[k].acked_ts && seq_ge(ack, h->x->pending[k].end))
+			h->x->pending[k].acked_ts = now;
 }
 
 /*
@@ -892,7 +940,7 @@ static void pending_settle(struct tcp_conn *c, enum sum_dir_id dir, int64_t now,
 	int64_t wait = up >= 0 ? 2 * up + TCP_TLP_MIN_NS : 200000000;
 
 	for (unsigned k = 0; k < h->npending;) {
-		const struct tcp_pending *q = &h->pending[k];
+		const struct tcp_pending *q = &h->x->pending[k];
 		if (q->acked_ts && now - q->acked_ts > wait)
 			pending_undecided(c, dir, k, sink);
 		else
@@ -907,7 +955,7 @@ static void settle(struct tcp_conn *c, int64_t now, const struct sum_sink *sink)
 		struct tcp_half *h = &c->half[dir];
 		if (h->npending)
 			pending_settle(c, (enum sum_dir_id)dir, now, sink);
-		while (h->rtx_len && now > h->rtx[h->rtx_head].due)
+		while (h->rtx_len && now > h->x->rtx[h->rtx_head].due)
 			rtx_pop(c, (enum sum_dir_id)dir, sink);
 	}
 }
@@ -945,6 +993,8 @@ static void process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 		o->snd_una = ack;
 		o->have_una = true;
 		sent_acked(o, ack, p->ts_ns);
+		if (o->have_hull && seq_ge(ack, o->hull_hi))
+			o->have_hull = false;
 		h->dupack_run = 0;
 		if (o->npending)
 			pending_acked(o, ack, p->ts_ns);
@@ -1083,6 +1133,69 @@ static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 }
 
 /*
+ * Below snd_nxt, in the hull of gaps the table had no room for: whether
+ * its bytes were seen before is not known, so neither a retransmission nor
+ * a late original is claimed.
+ */
+static void hull_fill(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p, uint32_t seq,
+		      uint32_t len, const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	h->st.fills_undecided++;
+	c->seg.kind |= TCP_SEG_UNDECIDED;
+	if (sink && sink->frame) {
+		struct sum_event e;
+		event_init(&e, SUM_EV_FILL_UNDECIDED, c, dir, p);
+		e.bytes = len;
+		e.rel_seq = seq - h->base;
+		emit_frame(sink, &e);
+	}
+}
+
+/*
+ * Bytes seen before, from a segment (clock clk) that was sent before the
+ * retransmission which filled their gap: it is that retransmission's
+ * original, overtaken by it -- late, not lost upstream, and no
+ * retransmission itself. Returns true when so (the segment is then
+ * accounted as out of order).
+ */
+static bool late_after_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p,
+			       uint32_t seq, uint32_t end, const struct tcp_clock *clk,
+			       const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	for (unsigned k = h->rtx_len; k-- > 0;) {
+		struct tcp_rtx *x = &h->x->rtx[(h->rtx_head + k) % TCP_RTX_RING];
+		uint8_t by = SUM_BY_SECOND_COPY;
+		if (!x->filled_gap || seq_ge(seq, x->end) || seq_le(end, x->start))
+			continue;
+		if (clock_order(clk, &x->clk, ipid_trusted(h), &by) >= 0)
+			return false;
+		x->filled_gap = false;
+		h->st.lost_upstream--;
+		h->st.lost_upstream_by[x->by < SUM_BY_COUNT ? x->by : SUM_BY_TIMING]--;
+		struct tcp_late l = {
+		    .ts = p->ts_ns,
+		    .gap_ts = x->gap_ts,
+		    .frame = p->frame,
+		    .gap_frame = x->gap_frame,
+		    .data_no = h->st.data_packets,
+		    .input = p->input,
+		    .len = c->seg.len,
+		    .extent = (uint32_t)(h->st.data_packets - 1 - x->gap_data_pkts),
+		    .rel_seq = seq - h->base,
+		    .queue = c->seg.queue,
+		    .by = by,
+		};
+		note_late(c, dir, &l, TCP_SEG_OOO, sink);
+		return true;
+	}
+	return false;
+}
+
+/*
  * [seq, seq + span) of the segment p (end: its end, len: its payload) filled
  * hole, bytes never captured before: decide whether it is the late
  * original (the reorder detector reports it), a retransmission of an
@@ -1120,7 +1233,8 @@ static void fill_gap(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_p
 		/* The original never passed the capture point: lost upstream of
 		 * it (or dropped by the capture, which ACKs of the gap would
 		 * have shown instead). */
-		note_retrans(c, dir, p, seq, end, len, why, true, sink);
+		note_retrans(c, dir, p, seq, end, len, why,
+			     &(struct tcp_gapfill){.by = by, .clk = clk, .hole = hole}, sink);
 		h->st.lost_upstream++;
 		h->st.lost_upstream_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
 		break;
@@ -1210,7 +1324,7 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		sent_push(h, end, p->ts_ns);
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
 		/* The SYN again. */
-		note_retrans(c, dir, p, seq, end, len, retrans_why(c, dir, prm, end, gap), false,
+		note_retrans(c, dir, p, seq, end, len, retrans_why(c, dir, prm, end, gap), NULL,
 			     sink);
 	} else {
 		struct tcp_hole hole = {0};
@@ -1225,8 +1339,11 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 		}
 		if (unseen == span)
 			fill_gap(c, dir, prm, p, &clk, &hole, seq, end, span, len, why, sink);
-		else if (!h->npending || !pending_second_copy(c, dir, p, seq, end, &clk, sink))
-			note_retrans(c, dir, p, seq, end, len, why, false, sink);
+		else if (h->have_hull && seq_lt(seq, h->hull_hi) && seq_gt(seq + span, h->hull_lo))
+			hull_fill(c, dir, p, seq, len, sink);
+		else if (!(h->npending && pending_second_copy(c, dir, p, seq, end, &clk, sink)) &&
+			 !(h->rtx_len && late_after_retrans(c, dir, p, seq, end, &clk, sink)))
+			note_retrans(c, dir, p, seq, end, len, why, NULL, sink);
 	}
 
 	/* Window full (Wireshark's rule): the segment, new data or not (a tail

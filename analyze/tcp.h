@@ -31,9 +31,9 @@
 
 #define TCP_SENT_RING 32 /* outstanding segments remembered for RTT (Karn) */
 #define TCP_TS_RING   16 /* TSvals remembered for TSecr RTT samples */
-#define TCP_MAX_HOLES 16 /* unseen ranges tracked per direction */
-#define TCP_PENDING   6	 /* undecided gap fills awaiting a second copy, per direction */
-#define TCP_RTX_RING  8	 /* recent retransmissions a D-SACK may still prove spurious */
+#define TCP_MAX_HOLES 64 /* unseen ranges tracked per direction (beyond: a hull) */
+#define TCP_PENDING   8	 /* undecided gap fills awaiting a second copy, per direction */
+#define TCP_RTX_RING  64 /* recent retransmissions a D-SACK may still prove spurious */
 
 struct tcp_params {
 	int64_t rto_min_ns;	   /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
@@ -101,6 +101,12 @@ struct tcp_rtx {
 	uint32_t input, len, rel_seq;
 	uint8_t kind; /* enum sum_retrans_kind */
 	bool spurious, dsack, filled_gap;
+	/* filled_gap: what decided it, its clocks and its gap, in case its
+	 * original turns up later (then it was late, not lost upstream). */
+	uint8_t by;
+	struct tcp_clock clk;
+	int64_t gap_ts;
+	uint64_t gap_frame, gap_data_pkts;
 };
 
 struct tcp_sent {
@@ -153,12 +159,25 @@ struct tcp_half {
 	struct tcp_sent sent[TCP_SENT_RING];
 	uint8_t tsring_head;
 	struct tcp_tsrec tsring[TCP_TS_RING];
+	/* Gaps, undecided fills and recent retransmissions: in *x, allocated
+	 * the first time this direction has any (most never do). */
+	struct tcp_xdir *x;
 	uint8_t nholes;
 	uint32_t hole_overflow; /* gaps not tracked because the table was full */
-	struct tcp_hole holes[TCP_MAX_HOLES];
+	/* The hull of the gaps not tracked: below snd_nxt, what fills them
+	 * cannot be told from a retransmission of seen bytes. */
+	uint32_t hull_lo, hull_hi;
+	bool have_hull;
 	uint8_t npending;
-	struct tcp_pending pending[TCP_PENDING]; /* oldest first */
 	uint8_t rtx_head, rtx_len;
+};
+
+/* The part of a direction that only a gap in the capture or a
+ * retransmission needs (tcp_half.x): allocated then, freed by
+ * tcp_conn_release(). */
+struct tcp_xdir {
+	struct tcp_hole holes[TCP_MAX_HOLES];
+	struct tcp_pending pending[TCP_PENDING]; /* oldest first */
 	struct tcp_rtx rtx[TCP_RTX_RING];
 };
 
@@ -330,6 +349,10 @@ static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir
 
 /* FIN seen both ways, or a RST. */
 bool tcp_is_closed(const struct tcp_conn *c);
+
+/* Free what c allocated on first need (struct tcp_xdir); c may be reused
+ * after tcp_conn_init(). Idempotent. */
+void tcp_conn_release(struct tcp_conn *c);
 
 /* Close open episodes (zero window) at the end of the connection. */
 void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink);

@@ -3,6 +3,7 @@
 #define TCPSIFT_TEST_CONVO_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/detect.h"
@@ -70,6 +71,41 @@ static inline void convo_packet(int family, int dir, int64_t t_us, uint64_t *fra
 	p->frame = ++*frame;
 }
 
+/*
+ * What a connection allocates on first need (struct tcp_xdir) is released
+ * by the engine when the connection ends; the tests keep their connections
+ * on the stack and start new ones over old ones, so every allocation seen
+ * is remembered here and freed at exit.
+ */
+enum { CONVO_MAX_ALLOCS = 4096 };
+static struct tcp_xdir *convo_allocs[CONVO_MAX_ALLOCS];
+static unsigned convo_nallocs;
+
+static void convo_free_allocs(void)
+{
+	for (unsigned k = 0; k < convo_nallocs; k++)
+		free(convo_allocs[k]);
+	convo_nallocs = 0;
+}
+
+static inline void convo_note_allocs(const struct tcp_conn *c)
+{
+	static bool registered;
+
+	if (!registered) {
+		atexit(convo_free_allocs);
+		registered = true;
+	}
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct tcp_xdir *x = c->half[k].x;
+		bool known = !x;
+		for (unsigned j = convo_nallocs; j-- > 0 && !known;)
+			known = convo_allocs[j] == x;
+		if (!known && convo_nallocs < CONVO_MAX_ALLOCS)
+			convo_allocs[convo_nallocs++] = x;
+	}
+}
+
 /* Run d/p into c (initialised by its first packet), then as far as run says;
  * one: the detector hook for CONVO_ONE_DETECTOR. */
 static inline void convo_deliver(struct tcp_conn *c, bool *started, const struct tcp_params *prm,
@@ -85,6 +121,7 @@ static inline void convo_deliver(struct tcp_conn *c, bool *started, const struct
 		det_before(c, p->ts_ns, env);
 	}
 	tcp_segment(c, prm, d, p, sink);
+	convo_note_allocs(c);
 	if (run == CONVO_DETECTORS)
 		det_segment(c, env);
 	else if (run == CONVO_ONE_DETECTOR)
