@@ -4,6 +4,7 @@
 #   make demo       install missing deps, build, analyze a bundled sample
 #   make check      deps, gcc + clang builds, ASan+UBSan test build, all tests
 #   make bench      benchmarks (long; results in bench/RESULTS.md)
+#   make lab-matrix the whole truth matrix (root; ~20 min): tests/lab/MATRIX.md
 #   make fuzz       build the libFuzzer targets (clang) under build/fuzz
 #   make format     clang-format every source file in place
 #
@@ -39,8 +40,8 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-tui check-tshark check-public check-lab check-capture check-format check-layers \
-        check-fuzz bench fuzz format install clean
+        check-docs check-tui check-tshark check-public check-lab check-matrix check-capture \
+        check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
 
 all: tcpsift
 
@@ -94,7 +95,8 @@ check:
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs check-tui
-	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab check-capture
+	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab check-matrix \
+	  check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@tests/summary.sh
 
@@ -121,6 +123,16 @@ check-tui: tests
 
 check-lab: tests
 	@tests/lab/run.sh $(O)/tcpsift
+
+# The truth matrix's representative cells (tests/lab/matrix.py --subset check).
+check-matrix: tests
+	@tests/lab/matrix.sh $(O)/tcpsift check
+
+# Every cell of the truth matrix; writes tests/lab/MATRIX.md.
+lab-matrix:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory O=build/rel tests tcpsift
+	@tests/lab/matrix.sh build/rel/tcpsift all
 
 check-capture: tests
 	@if [ -x tests/capture/run.sh ]; then tests/capture/run.sh $(O)/tcpsift; fi
