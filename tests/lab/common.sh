@@ -482,9 +482,9 @@ lab_capture_stop()
 	sleep "$settle"
 	kill -TERM "$pid" 2>/dev/null
 	lab_wait "$pid" || true
-	LAB_CAP_PACKETS=$(tr '\r' '\n' <"$log" | awk '/packets captured$/ { n = $1 }
+	LAB_CAP_PACKETS=$(tr '\r' '\n' <"$log" | awk '/packets? captured$/ { n = $1 }
 		/^Packets captured:/ { n = $3 } END { print n + 0 }')
-	LAB_CAP_DROPS=$(awk '/packets dropped by kernel$/ { n += $1 }
+	LAB_CAP_DROPS=$(awk '/packets? dropped by kernel$/ { n += $1 }
 		/^Packets received\/dropped/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) {
 			split($i, a, "/"); n += a[2] } }
 		END { print n + 0 }' "$log")
