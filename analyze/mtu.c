@@ -177,7 +177,9 @@ __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct
 
 	if (!s->len)
 		return;
-	if ((s->kind & TCP_SEG_RTO) && dh->nsizes && s->len == dh->payload[0]) {
+	/* The first timer re-send is the loss probe (RFC 8985), the rest RTOs. */
+	if ((s->kind & TCP_SEG_RETRANS) && (s->kind & (TCP_SEG_RTO | TCP_SEG_TLP)) && dh->nsizes &&
+	    s->len == dh->payload[0]) {
 		if (dh->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
 			dh->bh_rto++;
 		} else {

@@ -63,6 +63,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 			t->lost_upstream_by[b] += d->lost_upstream_by[b];
 		}
 		t->tlp += d->tlp_retrans;
+		t->tlp_new_data += d->tlp_new_data;
 		t->spurious_dsack += d->spurious_dsack;
 		t->fills_undecided += d->fills_undecided;
 	}

@@ -77,7 +77,7 @@ struct rep_totals {
 	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
 	int64_t zw_time_ns;
 	uint64_t ooo_by[SUM_BY_COUNT], lost_upstream_by[SUM_BY_COUNT];
-	uint64_t tlp, spurious_dsack, fills_undecided;
+	uint64_t tlp, tlp_new_data, spurious_dsack, fills_undecided;
 	/* From the detectors (sum_conn.det). */
 	uint64_t stalls, stall_by_class[STALL_CLASS_COUNT], conns_with_stalls;
 	int64_t stall_ns;

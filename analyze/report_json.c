@@ -111,6 +111,7 @@ static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t
 				    json_integer((json_int_t)d->spurious_retrans));
 	json_object_set_new_nocheck(o, "syn", json_integer((json_int_t)d->syn));
 	json_object_set_new_nocheck(o, "throughput_bps", jrate(d->payload_bytes, dur_ns));
+	json_object_set_new_nocheck(o, "tlp_new_data", json_integer((json_int_t)d->tlp_new_data));
 	json_object_set_new_nocheck(o, "tlp_retransmissions",
 				    json_integer((json_int_t)d->tlp_retrans));
 	json_object_set_new_nocheck(o, "unique_bytes", json_integer((json_int_t)d->unique_bytes));
@@ -399,6 +400,7 @@ static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 	jo_kint(w, "spurious_retransmissions", (json_int_t)d->spurious_retrans);
 	jo_kint(w, "syn", (json_int_t)d->syn);
 	w_rate(w, "throughput_bps", d->payload_bytes, dur_ns);
+	jo_kint(w, "tlp_new_data", (json_int_t)d->tlp_new_data);
 	jo_kint(w, "tlp_retransmissions", (json_int_t)d->tlp_retrans);
 	jo_kint(w, "unique_bytes", (json_int_t)d->unique_bytes);
 	jo_kint(w, "unseen_bytes", (json_int_t)d->unseen_bytes);

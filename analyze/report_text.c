@@ -202,6 +202,15 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		examples(out, d, DIR_METRIC(retrans));
 		rep_text_frames(out, &d->frames[SUM_EV_RETRANS], run);
 	}
+	if (t->tlp_new_data) {
+		any = true;
+		fprintf(out,
+			"  tail-loss probes with new data: %" PRIu64
+			" (no ACK for two or more full "
+			"segments in flight, then new data: RFC 8985 sec. 7.3)\n",
+			t->tlp_new_data);
+		examples(out, d, DIR_METRIC(tlp_new_data));
+	}
 	if (t->ooo) {
 		any = true;
 		fprintf(out,

@@ -79,10 +79,18 @@ static const char stall_a_dack[] =
 static const char stall_r_rwnd[] =
     "the receiver's window was full: the sender waited for the receiving application to read";
 static const char stall_e_rwnd[] =
-    "in flight filled the receiver's advertised window; the gap ended with the receiver's ACK "
-    "opening it and the sender at once sent more";
+    "in flight filled the receiver's advertised window, or the window had shrunk below half its "
+    "largest (unread data in its buffer); the gap ended with the receiver's ACK and the sender "
+    "at once sent more";
 static const char stall_a_rwnd[] =
     "receiver: read sooner, or a larger SO_RCVBUF / tcp_rmem; TCP_NODELAY would not help";
+static const char stall_r_rwnd_held[] =
+    "the receiver held its ACK with two or more full segments unacknowledged: its window could "
+    "not advance (its application had not read)";
+static const char stall_e_rwnd_held[] =
+    "the ACK that ended the gap covered two or more full segments; RFC 1122 asks for an ACK at "
+    "least every second full segment, and Linux holds it only while its receive window cannot "
+    "advance";
 static const char stall_r_slow_ack[] =
     "the receiver held its ACK longer than any delayed-ACK timer (RFC 1122: 500 ms)";
 static const char stall_e_slow_ack[] =
@@ -119,6 +127,21 @@ static const char stall_e_tlp[] =
     "data in flight, no duplicate ACK or SACK from the receiver; the highest segment was re-sent";
 static const char stall_a_loss[] =
     "the segment or its ACK was lost: see the retransmissions and SACK holes";
+static const char stall_a_tlp[] =
+    "the last segments or their ACKs were lost, or the receiver held its ACK beyond 2 RTT: a "
+    "D-SACK of the probe (spurious) says the latter";
+static const char stall_r_tlp_new[] =
+    "tail-loss probe with new data: no ACK for ~2 RTT, the sender probed with its next segment "
+    "(RFC 8985)";
+static const char stall_e_tlp_new[] =
+    "two or more full segments in flight and no ACK from the receiver for the whole gap; the "
+    "sender then sent new data without an ACK";
+static const char stall_r_rwnd_probe[] =
+    "the receiver's window was full or shrinking and it withheld its ACKs until the sender's "
+    "loss probe";
+static const char stall_e_rwnd_probe[] =
+    "in flight filled the receiver's window, or the window had shrunk below half its largest "
+    "(unread data in its buffer); no ACK for the gap until the sender probed";
 static const char stall_r_recovery[] =
     "loss recovery: the gap ended with a retransmission the receiver's duplicate ACKs / SACKs "
     "asked for";
@@ -273,10 +296,18 @@ static bool stall_window_closed(const struct stall_dir_state *d)
 	return d->rwnd_known && d->rwnd < d->mss;
 }
 
-/* In flight left less than one segment of R's window: S could not send. */
-static bool stall_window_full(const struct stall_dir_state *d)
+/*
+ * R limited S at the gap's start: in flight left less than one segment of
+ * R's window (S could not send), or R's window had shrunk below half of
+ * what it advertised before (unread data filling R's buffer: its
+ * application is not keeping up, and Linux then withholds ACKs, sending
+ * one at once only when the window can grow, __tcp_ack_snd_check()).
+ */
+static bool stall_receiver_limited(const struct stall_dir_state *d)
 {
-	return d->rwnd_known && d->in_flight > 0 && (uint64_t)d->in_flight + d->mss > d->rwnd;
+	if (!d->rwnd_known || d->in_flight == 0)
+		return false;
+	return (uint64_t)d->in_flight + d->mss > d->rwnd || d->rwnd * 2 < d->rwnd_max;
 }
 
 /*
@@ -303,12 +334,31 @@ static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum su
 	if (seg->kind & TCP_SEG_RTO)
 		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RTO, stall_r_rto, stall_e_rto,
 				 stall_a_loss);
+	else if ((seg->kind & TCP_SEG_TLP) && stall_receiver_limited(&c->dhot.stall.d[dir]))
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RWND_LIMITED,
+				 stall_r_rwnd_probe, stall_e_rwnd_probe, stall_a_rwnd);
 	else if (seg->kind & TCP_SEG_TLP)
 		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp, stall_e_tlp,
-				 stall_a_loss);
+				 stall_a_tlp);
 	else
 		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_LOSS_RECOVERY,
 				 stall_r_recovery, stall_e_recovery, stall_a_loss);
+	stall_emit(c, env, &f);
+}
+
+/* S sent new data after a gap with two or more full segments in flight
+ * and nothing from R: its probe timer, not its application, ended it. */
+static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	const struct tcp_seg *seg = &c->seg;
+	struct stall_found f;
+
+	if (stall_receiver_limited(&c->dhot.stall.d[dir]))
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RWND_LIMITED,
+				 stall_r_rwnd_probe, stall_e_rwnd_probe, stall_a_rwnd);
+	else
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp_new,
+				 stall_e_tlp_new, stall_a_tlp);
 	stall_emit(c, env, &f);
 }
 
@@ -380,6 +430,10 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
 		 * when the queued data stays corked: the 2013 seed's pauses). */
 		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
+		if (seg->kind & TCP_SEG_TLP) {
+			stall_probe_new(c, env, pd);
+			return;
+		}
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
 			c->info.det.stall.think_time++;
@@ -404,7 +458,8 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		cold->dack_in_flight = d->in_flight;
 		cold->dack_rel_una = d->rel_una;
 		cold->dack_last_len = d->last_len;
-		cold->dack_rwnd = stall_window_full(d) ? d->rwnd : UINT64_MAX;
+		cold->dack_acked = seg->acked;
+		cold->dack_rwnd = stall_receiver_limited(d) ? d->rwnd : UINT64_MAX;
 		cold->dack_start = st->last_ts;
 		cold->dack_ack_ts = seg->ts;
 		cold->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
@@ -433,7 +488,7 @@ __attribute__((noinline)) static void stall_dack_resolve(struct tcp_conn *c,
 	    (seg->kind & TCP_SEG_KEEPALIVE))
 		return;
 
-	/* dack_rwnd is UINT64_MAX unless the window was full (stall_gap()). */
+	/* dack_rwnd is UINT64_MAX unless R limited S (stall_gap()). */
 	bool full = st->dack_rwnd != UINT64_MAX;
 	struct stall_found f = {
 	    .dir = (enum sum_dir_id)st->dack_dir,
@@ -451,6 +506,14 @@ __attribute__((noinline)) static void stall_dack_resolve(struct tcp_conn *c,
 		f.cls = STALL_RWND_LIMITED;
 		f.reason = stall_r_rwnd;
 		f.evidence = stall_e_rwnd;
+		f.advice = stall_a_rwnd;
+	} else if (st->dack_acked >= 2 * hot->d[st->dack_dir].mss) {
+		/* RFC 1122 4.2.3.2: an ACK at least every second full segment.
+		 * Linux holds it longer only while its window cannot advance
+		 * (__tcp_ack_snd_check()): unread data in its buffer. */
+		f.cls = STALL_RWND_LIMITED;
+		f.reason = stall_r_rwnd_held;
+		f.evidence = stall_e_rwnd_held;
 		f.advice = stall_a_rwnd;
 	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
 		f.cls = STALL_UNKNOWN;
@@ -501,6 +564,7 @@ static void stall_track_rwnd(const struct tcp_conn *c, struct stall_dir_state *d
 	bool known;
 
 	d->rwnd = tcp_peer_window(c, dir, &known);
+	d->rwnd_max = c->half[!dir].st.max_window;
 	/* Without both SYNs the scale is unknown and a raw window says
 	 * nothing about bytes, except that 0 is closed at any scale. */
 	d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);

@@ -44,6 +44,7 @@ enum stall_class {
 struct stall_dir_state {
 	/* Taken by stall_before() only when the packet may end a gap. */
 	uint64_t rwnd;	    /* R's advertised window (scaled when known) */
+	uint64_t rwnd_max;  /* the largest R advertised so far */
 	uint32_t in_flight; /* snd_nxt - snd_una */
 	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
 	bool rwnd_known;
@@ -91,6 +92,7 @@ struct stall_state {
 	 * while stall_hot.dack_open. */
 	uint8_t dack_dir;
 	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
+	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
 	uint64_t dack_rwnd;
 	int64_t dack_start, dack_ack_ts, dack_delay;
 	uint64_t dack_frame_before, dack_frame_ack;

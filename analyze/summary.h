@@ -74,6 +74,7 @@ struct sum_dir {
 	uint64_t fast_retrans; /* after >= 3 dup ACKs or within SACK recovery */
 	uint64_t rto_retrans;  /* after a silence >= the estimated RTO */
 	uint64_t tlp_retrans;  /* tail-loss probes (RFC 8985): highest segment, no loss signal */
+	uint64_t tlp_new_data; /* ... probes with new data: >= 2 segments in flight, no ACK */
 	uint64_t spurious_retrans; /* bytes already cumulatively ACKed, or D-SACKed later */
 	uint64_t spurious_dsack;   /* ... of which proven by a later D-SACK (RFC 2883, 3708) */
 	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */

@@ -705,28 +705,62 @@ static int64_t rtx_settle(const struct tcp_conn *c)
 	return rtt > 0 && 4 * rtt > wait ? 4 * rtt : wait;
 }
 
+/* Was any of [seq, end) retransmitted recently (the ring)? */
+static bool rtx_seen(const struct tcp_half *h, uint32_t seq, uint32_t end)
+{
+	for (unsigned k = 0; k < h->rtx_len; k++) {
+		const struct tcp_rtx *x = &h->x->rtx[(h->rtx_head + k) % TCP_RTX_RING];
+		if (seq_lt(x->start, end) && seq_gt(x->end, seq))
+			return true;
+	}
+	return false;
+}
+
 /*
- * Why dir's sender re-sent [.., end) after gap ns of silence, as kind bits
+ * Why dir's sender re-sent [seq, end) after gap ns of silence, as kind bits
  * (TCP_SEG_RTO, TCP_SEG_TLP, TCP_SEG_FAST; none: other), judged on what R
  * had said so far.
  */
 static uint32_t retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
-			    const struct tcp_params *prm, uint32_t end, int64_t gap)
+			    const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap)
 {
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	int64_t rto = h->srtt_ns ? h->srtt_ns + 4 * h->rttvar_ns : 0;
 
 	if (rto < prm->rto_min_ns)
 		rto = prm->rto_min_ns;
+	/*
+	 * RFC 8985 sec. 7: with nothing from R asking, the probe timeout (2
+	 * SRTT, Linux + 2 jiffies, or + TCP_RTO_MIN with one segment out,
+	 * capped at the RTO: tcp_schedule_loss_probe()) re-sends the highest
+	 * segment, once; a later re-send of the same bytes is the RTO.
+	 */
+	if (!r->dupack_run && !r->sacking && end == h->snd_nxt &&
+	    gap >= 2 * h->srtt_ns + TCP_TLP_MIN_NS && !rtx_seen(h, seq, end))
+		return TCP_SEG_TLP;
 	if (gap >= rto)
 		return TCP_SEG_RTO;
-	/* RFC 8985 sec. 7.3: with no new data to send, the probe re-sends
-	 * the highest segment; nothing from R asked for it. */
-	if (!r->dupack_run && !r->sacking && end == h->snd_nxt && gap >= TCP_TLP_MIN_NS)
-		return TCP_SEG_TLP;
 	if (r->dupack_run >= 3 || r->sacking)
 		return TCP_SEG_FAST;
 	return 0;
+}
+
+/*
+ * New data after gap ns of silence with two or more full segments in
+ * flight and nothing from R since S's last packet, at least the probe
+ * timeout later (2 SRTT + 2 ms): RFC 8985 sec. 7.3 sends a loss probe as
+ * new data when it has some and the window allows (Linux counts both kinds
+ * in TcpExtTCPLossProbes). An application writing again would not have
+ * had two full segments left unacknowledged that long: R ACKs every second
+ * one (RFC 1122 4.2.3.2).
+ */
+static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, int64_t gap)
+{
+	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
+	uint32_t seg = h->st.max_payload ? h->st.max_payload : r->st.mss;
+
+	return gap >= 2 * h->srtt_ns + TCP_TLP_MIN_NS && seg && r->last_ts < h->last_ts &&
+	       !r->dupack_run && !r->sacking && tcp_in_flight(c, dir) >= 2 * seg;
 }
 
 /* A retransmission that filled a gap of the capture: what decided it. */
@@ -1320,18 +1354,22 @@ static void process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct t
 			}
 			hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0), &clk);
 		}
+		if (len && probe_with_new_data(c, dir, gap)) {
+			h->st.tlp_new_data++;
+			c->seg.kind |= TCP_SEG_TLP;
+		}
 		advance_nxt(h, end);
 		sent_push(h, end, p->ts_ns);
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
 		/* The SYN again. */
-		note_retrans(c, dir, p, seq, end, len, retrans_why(c, dir, prm, end, gap), NULL,
-			     sink);
+		note_retrans(c, dir, p, seq, end, len, retrans_why(c, dir, prm, seq, end, gap),
+			     NULL, sink);
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
 		uint32_t unseen = h->nholes ? holes_fill(h, seq, seq + span, &hole) : 0;
 		/* Judged before snd_nxt moves: a probe re-sends the highest. */
-		uint32_t why = retrans_why(c, dir, prm, end, gap);
+		uint32_t why = retrans_why(c, dir, prm, seq, end, gap);
 
 		if (seq_gt(end, h->snd_nxt)) {
 			advance_nxt(h, end); /* a retransmission that also carries new data */

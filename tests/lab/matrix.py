@@ -271,13 +271,13 @@ def eval_loss(binary, out, p):
         r.check(ooo == 0, f"out_of_order {ooo} on a path without reordering")
         if side == "a":
             r.truth = [("dropped", dropped), ("retr", rtx), ("TLP", probes), ("RTO", timeouts)]
-            r.tcpsift = [("retr", ret), ("tlp", d["tlp_retransmissions"]),
-                         ("rto", d["rto_retransmissions"]), ("ooo", ooo), ("undecided", und),
-                         ("holes", c["sack"]["holes"])]
+            tlp = d["tlp_retransmissions"] + d["tlp_new_data"]
+            r.tcpsift = [("retr", ret), ("tlp", tlp), ("rto", d["rto_retransmissions"]),
+                         ("ooo", ooo), ("undecided", und), ("holes", c["sack"]["holes"])]
             r.check(within(ret, rtx), f"retransmissions {ret} not within 10 % of {rtx}")
             r.check(und == 0, f"undecided {und} at the sender")
-            r.check(within(d["tlp_retransmissions"], probes),
-                    f"tlp {d['tlp_retransmissions']} not within 10 % of LossProbes {probes}")
+            r.check(within(tlp, probes), f"tail-loss probes {tlp} not within 10 % of "
+                    f"LossProbes {probes}")
         else:
             seen = rtx - dropped_rtx
             r.truth = [("dropped", dropped), ("retr reaching it", seen)]
@@ -366,7 +366,7 @@ def eval_iperf3(binary, out, p):
     rows = []
     for what in ("control", "data"):
         r = Row(f"{what} connection")
-        port = t.get(f"{what}_client_port")
+        port = t.get("ctrl_cport" if what == "control" else "data_cport")
         c = next((c for c in rep["connections"] if port and
                   c["client"].rsplit(":", 1)[1] == port), None)
         if c is None:
@@ -374,7 +374,9 @@ def eval_iperf3(binary, out, p):
             rows.append(r)
             continue
         st = c["stalls"]
-        r.truth = [("seconds", t.get("duration", "?")), ("stalls", 0)]
+        gap = t.get("ctrl_max_gap_ms") if what == "control" else None
+        r.truth = [("test s", t.get("duration", "?"))] + \
+            ([("longest silence ms", gap)] if gap else []) + [("stalls", 0)]
         r.tcpsift = [("stalls", st["count"]), ("timer-like", st["timer_like"]),
                      ("think time", st["think_time"]), ("think s", round(st["think_time_s"], 3))]
         r.check(st["count"] == 0, f"{st['count']} stalls")
@@ -405,7 +407,7 @@ def think_cells(tools):
             lambda b, o, p=p: eval_rr_think(b, o, p), False, 40))
     cells.append(Cell("think", "think-iperf3-control", ["iperf3-run.sh", "{out}", "--",
                                                         "--seconds", "3"],
-                      eval_iperf3, True, 30))
+                      lambda b, o: eval_iperf3(b, o, {}), True, 30))
     cells.append(Cell(
         "think", "nagle-delack (positive control)",
         ["peer-run.sh", "-t", "30", "{out}", f"{tools}/lab-peer", "rr", "0", "--rounds", "20",
@@ -478,15 +480,16 @@ def eval_slowread(binary, out, p):
     share = f"{100 * rwnd / busy:.0f} %" if rwnd >= 0 and busy > 0 else "?"
     nagle = [e for e in stall_events(rep, c["id"]) if "TCP_NODELAY, or one" in (e["advice"] or "")]
     r.truth = [("rwnd-limited", share), ("TLP", probes), ("RTO", timeouts)]
+    tlp = d["tlp_retransmissions"] + d["tlp_new_data"]
     r.tcpsift = [("stalls", st["count"])] + [(k, v) for k, v in sorted(st["by_class"].items())
-                                              if v] + [("tlp retr", d["tlp_retransmissions"])]
+                                              if v] + [("tail-loss probes", tlp)]
     r.check(not nagle, f"{len(nagle)} stalls advise TCP_NODELAY to a slow reader's sender")
     r.check(st["by_class"].get("delayed_ack", 0) <= st["count"] * 0.1 + 1,
             f"delayed_ack {st['by_class'].get('delayed_ack', 0)} of {st['count']} stalls")
     r.check(st["by_class"].get("rto", 0) == timeouts,
             f"rto stalls {st['by_class'].get('rto', 0)}, TcpExtTCPTimeouts {timeouts}")
-    r.check(within(d["tlp_retransmissions"], probes, 10, 1),
-            f"tlp {d['tlp_retransmissions']} not within 10 % of LossProbes {probes}")
+    r.check(within(tlp, probes, 10, 1),
+            f"tail-loss probes {tlp} not within 10 % of LossProbes {probes}")
     return [r]
 
 

@@ -134,6 +134,7 @@ static void pick_dir(struct sum_dir *d, bool zero)
 	d->fast_retrans = pick();
 	d->rto_retrans = pick();
 	d->tlp_retrans = pick();
+	d->tlp_new_data = pick();
 	d->spurious_retrans = pick();
 	d->spurious_dsack = pick();
 	d->lost_upstream = pick();

@@ -271,7 +271,9 @@ static void test_zero_window_open_at_end(void)
 	CHECK(strstr(v.ev[0].u.stall.reason, "still closed") != NULL);
 }
 
-/* Data in flight, no ACK, the same bytes again 250 ms later. */
+/* Data in flight, no ACK, the same bytes again 250 ms later (the loss
+ * probe, RFC 8985: with one segment out Linux's probe timer reaches the
+ * RTO), then again 500 ms after that (the RTO, backed off). */
 static void test_rto(void)
 {
 	struct convo v;
@@ -280,13 +282,15 @@ static void test_rto(void)
 	handshake(&v, 200);
 	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 1000, 1000, 1000});
 	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 1000, 1000, 251000});
-	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 1000, 251200});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 1000, 1000, 751000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 1000, 751200});
 	finish(&v);
-	CHECK_EQ_U(v.nev, 1);
-	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_RTO);
-	CHECK_EQ_U(v.ev[0].dir, S2C);
-	CHECK_EQ_U(v.ev[0].u.stall.in_flight, 1000);
-	CHECK_EQ_U(v.ev[0].duration_ns, 250000000);
+	CHECK_EQ_U(v.nev, 2);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
+	CHECK_EQ_U(v.ev[1].u.stall.cls, STALL_RTO);
+	CHECK_EQ_U(v.ev[1].dir, S2C);
+	CHECK_EQ_U(v.ev[1].u.stall.in_flight, 1000);
+	CHECK_EQ_U(v.ev[1].duration_ns, 500000000);
 }
 
 /* The segment after the gap starts beyond anything captured: the capture
