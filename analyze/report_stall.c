@@ -374,8 +374,9 @@ void rep_text_stall(FILE *out, const struct rep_data *d)
 		if (sum.think)
 			fprintf(out,
 				" %" PRIu64
-				" pause%s of application think time (%.3f s: everything "
-				"sent was pushed and ACKed)%s",
+				" pause%s with everything sent pushed and ACKed (%.3f s "
+				"of application think time, or a sender's own rate limit such as "
+				"pacing)%s",
 				sum.think, sum.think == 1 ? "" : "s", (double)sum.think_ns / 1e9,
 				sum.capture_gaps ? ";" : "");
 		if (sum.capture_gaps)

@@ -38,7 +38,9 @@
  *    twice (RFC 2883 sec. 4, RFC 3708). RTO-like when S was silent for
  *    >= max(SRTT + 4 RTTVAR, --rto-min) (RFC 6298; Linux TCP_RTO_MIN
  *    200 ms); a tail-loss probe (RFC 8985 sec. 7) when it re-sends S's
- *    highest segment after >= 2 ms of silence with no loss signal from R;
+ *    highest segment for the first time after >= SRTT + 2 ms of silence
+ *    with no loss signal from R (even at the RTO: Linux caps the probe
+ *    timer there);
  *    else fast when R had sent >= 3 duplicate ACKs (RFC 5681 3.2) or is
  *    SACKing (RFC 6675 loss recovery).
  *  - duplicate ACK (Wireshark's rule, so counts cross-check with tshark):
@@ -733,10 +735,11 @@ static uint32_t retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * RFC 8985 sec. 7: with nothing from R asking, the probe timeout (2
 	 * SRTT, Linux + 2 jiffies, or + TCP_RTO_MIN with one segment out,
 	 * capped at the RTO: tcp_schedule_loss_probe()) re-sends the highest
-	 * segment, once; a later re-send of the same bytes is the RTO.
+	 * segment, once; a later re-send of the same bytes is the RTO. Our
+	 * SRTT is the capture point's, so only SRTT + 2 ms is required.
 	 */
 	if (!r->dupack_run && !r->sacking && end == h->snd_nxt &&
-	    gap >= 2 * h->srtt_ns + TCP_TLP_MIN_NS && !rtx_seen(h, seq, end))
+	    gap >= h->srtt_ns + TCP_TLP_MIN_NS && !rtx_seen(h, seq, end))
 		return TCP_SEG_TLP;
 	if (gap >= rto)
 		return TCP_SEG_RTO;
@@ -747,8 +750,10 @@ static uint32_t retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 
 /*
  * New data after gap ns of silence with two or more full segments in
- * flight and nothing from R since S's last packet, at least the probe
- * timeout later (2 SRTT + 2 ms): RFC 8985 sec. 7.3 sends a loss probe as
+ * flight and nothing from R since S's last packet, no sooner than a probe
+ * timeout could fire (Linux: 2 SRTT + 2 jiffies; here SRTT + 2 ms, our
+ * SRTT being measured at the capture point, not at S): RFC 8985 sec. 7.3
+ * sends a loss probe as
  * new data when it has some and the window allows (Linux counts both kinds
  * in TcpExtTCPLossProbes). An application writing again would not have
  * had two full segments left unacknowledged that long: R ACKs every second
@@ -759,7 +764,7 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	uint32_t seg = h->st.max_payload ? h->st.max_payload : r->st.mss;
 
-	return gap >= 2 * h->srtt_ns + TCP_TLP_MIN_NS && seg && r->last_ts < h->last_ts &&
+	return gap >= h->srtt_ns + TCP_TLP_MIN_NS && seg && r->last_ts < h->last_ts &&
 	       !r->dupack_run && !r->sacking && tcp_in_flight(c, dir) >= 2 * seg;
 }
 

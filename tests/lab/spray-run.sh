@@ -39,7 +39,7 @@
 #       and how late it wrote once it had read them (lag_read_us_*)
 #     relay_KEY      the relay's summary (late unsprayed max_pending
 #                    send_errors socket_drops forwarded_ab ...)
-#     a_COUNTER      nstat deltas in A: TcpRetransSegs TcpExtTCPDSACKRecv
+#     a_COUNTER      nstat deltas in A: TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPDSACKOfoRecv
 #                    TcpExtTCPLossProbes TcpExtTCPSACKReorder TcpExtTCPTimeouts
 #                    TcpExtTCPFastRetrans TcpExtTCPSpuriousRTOs
 #     b_COUNTER      nstat deltas in B: TcpExtTCPOFOQueue TcpExtTCPDSACKOldSent
@@ -192,7 +192,7 @@ _lab_forget_pid "$relay"
 		echo "relay_$kv"
 	done
 	python3 "$truth_py" "$out/relay.log" | tr ' ' '\n' || true
-	for c in TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPLossProbes TcpExtTCPSACKReorder \
+	for c in TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPDSACKOfoRecv TcpExtTCPLossProbes TcpExtTCPSACKReorder \
 		TcpExtTCPTimeouts TcpExtTCPFastRetrans TcpExtTCPSpuriousRTOs; do
 		echo "a_$c=$(lab_nstat "$LAB_NS_A" "$c")"
 	done

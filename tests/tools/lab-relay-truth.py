@@ -12,6 +12,9 @@ of key=value:
   late         segments written after one that arrived after them (overtaken)
                and not overtaken by a copy of their own bytes: what an observer
                behind the relay must call out of order
+  late_orig, copy_orig  the same counts for originals only (no copy of their
+               bytes reached the relay before them): a late retransmission
+               is a retransmission to an observer, not an out-of-order segment
   copy         segments overtaken by a copy of their own bytes (the sender's
                retransmission came first: a duplicate behind the relay, not
                reordering)
@@ -136,15 +139,20 @@ def main():
     pm_d, pm_t = [], []
     lane_max = {}  # lane -> highest d written so far on it
     late = copy = across = max_extent = 0
+    late_orig = copy_orig = 0
     max_late_ns = 0
     for i, s in enumerate(segs):
         d = s["d"]
         overtakers = i - fw.count(d)  # written before it, arrived after it
+        # An original: no copy of its bytes reached the relay before it.
+        orig = not any(segs[j]["d"] < d for j in ov[i])
         if overtakers:
             if any(segs[j]["d"] > d and j < i for j in ov[i]):
                 copy += 1
+                copy_orig += orig
             else:
                 late += 1
+                late_orig += orig
                 max_extent = max(max_extent, overtakers)
                 across += any(m > d for ln, m in lane_max.items() if ln != s["lane"])
                 if s["t"] is not None:
@@ -159,6 +167,8 @@ def main():
     out = {
         "late": late,
         "copy": copy,
+        "late_orig": late_orig,
+        "copy_orig": copy_orig,
         "data": len(segs),
         "across": across,
         "lanes": len({s["lane"] for s in segs}),

@@ -447,6 +447,45 @@ static void test_tlp(void)
 	CHECK_EQ_U(v.c.info.det.stall.by_class[STALL_RTO], 0);
 }
 
+/* A receiver that holds its ACK with two full segments unacknowledged
+ * (RFC 1122 asks for one at least every second full segment; Linux holds
+ * it only while its window cannot advance): the receiver's window, not a
+ * delayed ACK, though the window (4000 bytes) was not full. */
+static void test_ack_held_two_segments(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1001, ISS + 1, 1000, 1000, 1001});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 2001, 0, 1000, 31000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 2001, ISS + 1, 1000, 1000, 31050});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_RWND_LIMITED);
+	CHECK(strstr(v.ev[0].u.stall.reason, "two or more full segments") != NULL);
+}
+
+/* Three full segments out, no ACK for 30 ms, then new data: the sender's
+ * loss probe carried new data (RFC 8985 sec. 7.3), not its application. */
+static void test_probe_with_new_data(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	for (uint32_t k = 0; k < 3; k++)
+		send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 1 + 1000 * k, ISS + 1,
+					   1000, 1000, 1000 + k});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 31000});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
+	CHECK_EQ_U(v.c.half[S2C].st.tlp_new_data, 1);
+	CHECK_EQ_U(v.c.info.det.stall.think_time, 0);
+}
+
 /* The text findings: one line per (connection, direction, class, reason)
  * with example frames, the median ACK delay and the timer it points at. */
 static void test_text_report(void)
@@ -506,6 +545,8 @@ int main(void)
 	test_think_time_sweep();
 	test_rwnd_limited();
 	test_tlp();
+	test_ack_held_two_segments();
+	test_probe_with_new_data();
 	test_text_report();
 	return unit_done("stall");
 }
