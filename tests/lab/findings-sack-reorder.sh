@@ -14,9 +14,11 @@
 # anywhere (veth and capture counters 0).
 # Checks: B: holes within 10 % of "reordered" (> 0), and >= 90 % of them
 # closed by reordering (the late original); A: the same holes (within 10 %),
-# none closed by reordering (A's capture saw every original before the
-# hole), each closed "acked" or, when A retransmitted too early, by the
-# retransmission (those are D-SACKed afterwards); A: every hole lost
+# each closed by reordering downstream of the capture point (ACKed with no
+# retransmission, in a capture that missed nothing of the direction: A saw
+# every original before the hole) or, when A retransmitted too early, by the
+# retransmission (those are D-SACKed afterwards), none hedged as "acked";
+# A: every hole lost
 # downstream (its bytes had passed A's capture point), B: none (the held
 # original had not reached B's capture point); no reneging.
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
@@ -65,12 +67,13 @@ gt_sockdrop=$(rv socket_drops)
 retrans=$(lab_nstat "$LAB_NS_A" TcpRetransSegs)
 
 paths=(connections.0.sack.holes connections.0.sack.closed_by.reordering
+	connections.0.sack.reordered_downstream
 	connections.0.sack.closed_by.retransmission connections.0.sack.closed_by.acked
 	connections.0.sack.closed_by.open connections.0.sack.lost_downstream
 	connections.0.sack.dsack connections.0.sack.reneging summary.connections)
-read -r ah areo aret aack aopen adown ads aren an < <(lab_values "$ajson" "${paths[@]}") ||
+read -r ah areo adn aret aack aopen adown ads aren an < <(lab_values "$ajson" "${paths[@]}") ||
 	lab_abort "no usable report from tcpsift on A's capture"
-read -r bh breo bret back bopen bdown bds bren bn < <(lab_values "$bjson" "${paths[@]}") ||
+read -r bh breo bdn bret back bopen bdown bds bren bn < <(lab_values "$bjson" "${paths[@]}") ||
 	lab_abort "no usable report from tcpsift on B's capture"
 
 lab_check "tcpdump dropped $a_drops/$b_drops packets" $((a_drops + b_drops)) -eq 0
@@ -83,8 +86,11 @@ lab_check "B: holes $bh not within 10 % of the relay's $gt_reord" \
 lab_check "B: only $breo of $bh holes closed by reordering" $((10 * breo)) -ge $((9 * bh))
 lab_check "A: holes $ah not within 10 % of the relay's $gt_reord" \
 	"$(within "$ah" "$gt_reord" 10 && echo y)" = y
-lab_check "A: $areo holes closed by reordering (A saw every original first)" "$areo" -eq 0
-lab_check "A: acked $aack + retransmission $aret != holes $ah" $((aack + aret)) -eq "$ah"
+lab_check "A: $aack holes hedged as acked (A's capture missed nothing)" "$aack" -eq 0
+lab_check "A: reordered downstream $adn + retransmission $aret != holes $ah" \
+	$((adn + aret)) -eq "$ah"
+lab_check "A: reordering $areo != downstream $adn (A saw every original first)" "$areo" -eq "$adn"
+lab_check "B: $bdn holes reordered downstream of B's capture point" "$bdn" -eq 0
 lab_check "A: lost downstream $adown != holes $ah" "$adown" -eq "$ah"
 lab_check "B: $bdown holes had passed B's capture point" "$bdown" -eq 0
 lab_check "open holes A $aopen B $bopen" $((aopen + bopen)) -eq 0
@@ -92,6 +98,6 @@ lab_check "reneging A $aren B $bren" $((aren + bren)) -eq 0
 
 lab_verdict "holes at B $bh (relay reordered $gt_reord of $gt_held held), closed by the late" \
 	"original $breo, by retransmission $bret, acked $back, passed the capture point $bdown (0);" \
-	"holes at A $ah: acked $aack," \
+	"holes at A $ah: reordered downstream $adn, acked $aack (0)," \
 	"retransmission $aret (A TcpRetransSegs $retrans), lost downstream $adown;" \
 	"D-SACK A $ads B $bds; reneging $aren/$bren (0)"
