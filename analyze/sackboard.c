@@ -89,7 +89,7 @@ static uint32_t unseen_bytes(const struct tcp_conn *c, enum sum_dir_id dir, uint
 		end = lo;
 	}
 	for (unsigned k = 0; k < h->nholes && seq_lt(start, end); k++) {
-		const struct tcp_hole *o = &h->x->holes[k];
+		const struct tcp_hole *o = &h->holes[k];
 		uint32_t lo = seq_max(start, o->start), hi = seq_min(end, o->end);
 		if (seq_lt(lo, hi))
 			n += hi - lo;

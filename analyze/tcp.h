@@ -159,26 +159,22 @@ struct tcp_half {
 	struct tcp_sent sent[TCP_SENT_RING];
 	uint8_t tsring_head;
 	struct tcp_tsrec tsring[TCP_TS_RING];
-	/* Gaps, undecided fills and recent retransmissions: in *x, allocated
-	 * the first time this direction has any (most never do). */
-	struct tcp_xdir *x;
+	/* Gaps, undecided fills and recent retransmissions: arrays allocated
+	 * the first time this direction has any (most never do), grown by
+	 * doubling from 4 up to TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING;
+	 * tcp_conn_release() frees them. rtx is a ring from rtx_head. */
+	struct tcp_hole *holes;
+	struct tcp_pending *pending;
+	struct tcp_rtx *rtx;
+	uint8_t cap_holes, cap_pending, cap_rtx;
 	uint8_t nholes;
 	uint32_t hole_overflow; /* gaps not tracked because the table was full */
 	/* The hull of the gaps not tracked: below snd_nxt, what fills them
 	 * cannot be told from a retransmission of seen bytes. */
 	uint32_t hull_lo, hull_hi;
 	bool have_hull;
-	uint8_t npending;
+	uint8_t npending; /* pending: oldest first */
 	uint8_t rtx_head, rtx_len;
-};
-
-/* The part of a direction that only a gap in the capture or a
- * retransmission needs (tcp_half.x): allocated then, freed by
- * tcp_conn_release(). */
-struct tcp_xdir {
-	struct tcp_hole holes[TCP_MAX_HOLES];
-	struct tcp_pending pending[TCP_PENDING]; /* oldest first */
-	struct tcp_rtx rtx[TCP_RTX_RING];
 };
 
 /*
@@ -222,8 +218,6 @@ struct tcp_seg {
 	uint32_t rel_seq;    /* relative to its direction's base */
 	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
 	uint64_t window;     /* the window it advertises, scaled when known */
-	/* TCP_SEG_OOO: this segment; TCP_SEG_LATE_FOUND: the earlier one. */
-	struct tcp_late late;
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input;
@@ -260,8 +254,14 @@ struct tcp_conn {
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
-	int64_t syn_ts;	     /* last SYN from the client, for handshake RTT */
-	int64_t synack_ts;   /* last SYN/ACK from the server */
+	/* With TCP_SEG_OOO in seg.kind: this segment, the late original; with
+	 * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now. */
+	struct tcp_late late;
+	/* The earliest a waiting verdict (an undecided fill, a retransmission
+	 * awaiting a D-SACK) may be final: packets before it skip the check. */
+	int64_t next_settle;
+	int64_t syn_ts;	   /* last SYN from the client, for handshake RTT */
+	int64_t synack_ts; /* last SYN/ACK from the server */
 	bool syn_ts_valid, synack_ts_valid;
 	bool handshake_done;
 	/* From the capture point to each side and back, from the handshake
@@ -350,8 +350,8 @@ static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir
 /* FIN seen both ways, or a RST. */
 bool tcp_is_closed(const struct tcp_conn *c);
 
-/* Free what c allocated on first need (struct tcp_xdir); c may be reused
- * after tcp_conn_init(). Idempotent. */
+/* Free what c allocated on first need (tcp_half's holes, pending, rtx); c
+ * may be reused after tcp_conn_init(). Idempotent. */
 void tcp_conn_release(struct tcp_conn *c);
 
 /* Close open episodes (zero window) at the end of the connection. */

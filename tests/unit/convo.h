@@ -72,37 +72,66 @@ static inline void convo_packet(int family, int dir, int64_t t_us, uint64_t *fra
 }
 
 /*
- * What a connection allocates on first need (struct tcp_xdir) is released
- * by the engine when the connection ends; the tests keep their connections
- * on the stack and start new ones over old ones, so every allocation seen
- * is remembered here and freed at exit.
+ * What a connection allocates on first need (its gap, pending-fill and
+ * retransmission arrays) is released by the engine when the connection
+ * ends. The tests keep their connections on the stack and start new ones
+ * over old ones (convo_init() zeroes them), so after every segment the
+ * arrays a connection holds are noted here by its address, freed when a
+ * new conversation starts at that address, and at exit.
  */
-enum { CONVO_MAX_ALLOCS = 4096 };
-static struct tcp_xdir *convo_allocs[CONVO_MAX_ALLOCS];
-static unsigned convo_nallocs;
+enum { CONVO_MAX_CONNS = 64 };
+static struct convo_arrays {
+	const struct tcp_conn *c;
+	void *p[SUM_DIR_COUNT][3];
+} convo_arrays[CONVO_MAX_CONNS];
 
-static void convo_free_allocs(void)
+static void convo_free_arrays(struct convo_arrays *a)
 {
-	for (unsigned k = 0; k < convo_nallocs; k++)
-		free(convo_allocs[k]);
-	convo_nallocs = 0;
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		for (int j = 0; j < 3; j++) {
+			free(a->p[k][j]);
+			a->p[k][j] = NULL;
+		}
+}
+
+static void convo_free_all(void)
+{
+	for (unsigned k = 0; k < CONVO_MAX_CONNS; k++)
+		convo_free_arrays(&convo_arrays[k]);
+}
+
+/* The slot of c (a new one when new_conv: what it held before is freed). */
+static inline struct convo_arrays *convo_slot(const struct tcp_conn *c, bool new_conv)
+{
+	static bool registered;
+	struct convo_arrays *free_slot = NULL;
+
+	if (!registered) {
+		atexit(convo_free_all);
+		registered = true;
+	}
+	for (unsigned k = 0; k < CONVO_MAX_CONNS; k++) {
+		if (convo_arrays[k].c == c) {
+			if (new_conv)
+				convo_free_arrays(&convo_arrays[k]);
+			return &convo_arrays[k];
+		}
+		if (!convo_arrays[k].c && !free_slot)
+			free_slot = &convo_arrays[k];
+	}
+	if (free_slot)
+		free_slot->c = c;
+	return free_slot;
 }
 
 static inline void convo_note_allocs(const struct tcp_conn *c)
 {
-	static bool registered;
+	struct convo_arrays *a = convo_slot(c, false);
 
-	if (!registered) {
-		atexit(convo_free_allocs);
-		registered = true;
-	}
-	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct tcp_xdir *x = c->half[k].x;
-		bool known = !x;
-		for (unsigned j = convo_nallocs; j-- > 0 && !known;)
-			known = convo_allocs[j] == x;
-		if (!known && convo_nallocs < CONVO_MAX_ALLOCS)
-			convo_allocs[convo_nallocs++] = x;
+	for (int k = 0; a && k < SUM_DIR_COUNT; k++) {
+		a->p[k][0] = c->half[k].holes;
+		a->p[k][1] = c->half[k].pending;
+		a->p[k][2] = c->half[k].rtx;
 	}
 }
 
@@ -115,6 +144,7 @@ static inline void convo_deliver(struct tcp_conn *c, bool *started, const struct
 				 const struct dec_packet *d, const struct pkt *p)
 {
 	if (!*started) {
+		convo_slot(c, true);
 		tcp_conn_init(c, 1, d, p);
 		*started = true;
 	} else if (run == CONVO_DETECTORS) {
