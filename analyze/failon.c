@@ -34,6 +34,13 @@ FO_COUNT(m_capture_loss, capture_loss_segments)
 FO_COUNT(m_zero_window, zw_episodes)
 FO_COUNT(m_dup_acks, dup_acks)
 FO_COUNT(m_lost_upstream, lost_upstream)
+FO_COUNT(m_undecided, fills_undecided)
+FO_COUNT(m_timer_like, stall_timer_like)
+
+static double m_tlp(const struct rep_totals *t)
+{
+	return (double)(t->tlp + t->tlp_new_data);
+}
 
 static double m_stall_time(const struct rep_totals *t)
 {
@@ -58,6 +65,9 @@ static const struct fo_metric fo_metrics[] = {
     {"zero_window", m_zero_window},
     {"dup_acks", m_dup_acks},
     {"lost_upstream", m_lost_upstream},
+    {"tlp", m_tlp},
+    {"undecided", m_undecided},
+    {"timer_like", m_timer_like},
 };
 
 #define FO_NMETRICS (sizeof(fo_metrics) / sizeof(fo_metrics[0]))

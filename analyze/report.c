@@ -77,6 +77,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 
 	const struct stall_summary *st = &c->det.stall;
 	t->stalls += st->count;
+	t->stall_timer_like += st->timer_like;
 	t->stall_ns += st->time_ns;
 	t->conns_with_stalls += st->count != 0;
 	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)

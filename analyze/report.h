@@ -80,6 +80,7 @@ struct rep_totals {
 	uint64_t tlp, tlp_new_data, spurious_dsack, fills_undecided;
 	/* From the detectors (sum_conn.det). */
 	uint64_t stalls, stall_by_class[STALL_CLASS_COUNT], conns_with_stalls;
+	uint64_t stall_timer_like; /* ambiguous timer-like pauses (not in stalls) */
 	int64_t stall_ns;
 	uint64_t sack_holes, reneging, conns_with_holes;
 	uint64_t queue_reorders, mtu_misaligned, mtu_collapse, pmtu_blackholes, icmp_too_big;

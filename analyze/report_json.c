@@ -618,6 +618,15 @@ static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
 		      (json_int_t)t->capture_loss_segments, "reorder_across_queues",
 		      det ? json_integer((json_int_t)t->queue_reorders) : json_null());
 
+	/* Added later than the json_pack above could say, unknown included. */
+	json_object_set_new_nocheck(findings, "fills_undecided",
+				    json_integer((json_int_t)t->fills_undecided));
+	json_object_set_new_nocheck(findings, "timer_like_pauses",
+				    det ? json_integer((json_int_t)t->stall_timer_like)
+					: json_null());
+	json_object_set_new_nocheck(findings, "tail_loss_probes",
+				    json_integer((json_int_t)(t->tlp + t->tlp_new_data)));
+
 	json_t *o = json_object();
 	json_object_set_new_nocheck(o, "bad_tcp_options",
 				    json_integer((json_int_t)e->bad_tcp_options));
