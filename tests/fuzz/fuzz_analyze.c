@@ -38,6 +38,13 @@ static void tee_event(void *ctx, const struct sum_event *e)
 	t->b.event(t->b.ctx, e);
 }
 
+static void tee_frame(void *ctx, const struct sum_event *e)
+{
+	const struct tee *t = ctx;
+	if (t->a.frame)
+		t->a.frame(t->a.ctx, e);
+}
+
 static void tee_segment(void *ctx, const struct sum_seg *s)
 {
 	const struct tee *t = ctx;
@@ -65,15 +72,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.flow.closed_linger_ns = 500000000;
 
 	for (int fmt = REP_TEXT; fmt <= REP_JSON; fmt++) {
-		struct rep_config rc = {
-		    .format = (enum rep_format)fmt, .out = null, .max_events = 64};
+		/* --frames and --frames-csv too, so the per-frame verdicts
+		 * and their report paths are fuzzed with the rest. */
+		struct rep_config rc = {.format = (enum rep_format)fmt,
+					.out = null,
+					.max_events = 64,
+					.frames = true,
+					.frames_csv = null};
 		struct report *rep = rep_new(&rc, err, sizeof(err));
 		struct tm_config mc = {.keep_ended = 4};
 		struct tm_model *model = tm_new(&mc, err, sizeof(err));
 		struct tm_snapshot snap = {0};
 		struct tee tee = {.a = rep_sink(rep), .b = tm_sink(model)};
-		struct sum_sink sink = {
-		    .conn = tee_conn, .event = tee_event, .segment = tee_segment, .ctx = &tee};
+		struct sum_sink sink = {.conn = tee_conn,
+					.event = tee_event,
+					.frame = tee_frame,
+					.segment = tee_segment,
+					.ctx = &tee};
 		struct engine *eng = eng_new(&cfg, &sink, err, sizeof(err));
 		uint32_t lt = linktypes[data[0] % (sizeof(linktypes) / sizeof(linktypes[0]))];
 		size_t off = 1;
