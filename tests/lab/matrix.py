@@ -548,8 +548,12 @@ def eval_slowread(binary, out, p):
             f"delayed_ack {st['by_class'].get('delayed_ack', 0)} of {st['count']} stalls")
     r.check(st["by_class"].get("rto", 0) == timeouts,
             f"rto stalls {st['by_class'].get('rto', 0)}, TcpExtTCPTimeouts {timeouts}")
-    r.check(within(tlp, probes, 10, 1),
-            f"tail-loss probes {tlp} not within 10 % of LossProbes {probes}")
+    # A probe that leaves S while R's ACK is on its way to S reaches the
+    # capture point, near R, just after that ACK: within the loop to S it
+    # cannot be told from a send the ACK clocked (seen: 24 us after the ACK,
+    # loop 19 us), so a run may miss one or two; more is a fault.
+    r.check(within(tlp, probes, 10, 2),
+            f"tail-loss probes {tlp} not within 10 % (or 2) of LossProbes {probes}")
     return [r]
 
 
