@@ -210,6 +210,7 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			"segments in flight, then new data: RFC 8985 sec. 7.3)\n",
 			t->tlp_new_data);
 		examples(out, d, DIR_METRIC(tlp_new_data));
+		rep_text_frames(out, &d->frames[SUM_EV_TLP_NEW_DATA], run);
 	}
 	if (t->ooo) {
 		any = true;

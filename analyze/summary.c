@@ -23,7 +23,7 @@ const char *sum_event_name(enum sum_event_type t)
 	    [SUM_EV_MTU_ALIGNMENT] = "mtu_alignment", [SUM_EV_PMTU] = "pmtu",
 	    [SUM_EV_RETRANS] = "retransmission",      [SUM_EV_DUP_ACK] = "dup_ack",
 	    [SUM_EV_OUT_OF_ORDER] = "out_of_order",   [SUM_EV_FILL_UNDECIDED] = "fill_undecided",
-	    [SUM_EV_CAPTURE_GAP] = "capture_gap",
+	    [SUM_EV_CAPTURE_GAP] = "capture_gap",     [SUM_EV_TLP_NEW_DATA] = "tlp_new_data",
 	};
 	return (unsigned)t < SUM_EV_TYPE_COUNT ? names[t] : "unknown";
 }

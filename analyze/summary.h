@@ -163,10 +163,11 @@ enum sum_event_type {
 	SUM_EV_OUT_OF_ORDER,   /* an original that arrived late: by, extent */
 	SUM_EV_FILL_UNDECIDED, /* a gap fill neither rule could decide */
 	SUM_EV_CAPTURE_GAP,    /* began beyond snd_nxt: bytes before it never captured */
+	SUM_EV_TLP_NEW_DATA,   /* a tail-loss probe sent as new data (RFC 8985 7.3) */
 	SUM_EV_TYPE_COUNT,
 };
 
-/* Detail of a per-frame verdict (SUM_EV_RETRANS .. SUM_EV_CAPTURE_GAP). */
+/* Detail of a per-frame verdict (SUM_EV_RETRANS .. SUM_EV_TLP_NEW_DATA). */
 struct sum_frame_event {
 	uint8_t kind;	    /* SUM_EV_RETRANS: enum sum_retrans_kind */
 	bool spurious;	    /* SUM_EV_RETRANS: bytes already ACKed, or D-SACKed later */

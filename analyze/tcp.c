@@ -1428,6 +1428,13 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		if (len && probe_with_new_data(c, dir, gap)) {
 			h->st.tlp_new_data++;
 			c->seg.kind |= TCP_SEG_TLP;
+			if (sink && sink->frame) {
+				struct sum_event e;
+				event_init(&e, SUM_EV_TLP_NEW_DATA, c, dir, p);
+				e.bytes = len;
+				e.rel_seq = seq - h->base;
+				emit_frame(sink, &e);
+			}
 		}
 		advance_nxt(h, end);
 		sent_push(h, end, p->ts_ns);

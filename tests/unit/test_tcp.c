@@ -647,6 +647,36 @@ static void test_tail_loss_probe(void)
 	CHECK(r && r->u.frame.kind == SUM_RTX_TLP && r->frame_first == 6 && !r->u.frame.spurious);
 }
 
+/* Three full segments out, nothing from the receiver for 30 ms, then new
+ * data: a loss probe sent as new data (RFC 8985 sec. 7.3), named by frame.
+ * The same with the receiver's ACK in between is the sender writing again. */
+static void test_probe_new_data_frame(void)
+{
+	for (int acked = 0; acked <= 1; acked++) {
+		struct convo v;
+		struct sum_conn s;
+
+		convo_init(&v, 4);
+		handshake(&v, 0);
+		for (uint32_t k = 0; k < 3; k++)
+			send_seg(&v, &(struct seg){C2S, A, ISS + 1 + 1000 * k, IRS + 1, 1000, 1000,
+						   1000 + k});
+		if (acked)
+			send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1 + 2000, 0, 1000, 1500});
+		send_seg(&v, &(struct seg){C2S, A | P, ISS + 3001, IRS + 1, 1000, 1000, 31000});
+		tcp_finish(&v.c, &v.sink);
+		tcp_summarize(&v.c, &s);
+		CHECK_EQ_U(s.dir[C2S].retrans, 0);
+		CHECK_EQ_U(s.dir[C2S].tlp_new_data, acked ? 0 : 1);
+		const struct sum_event *e = nth_frame(&v, SUM_EV_TLP_NEW_DATA, 0);
+		if (acked) {
+			CHECK(e == NULL);
+		} else {
+			CHECK(e && e->frame_first == 7 && e->bytes == 1000 && e->rel_seq == 3001);
+		}
+	}
+}
+
 int main(void)
 {
 	test_seq();
@@ -667,5 +697,6 @@ int main(void)
 	test_causality_and_second_copy();
 	test_tsecr_decides();
 	test_tail_loss_probe();
+	test_probe_new_data_frame();
 	return unit_done("tcp");
 }
