@@ -115,6 +115,11 @@ static const char stall_r_zw[] = "the receiver's window was closed until its win
 static const char stall_r_zw_end[] =
     "the receiver's window was still closed when the connection ended";
 static const char stall_e_zw[] = "the receiver advertised a window below one segment";
+static const char stall_e_zw_probe[] =
+    "the receiver advertised a window below one segment with everything ACKed; the sender then "
+    "sent exactly what that window allowed, a window probe carrying data (RFC 1122 4.2.2.17, "
+    "its sender-side silly-window avoidance 4.2.3.4: the persist timer, not the application, "
+    "ended the silence)";
 static const char stall_a_zw[] =
     "receiver: the application did not read; read sooner or raise SO_RCVBUF";
 static const char stall_r_rto[] =
@@ -386,11 +391,18 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 	 * that is probing now. The window update closes it (stall_segment). */
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		struct stall_dir_state *d = &st->d[k];
-		bool probing = (seg->kind & TCP_SEG_KEEPALIVE) && pd == (enum sum_dir_id)k;
+		bool mine = pd == (enum sum_dir_id)k;
+		bool probing = (seg->kind & TCP_SEG_KEEPALIVE) && mine;
+		/* Everything pushed and ACKed, yet S resumes with exactly the
+		 * sub-segment window: Linux's persist timer sending what fits
+		 * (tcp_write_wakeup()); an application writing afresh would
+		 * have been sent at once, whatever its size. */
+		bool probe_data = mine && data && (seg->kind & TCP_SEG_NEW_DATA) &&
+				  (uint64_t)d->in_flight + seg->len == d->rwnd;
 		if (d->zw_open)
 			return; /* a gap inside an open zero-window stall */
 		if (!stall_window_closed(d) || !d->has_data ||
-		    !(d->in_flight > 0 || !d->last_push || probing))
+		    !(d->in_flight > 0 || !d->last_push || probing || probe_data))
 			continue;
 		struct stall_zw *zw = &cold->zw[k];
 		d->zw_open = true;
@@ -400,6 +412,7 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		zw->in_flight = d->in_flight;
 		zw->rel_una = d->rel_una;
 		zw->rwnd = d->rwnd;
+		zw->probe_data = probe_data && d->in_flight == 0 && d->last_push;
 		return;
 	}
 
@@ -415,6 +428,12 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		}
 		if (!(seg->kind & TCP_SEG_NEW_DATA))
 			return;
+		/* A probe first: its timer fires whether or not the last
+		 * segment carried PSH. */
+		if (seg->kind & TCP_SEG_TLP) {
+			stall_probe_new(c, env, pd);
+			return;
+		}
 		if (d->has_data && !d->last_push) {
 			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held,
 					 stall_e_held, stall_a_held);
@@ -430,10 +449,6 @@ __attribute__((noinline)) static void stall_gap(struct tcp_conn *c, const struct
 		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
 		 * when the queued data stays corked: the 2013 seed's pauses). */
 		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
-		if (seg->kind & TCP_SEG_TLP) {
-			stall_probe_new(c, env, pd);
-			return;
-		}
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
 			c->info.det.stall.think_time++;
@@ -638,7 +653,7 @@ static void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum s
 	    .dir = dir,
 	    .cls = STALL_ZERO_WINDOW,
 	    .reason = reason,
-	    .evidence = stall_e_zw,
+	    .evidence = zw->probe_data ? stall_e_zw_probe : stall_e_zw,
 	    .advice = stall_a_zw,
 	    .start = zw->start,
 	    .duration = end - zw->start,

@@ -80,6 +80,7 @@ struct stall_zw {
 	int64_t start;
 	uint64_t frame;
 	uint32_t input;
+	bool probe_data; /* S ended the silence with a window probe carrying data */
 };
 
 /* Per-connection state touched only when a gap or a stall is being decided

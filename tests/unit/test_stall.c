@@ -486,6 +486,59 @@ static void test_probe_with_new_data(void)
 	CHECK_EQ_U(v.c.info.det.stall.think_time, 0);
 }
 
+/* The same probe after segments without PSH (a write larger than the
+ * window): the probe timer ended the silence, not a held write. */
+static void test_probe_after_unpushed(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	for (uint32_t k = 0; k < 3; k++)
+		send_seg(&v,
+			 &(struct seg){S2C, A, IRS + 1 + 1000 * k, ISS + 1, 1000, 1000, 1000 + k});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 31000});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
+}
+
+/* Everything ACKed with a window below one segment (500 bytes), then, a
+ * persist-timer later, exactly 500 bytes: a window probe carrying data, so
+ * the receiver's window held the sender (zero_window until the update).
+ * Control: 300 bytes 300 ms later fit the window and would have gone at
+ * once: the application wrote late, think time. */
+static void test_window_probe_with_data(void)
+{
+	for (int control = 0; control <= 1; control++) {
+		struct convo v;
+		uint32_t len = control ? 300 : 500;
+		int64_t t = control ? 301500 : 201500;
+
+		convo_init(&v);
+		handshake(&v, 200);
+		for (uint32_t k = 0; k < 3; k++)
+			send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 1 + 1000 * k,
+						   ISS + 1, 1000, 1000, 1000 + k});
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 3001, 0, 125, 1500});
+		send_seg(&v, &(struct seg){S2C, A | P, IRS + 3001, ISS + 1, len, 1000, t});
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 3001 + len, 0, 0, t + 200});
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 3001 + len, 0, 1000, 400000});
+		send_seg(&v,
+			 &(struct seg){S2C, A | P, IRS + 3001 + len, ISS + 1, 1000, 1000, 400100});
+		finish(&v);
+		if (control) {
+			CHECK_EQ_U(v.nev, 0);
+			CHECK_EQ_U(v.c.info.det.stall.think_time, 1);
+			continue;
+		}
+		CHECK_EQ_U(v.nev, 1);
+		CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_ZERO_WINDOW);
+		CHECK_EQ_U(v.ev[0].duration_ns, (400000 - 1500) * 1000);
+		CHECK(strstr(v.ev[0].u.stall.evidence, "window probe carrying data") != NULL);
+	}
+}
+
 /* The text findings: one line per (connection, direction, class, reason)
  * with example frames, the median ACK delay and the timer it points at. */
 static void test_text_report(void)
@@ -547,6 +600,8 @@ int main(void)
 	test_tlp();
 	test_ack_held_two_segments();
 	test_probe_with_new_data();
+	test_probe_after_unpushed();
+	test_window_probe_with_data();
 	test_text_report();
 	return unit_done("stall");
 }
