@@ -631,8 +631,10 @@ def run_cell(cell, binary, keep):
 
 
 def markdown(results, args, started, took):
-    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
-                            capture_output=True, text=True).stdout.strip()
+    # The binary's own version (the commit it was built from, "-dirty" if
+    # the tree had changes then): what ran, not what the tree is now.
+    commit = subprocess.run([args.bin, "--version"], capture_output=True,
+                            text=True).stdout.strip().removeprefix("tcpsift ")
     kernel = os.uname().release
     f = io.StringIO()
     f.write("# tcpsift truth matrix\n\n")
