@@ -4,7 +4,7 @@
 #   make demo       install missing deps, build, analyze a bundled sample
 #   make check      deps, gcc + clang builds, ASan+UBSan test build, all tests
 #   make bench      benchmarks (long; results in bench/RESULTS.md)
-#   make lab-matrix the whole truth matrix (root; ~20 min): tests/lab/MATRIX.md
+#   make lab-matrix the whole truth matrix (root; ~12 min): tests/lab/MATRIX.md
 #   make fuzz       build the libFuzzer targets (clang) under build/fuzz
 #   make format     clang-format every source file in place
 #
@@ -28,7 +28,9 @@ endif
 # CFLAGS (optimisation, debug) may be overridden; the rest always applies.
 ALL_CFLAGS = $(CFLAGS) -std=gnu11 $(WARN) -MMD -MP -pthread $(SANFLAGS) $(FUZZFLAGS)
 
-LIB_SRC  := $(sort $(wildcard capture/*.c analyze/*.c tui/*.c))
+# Every .c below these folders goes into libtcpsift.a (tcpsift.c holds main).
+LIB_DIRS := common capture analyze tui cli
+LIB_SRC  := $(sort $(shell find $(LIB_DIRS) -name '*.c'))
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:%.c=$(O)/%)
@@ -54,7 +56,7 @@ tcpsift: $(O)/tcpsift
 $(O)/version.stamp: FORCE
 	@mkdir -p $(O)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-$(O)/tcpsift.o $(O)/analyze/cmd_analyze.o: $(O)/version.stamp
+$(O)/tcpsift.o $(O)/cli/cmd_analyze.o $(O)/cli/livetap.o: $(O)/version.stamp
 FORCE:
 
 $(O)/tcpsift: $(O)/tcpsift.o $(O)/libtcpsift.a

@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/cmd_analyze.h"
-#include "analyze/livetap.h"
-#include "capture/cmd_capture.h"
-#include "tui/cmd_tui.h"
+#include "cli/cmd_analyze.h"
+#include "cli/livetap.h"
+#include "cli/cmd_capture.h"
+#include "cli/cmd_tui.h"
 
 static void usage(FILE *f)
 {

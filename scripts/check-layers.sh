@@ -14,12 +14,12 @@ check() { # description, files glob, forbidden include regex
 	bad=$(grep -lE "#include \"($pattern)" $1 2>/dev/null || true)
 	if [ -n "$bad" ]; then t_fail "$what: $bad"; else t_pass "$what"; fi
 }
-check "capture/ does not include analyze/ or tui/" "capture/*.c capture/*.h" "analyze/|tui/"
-check "reporters do not include the engine internals" "analyze/report*.c analyze/report.h" \
-	"analyze/flow.h|analyze/tcp.h"
-check "the engine does not include reporters" \
-	"analyze/tcp.c analyze/flow.c analyze/engine.c analyze/decode.c analyze/source.c" \
-	"analyze/report"
+check "capture/ does not include analyze/, tui/ or cli/" "capture/*/*.c capture/*/*.h" "analyze/|tui/|cli/"
+check "reporters do not include the engine internals" \
+	"analyze/report/*.c analyze/report/*.h analyze/detect/*/*_report.c" \
+	"analyze/engine/flow.h|analyze/engine/tcp.h"
+check "the engine does not include reporters" "analyze/engine/*.c analyze/engine/*.h" \
+	"analyze/report/"
 check "the TUI sees summaries and events, not the engine internals" "tui/*.c tui/*.h" \
-	"analyze/flow.h|analyze/tcp.h|analyze/stall.h|analyze/sackboard.h|analyze/reorder.h|analyze/mtu.h"
+	"analyze/engine/flow.h|analyze/engine/tcp.h|analyze/detect/[a-z]+/[a-z]+\\.h"
 t_done

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report.h"
+#include "analyze/report/report.h"
 
 struct cf_filter {
 	bool bpf;

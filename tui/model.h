@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/summary.h"
+#include "analyze/engine/summary.h"
 
 /*
  * The model is fed by the engine's sink (connections ending, events, and
@@ -82,7 +82,7 @@ struct tm_row {
 	uint32_t holes;
 	uint64_t ooo;
 	uint32_t queues;      /* distinct RX queues (0: unknown) */
-	uint32_t vantage;     /* where it was seen (analyze/source.h), names in pl_header */
+	uint32_t vantage;     /* where it was seen (analyze/engine/source.h), names in pl_header */
 	bool vantage_matters; /* the same 4-tuple is in the table from another vantage */
 	bool mtu_flag;	      /* misaligned MTU, black hole or ICMP too-big */
 	int64_t first_ts, last_ts;

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "analyze/source.h"
-#include "capture/cliopt.h"
-#include "capture/pcapwriter.h"
+#include "analyze/engine/source.h"
+#include "cli/cliopt.h"
+#include "capture/file/pcapwriter.h"
 
 enum { PL_RATE_SAMPLES = 32 };
 

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/engine.h"
-#include "capture/ring.h"
+#include "analyze/engine/engine.h"
+#include "capture/live/ring.h"
 #include "tui/model.h"
 
 /*

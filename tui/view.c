@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report.h"
+#include "analyze/report/report.h"
 #include "tui/connfilter.h"
 
 enum tv_col {

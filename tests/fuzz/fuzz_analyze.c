@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/engine.h"
-#include "analyze/report.h"
+#include "analyze/engine/engine.h"
+#include "analyze/report/report.h"
 #include "tui/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
 /* fuzz_decode.c - libFuzzer target for dec_packet(): any bytes, any link type. */
-#include "analyze/decode.h"
-#include "capture/pkt.h"
+#include "analyze/engine/decode.h"
+#include "common/pkt.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 
 #include <pcap/pcap.h>
 
-#include "capture/savefile.h"
+#include "capture/file/savefile.h"
 
 /*
  * Usage: pcapcmp FILE

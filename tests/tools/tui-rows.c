@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "analyze/report.h"
+#include "analyze/report/report.h"
 #include "tui/player.h"
 
 int main(int argc, char **argv)

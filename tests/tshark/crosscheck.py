@@ -172,7 +172,7 @@ def run_tshark(what, env, src, producer=None):
 
 
 def vantage_of_ifaces(doc):
-    """tcpsift's vantage rule (analyze/source.c): interfaces with the same
+    """tcpsift's vantage rule (analyze/engine/source.c): interfaces with the same
     name are one vantage point; each unnamed one is its own ("#k")."""
     names = doc.get("vantages") or ["#0"]
     inputs = doc.get("inputs") or [{}]

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/detect.h"
-#include "analyze/tcp.h"
+#include "analyze/detect/detect.h"
+#include "analyze/engine/tcp.h"
 
 /*
  * Client 10.0.0.1:40000 <-> server 10.0.0.2:80 (family 6: 2001::1 and
  * 2001::2), packets built as struct dec_packet without libpcap and run
- * through the TCP engine and the detectors the way analyze/engine.c does.
+ * through the TCP engine and the detectors the way analyze/engine/engine.c does.
  * Each test keeps its own conversation struct (with the fields below) and
  * its own segment description; these helpers are what they share.
  */

@@ -1,6 +1,6 @@
 /* test_decode.c - dec_packet()/dec_tcp_options() on packets built in memory. */
-#include "analyze/decode.h"
-#include "capture/pkt.h"
+#include "analyze/engine/decode.h"
+#include "common/pkt.h"
 #include "tests/unit/unit.h"
 
 #include <stdbool.h>

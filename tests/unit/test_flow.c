@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/flow.h"
+#include "analyze/engine/flow.h"
 #include "tests/unit/unit.h"
 
 struct ended {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analyze/jsonout.h"
+#include "analyze/report/jsonout.h"
 #include "tests/unit/unit.h"
 
 static const size_t pretty =

@@ -1,8 +1,8 @@
-/* test_mtu.c - unit tests of the MTU / alignment detector (analyze/mtu.c). */
+/* test_mtu.c - unit tests of the MTU / alignment detector (analyze/detect/mtu/mtu.c). */
 #include <string.h>
 
-#include "analyze/mtu.h"
-#include "analyze/tcp.h"
+#include "analyze/detect/mtu/mtu.h"
+#include "analyze/engine/tcp.h"
 #include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/pcapwriter.h"
-#include "capture/savefile.h"
+#include "capture/file/pcapwriter.h"
+#include "capture/file/savefile.h"
 #include "tests/unit/unit.h"
 
 #define T0_NS	 1764500642000000000LL /* 2025-11-30 11:04:02 UTC */

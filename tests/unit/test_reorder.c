@@ -1,12 +1,12 @@
-/* test_reorder.c - unit tests of the reordering / queue detector (analyze/reorder.c). */
+/* test_reorder.c - unit tests of the reordering / queue detector (analyze/detect/reorder/reorder.c). */
 #include <string.h>
 
 /* Segments below are positional literals; unnamed trailing fields are 0. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-#include "analyze/reorder.h"
-#include "analyze/report.h"
-#include "analyze/tcp.h"
+#include "analyze/detect/reorder/reorder.h"
+#include "analyze/report/report.h"
+#include "analyze/engine/tcp.h"
 #include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 

@@ -5,13 +5,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analyze/jsonout.h"
-#include "analyze/report.h"
+#include "analyze/report/jsonout.h"
+#include "analyze/report/report.h"
 #include "tests/unit/unit.h"
 
 /*
  * Reports write connections and events with rep_jw_conn() / rep_jw_event()
- * (analyze/report_json.c and the report_<detector>.c parts); the Jansson
+ * (analyze/report/json.c and the report_<detector>.c parts); the Jansson
  * builders rep_jansson_conn() / rep_jansson_event() are kept as their
  * reference. Every summary and event below goes through both, in both
  * layouts the reports use (pretty at depth 0 for --json, compact with a

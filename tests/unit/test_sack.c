@@ -4,9 +4,9 @@
 /* Segments below are positional literals; unnamed trailing fields are 0. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-#include "analyze/detect.h"
-#include "analyze/seq.h"
-#include "analyze/tcp.h"
+#include "analyze/detect/detect.h"
+#include "analyze/engine/seq.h"
+#include "analyze/engine/tcp.h"
 #include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture/savefile.h"
+#include "capture/file/savefile.h"
 #include "tests/unit/unit.h"
 
 /* --- byte builder ---------------------------------------------------------- */

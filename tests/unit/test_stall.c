@@ -6,9 +6,9 @@
 
 #include <stdlib.h>
 
-#include "analyze/detect.h"
-#include "analyze/report.h"
-#include "analyze/tcp.h"
+#include "analyze/detect/detect.h"
+#include "analyze/report/report.h"
+#include "analyze/engine/tcp.h"
 #include "tests/unit/convo.h"
 #include "tests/unit/unit.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture/savefile.h"
-#include "capture/tracefile.h"
+#include "capture/file/savefile.h"
+#include "capture/file/tracefile.h"
 #include "tests/unit/unit.h"
 
 /* libtrace and libwandio leak a few bytes on their own error paths (URI

@@ -1,0 +1,86 @@
+/* detect.c - the table of detectors and the calls that fan out to them. */
+#include "analyze/detect/detect.h"
+
+#include <string.h>
+
+#include "analyze/detect/mtu/mtu.h"
+#include "analyze/detect/reorder/reorder.h"
+#include "analyze/detect/sack/sackboard.h"
+#include "analyze/detect/stall/stall.h"
+
+/* Adding a detector: its module, its state/summary types, one line here
+ * and its segment() call in det_segment(). */
+static const struct det_ops *const det_table[] = {
+    &stall_ops,
+    &sackb_ops,
+    &reorder_ops,
+    &mtu_ops,
+};
+
+#define DET_COUNT (sizeof(det_table) / sizeof(det_table[0]))
+
+void det_params_defaults(struct det_params *prm)
+{
+	prm->stall_min_ns = DET_DEFAULT_STALL_MIN_NS;
+	prm->stall_rtt_factor = DET_DEFAULT_STALL_RTT_FACTOR;
+}
+
+/*
+ * Every TCP packet comes here, so the segment hooks are called directly, in
+ * det_table's order: the loop of indirect calls cost as many instructions as
+ * some detectors' common case. A new detector's segment() goes here too.
+ */
+void det_segment(struct tcp_conn *c, const struct det_env *env)
+{
+	stall_segment(c, env);
+	sackb_segment(c, env);
+	reorder_segment(c, env);
+	mtu_segment(c, env);
+}
+
+void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
+{
+	const char *hot = (const char *)&c->dhot;
+
+	/* det_segment() reads c->dhot after tcp_segment(): ask for its cache
+	 * lines (64 bytes) now, they arrive while the TCP engine works. */
+	for (size_t k = 0; k < sizeof(c->dhot); k += 64)
+		__builtin_prefetch(hot + k, 1);
+	__builtin_prefetch(hot + sizeof(c->dhot) - 1, 1);
+	stall_before(c, ts, env);
+}
+
+void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
+	      const struct det_env *env)
+{
+	for (size_t k = 0; k < DET_COUNT; k++)
+		if (det_table[k]->icmp)
+			det_table[k]->icmp(c, d, p, env);
+}
+
+void det_finish(struct tcp_conn *c, const struct det_env *env)
+{
+	for (size_t k = 0; k < DET_COUNT; k++)
+		if (det_table[k]->finish)
+			det_table[k]->finish(c, env);
+}
+
+void det_event_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
+		    enum sum_dir_id dir, int64_t ts, uint64_t frame, uint32_t input)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->conn = c->info.id;
+	e->dir = (uint8_t)dir;
+	e->ts = ts;
+	e->duration_ns = -1;
+	e->input = input;
+	e->frame_first = e->frame_last = frame;
+	e->queue_switch = -1;
+}
+
+void det_emit(const struct det_env *env, const struct sum_event *e)
+{
+	if (env->sink && env->sink->event)
+		env->sink->event(env->sink->ctx, e);
+}

@@ -1,0 +1,76 @@
+/* detect.h - the detector interface: per-connection findings fed by the TCP engine. */
+#ifndef TCPSIFT_DETECT_H
+#define TCPSIFT_DETECT_H
+
+#include <stdint.h>
+
+#include "analyze/engine/decode.h"
+#include "analyze/engine/summary.h"
+#include "analyze/engine/tcp.h"
+#include "common/pkt.h"
+
+/*
+ * A detector is one module (stall.c, sackboard.c, reorder.c, mtu.c) with a
+ * const struct det_ops, one line in detect.c's table and its segment() call
+ * in det_segment(). Its per-connection state lives in struct det_hot (what
+ * every segment touches) and struct det_states (tcp.h), its result in
+ * sum_conn.det (summary.h), its event detail in sum_event.u. For every TCP
+ * segment the engine first runs the TCP reconstruction (tcp.c), which
+ * records what it decided in c->seg, then calls every detector's segment():
+ * detectors read the connection (through tcp.h's views), never change the
+ * TCP state, and emit struct sum_event through env->sink. Just before the
+ * reconstruction, det_before() lets a detector see the connection as the
+ * previous packet left it (the stall detector, at a gap).
+ *
+ *   packet -> det_before() -> tcp_segment() -> c->seg -> det_segment()
+ *                                                  -> each segment()
+ *   ICMP error quoting c's segment ---> det_icmp()     -> each ops->icmp()
+ *   connection ends ---------------> det_finish()     -> each ops->finish()
+ */
+
+/* Thresholds, from the command line (tcpsift(1), FINDINGS). */
+struct det_params {
+	int64_t stall_min_ns;	   /* a gap shorter than this is never a stall (10 ms) */
+	uint32_t stall_rtt_factor; /* ... nor shorter than this many min RTTs (4) */
+};
+
+#define DET_DEFAULT_STALL_MIN_NS     (10ll * 1000000ll)
+#define DET_DEFAULT_STALL_RTT_FACTOR 4u
+
+struct det_env {
+	const struct det_params *prm;
+	const struct sum_sink *sink; /* may be NULL */
+};
+
+struct det_ops {
+	const char *name;
+	/* c->seg describes the segment just processed. det_segment() calls
+	 * it directly, not through this pointer (detect.c). */
+	void (*segment)(struct tcp_conn *c, const struct det_env *env);
+	/* An ICMP/ICMPv6 error (d->icmp) quoting one of c's segments. */
+	void (*icmp)(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
+		     const struct det_env *env);
+	/* The connection ends: emit what is pending, fill c->info.det. */
+	void (*finish)(struct tcp_conn *c, const struct det_env *env);
+};
+
+/*
+ * Before tcp_segment() processes a packet at ts of c (a connection that
+ * already had packets: not the one tcp_conn_init() just set up). A stall is
+ * judged by the packet ending a gap against the connection as it stood at
+ * the gap's start, which the packet is about to change.
+ */
+void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
+void det_segment(struct tcp_conn *c, const struct det_env *env);
+void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
+	      const struct det_env *env);
+void det_finish(struct tcp_conn *c, const struct det_env *env);
+
+/* Fill a new event of c, as tcp.c does for its own. */
+void det_event_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
+		    enum sum_dir_id dir, int64_t ts, uint64_t frame, uint32_t input);
+void det_emit(const struct det_env *env, const struct sum_event *e);
+
+void det_params_defaults(struct det_params *prm);
+
+#endif

@@ -1,0 +1,476 @@
+/* mtu.c - detector: MTU and page-alignment anomalies, oversize segments, PMTU. */
+#include "analyze/detect/mtu/mtu.h"
+
+#include <string.h>
+
+#include "analyze/engine/seq.h"
+
+/*
+ * Rules (DESIGN.md "MTU / alignment"; tcpsift(1), FINDINGS):
+ *
+ *  - Full-size segment of a direction: its largest payload not above the
+ *    MSS the receiver announced (larger ones are GSO/TSO/GRO super-frames,
+ *    counted by tcp.c as `oversize`; their size says nothing about the
+ *    wire; nor do frames with IP length 0 or IPv4 above 65535 bytes, TSO
+ *    and BIG TCP frames, which need no MSS to be recognised). The MTU it
+ *    implies is its IP length: IP header (20, or 40 plus extension
+ *    headers) + TCP header with options (+12 with timestamps) + payload.
+ *  - That MTU is only real when the payload was limited by the MSS, not by
+ *    the application's write size: the payload plus the segment's option
+ *    bytes reaches min(receiver's MSS, sender's own MSS) -- Linux sizes
+ *    segments as mss_cache = min(peer MSS, own path MTU - 40) minus the
+ *    options it puts in every segment (tcp_current_mss()) -- or an ICMP
+ *    too-big announced exactly that MTU. When no SYN was captured, the
+ *    full-size segment is the largest of the MTU_SIZES largest payload
+ *    sizes that was seen MTU_FULL_REPEAT times (a cap hit again and again,
+ *    as in a bulk transfer) and is no super-frame of another (see
+ *    looks_super()); without one, nothing is judged.
+ *  - Misaligned: implied MTU above 4096 and payload mod 4096 != 0, i.e.
+ *    the MTU is not n*4096 + H with H its header bytes (52 for IPv4 + TCP
+ *    with timestamps). Full-size payloads then straddle pages: the 2013
+ *    splice()/loopback regression (netdev, "Major network performance
+ *    regression in 3.7": 61492 ran at 61 Gbps, 61492 + 2048 = 63540 at
+ *    50-100 Mbps). The nearest healthy MTUs are floor(payload / 4096) and
+ *    one more pages, plus H.
+ *  - Collapse: misaligned and the stall detector found stalls in the
+ *    connection (it runs before this one in detect.c's table), or -- its
+ *    verdict missing -- the misaligned direction was idle at least half of
+ *    its transfer time (first to last data segment): silences of the whole
+ *    connection longer than the stall threshold (max(--stall-min, factor x
+ *    min RTT)) that the peer's data neither starts nor ends, so a request
+ *    /response turn (think time) never counts and a paced sender (no gap
+ *    that long) never does either. The seed's transfer spent ~95 % of its
+ *    time in 40/200 ms pauses.
+ *  - ICMP fragmentation needed (RFC 1191, type 3 code 4) / ICMPv6 packet
+ *    too big (RFC 8201, type 2) quoting one of the connection's segments:
+ *    a "pmtu" event with the MTU it carried.
+ *  - PMTU black hole (RFC 4821; Linux tcp_mtu_probing, which lowers the MSS
+ *    after tcp_retries1 RTO timeouts): a full-size segment re-sent by RTO
+ *    at least MTU_BH_MIN_RTO times without being ACKed, then the same
+ *    sequence re-sent smaller.
+ */
+
+bool mtu_misaligned(uint32_t payload, uint32_t hdr, uint32_t *below, uint32_t *above, uint32_t *mod)
+{
+	uint32_t pages = payload / MTU_PAGE;
+
+	*mod = payload % MTU_PAGE;
+	*below = pages ? pages * MTU_PAGE + hdr : 0;
+	*above = (pages + 1) * MTU_PAGE + hdr;
+	if (*mod == 0) /* aligned: it is its own nearest healthy MTU */
+		*below = *above = payload + hdr;
+	return payload + hdr > MTU_PAGE && *mod != 0;
+}
+
+/* IP + TCP header bytes of the segment just processed. */
+static uint16_t seg_header(const struct dec_packet *d, uint32_t len)
+{
+	uint32_t tcph =
+	    d->tcp.hdr_len >= 20 ? d->tcp.hdr_len : 20u + (d->tcp.opt.has_ts ? 12u : 0u);
+	uint32_t iph = d->src.family == 6 ? 40u : 20u;
+
+	/* The IP length tells the real IP header (IPv4 options, IPv6
+	 * extension headers) unless it had to be presumed from the frame. */
+	if (!d->ip_len_presumed && d->l3_len >= iph + tcph + len)
+		iph = d->l3_len - tcph - len;
+	uint32_t h = iph + tcph;
+	return (uint16_t)(h > 0xffffu ? 0xffffu : h);
+}
+
+/* A payload size new to the MTU_SIZES largest of dir: insert it at k. Out of
+ * line (as the other rare paths of mtu_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_dir_hot *dh,
+						  unsigned k)
+{
+	const struct tcp_seg *s = &c->seg;
+	const struct dec_packet *d = s->d;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
+
+	if (dh->nsizes < MTU_SIZES)
+		dh->nsizes++;
+	/* At most MTU_SIZES - 1 moves: a loop, not three memmove() calls
+	 * (every new connection inserts its first sizes). */
+	for (unsigned j = dh->nsizes - 1u; j > k; j--) {
+		dh->payload[j] = dh->payload[j - 1];
+		dh->count[j] = dh->count[j - 1];
+		ds->sizes[j] = ds->sizes[j - 1];
+	}
+	struct mtu_size *z = &ds->sizes[k];
+	uint32_t tcph =
+	    d->tcp.hdr_len >= 20 ? d->tcp.hdr_len : 20u + (d->tcp.opt.has_ts ? 12u : 0u);
+	dh->payload[k] = s->len;
+	dh->count[k] = 1;
+	z->hdr = seg_header(d, s->len);
+	z->opt = (uint16_t)(tcph - 20);
+	z->ts = s->ts;
+	z->frame = s->frame;
+	z->input = s->input;
+	z->rel_seq = s->rel_seq;
+}
+
+/* Remember the segment's payload size among the MTU_SIZES largest. */
+static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh)
+{
+	const struct tcp_seg *s = &c->seg;
+	const struct dec_packet *d = s->d;
+	uint32_t peer_mss = tcp_peer_mss(c, s->dir);
+	unsigned k;
+
+	if (peer_mss && s->len > peer_mss)
+		return; /* a super-frame: tcp.c counted it as oversize */
+	/* No wire carries an IP length of 0 or an IPv4 packet above 65535
+	 * bytes: captures of TSO/GSO frames and BIG TCP (Linux >= 5.19)
+	 * show them, with or without a SYN to learn the MSS from. */
+	if (d->ip_len_presumed || (d->src.family == 4 && d->l3_len > 65535)) {
+		c->det.mtu.dir[s->dir].superframes++;
+		return;
+	}
+	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
+		;
+	if (k < dh->nsizes && dh->payload[k] == s->len) {
+		dh->count[k]++;
+		return;
+	}
+	if (k == MTU_SIZES)
+		return; /* smaller than every size kept */
+	size_insert(c, dh, k);
+}
+
+static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
+			   struct mtu_dir_state *ds, const struct det_env *env)
+{
+	const struct tcp_seg *s = &c->seg;
+	struct sum_event e;
+
+	det_event_init(&e, SUM_EV_PMTU, c, s->dir, ds->bh_first_ts, ds->bh_first_frame, s->input);
+	e.frame_last = s->frame;
+	e.duration_ns = s->ts - ds->bh_first_ts;
+	e.bytes = ds->bh_len;
+	e.segments = dh->bh_rto;
+	e.rel_seq = tcp_rel_seq(c, s->dir, ds->bh_seq);
+	e.u.mtu.kind = MTU_PMTU_BLACKHOLE;
+	e.u.mtu.payload = ds->bh_len;
+	e.u.mtu.big_mtu = ds->bh_len + ds->bh_hdr;
+	e.u.mtu.mtu = s->len + seg_header(s->d, s->len);
+	e.u.mtu.retransmissions = dh->bh_rto;
+	ds->bh_big_mtu = e.u.mtu.big_mtu;
+	ds->bh_small_mtu = e.u.mtu.mtu;
+	ds->bh_resends = dh->bh_rto;
+	e.u.mtu.reason = "full-size segments re-sent by RTO until they shrank: PMTU black hole "
+			 "(RFC 4821, Linux tcp_mtu_probing)";
+	det_emit(env, &e);
+}
+
+/*
+ * Black hole watch on dir's data: an RTO retransmission of a full-size
+ * segment starts (or extends) a run at its sequence; the same sequence
+ * re-sent smaller after MTU_BH_MIN_RTO such re-sends ends it as a black
+ * hole. An ACK covering the big segment ends the run harmlessly. For
+ * retransmissions only (out of line: see size_insert()).
+ */
+__attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh,
+						      const struct det_env *env)
+{
+	const struct tcp_seg *s = &c->seg;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
+
+	if (!s->len)
+		return;
+	/* The first timer re-send is the loss probe (RFC 8985), the rest RTOs. */
+	if ((s->kind & TCP_SEG_RETRANS) && (s->kind & (TCP_SEG_RTO | TCP_SEG_TLP)) && dh->nsizes &&
+	    s->len == dh->payload[0]) {
+		if (dh->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
+			dh->bh_rto++;
+		} else {
+			ds->bh_seq = s->seq;
+			ds->bh_len = s->len;
+			dh->bh_rto = 1;
+			ds->bh_hdr = seg_header(s->d, s->len);
+			ds->bh_first_ts = s->ts;
+			ds->bh_first_frame = s->frame;
+		}
+		return;
+	}
+	if (dh->bh_rto >= MTU_BH_MIN_RTO && s->seq == ds->bh_seq && s->len < ds->bh_len) {
+		ds->blackholes++;
+		emit_blackhole(c, dh, ds, env);
+		dh->bh_rto = 0;
+	}
+}
+
+/*
+ * Silences of the connection longer than the stall threshold, charged to
+ * each data direction unless the other side's data begins or ends them (a
+ * turn of a request/response protocol, not time lost by this direction).
+ */
+static void track_idle(struct tcp_conn *c, const struct det_env *env)
+{
+	const struct tcp_seg *s = &c->seg;
+	struct mtu_hot *st = &c->dhot.mtu;
+	bool data = (s->kind & TCP_SEG_DATA) && !(s->kind & TCP_SEG_KEEPALIVE);
+	int64_t thr = env->prm ? env->prm->stall_min_ns : DET_DEFAULT_STALL_MIN_NS;
+
+	/* The threshold is never below --stall-min: shorter gaps (most) need
+	 * no RTT lookup. */
+	if (st->have_last && s->ts > st->last_ts && s->ts - st->last_ts >= thr) {
+		int64_t gap = s->ts - st->last_ts;
+		int64_t rtt = tcp_min_rtt(c, s->dir);
+		int64_t k = env->prm ? env->prm->stall_rtt_factor : DET_DEFAULT_STALL_RTT_FACTOR;
+
+		if (rtt > 0 && rtt * k > thr)
+			thr = rtt * k;
+		for (int d = 0; gap >= thr && d < SUM_DIR_COUNT; d++) {
+			bool peer_before = st->last_data && st->last_dir != d;
+			bool peer_after = data && s->dir != (enum sum_dir_id)d;
+			if (!peer_before && !peer_after)
+				st->idle_ns[d] += gap;
+		}
+	}
+	if (!st->have_last || s->ts >= st->last_ts) {
+		st->last_ts = s->ts;
+		st->last_dir = (uint8_t)s->dir;
+		st->last_data = data;
+		st->have_last = true;
+	}
+}
+
+void mtu_segment(struct tcp_conn *c, const struct det_env *env)
+{
+	const struct tcp_seg *s = &c->seg;
+	struct mtu_dir_hot *dh = &c->dhot.mtu.dir[s->dir];
+	struct mtu_dir_hot *peer = &c->dhot.mtu.dir[!s->dir];
+
+	track_idle(c, env);
+
+	/* The peer's ACK covering the re-sent big segment: it got through. */
+	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer->bh_rto) {
+		const struct mtu_dir_state *pc = &c->det.mtu.dir[!s->dir];
+		if (seq_ge(s->ack, pc->bh_seq + pc->bh_len))
+			peer->bh_rto = 0;
+	}
+	if (!(s->kind & TCP_SEG_DATA) || (s->kind & TCP_SEG_KEEPALIVE) || !s->d)
+		return;
+	track_size(c, dh);
+	if (s->kind & TCP_SEG_RETRANS)
+		watch_blackhole(c, dh, env);
+}
+
+static bool addr_eq(const struct dec_addr *a, const struct dec_addr *b)
+{
+	return a->family == b->family && memcmp(a->a, b->a, sizeof(a->a)) == 0;
+}
+
+/* ICMP frag-needed (RFC 1191) / ICMPv6 packet too big (RFC 8201) quoting c. */
+static void mtu_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
+		     const struct det_env *env)
+{
+	const struct dec_icmp *ic = &d->icmp;
+	bool v6 = d->l4proto == 58;
+	struct sum_event e;
+
+	if (v6 ? ic->type != 2 : !(ic->type == 3 && ic->code == 4))
+		return;
+	/* The quoted segment was sent by the side whose address is its source. */
+	enum sum_dir_id dir =
+	    addr_eq(&ic->inner_src, &c->info.client) && ic->inner_sport == c->info.client_port
+		? SUM_C2S
+		: SUM_S2C;
+	struct mtu_dir_state *ds = &c->det.mtu.dir[dir];
+
+	ds->icmp_too_big++;
+	ds->icmp_mtu = ic->mtu;
+	c->det.mtu.icmp_ptb++;
+	c->det.mtu.icmp_mtu = ic->mtu;
+	det_event_init(&e, SUM_EV_PMTU, c, dir, p->ts_ns, p->frame, p->input);
+	e.rel_seq = ic->has_inner ? tcp_rel_seq(c, dir, ic->inner_seq) : 0;
+	e.u.mtu.kind = MTU_PMTU_ICMP;
+	e.u.mtu.mtu = ic->mtu;
+	e.u.mtu.icmp_type = ic->type;
+	e.u.mtu.icmp_code = ic->code;
+	e.u.mtu.reason = v6 ? "ICMPv6 packet too big (RFC 8201) quoting a segment of it"
+			    : "ICMP fragmentation needed and DF set (RFC 1191) quoting a segment "
+			      "of it";
+	det_emit(env, &e);
+}
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * Without a SYN: does size z look like a GSO/TSO super-frame, i.e. share
+ * with another size kept a common divisor that is a plausible MSS (>= 536,
+ * RFC 9293's default) yet smaller than both (Linux builds super-frames as
+ * whole multiples of gso_size: 65160 and 59368 are 45 and 41 x 1448)?
+ */
+static bool looks_super(const struct mtu_dir_hot *dh, unsigned z)
+{
+	for (unsigned k = 0; k < dh->nsizes; k++) {
+		uint32_t a = dh->payload[z], b = dh->payload[k];
+		uint32_t g = gcd32(a, b);
+		if (k != z && g >= 536 && g < a && g < b)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Which size is dir's full-size segment, and is it limited by the MSS (so
+ * its MTU is the path's)? Returns the index in ds->sizes (-1: no data).
+ */
+static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_dir_hot *dh,
+		     const struct mtu_dir_state *ds, bool *full)
+{
+	uint32_t peer_mss = c->half[!dir].st.mss, own_mss = c->half[dir].st.mss;
+
+	*full = false;
+	if (!dh->nsizes)
+		return -1;
+	const struct mtu_size *z = &ds->sizes[0];
+	if (ds->icmp_mtu && dh->payload[0] + z->hdr == ds->icmp_mtu) {
+		*full = true;
+		return 0;
+	}
+	if (peer_mss) {
+		uint32_t eff = own_mss && own_mss < peer_mss ? own_mss : peer_mss;
+		*full = dh->payload[0] + z->opt >= eff;
+		return 0;
+	}
+	/* No SYN: the largest size that recurs (a cap hit again and again)
+	 * and is no super-frame of another. */
+	for (unsigned k = 0; k < dh->nsizes; k++) {
+		if (dh->count[k] >= MTU_FULL_REPEAT && !looks_super(dh, k)) {
+			*full = true;
+			return (int)k;
+		}
+	}
+	return 0;
+}
+
+static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uint32_t nfull)
+{
+	const struct sum_dir *st = &c->half[sm->dir].st;
+	int64_t dur = st->last_data_ts - st->first_data_ts;
+
+	sm->stalls = c->info.det.stall.count;
+	sm->stall_ns = c->info.det.stall.time_ns;
+	if (sm->stalls) {
+		sm->collapse = true;
+		sm->collapse_by = MTU_COLLAPSE_STALLS;
+		return;
+	}
+	/* No stall detector verdict: was the transfer mostly waiting? */
+	if (nfull < MTU_COLLAPSE_MIN || dur <= 0)
+		return;
+	sm->transfer_ns = dur;
+	sm->idle_ns = c->dhot.mtu.idle_ns[sm->dir];
+	if (sm->idle_ns > sm->transfer_ns)
+		sm->idle_ns = sm->transfer_ns; /* silences before the data phase */
+	if (2 * sm->idle_ns >= sm->transfer_ns) {
+		sm->collapse = true;
+		sm->collapse_by = MTU_COLLAPSE_THROUGHPUT;
+	}
+}
+
+/* Size k of dir (mtu_dir_hot.payload[k]) straddles pages. */
+static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
+			   const struct det_env *env)
+{
+	const struct mtu_size *z = &c->det.mtu.dir[dir].sizes[k];
+	uint32_t payload = c->dhot.mtu.dir[dir].payload[k];
+	struct sum_event e;
+	uint32_t below, above, mod;
+
+	mtu_misaligned(payload, z->hdr, &below, &above, &mod);
+	det_event_init(&e, SUM_EV_MTU_ALIGNMENT, c, dir, z->ts, z->frame, z->input);
+	e.bytes = payload;
+	e.segments = c->dhot.mtu.dir[dir].count[k];
+	e.rel_seq = z->rel_seq;
+	e.u.mtu.mtu = payload + z->hdr;
+	e.u.mtu.aligned_below = below;
+	e.u.mtu.aligned_above = above;
+	e.u.mtu.payload = payload;
+	e.u.mtu.payload_mod_4096 = mod;
+	e.u.mtu.reason = "full-size payloads are not a multiple of 4096: they straddle pages";
+	det_emit(env, &e);
+}
+
+static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
+{
+	struct mtu_summary *sm = &c->info.det.mtu;
+	const struct mtu_state *st = &c->det.mtu;
+	int full[SUM_DIR_COUNT] = {-1, -1}; /* index of the full-size payload */
+	int best = -1;
+
+	memset(sm, 0, sizeof(*sm));
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		const struct mtu_dir_state *ds = &st->dir[k];
+		const struct mtu_dir_hot *dh = &c->dhot.mtu.dir[k];
+		uint32_t below, above, mod;
+		bool is_full;
+
+		sm->mss[k] = c->half[k].st.mss;
+		sm->oversize[k] = (uint32_t)c->half[k].st.oversize;
+		sm->oversize_segments += sm->oversize[k];
+		sm->superframes[k] = ds->superframes;
+		sm->blackholes += ds->blackholes;
+		if (ds->blackholes) {
+			sm->blackhole_mtu = ds->bh_big_mtu;
+			sm->blackhole_shrunk_mtu = ds->bh_small_mtu;
+			sm->blackhole_resends = ds->bh_resends;
+		}
+		int z = full_size(c, (enum sum_dir_id)k, dh, ds, &is_full);
+		if (z < 0)
+			continue;
+		full[k] = z;
+		sm->largest_payload[k] = dh->payload[z];
+		sm->header_bytes[k] = ds->sizes[z].hdr;
+		sm->implied_mtu[k] = dh->payload[z] + ds->sizes[z].hdr;
+		sm->full_size[k] = is_full;
+		sm->misaligned_dir[k] = is_full && mtu_misaligned(dh->payload[z], ds->sizes[z].hdr,
+								  &below, &above, &mod);
+		/* The direction the single-value fields describe: misaligned
+		 * first, then MSS-limited, then the largest MTU. */
+		if (best < 0) {
+			best = k;
+		} else {
+			int rank_k = sm->misaligned_dir[k] * 2 + sm->full_size[k];
+			int rank_b = sm->misaligned_dir[best] * 2 + sm->full_size[best];
+			if (rank_k > rank_b ||
+			    (rank_k == rank_b && sm->implied_mtu[k] > sm->implied_mtu[best]))
+				best = k;
+		}
+	}
+	sm->icmp_too_big = st->icmp_ptb;
+	sm->icmp_mtu = st->icmp_mtu;
+	sm->pmtu_blackhole = sm->blackholes != 0;
+	if (best < 0)
+		return;
+	sm->dir = (uint8_t)best;
+	sm->misaligned = sm->misaligned_dir[best];
+	mtu_misaligned(sm->largest_payload[best], sm->header_bytes[best], &sm->aligned_below,
+		       &sm->aligned_above, &sm->payload_mod_4096);
+	/* No MTU to judge (not MSS-limited), or one the rule leaves alone
+	 * (4096 and below): leave the alignment fields empty. */
+	if (!sm->full_size[best] || sm->implied_mtu[best] <= MTU_PAGE)
+		sm->aligned_below = sm->aligned_above = sm->payload_mod_4096 = 0;
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		if (sm->misaligned_dir[k])
+			emit_alignment(c, (enum sum_dir_id)k, full[k], env);
+	if (sm->misaligned)
+		judge_collapse(c, sm, c->dhot.mtu.dir[best].count[full[best]]);
+}
+
+const struct det_ops mtu_ops = {
+    .name = "mtu",
+    .segment = mtu_segment,
+    .icmp = mtu_icmp,
+    .finish = mtu_finish,
+};

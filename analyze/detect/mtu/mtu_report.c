@@ -1,0 +1,300 @@
+/* report_mtu.c - JSON and text for the MTU / alignment detector's results. */
+#include <inttypes.h>
+
+#include "analyze/report/jsonout.h"
+#include "analyze/report/report.h"
+
+static const char *const mtu_dir_names[2] = {"c2s", "s2c"};
+
+static const char *const mtu_collapse_names[MTU_COLLAPSE_BY_COUNT] = {
+    [MTU_COLLAPSE_NONE] = "none",
+    [MTU_COLLAPSE_STALLS] = "stalls",
+    [MTU_COLLAPSE_THROUGHPUT] = "throughput",
+};
+
+static const char *const mtu_pmtu_names[MTU_PMTU_KIND_COUNT] = {
+    [MTU_PMTU_NONE] = "alignment",
+    [MTU_PMTU_ICMP] = "icmp_too_big",
+    [MTU_PMTU_BLACKHOLE] = "blackhole",
+};
+
+static json_t *jnum_or_null(uint32_t v)
+{
+	return v ? json_integer(v) : json_null();
+}
+
+static json_t *jpair(uint32_t c2s, uint32_t s2c)
+{
+	return json_pack("{s:o, s:o}", "c2s", jnum_or_null(c2s), "s2c", jnum_or_null(s2c));
+}
+
+json_t *rep_json_mtu(const struct mtu_summary *s)
+{
+	json_t *o = json_object(), *dirs = json_array();
+
+	for (int k = 0; k < 2; k++)
+		if (s->misaligned_dir[k])
+			json_array_append_new(dirs, json_string(mtu_dir_names[k]));
+	json_object_set_new_nocheck(o, "aligned_above", jnum_or_null(s->aligned_above));
+	json_object_set_new_nocheck(o, "aligned_below", jnum_or_null(s->aligned_below));
+	json_object_set_new_nocheck(o, "collapse", json_boolean(s->collapse));
+	json_object_set_new_nocheck(o, "collapse_by",
+				    s->collapse ? json_string(mtu_collapse_names[s->collapse_by])
+						: json_null());
+	json_object_set_new_nocheck(o, "collapse_idle_s",
+				    s->transfer_ns ? json_real((double)s->idle_ns / 1e9)
+						   : json_null());
+	json_object_set_new_nocheck(o, "collapse_transfer_s",
+				    s->transfer_ns ? json_real((double)s->transfer_ns / 1e9)
+						   : json_null());
+	json_object_set_new_nocheck(
+	    o, "dir",
+	    s->implied_mtu[s->dir & 1] ? json_string(mtu_dir_names[s->dir & 1]) : json_null());
+	json_object_set_new(
+	    o, "full_size",
+	    json_pack("{s:b, s:b}", "c2s", s->full_size[0], "s2c", s->full_size[1]));
+	json_object_set_new_nocheck(o, "header_bytes",
+				    jpair(s->header_bytes[0], s->header_bytes[1]));
+	json_object_set_new_nocheck(o, "icmp_mtu", jnum_or_null(s->icmp_mtu));
+	json_object_set_new_nocheck(o, "icmp_too_big", json_integer(s->icmp_too_big));
+	json_object_set_new_nocheck(o, "implied_mtu", jpair(s->implied_mtu[0], s->implied_mtu[1]));
+	json_object_set_new_nocheck(o, "largest_payload",
+				    jpair(s->largest_payload[0], s->largest_payload[1]));
+	json_object_set_new_nocheck(o, "misaligned", json_boolean(s->misaligned));
+	json_object_set_new_nocheck(o, "misaligned_dirs", dirs);
+	json_object_set_new_nocheck(o, "mss", jpair(s->mss[0], s->mss[1]));
+	json_object_set_new_nocheck(o, "oversize",
+				    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->oversize[0],
+					      "s2c", (json_int_t)s->oversize[1]));
+	json_object_set_new_nocheck(o, "oversize_segments", json_integer(s->oversize_segments));
+	json_object_set_new_nocheck(o, "payload_mod_4096",
+				    s->aligned_above ? json_integer(s->payload_mod_4096)
+						     : json_null());
+	json_object_set_new_nocheck(o, "pmtu_blackhole", json_boolean(s->pmtu_blackhole));
+	json_object_set_new_nocheck(o, "pmtu_blackhole_mtu", jnum_or_null(s->blackhole_mtu));
+	json_object_set_new_nocheck(o, "pmtu_blackhole_resends",
+				    json_integer(s->blackhole_resends));
+	json_object_set_new_nocheck(o, "pmtu_blackhole_shrunk_mtu",
+				    jnum_or_null(s->blackhole_shrunk_mtu));
+	json_object_set_new_nocheck(o, "pmtu_blackholes", json_integer(s->blackholes));
+	json_object_set_new_nocheck(o, "superframes",
+				    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->superframes[0],
+					      "s2c", (json_int_t)s->superframes[1]));
+	return o;
+}
+
+void rep_json_mtu_event(json_t *o, const struct sum_event *e)
+{
+	const struct mtu_event *m = &e->u.mtu;
+	unsigned kind = m->kind < MTU_PMTU_KIND_COUNT ? m->kind : MTU_PMTU_NONE;
+
+	json_object_set_new_nocheck(o, "mtu", jnum_or_null(m->mtu));
+	json_object_set_new_nocheck(o, "reason", json_string(m->reason ? m->reason : ""));
+	if (e->type == SUM_EV_MTU_ALIGNMENT) {
+		json_object_set_new_nocheck(o, "aligned_above", jnum_or_null(m->aligned_above));
+		json_object_set_new_nocheck(o, "aligned_below", jnum_or_null(m->aligned_below));
+		json_object_set_new_nocheck(o, "payload", json_integer(m->payload));
+		json_object_set_new_nocheck(o, "payload_mod_4096",
+					    json_integer(m->payload_mod_4096));
+		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
+		return;
+	}
+	/* Not "kind": NDJSON lines carry their own "kind" (event, connection). */
+	json_object_set_new_nocheck(o, "pmtu_kind", json_string(mtu_pmtu_names[kind]));
+	if (kind == MTU_PMTU_ICMP) {
+		json_object_set_new_nocheck(o, "icmp_code", json_integer(m->icmp_code));
+		json_object_set_new_nocheck(o, "icmp_type", json_integer(m->icmp_type));
+	} else if (kind == MTU_PMTU_BLACKHOLE) {
+		json_object_set_new_nocheck(o, "big_mtu", jnum_or_null(m->big_mtu));
+		json_object_set_new_nocheck(o, "payload", json_integer(m->payload));
+		json_object_set_new_nocheck(o, "retransmissions", json_integer(m->retransmissions));
+	}
+}
+
+static void w_num_or_null(struct jo_writer *w, const char *key, uint32_t v)
+{
+	if (v)
+		jo_kint(w, key, v);
+	else
+		jo_knull(w, key);
+}
+
+static void w_pair(struct jo_writer *w, const char *key, uint32_t c2s, uint32_t s2c)
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	w_num_or_null(w, "c2s", c2s);
+	w_num_or_null(w, "s2c", s2c);
+	jo_w_obj_end(w);
+}
+
+/* json_pack "{s:i, s:i}" given (json_int_t) values: va_arg reads an int,
+ * the low 32 bits. Kept so the two writers agree on every value. */
+static void w_int_pair(struct jo_writer *w, const char *key, const uint32_t v[2])
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	jo_kint(w, "c2s", (int32_t)v[0]);
+	jo_kint(w, "s2c", (int32_t)v[1]);
+	jo_w_obj_end(w);
+}
+
+/* rep_json_mtu(), written directly (its keys are already in order). */
+void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s)
+{
+	jo_w_obj(w);
+	w_num_or_null(w, "aligned_above", s->aligned_above);
+	w_num_or_null(w, "aligned_below", s->aligned_below);
+	jo_kbool(w, "collapse", s->collapse);
+	if (s->collapse)
+		jo_kstr(w, "collapse_by", mtu_collapse_names[s->collapse_by]);
+	else
+		jo_knull(w, "collapse_by");
+	if (s->transfer_ns) {
+		jo_kreal(w, "collapse_idle_s", (double)s->idle_ns / 1e9);
+		jo_kreal(w, "collapse_transfer_s", (double)s->transfer_ns / 1e9);
+	} else {
+		jo_knull(w, "collapse_idle_s");
+		jo_knull(w, "collapse_transfer_s");
+	}
+	if (s->implied_mtu[s->dir & 1])
+		jo_kstr(w, "dir", mtu_dir_names[s->dir & 1]);
+	else
+		jo_knull(w, "dir");
+	jo_w_key(w, "full_size");
+	jo_w_obj(w);
+	jo_kbool(w, "c2s", s->full_size[0]);
+	jo_kbool(w, "s2c", s->full_size[1]);
+	jo_w_obj_end(w);
+	w_pair(w, "header_bytes", s->header_bytes[0], s->header_bytes[1]);
+	w_num_or_null(w, "icmp_mtu", s->icmp_mtu);
+	jo_kint(w, "icmp_too_big", s->icmp_too_big);
+	w_pair(w, "implied_mtu", s->implied_mtu[0], s->implied_mtu[1]);
+	w_pair(w, "largest_payload", s->largest_payload[0], s->largest_payload[1]);
+	jo_kbool(w, "misaligned", s->misaligned);
+	jo_w_key(w, "misaligned_dirs");
+	jo_w_arr(w);
+	for (int k = 0; k < 2; k++)
+		if (s->misaligned_dir[k])
+			jo_w_str(w, mtu_dir_names[k]);
+	jo_w_arr_end(w);
+	w_pair(w, "mss", s->mss[0], s->mss[1]);
+	w_int_pair(w, "oversize", s->oversize);
+	jo_kint(w, "oversize_segments", s->oversize_segments);
+	if (s->aligned_above)
+		jo_kint(w, "payload_mod_4096", s->payload_mod_4096);
+	else
+		jo_knull(w, "payload_mod_4096");
+	jo_kbool(w, "pmtu_blackhole", s->pmtu_blackhole);
+	w_num_or_null(w, "pmtu_blackhole_mtu", s->blackhole_mtu);
+	jo_kint(w, "pmtu_blackhole_resends", s->blackhole_resends);
+	w_num_or_null(w, "pmtu_blackhole_shrunk_mtu", s->blackhole_shrunk_mtu);
+	jo_kint(w, "pmtu_blackholes", s->blackholes);
+	w_int_pair(w, "superframes", s->superframes);
+	jo_w_obj_end(w);
+}
+
+static void f_num_or_null(struct jo_fields *f, const char *key, uint32_t v)
+{
+	if (v)
+		jo_f_int(f, key, v);
+	else
+		jo_f_null(f, key);
+}
+
+void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e)
+{
+	const struct mtu_event *m = &e->u.mtu;
+	unsigned kind = m->kind < MTU_PMTU_KIND_COUNT ? m->kind : MTU_PMTU_NONE;
+
+	f_num_or_null(f, "mtu", m->mtu);
+	jo_f_str(f, "reason", m->reason ? m->reason : "");
+	if (e->type == SUM_EV_MTU_ALIGNMENT) {
+		f_num_or_null(f, "aligned_above", m->aligned_above);
+		f_num_or_null(f, "aligned_below", m->aligned_below);
+		jo_f_int(f, "payload", m->payload);
+		jo_f_int(f, "payload_mod_4096", m->payload_mod_4096);
+		jo_f_int(f, "segments", e->segments);
+		return;
+	}
+	jo_f_str(f, "pmtu_kind", mtu_pmtu_names[kind]);
+	if (kind == MTU_PMTU_ICMP) {
+		jo_f_int(f, "icmp_code", m->icmp_code);
+		jo_f_int(f, "icmp_type", m->icmp_type);
+	} else if (kind == MTU_PMTU_BLACKHOLE) {
+		f_num_or_null(f, "big_mtu", m->big_mtu);
+		jo_f_int(f, "payload", m->payload);
+		jo_f_int(f, "retransmissions", m->retransmissions);
+	}
+}
+
+/* One connection's alignment sentence (see tcpsift(1), FINDINGS). */
+static void text_alignment(FILE *out, const struct sum_conn *c)
+{
+	const struct mtu_summary *s = &c->det.mtu;
+	unsigned k = s->dir & 1;
+	uint32_t hdr = s->header_bytes[k];
+
+	fprintf(out,
+		"  MTU alignment: conn %" PRIu64 " %s carries %" PRIu32
+		"-byte payloads (MTU %" PRIu32 " with %" PRIu32 " header bytes%s):\n"
+		"      %" PRIu32 " mod 4096 = %" PRIu32 ", so full-size segments straddle pages;"
+		" the nearest aligned MTUs are ",
+		c->id, mtu_dir_names[k], s->largest_payload[k], s->implied_mtu[k], hdr,
+		c->timestamps ? ", timestamps" : "", s->largest_payload[k], s->payload_mod_4096);
+	if (s->aligned_below)
+		fprintf(out, "%" PRIu32 " and ", s->aligned_below);
+	fprintf(out, "%" PRIu32 " (n*4096+%" PRIu32 ")", s->aligned_above, hdr);
+	if (s->misaligned_dir[!k])
+		fprintf(out, "; %s too (MTU %" PRIu32 ")", mtu_dir_names[!k], s->implied_mtu[!k]);
+	fputs(".\n", out);
+	if (s->collapse_by == MTU_COLLAPSE_STALLS)
+		fprintf(out,
+			"      Together with %" PRIu32 " stall%s (%.3f s): the 2013 "
+			"splice/loopback regression pattern.\n",
+			s->stalls, s->stalls == 1 ? "" : "s", (double)s->stall_ns / 1e9);
+	else if (s->collapse_by == MTU_COLLAPSE_THROUGHPUT)
+		fprintf(out,
+			"      Together with a throughput collapse (idle %.3f s of its %.3f s "
+			"transfer): the 2013 splice/loopback regression pattern.\n",
+			(double)s->idle_ns / 1e9, (double)s->transfer_ns / 1e9);
+}
+
+void rep_text_mtu(FILE *out, const struct rep_data *d)
+{
+	const struct rep_totals *t = &d->tot;
+	unsigned shown = 0;
+
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		if (!c->det.mtu.misaligned)
+			continue;
+		/* Collapses first would need a sort; a cap keeps text short. */
+		if (shown++ < 5)
+			text_alignment(out, c);
+	}
+	if (shown > 5)
+		fprintf(out, "      ... and %u more connections with a misaligned MTU\n",
+			shown - 5);
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct mtu_summary *s = &d->conns[k].det.mtu;
+		if (s->icmp_too_big) {
+			fprintf(out,
+				"  PMTU: conn %" PRIu64 " got %" PRIu32
+				" ICMP too-big message%s quoting its segments",
+				d->conns[k].id, s->icmp_too_big, s->icmp_too_big == 1 ? "" : "s");
+			if (s->icmp_mtu)
+				fprintf(out, " (next-hop MTU %" PRIu32 ")", s->icmp_mtu);
+			fputs("\n", out);
+		}
+		if (s->pmtu_blackhole)
+			fprintf(
+			    out,
+			    "  PMTU black hole: conn %" PRIu64 ": full-size segments (MTU %" PRIu32
+			    ") re-sent %" PRIu32 " times by RTO until they shrank to MTU %" PRIu32
+			    "\n      (%" PRIu32 " episode%s; RFC 4821, Linux tcp_mtu_probing)\n",
+			    d->conns[k].id, s->blackhole_mtu, s->blackhole_resends,
+			    s->blackhole_shrunk_mtu, s->blackholes, s->blackholes == 1 ? "" : "s");
+	}
+	(void)t;
+}

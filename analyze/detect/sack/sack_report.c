@@ -1,0 +1,294 @@
+/* report_sack.c - JSON and text for the SACK scoreboard detector's results. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report/jsonout.h"
+#include "analyze/report/report.h"
+
+enum { REP_SACK_MAX_CONNS = 10 }; /* connections listed in the text findings */
+
+json_t *rep_json_sack(const struct sackb_summary *s)
+{
+	json_t *o = json_object(), *by = json_object();
+
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
+		json_object_set_new(by, sum_closed_by_name((enum sackb_closed_by)k),
+				    json_integer(s->by_closed[k]));
+	json_object_set_new_nocheck(o, "closed_by", by);
+	json_object_set_new_nocheck(o, "dsack", json_integer(s->dsack));
+	json_object_set_new_nocheck(o, "hole_bytes", json_integer((json_int_t)s->hole_bytes));
+	json_object_set_new_nocheck(o, "holes", json_integer(s->holes));
+	json_object_set_new_nocheck(o, "holes_not_tracked", json_integer(s->overflow));
+	json_object_set_new_nocheck(o, "invalid_blocks", json_integer(s->invalid_blocks));
+	json_object_set_new_nocheck(o, "lost_downstream", json_integer(s->lost_downstream));
+	json_object_set_new_nocheck(o, "lost_upstream", json_integer(s->lost_upstream));
+	json_object_set_new_nocheck(o, "max_bytes_in_holes",
+				    json_integer((json_int_t)s->max_hole_bytes_outstanding));
+	json_object_set_new_nocheck(o, "recoveries", json_integer(s->recoveries));
+	json_object_set_new_nocheck(o, "recoveries_open_at_end", json_integer(s->open_at_end_dirs));
+	json_object_set_new_nocheck(o, "recovery_max_s",
+				    json_real((double)s->recovery_max_ns / 1e9));
+	json_object_set_new_nocheck(o, "recovery_time_s",
+				    json_real((double)s->recovery_time_ns / 1e9));
+	json_object_set_new_nocheck(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
+	json_object_set_new_nocheck(o, "reneging", json_integer(s->reneging));
+	json_object_set_new_nocheck(o, "reordered_downstream",
+				    json_integer(s->reordered_downstream));
+	json_object_set_new_nocheck(o, "sacked_ranges_not_tracked",
+				    json_integer(s->block_overflow));
+	return o;
+}
+
+void rep_json_sack_event(json_t *o, const struct sum_event *e)
+{
+	const struct sackb_event *h = &e->u.hole;
+
+	json_object_set_new(o, "closed_by",
+			    json_string(sum_closed_by_name((enum sackb_closed_by)h->closed_by)));
+	json_object_set_new_nocheck(o, "closed_reason", json_string(h->reason ? h->reason : ""));
+	json_object_set_new_nocheck(o, "lost",
+				    json_string(h->passed_capture ? "downstream" : "upstream"));
+	json_object_set_new_nocheck(o, "passed_capture", json_boolean(h->passed_capture));
+	json_object_set_new_nocheck(o, "segments", json_integer(h->segments));
+}
+
+/* enum sackb_closed_by values in strcmp order of their names (JSON_SORT_KEYS). */
+static const unsigned closed_sorted[SACKB_CLOSED_COUNT] = {
+    SACKB_CLOSED_OTHER,	    /* acked */
+    SACKB_CLOSED_OPEN,	    /* open */
+    SACKB_CLOSED_REORDER,   /* reordering */
+    SACKB_CLOSED_RETRANS,   /* retransmission */
+    SACKB_CLOSED_UNDECIDED, /* undecided */
+};
+
+/* rep_json_sack(), written directly. */
+void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
+{
+	jo_w_obj(w);
+	jo_w_key(w, "closed_by");
+	jo_w_obj(w);
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++) {
+		unsigned c = closed_sorted[k];
+		jo_kint(w, sum_closed_by_name((enum sackb_closed_by)c), s->by_closed[c]);
+	}
+	jo_w_obj_end(w);
+	jo_kint(w, "dsack", s->dsack);
+	jo_kint(w, "hole_bytes", (json_int_t)s->hole_bytes);
+	jo_kint(w, "holes", s->holes);
+	jo_kint(w, "holes_not_tracked", s->overflow);
+	jo_kint(w, "invalid_blocks", s->invalid_blocks);
+	jo_kint(w, "lost_downstream", s->lost_downstream);
+	jo_kint(w, "lost_upstream", s->lost_upstream);
+	jo_kint(w, "max_bytes_in_holes", (json_int_t)s->max_hole_bytes_outstanding);
+	jo_kint(w, "recoveries", s->recoveries);
+	jo_kint(w, "recoveries_open_at_end", s->open_at_end_dirs);
+	jo_kreal(w, "recovery_max_s", (double)s->recovery_max_ns / 1e9);
+	jo_kreal(w, "recovery_time_s", (double)s->recovery_time_ns / 1e9);
+	jo_kint(w, "reneged_bytes", (json_int_t)s->reneged_bytes);
+	jo_kint(w, "reneging", s->reneging);
+	jo_kint(w, "reordered_downstream", s->reordered_downstream);
+	jo_kint(w, "sacked_ranges_not_tracked", s->block_overflow);
+	jo_w_obj_end(w);
+}
+
+void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e)
+{
+	const struct sackb_event *h = &e->u.hole;
+
+	jo_f_str(f, "closed_by", sum_closed_by_name((enum sackb_closed_by)h->closed_by));
+	jo_f_str(f, "closed_reason", h->reason ? h->reason : "");
+	jo_f_str(f, "lost", h->passed_capture ? "downstream" : "upstream");
+	jo_f_bool(f, "passed_capture", h->passed_capture);
+	jo_f_int(f, "segments", h->segments);
+}
+
+/* "850 us", "1.2 ms", "2.35 s". */
+static void fmt_dur(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%" PRId64 " us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * For each of the n connections: the median lifetime of its holes closed by
+ * retransmission, from the stored events; -1 when none were stored. Two
+ * passes over the events (they can be 100000) for all of them, not two per
+ * connection.
+ */
+static void median_lifetimes(const struct rep_data *d, const struct sum_conn *const *conns,
+			     size_t n, int64_t *med)
+{
+	size_t cnt[REP_SACK_MAX_CONNS] = {0}, off[REP_SACK_MAX_CONNS], total = 0;
+	int64_t *v;
+
+	for (size_t j = 0; j < n; j++)
+		med[j] = -1;
+	for (size_t k = 0; k < d->nevents; k++) {
+		const struct sum_event *e = &d->events[k];
+		if (e->type != SUM_EV_SACK_HOLE || e->u.hole.closed_by != SACKB_CLOSED_RETRANS)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (e->conn == conns[j]->id) {
+				cnt[j]++;
+				break;
+			}
+	}
+	for (size_t j = 0; j < n; j++) {
+		off[j] = total;
+		total += cnt[j];
+	}
+	if (!total || !(v = malloc(total * sizeof(*v))))
+		return;
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t k = 0; k < d->nevents; k++) {
+		const struct sum_event *e = &d->events[k];
+		if (e->type != SUM_EV_SACK_HOLE || e->u.hole.closed_by != SACKB_CLOSED_RETRANS)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (e->conn == conns[j]->id) {
+				v[off[j] + cnt[j]++] = e->duration_ns;
+				break;
+			}
+	}
+	for (size_t j = 0; j < n; j++) {
+		int64_t *w = v + off[j];
+		size_t m = cnt[j];
+		if (!m)
+			continue;
+		qsort(w, m, sizeof(*w), cmp_i64);
+		med[j] = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+	}
+	free(v);
+}
+
+/* med: the median lifetime of c's holes closed by retransmission, -1 if
+ * none was stored (median_lifetimes()). */
+static void text_conn(FILE *out, const struct sum_conn *c, int64_t med, uint64_t drops)
+{
+	const struct sackb_summary *s = &c->det.sack;
+	const uint32_t *by = s->by_closed;
+	const char *sep = "";
+	char buf[32];
+
+	fprintf(out, "  SACK holes: %" PRIu32 " in conn %" PRIu64 ":", s->holes, c->id);
+	if (by[SACKB_CLOSED_RETRANS]) {
+		fprintf(out, " %" PRIu32 " closed by retransmission", by[SACKB_CLOSED_RETRANS]);
+		if (med >= 0) {
+			fmt_dur(buf, sizeof(buf), med);
+			fprintf(out, " (median %s)", buf);
+		}
+		sep = ",";
+	}
+	uint32_t here = by[SACKB_CLOSED_REORDER] - s->reordered_downstream;
+	if (here) {
+		fprintf(out, "%s %" PRIu32 " by the late original (reordering)", sep, here);
+		sep = ",";
+	}
+	if (s->reordered_downstream) {
+		fprintf(out,
+			"%s %" PRIu32
+			" by reordering downstream of the capture point (ACKed with no "
+			"retransmission, in a capture that missed nothing of that direction",
+			sep, s->reordered_downstream);
+		if (drops)
+			fprintf(out,
+				"; but the capture counted %" PRIu64
+				" drops, and a dropped retransmission would look the same",
+				drops);
+		fputc(')', out);
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_UNDECIDED]) {
+		fprintf(out,
+			"%s %" PRIu32 " filled by segments that could be late originals or "
+			"retransmissions (undecided)",
+			sep, by[SACKB_CLOSED_UNDECIDED]);
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_OTHER]) {
+		fprintf(out,
+			"%s %" PRIu32
+			" ACKed with no filling segment captured (reordered after the "
+			"capture point, or the capture missed the repair)",
+			sep, by[SACKB_CLOSED_OTHER]);
+		sep = ",";
+	}
+	if (by[SACKB_CLOSED_OPEN])
+		fprintf(out, "%s %" PRIu32 " still open at the end", sep, by[SACKB_CLOSED_OPEN]);
+	fputs(";\n     ", out);
+	if (s->lost_downstream)
+		fprintf(out,
+			" %" PRIu32
+			" had passed the capture point (lost or delayed downstream of it)%s",
+			s->lost_downstream, s->lost_upstream ? "," : "");
+	if (s->lost_upstream)
+		fprintf(out,
+			" %" PRIu32 " had not%s (lost or delayed upstream of it, or dropped by the "
+			"capture)",
+			s->lost_upstream, s->lost_downstream ? "" : " passed the capture point");
+	fprintf(out, ";\n      at most %" PRIu64 " bytes missing at once\n",
+		s->max_hole_bytes_outstanding);
+	if (s->recoveries) {
+		char avg[32], max[32];
+		fmt_dur(avg, sizeof(avg), s->recovery_time_ns / s->recoveries);
+		fmt_dur(max, sizeof(max), s->recovery_max_ns);
+		fprintf(out,
+			"      %" PRIu32 " recovery episode%s (first hole until the ACK passed the "
+			"highest SACKed byte): average %s, max %s",
+			s->recoveries, s->recoveries == 1 ? "" : "s", avg, max);
+		if (s->open_at_end_dirs)
+			fprintf(out, ", %" PRIu32 " still open at the end", s->open_at_end_dirs);
+		fputc('\n', out);
+	}
+	if (s->overflow)
+		fprintf(out, "      %" PRIu32 " more holes not tracked (table of %d full)\n",
+			s->overflow, SACKB_MAX_HOLES);
+}
+
+void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct rep_totals *t = &d->tot;
+	const struct sum_conn *shown[REP_SACK_MAX_CONNS];
+	int64_t med[REP_SACK_MAX_CONNS];
+	size_t nshown = 0, more = 0;
+
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		if (!c->det.sack.holes)
+			continue;
+		if (nshown < REP_SACK_MAX_CONNS)
+			shown[nshown++] = c;
+		else
+			more++;
+	}
+	uint64_t drops = 0;
+	for (unsigned k = 0; k < run->ninputs; k++)
+		drops += run->inputs[k]->drops_known ? run->inputs[k]->drops : 0;
+	median_lifetimes(d, shown, nshown, med);
+	for (size_t j = 0; j < nshown; j++)
+		text_conn(out, shown[j], med[j], drops);
+	if (more)
+		fprintf(out,
+			"  SACK holes: ... and %zu more connections (%" PRIu64 " holes in all)\n",
+			more, t->sack_holes);
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sackb_summary *s = &d->conns[k].det.sack;
+		if (s->reneging)
+			fprintf(out,
+				"  SACK reneging: %" PRIu32 " in conn %" PRIu64
+				": the receiver dropped "
+				"%" PRIu64 " bytes it had SACKed (RFC 2018 sec. 8)\n",
+				s->reneging, d->conns[k].id, s->reneged_bytes);
+	}
+}

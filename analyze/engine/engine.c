@@ -1,0 +1,227 @@
+/* engine.c - per-packet pipeline: decode, find the connection, run the TCP engine. */
+#include "analyze/engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct engine {
+	struct eng_config cfg;
+	struct sum_sink sink;
+	struct det_env env;
+	struct flow_table *flows;
+	struct eng_counters cnt;
+	uint64_t next_id;
+	int64_t last_sweep;
+};
+
+enum { ENG_SWEEP_NS = 1000000000 }; /* idle expiry at most once a second of capture time */
+
+void eng_config_defaults(struct eng_config *cfg)
+{
+	cfg->flow.max_flows = ENG_DEFAULT_MAX_FLOWS;
+	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
+	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;
+	cfg->tcp.rto_min_ns = ENG_DEFAULT_RTO_MIN_NS;
+	cfg->tcp.reorder_window_ns = ENG_DEFAULT_REORDER_WINDOW_NS;
+	det_params_defaults(&cfg->det);
+	cfg->detectors = true;
+}
+
+static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
+{
+	struct engine *e = ctx;
+	struct sum_conn s;
+
+	tcp_finish(c, &e->sink);
+	if (e->cfg.detectors)
+		det_finish(c, &e->env);
+	tcp_summarize(c, &s);
+	tcp_conn_release(c);
+	s.evicted = why == FLOW_END_EVICTED;
+	if (e->sink.conn)
+		e->sink.conn(e->sink.ctx, &s);
+}
+
+static void release_conn(void *ctx, struct tcp_conn *c)
+{
+	(void)ctx;
+	tcp_conn_release(c);
+}
+
+struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
+		       size_t errlen)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	e->cfg = *cfg;
+	if (sink)
+		e->sink = *sink;
+	e->env.prm = &e->cfg.det;
+	e->env.sink = &e->sink;
+	e->flows = flow_new(&cfg->flow, conn_ended, e, errbuf, errlen);
+	if (!e->flows) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void eng_free(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->flows)
+		flow_foreach_mut(e->flows, release_conn, NULL); /* ended without eng_finish() */
+	flow_free(e->flows);
+	free(e);
+}
+
+/* An ICMP error quoting a TCP segment goes to that segment's connection. */
+static void icmp_to_conn(struct engine *e, const struct dec_packet *d, const struct pkt *p)
+{
+	const struct dec_icmp *ic = &d->icmp;
+	struct dec_packet q;
+
+	if (!e->cfg.detectors || !ic->has_inner || ic->inner_proto != 6)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.src = ic->inner_src;
+	q.dst = ic->inner_dst;
+	q.tcp.sport = ic->inner_sport;
+	q.tcp.dport = ic->inner_dport;
+	struct tcp_conn *c = flow_find(e->flows, &q, p->vantage);
+	if (c)
+		det_icmp(c, d, p, &e->env);
+}
+
+static void deliver_segment(const struct engine *e, const struct tcp_conn *c, const struct pkt *p)
+{
+	const struct tcp_seg *g = &c->seg;
+	struct sum_seg s = {
+	    .conn = c->info.id,
+	    .ts = g->ts,
+	    .len = g->len,
+	    .rel_seq = g->rel_seq,
+	    .wirelen = p->wirelen,
+	    .queue = g->queue,
+	    .dir = (uint8_t)g->dir,
+	};
+	static const struct {
+		uint32_t kind;
+		uint8_t flag;
+	} map[] = {
+	    {TCP_SEG_DATA, SUM_SEG_DATA}, {TCP_SEG_RETRANS, SUM_SEG_RETRANS},
+	    {TCP_SEG_OOO, SUM_SEG_OOO},	  {TCP_SEG_ZERO_WINDOW, SUM_SEG_ZERO_WINDOW},
+	    {TCP_SEG_SYN, SUM_SEG_SYN},	  {TCP_SEG_FIN, SUM_SEG_FIN},
+	    {TCP_SEG_RST, SUM_SEG_RST},
+	};
+	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (g->kind & map[k].kind)
+			s.flags |= map[k].flag;
+	e->sink.segment(e->sink.ctx, &s);
+}
+
+struct live_walk {
+	void (*fn)(void *ctx, const struct sum_conn *c);
+	void *ctx;
+};
+
+static void summarize_live(void *ctx, const struct tcp_conn *c)
+{
+	const struct live_walk *w = ctx;
+	struct sum_conn s;
+
+	tcp_summarize(c, &s);
+	w->fn(w->ctx, &s);
+}
+
+void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct sum_conn *c),
+		      void *ctx)
+{
+	struct live_walk w = {fn, ctx};
+
+	flow_foreach(e->flows, summarize_live, &w);
+}
+
+void eng_packet(struct engine *e, const struct pkt *p)
+{
+	struct dec_packet d;
+	struct eng_counters *n = &e->cnt;
+	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+
+	n->packets++;
+	n->wire_bytes += p->wirelen;
+	if (n->packets == 1) {
+		n->first_ts = n->last_ts = p->ts_ns;
+		e->last_sweep = p->ts_ns;
+	} else if (p->ts_ns < n->last_ts) {
+		n->ts_backwards++;
+	} else {
+		n->last_ts = p->ts_ns;
+	}
+	if (p->ts_ns < n->first_ts)
+		n->first_ts = p->ts_ns;
+	if (st < 0) {
+		n->malformed[-st]++;
+		n->malformed_total++;
+		return;
+	}
+	n->status[st]++;
+
+	if (p->ts_ns - e->last_sweep >= ENG_SWEEP_NS) {
+		flow_expire(e->flows, p->ts_ns);
+		e->last_sweep = p->ts_ns;
+	}
+	if (st == DEC_ICMP) {
+		icmp_to_conn(e, &d, p);
+		return;
+	}
+	if (st != DEC_TCP)
+		return;
+	if (d.tcp.payload_cap < d.tcp.payload_len)
+		n->snaplen_cut++;
+	if (d.tcp.opt.malformed)
+		n->bad_tcp_options++;
+
+	bool created;
+	struct tcp_conn *c = flow_lookup(e->flows, &d, p->vantage, &created);
+	if (c && !created && tcp_is_new_instance(c, &d)) {
+		flow_end(e->flows, c, FLOW_END_REUSED);
+		c = flow_lookup(e->flows, &d, p->vantage, &created);
+	}
+	if (!c) {
+		n->no_memory++;
+		return;
+	}
+	if (created)
+		tcp_conn_init(c, ++e->next_id, &d, p);
+	else if (e->cfg.detectors)
+		det_before(c, p->ts_ns, &e->env);
+	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
+	if (e->cfg.detectors)
+		det_segment(c, &e->env);
+	if (e->sink.segment)
+		deliver_segment(e, c, p);
+	if (tcp_is_closed(c))
+		flow_set_closed(e->flows, c);
+}
+
+void eng_finish(struct engine *e)
+{
+	flow_drain(e->flows);
+}
+
+const struct eng_counters *eng_counters(const struct engine *e)
+{
+	return &e->cnt;
+}
+
+const struct flow_counters *eng_flow_counters(const struct engine *e)
+{
+	return flow_counters(e->flows);
+}

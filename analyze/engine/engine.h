@@ -1,0 +1,83 @@
+/* engine.h - the analysis pipeline for one stream of packets: decode -> flows -> TCP. */
+#ifndef TCPSIFT_ENGINE_H
+#define TCPSIFT_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/engine/decode.h"
+#include "analyze/detect/detect.h"
+#include "analyze/engine/flow.h"
+#include "analyze/engine/summary.h"
+#include "analyze/engine/tcp.h"
+#include "common/pkt.h"
+
+/*
+ * The engine owns the flow table and per-packet counters. Packets go in
+ * one at a time (any source: file, merged files, live ring); connection
+ * summaries and events come out through the struct sum_sink given at
+ * creation, as connections end and as events are found.
+ */
+
+struct eng_config {
+	struct flow_config flow;
+	struct tcp_params tcp;
+	struct det_params det;
+	bool detectors; /* run the detectors (detect.h); off only to measure their cost */
+};
+
+struct eng_counters {
+	uint64_t packets;		   /* everything handed to eng_packet */
+	uint64_t wire_bytes;		   /* sum of wire lengths */
+	uint64_t status[DEC_STATUS_COUNT]; /* decoded, by enum dec_status */
+	uint64_t malformed[DEC_ERR_COUNT]; /* rejected, by -enum dec_status */
+	uint64_t malformed_total;
+	uint64_t snaplen_cut;	  /* TCP segments whose payload the snaplen cut */
+	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
+	uint64_t ts_backwards;	  /* packets older than the one before (never assume order) */
+	uint64_t no_memory;	  /* TCP packets dropped: no memory for their connection */
+	int64_t first_ts, last_ts;
+};
+
+struct engine;
+
+struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
+		       size_t errlen);
+
+/* Account one packet; p and its bytes are only borrowed for the call. */
+void eng_packet(struct engine *e, const struct pkt *p);
+
+/* End of input: every live connection is summarized and delivered. */
+void eng_finish(struct engine *e);
+
+/*
+ * Summaries of the connections still live, as they stand now (a live view's
+ * snapshot; they end later through the sink as usual). Detector results
+ * that are only final at the end (SACK holes, reordering, MTU) are those
+ * of sum_conn.det so far; the events delivered so far say the rest.
+ */
+void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct sum_conn *c),
+		      void *ctx);
+
+const struct eng_counters *eng_counters(const struct engine *e);
+const struct flow_counters *eng_flow_counters(const struct engine *e);
+
+void eng_free(struct engine *e); /* NULL is a no-op */
+
+/* Defaults, documented in tcpsift(1). */
+#define ENG_DEFAULT_MAX_FLOWS 262144u
+/* Longer than Linux keeps retransmitting before giving up (tcp_retries2 = 15:
+ * 924.6 s), so an RTO backoff never splits a connection. */
+#define ENG_DEFAULT_IDLE_TIMEOUT_NS (930ll * 1000000000ll)
+/* Closed connections (FIN both ways, or RST) linger 5 s of capture time:
+ * long enough for a few RTO backoffs of a lost last ACK or FIN (Linux
+ * TCP_RTO_MIN 200 ms), short enough that memory follows live connections at
+ * thousands of connections per second. A new SYN starts a new instance
+ * whether or not the old one is still in the table. */
+#define ENG_DEFAULT_CLOSED_LINGER_NS  (5ll * 1000000000ll)
+#define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
+#define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
+
+void eng_config_defaults(struct eng_config *cfg);
+
+#endif

@@ -1,0 +1,417 @@
+/* flow.c - open-addressing connection table with LRU order and bounded size. */
+#include "analyze/engine/flow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	FLOW_CHUNK = 1024, /* entries allocated at a time: memory follows live flows */
+	FLOW_NIL = UINT32_MAX,
+};
+
+/* Canonical key: the lower (address, port) endpoint first. */
+struct flow_key {
+	uint8_t a[16], b[16];
+	uint16_t pa, pb;
+	uint16_t vantage;
+	uint8_t family;
+};
+
+struct flow_entry {
+	struct flow_key key;
+	uint32_t hash;
+	uint32_t prev, next; /* LRU links, entry indices */
+	uint32_t self;	     /* this entry's index */
+	bool live;
+	bool closed; /* on the closed list (FIN both ways or RST) */
+	struct tcp_conn conn;
+};
+
+struct flow_slot {
+	uint32_t hash;
+	uint32_t idx; /* entry index + 1; 0 = empty */
+};
+
+struct flow_table {
+	struct flow_config cfg;
+	flow_end_fn *end;
+	void *ctx;
+	struct flow_slot *slots;
+	uint32_t slot_mask;
+	struct flow_entry **chunks;
+	uint32_t nchunks, max_chunks;
+	uint32_t free_head; /* free list through .next */
+	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
+	 * sooner (closed_linger_ns) so memory follows live connections. */
+	uint32_t lru_head[2], lru_tail[2];
+	struct flow_counters cnt;
+};
+
+static struct flow_entry *entry(const struct flow_table *t, uint32_t idx)
+{
+	return &t->chunks[idx / FLOW_CHUNK][idx % FLOW_CHUNK];
+}
+
+static void make_key(const struct dec_packet *d, uint32_t vantage, struct flow_key *k)
+{
+	int cmp = memcmp(d->src.a, d->dst.a, 16);
+
+	if (cmp == 0)
+		cmp = (int)d->tcp.sport - (int)d->tcp.dport;
+	if (cmp <= 0) {
+		memcpy(k->a, d->src.a, 16);
+		memcpy(k->b, d->dst.a, 16);
+		k->pa = d->tcp.sport;
+		k->pb = d->tcp.dport;
+	} else {
+		memcpy(k->a, d->dst.a, 16);
+		memcpy(k->b, d->src.a, 16);
+		k->pa = d->tcp.dport;
+		k->pb = d->tcp.sport;
+	}
+	k->family = d->src.family;
+	k->vantage = (uint16_t)vantage;
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* A multiply-xorshift mix: fast, and good enough for a power-of-two table. */
+static uint32_t key_hash(const struct flow_key *k)
+{
+	const uint64_t m = 0x9E3779B97F4A7C15ull;
+	uint64_t h =
+	    (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^ (uint64_t)k->vantage << 40;
+
+	h = (h ^ load64(k->a)) * m;
+	h = (h ^ load64(k->a + 8)) * m;
+	h = (h ^ load64(k->b)) * m;
+	h = (h ^ load64(k->b + 8)) * m;
+	h ^= h >> 29;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static bool key_eq(const struct flow_key *x, const struct flow_key *y)
+{
+	return x->pa == y->pa && x->pb == y->pb && x->family == y->family &&
+	       x->vantage == y->vantage && memcmp(x->a, y->a, 16) == 0 &&
+	       memcmp(x->b, y->b, 16) == 0;
+}
+
+struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
+			    char *errbuf, size_t errlen)
+{
+	struct flow_table *t = calloc(1, sizeof(*t));
+	uint64_t nslots = 16;
+
+	if (!t)
+		goto nomem;
+	if (cfg->max_flows == 0 || cfg->max_flows > (1u << 30)) {
+		snprintf(errbuf, errlen, "max flows must be between 1 and %u", 1u << 30);
+		free(t);
+		return NULL;
+	}
+	t->cfg = *cfg;
+	t->end = end;
+	t->ctx = ctx;
+	/* Load factor <= 1/2 at the cap keeps linear probes short. */
+	while (nslots < 2ull * cfg->max_flows)
+		nslots <<= 1;
+	t->slots = calloc(nslots, sizeof(*t->slots));
+	t->slot_mask = (uint32_t)(nslots - 1);
+	t->max_chunks = (cfg->max_flows + FLOW_CHUNK - 1) / FLOW_CHUNK;
+	t->chunks = calloc(t->max_chunks, sizeof(*t->chunks));
+	if (!t->slots || !t->chunks)
+		goto nomem;
+	t->free_head = FLOW_NIL;
+	for (int l = 0; l < 2; l++)
+		t->lru_head[l] = t->lru_tail[l] = FLOW_NIL;
+	return t;
+nomem:
+	snprintf(errbuf, errlen, "out of memory for a table of %u flows", cfg->max_flows);
+	flow_free(t);
+	return NULL;
+}
+
+void flow_free(struct flow_table *t)
+{
+	if (!t)
+		return;
+	for (uint32_t k = 0; k < t->nchunks; k++)
+		free(t->chunks[k]);
+	free(t->chunks);
+	free(t->slots);
+	free(t);
+}
+
+const struct flow_counters *flow_counters(const struct flow_table *t)
+{
+	return &t->cnt;
+}
+
+static void lru_unlink(struct flow_table *t, uint32_t idx)
+{
+	struct flow_entry *e = entry(t, idx);
+	unsigned l = e->closed;
+
+	if (e->prev != FLOW_NIL)
+		entry(t, e->prev)->next = e->next;
+	else
+		t->lru_head[l] = e->next;
+	if (e->next != FLOW_NIL)
+		entry(t, e->next)->prev = e->prev;
+	else
+		t->lru_tail[l] = e->prev;
+}
+
+static void lru_append(struct flow_table *t, uint32_t idx)
+{
+	struct flow_entry *e = entry(t, idx);
+	unsigned l = e->closed;
+
+	e->prev = t->lru_tail[l];
+	e->next = FLOW_NIL;
+	if (t->lru_tail[l] != FLOW_NIL)
+		entry(t, t->lru_tail[l])->next = idx;
+	else
+		t->lru_head[l] = idx;
+	t->lru_tail[l] = idx;
+}
+
+/* The least recently used connection, closed ones first. */
+static uint32_t lru_oldest(const struct flow_table *t)
+{
+	return t->lru_head[1] != FLOW_NIL ? t->lru_head[1] : t->lru_head[0];
+}
+
+static uint32_t alloc_entry(struct flow_table *t)
+{
+	if (t->free_head == FLOW_NIL) {
+		if (t->nchunks == t->max_chunks)
+			return FLOW_NIL;
+		struct flow_entry *c = malloc(FLOW_CHUNK * sizeof(*c));
+		if (!c)
+			return FLOW_NIL;
+		t->chunks[t->nchunks] = c;
+		uint32_t base = t->nchunks * FLOW_CHUNK;
+		uint32_t last = base + FLOW_CHUNK;
+		if (last > t->cfg.max_flows)
+			last = t->cfg.max_flows;
+		for (uint32_t i = last; i-- > base;) {
+			c[i - base].live = false;
+			c[i - base].next = t->free_head;
+			t->free_head = i;
+		}
+		t->nchunks++;
+	}
+	uint32_t idx = t->free_head;
+	t->free_head = entry(t, idx)->next;
+	return idx;
+}
+
+/* Remove idx from the index; backward-shift deletion keeps probes intact. */
+static void index_remove(struct flow_table *t, uint32_t idx)
+{
+	struct flow_entry *e = entry(t, idx);
+	uint32_t i = e->hash & t->slot_mask;
+
+	while (t->slots[i].idx != idx + 1)
+		i = (i + 1) & t->slot_mask;
+	for (;;) {
+		uint32_t j = i;
+		t->slots[i].idx = 0;
+		for (;;) {
+			j = (j + 1) & t->slot_mask;
+			if (t->slots[j].idx == 0)
+				return;
+			uint32_t home = t->slots[j].hash & t->slot_mask;
+			/* Move j back into the hole at i unless its home lies
+			 * cyclically in (i, j]. */
+			if ((i <= j) ? (home <= i || home > j) : (home <= i && home > j))
+				break;
+		}
+		t->slots[i] = t->slots[j];
+		i = j;
+	}
+}
+
+static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+{
+	struct flow_entry *e = entry(t, idx);
+
+	t->end(t->ctx, &e->conn, why);
+	t->cnt.ended[why]++;
+	index_remove(t, idx);
+	lru_unlink(t, idx);
+	e->live = false;
+	e->next = t->free_head;
+	t->free_head = idx;
+	t->cnt.live--;
+}
+
+static uint32_t conn_index(const struct flow_table *t, const struct tcp_conn *c)
+{
+	const struct flow_entry *e =
+	    (const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
+	(void)t;
+	return e->live ? e->self : FLOW_NIL;
+}
+
+void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
+{
+	uint32_t idx = conn_index(t, c);
+
+	if (idx != FLOW_NIL)
+		end_entry(t, idx, why);
+}
+
+void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
+{
+	uint32_t idx = conn_index(t, c);
+	struct flow_entry *e;
+
+	if (idx == FLOW_NIL || (e = entry(t, idx))->closed)
+		return;
+	lru_unlink(t, idx);
+	e->closed = true;
+	lru_append(t, idx);
+}
+
+static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key *k, uint32_t h,
+				     uint32_t *slot)
+{
+	uint32_t i = h & t->slot_mask;
+
+	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
+		if (t->slots[i].hash != h)
+			continue;
+		struct flow_entry *e = entry(t, t->slots[i].idx - 1);
+		if (key_eq(&e->key, k)) {
+			*slot = i;
+			return e;
+		}
+	}
+	*slot = i; /* the empty slot that ended the probe */
+	return NULL;
+}
+
+struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
+{
+	struct flow_key k;
+	uint32_t slot;
+
+	make_key(d, vantage, &k);
+	struct flow_entry *e = find_entry(t, &k, key_hash(&k), &slot);
+	return e ? &e->conn : NULL;
+}
+
+struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
+			     bool *created)
+{
+	struct flow_key k;
+	make_key(d, vantage, &k);
+	uint32_t h = key_hash(&k);
+	uint32_t i;
+
+	*created = false;
+	struct flow_entry *found = find_entry(t, &k, h, &i);
+	if (found) {
+		uint32_t idx = found->self;
+		if (t->lru_tail[found->closed] != idx) {
+			lru_unlink(t, idx);
+			lru_append(t, idx);
+		}
+		return &found->conn;
+	}
+
+	uint32_t idx = alloc_entry(t);
+	if (idx == FLOW_NIL) {
+		uint32_t victim = lru_oldest(t);
+		if (victim == FLOW_NIL)
+			return NULL; /* out of memory with nothing to evict */
+		end_entry(t, victim, FLOW_END_EVICTED);
+		idx = alloc_entry(t);
+		if (idx == FLOW_NIL)
+			return NULL;
+		/* Eviction may have shifted slots: find the free one again. */
+		for (i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask)
+			;
+	}
+	struct flow_entry *e = entry(t, idx);
+	e->key = k;
+	e->hash = h;
+	e->self = idx;
+	e->live = true;
+	e->closed = false;
+	t->slots[i].hash = h;
+	t->slots[i].idx = idx + 1;
+	lru_append(t, idx);
+	t->cnt.created++;
+	if (++t->cnt.live > t->cnt.max_live)
+		t->cnt.max_live = t->cnt.live;
+	*created = true;
+	return &e->conn;
+}
+
+void flow_expire(struct flow_table *t, int64_t now)
+{
+	int64_t timeout[2] = {t->cfg.idle_timeout_ns, t->cfg.closed_linger_ns};
+
+	for (int l = 0; l < 2; l++) {
+		if (timeout[l] <= 0)
+			continue;
+		while (t->lru_head[l] != FLOW_NIL) {
+			struct flow_entry *e = entry(t, t->lru_head[l]);
+			if (now - e->conn.info.last_ts < timeout[l])
+				break;
+			end_entry(t, t->lru_head[l], l ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		}
+	}
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = (*(struct flow_entry *const *)a)->conn.info.id;
+	uint64_t y = (*(struct flow_entry *const *)b)->conn.info.id;
+	return (x > y) - (x < y);
+}
+
+void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct tcp_conn *c),
+		  void *ctx)
+{
+	for (int l = 0; l < 2; l++)
+		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			fn(ctx, &entry(t, idx)->conn);
+}
+
+void flow_foreach_mut(struct flow_table *t, void (*fn)(void *ctx, struct tcp_conn *c), void *ctx)
+{
+	for (int l = 0; l < 2; l++)
+		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			fn(ctx, &entry(t, idx)->conn);
+}
+
+void flow_drain(struct flow_table *t)
+{
+	uint32_t n = 0;
+	struct flow_entry **v = t->cnt.live ? malloc(t->cnt.live * sizeof(*v)) : NULL;
+
+	if (v) {
+		for (int l = 0; l < 2; l++)
+			for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL;
+			     idx = entry(t, idx)->next)
+				v[n++] = entry(t, idx);
+		qsort(v, n, sizeof(*v), by_id);
+		for (uint32_t k = 0; k < n; k++)
+			end_entry(t, conn_index(t, &v[k]->conn), FLOW_END_DONE);
+		free(v);
+	}
+	/* Without memory for the sort, end them in LRU order: still complete. */
+	while (lru_oldest(t) != FLOW_NIL)
+		end_entry(t, lru_oldest(t), FLOW_END_DONE);
+}

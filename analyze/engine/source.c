@@ -1,0 +1,377 @@
+/* source.c - open inputs, merge them by timestamp, apply the BPF filter. */
+#include "analyze/engine/source.h"
+
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/file/savefile.h"
+#include "capture/file/tracefile.h"
+
+enum { SRC_MAX_FILTERS = 16 }; /* distinct link types one run can filter */
+
+struct src_reader {
+	struct src_input info;
+	struct sf_reader *sf;
+	struct tf_reader *tf;
+	struct pkt cur;
+	bool has_cur;	/* cur holds the next packet of this input */
+	bool need_read; /* cur was handed out: read the next one first */
+	bool ended;
+	char fmt[32];
+	uint16_t *vantage_of; /* iface index -> vantage id; grows with interfaces */
+	unsigned nmapped, unnamed;
+};
+
+struct src_filter {
+	uint32_t linktype;
+	bool ok;
+	struct bpf_program prog;
+};
+
+struct source {
+	struct src_config cfg;
+	unsigned n;
+	struct src_reader *in;
+	unsigned nfilters;
+	struct src_filter filters[SRC_MAX_FILTERS];
+	uint64_t filtered_out;
+	unsigned nvantages;
+	char vantage[SRC_MAX_VANTAGES][64];
+};
+
+const char *src_linktype_name(uint32_t lt)
+{
+	switch (lt) {
+	case PKT_LINKTYPE_NULL:
+		return "NULL";
+	case PKT_LINKTYPE_ETHERNET:
+		return "EN10MB";
+	case PKT_LINKTYPE_RAW:
+	case PKT_LINKTYPE_DLT_RAW_OLD:
+	case PKT_LINKTYPE_DLT_RAW_OLD2:
+		return "RAW";
+	case PKT_LINKTYPE_LOOP:
+		return "LOOP";
+	case PKT_LINKTYPE_LINUX_SLL:
+		return "LINUX_SLL";
+	case PKT_LINKTYPE_IPV4:
+		return "IPV4";
+	case PKT_LINKTYPE_IPV6:
+		return "IPV6";
+	case PKT_LINKTYPE_LINUX_SLL2:
+		return "LINUX_SLL2";
+	default:
+		return "unknown";
+	}
+}
+
+/* libpcap compiles for DLT_* values; only LINKTYPE_RAW differs among ours. */
+static int linktype_to_dlt(uint32_t lt)
+{
+	return lt == PKT_LINKTYPE_RAW ? DLT_RAW : (int)lt;
+}
+
+static int compile_filter(struct src_filter *f, const char *expr, uint32_t lt, char *errbuf,
+			  size_t errlen)
+{
+	pcap_t *dead = pcap_open_dead(linktype_to_dlt(lt), 262144);
+
+	f->linktype = lt;
+	f->ok = false;
+	if (!dead) {
+		snprintf(errbuf, errlen, "cannot set up libpcap to compile the filter");
+		return -1;
+	}
+	if (pcap_compile(dead, &f->prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		snprintf(errbuf, errlen, "bad filter '%s' for link type %s: %s", expr,
+			 src_linktype_name(lt), pcap_geterr(dead));
+		pcap_close(dead);
+		return -1;
+	}
+	pcap_close(dead);
+	f->ok = true;
+	return 0;
+}
+
+/* The compiled filter for a link type, compiled on first use. */
+static const struct src_filter *filter_for(struct source *s, uint32_t lt)
+{
+	char err[256];
+
+	for (unsigned k = 0; k < s->nfilters; k++)
+		if (s->filters[k].linktype == lt)
+			return &s->filters[k];
+	if (s->nfilters == SRC_MAX_FILTERS)
+		return NULL;
+	struct src_filter *f = &s->filters[s->nfilters++];
+	/* A filter that does not apply to this link type (e.g. "ether host"
+	 * on raw IP) matches nothing here, as in tcpdump. */
+	compile_filter(f, s->cfg.filter, lt, err, sizeof(err));
+	return f;
+}
+
+static bool passes_filter(struct source *s, const struct pkt *p)
+{
+	if (!s->cfg.filter)
+		return true;
+	const struct src_filter *f = filter_for(s, p->linktype);
+	if (!f || !f->ok)
+		return false;
+	struct pcap_pkthdr h = {.caplen = p->caplen, .len = p->wirelen};
+	return pcap_offline_filter(&f->prog, &h, p->data) != 0;
+}
+
+static void collect_ifaces(struct src_reader *r)
+{
+	unsigned n = r->sf ? sf_iface_count(r->sf) : 0;
+
+	if (!n)
+		return;
+	free(r->info.ifaces);
+	r->info.ifaces = calloc(n, sizeof(*r->info.ifaces));
+	if (!r->info.ifaces)
+		return;
+	r->info.nifaces = n;
+	bool isb = false, epb = false;
+	uint64_t isb_drops = 0, epb_drops = 0;
+	for (unsigned k = 0; k < n; k++) {
+		const struct sf_iface *f = sf_iface(r->sf, k);
+		struct src_iface *o = &r->info.ifaces[k];
+		o->linktype = f->linktype;
+		snprintf(o->name, sizeof(o->name), "%s", f->name);
+		o->ifrecv = f->isb_ifrecv;
+		o->ifdrop = f->isb_ifdrop;
+		o->osdrop = f->isb_osdrop;
+		o->epb_drops = f->epb_drops;
+		o->have_ifrecv = f->have_ifrecv;
+		o->have_ifdrop = f->have_ifdrop;
+		o->have_osdrop = f->have_osdrop;
+		o->have_epb_drops = f->have_epb_drops;
+		if (f->have_ifdrop || f->have_osdrop) {
+			isb = true;
+			isb_drops += f->isb_ifdrop + f->isb_osdrop;
+		}
+		if (f->have_epb_drops) {
+			epb = true;
+			epb_drops += f->epb_drops;
+		}
+	}
+	/* ISB totals are the capturer's final word; EPB counts are deltas. */
+	r->info.drops_known = isb || epb;
+	r->info.drops = isb ? isb_drops : epb_drops;
+}
+
+static void reader_end(struct src_reader *r, int rc)
+{
+	r->ended = true;
+	r->has_cur = false;
+	if (rc < 0) {
+		r->info.error = rc;
+		snprintf(r->info.errmsg, sizeof(r->info.errmsg), "%s",
+			 r->sf ? sf_error(r->sf) : tf_error(r->tf));
+	}
+	collect_ifaces(r);
+}
+
+static unsigned vantage_id(struct source *s, const char *name)
+{
+	for (unsigned v = 0; v < s->nvantages; v++)
+		if (strcmp(s->vantage[v], name) == 0)
+			return v;
+	if (s->nvantages == SRC_MAX_VANTAGES)
+		return SRC_MAX_VANTAGES - 1;
+	snprintf(s->vantage[s->nvantages], sizeof(s->vantage[0]), "%s", name);
+	return s->nvantages++;
+}
+
+/* Map interface iface of input r to its vantage id (lazily, per interface). */
+static unsigned vantage_for(struct source *s, struct src_reader *r, uint32_t iface)
+{
+	if (iface < r->nmapped)
+		return r->vantage_of[iface];
+	if (!r->sf || iface >= sf_iface_count(r->sf))
+		return 0;
+	uint16_t *m = realloc(r->vantage_of, (iface + 1) * sizeof(*m));
+	if (!m)
+		return 0;
+	r->vantage_of = m;
+	for (unsigned k = r->nmapped; k <= iface; k++) {
+		const struct sf_iface *f = sf_iface(r->sf, k);
+		char name[64];
+		if (f->name[0])
+			snprintf(name, sizeof(name), "%s", f->name);
+		else
+			snprintf(name, sizeof(name), "#%u", r->unnamed++);
+		m[k] = (uint16_t)vantage_id(s, name);
+	}
+	r->nmapped = iface + 1;
+	return m[iface];
+}
+
+/* Read the next packet of one input into r->cur. */
+static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
+{
+	r->need_read = false;
+	int rc = r->sf ? sf_next(r->sf, &r->cur) : tf_next(r->tf, &r->cur);
+	if (rc <= 0) {
+		reader_end(r, rc);
+		return;
+	}
+	struct pkt *p = &r->cur;
+	p->input = idx;
+	p->vantage = r->tf ? vantage_id(s, "#0") : vantage_for(s, r, p->iface);
+	if (s->cfg.queue_per_file) {
+		p->queue = idx;
+		p->have |= PKT_HAVE_QUEUE;
+	}
+	if (r->info.packets++ == 0) {
+		r->info.first_ts = r->info.last_ts = p->ts_ns;
+		r->info.linktype = p->linktype;
+	}
+	if (p->ts_ns > r->info.last_ts)
+		r->info.last_ts = p->ts_ns;
+	if (p->ts_ns < r->info.first_ts)
+		r->info.first_ts = p->ts_ns;
+	r->info.wire_bytes += p->wirelen;
+	r->has_cur = true;
+}
+
+struct source *src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
+			char *errbuf, size_t errlen)
+{
+	struct source *s = calloc(1, sizeof(*s));
+	char err[256];
+
+	if (!s || !(s->in = calloc(n ? n : 1, sizeof(*s->in)))) {
+		free(s);
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	s->cfg = *cfg;
+	s->n = n;
+	if (cfg->filter) {
+		/* Validate the expression once up front, for Ethernet. */
+		struct src_filter probe;
+		if (compile_filter(&probe, cfg->filter, PKT_LINKTYPE_ETHERNET, errbuf, errlen) <
+		    0) {
+			src_close(s);
+			return NULL;
+		}
+		pcap_freecode(&probe.prog);
+	}
+	for (unsigned k = 0; k < n; k++) {
+		struct src_reader *r = &s->in[k];
+		r->info.path = paths[k];
+		r->need_read = true;
+		const char *path = paths[k];
+		/* pcap and pcapng named as libtrace URIs still go to our reader:
+		 * faster, and libtrace 3.0.22 lacks SLL2/NULL and caps caplen. */
+		if (strncmp(path, "pcapfile:", 9) == 0 || strncmp(path, "pcapng:", 7) == 0)
+			path = strchr(path, ':') + 1;
+		if (path == paths[k] && tf_is_uri(path)) {
+			r->tf = tf_open(paths[k], err, sizeof(err));
+			const char *colon = strchr(paths[k], ':');
+			snprintf(r->fmt, sizeof(r->fmt), "libtrace:%.*s",
+				 (int)(colon ? colon - paths[k] : 0), paths[k]);
+		} else {
+			r->sf = sf_open(path, err, sizeof(err));
+			if (r->sf) {
+				snprintf(r->fmt, sizeof(r->fmt), "%s",
+					 sf_format_name(sf_format(r->sf)));
+				r->info.compressed = sf_compressed(r->sf) != 0;
+			}
+		}
+		if (!r->sf && !r->tf) {
+			snprintf(errbuf, errlen, "%s: %s", paths[k], err);
+			src_close(s);
+			return NULL;
+		}
+		r->info.format = r->fmt;
+	}
+	return s;
+}
+
+int src_next(struct source *s, struct pkt *p)
+{
+	for (;;) {
+		struct src_reader *best = NULL;
+		for (unsigned k = 0; k < s->n; k++) {
+			struct src_reader *r = &s->in[k];
+			if (r->ended)
+				continue;
+			if (r->need_read)
+				reader_advance(s, r, k);
+			if (r->has_cur && (!best || r->cur.ts_ns < best->cur.ts_ns))
+				best = r;
+		}
+		if (!best)
+			return 0;
+		best->need_read = true;
+		best->has_cur = false;
+		if (passes_filter(s, &best->cur)) {
+			*p = best->cur;
+			return 1;
+		}
+		s->filtered_out++;
+	}
+}
+
+unsigned src_count(const struct source *s)
+{
+	return s->n;
+}
+
+const struct src_input *src_input(const struct source *s, unsigned i)
+{
+	return i < s->n ? &s->in[i].info : NULL;
+}
+
+unsigned src_vantage_count(const struct source *s)
+{
+	return s->nvantages;
+}
+
+const char *src_vantage_name(const struct source *s, unsigned v)
+{
+	return v < s->nvantages ? s->vantage[v] : "";
+}
+
+uint64_t src_filtered_out(const struct source *s)
+{
+	return s->filtered_out;
+}
+
+double src_progress(const struct source *s)
+{
+	uint64_t done = 0, total = 0;
+
+	for (unsigned k = 0; k < s->n; k++) {
+		const struct src_reader *r = &s->in[k];
+		uint64_t size = r->sf ? sf_size(r->sf) : 0;
+		if (!size)
+			return -1;
+		total += size;
+		done += r->ended ? size : sf_offset(r->sf);
+	}
+	return total ? (double)done / (double)total : -1;
+}
+
+void src_close(struct source *s)
+{
+	if (!s)
+		return;
+	for (unsigned k = 0; k < s->n; k++) {
+		sf_close(s->in[k].sf);
+		if (s->in[k].tf)
+			tf_close(s->in[k].tf);
+		free(s->in[k].info.ifaces);
+		free(s->in[k].vantage_of);
+	}
+	for (unsigned k = 0; k < s->nfilters; k++)
+		if (s->filters[k].ok)
+			pcap_freecode(&s->filters[k].prog);
+	free(s->in);
+	free(s);
+}

@@ -1,0 +1,81 @@
+/* summary.c - the names of the summary's enums: one table per enum, for every reporter. */
+#include "analyze/engine/summary.h"
+
+const char *sum_state_name(enum sum_state s)
+{
+	static const char *const names[SUM_STATE_COUNT] = {
+	    [SUM_STATE_HANDSHAKE] = "handshake",
+	    [SUM_STATE_OPEN] = "open",
+	    [SUM_STATE_HALF_CLOSED] = "half_closed",
+	    [SUM_STATE_CLOSED] = "closed",
+	    [SUM_STATE_RESET] = "reset",
+	};
+	return (unsigned)s < SUM_STATE_COUNT ? names[s] : "unknown";
+}
+
+const char *sum_event_name(enum sum_event_type t)
+{
+	static const char *const names[SUM_EV_TYPE_COUNT] = {
+	    [SUM_EV_ZERO_WINDOW] = "zero_window",     [SUM_EV_REORDER] = "reorder",
+	    [SUM_EV_CAPTURE_LOSS] = "capture_loss",   [SUM_EV_DSACK] = "dsack",
+	    [SUM_EV_OVERSIZE] = "oversize_segment",   [SUM_EV_STALL] = "stall",
+	    [SUM_EV_SACK_HOLE] = "sack_hole",	      [SUM_EV_RENEGING] = "reneging",
+	    [SUM_EV_MTU_ALIGNMENT] = "mtu_alignment", [SUM_EV_PMTU] = "pmtu",
+	    [SUM_EV_RETRANS] = "retransmission",      [SUM_EV_DUP_ACK] = "dup_ack",
+	    [SUM_EV_OUT_OF_ORDER] = "out_of_order",   [SUM_EV_FILL_UNDECIDED] = "fill_undecided",
+	    [SUM_EV_CAPTURE_GAP] = "capture_gap",     [SUM_EV_TLP_NEW_DATA] = "tlp_new_data",
+	};
+	return (unsigned)t < SUM_EV_TYPE_COUNT ? names[t] : "unknown";
+}
+
+const char *sum_reorder_by_name(enum sum_reorder_by b)
+{
+	static const char *const names[SUM_BY_COUNT] = {
+	    [SUM_BY_TSVAL] = "tsval",
+	    [SUM_BY_IPID] = "ip_id",
+	    [SUM_BY_TIMING] = "timing",
+	    [SUM_BY_TSECR] = "tsecr",
+	    [SUM_BY_ACK] = "ack",
+	    [SUM_BY_CAUSALITY] = "causality",
+	    [SUM_BY_SECOND_COPY] = "second_copy",
+	};
+	return (unsigned)b < SUM_BY_COUNT ? names[b] : "unknown";
+}
+
+const char *sum_retrans_kind_name(enum sum_retrans_kind k)
+{
+	static const char *const names[SUM_RTX_KIND_COUNT] = {
+	    [SUM_RTX_FAST] = "fast",
+	    [SUM_RTX_RTO] = "rto",
+	    [SUM_RTX_TLP] = "tlp",
+	    [SUM_RTX_OTHER] = "other",
+	};
+	return (unsigned)k < SUM_RTX_KIND_COUNT ? names[k] : "other";
+}
+
+const char *sum_stall_class_name(enum stall_class c)
+{
+	static const char *const names[STALL_CLASS_COUNT] = {
+	    [STALL_DELAYED_ACK] = "delayed_ack",
+	    [STALL_SENDER_IDLE] = "sender_idle",
+	    [STALL_ZERO_WINDOW] = "zero_window",
+	    [STALL_RTO] = "rto",
+	    [STALL_UNKNOWN] = "unknown",
+	    [STALL_RWND_LIMITED] = "rwnd_limited",
+	    [STALL_TLP] = "tlp",
+	    [STALL_LOSS_RECOVERY] = "loss_recovery",
+	};
+	return (unsigned)c < STALL_CLASS_COUNT ? names[c] : "unknown";
+}
+
+const char *sum_closed_by_name(enum sackb_closed_by b)
+{
+	static const char *const names[SACKB_CLOSED_COUNT] = {
+	    [SACKB_CLOSED_RETRANS] = "retransmission",
+	    [SACKB_CLOSED_REORDER] = "reordering",
+	    [SACKB_CLOSED_OPEN] = "open",
+	    [SACKB_CLOSED_OTHER] = "acked",
+	    [SACKB_CLOSED_UNDECIDED] = "undecided",
+	};
+	return (unsigned)b < SACKB_CLOSED_COUNT ? names[b] : "open";
+}

@@ -1,0 +1,250 @@
+/* summary.h - what the engine hands to reporters: connection summaries and events. */
+#ifndef TCPSIFT_SUMMARY_H
+#define TCPSIFT_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/engine/decode.h"
+#include "analyze/detect/mtu/mtu_types.h"
+#include "analyze/detect/reorder/reorder_types.h"
+#include "analyze/detect/sack/sackboard_types.h"
+#include "analyze/detect/stall/stall_types.h"
+
+/*
+ * Types only. The engine fills these and passes them to a struct sum_sink by
+ * const pointer; a reporter copies what it keeps and never reaches back into
+ * the engine (data flows one way: engine -> sink -> reporter).
+ */
+
+enum sum_dir_id {
+	SUM_C2S = 0, /* client to server: sent by the side that sent the SYN */
+	SUM_S2C = 1,
+	SUM_DIR_COUNT,
+};
+
+/* An RTT accumulator (ns). avg = sum_ns / n. */
+struct sum_rtt {
+	uint64_t n;
+	int64_t min_ns, max_ns, sum_ns;
+};
+
+/*
+ * What decided whether a segment filling a gap in the capture was an
+ * original that arrived late or a retransmission (DESIGN.md "Reordering";
+ * analyze/engine/tcp.c). The sender's own clocks compare it with the segment that
+ * opened the gap (sent right after the original, in sequence order); when
+ * they tie, causality; when that cannot decide, a later second copy of the
+ * same bytes may. The values are stable (JSON keys name them).
+ */
+enum sum_reorder_by {
+	SUM_BY_TSVAL = 0,   /* its TSval (RFC 7323) */
+	SUM_BY_IPID,	    /* IPv4 IP ID, learned to be a per-connection counter */
+	SUM_BY_TIMING,	    /* one-way capture: within --reorder-window of the gap */
+	SUM_BY_TSECR,	    /* the receiver's clock the sender echoed (TSecr) */
+	SUM_BY_ACK,	    /* the sender's own cumulative ACK (data the other way) */
+	SUM_BY_CAUSALITY,   /* sooner than a retransmission could have come back */
+	SUM_BY_SECOND_COPY, /* a second copy of its bytes came, sent after (before) it */
+	SUM_BY_COUNT,
+};
+
+/* Why a retransmission was sent, as far as the capture tells (tcp.c). */
+enum sum_retrans_kind {
+	SUM_RTX_FAST = 0, /* after >= 3 duplicate ACKs or within SACK recovery */
+	SUM_RTX_RTO,	  /* after a silence >= the estimated RTO */
+	SUM_RTX_TLP,	  /* the highest segment again, no loss signal: a loss probe */
+	SUM_RTX_OTHER,
+	SUM_RTX_KIND_COUNT,
+};
+
+/*
+ * Statistics of one direction: segments sent by this side, and what the
+ * other side's ACKs said about them. Counters follow the rules documented in
+ * analyze/engine/tcp.c and tcpsift(1) ("PER-DIRECTION STATISTICS").
+ */
+struct sum_dir {
+	uint64_t packets;	/* TCP segments sent by this side */
+	uint64_t ip_bytes;	/* IP length on the wire of those */
+	uint64_t data_packets;	/* segments with payload (not keep-alives) */
+	uint64_t payload_bytes; /* all payload bytes, retransmissions included */
+	uint64_t unique_bytes;	/* snd_nxt - ISN: distinct sequence space sent */
+	uint64_t pure_acks;	/* no payload, no SYN/FIN/RST */
+	uint64_t retrans;	/* retransmitted segments (all kinds) */
+	uint64_t retrans_bytes;
+	uint64_t fast_retrans; /* after >= 3 dup ACKs or within SACK recovery */
+	uint64_t rto_retrans;  /* after a silence >= the estimated RTO */
+	uint64_t tlp_retrans;  /* tail-loss probes (RFC 8985): highest segment, no loss signal */
+	uint64_t tlp_new_data; /* ... probes with new data: >= 2 segments in flight, no ACK */
+	uint64_t spurious_retrans; /* bytes already cumulatively ACKed, or D-SACKed later */
+	uint64_t spurious_dsack;   /* ... of which proven by a later D-SACK (RFC 2883, 3708) */
+	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */
+	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */
+	uint64_t ooo_by[SUM_BY_COUNT];		 /* out_of_order by what decided it */
+	uint64_t lost_upstream_by[SUM_BY_COUNT]; /* lost_upstream by what decided it */
+	uint64_t fills_undecided; /* gap fills neither rule could decide (see tcp.c) */
+	uint64_t lost_segments;	  /* a gap opened: "previous segment not captured" */
+	uint64_t dup_acks;	  /* duplicate ACKs this side sent */
+	uint64_t ack_reordering;  /* cumulative ACKs this side sent that went backwards */
+	uint64_t zero_windows;	  /* segments advertising a zero window */
+	uint64_t window_full;	  /* segments that filled the peer's advertised window */
+	uint64_t keepalives;
+	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */
+	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */
+	uint64_t sack_acks;    /* ACKs this side sent carrying SACK blocks */
+	uint64_t dsack_blocks; /* D-SACK blocks this side sent (RFC 2883) */
+	uint64_t oversize;     /* payload larger than the peer's MSS (GSO/TSO/GRO) */
+	uint64_t new_acks;     /* ACKs this side sent that advanced the cumulative ACK */
+	uint64_t syn, fin, rst;
+	uint64_t max_in_flight;		     /* max snd_nxt - snd_una seen at a data segment */
+	uint32_t mss;			     /* MSS this side announced in its SYN (0: unknown) */
+	int8_t wscale;			     /* window shift it announced (-1: none/unknown) */
+	uint32_t min_payload, max_payload;   /* of data segments */
+	uint64_t min_window, max_window;     /* advertised receive window, scaled if known */
+	struct sum_rtt rtt;		     /* data -> covering ACK, Karn's rule */
+	struct sum_rtt rtt_ts;		     /* TSval -> first TSecr echo */
+	int64_t first_ts, last_ts;	     /* ns; 0 if no packet */
+	int64_t first_data_ts, last_data_ts; /* ns; 0 if no data */
+	uint32_t isn;
+	bool isn_known;
+};
+
+enum sum_state {
+	SUM_STATE_HANDSHAKE = 0, /* SYN seen, never completed */
+	SUM_STATE_OPEN,		 /* established or mid-stream, no FIN/RST */
+	SUM_STATE_HALF_CLOSED,	 /* FIN one way */
+	SUM_STATE_CLOSED,	 /* FIN both ways */
+	SUM_STATE_RESET,
+	SUM_STATE_COUNT,
+};
+
+struct sum_conn {
+	uint64_t id; /* 1-based, in order of first packet */
+	struct dec_addr client, server;
+	uint16_t client_port, server_port;
+	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */
+	int64_t first_ts, last_ts;
+	uint32_t first_input;		  /* input file of the first packet */
+	uint32_t last_input;		  /* input file of the last packet */
+	uint32_t vantage;		  /* observation point (analyze/engine/source.h) */
+	uint64_t first_frame, last_frame; /* frame numbers within their input */
+	enum sum_state state;
+	bool wscale_known;	  /* both SYNs seen, so windows can be scaled */
+	bool sack_permitted;	  /* both SYNs carried SACK-permitted */
+	bool timestamps;	  /* both SYNs carried timestamps */
+	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */
+	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */
+	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */
+	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */
+	struct sum_dir dir[SUM_DIR_COUNT];
+	/* What each detector concluded (analyze/detect/detect.h). */
+	struct {
+		struct stall_summary stall;
+		struct sackb_summary sack;
+		struct reorder_summary reorder;
+		struct mtu_summary mtu;
+	} det;
+};
+
+enum sum_event_type {
+	SUM_EV_ZERO_WINDOW = 0, /* receiver advertised 0; duration until it reopened */
+	SUM_EV_REORDER,		/* out-of-order segment */
+	SUM_EV_CAPTURE_LOSS,	/* bytes ACKed that the capture never saw */
+	SUM_EV_DSACK,		/* D-SACK: the receiver got bytes twice */
+	SUM_EV_OVERSIZE,	/* first super-frame (payload > MSS) of a direction */
+	SUM_EV_STALL,		/* an idle gap inside a transfer (stall.c) */
+	SUM_EV_SACK_HOLE,	/* a hole in R's SACK scoreboard (sackboard.c) */
+	SUM_EV_RENEGING,	/* SACKed data later un-SACKed */
+	SUM_EV_MTU_ALIGNMENT,	/* MTU above 4096 not n*4096 + 52 (mtu.c) */
+	SUM_EV_PMTU,		/* ICMP too-big tied to the connection, or a black hole */
+	/* Per-frame verdicts of the TCP engine (delivered to sum_sink.frame):
+	 * frame_first is the frame judged. */
+	SUM_EV_RETRANS,	       /* a retransmission: u.frame.kind, .spurious */
+	SUM_EV_DUP_ACK,	       /* a duplicate ACK (Wireshark's rule) */
+	SUM_EV_OUT_OF_ORDER,   /* an original that arrived late: by, extent */
+	SUM_EV_FILL_UNDECIDED, /* a gap fill neither rule could decide */
+	SUM_EV_CAPTURE_GAP,    /* began beyond snd_nxt: bytes before it never captured */
+	SUM_EV_TLP_NEW_DATA,   /* a tail-loss probe sent as new data (RFC 8985 7.3) */
+	SUM_EV_TYPE_COUNT,
+};
+
+/* Detail of a per-frame verdict (SUM_EV_RETRANS .. SUM_EV_TLP_NEW_DATA). */
+struct sum_frame_event {
+	uint8_t kind;	    /* SUM_EV_RETRANS: enum sum_retrans_kind */
+	bool spurious;	    /* SUM_EV_RETRANS: bytes already ACKed, or D-SACKed later */
+	bool dsack;	    /* ... proven by a D-SACK */
+	bool filled_gap;    /* SUM_EV_RETRANS: its bytes were never captured before */
+	uint32_t dup_count; /* SUM_EV_DUP_ACK: its place in the run of duplicates */
+};
+
+struct sum_event {
+	enum sum_event_type type;
+	uint64_t conn;	     /* sum_conn.id */
+	uint8_t dir;	     /* enum sum_dir_id of the data direction */
+	int64_t ts;	     /* ns */
+	int64_t duration_ns; /* -1 when the event has no duration */
+	uint32_t input;
+	uint64_t frame_first, frame_last;
+	uint64_t bytes;	     /* bytes concerned */
+	uint32_t segments;   /* segments concerned (estimate for capture loss) */
+	uint32_t extent;     /* reorder: later segments that overtook it */
+	uint32_t rel_seq;    /* sequence relative to the ISN / first seen */
+	uint8_t by;	     /* reorder: enum sum_reorder_by */
+	int8_t queue_switch; /* reorder: 1/0, -1 unknown */
+	union {		     /* type-specific detail */
+		struct stall_event stall;
+		struct sackb_event hole;
+		struct mtu_event mtu;
+		struct sum_frame_event frame;
+	} u;
+};
+
+/*
+ * One TCP segment as the engine classified it, for live views (the TUI's
+ * time-sequence graph and throughput); only delivered to a sink that asks
+ * for it, so batch analysis pays nothing.
+ */
+enum sum_seg_flag {
+	SUM_SEG_DATA = 1u << 0,	   /* carries payload */
+	SUM_SEG_RETRANS = 1u << 1, /* a retransmission (any kind) */
+	SUM_SEG_OOO = 1u << 2,	   /* an original that arrived late */
+	SUM_SEG_ZERO_WINDOW = 1u << 3,
+	SUM_SEG_SYN = 1u << 4,
+	SUM_SEG_FIN = 1u << 5,
+	SUM_SEG_RST = 1u << 6,
+};
+
+struct sum_seg {
+	uint64_t conn;	  /* sum_conn.id */
+	int64_t ts;	  /* ns */
+	uint32_t len;	  /* payload on the wire */
+	uint32_t rel_seq; /* first byte, relative to its direction's base */
+	uint32_t wirelen; /* the packet's length on the wire */
+	int32_t queue;	  /* RX queue, -1 unknown */
+	uint8_t dir;	  /* enum sum_dir_id of its sender */
+	uint8_t flags;	  /* enum sum_seg_flag bits */
+};
+
+/* Where the engine delivers results; any callback may be NULL. */
+struct sum_sink {
+	void (*conn)(void *ctx, const struct sum_conn *c);
+	void (*event)(void *ctx, const struct sum_event *e);
+	/* Per-frame verdicts (SUM_EV_RETRANS ..): a sink that does not want
+	 * them leaves this NULL and the engine builds none. */
+	void (*frame)(void *ctx, const struct sum_event *e);
+	void (*segment)(void *ctx, const struct sum_seg *s);
+	void *ctx;
+};
+
+const char *sum_state_name(enum sum_state s);
+const char *sum_event_name(enum sum_event_type t);
+const char *sum_reorder_by_name(enum sum_reorder_by b);
+const char *sum_retrans_kind_name(enum sum_retrans_kind k);
+const char *sum_stall_class_name(enum stall_class c);
+const char *sum_closed_by_name(enum sackb_closed_by b);
+/* Is t a per-frame verdict (delivered through sum_sink.frame)? */
+static inline bool sum_event_is_frame(enum sum_event_type t)
+{
+	return t >= SUM_EV_RETRANS && t < SUM_EV_TYPE_COUNT;
+}
+
+#endif

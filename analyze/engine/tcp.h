@@ -1,0 +1,360 @@
+/* tcp.h - per-connection TCP state: both directions, RFC 9293 names. */
+#ifndef TCPSIFT_TCP_H
+#define TCPSIFT_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/engine/decode.h"
+#include "analyze/detect/mtu/mtu_types.h"
+#include "analyze/detect/reorder/reorder_types.h"
+#include "analyze/detect/sack/sackboard_types.h"
+#include "analyze/detect/stall/stall_types.h"
+#include "analyze/engine/summary.h"
+#include "common/pkt.h"
+
+/*
+ * One struct tcp_conn per connection instance, fixed size (no allocation
+ * per segment). Each direction has a struct tcp_half describing the
+ * sender of that direction (S) as seen through its own segments and the
+ * ACKs of the other side (R):
+ *
+ *        snd_una            snd_nxt
+ *   ------|====in flight=====|------>  sequence space of S
+ *             [hole]  [hole]           ranges below snd_nxt never captured
+ *
+ * The table of holes tells a retransmission (bytes seen before) from a
+ * segment that fills a gap (an out-of-order original or a retransmission of
+ * bytes lost before the capture point); ACKs covering a hole mean the capture
+ * lost those bytes.
+ */
+
+#define TCP_SENT_RING 32 /* outstanding segments remembered for RTT (Karn) */
+#define TCP_TS_RING   16 /* TSvals remembered for TSecr RTT samples */
+#define TCP_MAX_HOLES 64 /* unseen ranges tracked per direction (beyond: a hull) */
+#define TCP_PENDING   8	 /* undecided gap fills awaiting a second copy, per direction */
+#define TCP_RTX_RING  64 /* recent retransmissions a D-SACK may still prove spurious */
+
+struct tcp_params {
+	int64_t rto_min_ns;	   /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
+	int64_t reorder_window_ns; /* one-way captures: late originals come within this (3 ms) */
+};
+
+/*
+ * What a segment says about when its sender sent it: values that only move
+ * forward at the sender, so two segments of one sender can be put in
+ * sending order whatever order they arrived in (DESIGN.md "Reordering").
+ */
+enum tcp_clock_have {
+	TCP_CLK_TSVAL = 1u << 0, /* its TSval (RFC 7323): the sender's clock */
+	TCP_CLK_TSECR = 1u << 1, /* the peer's TSval it echoes (non-zero) */
+	TCP_CLK_IPID = 1u << 2,	 /* IPv4 IP ID */
+	TCP_CLK_ACK = 1u << 3,	 /* its cumulative ACK (ACK flag set) */
+};
+
+struct tcp_clock {
+	uint32_t tsval, tsecr, ack;
+	uint16_t ipid;
+	uint8_t have; /* enum tcp_clock_have bits */
+};
+
+struct tcp_hole {
+	uint32_t start, end;	 /* [start, end) never seen */
+	int64_t open_ts;	 /* when the gap appeared */
+	uint64_t open_data_pkts; /* data segments of the direction at that time */
+	uint64_t open_frame;
+	int64_t trigger_ts;	 /* first ACK from R asking for it (dup ACK, SACK above): 0 none */
+	struct tcp_clock opener; /* of the segment that opened it (have 0: opened by an ACK) */
+};
+
+/* An original that arrived late, as the reorder detector reports it. */
+struct tcp_late {
+	int64_t ts, gap_ts;	     /* when it came; when its gap appeared */
+	uint64_t frame, gap_frame;   /* its frame; the frame that opened the gap */
+	uint64_t data_no;	     /* its data-segment number in its direction (1-based) */
+	uint32_t input, len, extent; /* extent: data segments that overtook it */
+	uint32_t rel_seq;
+	int32_t queue; /* -1 unknown */
+	uint8_t by;    /* enum sum_reorder_by */
+};
+
+/*
+ * A gap fill neither the clocks nor causality could decide: kept until a
+ * second copy of its bytes decides it, or until no retransmission of them
+ * can still come (R ACKed them a path RTT ago), or the slot is needed.
+ */
+struct tcp_pending {
+	uint32_t start, end;
+	struct tcp_late late; /* what it is if it turns out to be a late original */
+	struct tcp_clock clk;
+	uint32_t why;	  /* retransmission reason if it is one (TCP_SEG_RTO ...) */
+	int64_t acked_ts; /* R's cumulative ACK passed it at: 0 not yet */
+};
+
+/* A recent retransmission: a D-SACK may still prove it spurious (RFC 3708);
+ * with a frame sink its verdict waits here until that is known. */
+struct tcp_rtx {
+	uint32_t start, end;
+	int64_t ts;
+	int64_t due; /* its verdict is final after this (a D-SACK comes sooner) */
+	uint64_t frame;
+	uint32_t input, len, rel_seq;
+	uint8_t kind; /* enum sum_retrans_kind */
+	bool spurious, dsack, filled_gap;
+	/* filled_gap: what decided it, its clocks and its gap, in case its
+	 * original turns up later (then it was late, not lost upstream). */
+	uint8_t by;
+	struct tcp_clock clk;
+	int64_t gap_ts;
+	uint64_t gap_frame, gap_data_pkts;
+};
+
+struct tcp_sent {
+	uint32_t end; /* sequence just past the segment */
+	bool retransmitted;
+	int64_t ts;
+};
+
+struct tcp_tsrec {
+	uint32_t tsval;
+	bool echoed;
+	int64_t ts;
+};
+
+struct tcp_half {
+	struct sum_dir st; /* exported statistics */
+
+	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
+	uint32_t snd_una; /* highest cumulative ACK from the peer */
+	uint32_t snd_nxt; /* highest sequence end sent */
+	bool have_nxt, have_una;
+	bool syn_seen, fin_seen, rst_seen;
+	bool ws_opt, sack_opt, ts_opt; /* options in this side's SYN */
+
+	/* IPv4 IP ID behaviour, learned per flow from the size of successive
+	 * differences (a per-connection counter moves by about one per segment,
+	 * in either direction when segments are reordered). */
+	uint16_t last_ipid;
+	bool have_ipid;
+	uint32_t ipid_near, ipid_far;
+
+	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
+	uint32_t last_ack;
+	uint16_t last_win_raw;
+	bool have_last_ack;
+	uint32_t dupack_run; /* consecutive dup ACKs, reset by an advancing ACK */
+	bool sacking;	     /* its last ACK carried SACK blocks above the ACK */
+
+	int64_t last_ts;	    /* last segment from this side */
+	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */
+
+	bool in_zero_window;
+	int64_t zw_start;
+	uint64_t zw_frame;
+	uint32_t zw_input;
+	bool oversize_reported;
+	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
+
+	uint8_t sent_head, sent_len;
+	struct tcp_sent sent[TCP_SENT_RING];
+	uint8_t tsring_head;
+	struct tcp_tsrec tsring[TCP_TS_RING];
+	/* Gaps, undecided fills and recent retransmissions: arrays allocated
+	 * the first time this direction has any (most never do), grown by
+	 * doubling from 4 up to TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING;
+	 * tcp_conn_release() frees them. rtx is a ring from rtx_head. */
+	struct tcp_hole *holes;
+	struct tcp_pending *pending;
+	struct tcp_rtx *rtx;
+	uint8_t cap_holes, cap_pending, cap_rtx;
+	uint8_t nholes;
+	uint32_t hole_overflow; /* gaps not tracked because the table was full */
+	/* The hull of the gaps not tracked: below snd_nxt, what fills them
+	 * cannot be told from a retransmission of seen bytes. */
+	uint32_t hull_lo, hull_hi;
+	bool have_hull;
+	uint8_t npending; /* pending: oldest first */
+	uint8_t rtx_head, rtx_len;
+};
+
+/*
+ * What the engine decided about the segment it just processed, for the
+ * detectors (analyze/detect/detect.h): one record, rewritten for every segment.
+ */
+enum tcp_seg_kind {
+	TCP_SEG_DATA = 1u << 0,	    /* carries payload */
+	TCP_SEG_NEW_DATA = 1u << 1, /* reaches beyond snd_nxt */
+	TCP_SEG_RETRANS = 1u << 2,  /* a retransmission (any kind) */
+	TCP_SEG_OOO = 1u << 3,	    /* an original that arrived late */
+	TCP_SEG_KEEPALIVE = 1u << 4,
+	TCP_SEG_PURE_ACK = 1u << 5, /* no payload, no SYN/FIN/RST */
+	TCP_SEG_DUP_ACK = 1u << 6,
+	TCP_SEG_ACK_ADVANCED = 1u << 7,	  /* its ACK moved the peer's snd_una */
+	TCP_SEG_OPENED_GAP = 1u << 8,	  /* began beyond snd_nxt */
+	TCP_SEG_FILLED_GAP = 1u << 9,	  /* carried bytes never captured before */
+	TCP_SEG_SPURIOUS = 1u << 10,	  /* retransmitted bytes already ACKed */
+	TCP_SEG_RTO = 1u << 11,		  /* retransmission after >= RTO silence */
+	TCP_SEG_FAST = 1u << 12,	  /* retransmission in dup-ACK/SACK recovery */
+	TCP_SEG_ZERO_WINDOW = 1u << 13,	  /* advertises a zero window */
+	TCP_SEG_WINDOW_OPENED = 1u << 14, /* first non-zero window after zero ones */
+	TCP_SEG_SACK = 1u << 15,	  /* carries SACK blocks */
+	TCP_SEG_DSACK = 1u << 16,	  /* its first SACK block is a D-SACK */
+	TCP_SEG_ACKED_UNSEEN = 1u << 17,  /* ACKs bytes the capture never saw */
+	TCP_SEG_ACK_REORDERED = 1u << 18, /* cumulative ACK went backwards */
+	TCP_SEG_SYN = 1u << 19,
+	TCP_SEG_FIN = 1u << 20,
+	TCP_SEG_RST = 1u << 21,
+	TCP_SEG_PUSH = 1u << 22,
+	TCP_SEG_TLP = 1u << 23,	      /* retransmission: a tail-loss probe (RFC 8985) */
+	TCP_SEG_UNDECIDED = 1u << 24, /* filled a gap: late original or retransmission, undecided */
+	TCP_SEG_LATE_FOUND = 1u << 25, /* an earlier undecided fill turned out a late original */
+};
+
+struct tcp_seg {
+	enum sum_dir_id dir; /* its sender's direction */
+	uint32_t kind;	     /* enum tcp_seg_kind bits */
+	uint32_t len;	     /* payload on the wire */
+	uint32_t seq, ack;   /* absolute */
+	uint32_t rel_seq;    /* relative to its direction's base */
+	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
+	uint64_t window;     /* the window it advertises, scaled when known */
+	int64_t ts;
+	uint64_t frame;
+	uint32_t input;
+	int32_t queue;		    /* -1 when unknown */
+	const struct dec_packet *d; /* valid during the detector calls only */
+};
+
+/*
+ * Fixed-size state of every detector, owned by the connection, in two parts.
+ * Every segment runs every detector, and with thousands of live connections
+ * each cache line a detector touches per segment is a likely cache miss. So
+ * the few fields a detector reads or writes for every segment (its common
+ * case: in-order data, pure ACKs) sit together in struct det_hot, right
+ * after c->seg; the rest, in struct det_states, is only touched when a
+ * detector has work (a gap, SACK blocks, an RTO, a new payload size ...).
+ * (The reorder detector needs no hot state: tcp.c's info.queues_known
+ * tells it when it has nothing to record.)
+ */
+struct det_hot {
+	struct stall_hot stall;
+	struct mtu_hot mtu;
+	struct sackb_hot sack;
+};
+
+struct det_states {
+	struct stall_state stall;
+	struct sackb_state sack;
+	struct reorder_state reorder;
+	struct mtu_state mtu;
+};
+
+struct tcp_conn {
+	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
+	struct tcp_half half[SUM_DIR_COUNT];
+	struct tcp_seg seg;  /* the segment just processed (for detectors) */
+	struct det_hot dhot; /* next to seg: see struct det_hot */
+	/* With TCP_SEG_OOO in seg.kind: this segment, the late original; with
+	 * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now. */
+	struct tcp_late late;
+	/* The earliest a waiting verdict (an undecided fill, a retransmission
+	 * awaiting a D-SACK) may be final: packets before it skip the check. */
+	int64_t next_settle;
+	int64_t syn_ts;	   /* last SYN from the client, for handshake RTT */
+	int64_t synack_ts; /* last SYN/ACK from the server */
+	bool syn_ts_valid, synack_ts_valid;
+	bool handshake_done;
+	/* From the capture point to each side and back, from the handshake
+	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
+	int64_t hs_loop_ns[SUM_DIR_COUNT];
+	struct det_states det; /* cold: last */
+};
+
+/*
+ * Set up a new connection whose first packet goes from (src, sport) to
+ * (dst, dport). Roles: a SYN without ACK makes its sender the client, a
+ * SYN/ACK its receiver; otherwise the port heuristic in tcp.c decides.
+ */
+void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		   const struct pkt *p);
+
+/* Which direction a decoded packet of this connection travels. */
+enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d);
+
+/*
+ * A SYN without ACK on an existing connection that is not a retransmission
+ * of the client's SYN starts a new instance (port reuse, RFC 9293 3.10.7.4).
+ */
+bool tcp_is_new_instance(const struct tcp_conn *c, const struct dec_packet *d);
+
+/* Account one segment. Events found go to sink (may be NULL). */
+void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct dec_packet *d,
+		 const struct pkt *p, const struct sum_sink *sink);
+
+/* Fill the summary of the connection as it stands (it may go on). */
+void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out);
+
+/* ---- read-only views for detectors ---- */
+
+/* Bytes dir's sender has in flight: snd_nxt - snd_una (0 if unknown). */
+static inline uint32_t tcp_in_flight(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct tcp_half *h = &c->half[dir];
+	if (!h->have_nxt || !h->have_una || (int32_t)(h->snd_nxt - h->snd_una) < 0)
+		return 0;
+	return h->snd_nxt - h->snd_una;
+}
+
+/* A window field h's side sent outside its SYN, scaled when the scale is
+ * known (RFC 7323 2.2: both SYNs seen). */
+static inline uint64_t tcp_window_bytes(const struct tcp_conn *c, const struct tcp_half *h,
+					uint16_t raw)
+{
+	if (!c->info.wscale_known || h->st.wscale < 0)
+		return raw;
+	return (uint64_t)raw << h->st.wscale;
+}
+
+/* The receive window the receiver of dir's data last advertised (scaled
+ * when the scale is known); *known is false before it sent anything.
+ * Inline: the stall detector asks before every packet that may end a gap. */
+static inline uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id dir, bool *known)
+{
+	const struct tcp_half *r = &c->half[!dir];
+
+	*known = r->have_last_ack;
+	return r->have_last_ack ? tcp_window_bytes(c, r, r->last_win_raw) : 0;
+}
+
+/* MSS the receiver of dir's data announced (0: unknown). */
+static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	return c->half[!dir].st.mss;
+}
+
+/* Smallest RTT sample of dir's data (ACK-based, else TSecr-based); -1 if none. */
+static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct sum_dir *s = &c->half[dir].st;
+	if (s->rtt.n)
+		return s->rtt.min_ns;
+	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
+}
+
+/* Relative sequence of an absolute one in dir's sequence space. */
+static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t seq)
+{
+	return seq - c->half[dir].base;
+}
+
+/* FIN seen both ways, or a RST. */
+bool tcp_is_closed(const struct tcp_conn *c);
+
+/* Free what c allocated on first need (tcp_half's holes, pending, rtx); c
+ * may be reused after tcp_conn_init(). Idempotent. */
+void tcp_conn_release(struct tcp_conn *c);
+
+/* Close open episodes (zero window) at the end of the connection. */
+void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink);
+
+#endif

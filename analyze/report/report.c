@@ -1,0 +1,347 @@
+/* report.c - the collecting end of the engine's sink, and shared reporter helpers. */
+#include "analyze/report/report.h"
+#include "analyze/report/jsonout.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct report {
+	struct rep_config cfg;
+	struct sum_conn *conns;
+	size_t nconns, conns_cap;
+	struct sum_event *events;
+	size_t nevents, events_cap;
+	uint64_t events_dropped;
+	struct rep_totals tot;
+	int write_error;
+	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
+	struct rep_frame_list frames[SUM_EV_TYPE_COUNT];
+};
+
+static void keep_event(struct report *r, const struct sum_event *e);
+
+void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (a->family == 6) {
+		inet_ntop(AF_INET6, a->a, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, port);
+	} else {
+		inet_ntop(AF_INET, a->a, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, port);
+	}
+}
+
+static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
+{
+	uint64_t retr = 0, ooo = 0, loss = 0;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		const struct sum_dir *d = &c->dir[k];
+		retr += d->retrans;
+		ooo += d->out_of_order;
+		loss += d->unseen_bytes;
+		t->fast += d->fast_retrans;
+		t->rto += d->rto_retrans;
+		t->spurious += d->spurious_retrans;
+		t->dup_acks += d->dup_acks;
+		t->zero_windows += d->zero_windows;
+		t->window_full += d->window_full;
+		t->keepalives += d->keepalives;
+		t->acked_unseen += d->acked_unseen;
+		t->dsack += d->dsack_blocks;
+		t->oversize += d->oversize;
+		t->lost_segments += d->lost_segments;
+		t->lost_upstream += d->lost_upstream;
+		t->ack_reordering += d->ack_reordering;
+		for (unsigned b = 0; b < SUM_BY_COUNT; b++) {
+			t->ooo_by[b] += d->ooo_by[b];
+			t->lost_upstream_by[b] += d->lost_upstream_by[b];
+		}
+		t->tlp += d->tlp_retrans;
+		t->tlp_new_data += d->tlp_new_data;
+		t->spurious_dsack += d->spurious_dsack;
+		t->fills_undecided += d->fills_undecided;
+	}
+	t->retrans += retr;
+	t->ooo += ooo;
+	t->unseen_bytes += loss;
+	t->conns_with_retrans += retr != 0;
+	t->conns_with_ooo += ooo != 0;
+	t->conns_with_loss += loss != 0;
+	t->conns_evicted += c->evicted;
+
+	const struct stall_summary *st = &c->det.stall;
+	t->stalls += st->count;
+	t->stall_timer_like += st->timer_like;
+	t->stall_ns += st->time_ns;
+	t->conns_with_stalls += st->count != 0;
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		t->stall_by_class[k] += st->by_class[k];
+	t->sack_holes += c->det.sack.holes;
+	t->reneging += c->det.sack.reneging;
+	t->conns_with_holes += c->det.sack.holes != 0;
+	t->queue_reorders += c->det.reorder.reorder_on_queue_switch;
+	t->mtu_misaligned += c->det.mtu.misaligned;
+	t->mtu_collapse += c->det.mtu.collapse;
+	t->pmtu_blackholes += c->det.mtu.pmtu_blackhole;
+	t->icmp_too_big += c->det.mtu.icmp_too_big;
+}
+
+static void add_event_totals(struct rep_totals *t, const struct sum_event *e)
+{
+	switch (e->type) {
+	case SUM_EV_ZERO_WINDOW:
+		t->zw_episodes++;
+		t->zw_time_ns += e->duration_ns > 0 ? e->duration_ns : 0;
+		break;
+	case SUM_EV_CAPTURE_LOSS:
+		t->capture_loss_segments += e->segments;
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_conn(void *ctx, const struct sum_conn *c)
+{
+	struct report *r = ctx;
+
+	add_conn_totals(&r->tot, c);
+	if (r->cfg.format == REP_NDJSON) {
+		if (rep_ndjson_conn(&r->ndjson, c) < 0)
+			r->write_error = errno ? errno : EIO;
+		return;
+	}
+	if (r->nconns == r->conns_cap) {
+		size_t cap = r->conns_cap ? r->conns_cap * 2 : 256;
+		struct sum_conn *n = realloc(r->conns, cap * sizeof(*n));
+		if (!n) {
+			r->write_error = ENOMEM;
+			return;
+		}
+		r->conns = n;
+		r->conns_cap = cap;
+	}
+	r->conns[r->nconns++] = *c;
+}
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+	struct report *r = ctx;
+
+	add_event_totals(&r->tot, e);
+	keep_event(r, e);
+}
+
+/* Written at once (NDJSON) or kept for the end, up to max_events. */
+static void keep_event(struct report *r, const struct sum_event *e)
+{
+	if (r->cfg.format == REP_NDJSON) {
+		if (rep_ndjson_event(&r->ndjson, e) < 0)
+			r->write_error = errno ? errno : EIO;
+		return;
+	}
+	if (r->nevents >= r->cfg.max_events) {
+		r->events_dropped++;
+		return;
+	}
+	if (r->nevents == r->events_cap) {
+		size_t cap = r->events_cap ? r->events_cap * 2 : 256;
+		if (cap > r->cfg.max_events)
+			cap = r->cfg.max_events;
+		struct sum_event *n = realloc(r->events, cap * sizeof(*n));
+		if (!n) {
+			r->events_dropped++;
+			return;
+		}
+		r->events = n;
+		r->events_cap = cap;
+	}
+	r->events[r->nevents++] = *e;
+}
+
+/* "1796033364.947948123": exact seconds from integer nanoseconds. */
+static void csv_ts(FILE *f, int64_t ns)
+{
+	int64_t s = ns / 1000000000, r = ns % 1000000000;
+
+	if (r < 0) {
+		r += 1000000000;
+		s--;
+	}
+	fprintf(f, "%" PRId64 ".%09" PRId64, s, r);
+}
+
+/* A field that may hold a comma or quote, quoted as RFC 4180 says. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char rep_csv_header[] =
+    "frame,file,conn,dir,ts,type,retrans_kind,spurious,filled_gap,decided_by,extent,"
+    "rel_seq,bytes\n";
+
+static void csv_row(const struct report *r, const struct sum_event *e)
+{
+	FILE *f = r->cfg.frames_csv;
+	const struct sum_frame_event *x = &e->u.frame;
+	bool rtx = e->type == SUM_EV_RETRANS, ooo = e->type == SUM_EV_OUT_OF_ORDER;
+
+	fprintf(f, "%" PRIu64 ",", e->frame_first);
+	csv_str(f, e->input < r->cfg.ninput_names ? r->cfg.input_names[e->input] : "");
+	fprintf(f, ",%" PRIu64 ",%s,", e->conn, e->dir == SUM_C2S ? "c2s" : "s2c");
+	csv_ts(f, e->ts);
+	fprintf(f, ",%s,%s,%s,%s,%s,", sum_event_name(e->type),
+		rtx ? sum_retrans_kind_name((enum sum_retrans_kind)x->kind) : "",
+		rtx ? (x->spurious ? "1" : "0") : "", rtx ? (x->filled_gap ? "1" : "0") : "",
+		ooo ? sum_reorder_by_name((enum sum_reorder_by)e->by) : "");
+	if (ooo || e->type == SUM_EV_FILL_UNDECIDED)
+		fprintf(f, "%" PRIu32, e->extent);
+	fprintf(f, ",%" PRIu32 ",%" PRIu64 "\n", e->rel_seq, e->bytes);
+}
+
+/* A per-frame verdict: counted, the first few kept for the text, and with
+ * --frames / --frames-csv written as it comes. */
+static void on_frame(void *ctx, const struct sum_event *e)
+{
+	struct report *r = ctx;
+	struct rep_frame_list *l = &r->frames[e->type < SUM_EV_TYPE_COUNT ? e->type : 0];
+
+	l->count++;
+	if (l->n < REP_FRAME_EXAMPLES) {
+		l->ex[l->n].frame = e->frame_first;
+		l->ex[l->n].conn = e->conn;
+		l->ex[l->n].input = e->input;
+		l->n++;
+	}
+	if (r->cfg.frames_csv)
+		csv_row(r, e);
+	if (r->cfg.frames)
+		keep_event(r, e);
+}
+
+struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen)
+{
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	r->cfg = *cfg;
+	jo_w_init(&r->ndjson, cfg->out, 0, 0);
+	if (cfg->frames_csv)
+		fputs(rep_csv_header, cfg->frames_csv);
+	return r;
+}
+
+struct sum_sink rep_sink(struct report *r)
+{
+	struct sum_sink s = {.conn = on_conn, .event = on_event, .frame = on_frame, .ctx = r};
+	return s;
+}
+
+static int by_conn_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sum_conn *)a)->id, y = ((const struct sum_conn *)b)->id;
+	return (x > y) - (x < y);
+}
+
+int rep_finish(struct report *r, const struct rep_run *run)
+{
+	struct rep_data d = {0};
+	int rc;
+
+	if (r->write_error)
+		return -r->write_error;
+	/* Connections end in any order (idle, evicted, drained): report them in
+	 * the order of their first packet. */
+	if (r->nconns)
+		qsort(r->conns, r->nconns, sizeof(*r->conns), by_conn_id);
+	d.conns = r->conns;
+	d.nconns = r->nconns;
+	d.events = r->events;
+	d.nevents = r->nevents;
+	d.events_dropped = r->events_dropped;
+	d.tot = r->tot;
+	d.frames = r->frames;
+	switch (r->cfg.format) {
+	case REP_JSON:
+		rc = rep_write_json(r->cfg.out, &d, run);
+		break;
+	case REP_NDJSON:
+		rc = rep_ndjson_tail(&r->ndjson, &d, run);
+		break;
+	default:
+		rc = rep_write_text(r->cfg.out, &d, run);
+		break;
+	}
+	if (rc == 0 && fflush(r->cfg.out) != 0)
+		rc = -errno;
+	if (rc == 0 && r->cfg.frames_csv &&
+	    (fflush(r->cfg.frames_csv) != 0 || ferror(r->cfg.frames_csv)))
+		rc = -(errno ? errno : EIO);
+	return rc;
+}
+
+const struct rep_totals *rep_get_totals(const struct report *r)
+{
+	return &r->tot;
+}
+
+void rep_free(struct report *r)
+{
+	if (!r)
+		return;
+	free(r->conns);
+	free(r->events);
+	jo_w_free(&r->ndjson);
+	free(r);
+}
+
+void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run)
+{
+	if (!l->n)
+		return;
+	fputs("      frames", out);
+	for (unsigned k = 0; k < l->n; k++) {
+		if (run->ninputs > 1)
+			fprintf(out, "%s %u:%" PRIu64, k ? "," : "", l->ex[k].input,
+				l->ex[k].frame);
+		else
+			fprintf(out, "%s %" PRIu64, k ? "," : "", l->ex[k].frame);
+	}
+	fprintf(out, "%s\n", l->count > l->n ? " ..." : "");
+	/* A line to paste, per input the examples come from (frame numbers
+	 * count within their file). */
+	for (unsigned in = 0; in < run->ninputs; in++) {
+		bool any = false;
+		for (unsigned k = 0; k < l->n; k++) {
+			if (l->ex[k].input != in)
+				continue;
+			if (!any)
+				fprintf(out, "      tshark -r '%s' -Y 'frame.number in {",
+					run->inputs[in]->path);
+			fprintf(out, "%s%" PRIu64, any ? "," : "", l->ex[k].frame);
+			any = true;
+		}
+		if (any)
+			fputs("}'\n", out);
+	}
+}

@@ -1,0 +1,166 @@
+/* report.h - reporters: collect connection summaries and events, write text/JSON/NDJSON. */
+#ifndef TCPSIFT_REPORT_H
+#define TCPSIFT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <stdio.h>
+
+#include "analyze/engine/engine.h"
+#include "analyze/engine/source.h"
+#include "analyze/engine/summary.h"
+
+/*
+ * A report owns copies of every connection summary and (up to max_events)
+ * event the engine delivered through rep_sink(). It never sees the engine
+ * itself: what else it prints (inputs, counters) comes in a struct rep_run
+ * filled by the caller at the end. NDJSON streams events and connections
+ * as they arrive; text and JSON are written by rep_finish().
+ */
+
+enum rep_format {
+	REP_TEXT = 0,
+	REP_JSON,
+	REP_NDJSON,
+	REP_FORMAT_COUNT,
+};
+
+struct rep_config {
+	enum rep_format format;
+	FILE *out;	     /* not owned */
+	uint32_t max_events; /* events kept beyond this are counted, not stored */
+	bool frames;	     /* per-frame verdicts are events too (--frames) */
+	FILE *frames_csv;    /* NULL, or where each verdict goes as a CSV row (not owned) */
+	/* Input file names by struct pkt.input, for CSV rows (borrowed). */
+	const char *const *input_names;
+	unsigned ninput_names;
+};
+
+/* Everything about the run that is not a connection or an event. */
+struct rep_run {
+	const char *version;
+	const char *filter;
+	unsigned ninputs;
+	const struct src_input *const *inputs;
+	uint64_t filtered_out;
+	struct eng_counters eng;
+	struct flow_counters flows;
+	unsigned nvantages;
+	const char *const *vantage_names; /* by sum_conn.vantage */
+	bool detectors;			  /* the detectors ran (else their findings are unknown) */
+};
+
+struct report;
+
+struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen);
+
+/* The sink to give the engine; valid while the report lives. */
+struct sum_sink rep_sink(struct report *r);
+
+/* Write the report (text/JSON) or the closing lines (NDJSON). 0 or -errno. */
+int rep_finish(struct report *r, const struct rep_run *run);
+
+void rep_free(struct report *r); /* NULL is a no-op */
+
+/* Totals over what was delivered so far (for --fail-on). */
+const struct rep_totals *rep_get_totals(const struct report *r);
+
+/* ---- shared by the writers (report_*.c) ---- */
+
+/* Totals over all connections and events, computed once for every writer. */
+struct rep_totals {
+	uint64_t retrans, fast, rto, spurious, ooo, dup_acks, zero_windows, zw_episodes;
+	uint64_t window_full, keepalives, acked_unseen, unseen_bytes, capture_loss_segments;
+	uint64_t dsack, oversize, lost_segments, lost_upstream, ack_reordering;
+	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
+	int64_t zw_time_ns;
+	uint64_t ooo_by[SUM_BY_COUNT], lost_upstream_by[SUM_BY_COUNT];
+	uint64_t tlp, tlp_new_data, spurious_dsack, fills_undecided;
+	/* From the detectors (sum_conn.det). */
+	uint64_t stalls, stall_by_class[STALL_CLASS_COUNT], conns_with_stalls;
+	uint64_t stall_timer_like; /* ambiguous timer-like pauses (not in stalls) */
+	int64_t stall_ns;
+	uint64_t sack_holes, reneging, conns_with_holes;
+	uint64_t queue_reorders, mtu_misaligned, mtu_collapse, pmtu_blackholes, icmp_too_big;
+};
+
+/* The first few frames of one kind of per-frame verdict, for the text
+ * findings: real frame numbers a user can look up, not connection spans. */
+#define REP_FRAME_EXAMPLES 8
+
+struct rep_frame_list {
+	uint64_t count;
+	unsigned n;
+	struct {
+		uint64_t frame, conn;
+		uint32_t input;
+	} ex[REP_FRAME_EXAMPLES];
+};
+
+struct rep_data {
+	const struct sum_conn *conns; /* sorted by id */
+	size_t nconns;
+	const struct sum_event *events; /* in the order found */
+	size_t nevents;
+	uint64_t events_dropped;
+	struct rep_totals tot;
+	/* By per-frame verdict type (SUM_EV_RETRANS ..), the others empty. */
+	const struct rep_frame_list *frames;
+};
+
+/* "    frames 12, 57, 98 ...\n    tshark -r FILE -Y 'frame.number in {12,57,98}'\n"
+ * for the examples of l (one tshark line per input they come from). */
+void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run);
+
+/* "1.2.3.4:80" or "[2001:db8::1]:443". */
+void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
+
+int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
+int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+struct jo_writer;
+struct jo_fields;
+
+/* NDJSON pieces, one line each, through w (compact, handed to its FILE a
+ * line at a time). 0 or -errno. */
+int rep_ndjson_conn(struct jo_writer *w, const struct sum_conn *c);
+int rep_ndjson_event(struct jo_writer *w, const struct sum_event *e);
+int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct rep_run *run);
+
+/*
+ * One connection or event as a JSON object, two ways: written straight into
+ * w (what the reports use), and built as a Jansson value (the reference:
+ * test_report_json.c holds the first to jo_dump() of the second, byte for
+ * byte). kind: NULL, or the "kind" member of an NDJSON line. The json_t is
+ * the caller's to json_decref().
+ */
+void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind);
+void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind);
+json_t *rep_jansson_conn(const struct sum_conn *c, const char *kind);
+json_t *rep_jansson_event(const struct sum_event *e, const char *kind);
+
+/* Per-detector reporters (report_<detector>.c): the connection's result
+ * object (rep_jw_*: written directly; rep_json_*: in Jansson), the event's
+ * type-specific keys, and the text findings lines. */
+void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s);
+void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e);
+void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s);
+void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e);
+void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s);
+void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s);
+void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e);
+json_t *rep_json_stall(const struct stall_summary *s);
+void rep_json_stall_event(json_t *o, const struct sum_event *e);
+void rep_text_stall(FILE *out, const struct rep_data *d);
+json_t *rep_json_sack(const struct sackb_summary *s);
+void rep_json_sack_event(json_t *o, const struct sum_event *e);
+void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run);
+json_t *rep_json_reorder(const struct reorder_summary *s);
+void rep_text_reorder(FILE *out, const struct rep_data *d);
+json_t *rep_json_mtu(const struct mtu_summary *s);
+void rep_json_mtu_event(json_t *o, const struct sum_event *e);
+void rep_text_mtu(FILE *out, const struct rep_data *d);
+
+#endif

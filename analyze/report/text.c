@@ -1,0 +1,464 @@
+/* report_text.c - the human report: findings first, then a connection table (100 columns). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report/report.h"
+
+enum { TEXT_EXAMPLES = 3 }; /* connections named under each finding */
+
+static int werr(FILE *out)
+{
+	return ferror(out) ? -(errno ? errno : EIO) : 0;
+}
+
+/* 1234567 -> "1.2M": fits a 6-column cell. */
+static void human(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = " KMGTP";
+	double x = (double)v;
+	unsigned u = 0;
+
+	while (x >= 1000.0 && u < sizeof(units) - 2) {
+		x /= 1000.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		snprintf(buf, len, x < 10 ? "%.1f%c" : "%.0f%c", x, units[u]);
+}
+
+/* Endpoint squeezed into width columns, eliding the middle of long ones. */
+static void endpoint_cell(const struct dec_addr *a, uint16_t port, char *buf, size_t width)
+{
+	char full[64];
+	size_t n;
+
+	rep_format_endpoint(a, port, full, sizeof(full));
+	n = strlen(full);
+	if (n <= width) {
+		snprintf(buf, width + 1, "%s", full);
+		return;
+	}
+	size_t head = (width - 1) / 2, tail = width - 1 - head;
+	snprintf(buf, width + 1, "%.*s~%s", (int)head, full, full + n - tail);
+}
+
+static const struct sum_rtt *best_rtt(const struct sum_conn *c)
+{
+	const struct sum_rtt *best = NULL;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		const struct sum_rtt *r = c->dir[k].rtt.n ? &c->dir[k].rtt : &c->dir[k].rtt_ts;
+		if (r->n && (!best || r->n > best->n))
+			best = r;
+	}
+	return best;
+}
+
+/* A uint64_t counter of struct sum_dir, named by its offset. */
+#define DIR_METRIC(field) offsetof(struct sum_dir, field)
+
+/* The counter at offset metric, summed over both directions of c. */
+static uint64_t both_dirs(const struct sum_conn *c, size_t metric)
+{
+	uint64_t v = 0;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		uint64_t x;
+		memcpy(&x, (const char *)&c->dir[k] + metric, sizeof(x));
+		v += x;
+	}
+	return v;
+}
+
+/* "in conn 3 (N), conn 7 (...)": the first connections with it. */
+static void examples(FILE *out, const struct rep_data *d, size_t metric)
+{
+	unsigned shown = 0;
+	size_t more = 0;
+
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		uint64_t v = both_dirs(c, metric);
+		if (!v)
+			continue;
+		if (shown == TEXT_EXAMPLES) {
+			more++;
+			continue;
+		}
+		fprintf(out, "%s conn %" PRIu64 " (%" PRIu64 ")", shown ? "," : "      in", c->id,
+			v);
+		shown++;
+	}
+	if (more)
+		fprintf(out, " and %zu more", more);
+	if (shown)
+		fputc('\n', out);
+}
+
+/* "tsval 18, ip_id 8": the rules that decided, by the names JSON uses. */
+static void by_rules(FILE *out, const uint64_t by[SUM_BY_COUNT])
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
+		if (by[k])
+			fprintf(out, "%s%s %" PRIu64, n++ ? ", " : "",
+				sum_reorder_by_name((enum sum_reorder_by)k), by[k]);
+	if (!n)
+		fputs("none", out);
+}
+
+static void write_inputs(FILE *out, const struct rep_run *run)
+{
+	for (unsigned k = 0; k < run->ninputs; k++) {
+		const struct src_input *in = run->inputs[k];
+		char drops[64] = "unknown";
+		if (in->drops_known)
+			snprintf(drops, sizeof(drops), "%" PRIu64, in->drops);
+		fprintf(out, "  %s: %s%s %s, %" PRIu64 " packets, %.3f s, capture drops %s\n",
+			in->path, in->format, in->compressed ? " (compressed)" : "",
+			src_linktype_name(in->linktype), in->packets,
+			in->packets ? (double)(in->last_ts - in->first_ts) / 1e9 : 0.0, drops);
+		if (in->error)
+			fprintf(out, "  %s: stopped early: %s\n", in->path, in->errmsg);
+	}
+}
+
+static uint64_t total_drops(const struct rep_run *run, bool *known)
+{
+	uint64_t drops = 0;
+
+	*known = false;
+	for (unsigned k = 0; k < run->ninputs; k++) {
+		if (run->inputs[k]->drops_known) {
+			*known = true;
+			drops += run->inputs[k]->drops;
+		}
+	}
+	return drops;
+}
+
+static void write_findings(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct rep_totals *t = &d->tot;
+	bool any = false;
+
+	fputs("\nFindings\n", out);
+	/* The detectors' findings first: they are why the tool exists. */
+	if (run->detectors) {
+		rep_text_stall(out, d);
+		rep_text_sack(out, d, run);
+		rep_text_reorder(out, d);
+		rep_text_mtu(out, d);
+		any = d->tot.stalls || d->tot.sack_holes || d->tot.queue_reorders ||
+		      d->tot.mtu_misaligned || d->tot.icmp_too_big || d->tot.pmtu_blackholes ||
+		      d->tot.reneging || d->tot.ack_reordering;
+	}
+	if (t->unseen_bytes) {
+		bool known;
+		uint64_t drops = total_drops(run, &known);
+		any = true;
+		fprintf(out,
+			"  capture loss: %" PRIu64 " bytes (~%" PRIu64
+			" segments) were ACKed by the receiver but never captured:\n"
+			"      the capture, not the network, lost them (file drop counters: ",
+			t->unseen_bytes, t->capture_loss_segments);
+		if (known)
+			fprintf(out, "%" PRIu64 ")\n", drops);
+		else
+			fputs("none in the file)\n", out);
+		examples(out, d, DIR_METRIC(unseen_bytes));
+	}
+	if (t->retrans) {
+		any = true;
+		fprintf(out,
+			"  retransmissions: %" PRIu64 " in %" PRIu64 " connection%s (fast %" PRIu64
+			", RTO %" PRIu64 ", tail-loss probe %" PRIu64 ", other %" PRIu64
+			"; spurious %" PRIu64 ", %" PRIu64 " of them proven by D-SACK)\n",
+			t->retrans, t->conns_with_retrans, t->conns_with_retrans == 1 ? "" : "s",
+			t->fast, t->rto, t->tlp, t->retrans - t->fast - t->rto - t->tlp,
+			t->spurious, t->spurious_dsack);
+		if (t->lost_upstream) {
+			fprintf(out,
+				"      %" PRIu64
+				" filled gaps in the capture: sent after the segment "
+				"that opened the gap, so their originals were lost upstream of the "
+				"capture point (decided by ",
+				t->lost_upstream);
+			by_rules(out, t->lost_upstream_by);
+			fputs(")\n", out);
+		}
+		if (t->retrans > t->lost_upstream)
+			fprintf(out,
+				"      %" PRIu64
+				" re-sent bytes the capture had seen: lost downstream "
+				"of it, or spurious\n",
+				t->retrans - t->lost_upstream);
+		examples(out, d, DIR_METRIC(retrans));
+		rep_text_frames(out, &d->frames[SUM_EV_RETRANS], run);
+	}
+	if (t->tlp_new_data) {
+		any = true;
+		fprintf(out,
+			"  tail-loss probes with new data: %" PRIu64
+			" (no ACK for two or more full "
+			"segments in flight, then new data: RFC 8985 sec. 7.3)\n",
+			t->tlp_new_data);
+		examples(out, d, DIR_METRIC(tlp_new_data));
+		rep_text_frames(out, &d->frames[SUM_EV_TLP_NEW_DATA], run);
+	}
+	if (t->ooo) {
+		any = true;
+		fprintf(out,
+			"  out of order: %" PRIu64
+			" segments arrived after later ones (decided by ",
+			t->ooo);
+		by_rules(out, t->ooo_by);
+		fputs(")\n", out);
+		examples(out, d, DIR_METRIC(out_of_order));
+		rep_text_frames(out, &d->frames[SUM_EV_OUT_OF_ORDER], run);
+	}
+	if (t->fills_undecided) {
+		any = true;
+		fprintf(
+		    out,
+		    "  undecided: %" PRIu64 " segments filled gaps in the capture that could be "
+		    "late originals or retransmissions of originals lost upstream: the sender's "
+		    "clocks tie with the segment that opened the gap (TCP timestamps tick in ms; "
+		    "IPv6 has no IP ID) and they came later than a retransmission could have. A "
+		    "capture at the sender, or TCP timestamps in us (Linux 6.7: ip route ... "
+		    "features tcp_usec_ts), would decide\n",
+		    t->fills_undecided);
+		examples(out, d, DIR_METRIC(fills_undecided));
+		rep_text_frames(out, &d->frames[SUM_EV_FILL_UNDECIDED], run);
+	}
+	if (t->zero_windows) {
+		any = true;
+		fprintf(out,
+			"  zero window: %" PRIu64 " advertisements, %" PRIu64
+			" episodes, %.3f s with the receiver's window closed\n",
+			t->zero_windows, t->zw_episodes, (double)t->zw_time_ns / 1e9);
+		examples(out, d, DIR_METRIC(zero_windows));
+	}
+	if (t->dsack) {
+		any = true;
+		fprintf(out,
+			"  D-SACK: %" PRIu64 " blocks: the receiver got the same bytes twice "
+			"(spurious retransmission or duplication)\n",
+			t->dsack);
+		examples(out, d, DIR_METRIC(dsack_blocks));
+	}
+	if (t->oversize) {
+		any = true;
+		fprintf(out,
+			"  oversize segments: %" PRIu64 " larger than the MSS: captured on a host "
+			"with TSO/GSO/GRO,\n      so segment sizes are not what was on the wire\n",
+			t->oversize);
+		examples(out, d, DIR_METRIC(oversize));
+	}
+	if (t->dup_acks) {
+		fprintf(out, "  duplicate ACKs: %" PRIu64 "\n", t->dup_acks);
+		examples(out, d, DIR_METRIC(dup_acks));
+		rep_text_frames(out, &d->frames[SUM_EV_DUP_ACK], run);
+	}
+	if (t->lost_segments) {
+		fprintf(out,
+			"  gaps in what was captured: %" PRIu64 " segments began beyond the "
+			"highest byte seen before them\n",
+			t->lost_segments);
+		examples(out, d, DIR_METRIC(lost_segments));
+		rep_text_frames(out, &d->frames[SUM_EV_CAPTURE_GAP], run);
+	}
+	if (!any)
+		fputs("  none: no retransmission, reordering, capture loss or zero window\n", out);
+	fprintf(out, "  (also: %" PRIu64 " window-full, %" PRIu64 " keep-alives)\n", t->window_full,
+		t->keepalives);
+}
+
+/* A duration in the unit that suits the largest of a set (us, ms or s). */
+static const char *rtt_unit(int64_t max_ns, double *div)
+{
+	if (max_ns < 1000000) {
+		*div = 1e3;
+		return "us";
+	}
+	if (max_ns < 10000000000ll) {
+		*div = 1e6;
+		return "ms";
+	}
+	*div = 1e9;
+	return "s";
+}
+
+static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
+{
+	const struct sum_rtt *r = best_rtt(c);
+	double div;
+
+	if (r) {
+		const char *u = rtt_unit(r->max_ns, &div);
+		int prec = div == 1e3 ? 0 : 1; /* whole us, else tenths */
+		snprintf(buf, len, "%.*f/%.*f/%.*f%s", prec, (double)r->min_ns / div, prec,
+			 (double)(r->sum_ns / (int64_t)r->n) / div, prec, (double)r->max_ns / div,
+			 u);
+	} else if (c->handshake_rtt_ns >= 0) {
+		const char *u = rtt_unit(c->handshake_rtt_ns, &div);
+		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)c->handshake_rtt_ns / div,
+			 u);
+	} else {
+		snprintf(buf, len, "-");
+	}
+}
+
+/* Short state names keep a row within 100 columns. */
+static const char *state_cell(enum sum_state st)
+{
+	switch (st) {
+	case SUM_STATE_HANDSHAKE:
+		return "syn";
+	case SUM_STATE_HALF_CLOSED:
+		return "half";
+	default:
+		return sum_state_name(st);
+	}
+}
+
+static void write_table(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	fputs("\nConnections (first-packet order; bytes are payload; RTT at the capture point;\n"
+	      "state: open, half(-closed), closed, reset, syn (handshake only))\n",
+	      out);
+	fprintf(out, "%3s %-20s %-20s %6s %5s %5s %4s %4s %-15s %s\n", "id", "client", "server",
+		"dur s", "c>s", "s>c", "retr", "ooo", "rtt mn/av/mx", "state");
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = &d->conns[k];
+		char cl[32], sv[32], up[16], down[16], dur[16], rtt[64];
+		double secs = (double)(c->last_ts - c->first_ts) / 1e9;
+
+		endpoint_cell(&c->client, c->client_port, cl, 20);
+		endpoint_cell(&c->server, c->server_port, sv, 20);
+		human(c->dir[SUM_C2S].payload_bytes, up, sizeof(up));
+		human(c->dir[SUM_S2C].payload_bytes, down, sizeof(down));
+		snprintf(dur, sizeof(dur),
+			 secs < 10     ? "%.3f"
+			 : secs < 1000 ? "%.1f"
+				       : "%.0f",
+			 secs);
+		rtt_cell(c, rtt, sizeof(rtt));
+		char where[16] = "";
+		if (run->nvantages > 1)
+			snprintf(where, sizeof(where), "@%u", c->vantage);
+		fprintf(out,
+			"%3" PRIu64 " %-20s %-20s %6s %5s %5s %4" PRIu64 " %4" PRIu64
+			" %-15s %s%s%s\n",
+			c->id, cl, sv, dur, up, down, both_dirs(c, DIR_METRIC(retrans)),
+			both_dirs(c, DIR_METRIC(out_of_order)), rtt, state_cell(c->state),
+			c->evicted ? "*" : "", where);
+	}
+	if (d->tot.conns_evicted)
+		fputs("  * evicted under --max-flows: statistics cover only part of it\n", out);
+}
+
+static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+enum { TEXT_WIDTH = 100 };
+
+/*
+ * Write buf wrapped at TEXT_WIDTH columns: a longer line breaks at its last
+ * space that fits, continuing under its own indent plus four spaces, so the
+ * detectors' explanations stay readable in a 100-column terminal.
+ */
+static void write_wrapped(FILE *out, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		size_t indent = 0;
+		while (p + indent < eol && p[indent] == ' ')
+			indent++;
+		size_t width = TEXT_WIDTH, pad = 0;
+		/* A command to paste stays one line. */
+		bool nowrap = (size_t)(eol - p) > indent + 7 && !strncmp(p + indent, "tshark ", 7);
+		while (!nowrap && (size_t)(eol - p) > width) {
+			const char *cut = p + width;
+			while (cut > p + indent && *cut != ' ')
+				cut--;
+			if (cut <= p + indent)
+				break; /* one word longer than the line: leave it */
+			fprintf(out, "%*s%.*s\n", (int)pad, "", (int)(cut - p), p);
+			p = cut + 1;
+			pad = indent + 4;
+			width = TEXT_WIDTH - pad;
+		}
+		fprintf(out, "%*s%.*s\n", (int)pad, "", (int)(eol - p), p);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem) {
+		write_report(out, d, run); /* no memory to wrap: unwrapped is still right */
+		return werr(out);
+	}
+	write_report(mem, d, run);
+	if (fclose(mem) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	write_wrapped(out, buf, len);
+	free(buf);
+	return werr(out);
+}
+
+static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct eng_counters *e = &run->eng;
+
+	fprintf(out,
+		"tcpsift %s: %u input%s, %" PRIu64 " packets (%" PRIu64 " TCP, %" PRIu64
+		" malformed), %" PRIu64 " connections\n",
+		run->version, run->ninputs, run->ninputs == 1 ? "" : "s", e->packets,
+		e->status[DEC_TCP], e->malformed_total, run->flows.created);
+	write_inputs(out, run);
+	if (run->filter)
+		fprintf(out, "  filter: %s (%" PRIu64 " packets filtered out)\n", run->filter,
+			run->filtered_out);
+	if (e->malformed_total) {
+		fputs("  malformed:", out);
+		for (int k = 1; k < DEC_ERR_COUNT; k++)
+			if (e->malformed[k])
+				fprintf(out, " %s %" PRIu64, dec_status_name(-k), e->malformed[k]);
+		fputc('\n', out);
+	}
+	if (e->status[DEC_FRAGMENT])
+		fprintf(out, "  %" PRIu64 " IP fragments not reassembled\n",
+			e->status[DEC_FRAGMENT]);
+	if (e->snaplen_cut)
+		fprintf(out, "  %" PRIu64 " TCP segments cut by the snaplen (headers intact)\n",
+			e->snaplen_cut);
+	if (run->flows.ended[FLOW_END_EVICTED])
+		fprintf(out, "  %" PRIu64 " connections evicted by --max-flows\n",
+			run->flows.ended[FLOW_END_EVICTED]);
+	if (d->events_dropped)
+		fprintf(out, "  %" PRIu64 " events not kept (--max-events)\n", d->events_dropped);
+	if (run->nvantages > 1) {
+		fputs("  vantage points (one connection per place it was seen):", out);
+		for (unsigned v = 0; v < run->nvantages; v++)
+			fprintf(out, " @%u=%s", v, run->vantage_names[v]);
+		fputc('\n', out);
+	}
+	write_findings(out, d, run);
+	write_table(out, d, run);
+}

@@ -1,0 +1,107 @@
+/* savefile.h - zero-copy reader for classic pcap and pcapng capture files. */
+#ifndef TCPSIFT_SAVEFILE_H
+#define TCPSIFT_SAVEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/pkt.h"
+
+/*
+ * One reader owns one open file (or stdin for "-"), a large read buffer and
+ * the interface table. Uncompressed input is read with read(2) in large
+ * blocks and records are handed out as pointers into that buffer; gzip, bzip2,
+ * xz and lzo input (detected by magic, not by name) goes through libwandio.
+ *
+ * Formats: classic pcap (magic a1b2c3d4 us, a1b23c4d ns, either byte order;
+ * the FCS/reserved bits of the link-type field are masked as libpcap does,
+ * rejecting non-zero reserved bits), pcapng (several sections, either byte
+ * order per section, several interfaces with if_tsresol/if_tsoffset, EPB,
+ * SPB, obsolete PB, ISB; unknown blocks skipped).
+ *
+ * Nothing in the file is trusted: every block length, option length and
+ * captured length is checked against the block and a sane maximum
+ * (SF_MAX_RECORD) before use.
+ */
+
+#define SF_MAX_RECORD (256u * 1024u) /* largest caplen accepted (libpcap: 256 KiB) */
+
+enum sf_format {
+	SF_FORMAT_PCAP = 0, /* classic pcap, microsecond timestamps */
+	SF_FORMAT_PCAP_NS,  /* classic pcap, nanosecond timestamps */
+	SF_FORMAT_PCAPNG,
+	SF_FORMAT_COUNT,
+};
+
+enum sf_err {
+	SF_OK = 0,
+	SF_ERR_IO = -1,	       /* read(2)/wandio failure */
+	SF_ERR_FORMAT = -2,    /* not a capture file / unsupported version */
+	SF_ERR_CORRUPT = -3,   /* bogus length, bad block, option overrun */
+	SF_ERR_TRUNCATED = -4, /* file ends inside a record */
+	SF_ERR_NOMEM = -5,
+};
+
+/* What the file says about one capture interface (pcapng IDB / pcap header). */
+struct sf_iface {
+	uint32_t linktype;
+	uint32_t snaplen;
+	char name[64]; /* if_name, "" if absent */
+	/* Last ISB seen for this interface; have_* say which were present. */
+	uint64_t isb_ifrecv, isb_ifdrop, isb_osdrop;
+	unsigned have_ifrecv : 1, have_ifdrop : 1, have_osdrop : 1;
+	/* Sum of epb_dropcount over this interface's packets so far. */
+	uint64_t epb_drops;
+	unsigned have_epb_drops : 1;
+};
+
+struct sf_reader;
+
+/*
+ * Open path ("-" for stdin). Returns NULL on failure with a one-line reason
+ * in errbuf (no trailing newline). The caller owns the reader.
+ */
+struct sf_reader *sf_open(const char *path, char *errbuf, size_t errlen);
+
+/*
+ * Read the next packet into *p. Returns 1 for a packet, 0 at a clean end of
+ * file, or a negative enum sf_err; sf_error() then says what and at which
+ * byte offset. p->data is borrowed until the next sf_next()/sf_close().
+ * p->input is left for the caller; p->frame counts packets from 1.
+ */
+int sf_next(struct sf_reader *r, struct pkt *p);
+
+/* The last error as "offset N: reason", valid until the next call. */
+const char *sf_error(const struct sf_reader *r);
+
+enum sf_format sf_format(const struct sf_reader *r);
+const char *sf_format_name(enum sf_format f); /* "pcap", "pcap-ns", "pcapng" */
+int sf_compressed(const struct sf_reader *r); /* 1 when read through libwandio */
+
+/*
+ * Interfaces seen so far (pcapng may add more later in the file); after
+ * sf_open() there is at least one. Interface numbers are global in the
+ * file: each pcapng section's IDBs follow the previous sections', as
+ * pkt->iface counts them. The pointer is borrowed until the next sf_next()
+ * (a new IDB may move the table); NULL when i is out of range.
+ */
+unsigned sf_iface_count(const struct sf_reader *r);
+const struct sf_iface *sf_iface(const struct sf_reader *r, unsigned i);
+
+/*
+ * Malformed parts skipped without failing the read, because libpcap (the
+ * reference) ignores them too: EPB/PB/ISB options that overrun their block
+ * or carry the wrong length for their code, and ISBs naming an interface the
+ * section does not have. The packet itself is still returned.
+ */
+uint64_t sf_bad_options(const struct sf_reader *r);
+
+/* Byte offset in the (uncompressed) stream of the next unread byte. */
+uint64_t sf_offset(const struct sf_reader *r);
+
+/* Total size of the input when it is a regular uncompressed file, else 0. */
+uint64_t sf_size(const struct sf_reader *r);
+
+void sf_close(struct sf_reader *r); /* NULL is a no-op */
+
+#endif

@@ -1,0 +1,221 @@
+/* cliopt.c - getopt_long tables, --help lines and number parsing from an option table. */
+#include "cli/cliopt.h"
+
+#include "capture/live/iflist.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *longopts,
+		       char *shortopts)
+{
+	size_t ns = 0;
+
+	/* A leading ':' makes getopt tell a missing value (':') from an
+	 * unknown option ('?'). */
+	shortopts[ns++] = ':';
+
+	for (size_t k = 0; k < n; k++) {
+		const struct cli_opt *o = &opts[k];
+		longopts[k] =
+		    (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+		if (o->id < 256) {
+			shortopts[ns++] = (char)o->id;
+			if (o->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[n] = (struct option){0};
+	shortopts[ns] = '\0';
+}
+
+void cli_print_options(FILE *f, const struct cli_opt *opts, size_t n, int width)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct cli_opt *o = &opts[k];
+		char left[64];
+		if (o->id < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->id, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "  %-*s %s\n", width, left, o->help);
+	}
+}
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || *s == '-' || *s == '\0')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+}
+
+void cli_getopt_error(const char *verb, int c, char **argv)
+{
+	if (c == ':')
+		fprintf(stderr, "tcpsift %s: option '%s' needs a value (try --help)\n", verb,
+			argv[optind - 1]);
+	else
+		fprintf(stderr, "tcpsift %s: unknown option '%s' (try --help)\n", verb,
+			argv[optind - 1]);
+}
+
+char *cli_join_args(int argc, char **argv, int from)
+{
+	size_t len = 1;
+	for (int k = from; k < argc; k++)
+		len += strlen(argv[k]) + 1;
+	char *s = malloc(len), *o = s;
+	if (!s)
+		return NULL;
+	for (int k = from; k < argc; k++) {
+		size_t n = strlen(argv[k]);
+		if (k > from)
+			*o++ = ' ';
+		memcpy(o, argv[k], n);
+		o += n;
+	}
+	*o = '\0';
+	return s;
+}
+
+void cli_ring_opts_defaults(struct cli_ring_opts *o)
+{
+	*o = (struct cli_ring_opts){.snaplen = 262144, .fanout = 1, .mode = RING_FANOUT_QM};
+}
+
+int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_opts *o)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case CLI_OPT_SNAPLEN:
+		if (cli_parse_u64(arg, 0, 262144, &v) < 0)
+			goto bad;
+		o->snaplen = v ? (uint32_t)v : 262144;
+		return 1;
+	case CLI_OPT_BUFFER:
+		if (cli_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			goto bad;
+		o->buffer_mib = v;
+		return 1;
+	case CLI_OPT_FANOUT:
+		if (cli_parse_u64(arg, 1, RING_MAX_SOCKETS, &v) < 0)
+			goto bad;
+		o->fanout = (unsigned)v;
+		return 1;
+	case CLI_OPT_FANOUT_MODE:
+		o->mode = ring_fanout_parse(arg);
+		if (o->mode == RING_FANOUT_COUNT)
+			goto bad;
+		return 1;
+	default:
+		return 0;
+	}
+bad:
+	switch (opt) {
+	case CLI_OPT_SNAPLEN:
+		cli_bad_value(verb, "snaplen", arg, "bytes, 0 to 262144");
+		break;
+	case CLI_OPT_BUFFER:
+		cli_bad_value(verb, "buffer-size", arg, "MiB, 1 or more (tcpdump's -B counts KiB)");
+		break;
+	case CLI_OPT_FANOUT:
+		cli_bad_value(verb, "fanout", arg, "a socket count from 1 to 64");
+		break;
+	default:
+		cli_bad_value(verb, "fanout-mode", arg, "qm, cpu or hash");
+		break;
+	}
+	return -1;
+}
+
+int cli_ring_check(const char *verb, const struct cli_ring_opts *o)
+{
+	if (o->buffer_mib && o->buffer_mib / o->fanout > 2047) {
+		fprintf(stderr, "tcpsift %s: -B above 2047 MiB per socket (libpcap takes an int)\n",
+			verb);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_ring_iface(const char *verb, const char *arg, char *out, size_t len)
+{
+	char err[512];
+
+	if (ifl_resolve(arg, out, len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift %s: %s\n", verb, err);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_ring_config(const struct cli_ring_opts *o, const char *iface, const char *filter,
+		     int block_timeout_ms, struct ring_config *out)
+{
+	*out = (struct ring_config){
+	    .iface = iface,
+	    .filter = filter,
+	    .snaplen = o->snaplen,
+	    .buffer_bytes =
+		(o->buffer_mib ? o->buffer_mib << 20 : ring_default_buffer_bytes()) / o->fanout,
+	    .nsockets = o->fanout,
+	    .mode = o->mode,
+	    .block_timeout_ms = block_timeout_ms,
+	};
+}
+
+int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, char **argv,
+	      struct cli_ring_opts *ring, cli_opt_fn *on_opt, void *ctx)
+{
+	struct option longopts[CLI_MAX_OPTS + 1];
+	char shortopts[2 * CLI_MAX_OPTS + 2];
+
+	if (n > CLI_MAX_OPTS)
+		return 2; /* a verb's table outgrew the limit: a build-time mistake */
+	cli_getopt_tables(opts, n, longopts, shortopts);
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == -1)
+			return -1;
+		if (c == '?' || c == ':') {
+			cli_getopt_error(verb, c, argv);
+			return 2;
+		}
+		if (ring) {
+			int ro = cli_ring_option(verb, c, optarg, ring);
+			if (ro < 0)
+				return 2;
+			if (ro > 0)
+				continue;
+		}
+		int rc = on_opt(ctx, c, optarg);
+		if (rc >= 0)
+			return rc;
+	}
+}
+
+double cli_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,109 @@
+/* cliopt.h - one option table per verb drives getopt_long, --help and value parsing. */
+#ifndef TCPSIFT_CLIOPT_H
+#define TCPSIFT_CLIOPT_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture/live/ring.h"
+
+/*
+ * Shared by the verbs (cli/cmd_capture.c, cli/cmd_analyze.c); it
+ * sits in capture/ because analyze/ may include capture/ and not the
+ * reverse. A verb keeps its table; tests/docs/run.sh checks that the man
+ * page documents every option --help prints from it.
+ */
+struct cli_opt {
+	const char *name; /* long name */
+	int id;		  /* short option character, or >= 256 for long only */
+	const char *arg;  /* argument name, NULL: no argument */
+	const char *help;
+};
+
+/* Fill getopt_long's tables: longopts has n + 1 entries, shortopts 2n + 2. */
+void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *longopts,
+		       char *shortopts);
+
+/* "  -x, --name ARG   help" lines, the left column width wide. */
+void cli_print_options(FILE *f, const struct cli_opt *opts, size_t n, int width);
+
+/*
+ * The getopt loop of every verb: each option of opts goes to on_opt(ctx, id,
+ * arg), which returns -1 to go on or an exit code to stop (--help: 0); with
+ * ring, the live-capture options (CLI_RING_OPTS) are parsed into it first.
+ * An unknown option or a missing value gets one line on stderr and exit
+ * code 2. Returns -1 when every option was taken (optind is then at the
+ * first argument), else the exit code.
+ */
+struct cli_ring_opts;
+#define CLI_MAX_OPTS 64
+typedef int cli_opt_fn(void *ctx, int id, const char *arg);
+int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, char **argv,
+	      struct cli_ring_opts *ring, cli_opt_fn *on_opt, void *ctx);
+
+/* Seconds on CLOCK_MONOTONIC: the verbs' progress lines, rates and pacing. */
+double cli_now_s(void);
+
+/* A whole decimal number in [min, max]; 0, or -1 when it is not one. */
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* "tcpsift VERB: bad value 'VAL' for --OPT: WANT" on stderr, one line. */
+void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want);
+
+/* getopt_long returned ':' (a value is missing) or '?': say which, one line. */
+void cli_getopt_error(const char *verb, int c, char **argv);
+
+/* argv[from..argc) joined by spaces, as tcpdump takes a filter; malloc'd. */
+char *cli_join_args(int argc, char **argv, int from);
+
+/*
+ * The options of the verbs that capture live (capture, tui): one set of
+ * names, meanings and limits. Put CLI_RING_OPTS in the verb's table and
+ * give every option getopt returns to cli_ring_option() first.
+ */
+enum cli_ring_opt_id {
+	CLI_OPT_SNAPLEN = 's',
+	CLI_OPT_BUFFER = 'B',
+	CLI_OPT_FANOUT = 400,
+	CLI_OPT_FANOUT_MODE,
+};
+
+#define CLI_RING_OPTS(prefix)                                                                      \
+	{"snaplen", CLI_OPT_SNAPLEN, "BYTES",                                                      \
+	 prefix "bytes kept per packet (default and 0: 262144)"},                                  \
+	    {"buffer-size", CLI_OPT_BUFFER, "MiB",                                                 \
+	     prefix "kernel ring, total over the sockets (default min(256, MemAvailable/8))"},     \
+	    {"fanout", CLI_OPT_FANOUT, "N",                                                        \
+	     prefix "N sockets in one PACKET_FANOUT group, a reader each (1)"},                    \
+	{                                                                                          \
+		"fanout-mode", CLI_OPT_FANOUT_MODE, "MODE",                                        \
+		    prefix "qm (records the RX queue), cpu or hash (qm)"                           \
+	}
+
+struct cli_ring_opts {
+	uint32_t snaplen;
+	uint64_t buffer_mib; /* 0: ring_default_buffer_bytes() */
+	unsigned fanout;
+	enum ring_fanout mode;
+};
+
+void cli_ring_opts_defaults(struct cli_ring_opts *o);
+
+/* 1: opt is one of them and arg is good; 0: not one of them; -1: a bad
+ * value (cli_bad_value said so). */
+int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_opts *o);
+
+/* Limits across options; 0, or -1 with one line on stderr. */
+int cli_ring_check(const char *verb, const struct cli_ring_opts *o);
+
+/* The interface an -i argument names, a name or (as tcpdump) its number in
+ * `capture -D` (capture/iflist), into out; 0, or -1 with one line on stderr. */
+int cli_ring_iface(const char *verb, const char *arg, char *out, size_t len);
+
+/* A ring_config for iface from the options (queue_bytes left 0). */
+void cli_ring_config(const struct cli_ring_opts *o, const char *iface, const char *filter,
+		     int block_timeout_ms, struct ring_config *out);
+
+#endif

@@ -1,0 +1,559 @@
+/* cmd_capture.c - the `tcpsift capture` verb: options, privilege drop, signals, the write loop,
+ * stats. */
+#include "cli/cliopt.h"
+#include "cli/cmd_capture.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sys/resource.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/live/iflist.h"
+#include "capture/file/pcapwriter.h"
+#include "capture/live/privs.h"
+#include "capture/live/ring.h"
+
+/* Set by SIGINT/SIGTERM/SIGHUP: stop the readers, write what they hold, close. */
+static volatile sig_atomic_t capture_stop;
+
+enum opt_id {
+	OPT_IFACE = 'i',
+	OPT_WRITE = 'w',
+	OPT_FILTER = 'f',
+	OPT_FILE_SIZE = 'C',
+	OPT_ROTATE_SECONDS = 'G',
+	OPT_FILE_COUNT = 'W',
+	OPT_USER = 'Z',
+	OPT_COUNT = 'c',
+	OPT_QUIET = 'q',
+	OPT_LIST = 'D',
+	OPT_HELP = 'h',
+	OPT_QUEUE_MIB = 256,
+	OPT_ANALYZE,
+	OPT_ANALYZE_JSON,
+	OPT_PRIORITY,
+	OPT_FORMAT,
+	OPT_DURATION,
+};
+
+/* One table drives getopt_long, --help and the man-page test. */
+static const struct cli_opt capture_opts[] = {
+    {"interface", OPT_IFACE, "IFACE", "interface to capture on, or its number in -D (required)"},
+    {"write", OPT_WRITE, "FILE", "output file, or - for stdout (required)"},
+    {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
+    CLI_RING_OPTS(""),
+    {"queue-mib", OPT_QUEUE_MIB, "MiB", "reader-to-writer queues, total (default 64)"},
+    {"file-size", OPT_FILE_SIZE, "MiB", "start a new file when one reaches this size"},
+    {"rotate-seconds", OPT_ROTATE_SECONDS, "SEC", "start a new file every SEC seconds"},
+    {"file-count", OPT_FILE_COUNT, "FILES", "keep at most FILES files, removing the oldest"},
+    {"format", OPT_FORMAT, "FMT", "pcapng (default) or pcap (nanosecond classic pcap)"},
+    {"user", OPT_USER, "USER", "run as USER once the sockets are open (root: tcpdump)"},
+    {"count", OPT_COUNT, "COUNT", "stop after writing COUNT packets"},
+    {"duration", OPT_DURATION, "SEC", "stop after SEC seconds"},
+    {"priority", OPT_PRIORITY, "LEVEL",
+     "high (default: nice -20, capture before the workload) or normal"},
+    {"analyze", OPT_ANALYZE, NULL,
+     "also analyse what is written; the report at exit (stdout, or stderr with -w -)"},
+    {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
+    {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
+    {"list-interfaces", OPT_LIST, NULL, "list the interfaces to capture on, numbered, and exit"},
+    {"help", OPT_HELP, NULL, "this help"},
+};
+
+#define N_OPTS (sizeof(capture_opts) / sizeof(capture_opts[0]))
+
+struct capture_cfg {
+	const char *iface;
+	char ifname[256]; /* iface resolved (-i NUMBER) */
+	const char *output;
+	const char *filter;
+	char *filter_args; /* filter joined from the arguments (owned) */
+	struct cli_ring_opts ring;
+	uint64_t queue_mib;
+	uint64_t file_mib;
+	uint64_t rotate_s;
+	uint32_t file_count;
+	enum pw_format format;
+	const char *user;
+	uint64_t count;
+	double duration_s;
+	bool quiet;
+	bool list;   /* -D: list the interfaces, capture nothing */
+	int analyze; /* 0: no; 1: text report; 2: JSON report */
+	bool normal_priority;
+	const struct capture_tap_ops *tap; /* for --analyze; NULL: not in this build */
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: tcpsift capture -i IFACE -w FILE|- [options] [FILTER...]\n"
+	      "\n"
+	      "Capture packets without losing them: libpcap TPACKET_V3 rings, several\n"
+	      "sockets in a PACKET_FANOUT group with a reader thread each, an in-memory\n"
+	      "queue between the readers and the file, drops counted and written into\n"
+	      "every file (pcapng ISB). In qm fanout mode each packet records its RX queue.\n"
+	      "\n"
+	      "Options:\n",
+	      f);
+	cli_print_options(f, capture_opts, N_OPTS, 28);
+	fputs("\nStop with SIGINT or SIGTERM: everything captured so far is written and the\n"
+	      "file is closed valid. Exit status: 0 ok, 2 usage error, 3 capture or output\n"
+	      "error (disk full, interface gone; the file written so far stays valid).\n"
+	      "See tcpsift(1).\n",
+	      f);
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	cli_bad_value("capture", opt, val, want);
+	return CAPTURE_EXIT_USAGE;
+}
+
+/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+static int on_option(void *ctx, int c, const char *arg)
+{
+	struct capture_cfg *cfg = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_IFACE:
+		cfg->iface = arg;
+		break;
+	case OPT_WRITE:
+		cfg->output = arg;
+		break;
+	case OPT_FILTER:
+		cfg->filter = arg;
+		break;
+	case OPT_QUEUE_MIB:
+		if (cli_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			return bad_value("queue-mib", arg, "MiB, 1 or more");
+		cfg->queue_mib = v;
+		break;
+	case OPT_FILE_SIZE:
+		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)
+			return bad_value("file-size", arg, "MiB, 1 or more");
+		cfg->file_mib = v;
+		break;
+	case OPT_ROTATE_SECONDS:
+		if (cli_parse_u64(arg, 1, 86400u * 366, &v) < 0)
+			return bad_value("rotate-seconds", arg, "whole seconds, 1 or more");
+		cfg->rotate_s = v;
+		break;
+	case OPT_FILE_COUNT:
+		if (cli_parse_u64(arg, 1, 1u << 20, &v) < 0)
+			return bad_value("file-count", arg, "a count, 1 or more");
+		cfg->file_count = (uint32_t)v;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "pcapng") == 0)
+			cfg->format = PW_PCAPNG;
+		else if (strcmp(arg, "pcap") == 0)
+			cfg->format = PW_PCAP;
+		else
+			return bad_value("format", arg, "pcapng or pcap");
+		break;
+	case OPT_USER:
+		cfg->user = arg;
+		break;
+	case OPT_COUNT:
+		if (cli_parse_u64(arg, 1, UINT64_MAX, &v) < 0)
+			return bad_value("count", arg, "a packet count, 1 or more");
+		cfg->count = v;
+		break;
+	case OPT_DURATION: {
+		char *end;
+		errno = 0;
+		double d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d > 0) || d > 86400.0 * 3660)
+			return bad_value("duration", arg, "seconds, more than 0");
+		cfg->duration_s = d;
+		break;
+	}
+	case OPT_QUIET:
+		cfg->quiet = true;
+		break;
+	case OPT_LIST:
+		cfg->list = true;
+		break;
+	case OPT_PRIORITY:
+		if (strcmp(arg, "high") != 0 && strcmp(arg, "normal") != 0)
+			return bad_value("priority", arg, "high or normal");
+		cfg->normal_priority = strcmp(arg, "normal") == 0;
+		break;
+	case OPT_ANALYZE:
+	case OPT_ANALYZE_JSON:
+		if (!cfg->tap) {
+			fputs("tcpsift capture: --analyze is not in this build\n", stderr);
+			return CAPTURE_EXIT_USAGE;
+		}
+		cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
+		break;
+	case OPT_HELP:
+		usage(stdout);
+		return CAPTURE_EXIT_OK;
+	}
+	return -1;
+}
+
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
+{
+	int rc = cli_parse("capture", capture_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
+	if (rc >= 0)
+		return rc;
+	if (cfg->list)
+		return -1;
+	if (!cfg->iface) {
+		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (!cfg->output) {
+		fputs("tcpsift capture: no output given (-w FILE, or -w - for stdout; packets are "
+		      "not printed)\n",
+		      stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		if (cfg->filter) {
+			fputs("tcpsift capture: filter given both with -f and as arguments\n",
+			      stderr);
+			return CAPTURE_EXIT_USAGE;
+		}
+		cfg->filter_args = cli_join_args(argc, argv, optind);
+		cfg->filter = cfg->filter_args;
+	}
+	if (strcmp(cfg->output, "-") == 0 && isatty(STDOUT_FILENO)) {
+		fputs("tcpsift capture: will not write a capture to a terminal (-w - needs a pipe "
+		      "or a file)\n",
+		      stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (strcmp(cfg->output, "-") == 0 && (cfg->file_mib || cfg->rotate_s || cfg->file_count)) {
+		fputs("tcpsift capture: -C, -G and -W need a file name, not -w -\n", stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (cfg->file_count && !cfg->file_mib && !cfg->rotate_s) {
+		fputs("tcpsift capture: -W needs -C or -G (when to start a new file)\n", stderr);
+		return CAPTURE_EXIT_USAGE;
+	}
+	if (cli_ring_check("capture", &cfg->ring) < 0 ||
+	    cli_ring_iface("capture", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
+		return CAPTURE_EXIT_USAGE;
+	cfg->iface = cfg->ifname;
+	return -1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	capture_stop = 1;
+}
+
+struct capture_totals {
+	uint64_t captured, recv, kdrops, ifdrops, qdrops;
+};
+
+static void capture_sum(const struct ring *r, struct capture_totals *t)
+{
+	struct ring_sock_stats st;
+
+	memset(t, 0, sizeof(*t));
+	for (unsigned k = 0; k < ring_nsockets(r); k++) {
+		ring_stats(r, k, &st);
+		t->captured += st.captured;
+		t->recv += st.kernel_recv;
+		t->kdrops += st.kernel_drops;
+		t->qdrops += st.queue_drops;
+		if (k == 0)
+			t->ifdrops = st.if_drops;
+	}
+}
+
+static void capture_progress(const struct ring *r, const struct pw_writer *w)
+{
+	struct capture_totals t;
+	struct ring_sock_stats st;
+	bool qm = ring_queue(r, 0) >= 0;
+
+	capture_sum(r, &t);
+	fprintf(stderr,
+		"\rcapture: %" PRIu64 " captured, %" PRIu64 " written, %" PRIu64
+		" kernel drops, %" PRIu64 " if drops, %" PRIu64 " queue drops",
+		t.captured, pw_counters(w)->packets, t.kdrops, t.ifdrops, t.qdrops);
+	if (ring_nsockets(r) > 1) {
+		fputs(" |", stderr);
+		for (unsigned k = 0; k < ring_nsockets(r); k++) {
+			ring_stats(r, k, &st);
+			fprintf(stderr, " %s%u %" PRIu64, qm ? "q" : "s", k, st.captured);
+		}
+	}
+	fputs("\033[K", stderr);
+}
+
+static void capture_summary(const struct ring *r, const struct pw_writer *w, const char *output,
+			    uint64_t unwritten, bool write_failed)
+{
+	struct capture_totals t;
+	struct ring_sock_stats st;
+	const struct pw_counters *pc = pw_counters(w);
+	bool qm = ring_queue(r, 0) >= 0;
+
+	capture_sum(r, &t);
+	fprintf(stderr, "%" PRIu64 " packets captured\n", t.captured);
+	fprintf(stderr, "%" PRIu64 " packets written to %s (%" PRIu64 " file%s)\n", pc->packets,
+		strcmp(output, "-") == 0 ? "stdout" : output, pc->files, pc->files == 1 ? "" : "s");
+	fprintf(stderr, "%" PRIu64 " packets received by filter\n", t.recv);
+	fprintf(stderr, "%" PRIu64 " packets dropped by kernel\n", t.kdrops);
+	fprintf(stderr, "%" PRIu64 " packets dropped by interface\n", t.ifdrops);
+	fprintf(stderr, "%" PRIu64 " packets dropped by tcpsift (queue full)\n", t.qdrops);
+	if (pc->lost || unwritten)
+		fprintf(stderr, "%" PRIu64 " packets not written (%s)\n", pc->lost + unwritten,
+			write_failed ? "output error" : "-c COUNT reached");
+	if (ring_nsockets(r) > 1)
+		for (unsigned k = 0; k < ring_nsockets(r); k++) {
+			ring_stats(r, k, &st);
+			fprintf(stderr,
+				"%s %u: %" PRIu64 " captured, %" PRIu64 " kernel drops, %" PRIu64
+				" queue drops\n",
+				qm ? "queue" : "socket", k, st.captured, st.kernel_drops,
+				st.queue_drops);
+		}
+}
+
+int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
+{
+	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG};
+	char err[512];
+
+	cli_ring_opts_defaults(&cfg.ring);
+	cfg.tap = tap;
+	int rc = parse_args(argc, argv, &cfg);
+	if (rc >= 0) {
+		free(cfg.filter_args);
+		return rc;
+	}
+	rc = CAPTURE_EXIT_OK;
+	if (cfg.list) {
+		if (ifl_print(stdout, err, sizeof(err)) < 0) {
+			fprintf(stderr, "tcpsift capture: %s\n", err);
+			rc = CAPTURE_EXIT_ERROR;
+		}
+		free(cfg.filter_args);
+		return rc;
+	}
+	struct ring_config rcfg;
+	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
+	rcfg.queue_bytes = cfg.queue_mib << 20;
+	enum ring_open_err why;
+	struct ring *r = ring_open(&rcfg, err, sizeof(err), &why);
+	if (!r) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		free(cfg.filter_args);
+		return why == RING_ERR_USAGE ? CAPTURE_EXIT_USAGE : CAPTURE_EXIT_ERROR;
+	}
+
+	/*
+	 * A full-size packet costs the capture ~1 us of CPU (the TPACKET copy
+	 * is the kernel's, the page-cache copy of the file write ours). When
+	 * the captured workload keeps every CPU busy, the kernel ring fills
+	 * while the readers wait for a CPU. So, as netsniff-ng --prio-high,
+	 * the capture goes first (nice -20); the threads started below
+	 * inherit it. With a fast sink nice 0 kept up too in bench/RESULTS.md;
+	 * with a slow one (64 KiB frames at 2 GB/s) it lost 23 %, nice -20
+	 * nothing. Needs CAP_SYS_NICE, hence before the privileges go.
+	 */
+	if (!cfg.normal_priority && setpriority(PRIO_PROCESS, 0, -20) == -1 && !cfg.quiet)
+		fprintf(stderr,
+			"tcpsift capture: note: cannot raise the priority (%s): "
+			"packets may be lost when the CPUs are busy\n",
+			strerror(errno));
+
+	/* Sockets are open: nothing below needs root, output files included. */
+	bool dropped;
+	if (priv_drop(cfg.user, &dropped, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		ring_close(r);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_ERROR;
+	}
+
+	unsigned n = ring_nsockets(r);
+	struct pw_iface ifaces[RING_MAX_SOCKETS];
+	for (unsigned k = 0; k < n; k++)
+		ifaces[k] = (struct pw_iface){
+		    .name = cfg.iface, .linktype = ring_linktype(r), .queue = ring_queue(r, k)};
+	char comment[160];
+	snprintf(comment, sizeof(comment), "tcpsift capture on %s, %u socket%s%s%s", cfg.iface, n,
+		 n == 1 ? "" : "s", n > 1 ? ", fanout " : "",
+		 n > 1 ? ring_fanout_name(cfg.ring.mode) : "");
+	struct pw_config wcfg = {
+	    .path = cfg.output,
+	    .format = cfg.format,
+	    .snaplen = cfg.ring.snaplen,
+	    .rotate_bytes = cfg.file_mib << 20,
+	    .rotate_ns = (int64_t)cfg.rotate_s * 1000000000ll,
+	    .max_files = cfg.file_count,
+	    .comment = comment,
+	};
+	struct pw_writer *w = pw_open(&wcfg, ifaces, n, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "tcpsift capture: %s%s\n", err,
+			dropped ? " (running as the -Z user now; -Z root keeps root)" : "");
+		ring_close(r);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_ERROR;
+	}
+	pw_set_stats_source(w, ring_isb, r);
+
+	/* --analyze: the report goes where the capture does not. */
+	void *an = NULL;
+	FILE *an_out = strcmp(cfg.output, "-") == 0 ? stderr : stdout;
+	if (cfg.analyze) {
+		an = tap->open(cfg.analyze == 2, an_out, err, sizeof(err));
+		if (!an) {
+			fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
+			pw_close(w);
+			pw_free(w);
+			ring_close(r);
+			free(cfg.filter_args);
+			return CAPTURE_EXIT_ERROR;
+		}
+	}
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed pipe on -w - must be a write error, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (ring_start(r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		if (an)
+			tap->close(an, &(struct capture_tap_end){.iface = cfg.iface});
+		ring_close(r);
+		pw_close(w);
+		pw_free(w);
+		free(cfg.filter_args);
+		return CAPTURE_EXIT_ERROR;
+	}
+	if (!cfg.quiet)
+		fprintf(stderr,
+			"tcpsift capture: listening on %s, link-type %u, snapshot length %" PRIu32
+			" bytes, %u socket%s%s%s%s\n",
+			cfg.iface, ring_linktype(r), cfg.ring.snaplen, n, n == 1 ? "" : "s",
+			n > 1 ? " in fanout mode " : "",
+			n > 1 ? ring_fanout_name(cfg.ring.mode) : "",
+			ring_loopback(r) ? ", outgoing copies ignored (loopback)" : "");
+
+	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
+	bool stopping = false, write_failed = false, err_reported = false;
+	double start = cli_now_s(), last_tick = start;
+	uint64_t unwritten = 0;
+	struct pkt p;
+	unsigned sock;
+
+	for (;;) {
+		if (capture_stop && !stopping) {
+			ring_request_stop(r);
+			stopping = true;
+		}
+		int got = ring_next(r, &p, &sock, 100);
+		if (got == RING_END)
+			break;
+		if (got == 1) {
+			if (write_failed || (cfg.count && pw_counters(w)->packets >= cfg.count)) {
+				unwritten++;
+				continue;
+			}
+			int wr = pw_write(w, sock, &p);
+			if (wr < 0) {
+				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+				write_failed = true;
+				rc = CAPTURE_EXIT_ERROR;
+				capture_stop = 1;
+			} else {
+				if (an)
+					tap->packet(an, &p);
+				if (cfg.count && pw_counters(w)->packets >= cfg.count)
+					capture_stop = 1;
+			}
+			if ((pw_counters(w)->packets & 0x3ff) != 0)
+				continue; /* check the clock every 1024 packets or when idle */
+		}
+		double t = cli_now_s();
+		if (!stopping && cfg.duration_s > 0 && t - start >= cfg.duration_s)
+			capture_stop = 1;
+		const char *rerr = ring_error(r);
+		if (rerr && !err_reported) {
+			err_reported = true;
+			fprintf(stderr, "%stcpsift capture: capture stopped: %s\n",
+				progress ? "\r\033[K" : "", rerr);
+			rc = CAPTURE_EXIT_ERROR;
+			capture_stop = 1;
+		}
+		if (t - last_tick >= 1.0) {
+			last_tick = t;
+			if (!write_failed && pw_flush(w) < 0) {
+				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+				write_failed = true;
+				rc = CAPTURE_EXIT_ERROR;
+				capture_stop = 1;
+			}
+			if (progress)
+				capture_progress(r, w);
+		}
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	if (!err_reported && ring_error(r)) {
+		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
+		rc = CAPTURE_EXIT_ERROR;
+	}
+
+	/* Every reader has ended: the ISBs written by pw_close() are final. */
+	if (pw_close(w) < 0 && !write_failed) {
+		fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+		rc = CAPTURE_EXIT_ERROR;
+	}
+	if (!cfg.quiet)
+		capture_summary(r, w, cfg.output, unwritten, write_failed);
+	if (an) {
+		struct capture_totals t;
+		capture_sum(r, &t);
+		struct capture_tap_end end = {.iface = cfg.iface,
+					      .linktype = ring_linktype(r),
+					      .written = pw_counters(w)->packets,
+					      .kernel_drops = t.kdrops,
+					      .if_drops = t.ifdrops,
+					      .our_drops = t.qdrops,
+					      .interrupted = true};
+		int trc = tap->close(an, &end);
+		if (trc < 0) {
+			fprintf(stderr, "tcpsift capture: --analyze: cannot write the report: %s\n",
+				strerror(-trc));
+			rc = CAPTURE_EXIT_ERROR;
+		}
+	}
+	pw_free(w);
+	ring_close(r);
+	free(cfg.filter_args);
+	return rc;
+}
+
+size_t capture_option_names(const char **names, size_t max)
+{
+	size_t k;
+	for (k = 0; k < N_OPTS && k < max; k++)
+		names[k] = capture_opts[k].name;
+	return k;
+}

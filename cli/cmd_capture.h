@@ -1,0 +1,49 @@
+/* cmd_capture.h - entry point of the `tcpsift capture` verb. */
+#ifndef TCPSIFT_CMD_CAPTURE_H
+#define TCPSIFT_CMD_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/pkt.h"
+
+/* Exit codes, the same numbers as every verb's (tcpsift(1), EXIT STATUS). */
+enum capture_exit {
+	CAPTURE_EXIT_OK = 0,
+	CAPTURE_EXIT_USAGE = 2,
+	CAPTURE_EXIT_ERROR = 3, /* capture or output error; the output file is left valid */
+};
+
+/* How a capture ended, for the analyzer fed by --analyze. */
+struct capture_tap_end {
+	const char *iface;
+	uint32_t linktype;
+	uint64_t written;			    /* packets written (and analysed) */
+	uint64_t kernel_drops, if_drops, our_drops; /* as in the file's ISBs */
+	bool interrupted;			    /* stopped by a signal, -c or --duration */
+};
+
+/*
+ * `capture --analyze`: an analyzer fed every packet written, whose report
+ * is printed at exit. It lives in a higher layer (cli/livetap.c) and
+ * main() hands it in, so capture/ never includes analyze/.
+ */
+struct capture_tap_ops {
+	/* A new analyzer writing its report (JSON or text) to out; NULL with
+	 * a reason in errbuf. */
+	void *(*open)(bool json, FILE *out, char *errbuf, size_t errlen);
+	void (*packet)(void *tap, const struct pkt *p);
+	/* End of capture: write the report, free the analyzer; 0 or -errno. */
+	int (*close)(void *tap, const struct capture_tap_end *end);
+};
+
+/* Run the verb; argv[0] is "capture". tap may be NULL (then --analyze is
+ * refused). Returns an enum capture_exit. */
+int capture_main(int argc, char **argv, const struct capture_tap_ops *tap);
+
+/* Long option names, for the test that the man page documents each. */
+size_t capture_option_names(const char **names, size_t max);
+
+#endif

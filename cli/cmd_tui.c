@@ -1,0 +1,431 @@
+/* cmd_tui.c - the `tcpsift tui` verb: options, the terminal, signals, the key/draw loop. */
+#include "cli/cmd_tui.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd_analyze.h"
+#include "cli/cliopt.h"
+#include "capture/live/privs.h"
+#include "tui/player.h"
+#include "tui/view.h"
+
+/* Set by SIGINT/SIGTERM/SIGHUP: leave the loop and restore the terminal. */
+static volatile sig_atomic_t tui_stop;
+
+enum opt_id {
+	OPT_READ = 'r',
+	OPT_IFACE = 'i',
+	OPT_FILTER = 'f',
+	OPT_WRITE = 'w',
+	OPT_USER = 'Z',
+	OPT_HELP = 'h',
+	OPT_SPEED = 256,
+	OPT_MAX,
+	OPT_PAUSED,
+	OPT_MAX_FLOWS,
+	OPT_KEEP_ENDED,
+	OPT_CONN_FILTER,
+	OPT_NO_COLOR,
+	OPT_ASCII,
+	OPT_QUEUE_PER_FILE,
+};
+
+static const struct cli_opt tui_opts[] = {
+    {"read", OPT_READ, "FILE", "replay a capture (pcap, pcapng, compressed; repeat to merge)"},
+    {"interface", OPT_IFACE, "IFACE", "capture live on IFACE or its capture -D number"},
+    {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax); also taken from the arguments"},
+    {"speed", OPT_SPEED, "X", "replay at X times real time (default 1)"},
+    {"max", OPT_MAX, NULL, "replay as fast as possible"},
+    {"paused", OPT_PAUSED, NULL, "start the replay paused (p resumes, n steps)"},
+    {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
+     "replay: each -r file is one RX queue (per-queue captures)"},
+    CLI_RING_OPTS("live: "),
+    {"write", OPT_WRITE, "FILE", "live: also write the packets to FILE (pcapng)"},
+    {"user", OPT_USER, "USER", "live: run as USER once the sockets are open (root: tcpdump)"},
+    {"max-flows", OPT_MAX_FLOWS, "N", "live connections tracked at most (262144)"},
+    {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
+    {"conn-filter", OPT_CONN_FILTER, "EXPR", "start with this '/' filter on the table"},
+    {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)"},
+    {"ascii", OPT_ASCII, NULL, "ASCII only (default: UTF-8 when the locale is)"},
+    {"help", OPT_HELP, NULL, "this help"},
+};
+
+#define N_OPTS	      (sizeof(tui_opts) / sizeof(tui_opts[0]))
+#define TUI_MAX_FILES 64
+
+struct tui_cfg {
+	const char *files[TUI_MAX_FILES];
+	unsigned nfiles;
+	const char *iface;
+	char ifname[256]; /* iface resolved (-i NUMBER) */
+	const char *filter;
+	char *filter_args; /* owned */
+	double speed;
+	bool paused;
+	struct cli_ring_opts ring;
+	const char *write;
+	const char *user;
+	uint64_t max_flows, keep_ended;
+	const char *conn_filter;
+	bool no_color, ascii, queue_per_file;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: tcpsift tui -r FILE [--speed X | --max] [options] [FILTER...]\n"
+	      "       tcpsift tui -i IFACE [capture options] [FILTER...]\n"
+	      "\n"
+	      "A live dashboard of TCP health: the capture's rates and drops, every\n"
+	      "connection (throughput, RTT, retransmissions, stalls, SACK holes, reordering,\n"
+	      "queues, MTU) sortable and filterable, the findings as they are found, and a\n"
+	      "detail view per connection. Replays a capture by its timestamps or captures\n"
+	      "live through the same engine as tcpsift capture. Numbers are those\n"
+	      "tcpsift analyze reports for the same packets.\n"
+	      "\n"
+	      "Options:\n",
+	      f);
+	cli_print_options(f, tui_opts, N_OPTS, 26);
+	fputs("\nKeys: arrows/j/k move, Enter detail, s/S sort, / filter, f freeze, p pause,\n"
+	      "n step, +/- speed, ? help, q quit. Exit status: 0 ok, 2 usage error, 3 input\n"
+	      "or capture error. See tcpsift(1).\n",
+	      f);
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	cli_bad_value("tui", opt, val, want);
+	return TCPSIFT_EXIT_USAGE;
+}
+
+/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+static int on_option(void *ctx, int c, const char *arg)
+{
+	struct tui_cfg *cfg = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_READ:
+		if (cfg->nfiles == TUI_MAX_FILES)
+			return bad_value("read", arg, "at most 64 files");
+		cfg->files[cfg->nfiles++] = arg;
+		break;
+	case OPT_IFACE:
+		cfg->iface = arg;
+		break;
+	case OPT_FILTER:
+		cfg->filter = arg;
+		break;
+	case OPT_SPEED: {
+		char *end;
+		errno = 0;
+		double d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d >= 1.0 / 64) || d > 4096)
+			return bad_value("speed", arg, "a factor from 1/64 to 4096");
+		cfg->speed = d;
+		break;
+	}
+	case OPT_MAX:
+		cfg->speed = 0;
+		break;
+	case OPT_PAUSED:
+		cfg->paused = true;
+		break;
+	case OPT_WRITE:
+		cfg->write = arg;
+		break;
+	case OPT_USER:
+		cfg->user = arg;
+		break;
+	case OPT_MAX_FLOWS:
+		if (cli_parse_u64(arg, 1, 1u << 26, &v) < 0)
+			return bad_value("max-flows", arg, "a count from 1 to 67108864");
+		cfg->max_flows = v;
+		break;
+	case OPT_KEEP_ENDED:
+		if (cli_parse_u64(arg, 1, 1u << 22, &v) < 0)
+			return bad_value("keep-ended", arg, "a count from 1 to 4194304");
+		cfg->keep_ended = v;
+		break;
+	case OPT_CONN_FILTER:
+		cfg->conn_filter = arg;
+		break;
+	case OPT_NO_COLOR:
+		cfg->no_color = true;
+		break;
+	case OPT_ASCII:
+		cfg->ascii = true;
+		break;
+	case OPT_QUEUE_PER_FILE:
+		cfg->queue_per_file = true;
+		break;
+	case OPT_HELP:
+		usage(stdout);
+		return TCPSIFT_EXIT_OK;
+	}
+	return -1;
+}
+
+/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
+{
+	int rc = cli_parse("tui", tui_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
+	if (rc >= 0)
+		return rc;
+	if (!cfg->nfiles == !cfg->iface) {
+		fputs("tcpsift tui: give either -r FILE (replay) or -i IFACE (live)\n", stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cfg->iface && cfg->write && strcmp(cfg->write, "-") == 0) {
+		fputs("tcpsift tui: -w - would write into the dashboard; give a file name\n",
+		      stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cfg->nfiles && cfg->write) {
+		fputs("tcpsift tui: -w writes a live capture; a replay reads files already\n",
+		      stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cli_ring_check("tui", &cfg->ring) < 0)
+		return TCPSIFT_EXIT_USAGE;
+	if (cfg->iface) {
+		if (cli_ring_iface("tui", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		cfg->iface = cfg->ifname;
+	}
+	if (optind < argc) {
+		if (cfg->filter) {
+			fputs("tcpsift tui: filter given both with -f and as arguments\n", stderr);
+			return TCPSIFT_EXIT_USAGE;
+		}
+		cfg->filter_args = cli_join_args(argc, argv, optind);
+		cfg->filter = cfg->filter_args;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fputs("tcpsift tui: needs a terminal (for a report, use tcpsift analyze)\n",
+		      stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	tui_stop = 1;
+}
+
+static void init_colors(void)
+{
+	start_color();
+	use_default_colors();
+	init_pair(1, COLOR_WHITE, COLOR_BLUE); /* title */
+	init_pair(2, COLOR_BLACK, COLOR_CYAN); /* table head */
+	init_pair(3, COLOR_YELLOW, -1);	       /* stalls */
+	init_pair(4, COLOR_RED, -1);	       /* holes, loss */
+	init_pair(5, COLOR_CYAN, -1);	       /* reordering */
+	init_pair(6, COLOR_MAGENTA, -1);       /* mtu */
+	init_pair(7, COLOR_GREEN, -1);	       /* good */
+	init_pair(8, COLOR_BLUE, -1);	       /* dim (ended rows) */
+}
+
+/* One line for the shell after the screen is gone. */
+static void print_summary(const struct pl_view *pv)
+{
+	const struct tm_totals *t = &pv->m.tot;
+	uint64_t findings = 0;
+
+	for (unsigned k = 0; k < SUM_EV_TYPE_COUNT; k++)
+		findings += t->events[k];
+	fprintf(stderr,
+		"tcpsift tui: %s, %" PRIu64 " packets, %" PRIu64 " connections, %" PRIu64
+		" events (stalls %" PRIu64 ", SACK holes %" PRIu64 ", reorders %" PRIu64
+		"), %" PRIu64 " retransmissions",
+		pl_state_name(pv->h.state), pv->h.packets, t->conns, findings, t->stalls,
+		t->events[SUM_EV_SACK_HOLE], t->events[SUM_EV_REORDER], t->retrans);
+	if (pv->h.mode == PL_LIVE)
+		fprintf(stderr, ", drops kernel %" PRIu64 " if %" PRIu64 " us %" PRIu64,
+			pv->h.kernel_drops, pv->h.if_drops, pv->h.our_drops);
+	fputc('\n', stderr);
+	if (pv->h.error[0])
+		fprintf(stderr, "tcpsift tui: %s\n", pv->h.error);
+}
+
+/* The key/draw loop: at most ~10 redraws a second, keys at once. */
+static void run_screen(struct player *pl, struct tv_view *view)
+{
+	uint64_t drawn_seq = 0;
+	double last_draw = 0;
+	bool dirty = true;
+
+	timeout(50);
+	while (!tui_stop) {
+		int key = getch();
+		if (key != ERR) {
+			switch (tv_key(view, key)) {
+			case TV_QUIT:
+				return;
+			case TV_PAUSE:
+				pl_toggle_pause(pl);
+				break;
+			case TV_STEP:
+				pl_step(pl);
+				break;
+			case TV_FASTER:
+				pl_speed(pl, 2);
+				break;
+			case TV_SLOWER:
+				pl_speed(pl, 0.5);
+				break;
+			default:
+				break;
+			}
+			dirty = true; /* every key may change what is shown */
+		}
+		const struct pl_view *pv = pl_latest(pl, tv_detail_id(view));
+		double now = cli_now_s();
+		if (dirty || (pv->seq != drawn_seq && now - last_draw >= 0.1)) {
+			tv_draw(view, pv);
+			refresh();
+			drawn_seq = pv->seq;
+			last_draw = now;
+			dirty = false;
+		}
+	}
+}
+
+int tui_main(int argc, char **argv)
+{
+	struct tui_cfg cfg = {.speed = 1, .keep_ended = 10000};
+	char err[512];
+	bool usage_err;
+
+	setlocale(LC_ALL, "");
+	cli_ring_opts_defaults(&cfg.ring);
+	int rc = parse_args(argc, argv, &cfg);
+	if (rc >= 0) {
+		free(cfg.filter_args);
+		return rc;
+	}
+
+	struct pl_config pc = {
+	    .mode = cfg.iface ? PL_LIVE : PL_REPLAY,
+	    .paths = cfg.files,
+	    .npaths = cfg.nfiles,
+	    .filter = cfg.filter,
+	    .speed = cfg.speed,
+	    .start_paused = cfg.paused,
+	    .queue_per_file = cfg.queue_per_file,
+	    .write_path = cfg.write,
+	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
+	};
+	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
+	pc.ring.queue_bytes = 64ull << 20;
+	eng_config_defaults(&pc.eng);
+	if (cfg.max_flows)
+		pc.eng.flow.max_flows = (uint32_t)cfg.max_flows;
+
+	struct player *pl = pl_new(&pc, err, sizeof(err), &usage_err);
+	if (!pl) {
+		fprintf(stderr, "tcpsift tui: %s\n", err);
+		free(cfg.filter_args);
+		return usage_err ? TCPSIFT_EXIT_USAGE : TCPSIFT_EXIT_INPUT;
+	}
+	/* Live, the sockets (and the -w file) are open: root is no longer needed. */
+	bool dropped;
+	if (cfg.iface && priv_drop(cfg.user, &dropped, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift tui: %s\n", err);
+		pl_free(pl);
+		free(cfg.filter_args);
+		return TCPSIFT_EXIT_INPUT;
+	}
+	char source[300];
+	if (cfg.iface)
+		snprintf(source, sizeof(source), "%s", cfg.iface);
+	else
+		snprintf(source, sizeof(source), "%s%s", cfg.files[0],
+			 cfg.nfiles > 1 ? " (+ more)" : "");
+	const char *nc = getenv("NO_COLOR");
+	const char *cs = nl_langinfo(CODESET);
+	struct tv_config vc = {.color = !cfg.no_color && !(nc && *nc),
+			       .utf8 = !cfg.ascii && cs && strcmp(cs, "UTF-8") == 0,
+			       .source = source};
+	struct tv_view *view = tv_new(&vc, err, sizeof(err));
+	if (!view) {
+		fprintf(stderr, "tcpsift tui: %s\n", err);
+		pl_free(pl);
+		free(cfg.filter_args);
+		return TCPSIFT_EXIT_INPUT;
+	}
+	if (cfg.conn_filter)
+		tv_set_filter(view, cfg.conn_filter);
+
+	/* Our handlers before newterm(): curses then leaves them alone and the
+	 * loop, not a signal handler, restores the terminal. */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (pl_start(pl, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift tui: %s\n", err);
+		tv_free(view);
+		pl_free(pl);
+		free(cfg.filter_args);
+		return TCPSIFT_EXIT_INPUT;
+	}
+	/* newterm(), not initscr(): on an unknown terminal it returns NULL
+	 * instead of printing its own message and calling exit(). */
+	const char *term = getenv("TERM");
+	SCREEN *scr = term && *term ? newterm(NULL, stdout, stdin) : NULL;
+	if (!scr) {
+		fprintf(stderr, "tcpsift tui: cannot drive terminal type '%s' (TERM)\n",
+			term ? term : "");
+		tv_free(view);
+		pl_free(pl);
+		free(cfg.filter_args);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	if (vc.color && has_colors())
+		init_colors(); /* else the view draws with attributes only */
+
+	run_screen(pl, view);
+
+	erase();
+	refresh();
+	endwin();
+	delscreen(scr);
+	pl_stop(pl);
+	const struct pl_view *pv = pl_latest(pl, 0);
+	print_summary(pv);
+	rc = pv->h.state == PL_FAILED || pv->h.error[0] ? TCPSIFT_EXIT_INPUT : TCPSIFT_EXIT_OK;
+	tv_free(view);
+	pl_free(pl);
+	free(cfg.filter_args);
+	return rc;
+}
+
+size_t tui_option_names(const char **names, size_t max)
+{
+	size_t k;
+	for (k = 0; k < N_OPTS && k < max; k++)
+		names[k] = tui_opts[k].name;
+	return k;
+}

@@ -1,0 +1,97 @@
+/* livetap.c - an engine and a report fed packet by packet by a live capture. */
+#include "cli/livetap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/engine/engine.h"
+#include "analyze/report/report.h"
+#include "analyze/engine/source.h"
+
+struct live_tap {
+	struct report *rep;
+	struct engine *eng;
+};
+
+static void *tap_open(bool json, FILE *out, char *errbuf, size_t errlen)
+{
+	struct live_tap *t = calloc(1, sizeof(*t));
+	struct eng_config ecfg;
+
+	if (!t) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	struct rep_config rcfg = {
+	    .format = json ? REP_JSON : REP_TEXT, .out = out, .max_events = 100000};
+	t->rep = rep_new(&rcfg, errbuf, errlen);
+	if (!t->rep)
+		goto err;
+	struct sum_sink sink = rep_sink(t->rep);
+	eng_config_defaults(&ecfg);
+	t->eng = eng_new(&ecfg, &sink, errbuf, errlen);
+	if (!t->eng)
+		goto err;
+	return t;
+err:
+	rep_free(t->rep);
+	free(t);
+	return NULL;
+}
+
+static void tap_packet(void *tap, const struct pkt *p)
+{
+	struct live_tap *t = tap;
+	eng_packet(t->eng, p);
+}
+
+/* The live interface as the report's one input: its drops are the capture's,
+ * so capture loss is reconciled with them as for a file's ISBs. */
+static int tap_close(void *tap, const struct capture_tap_end *end)
+{
+	struct live_tap *t = tap;
+
+	eng_finish(t->eng);
+	const struct eng_counters *n = eng_counters(t->eng);
+	struct src_iface ifc = {.linktype = end->linktype,
+				.ifdrop = end->if_drops,
+				.osdrop = end->kernel_drops + end->our_drops,
+				.have_ifdrop = true,
+				.have_osdrop = true};
+	snprintf(ifc.name, sizeof(ifc.name), "%s", end->iface);
+	struct src_input in = {.path = end->iface,
+			       .format = "live",
+			       .linktype = end->linktype,
+			       .packets = n->packets,
+			       .wire_bytes = n->wire_bytes,
+			       .first_ts = n->first_ts,
+			       .last_ts = n->last_ts,
+			       .drops_known = true,
+			       .drops = end->kernel_drops + end->if_drops + end->our_drops,
+			       .nifaces = 1,
+			       .ifaces = &ifc};
+	const struct src_input *inputs[1] = {&in};
+	const char *vantage = end->iface;
+	struct rep_run run = {
+	    .version = TCPSIFT_VERSION,
+	    .ninputs = 1,
+	    .inputs = inputs,
+	    .eng = *n,
+	    .flows = *eng_flow_counters(t->eng),
+	    .nvantages = 1,
+	    .vantage_names = &vantage,
+	    .detectors = true,
+	};
+	int rc = rep_finish(t->rep, &run);
+	eng_free(t->eng);
+	rep_free(t->rep);
+	free(t);
+	return rc;
+}
+
+const struct capture_tap_ops analyze_live_tap = {
+    .open = tap_open,
+    .packet = tap_packet,
+    .close = tap_close,
+};
