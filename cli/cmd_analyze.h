@@ -4,13 +4,7 @@
 
 #include <stddef.h>
 
-/* Exit codes shared by every verb (tcpsift(1), EXIT STATUS). */
-enum tcpsift_exit {
-	TCPSIFT_EXIT_OK = 0,
-	TCPSIFT_EXIT_FINDINGS = 1, /* --fail-on matched */
-	TCPSIFT_EXIT_USAGE = 2,
-	TCPSIFT_EXIT_INPUT = 3,
-};
+#include "cli/exit.h"
 
 /* Run the verb; argv[0] is "analyze". Returns an enum tcpsift_exit. */
 int analyze_main(int argc, char **argv);

@@ -113,7 +113,7 @@ static void usage(FILE *f)
 static int bad_value(const char *opt, const char *val, const char *want)
 {
 	cli_bad_value("capture", opt, val, want);
-	return CAPTURE_EXIT_USAGE;
+	return TCPSIFT_EXIT_USAGE;
 }
 
 /* One option of the table (cli_parse): -1 to go on, else an exit code. */
@@ -192,13 +192,13 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_ANALYZE_JSON:
 		if (!cfg->tap) {
 			fputs("tcpsift capture: --analyze is not in this build\n", stderr);
-			return CAPTURE_EXIT_USAGE;
+			return TCPSIFT_EXIT_USAGE;
 		}
 		cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
 		break;
 	case OPT_HELP:
 		usage(stdout);
-		return CAPTURE_EXIT_OK;
+		return TCPSIFT_EXIT_OK;
 	}
 	return -1;
 }
@@ -213,19 +213,19 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		return -1;
 	if (!cfg->iface) {
 		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
-		return CAPTURE_EXIT_USAGE;
+		return TCPSIFT_EXIT_USAGE;
 	}
 	if (!cfg->output) {
 		fputs("tcpsift capture: no output given (-w FILE, or -w - for stdout; packets are "
 		      "not printed)\n",
 		      stderr);
-		return CAPTURE_EXIT_USAGE;
+		return TCPSIFT_EXIT_USAGE;
 	}
 	if (optind < argc) {
 		if (cfg->filter) {
 			fputs("tcpsift capture: filter given both with -f and as arguments\n",
 			      stderr);
-			return CAPTURE_EXIT_USAGE;
+			return TCPSIFT_EXIT_USAGE;
 		}
 		cfg->filter_args = cli_join_args(argc, argv, optind);
 		cfg->filter = cfg->filter_args;
@@ -234,19 +234,19 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		fputs("tcpsift capture: will not write a capture to a terminal (-w - needs a pipe "
 		      "or a file)\n",
 		      stderr);
-		return CAPTURE_EXIT_USAGE;
+		return TCPSIFT_EXIT_USAGE;
 	}
 	if (strcmp(cfg->output, "-") == 0 && (cfg->file_mib || cfg->rotate_s || cfg->file_count)) {
 		fputs("tcpsift capture: -C, -G and -W need a file name, not -w -\n", stderr);
-		return CAPTURE_EXIT_USAGE;
+		return TCPSIFT_EXIT_USAGE;
 	}
 	if (cfg->file_count && !cfg->file_mib && !cfg->rotate_s) {
 		fputs("tcpsift capture: -W needs -C or -G (when to start a new file)\n", stderr);
-		return CAPTURE_EXIT_USAGE;
+		return TCPSIFT_EXIT_USAGE;
 	}
 	if (cli_ring_check("capture", &cfg->ring) < 0 ||
 	    cli_ring_iface("capture", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
-		return CAPTURE_EXIT_USAGE;
+		return TCPSIFT_EXIT_USAGE;
 	cfg->iface = cfg->ifname;
 	return -1;
 }
@@ -340,11 +340,11 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		free(cfg.filter_args);
 		return rc;
 	}
-	rc = CAPTURE_EXIT_OK;
+	rc = TCPSIFT_EXIT_OK;
 	if (cfg.list) {
 		if (ifl_print(stdout, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tcpsift capture: %s\n", err);
-			rc = CAPTURE_EXIT_ERROR;
+			rc = TCPSIFT_EXIT_INPUT;
 		}
 		free(cfg.filter_args);
 		return rc;
@@ -357,7 +357,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	if (!r) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		free(cfg.filter_args);
-		return why == RING_ERR_USAGE ? CAPTURE_EXIT_USAGE : CAPTURE_EXIT_ERROR;
+		return why == RING_ERR_USAGE ? TCPSIFT_EXIT_USAGE : TCPSIFT_EXIT_INPUT;
 	}
 
 	/*
@@ -382,7 +382,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		ring_close(r);
 		free(cfg.filter_args);
-		return CAPTURE_EXIT_ERROR;
+		return TCPSIFT_EXIT_INPUT;
 	}
 
 	unsigned n = ring_nsockets(r);
@@ -409,7 +409,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			dropped ? " (running as the -Z user now; -Z root keeps root)" : "");
 		ring_close(r);
 		free(cfg.filter_args);
-		return CAPTURE_EXIT_ERROR;
+		return TCPSIFT_EXIT_INPUT;
 	}
 	pw_set_stats_source(w, ring_isb, r);
 
@@ -424,7 +424,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			pw_free(w);
 			ring_close(r);
 			free(cfg.filter_args);
-			return CAPTURE_EXIT_ERROR;
+			return TCPSIFT_EXIT_INPUT;
 		}
 	}
 
@@ -444,7 +444,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		pw_close(w);
 		pw_free(w);
 		free(cfg.filter_args);
-		return CAPTURE_EXIT_ERROR;
+		return TCPSIFT_EXIT_INPUT;
 	}
 	if (!cfg.quiet)
 		fprintf(stderr,
@@ -479,7 +479,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			if (wr < 0) {
 				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
 				write_failed = true;
-				rc = CAPTURE_EXIT_ERROR;
+				rc = TCPSIFT_EXIT_INPUT;
 				capture_stop = 1;
 			} else {
 				if (an)
@@ -498,7 +498,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			err_reported = true;
 			fprintf(stderr, "%stcpsift capture: capture stopped: %s\n",
 				progress ? "\r\033[K" : "", rerr);
-			rc = CAPTURE_EXIT_ERROR;
+			rc = TCPSIFT_EXIT_INPUT;
 			capture_stop = 1;
 		}
 		if (t - last_tick >= 1.0) {
@@ -506,7 +506,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			if (!write_failed && pw_flush(w) < 0) {
 				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
 				write_failed = true;
-				rc = CAPTURE_EXIT_ERROR;
+				rc = TCPSIFT_EXIT_INPUT;
 				capture_stop = 1;
 			}
 			if (progress)
@@ -517,13 +517,13 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		fputs("\r\033[K", stderr);
 	if (!err_reported && ring_error(r)) {
 		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
-		rc = CAPTURE_EXIT_ERROR;
+		rc = TCPSIFT_EXIT_INPUT;
 	}
 
 	/* Every reader has ended: the ISBs written by pw_close() are final. */
 	if (pw_close(w) < 0 && !write_failed) {
 		fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
-		rc = CAPTURE_EXIT_ERROR;
+		rc = TCPSIFT_EXIT_INPUT;
 	}
 	if (!cfg.quiet)
 		capture_summary(r, w, cfg.output, unwritten, write_failed);
@@ -541,7 +541,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		if (trc < 0) {
 			fprintf(stderr, "tcpsift capture: --analyze: cannot write the report: %s\n",
 				strerror(-trc));
-			rc = CAPTURE_EXIT_ERROR;
+			rc = TCPSIFT_EXIT_INPUT;
 		}
 	}
 	pw_free(w);

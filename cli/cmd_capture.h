@@ -7,14 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/exit.h"
 #include "common/pkt.h"
-
-/* Exit codes, the same numbers as every verb's (tcpsift(1), EXIT STATUS). */
-enum capture_exit {
-	CAPTURE_EXIT_OK = 0,
-	CAPTURE_EXIT_USAGE = 2,
-	CAPTURE_EXIT_ERROR = 3, /* capture or output error; the output file is left valid */
-};
 
 /* How a capture ended, for the analyzer fed by --analyze. */
 struct capture_tap_end {
@@ -40,7 +34,7 @@ struct capture_tap_ops {
 };
 
 /* Run the verb; argv[0] is "capture". tap may be NULL (then --analyze is
- * refused). Returns an enum capture_exit. */
+ * refused). Returns an enum tcpsift_exit. */
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap);
 
 /* Long option names, for the test that the man page documents each. */

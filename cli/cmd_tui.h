@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "cli/exit.h"
+
 /* Run the verb; argv[0] is "tui". Returns an enum tcpsift_exit. */
 int tui_main(int argc, char **argv);
 

@@ -1,4 +1,5 @@
-/* test_reorder.c - unit tests of the reordering / queue detector (analyze/detect/reorder/reorder.c). */
+/* test_reorder.c - unit tests of the reordering / queue detector
+ * (analyze/detect/reorder/reorder.c). */
 #include <string.h>
 
 /* Segments below are positional literals; unnamed trailing fields are 0. */

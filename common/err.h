@@ -1,0 +1,37 @@
+/* err.h - one error vocabulary: what every int function returns when it fails. */
+#ifndef TCPSIFT_ERR_H
+#define TCPSIFT_ERR_H
+
+#include <stdbool.h>
+
+/*
+ * STYLE.md rule 4. A function that can fail returns 0 (or a count) or one
+ * of these; a constructor that can fail in more than one way is an
+ * int-returning open (struct x **out), one that can only run out of memory
+ * or hit the system returns NULL. Either way a caller's errbuf gets one
+ * line saying what and where. The code, never the message, says whose
+ * fault it was: the request (usage: exit 2), the input, or the system
+ * (exit 3). Modules keep their own detail by choosing among the input
+ * codes (a truncated file is not a corrupt one) and say the rest in the
+ * message.
+ */
+enum err_code {
+	ERR_USAGE = -1,		  /* the request cannot work: a bad filter, an unknown interface */
+	ERR_SYSTEM = -2,	  /* the system refused: errno, permissions, a device gone */
+	ERR_NOMEM = -3,		  /* out of memory */
+	ERR_INPUT = -4,		  /* the input is unreadable: libtrace's error, a read failure */
+	ERR_INPUT_FORMAT = -5,	  /* not a capture file, or a version we do not read */
+	ERR_INPUT_CORRUPT = -6,	  /* a bogus length, a bad block, an option overrun */
+	ERR_INPUT_TRUNCATED = -7, /* the file ends inside a record */
+	ERR_CODE_MIN = -7,
+};
+
+static inline bool err_is_usage(int code)
+{
+	return code == ERR_USAGE;
+}
+
+/* "usage", "system", "memory", "input" (the class), for messages and tests. */
+const char *err_class_name(int code);
+
+#endif
