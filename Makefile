@@ -21,7 +21,7 @@ CFLAGS   ?= -O2 -g
 LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lncursesw -lm -pthread
 
 ifneq ($(SAN),)
-SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DJO_CHECK_ORDER \
             -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined
 endif

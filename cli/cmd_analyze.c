@@ -421,9 +421,10 @@ int analyze_main(int argc, char **argv)
 	if (analyze_stop && !cfg.quiet)
 		fputs("tcpsift analyze: interrupted: reporting what was read\n", stderr);
 
-	rc = rep_finish(rep, &run);
+	char werr[256] = "";
+	rc = rep_finish(rep, &run, werr, sizeof(werr));
 	if (rc < 0)
-		fprintf(stderr, "tcpsift analyze: cannot write the report: %s\n", strerror(-rc));
+		fprintf(stderr, "tcpsift analyze: %s\n", werr);
 	char matched[128] = "";
 	bool failed =
 	    cfg.fail_on && fo_match(&cfg.fail_expr, rep_get_totals(rep), matched, sizeof(matched));

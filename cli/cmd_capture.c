@@ -538,11 +538,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 					      .our_drops = t.qdrops,
 					      .interrupted = true};
 		int trc = tap->close(an, &end);
-		if (trc < 0) {
-			fprintf(stderr, "tcpsift capture: --analyze: cannot write the report: %s\n",
-				strerror(-trc));
+		if (trc < 0) /* the tap said why, one line */
 			rc = TCPSIFT_EXIT_INPUT;
-		}
 	}
 	pw_free(w);
 	ring_close(r);

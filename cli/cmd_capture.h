@@ -29,7 +29,8 @@ struct capture_tap_ops {
 	 * a reason in errbuf. */
 	void *(*open)(bool json, FILE *out, char *errbuf, size_t errlen);
 	void (*packet)(void *tap, const struct pkt *p);
-	/* End of capture: write the report, free the analyzer; 0 or -errno. */
+	/* End of capture: write the report, free the analyzer; 0, or an enum
+	 * err_code after saying why on stderr (one line). */
 	int (*close)(void *tap, const struct capture_tap_end *end);
 };
 

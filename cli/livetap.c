@@ -2,6 +2,7 @@
 #include "cli/livetap.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +84,10 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	    .vantage_names = &vantage,
 	    .detectors = true,
 	};
-	int rc = rep_finish(t->rep, &run);
+	char err[256] = "";
+	int rc = rep_finish(t->rep, &run, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
 	eng_free(t->eng);
 	rep_free(t->rep);
 	free(t);

@@ -1,277 +1,25 @@
-/* report_json.c - JSON (schema 1) and NDJSON reporters: connections and events streamed. */
+/* json.c - JSON (schema 2) and NDJSON reporters: every object written once, streamed. */
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
 /*
- * The contract is DESIGN.md "JSON contract (schema 1)" and tcpsift(1),
- * JSON OUTPUT. Keys are sorted and connections come in first-packet order
- * so the same capture always gives the same bytes (golden tests rely on it).
- * Times are seconds as JSON numbers; *_ns twins carry exact nanoseconds.
+ * The contract is tcpsift(1), JSON OUTPUT (schema 2), checked by
+ * man/tcpsift-report.schema.json. Keys are sorted and connections come in
+ * first-packet order so the same capture always gives the same bytes
+ * (golden tests rely on it). Times are seconds written exactly from
+ * integer nanoseconds. Schema 2 (against 1): times carry every digit the
+ * source had (1 rounded them to microseconds through a double).
  */
 
-#define REP_JSON_SCHEMA 1
-
-static json_t *jsec(int64_t ns)
-{
-	return json_real((double)ns / 1e9);
-}
-
-static json_t *jrtt(const struct sum_rtt *r)
-{
-	if (!r->n)
-		return json_null();
-	return json_pack("{s:I, s:o, s:o, s:o}", "samples", (json_int_t)r->n, "min_s",
-			 jsec(r->min_ns), "avg_s", jsec(r->sum_ns / (int64_t)r->n), "max_s",
-			 jsec(r->max_ns));
-}
-
-static json_t *jendpoint(const struct dec_addr *a, uint16_t port)
-{
-	char buf[64];
-	rep_format_endpoint(a, port, buf, sizeof(buf));
-	return json_string(buf);
-}
-
-static json_t *jrate(uint64_t bytes, int64_t dur_ns)
-{
-	if (dur_ns <= 0)
-		return json_null();
-	return json_real((double)bytes * 8.0 / ((double)dur_ns / 1e9));
-}
-
-/* Counts by enum sum_reorder_by, one key per rule (summary.c names them). */
-static json_t *jby(const uint64_t by[SUM_BY_COUNT])
-{
-	json_t *o = json_object();
-
-	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
-		json_object_set_new(o, sum_reorder_by_name((enum sum_reorder_by)k),
-				    json_integer((json_int_t)by[k]));
-	return o;
-}
-
-/* One direction's statistics; peer is the other direction (for ACK ratio). */
-static json_t *jdir(const struct sum_dir *d, const struct sum_dir *peer, int64_t dur_ns)
-{
-	json_t *o = json_object();
-
-	json_object_set_new_nocheck(o, "ack_reordering",
-				    json_integer((json_int_t)d->ack_reordering));
-	json_object_set_new_nocheck(o, "acked_unseen", json_integer((json_int_t)d->acked_unseen));
-	json_object_set_new_nocheck(
-	    o, "avg_payload",
-	    d->data_packets ? json_real((double)d->payload_bytes / (double)d->data_packets)
-			    : json_null());
-	json_object_set_new_nocheck(o, "data_packets", json_integer((json_int_t)d->data_packets));
-	json_object_set_new_nocheck(o, "dsack_blocks", json_integer((json_int_t)d->dsack_blocks));
-	json_object_set_new_nocheck(o, "dup_acks", json_integer((json_int_t)d->dup_acks));
-	json_object_set_new_nocheck(o, "fast_retransmissions",
-				    json_integer((json_int_t)d->fast_retrans));
-	json_object_set_new_nocheck(o, "fills_undecided",
-				    json_integer((json_int_t)d->fills_undecided));
-	json_object_set_new_nocheck(o, "fin", json_integer((json_int_t)d->fin));
-	json_object_set_new_nocheck(o, "goodput_bps", jrate(d->unique_bytes, dur_ns));
-	json_object_set_new_nocheck(o, "ip_bytes", json_integer((json_int_t)d->ip_bytes));
-	json_object_set_new_nocheck(o, "keepalives", json_integer((json_int_t)d->keepalives));
-	json_object_set_new_nocheck(o, "lost_segments", json_integer((json_int_t)d->lost_segments));
-	json_object_set_new_nocheck(o, "lost_upstream", json_integer((json_int_t)d->lost_upstream));
-	json_object_set_new_nocheck(o, "lost_upstream_by", jby(d->lost_upstream_by));
-	json_object_set_new_nocheck(o, "max_in_flight", json_integer((json_int_t)d->max_in_flight));
-	json_object_set_new_nocheck(o, "max_payload",
-				    d->data_packets ? json_integer(d->max_payload) : json_null());
-	json_object_set_new_nocheck(
-	    o, "max_window", d->packets ? json_integer((json_int_t)d->max_window) : json_null());
-	json_object_set_new_nocheck(o, "min_payload",
-				    d->data_packets ? json_integer(d->min_payload) : json_null());
-	json_object_set_new_nocheck(
-	    o, "min_window", d->packets ? json_integer((json_int_t)d->min_window) : json_null());
-	json_object_set_new_nocheck(o, "mss", d->mss ? json_integer(d->mss) : json_null());
-	json_object_set_new_nocheck(o, "new_acks", json_integer((json_int_t)d->new_acks));
-	json_object_set_new_nocheck(o, "out_of_order", json_integer((json_int_t)d->out_of_order));
-	json_object_set_new_nocheck(o, "out_of_order_by", jby(d->ooo_by));
-	json_object_set_new_nocheck(o, "oversize_segments", json_integer((json_int_t)d->oversize));
-	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)d->packets));
-	json_object_set_new_nocheck(o, "payload_bytes", json_integer((json_int_t)d->payload_bytes));
-	json_object_set_new_nocheck(o, "pure_acks", json_integer((json_int_t)d->pure_acks));
-	json_object_set_new_nocheck(o, "retrans_bytes", json_integer((json_int_t)d->retrans_bytes));
-	json_object_set_new_nocheck(o, "retransmissions", json_integer((json_int_t)d->retrans));
-	json_object_set_new_nocheck(o, "rst", json_integer((json_int_t)d->rst));
-	json_object_set_new_nocheck(o, "rto_retransmissions",
-				    json_integer((json_int_t)d->rto_retrans));
-	json_object_set_new_nocheck(o, "rtt", jrtt(&d->rtt));
-	json_object_set_new_nocheck(o, "rtt_ts", jrtt(&d->rtt_ts));
-	json_object_set_new_nocheck(o, "sack_acks", json_integer((json_int_t)d->sack_acks));
-	json_object_set_new_nocheck(o, "spurious_by_dsack",
-				    json_integer((json_int_t)d->spurious_dsack));
-	json_object_set_new_nocheck(o, "spurious_retransmissions",
-				    json_integer((json_int_t)d->spurious_retrans));
-	json_object_set_new_nocheck(o, "syn", json_integer((json_int_t)d->syn));
-	json_object_set_new_nocheck(o, "throughput_bps", jrate(d->payload_bytes, dur_ns));
-	json_object_set_new_nocheck(o, "tlp_new_data", json_integer((json_int_t)d->tlp_new_data));
-	json_object_set_new_nocheck(o, "tlp_retransmissions",
-				    json_integer((json_int_t)d->tlp_retrans));
-	json_object_set_new_nocheck(o, "unique_bytes", json_integer((json_int_t)d->unique_bytes));
-	json_object_set_new_nocheck(o, "unseen_bytes", json_integer((json_int_t)d->unseen_bytes));
-	json_object_set_new_nocheck(o, "window_full", json_integer((json_int_t)d->window_full));
-	json_object_set_new_nocheck(o, "wscale",
-				    d->wscale >= 0 ? json_integer(d->wscale) : json_null());
-	json_object_set_new_nocheck(o, "zero_windows", json_integer((json_int_t)d->zero_windows));
-	/* Segments per ACK: above 2 means stretch ACKs (GRO/LRO at the receiver). */
-	json_object_set_new_nocheck(o, "first_ts", d->packets ? jsec(d->first_ts) : json_null());
-	json_object_set_new_nocheck(o, "isn", d->isn_known ? json_integer(d->isn) : json_null());
-	json_object_set_new_nocheck(o, "last_ts", d->packets ? jsec(d->last_ts) : json_null());
-	json_object_set_new_nocheck(
-	    o, "segments_per_ack",
-	    peer->new_acks ? json_real((double)d->data_packets / (double)peer->new_acks)
-			   : json_null());
-	return o;
-}
-
-json_t *rep_jansson_conn(const struct sum_conn *c, const char *kind)
-{
-	json_t *o = json_object();
-	int64_t dur = c->last_ts - c->first_ts;
-	json_t *queues = json_array();
-
-	for (unsigned q = 0; q < 64; q++)
-		if (c->queue_mask & (1ull << q))
-			json_array_append_new(queues, json_integer(q));
-
-	json_object_set_new_nocheck(o, "client", jendpoint(&c->client, c->client_port));
-	json_object_set_new_nocheck(o, "duration_s", jsec(dur));
-	json_object_set_new_nocheck(o, "first_ts", jsec(c->first_ts));
-	json_object_set_new_nocheck(o, "first_ts_ns", json_integer(c->first_ts));
-	json_object_set_new_nocheck(o, "id", json_integer((json_int_t)c->id));
-	json_object_set_new_nocheck(o, "input", json_integer(c->first_input));
-	json_object_set_new_nocheck(o, "last_input", json_integer(c->last_input));
-	json_object_set_new_nocheck(o, "last_ts", jsec(c->last_ts));
-	json_object_set_new_nocheck(o, "roles_from_syn", json_boolean(c->roles_from_syn));
-	json_object_set_new_nocheck(o, "server", jendpoint(&c->server, c->server_port));
-	json_object_set_new_nocheck(o, "vantage", json_integer(c->vantage));
-	json_object_set_new(
-	    o, "frames",
-	    json_pack("[I, I]", (json_int_t)c->first_frame, (json_int_t)c->last_frame));
-	json_object_set_new_nocheck(o, "evicted", json_boolean(c->evicted));
-	json_object_set_new_nocheck(o, "state", json_string(sum_state_name(c->state)));
-	json_object_set_new(
-	    o, "mss",
-	    json_pack("{s:o, s:o}", "client",
-		      c->dir[SUM_C2S].mss ? json_integer(c->dir[SUM_C2S].mss) : json_null(),
-		      "server",
-		      c->dir[SUM_S2C].mss ? json_integer(c->dir[SUM_S2C].mss) : json_null()));
-	if (c->wscale_known)
-		json_object_set_new_nocheck(o, "wscale",
-					    json_pack("{s:i, s:i}", "client",
-						      c->dir[SUM_C2S].wscale, "server",
-						      c->dir[SUM_S2C].wscale));
-	else
-		json_object_set_new_nocheck(o, "wscale", json_null());
-	json_object_set_new_nocheck(o, "c2s", jdir(&c->dir[SUM_C2S], &c->dir[SUM_S2C], dur));
-	json_object_set_new_nocheck(o, "handshake_rtt_s",
-				    c->handshake_rtt_ns >= 0 ? jsec(c->handshake_rtt_ns)
-							     : json_null());
-	json_object_set_new_nocheck(o, "mtu_findings", rep_json_mtu(&c->det.mtu));
-	json_object_set_new_nocheck(o, "queues", queues);
-	json_object_set_new_nocheck(o, "reordering", rep_json_reorder(&c->det.reorder));
-	json_object_set_new_nocheck(o, "s2c", jdir(&c->dir[SUM_S2C], &c->dir[SUM_C2S], dur));
-	json_object_set_new_nocheck(o, "sack", rep_json_sack(&c->det.sack));
-	json_object_set_new_nocheck(o, "sack_permitted", json_boolean(c->sack_permitted));
-	json_object_set_new_nocheck(o, "stalls", rep_json_stall(&c->det.stall));
-	json_object_set_new_nocheck(o, "timestamps", json_boolean(c->timestamps));
-	json_object_set_new_nocheck(o, "window_scale_known", json_boolean(c->wscale_known));
-	if (kind)
-		json_object_set_new_nocheck(o, "kind", json_string(kind));
-	return o;
-}
+#define REP_JSON_SCHEMA 2
 
 static const char *dir_name(uint8_t dir)
 {
 	return dir == SUM_C2S ? "c2s" : "s2c";
-}
-
-json_t *rep_jansson_event(const struct sum_event *e, const char *kind)
-{
-	json_t *o = json_object();
-
-	json_object_set_new_nocheck(o, "conn", json_integer((json_int_t)e->conn));
-	json_object_set_new_nocheck(o, "dir", json_string(dir_name(e->dir)));
-	json_object_set_new_nocheck(o, "duration_s",
-				    e->duration_ns >= 0 ? jsec(e->duration_ns) : json_null());
-	json_object_set_new_nocheck(o, "input", json_integer(e->input));
-	json_object_set_new_nocheck(o, "ts", jsec(e->ts));
-	json_object_set_new_nocheck(o, "type", json_string(sum_event_name(e->type)));
-	json_object_set_new(
-	    o, "frames",
-	    json_pack("[I, I]", (json_int_t)e->frame_first, (json_int_t)e->frame_last));
-	json_object_set_new_nocheck(o, "bytes", json_integer((json_int_t)e->bytes));
-	json_object_set_new_nocheck(o, "rel_seq", json_integer(e->rel_seq));
-	switch (e->type) {
-	case SUM_EV_REORDER:
-		json_object_set_new_nocheck(
-		    o, "decided_by", json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
-		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
-		json_object_set_new_nocheck(o, "queue_switch",
-					    e->queue_switch < 0 ? json_null()
-								: json_boolean(e->queue_switch));
-		break;
-	case SUM_EV_STALL:
-		rep_json_stall_event(o, e);
-		break;
-	case SUM_EV_SACK_HOLE:
-		rep_json_sack_event(o, e);
-		break;
-	case SUM_EV_MTU_ALIGNMENT:
-	case SUM_EV_PMTU:
-		rep_json_mtu_event(o, e);
-		break;
-	case SUM_EV_CAPTURE_LOSS:
-		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
-		break;
-	case SUM_EV_RETRANS:
-		json_object_set_new_nocheck(o, "filled_gap", json_boolean(e->u.frame.filled_gap));
-		json_object_set_new_nocheck(
-		    o, "retrans_kind",
-		    json_string(sum_retrans_kind_name((enum sum_retrans_kind)e->u.frame.kind)));
-		json_object_set_new_nocheck(o, "spurious", json_boolean(e->u.frame.spurious));
-		json_object_set_new_nocheck(o, "spurious_by_dsack", json_boolean(e->u.frame.dsack));
-		break;
-	case SUM_EV_DUP_ACK:
-		json_object_set_new_nocheck(o, "dup_count", json_integer(e->u.frame.dup_count));
-		break;
-	case SUM_EV_OUT_OF_ORDER:
-		json_object_set_new_nocheck(
-		    o, "decided_by", json_string(sum_reorder_by_name((enum sum_reorder_by)e->by)));
-		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
-		break;
-	case SUM_EV_FILL_UNDECIDED:
-		json_object_set_new_nocheck(o, "extent", json_integer(e->extent));
-		break;
-	default:
-		break;
-	}
-	if (sum_event_is_frame(e->type))
-		json_object_set_new_nocheck(o, "frame", json_integer((json_int_t)e->frame_first));
-	/* Replaces a pmtu event's own "kind" in NDJSON: set, not added. */
-	if (kind)
-		json_object_set_new_nocheck(o, "kind", json_string(kind));
-	return o;
-}
-
-/* ---- connections and events written directly (the bulk of a report) ----
- *
- * The same bytes as jo_dump() of rep_jansson_conn() / rep_jansson_event()
- * (test_report_json.c compares them), without a json_t per value: keys are
- * written in sorted order by hand, numbers converted exactly as the Jansson
- * builders convert them (json_int_t casts included).
- */
-
-static double sec(int64_t ns)
-{
-	return (double)ns / 1e9;
 }
 
 static void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
@@ -282,10 +30,10 @@ static void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
 		return;
 	}
 	jo_w_obj(w);
-	jo_kreal(w, "avg_s", sec(r->sum_ns / (int64_t)r->n));
-	jo_kreal(w, "max_s", sec(r->max_ns));
-	jo_kreal(w, "min_s", sec(r->min_ns));
-	jo_kint(w, "samples", (json_int_t)r->n);
+	jo_ksec(w, "avg_s", r->sum_ns / (int64_t)r->n);
+	jo_ksec(w, "max_s", r->max_ns);
+	jo_ksec(w, "min_s", r->min_ns);
+	jo_kint(w, "samples", (int64_t)r->n);
 	jo_w_obj_end(w);
 }
 
@@ -305,65 +53,61 @@ static void w_endpoint(struct jo_writer *w, const char *key, const struct dec_ad
 	jo_kstr(w, key, buf);
 }
 
-/* enum sum_reorder_by values in strcmp order of their names (jby()). */
-static const uint8_t by_sorted[SUM_BY_COUNT] = {
-    SUM_BY_ACK,	   SUM_BY_CAUSALITY, SUM_BY_IPID,  SUM_BY_SECOND_COPY,
-    SUM_BY_TIMING, SUM_BY_TSECR,     SUM_BY_TSVAL,
-};
-
+/* Counts by enum sum_reorder_by, one key per rule (summary.c names them). */
 static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_COUNT])
 {
-	jo_w_key(w, key);
-	jo_w_obj(w);
+	const char *names[SUM_BY_COUNT];
+
 	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
-		jo_kint(w, sum_reorder_by_name((enum sum_reorder_by)by_sorted[k]),
-			(json_int_t)by[by_sorted[k]]);
-	jo_w_obj_end(w);
+		names[k] = sum_reorder_by_name((enum sum_reorder_by)k);
+	jo_w_key(w, key);
+	jo_w_named_counts(w, names, by, SUM_BY_COUNT);
 }
 
-/* jdir(), keys sorted. */
+/* One direction's statistics; peer is the other direction (for the ACK
+ * ratio). Keys in sorted order. */
 static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 		  const struct sum_dir *peer, int64_t dur_ns)
 {
 	jo_w_key(w, key);
 	jo_w_obj(w);
-	jo_kint(w, "ack_reordering", (json_int_t)d->ack_reordering);
-	jo_kint(w, "acked_unseen", (json_int_t)d->acked_unseen);
+	jo_kint(w, "ack_reordering", (int64_t)d->ack_reordering);
+	jo_kint(w, "acked_unseen", (int64_t)d->acked_unseen);
 	if (d->data_packets)
 		jo_kreal(w, "avg_payload", (double)d->payload_bytes / (double)d->data_packets);
 	else
 		jo_knull(w, "avg_payload");
-	jo_kint(w, "data_packets", (json_int_t)d->data_packets);
-	jo_kint(w, "dsack_blocks", (json_int_t)d->dsack_blocks);
-	jo_kint(w, "dup_acks", (json_int_t)d->dup_acks);
-	jo_kint(w, "fast_retransmissions", (json_int_t)d->fast_retrans);
-	jo_kint(w, "fills_undecided", (json_int_t)d->fills_undecided);
-	jo_kint(w, "fin", (json_int_t)d->fin);
+	jo_kint(w, "data_packets", (int64_t)d->data_packets);
+	jo_kint(w, "dsack_blocks", (int64_t)d->dsack_blocks);
+	jo_kint(w, "dup_acks", (int64_t)d->dup_acks);
+	jo_kint(w, "fast_retransmissions", (int64_t)d->fast_retrans);
+	jo_kint(w, "fills_undecided", (int64_t)d->fills_undecided);
+	jo_kint(w, "fin", (int64_t)d->fin);
 	if (d->packets)
-		jo_kreal(w, "first_ts", sec(d->first_ts));
+		jo_ksec(w, "first_ts", d->first_ts);
 	else
 		jo_knull(w, "first_ts");
 	w_rate(w, "goodput_bps", d->unique_bytes, dur_ns);
-	jo_kint(w, "ip_bytes", (json_int_t)d->ip_bytes);
+	jo_kint(w, "ip_bytes", (int64_t)d->ip_bytes);
 	if (d->isn_known)
 		jo_kint(w, "isn", d->isn);
 	else
 		jo_knull(w, "isn");
-	jo_kint(w, "keepalives", (json_int_t)d->keepalives);
+	jo_kint(w, "keepalives", (int64_t)d->keepalives);
 	if (d->packets)
-		jo_kreal(w, "last_ts", sec(d->last_ts));
+		jo_ksec(w, "last_ts", d->last_ts);
 	else
 		jo_knull(w, "last_ts");
-	jo_kint(w, "lost_segments", (json_int_t)d->lost_segments);
-	jo_kint(w, "lost_upstream", (json_int_t)d->lost_upstream);
+	jo_kint(w, "lost_segments", (int64_t)d->lost_segments);
+	jo_kint(w, "lost_upstream", (int64_t)d->lost_upstream);
 	w_by(w, "lost_upstream_by", d->lost_upstream_by);
-	jo_kint(w, "max_in_flight", (json_int_t)d->max_in_flight);
+	jo_kint(w, "max_in_flight", (int64_t)d->max_in_flight);
 	if (d->data_packets)
 		jo_kint(w, "max_payload", d->max_payload);
 	else
 		jo_knull(w, "max_payload");
 	if (d->packets)
-		jo_kint(w, "max_window", (json_int_t)d->max_window);
+		jo_kint(w, "max_window", (int64_t)d->max_window);
 	else
 		jo_knull(w, "max_window");
 	if (d->data_packets)
@@ -371,45 +115,45 @@ static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
 	else
 		jo_knull(w, "min_payload");
 	if (d->packets)
-		jo_kint(w, "min_window", (json_int_t)d->min_window);
+		jo_kint(w, "min_window", (int64_t)d->min_window);
 	else
 		jo_knull(w, "min_window");
 	if (d->mss)
 		jo_kint(w, "mss", d->mss);
 	else
 		jo_knull(w, "mss");
-	jo_kint(w, "new_acks", (json_int_t)d->new_acks);
-	jo_kint(w, "out_of_order", (json_int_t)d->out_of_order);
+	jo_kint(w, "new_acks", (int64_t)d->new_acks);
+	jo_kint(w, "out_of_order", (int64_t)d->out_of_order);
 	w_by(w, "out_of_order_by", d->ooo_by);
-	jo_kint(w, "oversize_segments", (json_int_t)d->oversize);
-	jo_kint(w, "packets", (json_int_t)d->packets);
-	jo_kint(w, "payload_bytes", (json_int_t)d->payload_bytes);
-	jo_kint(w, "pure_acks", (json_int_t)d->pure_acks);
-	jo_kint(w, "retrans_bytes", (json_int_t)d->retrans_bytes);
-	jo_kint(w, "retransmissions", (json_int_t)d->retrans);
-	jo_kint(w, "rst", (json_int_t)d->rst);
-	jo_kint(w, "rto_retransmissions", (json_int_t)d->rto_retrans);
+	jo_kint(w, "oversize_segments", (int64_t)d->oversize);
+	jo_kint(w, "packets", (int64_t)d->packets);
+	jo_kint(w, "payload_bytes", (int64_t)d->payload_bytes);
+	jo_kint(w, "pure_acks", (int64_t)d->pure_acks);
+	jo_kint(w, "retrans_bytes", (int64_t)d->retrans_bytes);
+	jo_kint(w, "retransmissions", (int64_t)d->retrans);
+	jo_kint(w, "rst", (int64_t)d->rst);
+	jo_kint(w, "rto_retransmissions", (int64_t)d->rto_retrans);
 	w_rtt(w, "rtt", &d->rtt);
 	w_rtt(w, "rtt_ts", &d->rtt_ts);
-	jo_kint(w, "sack_acks", (json_int_t)d->sack_acks);
+	jo_kint(w, "sack_acks", (int64_t)d->sack_acks);
 	if (peer->new_acks)
 		jo_kreal(w, "segments_per_ack", (double)d->data_packets / (double)peer->new_acks);
 	else
 		jo_knull(w, "segments_per_ack");
-	jo_kint(w, "spurious_by_dsack", (json_int_t)d->spurious_dsack);
-	jo_kint(w, "spurious_retransmissions", (json_int_t)d->spurious_retrans);
-	jo_kint(w, "syn", (json_int_t)d->syn);
+	jo_kint(w, "spurious_by_dsack", (int64_t)d->spurious_dsack);
+	jo_kint(w, "spurious_retransmissions", (int64_t)d->spurious_retrans);
+	jo_kint(w, "syn", (int64_t)d->syn);
 	w_rate(w, "throughput_bps", d->payload_bytes, dur_ns);
-	jo_kint(w, "tlp_new_data", (json_int_t)d->tlp_new_data);
-	jo_kint(w, "tlp_retransmissions", (json_int_t)d->tlp_retrans);
-	jo_kint(w, "unique_bytes", (json_int_t)d->unique_bytes);
-	jo_kint(w, "unseen_bytes", (json_int_t)d->unseen_bytes);
-	jo_kint(w, "window_full", (json_int_t)d->window_full);
+	jo_kint(w, "tlp_new_data", (int64_t)d->tlp_new_data);
+	jo_kint(w, "tlp_retransmissions", (int64_t)d->tlp_retrans);
+	jo_kint(w, "unique_bytes", (int64_t)d->unique_bytes);
+	jo_kint(w, "unseen_bytes", (int64_t)d->unseen_bytes);
+	jo_kint(w, "window_full", (int64_t)d->window_full);
 	if (d->wscale >= 0)
 		jo_kint(w, "wscale", d->wscale);
 	else
 		jo_knull(w, "wscale");
-	jo_kint(w, "zero_windows", (json_int_t)d->zero_windows);
+	jo_kint(w, "zero_windows", (int64_t)d->zero_windows);
 	jo_w_obj_end(w);
 }
 
@@ -428,25 +172,25 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 	jo_w_obj(w);
 	w_dir(w, "c2s", &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
 	w_endpoint(w, "client", &c->client, c->client_port);
-	jo_kreal(w, "duration_s", sec(dur));
+	jo_ksec(w, "duration_s", dur);
 	jo_kbool(w, "evicted", c->evicted);
-	jo_kreal(w, "first_ts", sec(c->first_ts));
+	jo_ksec(w, "first_ts", c->first_ts);
 	jo_kint(w, "first_ts_ns", c->first_ts);
 	jo_w_key(w, "frames");
 	jo_w_arr(w);
-	jo_w_int(w, (json_int_t)c->first_frame);
-	jo_w_int(w, (json_int_t)c->last_frame);
+	jo_w_int(w, (int64_t)c->first_frame);
+	jo_w_int(w, (int64_t)c->last_frame);
 	jo_w_arr_end(w);
 	if (c->handshake_rtt_ns >= 0)
-		jo_kreal(w, "handshake_rtt_s", sec(c->handshake_rtt_ns));
+		jo_ksec(w, "handshake_rtt_s", c->handshake_rtt_ns);
 	else
 		jo_knull(w, "handshake_rtt_s");
-	jo_kint(w, "id", (json_int_t)c->id);
+	jo_kint(w, "id", (int64_t)c->id);
 	jo_kint(w, "input", c->first_input);
 	if (kind)
 		jo_kstr(w, "kind", kind);
 	jo_kint(w, "last_input", c->last_input);
-	jo_kreal(w, "last_ts", sec(c->last_ts));
+	jo_ksec(w, "last_ts", c->last_ts);
 	jo_w_key(w, "mss");
 	jo_w_obj(w);
 	w_mss_or_null(w, "client", c->dir[SUM_C2S].mss);
@@ -476,7 +220,6 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 	jo_kbool(w, "window_scale_known", c->wscale_known);
 	jo_w_key(w, "wscale");
 	if (c->wscale_known) {
-		/* json_pack "i": the int the int8_t promotes to. */
 		jo_w_obj(w);
 		jo_kint(w, "client", c->dir[SUM_C2S].wscale);
 		jo_kint(w, "server", c->dir[SUM_S2C].wscale);
@@ -493,17 +236,17 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 	struct jo_fields f;
 
 	jo_f_reset(&f);
-	jo_f_int(&f, "conn", (json_int_t)e->conn);
+	jo_f_int(&f, "conn", (int64_t)e->conn);
 	jo_f_str(&f, "dir", dir_name(e->dir));
 	if (e->duration_ns >= 0)
-		jo_f_real(&f, "duration_s", sec(e->duration_ns));
+		jo_f_sec(&f, "duration_s", e->duration_ns);
 	else
 		jo_f_null(&f, "duration_s");
 	jo_f_int(&f, "input", e->input);
-	jo_f_real(&f, "ts", sec(e->ts));
+	jo_f_sec(&f, "ts", e->ts);
 	jo_f_str(&f, "type", sum_event_name(e->type));
-	jo_f_int_pair(&f, "frames", (json_int_t)e->frame_first, (json_int_t)e->frame_last);
-	jo_f_int(&f, "bytes", (json_int_t)e->bytes);
+	jo_f_int_pair(&f, "frames", (int64_t)e->frame_first, (int64_t)e->frame_last);
+	jo_f_int(&f, "bytes", (int64_t)e->bytes);
 	jo_f_int(&f, "rel_seq", e->rel_seq);
 	switch (e->type) {
 	case SUM_EV_REORDER:
@@ -548,146 +291,218 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 		break;
 	}
 	if (sum_event_is_frame(e->type))
-		jo_f_int(&f, "frame", (json_int_t)e->frame_first);
+		jo_f_int(&f, "frame", (int64_t)e->frame_first);
 	if (kind)
 		jo_f_set_str(&f, "kind", kind);
 	jo_w_fields(w, &f);
 }
 
-static json_t *jinput(const struct src_input *in)
+/* One input file: what was read, its interfaces and drop counters. */
+static void w_input(struct jo_writer *w, const struct src_input *in, const char *kind)
 {
-	json_t *o = json_object();
-	json_t *ifs = json_array();
-
-	json_object_set_new_nocheck(o, "bytes", json_integer((json_int_t)in->wire_bytes));
-	json_object_set_new_nocheck(o, "capture_drops",
-				    in->drops_known ? json_integer((json_int_t)in->drops)
-						    : json_null());
-	json_object_set_new_nocheck(o, "compressed", json_boolean(in->compressed));
-	json_object_set_new_nocheck(o, "error", in->error ? json_string(in->errmsg) : json_null());
-	json_object_set_new_nocheck(o, "first_ts", in->packets ? jsec(in->first_ts) : json_null());
-	json_object_set_new_nocheck(o, "format", json_string(in->format));
-	json_object_set_new_nocheck(o, "last_ts", in->packets ? jsec(in->last_ts) : json_null());
-	json_object_set_new_nocheck(o, "link_type", json_string(src_linktype_name(in->linktype)));
-	json_object_set_new_nocheck(o, "link_type_value", json_integer(in->linktype));
-	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)in->packets));
-	json_object_set_new_nocheck(o, "path", json_string(in->path));
+	jo_w_obj(w);
+	jo_kint(w, "bytes", (int64_t)in->wire_bytes);
+	if (in->drops_known)
+		jo_kint(w, "capture_drops", (int64_t)in->drops);
+	else
+		jo_knull(w, "capture_drops");
+	jo_kbool(w, "compressed", in->compressed);
+	if (in->error)
+		jo_kstr(w, "error", in->errmsg);
+	else
+		jo_knull(w, "error");
+	if (in->packets)
+		jo_ksec(w, "first_ts", in->first_ts);
+	else
+		jo_knull(w, "first_ts");
+	jo_kstr(w, "format", in->format);
+	jo_w_key(w, "interfaces");
+	jo_w_arr(w);
 	for (unsigned k = 0; k < in->nifaces; k++) {
 		const struct src_iface *f = &in->ifaces[k];
-		json_array_append_new(
-		    ifs,
-		    json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:o}", "id", (int)k, "name", f->name,
-			      "link_type", src_linktype_name(f->linktype), "isb_ifrecv",
-			      f->have_ifrecv ? json_integer((json_int_t)f->ifrecv) : json_null(),
-			      "isb_ifdrop",
-			      f->have_ifdrop ? json_integer((json_int_t)f->ifdrop) : json_null(),
-			      "isb_osdrop",
-			      f->have_osdrop ? json_integer((json_int_t)f->osdrop) : json_null(),
-			      "epb_dropcount",
-			      f->have_epb_drops ? json_integer((json_int_t)f->epb_drops)
-						: json_null()));
+		jo_w_obj(w);
+		if (f->have_epb_drops)
+			jo_kint(w, "epb_dropcount", (int64_t)f->epb_drops);
+		else
+			jo_knull(w, "epb_dropcount");
+		jo_kint(w, "id", k);
+		if (f->have_ifdrop)
+			jo_kint(w, "isb_ifdrop", (int64_t)f->ifdrop);
+		else
+			jo_knull(w, "isb_ifdrop");
+		if (f->have_ifrecv)
+			jo_kint(w, "isb_ifrecv", (int64_t)f->ifrecv);
+		else
+			jo_knull(w, "isb_ifrecv");
+		if (f->have_osdrop)
+			jo_kint(w, "isb_osdrop", (int64_t)f->osdrop);
+		else
+			jo_knull(w, "isb_osdrop");
+		jo_kstr(w, "link_type", src_linktype_name(f->linktype));
+		jo_kstr(w, "name", f->name);
+		jo_w_obj_end(w);
 	}
-	json_object_set_new_nocheck(o, "interfaces", ifs);
-	return o;
+	jo_w_arr_end(w);
+	if (kind)
+		jo_kstr(w, "kind", kind);
+	if (in->packets)
+		jo_ksec(w, "last_ts", in->last_ts);
+	else
+		jo_knull(w, "last_ts");
+	jo_kstr(w, "link_type", src_linktype_name(in->linktype));
+	jo_kint(w, "link_type_value", in->linktype);
+	jo_kint(w, "packets", (int64_t)in->packets);
+	jo_kstr(w, "path", in->path);
+	jo_w_obj_end(w);
 }
 
-static json_t *jsummary(const struct rep_data *d, const struct rep_run *run)
+/* Counts of what was decoded, by enum dec_status (dec_status_name()). */
+static void w_decoded(struct jo_writer *w, const struct eng_counters *e)
 {
-	const struct rep_totals *t = &d->tot;
-	const struct eng_counters *e = &run->eng;
-	json_t *decoded = json_object(), *malformed = json_object();
+	const char *names[DEC_STATUS_COUNT];
 
 	for (int k = 0; k < DEC_STATUS_COUNT; k++)
-		json_object_set_new(decoded, dec_status_name(k),
-				    json_integer((json_int_t)e->status[k]));
+		names[k] = dec_status_name(k);
+	jo_w_key(w, "decoded");
+	jo_w_named_counts(w, names, e->status, DEC_STATUS_COUNT);
+}
+
+/* Rejected packets by reason: malformed[k] counts status -k (1 <= k). */
+static void w_malformed(struct jo_writer *w, const struct eng_counters *e)
+{
+	const char *names[DEC_ERR_COUNT - 1];
+
 	for (int k = 1; k < DEC_ERR_COUNT; k++)
-		json_object_set_new(malformed, dec_status_name(-k),
-				    json_integer((json_int_t)e->malformed[k]));
+		names[k - 1] = dec_status_name(-k);
+	jo_w_key(w, "malformed_by_reason");
+	jo_w_named_counts(w, names, e->malformed + 1, DEC_ERR_COUNT - 1);
+}
 
-	/* With --no-detectors their findings are unknown, not zero: null. */
-	bool det = run->detectors;
-	json_t *findings =
-	    json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:I, s:I, s:o}", "stalls",
-		      det ? json_integer((json_int_t)t->stalls) : json_null(), "stall_time_s",
-		      det ? jsec(t->stall_ns) : json_null(), "sack_holes",
-		      det ? json_integer((json_int_t)t->sack_holes) : json_null(), "dsack",
-		      (json_int_t)t->dsack, "out_of_order", (json_int_t)t->ooo, "retransmissions",
-		      (json_int_t)t->retrans, "mtu_misaligned",
-		      det ? json_integer((json_int_t)t->mtu_misaligned) : json_null(),
-		      "oversize_segments", (json_int_t)t->oversize, "capture_loss_segments",
-		      (json_int_t)t->capture_loss_segments, "reorder_across_queues",
-		      det ? json_integer((json_int_t)t->queue_reorders) : json_null());
+static void w_counts(struct jo_writer *w, const struct rep_totals *t)
+{
+	jo_w_key(w, "counts");
+	jo_w_obj(w);
+	jo_kint(w, "acked_unseen", (int64_t)t->acked_unseen);
+	jo_kint(w, "dup_acks", (int64_t)t->dup_acks);
+	jo_kint(w, "fast_retransmissions", (int64_t)t->fast);
+	jo_kint(w, "keepalives", (int64_t)t->keepalives);
+	jo_kint(w, "lost_segments", (int64_t)t->lost_segments);
+	jo_kint(w, "lost_upstream", (int64_t)t->lost_upstream);
+	jo_kint(w, "rto_retransmissions", (int64_t)t->rto);
+	jo_kint(w, "spurious_retransmissions", (int64_t)t->spurious);
+	jo_kint(w, "unseen_bytes", (int64_t)t->unseen_bytes);
+	jo_kint(w, "window_full", (int64_t)t->window_full);
+	jo_kint(w, "zero_window_episodes", (int64_t)t->zw_episodes);
+	jo_ksec(w, "zero_window_time_s", t->zw_time_ns);
+	jo_kint(w, "zero_windows", (int64_t)t->zero_windows);
+	jo_w_obj_end(w);
+}
 
-	/* Added later than the json_pack above could say, unknown included. */
-	json_object_set_new_nocheck(findings, "fills_undecided",
-				    json_integer((json_int_t)t->fills_undecided));
-	json_object_set_new_nocheck(findings, "timer_like_pauses",
-				    det ? json_integer((json_int_t)t->stall_timer_like)
-					: json_null());
-	json_object_set_new_nocheck(findings, "tail_loss_probes",
-				    json_integer((json_int_t)(t->tlp + t->tlp_new_data)));
+/* With --no-detectors their findings are unknown, not zero: null. */
+static void kint_known(struct jo_writer *w, const char *key, uint64_t v, bool known)
+{
+	if (known)
+		jo_kint(w, key, (int64_t)v);
+	else
+		jo_knull(w, key);
+}
 
-	json_t *o = json_object();
-	json_object_set_new_nocheck(o, "bad_tcp_options",
-				    json_integer((json_int_t)e->bad_tcp_options));
-	json_object_set_new_nocheck(o, "connections", json_integer((json_int_t)run->flows.created));
-	json_object_set_new_nocheck(o, "decoded", decoded);
-	json_object_set_new_nocheck(o, "events_dropped",
-				    json_integer((json_int_t)d->events_dropped));
-	json_object_set_new_nocheck(o, "filtered_out", json_integer((json_int_t)run->filtered_out));
-	json_object_set_new_nocheck(o, "first_ts", e->packets ? jsec(e->first_ts) : json_null());
-	json_object_set_new_nocheck(
-	    o, "flows",
-	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "max_live", (json_int_t)run->flows.max_live,
-		      "ended_idle", (json_int_t)run->flows.ended[FLOW_END_IDLE], "ended_closed",
-		      (json_int_t)run->flows.ended[FLOW_END_CLOSED], "evicted",
-		      (json_int_t)run->flows.ended[FLOW_END_EVICTED], "port_reused",
-		      (json_int_t)run->flows.ended[FLOW_END_REUSED], "at_end",
-		      (json_int_t)run->flows.ended[FLOW_END_DONE]));
-	json_object_set_new_nocheck(o, "last_ts", e->packets ? jsec(e->last_ts) : json_null());
-	json_object_set_new_nocheck(o, "malformed", json_integer((json_int_t)e->malformed_total));
-	json_object_set_new_nocheck(o, "malformed_by_reason", malformed);
-	json_object_set_new_nocheck(o, "no_memory", json_integer((json_int_t)e->no_memory));
-	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)e->packets));
-	json_object_set_new_nocheck(o, "snaplen_cut", json_integer((json_int_t)e->snaplen_cut));
-	json_object_set_new_nocheck(o, "tcp_packets", json_integer((json_int_t)e->status[DEC_TCP]));
-	json_object_set_new_nocheck(o, "timestamps_backwards",
-				    json_integer((json_int_t)e->ts_backwards));
-	json_object_set_new(
-	    o, "counts",
-	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
-		      "fast_retransmissions", (json_int_t)t->fast, "rto_retransmissions",
-		      (json_int_t)t->rto, "spurious_retransmissions", (json_int_t)t->spurious,
-		      "dup_acks", (json_int_t)t->dup_acks, "zero_windows",
-		      (json_int_t)t->zero_windows, "window_full", (json_int_t)t->window_full,
-		      "keepalives", (json_int_t)t->keepalives, "acked_unseen",
-		      (json_int_t)t->acked_unseen, "unseen_bytes", (json_int_t)t->unseen_bytes,
-		      "lost_segments", (json_int_t)t->lost_segments, "lost_upstream",
-		      (json_int_t)t->lost_upstream, "zero_window_time_s", jsec(t->zw_time_ns),
-		      "zero_window_episodes", (json_int_t)t->zw_episodes));
-	json_object_set_new_nocheck(o, "findings", findings);
-	return o;
+static void w_findings(struct jo_writer *w, const struct rep_totals *t, bool det)
+{
+	jo_w_key(w, "findings");
+	jo_w_obj(w);
+	jo_kint(w, "capture_loss_segments", (int64_t)t->capture_loss_segments);
+	jo_kint(w, "dsack", (int64_t)t->dsack);
+	jo_kint(w, "fills_undecided", (int64_t)t->fills_undecided);
+	kint_known(w, "mtu_misaligned", t->mtu_misaligned, det);
+	jo_kint(w, "out_of_order", (int64_t)t->ooo);
+	jo_kint(w, "oversize_segments", (int64_t)t->oversize);
+	kint_known(w, "reorder_across_queues", t->queue_reorders, det);
+	jo_kint(w, "retransmissions", (int64_t)t->retrans);
+	kint_known(w, "sack_holes", t->sack_holes, det);
+	if (det)
+		jo_ksec(w, "stall_time_s", t->stall_ns);
+	else
+		jo_knull(w, "stall_time_s");
+	kint_known(w, "stalls", t->stalls, det);
+	jo_kint(w, "tail_loss_probes", (int64_t)(t->tlp + t->tlp_new_data));
+	kint_known(w, "timer_like_pauses", t->stall_timer_like, det);
+	jo_w_obj_end(w);
+}
+
+static void w_flows(struct jo_writer *w, const struct flow_counters *f)
+{
+	jo_w_key(w, "flows");
+	jo_w_obj(w);
+	jo_kint(w, "at_end", (int64_t)f->ended[FLOW_END_DONE]);
+	jo_kint(w, "ended_closed", (int64_t)f->ended[FLOW_END_CLOSED]);
+	jo_kint(w, "ended_idle", (int64_t)f->ended[FLOW_END_IDLE]);
+	jo_kint(w, "evicted", (int64_t)f->ended[FLOW_END_EVICTED]);
+	jo_kint(w, "max_live", (int64_t)f->max_live);
+	jo_kint(w, "port_reused", (int64_t)f->ended[FLOW_END_REUSED]);
+	jo_w_obj_end(w);
+}
+
+static void w_tool(struct jo_writer *w, const struct rep_run *run)
+{
+	jo_w_obj(w);
+	jo_kint(w, "schema", REP_JSON_SCHEMA);
+	jo_kstr(w, "version", run->version);
+	jo_w_obj_end(w);
 }
 
 /* Observation points, indexed by a connection's "vantage". */
-static json_t *jvantages(const struct rep_run *run)
+static void w_vantages(struct jo_writer *w, const struct rep_run *run)
 {
-	json_t *a = json_array();
+	jo_w_arr(w);
 	for (unsigned v = 0; v < run->nvantages; v++)
-		json_array_append_new(a, json_string(run->vantage_names[v]));
-	return a;
+		jo_w_str(w, run->vantage_names[v]);
+	jo_w_arr_end(w);
 }
 
-static json_t *jtool(const struct rep_run *run)
+/* The run's summary; NDJSON's summary line also carries "kind", "tcpsift"
+ * and "vantages" (ndjson true). */
+static void w_summary(struct jo_writer *w, const struct rep_data *d, const struct rep_run *run,
+		      bool ndjson)
 {
-	return json_pack("{s:s, s:i}", "version", run->version, "schema", REP_JSON_SCHEMA);
-}
+	const struct rep_totals *t = &d->tot;
+	const struct eng_counters *e = &run->eng;
 
-/* Write v (stolen; NULL: a constructor failed) as the next value. */
-static void put_json(struct jo_writer *w, json_t *v)
-{
-	jo_w_json(w, v);
-	json_decref(v);
+	jo_w_obj(w);
+	jo_kint(w, "bad_tcp_options", (int64_t)e->bad_tcp_options);
+	jo_kint(w, "connections", (int64_t)run->flows.created);
+	w_counts(w, t);
+	w_decoded(w, e);
+	jo_kint(w, "events_dropped", (int64_t)d->events_dropped);
+	jo_kint(w, "filtered_out", (int64_t)run->filtered_out);
+	w_findings(w, t, run->detectors);
+	if (e->packets)
+		jo_ksec(w, "first_ts", e->first_ts);
+	else
+		jo_knull(w, "first_ts");
+	w_flows(w, &run->flows);
+	if (ndjson)
+		jo_kstr(w, "kind", "summary");
+	if (e->packets)
+		jo_ksec(w, "last_ts", e->last_ts);
+	else
+		jo_knull(w, "last_ts");
+	jo_kint(w, "malformed", (int64_t)e->malformed_total);
+	w_malformed(w, e);
+	jo_kint(w, "no_memory", (int64_t)e->no_memory);
+	jo_kint(w, "packets", (int64_t)e->packets);
+	jo_kint(w, "snaplen_cut", (int64_t)e->snaplen_cut);
+	jo_kint(w, "tcp_packets", (int64_t)e->status[DEC_TCP]);
+	if (ndjson) {
+		jo_w_key(w, "tcpsift");
+		w_tool(w, run);
+	}
+	jo_kint(w, "timestamps_backwards", (int64_t)e->ts_backwards);
+	if (ndjson) {
+		jo_w_key(w, "vantages");
+		w_vantages(w, run);
+	}
+	jo_w_obj_end(w);
 }
 
 /* A top-level key of the document; elements of arrays one after another. */
@@ -706,7 +521,8 @@ static void put_key(struct jo_writer *w, const char *key, bool first)
  */
 enum { REP_JSON_CHUNK = 32 * 1024 };
 
-int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run)
+int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run,
+		   char *errbuf, size_t errlen)
 {
 	struct jo_writer w;
 	int rc;
@@ -732,29 +548,24 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	jo_w_raw(&w, "]");
 	if (run->filter) {
 		put_key(&w, "filter", false);
-		put_json(&w, json_string(run->filter));
+		jo_w_str(&w, run->filter);
 	}
-	json_t *inputs = json_array();
-	for (unsigned k = 0; k < run->ninputs; k++)
-		json_array_append_new(inputs, jinput(run->inputs[k]));
 	put_key(&w, "inputs", false);
-	put_json(&w, inputs);
+	jo_w_arr(&w);
+	for (unsigned k = 0; k < run->ninputs; k++)
+		w_input(&w, run->inputs[k], NULL);
+	jo_w_arr_end(&w);
 	put_key(&w, "summary", false);
-	put_json(&w, jsummary(d, run));
+	w_summary(&w, d, run, false);
 	put_key(&w, "tcpsift", false);
-	put_json(&w, jtool(run));
+	w_tool(&w, run);
 	put_key(&w, "vantages", false);
-	put_json(&w, jvantages(run));
+	w_vantages(&w, run);
 	jo_w_raw(&w, "\n}\n");
 	rc = jo_w_flush(&w);
+	rep_write_error(rc, w.sys_errno, errbuf, errlen);
 	jo_w_free(&w);
 	return rc;
-}
-
-static json_t *with_kind(json_t *o, const char *kind)
-{
-	json_object_set_new_nocheck(o, "kind", json_string(kind));
-	return o;
 }
 
 /* One NDJSON line, handed to the FILE at once: lines reach a reader of
@@ -782,14 +593,11 @@ int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct 
 	int rc = 0;
 
 	for (unsigned k = 0; k < run->ninputs && rc == 0; k++) {
-		put_json(w, with_kind(jinput(run->inputs[k]), "input"));
+		w_input(w, run->inputs[k], "input");
 		rc = end_line(w);
 	}
 	if (rc == 0) {
-		json_t *s = with_kind(jsummary(d, run), "summary");
-		json_object_set_new_nocheck(s, "tcpsift", jtool(run));
-		json_object_set_new_nocheck(s, "vantages", jvantages(run));
-		put_json(w, s);
+		w_summary(w, d, run, true);
 		rc = end_line(w);
 	}
 	return rc;

@@ -1,4 +1,4 @@
-/* jsonout.c - serialize Jansson values fast, in exactly json_dumps()'s format. */
+/* jsonout.c - the JSON writer: values streamed into one buffer, keys in sorted order. */
 #include "analyze/report/jsonout.h"
 
 #include <errno.h>
@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { JO_MAX_SORTED = 128 }; /* keys sorted on the stack; more take a malloc */
-
-struct jo_item {
-	const char *key;
-	const json_t *value;
-};
-
 static int reserve(struct jo_buf *b, size_t more)
 {
 	if (b->len + more <= b->cap)
@@ -25,7 +18,7 @@ static int reserve(struct jo_buf *b, size_t more)
 		cap *= 2;
 	char *p = realloc(b->p, cap);
 	if (!p)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	b->p = p;
 	b->cap = cap;
 	return 0;
@@ -34,7 +27,7 @@ static int reserve(struct jo_buf *b, size_t more)
 static int put(struct jo_buf *b, const char *s, size_t n)
 {
 	if (reserve(b, n) < 0)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	return 0;
@@ -48,7 +41,7 @@ static int newline(struct jo_buf *b, int indent, int depth)
 	if (indent <= 0)
 		return 0;
 	if (reserve(b, n + 1) < 0)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	b->p[b->len++] = '\n';
 	memset(b->p + b->len, ' ', n);
 	b->len += n;
@@ -103,184 +96,82 @@ static size_t fmt_int(char *buf, int64_t v)
 	return sign + n;
 }
 
-static int put_int(struct jo_buf *b, json_int_t v)
+static int put_int(struct jo_buf *b, int64_t v)
 {
 	if (reserve(b, 24) < 0)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	b->len += fmt_int(b->p + b->len, v);
 	return 0;
 }
 
-/* jsonp_dtostr() of Jansson 2.14 with precision 16, in the "C" locale:
- * "%.16g", then ".0" if it looks like an integer, and the exponent without
- * '+' or leading zeros. The slow path, for what fmt_real_fast() leaves. */
-static size_t fmt_real_printf(char *tmp, size_t size, double v)
+/*
+ * A real as JSON, in the format reports always had (Jansson's, precision
+ * 16): "%.16g", ".0" when it would read as an integer, the exponent
+ * without '+' or leading zeros. Only true reals come here (rates, ratios,
+ * averages); times go through fmt_sec(), exact from nanoseconds.
+ */
+size_t jo_fmt_real(char *buf, double v)
 {
-	int n = snprintf(tmp, size, "%.16g", v);
+	char *e;
+	int n;
 
-	if (n < 0 || (size_t)n >= size - 3)
+	if (!isfinite(v))
+		return 0; /* JSON has no NaN or infinity */
+	n = snprintf(buf, JO_REAL_MAX, "%.16g", v);
+	if (n < 0 || n >= JO_REAL_MAX - 3)
 		return 0;
-	if (!strchr(tmp, '.') && !strchr(tmp, 'e')) {
-		tmp[n++] = '.';
-		tmp[n++] = '0';
-		tmp[n] = '\0';
+	if (!strchr(buf, '.') && !strchr(buf, 'e')) {
+		buf[n++] = '.';
+		buf[n++] = '0';
+		buf[n] = '\0';
 	}
-	char *start = strchr(tmp, 'e');
-	if (start) {
-		/* No '+' and no leading zeros in the exponent. */
-		start++;
-		char *end = start + 1;
+	if ((e = strchr(buf, 'e'))) {
+		char *start = e + 1, *end = start + 1;
 		if (*start == '-')
 			start++;
 		while (*end == '0')
 			end++;
 		if (end != start) {
-			memmove(start, end, (size_t)(n - (end - tmp)) + 1);
+			memmove(start, end, (size_t)(n - (end - buf)) + 1);
 			n -= (int)(end - start);
 		}
 	}
 	return (size_t)n;
 }
 
-#ifdef __SIZEOF_INT128__
-static const uint64_t pow10_u64[20] = {1ull,
-				       10ull,
-				       100ull,
-				       1000ull,
-				       10000ull,
-				       100000ull,
-				       1000000ull,
-				       10000000ull,
-				       100000000ull,
-				       1000000000ull,
-				       10000000000ull,
-				       100000000000ull,
-				       1000000000000ull,
-				       10000000000000ull,
-				       100000000000000ull,
-				       1000000000000000ull,
-				       10000000000000000ull,
-				       100000000000000000ull,
-				       1000000000000000000ull,
-				       10000000000000000000ull};
-
 /*
- * The same bytes as fmt_real_printf() without printf, for the doubles a
- * report holds (times in seconds, rates, ratios: 1e-7 <= |v| < 2^52).
- * v = m * 2^e exactly; N = v * 10^k, k chosen so that N has 16 digits, is
- * computed exactly in 128 bits (m < 2^53, 10^k <= 10^22 < 2^74), then
- * rounded half to even as glibc's printf rounds the exact binary value.
- * Returns 0 for anything else (zero, subnormals, huge, tiny): printf then.
+ * ns nanoseconds as seconds, exactly: "1796033364.947948123", "0.019861",
+ * "3.0" (trailing zeros dropped, one digit kept after the point so it reads
+ * as a real). No double in between: a time of day in seconds has 19
+ * significant digits, more than a double holds.
  */
-static size_t fmt_real_fast(char *out, double v)
+size_t jo_fmt_sec(char *buf, int64_t ns)
 {
-	const uint64_t p16 = pow10_u64[16], p15 = pow10_u64[15];
-	uint64_t bits;
+	uint64_t u = ns < 0 ? 0ull - (uint64_t)ns : (uint64_t)ns;
+	uint64_t whole = u / 1000000000ull;
+	unsigned frac = (unsigned)(u % 1000000000ull);
+	char digits[9];
+	size_t n = 0, keep = 9;
 
-	memcpy(&bits, &v, sizeof(bits));
-	unsigned bexp = (unsigned)(bits >> 52) & 0x7ff;
-	if (bexp == 0 || bexp == 0x7ff)
-		return 0;
-	uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-	int sh = 1075 - (int)bexp; /* v = m / 2^sh */
-	if (sh <= 0)
-		return 0;
-	/* floor(log10(2^(52 - sh))): the decimal exponent, or one below it. */
-	int e2 = 52 - sh;
-	int x10 = e2 >= 0 ? (e2 * 78913) >> 18 : -((-e2 * 78913 + (1 << 18) - 1) >> 18);
-	uint64_t q = 0;
-	unsigned __int128 rem = 0, half = 0;
-	for (int tries = 0;; tries++) {
-		int k = 15 - x10;
-		if (tries == 3 || k < 0 || k > 22 || sh >= 127)
-			return 0;
-		unsigned __int128 p = k <= 19
-					  ? (unsigned __int128)pow10_u64[k]
-					  : (unsigned __int128)pow10_u64[19] * pow10_u64[k - 19];
-		unsigned __int128 num = p * m;
-		unsigned __int128 qq = num >> sh;
-		if (qq >= p16) {
-			x10++;
-			continue;
-		}
-		if (qq < p15) {
-			x10--;
-			continue;
-		}
-		q = (uint64_t)qq;
-		half = (unsigned __int128)1 << (sh - 1);
-		rem = num & (((unsigned __int128)1 << sh) - 1);
-		break;
-	}
-	if (rem > half || (rem == half && (q & 1)))
-		q++;
-	if (q == p16) { /* 9.99...95 rounded up to 10.00... */
-		q = p15;
-		x10++;
-	}
-	char d[16], *o = out;
-	fmt_u64(d + 16, q);
-	int nd = 16; /* significant digits left once trailing zeros go */
-	while (d[nd - 1] == '0')
-		nd--;
-	if (bits >> 63)
-		*o++ = '-';
-	if (x10 >= 16 || x10 < -4) { /* %e style */
-		*o++ = d[0];
-		if (nd > 1) {
-			*o++ = '.';
-			memcpy(o, d + 1, (size_t)nd - 1);
-			o += nd - 1;
-		}
-		*o++ = 'e';
-		if (x10 < 0)
-			*o++ = '-';
-		char *e = fmt_u64(o + 8, (uint64_t)(x10 < 0 ? -x10 : x10));
-		size_t n = (size_t)(o + 8 - e);
-		memmove(o, e, n);
-		o += n;
-	} else if (x10 >= 0) { /* %f style: integer part, then the rest */
-		memcpy(o, d, (size_t)x10 + 1);
-		o += x10 + 1;
-		*o++ = '.';
-		if (nd > x10 + 1) {
-			memcpy(o, d + x10 + 1, (size_t)(nd - x10 - 1));
-			o += nd - x10 - 1;
-		} else {
-			*o++ = '0'; /* Jansson's ".0": still a real when read back */
-		}
-	} else { /* 0.000ddd */
-		*o++ = '0';
-		*o++ = '.';
-		for (int z = -1; z > x10; z--)
-			*o++ = '0';
-		memcpy(o, d, (size_t)nd);
-		o += nd;
-	}
-	return (size_t)(o - out);
-}
-#endif
-
-/* v as Jansson prints a real, into buf (>= JO_REAL_MAX bytes); 0 if not finite. */
-size_t jo_fmt_real(char *buf, double v)
-{
-	size_t n = 0;
-
-	if (!isfinite(v))
-		return 0; /* JSON has no NaN or infinity; Jansson refuses too */
-#ifdef __SIZEOF_INT128__
-	n = fmt_real_fast(buf, v);
-#endif
-	return n ? n : fmt_real_printf(buf, JO_REAL_MAX, v);
+	if (ns < 0)
+		buf[n++] = '-';
+	n += fmt_int(buf + n, (int64_t)whole);
+	buf[n++] = '.';
+	for (int k = 8; k >= 0; k--, frac /= 10)
+		digits[k] = (char)('0' + frac % 10);
+	while (keep > 1 && digits[keep - 1] == '0')
+		keep--;
+	memcpy(buf + n, digits, keep);
+	return n + keep;
 }
 
 static int put_real(struct jo_buf *b, double v)
 {
 	if (reserve(b, JO_REAL_MAX) < 0)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	size_t n = jo_fmt_real(b->p + b->len, v);
 	if (!n)
-		return -EINVAL;
+		return ERR_USAGE; /* NaN or infinity: JSON cannot say it */
 	b->len += n;
 	return 0;
 }
@@ -329,7 +220,7 @@ static int put_string(struct jo_buf *b, const char *s, size_t n)
 	size_t run = 0;
 
 	if (reserve(b, n + 2) < 0)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	if (plain(s, n)) { /* keys and most values: one copy */
 		char *p = b->p + b->len;
 		p[0] = '"';
@@ -372,121 +263,15 @@ static int put_string(struct jo_buf *b, const char *s, size_t n)
 			break;
 		}
 		if (put(b, s + run, i - run) < 0 || put(b, esc, elen) < 0)
-			return -ENOMEM;
+			return ERR_NOMEM;
 		run = i + 1;
 	}
 	if (put(b, s + run, n - run) < 0)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	return put(b, "\"", 1);
 }
 
-static int by_key(const void *a, const void *b)
-{
-	return strcmp(((const struct jo_item *)a)->key, ((const struct jo_item *)b)->key);
-}
-
-static int dump(struct jo_buf *b, const json_t *v, int indent, int depth);
-
-static int dump_object(struct jo_buf *b, const json_t *v, int indent, int depth)
-{
-	size_t n = json_object_size(v), k = 0;
-	struct jo_item stack[JO_MAX_SORTED], *items = stack;
-	const char *key;
-	json_t *val;
-	int rc = 0;
-
-	if (n == 0)
-		return put(b, "{}", 2);
-	if (n > JO_MAX_SORTED && !(items = malloc(n * sizeof(*items))))
-		return -ENOMEM;
-	bool sorted = true;
-	json_object_foreach((json_t *)v, key, val)
-	{
-		if (k && sorted && strcmp(items[k - 1].key, key) >= 0)
-			sorted = false;
-		items[k].key = key;
-		items[k++].value = val;
-	}
-	/* Jansson iterates in insertion order: objects built key by key in
-	 * sorted order (the reporters' are) need no sort. */
-	if (!sorted)
-		qsort(items, k, sizeof(*items), by_key);
-	rc = put(b, "{", 1);
-	for (size_t i = 0; i < k && rc == 0; i++) {
-		rc = newline(b, indent, depth + 1);
-		if (rc == 0)
-			rc = put_string(b, items[i].key, strlen(items[i].key));
-		if (rc == 0)
-			rc = indent > 0 ? put(b, ": ", 2) : put(b, ":", 1);
-		if (rc == 0)
-			rc = dump(b, items[i].value, indent, depth + 1);
-		if (rc == 0 && i + 1 < k)
-			rc = put(b, ",", 1);
-	}
-	if (rc == 0)
-		rc = newline(b, indent, depth);
-	if (rc == 0)
-		rc = put(b, "}", 1);
-	if (items != stack)
-		free(items);
-	return rc;
-}
-
-static int dump_array(struct jo_buf *b, const json_t *v, int indent, int depth)
-{
-	size_t n = json_array_size(v);
-	int rc;
-
-	if (n == 0)
-		return put(b, "[]", 2);
-	rc = put(b, "[", 1);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		rc = newline(b, indent, depth + 1);
-		if (rc == 0)
-			rc = dump(b, json_array_get(v, i), indent, depth + 1);
-		if (rc == 0 && i + 1 < n)
-			rc = put(b, ",", 1);
-	}
-	if (rc == 0)
-		rc = newline(b, indent, depth);
-	return rc == 0 ? put(b, "]", 1) : rc;
-}
-
-static int dump(struct jo_buf *b, const json_t *v, int indent, int depth)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return dump_object(b, v, indent, depth);
-	case JSON_ARRAY:
-		return dump_array(b, v, indent, depth);
-	case JSON_STRING:
-		return put_string(b, json_string_value(v), json_string_length(v));
-	case JSON_INTEGER:
-		return put_int(b, json_integer_value(v));
-	case JSON_REAL:
-		return put_real(b, json_real_value(v));
-	case JSON_TRUE:
-		return put(b, "true", 4);
-	case JSON_FALSE:
-		return put(b, "false", 5);
-	default:
-		return put(b, "null", 4);
-	}
-}
-
-int jo_dump(struct jo_buf *b, const json_t *v, int indent)
-{
-	if (!v)
-		return -EINVAL;
-	return dump(b, v, indent, 0);
-}
-
-void jo_reset(struct jo_buf *b)
-{
-	b->len = 0;
-}
-
-void jo_free(struct jo_buf *b)
+static void buf_free(struct jo_buf *b)
 {
 	if (!b)
 		return;
@@ -526,6 +311,22 @@ static void separate(struct jo_writer *w)
 	w->first = false;
 }
 
+#ifdef JO_CHECK_ORDER
+/* The test builds hold every caller to the sorted-keys layout. Keys are
+ * string literals or static names: the pointer stays valid. */
+static void check_order(struct jo_writer *w, const char *key)
+{
+	int d = w->depth < JO_MAX_DEPTH ? w->depth : JO_MAX_DEPTH;
+
+	if (w->last_key[d] && strcmp(w->last_key[d], key) >= 0) {
+		fprintf(stderr, "jsonout: key \"%s\" written after \"%s\"\n", key,
+			w->last_key[d]);
+		fail(w, ERR_USAGE);
+	}
+	w->last_key[d] = key;
+}
+#endif
+
 /*
  * The hot path of every member: comma, line break and indentation, the
  * quoted key and the colon, with room for `value` more bytes reserved in
@@ -537,16 +338,19 @@ static char *key_then(struct jo_writer *w, const char *key, size_t value)
 	size_t n = strlen(key), pad = w->indent > 0 ? (size_t)w->indent * (size_t)w->depth : 0;
 	char *p;
 
+#ifdef JO_CHECK_ORDER
+	check_order(w, key);
+#endif
 	if (!plain(key, n)) { /* not in the reports; the general way */
 		separate(w);
 		fail(w, put_string(&w->b, key, n));
 		fail(w, w->indent > 0 ? put(&w->b, ": ", 2) : put(&w->b, ":", 1));
 		if (reserve(&w->b, value) < 0)
-			fail(w, -ENOMEM);
+			fail(w, ERR_NOMEM);
 		return w->err ? NULL : w->b.p + w->b.len;
 	}
 	if (reserve(&w->b, n + pad + 8 + 6 + value) < 0) {
-		fail(w, -ENOMEM);
+		fail(w, ERR_NOMEM);
 		return NULL;
 	}
 	p = w->b.p + w->b.len;
@@ -611,10 +415,14 @@ void jo_w_null(struct jo_writer *w)
 	fail(w, put(&w->b, "null", 4));
 }
 
-void jo_w_json(struct jo_writer *w, const json_t *v)
+void jo_w_sec(struct jo_writer *w, int64_t ns)
 {
 	separate(w);
-	fail(w, v ? dump(&w->b, v, w->indent, w->depth) : -ENOMEM);
+	if (reserve(&w->b, JO_SEC_MAX) < 0) {
+		fail(w, ERR_NOMEM);
+		return;
+	}
+	w->b.len += jo_fmt_sec(w->b.p + w->b.len, ns);
 }
 
 /* The key-value pairs: one reservation for both. */
@@ -636,7 +444,15 @@ void jo_kreal(struct jo_writer *w, const char *key, double v)
 	n = jo_fmt_real(p, v);
 	w->b.len = (size_t)(p - w->b.p) + n;
 	if (!n)
-		fail(w, -EINVAL);
+		fail(w, ERR_USAGE); /* NaN or infinity: JSON cannot say it */
+}
+
+void jo_ksec(struct jo_writer *w, const char *key, int64_t ns)
+{
+	char *p = key_then(w, key, JO_SEC_MAX);
+
+	if (p)
+		w->b.len = (size_t)(p - w->b.p) + jo_fmt_sec(p, ns);
 }
 
 void jo_kstr(struct jo_writer *w, const char *key, const char *s)
@@ -674,6 +490,10 @@ static void open_container(struct jo_writer *w, const char *c)
 	fail(w, put(&w->b, c, 1));
 	w->depth++;
 	w->first = true;
+#ifdef JO_CHECK_ORDER
+	if (w->depth <= JO_MAX_DEPTH)
+		w->last_key[w->depth] = NULL;
+#endif
 }
 
 /* Empty containers stay "{}" / "[]" as Jansson writes them. */
@@ -722,7 +542,8 @@ int jo_w_flush(struct jo_writer *w)
 		return w->err;
 	if (!w->out_failed && n && fwrite(w->b.p, 1, n, w->out) != n) {
 		w->out_failed = true;
-		fail(w, -(errno ? errno : EIO));
+		w->sys_errno = errno ? errno : EIO;
+		fail(w, ERR_SYSTEM);
 	}
 	w->b.len = w->err_at = 0;
 	return w->err;
@@ -739,7 +560,29 @@ void jo_w_free(struct jo_writer *w)
 {
 	if (!w)
 		return;
-	jo_free(&w->b);
+	buf_free(&w->b);
+}
+
+void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v,
+		       unsigned n)
+{
+	unsigned order[32];
+
+	if (n > 32) {
+		fail(w, ERR_USAGE);
+		return;
+	}
+	/* Insertion sort of the indices: a handful of names, once per call. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned j = k;
+		for (; j > 0 && strcmp(names[k], names[order[j - 1]]) < 0; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+	jo_w_obj(w);
+	for (unsigned k = 0; k < n; k++)
+		jo_kint(w, names[order[k]], (int64_t)v[order[k]]);
+	jo_w_obj_end(w);
 }
 
 /* ---- objects gathered as a field list ---- */
@@ -780,6 +623,13 @@ void jo_f_real(struct jo_fields *l, const char *key, double v)
 	struct jo_field *f = add_field(l, key, JO_F_REAL);
 	if (f)
 		f->v.r = v;
+}
+
+void jo_f_sec(struct jo_fields *l, const char *key, int64_t ns)
+{
+	struct jo_field *f = add_field(l, key, JO_F_SEC);
+	if (f)
+		f->v.i = ns;
 }
 
 void jo_f_str(struct jo_fields *l, const char *key, const char *s)
@@ -828,7 +678,7 @@ static bool key_before(const char *a, const char *b)
 void jo_w_fields(struct jo_writer *w, struct jo_fields *l)
 {
 	if (l->overflow) {
-		fail(w, -E2BIG);
+		fail(w, ERR_USAGE); /* a writer's bug: JO_FIELDS_MAX is too small */
 		return;
 	}
 	/* Insertion sort: the lists are short and mostly in order already. */
@@ -849,6 +699,9 @@ void jo_w_fields(struct jo_writer *w, struct jo_fields *l)
 			break;
 		case JO_F_REAL:
 			jo_w_real(w, f->v.r);
+			break;
+		case JO_F_SEC:
+			jo_w_sec(w, f->v.i);
 			break;
 		case JO_F_STR:
 			jo_w_str(w, f->v.s);

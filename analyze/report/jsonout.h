@@ -1,62 +1,39 @@
-/* jsonout.h - JSON in exactly json_dumps()'s bytes: from Jansson values, or streamed directly. */
+/* jsonout.h - the JSON writer: values streamed into one buffer, keys in sorted order. */
 #ifndef TCPSIFT_JSONOUT_H
 #define TCPSIFT_JSONOUT_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/*
- * The JSON contract is Jansson's format: json_dumps(v, JSON_SORT_KEYS |
- * JSON_REAL_PRECISION(16) | JSON_ENCODE_ANY | JSON_INDENT(indent) or
- * JSON_COMPACT). json_dumpb() itself is slow (snprintf for every number,
- * a callback per character), and building a json_t per value costs as
- * much again, so:
- *  - jo_dump() writes a Jansson value in exactly those bytes into a
- *    growable buffer (tests/unit/test_jsonout.c proves it on every kind);
- *  - the streaming writer (struct jo_writer below) writes the same bytes
- *    with no Jansson value at all: what the reports use for their bulk,
- *    connections and events.
- *
- * The buffer owns its memory; reuse it across values, free it once.
- */
-struct jo_buf {
-	char *p;
-	size_t len, cap;
-};
-
-/* Append v to b. indent > 0: pretty, that many spaces a level; 0: compact.
- * Returns 0, or -ENOMEM (b keeps what was written). */
-int jo_dump(struct jo_buf *b, const json_t *v, int indent);
-
-void jo_reset(struct jo_buf *b); /* len = 0, memory kept */
-void jo_free(struct jo_buf *b);	 /* NULL-safe; b is then empty */
-
-/* Bytes jo_fmt_real() may write (it writes no terminating NUL). */
-#define JO_REAL_MAX 48
-
-/* v as Jansson prints a real with JSON_REAL_PRECISION(16) ("%.16g", ".0"
- * added to integral values, exponent without '+' or leading zeros) into buf,
- * without printf for the values reports hold. Returns the length, 0 for NaN
- * or infinity. */
-size_t jo_fmt_real(char *buf, double v);
+#include "common/err.h"
 
 /*
- * The streaming writer: the same bytes jo_dump() would write for a value
- * built in Jansson, written straight from the caller's data, with no
- * json_t allocated. The caller emits keys in sorted (strcmp) order, as
- * JSON_SORT_KEYS would; test_report_json.c holds the reporters to it.
+ * Every JSON byte tcpsift writes comes from here, written straight from the
+ * caller's data with no intermediate tree: what keeps --json fast. The
+ * layout is fixed (tcpsift(1), JSON OUTPUT): keys in strcmp order at every
+ * level, so the same capture always gives the same bytes; pretty output
+ * indents by `indent` spaces a level ("key": value), compact has no spaces.
+ * Times are written exactly from integer nanoseconds (jo_w_sec); other
+ * reals as "%.16g". Builds with -DJO_CHECK_ORDER (the test builds) fail
+ * the writer when a caller emits keys out of order.
  *
  *   jo_w_obj(w); jo_w_key(w, "a"); jo_w_int(w, 1); jo_w_obj_end(w);
  *
  * A value right after jo_w_key() is that key's; any other value inside an
  * array is its next element; a value at depth 0 stands alone (the caller
  * writes what goes between top-level values with jo_w_raw()). Errors are
- * sticky: what is written after one never reaches out, jo_w_flush()
- * reports it.
+ * sticky (enum err_code): what is written after one never reaches out,
+ * jo_w_flush() reports it. The writer owns its buffer; out is borrowed.
  */
+struct jo_buf {
+	char *p;
+	size_t len, cap;
+};
+
+#define JO_MAX_DEPTH 16
+
 struct jo_writer {
 	struct jo_buf b;
 	FILE *out;	 /* not owned; NULL: everything stays in b */
@@ -66,19 +43,33 @@ struct jo_writer {
 	bool first;	 /* the next key or element is its container's first */
 	bool after_key;	 /* the next value belongs to the key just written */
 	bool out_failed; /* writing to out failed: nothing more is written */
-	int err;	 /* first error, negative errno */
+	int err;	 /* first error, enum err_code */
+	int sys_errno;	 /* with ERR_SYSTEM: the errno of the failed write */
 	size_t err_at;	 /* b.len when it happened: later bytes are not written */
+#ifdef JO_CHECK_ORDER
+	const char *last_key[JO_MAX_DEPTH + 1]; /* per depth; NULL: none yet */
+#endif
 };
+
+/* Bytes jo_fmt_real() / jo_fmt_sec() may write (no terminating NUL from
+ * jo_fmt_sec; jo_fmt_real writes one). */
+#define JO_REAL_MAX 48
+#define JO_SEC_MAX  32
+
+/* v as a JSON real ("%.16g", ".0" added to integral values, exponent
+ * without '+' or leading zeros); the length, 0 for NaN or infinity. */
+size_t jo_fmt_real(char *buf, double v);
+/* ns as exact seconds ("1796033364.947948123", "0.5", "3.0"); the length. */
+size_t jo_fmt_sec(char *buf, int64_t ns);
 
 void jo_w_init(struct jo_writer *w, FILE *out, size_t flush_at, int indent);
 void jo_w_key(struct jo_writer *w, const char *key);
 void jo_w_int(struct jo_writer *w, int64_t v);
-void jo_w_real(struct jo_writer *w, double v); /* NaN, infinity: -EINVAL */
+void jo_w_real(struct jo_writer *w, double v); /* NaN, infinity: ERR_USAGE */
+void jo_w_sec(struct jo_writer *w, int64_t ns);
 void jo_w_str(struct jo_writer *w, const char *s);
 void jo_w_bool(struct jo_writer *w, bool v);
 void jo_w_null(struct jo_writer *w);
-/* A Jansson value, borrowed; NULL (a constructor failed) is -ENOMEM. */
-void jo_w_json(struct jo_writer *w, const json_t *v);
 void jo_w_obj(struct jo_writer *w);
 void jo_w_obj_end(struct jo_writer *w);
 void jo_w_arr(struct jo_writer *w);
@@ -87,9 +78,15 @@ void jo_w_raw(struct jo_writer *w, const char *s); /* verbatim, outside the valu
 /* A key and its value in one call. */
 void jo_kint(struct jo_writer *w, const char *key, int64_t v);
 void jo_kreal(struct jo_writer *w, const char *key, double v);
+void jo_ksec(struct jo_writer *w, const char *key, int64_t ns);
 void jo_kstr(struct jo_writer *w, const char *key, const char *s);
 void jo_kbool(struct jo_writer *w, const char *key, bool v);
 void jo_knull(struct jo_writer *w, const char *key);
+
+/* An object {names[k]: v[k]} with its keys in sorted order, whatever the
+ * order of the enum the names come from (names borrowed, n <= 32). */
+void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v,
+		       unsigned n);
 
 /*
  * An object of scalar members whose keys come from several places (an
@@ -100,6 +97,7 @@ enum jo_ftype {
 	JO_F_NULL = 0,
 	JO_F_INT,
 	JO_F_REAL,
+	JO_F_SEC, /* nanoseconds, written as exact seconds */
 	JO_F_STR,
 	JO_F_BOOL,
 	JO_F_INT_PAIR, /* [a, b] */
@@ -127,15 +125,15 @@ struct jo_fields {
 };
 
 void jo_f_reset(struct jo_fields *l); /* empty, ready for members */
-/* Append a member (keys must be distinct, as json_object_set_new_nocheck's). */
+/* Append a member (keys must be distinct). */
 void jo_f_null(struct jo_fields *l, const char *key);
 void jo_f_int(struct jo_fields *l, const char *key, int64_t v);
 void jo_f_real(struct jo_fields *l, const char *key, double v);
+void jo_f_sec(struct jo_fields *l, const char *key, int64_t ns);
 void jo_f_str(struct jo_fields *l, const char *key, const char *s);
 void jo_f_bool(struct jo_fields *l, const char *key, bool v);
 void jo_f_int_pair(struct jo_fields *l, const char *key, int64_t a, int64_t b);
-/* Set key to s, replacing the value of a member of that key if there is one
- * (json_object_set() semantics). */
+/* Set key to s, replacing the value of a member of that key if there is one. */
 void jo_f_set_str(struct jo_fields *l, const char *key, const char *s);
 /* Write the members as one object, keys sorted (l is sorted in place). */
 void jo_w_fields(struct jo_writer *w, struct jo_fields *l);

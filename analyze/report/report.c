@@ -16,12 +16,34 @@ struct report {
 	size_t nevents, events_cap;
 	uint64_t events_dropped;
 	struct rep_totals tot;
-	int write_error;
+	int write_error; /* 0, or the first failure: enum err_code */
+	int write_errno; /* ... with ERR_SYSTEM: its errno */
 	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
 	struct rep_frame_list frames[SUM_EV_TYPE_COUNT];
 };
 
 static void keep_event(struct report *r, const struct sum_event *e);
+
+/* The first failure is the one reported. */
+static void note_write_error(struct report *r, int code, int sys_errno)
+{
+	if (!r->write_error) {
+		r->write_error = code < 0 ? code : ERR_SYSTEM;
+		r->write_errno = sys_errno;
+	}
+}
+
+void rep_write_error(int code, int sys_errno, char *errbuf, size_t errlen)
+{
+	if (code == ERR_NOMEM)
+		snprintf(errbuf, errlen, "out of memory");
+	else if (code == ERR_SYSTEM)
+		snprintf(errbuf, errlen, "cannot write the report: %s",
+			 strerror(sys_errno ? sys_errno : EIO));
+	else if (code < 0)
+		snprintf(errbuf, errlen, "cannot write the report (%s error)",
+			 err_class_name(code));
+}
 
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
 {
@@ -114,14 +136,14 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 	add_conn_totals(&r->tot, c);
 	if (r->cfg.format == REP_NDJSON) {
 		if (rep_ndjson_conn(&r->ndjson, c) < 0)
-			r->write_error = errno ? errno : EIO;
+			note_write_error(r, r->ndjson.err, r->ndjson.sys_errno);
 		return;
 	}
 	if (r->nconns == r->conns_cap) {
 		size_t cap = r->conns_cap ? r->conns_cap * 2 : 256;
 		struct sum_conn *n = realloc(r->conns, cap * sizeof(*n));
 		if (!n) {
-			r->write_error = ENOMEM;
+			note_write_error(r, ERR_NOMEM, 0);
 			return;
 		}
 		r->conns = n;
@@ -143,7 +165,7 @@ static void keep_event(struct report *r, const struct sum_event *e)
 {
 	if (r->cfg.format == REP_NDJSON) {
 		if (rep_ndjson_event(&r->ndjson, e) < 0)
-			r->write_error = errno ? errno : EIO;
+			note_write_error(r, r->ndjson.err, r->ndjson.sys_errno);
 		return;
 	}
 	if (r->nevents >= r->cfg.max_events) {
@@ -263,13 +285,15 @@ static int by_conn_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int rep_finish(struct report *r, const struct rep_run *run)
+int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t errlen)
 {
 	struct rep_data d = {0};
-	int rc;
+	int rc, sys_errno = 0;
 
-	if (r->write_error)
-		return -r->write_error;
+	if (r->write_error) {
+		rep_write_error(r->write_error, r->write_errno, errbuf, errlen);
+		return r->write_error;
+	}
 	/* Connections end in any order (idle, evicted, drained): report them in
 	 * the order of their first packet. */
 	if (r->nconns)
@@ -283,20 +307,26 @@ int rep_finish(struct report *r, const struct rep_run *run)
 	d.frames = r->frames;
 	switch (r->cfg.format) {
 	case REP_JSON:
-		rc = rep_write_json(r->cfg.out, &d, run);
-		break;
+		return rep_write_json(r->cfg.out, &d, run, errbuf, errlen);
 	case REP_NDJSON:
 		rc = rep_ndjson_tail(&r->ndjson, &d, run);
+		sys_errno = r->ndjson.sys_errno;
 		break;
 	default:
 		rc = rep_write_text(r->cfg.out, &d, run);
+		sys_errno = errno;
 		break;
 	}
-	if (rc == 0 && fflush(r->cfg.out) != 0)
-		rc = -errno;
+	if (rc == 0 && fflush(r->cfg.out) != 0) {
+		rc = ERR_SYSTEM;
+		sys_errno = errno;
+	}
 	if (rc == 0 && r->cfg.frames_csv &&
-	    (fflush(r->cfg.frames_csv) != 0 || ferror(r->cfg.frames_csv)))
-		rc = -(errno ? errno : EIO);
+	    (fflush(r->cfg.frames_csv) != 0 || ferror(r->cfg.frames_csv))) {
+		rc = ERR_SYSTEM;
+		sys_errno = errno;
+	}
+	rep_write_error(rc, sys_errno, errbuf, errlen);
 	return rc;
 }
 

@@ -5,12 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 #include <stdio.h>
 
 #include "analyze/engine/engine.h"
 #include "analyze/engine/source.h"
 #include "analyze/engine/summary.h"
+#include "common/err.h"
 
 /*
  * A report owns copies of every connection summary and (up to max_events)
@@ -59,8 +59,9 @@ struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen
 /* The sink to give the engine; valid while the report lives. */
 struct sum_sink rep_sink(struct report *r);
 
-/* Write the report (text/JSON) or the closing lines (NDJSON). 0 or -errno. */
-int rep_finish(struct report *r, const struct rep_run *run);
+/* Write the report (text/JSON) or the closing lines (NDJSON). 0, or an
+ * enum err_code with one line in errbuf (a write error, memory). */
+int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t errlen);
 
 void rep_free(struct report *r); /* NULL is a no-op */
 
@@ -118,32 +119,28 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 
 int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
-int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run);
+int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run,
+		   char *errbuf, size_t errlen);
+/* errbuf gets the line for a write failure code (sys_errno: its errno). */
+void rep_write_error(int code, int sys_errno, char *errbuf, size_t errlen);
 
 struct jo_writer;
 struct jo_fields;
 
 /* NDJSON pieces, one line each, through w (compact, handed to its FILE a
- * line at a time). 0 or -errno. */
+ * line at a time). 0 or an enum err_code. */
 int rep_ndjson_conn(struct jo_writer *w, const struct sum_conn *c);
 int rep_ndjson_event(struct jo_writer *w, const struct sum_event *e);
 int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct rep_run *run);
 
-/*
- * One connection or event as a JSON object, two ways: written straight into
- * w (what the reports use), and built as a Jansson value (the reference:
- * test_report_json.c holds the first to jo_dump() of the second, byte for
- * byte). kind: NULL, or the "kind" member of an NDJSON line. The json_t is
- * the caller's to json_decref().
- */
+/* One connection or event as a JSON object written into w. kind: NULL, or
+ * the "kind" member of an NDJSON line. */
 void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind);
 void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind);
-json_t *rep_jansson_conn(const struct sum_conn *c, const char *kind);
-json_t *rep_jansson_event(const struct sum_event *e, const char *kind);
 
-/* Per-detector reporters (report_<detector>.c): the connection's result
- * object (rep_jw_*: written directly; rep_json_*: in Jansson), the event's
- * type-specific keys, and the text findings lines. */
+/* Per-detector reporters (analyze/detect/<name>/<name>_report.c): the
+ * connection's result object, the event's type-specific keys, and the text
+ * findings lines. */
 void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s);
 void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e);
 void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s);
@@ -151,16 +148,9 @@ void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e);
 void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s);
 void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s);
 void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e);
-json_t *rep_json_stall(const struct stall_summary *s);
-void rep_json_stall_event(json_t *o, const struct sum_event *e);
 void rep_text_stall(FILE *out, const struct rep_data *d);
-json_t *rep_json_sack(const struct sackb_summary *s);
-void rep_json_sack_event(json_t *o, const struct sum_event *e);
 void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run);
-json_t *rep_json_reorder(const struct reorder_summary *s);
 void rep_text_reorder(FILE *out, const struct rep_data *d);
-json_t *rep_json_mtu(const struct mtu_summary *s);
-void rep_json_mtu_event(json_t *o, const struct sum_event *e);
 void rep_text_mtu(FILE *out, const struct rep_data *d);
 
 #endif

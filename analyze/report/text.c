@@ -9,9 +9,10 @@
 
 enum { TEXT_EXAMPLES = 3 }; /* connections named under each finding */
 
+/* A failed stdio write: ERR_SYSTEM, errno left for the caller's message. */
 static int werr(FILE *out)
 {
-	return ferror(out) ? -(errno ? errno : EIO) : 0;
+	return ferror(out) ? ERR_SYSTEM : 0;
 }
 
 /* 1234567 -> "1.2M": fits a 6-column cell. */

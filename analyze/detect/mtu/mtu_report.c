@@ -1,4 +1,4 @@
-/* report_mtu.c - JSON and text for the MTU / alignment detector's results. */
+/* mtu_report.c - JSON and text for the MTU / alignment detector's results. */
 #include <inttypes.h>
 
 #include "analyze/report/jsonout.h"
@@ -18,99 +18,6 @@ static const char *const mtu_pmtu_names[MTU_PMTU_KIND_COUNT] = {
     [MTU_PMTU_BLACKHOLE] = "blackhole",
 };
 
-static json_t *jnum_or_null(uint32_t v)
-{
-	return v ? json_integer(v) : json_null();
-}
-
-static json_t *jpair(uint32_t c2s, uint32_t s2c)
-{
-	return json_pack("{s:o, s:o}", "c2s", jnum_or_null(c2s), "s2c", jnum_or_null(s2c));
-}
-
-json_t *rep_json_mtu(const struct mtu_summary *s)
-{
-	json_t *o = json_object(), *dirs = json_array();
-
-	for (int k = 0; k < 2; k++)
-		if (s->misaligned_dir[k])
-			json_array_append_new(dirs, json_string(mtu_dir_names[k]));
-	json_object_set_new_nocheck(o, "aligned_above", jnum_or_null(s->aligned_above));
-	json_object_set_new_nocheck(o, "aligned_below", jnum_or_null(s->aligned_below));
-	json_object_set_new_nocheck(o, "collapse", json_boolean(s->collapse));
-	json_object_set_new_nocheck(o, "collapse_by",
-				    s->collapse ? json_string(mtu_collapse_names[s->collapse_by])
-						: json_null());
-	json_object_set_new_nocheck(o, "collapse_idle_s",
-				    s->transfer_ns ? json_real((double)s->idle_ns / 1e9)
-						   : json_null());
-	json_object_set_new_nocheck(o, "collapse_transfer_s",
-				    s->transfer_ns ? json_real((double)s->transfer_ns / 1e9)
-						   : json_null());
-	json_object_set_new_nocheck(
-	    o, "dir",
-	    s->implied_mtu[s->dir & 1] ? json_string(mtu_dir_names[s->dir & 1]) : json_null());
-	json_object_set_new(
-	    o, "full_size",
-	    json_pack("{s:b, s:b}", "c2s", s->full_size[0], "s2c", s->full_size[1]));
-	json_object_set_new_nocheck(o, "header_bytes",
-				    jpair(s->header_bytes[0], s->header_bytes[1]));
-	json_object_set_new_nocheck(o, "icmp_mtu", jnum_or_null(s->icmp_mtu));
-	json_object_set_new_nocheck(o, "icmp_too_big", json_integer(s->icmp_too_big));
-	json_object_set_new_nocheck(o, "implied_mtu", jpair(s->implied_mtu[0], s->implied_mtu[1]));
-	json_object_set_new_nocheck(o, "largest_payload",
-				    jpair(s->largest_payload[0], s->largest_payload[1]));
-	json_object_set_new_nocheck(o, "misaligned", json_boolean(s->misaligned));
-	json_object_set_new_nocheck(o, "misaligned_dirs", dirs);
-	json_object_set_new_nocheck(o, "mss", jpair(s->mss[0], s->mss[1]));
-	json_object_set_new_nocheck(o, "oversize",
-				    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->oversize[0],
-					      "s2c", (json_int_t)s->oversize[1]));
-	json_object_set_new_nocheck(o, "oversize_segments", json_integer(s->oversize_segments));
-	json_object_set_new_nocheck(o, "payload_mod_4096",
-				    s->aligned_above ? json_integer(s->payload_mod_4096)
-						     : json_null());
-	json_object_set_new_nocheck(o, "pmtu_blackhole", json_boolean(s->pmtu_blackhole));
-	json_object_set_new_nocheck(o, "pmtu_blackhole_mtu", jnum_or_null(s->blackhole_mtu));
-	json_object_set_new_nocheck(o, "pmtu_blackhole_resends",
-				    json_integer(s->blackhole_resends));
-	json_object_set_new_nocheck(o, "pmtu_blackhole_shrunk_mtu",
-				    jnum_or_null(s->blackhole_shrunk_mtu));
-	json_object_set_new_nocheck(o, "pmtu_blackholes", json_integer(s->blackholes));
-	json_object_set_new_nocheck(o, "superframes",
-				    json_pack("{s:i, s:i}", "c2s", (json_int_t)s->superframes[0],
-					      "s2c", (json_int_t)s->superframes[1]));
-	return o;
-}
-
-void rep_json_mtu_event(json_t *o, const struct sum_event *e)
-{
-	const struct mtu_event *m = &e->u.mtu;
-	unsigned kind = m->kind < MTU_PMTU_KIND_COUNT ? m->kind : MTU_PMTU_NONE;
-
-	json_object_set_new_nocheck(o, "mtu", jnum_or_null(m->mtu));
-	json_object_set_new_nocheck(o, "reason", json_string(m->reason ? m->reason : ""));
-	if (e->type == SUM_EV_MTU_ALIGNMENT) {
-		json_object_set_new_nocheck(o, "aligned_above", jnum_or_null(m->aligned_above));
-		json_object_set_new_nocheck(o, "aligned_below", jnum_or_null(m->aligned_below));
-		json_object_set_new_nocheck(o, "payload", json_integer(m->payload));
-		json_object_set_new_nocheck(o, "payload_mod_4096",
-					    json_integer(m->payload_mod_4096));
-		json_object_set_new_nocheck(o, "segments", json_integer(e->segments));
-		return;
-	}
-	/* Not "kind": NDJSON lines carry their own "kind" (event, connection). */
-	json_object_set_new_nocheck(o, "pmtu_kind", json_string(mtu_pmtu_names[kind]));
-	if (kind == MTU_PMTU_ICMP) {
-		json_object_set_new_nocheck(o, "icmp_code", json_integer(m->icmp_code));
-		json_object_set_new_nocheck(o, "icmp_type", json_integer(m->icmp_type));
-	} else if (kind == MTU_PMTU_BLACKHOLE) {
-		json_object_set_new_nocheck(o, "big_mtu", jnum_or_null(m->big_mtu));
-		json_object_set_new_nocheck(o, "payload", json_integer(m->payload));
-		json_object_set_new_nocheck(o, "retransmissions", json_integer(m->retransmissions));
-	}
-}
-
 static void w_num_or_null(struct jo_writer *w, const char *key, uint32_t v)
 {
 	if (v)
@@ -128,18 +35,17 @@ static void w_pair(struct jo_writer *w, const char *key, uint32_t c2s, uint32_t 
 	jo_w_obj_end(w);
 }
 
-/* json_pack "{s:i, s:i}" given (json_int_t) values: va_arg reads an int,
- * the low 32 bits. Kept so the two writers agree on every value. */
+/* Per-direction counts: {"c2s": n, "s2c": n}. */
 static void w_int_pair(struct jo_writer *w, const char *key, const uint32_t v[2])
 {
 	jo_w_key(w, key);
 	jo_w_obj(w);
-	jo_kint(w, "c2s", (int32_t)v[0]);
-	jo_kint(w, "s2c", (int32_t)v[1]);
+	jo_kint(w, "c2s", v[0]);
+	jo_kint(w, "s2c", v[1]);
 	jo_w_obj_end(w);
 }
 
-/* rep_json_mtu(), written directly (its keys are already in order). */
+/* The connection's "mtu_findings" object. */
 void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s)
 {
 	jo_w_obj(w);
@@ -151,8 +57,8 @@ void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s)
 	else
 		jo_knull(w, "collapse_by");
 	if (s->transfer_ns) {
-		jo_kreal(w, "collapse_idle_s", (double)s->idle_ns / 1e9);
-		jo_kreal(w, "collapse_transfer_s", (double)s->transfer_ns / 1e9);
+		jo_ksec(w, "collapse_idle_s", s->idle_ns);
+		jo_ksec(w, "collapse_transfer_s", s->transfer_ns);
 	} else {
 		jo_knull(w, "collapse_idle_s");
 		jo_knull(w, "collapse_transfer_s");

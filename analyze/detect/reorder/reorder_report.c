@@ -1,4 +1,4 @@
-/* report_reorder.c - JSON and text for the reordering / queue detector's results. */
+/* reorder_report.c - JSON and text for the reordering / queue detector's results. */
 #include <inttypes.h>
 
 #include "analyze/report/jsonout.h"
@@ -8,25 +8,6 @@ enum { REORDER_TEXT_EXAMPLES = 3 }; /* connections named under each line */
 
 /* Queue fields are null when the capture carried no queue ids: "0 switches"
  * would claim a fact the capture cannot show. */
-json_t *rep_json_reorder(const struct reorder_summary *s)
-{
-	json_t *o = json_object();
-	bool q = s->queues_known;
-
-	json_object_set_new_nocheck(o, "ack_reordering", json_integer(s->ack_reordering));
-	json_object_set_new_nocheck(o, "events", json_integer(s->events));
-	json_object_set_new_nocheck(o, "max_extent", json_integer(s->max_extent));
-	json_object_set_new_nocheck(o, "queue_switches",
-				    q ? json_integer(s->queue_switches) : json_null());
-	json_object_set_new_nocheck(o, "queues_used", json_integer(s->queues_used));
-	json_object_set_new_nocheck(o, "reorder_on_queue_switch",
-				    q ? json_integer(s->reorder_on_queue_switch) : json_null());
-	json_object_set_new_nocheck(o, "reorder_queue_unknown",
-				    q ? json_integer(s->switch_unknown) : json_null());
-	return o;
-}
-
-/* rep_json_reorder(), written directly. */
 void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s)
 {
 	bool q = s->queues_known;

@@ -1,4 +1,4 @@
-/* report_sack.c - JSON and text for the SACK scoreboard detector's results. */
+/* sack_report.c - JSON and text for the SACK scoreboard detector's results. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,84 +8,32 @@
 
 enum { REP_SACK_MAX_CONNS = 10 }; /* connections listed in the text findings */
 
-json_t *rep_json_sack(const struct sackb_summary *s)
-{
-	json_t *o = json_object(), *by = json_object();
-
-	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
-		json_object_set_new(by, sum_closed_by_name((enum sackb_closed_by)k),
-				    json_integer(s->by_closed[k]));
-	json_object_set_new_nocheck(o, "closed_by", by);
-	json_object_set_new_nocheck(o, "dsack", json_integer(s->dsack));
-	json_object_set_new_nocheck(o, "hole_bytes", json_integer((json_int_t)s->hole_bytes));
-	json_object_set_new_nocheck(o, "holes", json_integer(s->holes));
-	json_object_set_new_nocheck(o, "holes_not_tracked", json_integer(s->overflow));
-	json_object_set_new_nocheck(o, "invalid_blocks", json_integer(s->invalid_blocks));
-	json_object_set_new_nocheck(o, "lost_downstream", json_integer(s->lost_downstream));
-	json_object_set_new_nocheck(o, "lost_upstream", json_integer(s->lost_upstream));
-	json_object_set_new_nocheck(o, "max_bytes_in_holes",
-				    json_integer((json_int_t)s->max_hole_bytes_outstanding));
-	json_object_set_new_nocheck(o, "recoveries", json_integer(s->recoveries));
-	json_object_set_new_nocheck(o, "recoveries_open_at_end", json_integer(s->open_at_end_dirs));
-	json_object_set_new_nocheck(o, "recovery_max_s",
-				    json_real((double)s->recovery_max_ns / 1e9));
-	json_object_set_new_nocheck(o, "recovery_time_s",
-				    json_real((double)s->recovery_time_ns / 1e9));
-	json_object_set_new_nocheck(o, "reneged_bytes", json_integer((json_int_t)s->reneged_bytes));
-	json_object_set_new_nocheck(o, "reneging", json_integer(s->reneging));
-	json_object_set_new_nocheck(o, "reordered_downstream",
-				    json_integer(s->reordered_downstream));
-	json_object_set_new_nocheck(o, "sacked_ranges_not_tracked",
-				    json_integer(s->block_overflow));
-	return o;
-}
-
-void rep_json_sack_event(json_t *o, const struct sum_event *e)
-{
-	const struct sackb_event *h = &e->u.hole;
-
-	json_object_set_new(o, "closed_by",
-			    json_string(sum_closed_by_name((enum sackb_closed_by)h->closed_by)));
-	json_object_set_new_nocheck(o, "closed_reason", json_string(h->reason ? h->reason : ""));
-	json_object_set_new_nocheck(o, "lost",
-				    json_string(h->passed_capture ? "downstream" : "upstream"));
-	json_object_set_new_nocheck(o, "passed_capture", json_boolean(h->passed_capture));
-	json_object_set_new_nocheck(o, "segments", json_integer(h->segments));
-}
-
-/* enum sackb_closed_by values in strcmp order of their names (JSON_SORT_KEYS). */
-static const unsigned closed_sorted[SACKB_CLOSED_COUNT] = {
-    SACKB_CLOSED_OTHER,	    /* acked */
-    SACKB_CLOSED_OPEN,	    /* open */
-    SACKB_CLOSED_REORDER,   /* reordering */
-    SACKB_CLOSED_RETRANS,   /* retransmission */
-    SACKB_CLOSED_UNDECIDED, /* undecided */
-};
-
-/* rep_json_sack(), written directly. */
+/* The connection's "sack" object. */
 void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
 {
+	const char *names[SACKB_CLOSED_COUNT];
+	uint64_t by_closed[SACKB_CLOSED_COUNT];
+
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++) {
+		names[k] = sum_closed_by_name((enum sackb_closed_by)k);
+		by_closed[k] = s->by_closed[k];
+	}
 	jo_w_obj(w);
 	jo_w_key(w, "closed_by");
-	jo_w_obj(w);
-	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++) {
-		unsigned c = closed_sorted[k];
-		jo_kint(w, sum_closed_by_name((enum sackb_closed_by)c), s->by_closed[c]);
-	}
-	jo_w_obj_end(w);
+	jo_w_named_counts(w, names, by_closed, SACKB_CLOSED_COUNT);
 	jo_kint(w, "dsack", s->dsack);
-	jo_kint(w, "hole_bytes", (json_int_t)s->hole_bytes);
+	jo_kint(w, "hole_bytes", (int64_t)s->hole_bytes);
 	jo_kint(w, "holes", s->holes);
 	jo_kint(w, "holes_not_tracked", s->overflow);
 	jo_kint(w, "invalid_blocks", s->invalid_blocks);
 	jo_kint(w, "lost_downstream", s->lost_downstream);
 	jo_kint(w, "lost_upstream", s->lost_upstream);
-	jo_kint(w, "max_bytes_in_holes", (json_int_t)s->max_hole_bytes_outstanding);
+	jo_kint(w, "max_bytes_in_holes", (int64_t)s->max_hole_bytes_outstanding);
 	jo_kint(w, "recoveries", s->recoveries);
 	jo_kint(w, "recoveries_open_at_end", s->open_at_end_dirs);
-	jo_kreal(w, "recovery_max_s", (double)s->recovery_max_ns / 1e9);
-	jo_kreal(w, "recovery_time_s", (double)s->recovery_time_ns / 1e9);
-	jo_kint(w, "reneged_bytes", (json_int_t)s->reneged_bytes);
+	jo_ksec(w, "recovery_max_s", s->recovery_max_ns);
+	jo_ksec(w, "recovery_time_s", s->recovery_time_ns);
+	jo_kint(w, "reneged_bytes", (int64_t)s->reneged_bytes);
 	jo_kint(w, "reneging", s->reneging);
 	jo_kint(w, "reordered_downstream", s->reordered_downstream);
 	jo_kint(w, "sacked_ranges_not_tracked", s->block_overflow);

@@ -1,4 +1,4 @@
-/* report_stall.c - JSON and text for the stall detector's results. */
+/* stall_report.c - JSON and text for the stall detector's results. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,102 +14,35 @@ enum {
 	REP_STALL_FRAMES = 3,	   /* example frame pairs per line */
 };
 
-static json_t *jsec_real(int64_t ns)
-{
-	return json_real((double)ns / 1e9);
-}
-
-json_t *rep_json_stall(const struct stall_summary *s)
-{
-	json_t *o = json_object(), *by = json_object(), *hist = json_array();
-	json_t *edges = json_array();
-
-	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
-		json_object_set_new(by, sum_stall_class_name((enum stall_class)k),
-				    json_integer(s->by_class[k]));
-	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++) {
-		json_array_append_new(hist, json_integer(s->hist[k]));
-		json_array_append_new(edges, json_integer(stall_edges_ms[k]));
-	}
-	if (s->ack_delay_n)
-		json_object_set_new(
-		    o, "ack_delay",
-		    json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)s->ack_delay_n, "min_s",
-			      jsec_real(s->ack_delay_min_ns), "avg_s",
-			      jsec_real(s->ack_delay_sum_ns / (int64_t)s->ack_delay_n), "max_s",
-			      jsec_real(s->ack_delay_max_ns)));
-	else
-		json_object_set_new_nocheck(o, "ack_delay", json_null());
-	json_object_set_new_nocheck(o, "by_class", by);
-	json_object_set_new_nocheck(o, "capture_gaps", json_integer(s->capture_gaps));
-	/* The named timer clusters: the histogram buckets that hold them. */
-	json_object_set_new_nocheck(
-	    o, "clusters",
-	    json_pack("{s:I, s:I}", "delack_40ms", (json_int_t)s->hist[STALL_HIST_DELACK40],
-		      "timer_200ms", (json_int_t)s->hist[STALL_HIST_TIMER200]));
-	json_object_set_new_nocheck(o, "count", json_integer(s->count));
-	json_object_set_new_nocheck(o, "histogram", hist);
-	json_object_set_new_nocheck(o, "histogram_edges_ms", edges);
-	json_object_set_new_nocheck(o, "max_s", jsec_real(s->max_ns));
-	json_object_set_new_nocheck(o, "recurring", json_integer(s->recurring));
-	json_object_set_new_nocheck(o, "think_time", json_integer(s->think_time));
-	json_object_set_new_nocheck(o, "think_time_s", jsec_real(s->think_time_ns));
-	json_object_set_new_nocheck(o, "time_s", jsec_real(s->time_ns));
-	json_object_set_new_nocheck(o, "timer_like", json_integer(s->timer_like));
-	json_object_set_new_nocheck(o, "timer_like_time_s", jsec_real(s->timer_like_ns));
-	return o;
-}
-
-void rep_json_stall_event(json_t *o, const struct sum_event *e)
-{
-	const struct stall_event *s = &e->u.stall;
-
-	json_object_set_new_nocheck(
-	    o, "ack_delay_s", s->ack_delay_ns >= 0 ? jsec_real(s->ack_delay_ns) : json_null());
-	json_object_set_new_nocheck(o, "advice", s->advice ? json_string(s->advice) : json_null());
-	json_object_set_new_nocheck(o, "class",
-				    json_string(sum_stall_class_name((enum stall_class)s->cls)));
-	json_object_set_new_nocheck(o, "evidence", json_string(s->evidence ? s->evidence : ""));
-	json_object_set_new_nocheck(o, "in_flight", json_integer(s->in_flight));
-	json_object_set_new_nocheck(o, "reason", json_string(s->reason ? s->reason : ""));
-	json_object_set_new_nocheck(o, "recurring", json_boolean(s->recurring));
-	json_object_set_new_nocheck(o, "rwnd", json_integer((json_int_t)s->rwnd));
-	json_object_set_new_nocheck(o, "timer_like", json_boolean(s->timer_like));
-}
-
-/* enum stall_class values in strcmp order of their names (JSON_SORT_KEYS). */
-static const unsigned stall_class_sorted[STALL_CLASS_COUNT] = {
-    STALL_DELAYED_ACK, STALL_LOSS_RECOVERY, STALL_RTO,	   STALL_RWND_LIMITED,
-    STALL_SENDER_IDLE, STALL_TLP,	    STALL_UNKNOWN, STALL_ZERO_WINDOW,
-};
-
-/* rep_json_stall(), written directly. */
+/* The connection's "stalls" object. */
 void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s)
 {
+	const char *names[STALL_CLASS_COUNT];
+	uint64_t by_class[STALL_CLASS_COUNT];
+
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++) {
+		names[k] = sum_stall_class_name((enum stall_class)k);
+		by_class[k] = s->by_class[k];
+	}
 	jo_w_obj(w);
 	jo_w_key(w, "ack_delay");
 	if (s->ack_delay_n) {
 		jo_w_obj(w);
-		jo_kreal(w, "avg_s", (double)(s->ack_delay_sum_ns / (int64_t)s->ack_delay_n) / 1e9);
-		jo_kreal(w, "max_s", (double)s->ack_delay_max_ns / 1e9);
-		jo_kreal(w, "min_s", (double)s->ack_delay_min_ns / 1e9);
-		jo_kint(w, "n", (json_int_t)s->ack_delay_n);
+		jo_ksec(w, "avg_s", s->ack_delay_sum_ns / (int64_t)s->ack_delay_n);
+		jo_ksec(w, "max_s", s->ack_delay_max_ns);
+		jo_ksec(w, "min_s", s->ack_delay_min_ns);
+		jo_kint(w, "n", (int64_t)s->ack_delay_n);
 		jo_w_obj_end(w);
 	} else {
 		jo_w_null(w);
 	}
 	jo_w_key(w, "by_class");
-	jo_w_obj(w);
-	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++) {
-		unsigned c = stall_class_sorted[k];
-		jo_kint(w, sum_stall_class_name((enum stall_class)c), s->by_class[c]);
-	}
-	jo_w_obj_end(w);
+	jo_w_named_counts(w, names, by_class, STALL_CLASS_COUNT);
 	jo_kint(w, "capture_gaps", s->capture_gaps);
 	jo_w_key(w, "clusters");
 	jo_w_obj(w);
-	jo_kint(w, "delack_40ms", (json_int_t)s->hist[STALL_HIST_DELACK40]);
-	jo_kint(w, "timer_200ms", (json_int_t)s->hist[STALL_HIST_TIMER200]);
+	jo_kint(w, "delack_40ms", (int64_t)s->hist[STALL_HIST_DELACK40]);
+	jo_kint(w, "timer_200ms", (int64_t)s->hist[STALL_HIST_TIMER200]);
 	jo_w_obj_end(w);
 	jo_kint(w, "count", s->count);
 	jo_w_key(w, "histogram");
@@ -122,13 +55,13 @@ void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s)
 	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++)
 		jo_w_int(w, stall_edges_ms[k]);
 	jo_w_arr_end(w);
-	jo_kreal(w, "max_s", (double)s->max_ns / 1e9);
+	jo_ksec(w, "max_s", s->max_ns);
 	jo_kint(w, "recurring", s->recurring);
 	jo_kint(w, "think_time", s->think_time);
-	jo_kreal(w, "think_time_s", (double)s->think_time_ns / 1e9);
-	jo_kreal(w, "time_s", (double)s->time_ns / 1e9);
+	jo_ksec(w, "think_time_s", s->think_time_ns);
+	jo_ksec(w, "time_s", s->time_ns);
 	jo_kint(w, "timer_like", s->timer_like);
-	jo_kreal(w, "timer_like_time_s", (double)s->timer_like_ns / 1e9);
+	jo_ksec(w, "timer_like_time_s", s->timer_like_ns);
 	jo_w_obj_end(w);
 }
 
@@ -137,7 +70,7 @@ void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e)
 	const struct stall_event *s = &e->u.stall;
 
 	if (s->ack_delay_ns >= 0)
-		jo_f_real(f, "ack_delay_s", (double)s->ack_delay_ns / 1e9);
+		jo_f_sec(f, "ack_delay_s", s->ack_delay_ns);
 	else
 		jo_f_null(f, "ack_delay_s");
 	if (s->advice)
@@ -149,7 +82,7 @@ void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e)
 	jo_f_int(f, "in_flight", s->in_flight);
 	jo_f_str(f, "reason", s->reason ? s->reason : "");
 	jo_f_bool(f, "recurring", s->recurring);
-	jo_f_int(f, "rwnd", (json_int_t)s->rwnd);
+	jo_f_int(f, "rwnd", (int64_t)s->rwnd);
 	jo_f_bool(f, "timer_like", s->timer_like);
 }
 
