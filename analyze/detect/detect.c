@@ -3,18 +3,16 @@
 
 #include <string.h>
 
-#include "analyze/detect/mtu/mtu.h"
-#include "analyze/detect/reorder/reorder.h"
-#include "analyze/detect/sack/sackboard.h"
-#include "analyze/detect/stall/stall.h"
+/* Every detector's hooks, declared from the table. */
+#define DETECTOR(name, prefix)                                                                     \
+	extern const struct det_ops prefix##_ops;                                                  \
+	void prefix##_segment(struct tcp_conn *c, const struct det_env *env);
+#define DET_BEFORE(prefix) void prefix##_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
+#include "analyze/detect/detectors.h"
 
-/* Adding a detector: its module, its state/summary types, one line here
- * and its segment() call in det_segment(). */
 static const struct det_ops *const det_table[] = {
-    &stall_ops,
-    &sackb_ops,
-    &reorder_ops,
-    &mtu_ops,
+#define DETECTOR(name, prefix) &prefix##_ops,
+#include "analyze/detect/detectors.h"
 };
 
 #define DET_COUNT (sizeof(det_table) / sizeof(det_table[0]))
@@ -27,15 +25,13 @@ void det_params_defaults(struct det_params *prm)
 
 /*
  * Every TCP packet comes here, so the segment hooks are called directly, in
- * det_table's order: the loop of indirect calls cost as many instructions as
- * some detectors' common case. A new detector's segment() goes here too.
+ * the table's order: the loop of indirect calls cost as many instructions as
+ * some detectors' common case.
  */
 void det_segment(struct tcp_conn *c, const struct det_env *env)
 {
-	stall_segment(c, env);
-	sackb_segment(c, env);
-	reorder_segment(c, env);
-	mtu_segment(c, env);
+#define DETECTOR(name, prefix) prefix##_segment(c, env);
+#include "analyze/detect/detectors.h"
 }
 
 void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
@@ -47,7 +43,8 @@ void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
 	for (size_t k = 0; k < sizeof(c->dhot); k += 64)
 		__builtin_prefetch(hot + k, 1);
 	__builtin_prefetch(hot + sizeof(c->dhot) - 1, 1);
-	stall_before(c, ts, env);
+#define DET_BEFORE(prefix) prefix##_before(c, ts, env);
+#include "analyze/detect/detectors.h"
 }
 
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,

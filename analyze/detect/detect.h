@@ -10,11 +10,14 @@
 #include "common/pkt.h"
 
 /*
- * A detector is one module (stall.c, sackboard.c, reorder.c, mtu.c) with a
- * const struct det_ops, one line in detect.c's table and its segment() call
- * in det_segment(). Its per-connection state lives in struct det_hot (what
- * every segment touches) and struct det_states (tcp.h), its result in
- * sum_conn.det (summary.h), its event detail in sum_event.u. For every TCP
+ * A detector is one folder, analyze/detect/<name>/, and one line in the
+ * table (analyze/detect/detectors.h): its engine side (<name>.c) exports
+ * prefix_segment() and a const struct det_ops prefix_ops; its state lives
+ * in struct det_hot (what every segment touches) and struct det_states
+ * (tcp.h), its result in sum_conn.det (summary.h), its event detail in
+ * sum_event.u, all laid out from the table. What it shows (JSON, text,
+ * totals, --fail-on, the dashboard) is its view (<name>_report.c,
+ * analyze/report/det_view.h). For every TCP
  * segment the engine first runs the TCP reconstruction (tcp.c), which
  * records what it decided in c->seg, then calls every detector's segment():
  * detectors read the connection (through tcp.h's views), never change the
@@ -42,11 +45,13 @@ struct det_env {
 	const struct sum_sink *sink; /* may be NULL */
 };
 
+/*
+ * What a detector does besides prefix_segment(c, env), which det_segment()
+ * calls directly for every segment (c->seg describes it): an indirect call
+ * per segment and detector cost as much as some detectors' common case.
+ */
 struct det_ops {
 	const char *name;
-	/* c->seg describes the segment just processed. det_segment() calls
-	 * it directly, not through this pointer (detect.c). */
-	void (*segment)(struct tcp_conn *c, const struct det_env *env);
 	/* An ICMP/ICMPv6 error (d->icmp) quoting one of c's segments. */
 	void (*icmp)(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 		     const struct det_env *env);

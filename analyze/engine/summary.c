@@ -16,14 +16,18 @@ const char *sum_state_name(enum sum_state s)
 const char *sum_event_name(enum sum_event_type t)
 {
 	static const char *const names[SUM_EV_TYPE_COUNT] = {
-	    [SUM_EV_ZERO_WINDOW] = "zero_window",     [SUM_EV_REORDER] = "reorder",
-	    [SUM_EV_CAPTURE_LOSS] = "capture_loss",   [SUM_EV_DSACK] = "dsack",
-	    [SUM_EV_OVERSIZE] = "oversize_segment",   [SUM_EV_STALL] = "stall",
-	    [SUM_EV_SACK_HOLE] = "sack_hole",	      [SUM_EV_RENEGING] = "reneging",
-	    [SUM_EV_MTU_ALIGNMENT] = "mtu_alignment", [SUM_EV_PMTU] = "pmtu",
-	    [SUM_EV_RETRANS] = "retransmission",      [SUM_EV_DUP_ACK] = "dup_ack",
-	    [SUM_EV_OUT_OF_ORDER] = "out_of_order",   [SUM_EV_FILL_UNDECIDED] = "fill_undecided",
-	    [SUM_EV_CAPTURE_GAP] = "capture_gap",     [SUM_EV_TLP_NEW_DATA] = "tlp_new_data",
+	    [SUM_EV_ZERO_WINDOW] = "zero_window",
+	    [SUM_EV_CAPTURE_LOSS] = "capture_loss",
+	    [SUM_EV_DSACK] = "dsack",
+	    [SUM_EV_OVERSIZE] = "oversize_segment",
+	    [SUM_EV_RETRANS] = "retransmission",
+	    [SUM_EV_DUP_ACK] = "dup_ack",
+	    [SUM_EV_OUT_OF_ORDER] = "out_of_order",
+	    [SUM_EV_FILL_UNDECIDED] = "fill_undecided",
+	    [SUM_EV_CAPTURE_GAP] = "capture_gap",
+	    [SUM_EV_TLP_NEW_DATA] = "tlp_new_data",
+#define DET_EVENT(enum_value, json_name, detector) [enum_value] = json_name,
+#include "analyze/detect/detectors.h"
 	};
 	return (unsigned)t < SUM_EV_TYPE_COUNT ? names[t] : "unknown";
 }

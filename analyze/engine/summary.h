@@ -6,10 +6,9 @@
 #include <stdint.h>
 
 #include "analyze/engine/decode.h"
-#include "analyze/detect/mtu/mtu_types.h"
-#include "analyze/detect/reorder/reorder_types.h"
-#include "analyze/detect/sack/sackboard_types.h"
-#include "analyze/detect/stall/stall_types.h"
+
+/* The detectors' types (their _types.h), for sum_conn.det and sum_event.u. */
+#include "analyze/detect/detectors.h"
 
 /*
  * Types only. The engine fills these and passes them to a struct sum_sink by
@@ -136,26 +135,19 @@ struct sum_conn {
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */
 	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */
 	struct sum_dir dir[SUM_DIR_COUNT];
-	/* What each detector concluded (analyze/detect/detect.h). */
+	/* What each detector concluded (analyze/detect/detectors.h). */
 	struct {
-		struct stall_summary stall;
-		struct sackb_summary sack;
-		struct reorder_summary reorder;
-		struct mtu_summary mtu;
+#define DETECTOR(name, prefix) struct prefix##_summary name;
+#include "analyze/detect/detectors.h"
 	} det;
 };
 
 enum sum_event_type {
+	/* The TCP engine's own (analyze/engine/tcp.c). */
 	SUM_EV_ZERO_WINDOW = 0, /* receiver advertised 0; duration until it reopened */
-	SUM_EV_REORDER,		/* out-of-order segment */
 	SUM_EV_CAPTURE_LOSS,	/* bytes ACKed that the capture never saw */
 	SUM_EV_DSACK,		/* D-SACK: the receiver got bytes twice */
 	SUM_EV_OVERSIZE,	/* first super-frame (payload > MSS) of a direction */
-	SUM_EV_STALL,		/* an idle gap inside a transfer (stall.c) */
-	SUM_EV_SACK_HOLE,	/* a hole in R's SACK scoreboard (sackboard.c) */
-	SUM_EV_RENEGING,	/* SACKed data later un-SACKed */
-	SUM_EV_MTU_ALIGNMENT,	/* MTU above 4096 not n*4096 + 52 (mtu.c) */
-	SUM_EV_PMTU,		/* ICMP too-big tied to the connection, or a black hole */
 	/* Per-frame verdicts of the TCP engine (delivered to sum_sink.frame):
 	 * frame_first is the frame judged. */
 	SUM_EV_RETRANS,	       /* a retransmission: u.frame.kind, .spurious */
@@ -164,6 +156,9 @@ enum sum_event_type {
 	SUM_EV_FILL_UNDECIDED, /* a gap fill neither rule could decide */
 	SUM_EV_CAPTURE_GAP,    /* began beyond snd_nxt: bytes before it never captured */
 	SUM_EV_TLP_NEW_DATA,   /* a tail-loss probe sent as new data (RFC 8985 7.3) */
+	/* The detectors' (analyze/detect/detectors.h). */
+#define DET_EVENT(enum_value, json_name, detector) enum_value,
+#include "analyze/detect/detectors.h"
 	SUM_EV_TYPE_COUNT,
 };
 
@@ -191,10 +186,9 @@ struct sum_event {
 	uint8_t by;	     /* reorder: enum sum_reorder_by */
 	int8_t queue_switch; /* reorder: 1/0, -1 unknown */
 	union {		     /* type-specific detail */
-		struct stall_event stall;
-		struct sackb_event hole;
-		struct mtu_event mtu;
 		struct sum_frame_event frame;
+#define DET_DETAIL(type, member) type member;
+#include "analyze/detect/detectors.h"
 	} u;
 };
 
@@ -244,7 +238,7 @@ const char *sum_closed_by_name(enum sackb_closed_by b);
 /* Is t a per-frame verdict (delivered through sum_sink.frame)? */
 static inline bool sum_event_is_frame(enum sum_event_type t)
 {
-	return t >= SUM_EV_RETRANS && t < SUM_EV_TYPE_COUNT;
+	return t >= SUM_EV_RETRANS && t <= SUM_EV_TLP_NEW_DATA;
 }
 
 #endif

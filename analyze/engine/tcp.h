@@ -6,10 +6,6 @@
 #include <stdint.h>
 
 #include "analyze/engine/decode.h"
-#include "analyze/detect/mtu/mtu_types.h"
-#include "analyze/detect/reorder/reorder_types.h"
-#include "analyze/detect/sack/sackboard_types.h"
-#include "analyze/detect/stall/stall_types.h"
 #include "analyze/engine/summary.h"
 #include "common/pkt.h"
 
@@ -233,20 +229,18 @@ struct tcp_seg {
  * case: in-order data, pure ACKs) sit together in struct det_hot, right
  * after c->seg; the rest, in struct det_states, is only touched when a
  * detector has work (a gap, SACK blocks, an RTO, a new payload size ...).
+ * Both come from the table of detectors (analyze/detect/detectors.h).
  * (The reorder detector needs no hot state: tcp.c's info.queues_known
  * tells it when it has nothing to record.)
  */
 struct det_hot {
-	struct stall_hot stall;
-	struct mtu_hot mtu;
-	struct sackb_hot sack;
+#define DET_HOT(name, prefix) struct prefix##_hot name;
+#include "analyze/detect/detectors.h"
 };
 
 struct det_states {
-	struct stall_state stall;
-	struct sackb_state sack;
-	struct reorder_state reorder;
-	struct mtu_state mtu;
+#define DETECTOR(name, prefix) struct prefix##_state name;
+#include "analyze/detect/detectors.h"
 };
 
 struct tcp_conn {

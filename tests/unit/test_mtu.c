@@ -75,7 +75,7 @@ static void seg(struct mconv *v, int dir, uint8_t flags, uint32_t seq, uint32_t 
 		d.tcp.opt.mss = (uint16_t)mss;
 	}
 	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_ONE_DETECTOR,
-		      mtu_ops.segment, &d, &p);
+		      mtu_segment, &d, &p);
 }
 
 static void handshake(struct mconv *v, int mss_c, int mss_s)

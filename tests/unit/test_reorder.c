@@ -68,7 +68,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 		p.queue = (uint32_t)s->queue;
 	}
 	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_ONE_DETECTOR,
-		      reorder_ops.segment, &d, &p);
+		      reorder_segment, &d, &p);
 }
 
 static const struct reorder_summary *finish(struct convo *v)

@@ -470,7 +470,6 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 
 const struct det_ops mtu_ops = {
     .name = "mtu",
-    .segment = mtu_segment,
     .icmp = mtu_icmp,
     .finish = mtu_finish,
 };

@@ -169,6 +169,5 @@ static void reorder_finish(struct tcp_conn *c, const struct det_env *env)
 
 const struct det_ops reorder_ops = {
     .name = "reorder",
-    .segment = reorder_segment,
     .finish = reorder_finish,
 };

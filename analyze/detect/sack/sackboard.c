@@ -528,6 +528,5 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
 
 const struct det_ops sackb_ops = {
     .name = "sackboard",
-    .segment = sackb_segment,
     .finish = sackb_finish,
 };

@@ -724,6 +724,5 @@ static void stall_finish(struct tcp_conn *c, const struct det_env *env)
 
 const struct det_ops stall_ops = {
     .name = "stall",
-    .segment = stall_segment,
     .finish = stall_finish,
 };
