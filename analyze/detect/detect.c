@@ -7,7 +7,8 @@
 #define DETECTOR(name, prefix)                                                                     \
 	extern const struct det_ops prefix##_ops;                                                  \
 	void prefix##_segment(struct tcp_conn *c, const struct det_env *env);
-#define DET_BEFORE(prefix) void prefix##_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
+#define DET_BEFORE(prefix)                                                                         \
+	void prefix##_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
 #include "analyze/detect/detectors.h"
 
 static const struct det_ops *const det_table[] = {

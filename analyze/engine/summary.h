@@ -156,7 +156,7 @@ enum sum_event_type {
 	SUM_EV_FILL_UNDECIDED, /* a gap fill neither rule could decide */
 	SUM_EV_CAPTURE_GAP,    /* began beyond snd_nxt: bytes before it never captured */
 	SUM_EV_TLP_NEW_DATA,   /* a tail-loss probe sent as new data (RFC 8985 7.3) */
-	/* The detectors' (analyze/detect/detectors.h). */
+			       /* The detectors' (analyze/detect/detectors.h). */
 #define DET_EVENT(enum_value, json_name, detector) enum_value,
 #include "analyze/detect/detectors.h"
 	SUM_EV_TYPE_COUNT,

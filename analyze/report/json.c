@@ -521,8 +521,8 @@ static void put_key(struct jo_writer *w, const char *key, bool first)
  */
 enum { REP_JSON_CHUNK = 32 * 1024 };
 
-int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run,
-		   char *errbuf, size_t errlen)
+int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run, char *errbuf,
+		   size_t errlen)
 {
 	struct jo_writer w;
 	int rc;

@@ -319,8 +319,7 @@ static void check_order(struct jo_writer *w, const char *key)
 	int d = w->depth < JO_MAX_DEPTH ? w->depth : JO_MAX_DEPTH;
 
 	if (w->last_key[d] && strcmp(w->last_key[d], key) >= 0) {
-		fprintf(stderr, "jsonout: key \"%s\" written after \"%s\"\n", key,
-			w->last_key[d]);
+		fprintf(stderr, "jsonout: key \"%s\" written after \"%s\"\n", key, w->last_key[d]);
 		fail(w, ERR_USAGE);
 	}
 	w->last_key[d] = key;
@@ -563,8 +562,7 @@ void jo_w_free(struct jo_writer *w)
 	buf_free(&w->b);
 }
 
-void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v,
-		       unsigned n)
+void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v, unsigned n)
 {
 	unsigned order[32];
 

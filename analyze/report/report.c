@@ -16,8 +16,8 @@ struct report {
 	size_t nevents, events_cap;
 	uint64_t events_dropped;
 	struct rep_totals tot;
-	int write_error; /* 0, or the first failure: enum err_code */
-	int write_errno; /* ... with ERR_SYSTEM: its errno */
+	int write_error;	 /* 0, or the first failure: enum err_code */
+	int write_errno;	 /* ... with ERR_SYSTEM: its errno */
 	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
 	struct rep_frame_list frames[SUM_EV_TYPE_COUNT];
 };

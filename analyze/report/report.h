@@ -119,8 +119,8 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 
 int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
-int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run,
-		   char *errbuf, size_t errlen);
+int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run, char *errbuf,
+		   size_t errlen);
 /* errbuf gets the line for a write failure code (sys_errno: its errno). */
 void rep_write_error(int code, int sys_errno, char *errbuf, size_t errlen);
 

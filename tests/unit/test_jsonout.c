@@ -1,4 +1,5 @@
-/* test_jsonout.c - the JSON writer: exact bytes for each kind of value, and what it writes reads back. */
+/* test_jsonout.c - the JSON writer: exact bytes for each kind of value, and what it writes reads
+ * back. */
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
@@ -59,10 +60,11 @@ static void test_layout(void)
 		jo_kreal(&w, "f", 0.5);
 		jo_w_obj_end(&w);
 		expect(&w,
-		       indent ? "{\n \"a\": [\n  1,\n  {},\n  []\n ],\n \"b\": true,\n \"c\": null,\n"
-				" \"d\": \"x\",\n \"e_s\": 0.0015,\n \"f\": 0.5\n}"
-			      : "{\"a\":[1,{},[]],\"b\":true,\"c\":null,\"d\":\"x\",\"e_s\":0.0015,"
-				"\"f\":0.5}",
+		       indent
+			   ? "{\n \"a\": [\n  1,\n  {},\n  []\n ],\n \"b\": true,\n \"c\": null,\n"
+			     " \"d\": \"x\",\n \"e_s\": 0.0015,\n \"f\": 0.5\n}"
+			   : "{\"a\":[1,{},[]],\"b\":true,\"c\":null,\"d\":\"x\",\"e_s\":0.0015,"
+			     "\"f\":0.5}",
 		       indent ? "pretty layout" : "compact layout");
 		jo_w_free(&w);
 	}
@@ -270,9 +272,9 @@ static bool same_value(const json_t *a, const json_t *b)
 		json_t *m;
 		if (json_object_size(a) != json_object_size(b))
 			return false;
-		json_object_foreach((json_t *)a, key, m) if (!json_object_get(b, key) ||
-							     !same_value(m, json_object_get(b, key)))
-		    return false;
+		json_object_foreach((json_t *)a, key,
+				    m) if (!json_object_get(b, key) ||
+					   !same_value(m, json_object_get(b, key))) return false;
 		return true;
 	}
 	if (json_is_array(a)) {

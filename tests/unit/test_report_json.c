@@ -1,4 +1,5 @@
-/* test_report_json.c - every connection and event the reporters write is valid JSON, keys sorted. */
+/* test_report_json.c - every connection and event the reporters write is valid JSON, keys sorted.
+ */
 #include <float.h>
 #include <limits.h>
 #include <stdbool.h>
