@@ -109,7 +109,9 @@ static void usage(FILE *f)
 	      "Options:\n",
 	      f);
 	cli_print_options(f, analyze_opts, N_OPTS, 26);
-	fprintf(f, "\n--fail-on metrics: %s\n", fo_names());
+	char names[512];
+	fo_names(names, sizeof(names));
+	fprintf(f, "\n--fail-on metrics: %s\n", names);
 	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error, 3 unreadable or\n"
 	      "invalid input (the report is still written for what could be read).\n"
 	      "See tcpsift(1).\n",

@@ -249,10 +249,14 @@ static void print_summary(const struct pl_view *pv)
 		findings += t->events[k];
 	fprintf(stderr,
 		"tcpsift tui: %s, %" PRIu64 " packets, %" PRIu64 " connections, %" PRIu64
-		" events (stalls %" PRIu64 ", SACK holes %" PRIu64 ", reorders %" PRIu64
-		"), %" PRIu64 " retransmissions",
-		pl_state_name(pv->h.state), pv->h.packets, t->conns, findings, t->stalls,
-		t->events[SUM_EV_SACK_HOLE], t->events[SUM_EV_REORDER], t->retrans);
+		" events (",
+		pl_state_name(pv->h.state), pv->h.packets, t->conns, findings);
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		char part[96];
+		det_views[k]->header(part, sizeof(part), &t->det, true);
+		fprintf(stderr, "%s%s", k ? ", " : "", part);
+	}
+	fprintf(stderr, "), %" PRIu64 " retransmissions", t->retrans);
 	if (pv->h.mode == PL_LIVE)
 		fprintf(stderr, ", drops kernel %" PRIu64 " if %" PRIu64 " us %" PRIu64,
 			pv->h.kernel_drops, pv->h.if_drops, pv->h.our_drops);

@@ -12,7 +12,7 @@ struct tm_conn {
 	bool have_summary;
 	bool ended;
 	struct sum_conn s;
-	struct tm_tally tally;
+	struct det_totals live; /* its detector events so far */
 	struct tm_timeline tl;
 	struct tm_rate rate;
 	uint64_t queue_pkts[TM_QUEUES];
@@ -298,17 +298,13 @@ static int64_t ts_plus(int64_t ts, int64_t d)
 
 /* ---- the sink ---- */
 
-/*
- * Reorders are counted but only logged from an extent of 3: below Linux's
- * default tcp_reordering (3) a late segment cannot trigger a spurious fast
- * retransmit (RFC 5681 3.2's three duplicate ACKs), so it is routine
- * noise on multi-queue paths; a reorder across queues is always logged.
- */
+/* Every event is counted; a detector's view may keep routine ones out of
+ * the log (det_view.event_logged). */
 bool tm_event_logged(const struct sum_event *e)
 {
-	if (e->type == SUM_EV_REORDER)
-		return e->extent >= 3 || e->queue_switch == 1;
-	return true;
+	const struct det_view *v = det_view_of_event(e->type);
+
+	return !v || !v->event_logged || v->event_logged(e);
 }
 
 static void on_event(void *ctx, const struct sum_event *e)
@@ -317,34 +313,18 @@ static void on_event(void *ctx, const struct sum_event *e)
 	struct tm_conn *c = conn_get(m, e->conn);
 
 	m->tot.events[e->type]++;
-	/* Timer-like pauses are logged, not counted as stalls (analyze's rule). */
-	if (e->type == SUM_EV_STALL && !e->u.stall.timer_like) {
-		m->tot.stalls++;
-		m->tot.stall_by_class[e->u.stall.cls % STALL_CLASS_COUNT]++;
-		m->tot.stall_ns += e->duration_ns;
-	}
-	if (e->type == SUM_EV_REORDER && e->queue_switch == 1)
-		m->tot.queue_reorders++;
+	det_totals_add_event(&m->tot.det, e);
 	if (c) {
-		struct tm_tally *t = &c->tally;
-		switch (e->type) {
-		case SUM_EV_SACK_HOLE:
-			t->holes++;
-			tm_timeline_mark(&c->tl, e->ts, e->ts, TM_B_HOLE);
-			break;
-		case SUM_EV_MTU_ALIGNMENT:
-		case SUM_EV_PMTU:
-			t->mtu++;
-			break;
-		case SUM_EV_STALL:
-			tm_timeline_mark(&c->tl, e->ts, ts_plus(e->ts, e->duration_ns), TM_B_STALL);
-			break;
-		case SUM_EV_ZERO_WINDOW:
+		int k = det_view_index_of_event(e->type);
+		const struct det_view *v = k < 0 ? NULL : det_views[k];
+		det_totals_add_event(&c->live, e);
+		if (v && v->timeline_mark) {
+			tm_timeline_mark(&c->tl, e->ts,
+					 v->timeline_span ? ts_plus(e->ts, e->duration_ns) : e->ts,
+					 (uint8_t)TM_B_VIEW(k));
+		} else if (e->type == SUM_EV_ZERO_WINDOW) {
 			tm_timeline_mark(&c->tl, e->ts, ts_plus(e->ts, e->duration_ns),
 					 TM_B_ZERO_WINDOW);
-			break;
-		default:
-			break;
 		}
 	}
 	if (!tm_event_logged(e))
@@ -454,13 +434,9 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 		r->ooo += s->dir[d].out_of_order;
 	}
 	r->rtt_ns = smallest_rtt(s);
-	r->stalls = s->det.stall.count;
-	r->stall_ns = s->det.stall.time_ns;
-	/* SACK and MTU results are final only at the end; live, count events. */
-	r->holes = c->ended ? s->det.sack.holes : c->tally.holes;
-	r->mtu_flag =
-	    c->ended ? s->det.mtu.misaligned || s->det.mtu.pmtu_blackhole || s->det.mtu.icmp_too_big
-		     : c->tally.mtu > 0;
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
+		if (det_views[k]->cells)
+			det_views[k]->cells(r->det[k], s, &c->live, c->ended);
 	r->vantage = s->vantage;
 	r->queues = s->queues_known ? (uint32_t)__builtin_popcountll(s->queue_mask) : 0;
 	r->first_ts = s->first_ts;
@@ -540,7 +516,7 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 		struct tm_detail *d = &s->detail;
 		d->ended = c->ended;
 		d->s = c->s;
-		d->tally = c->tally;
+		d->live = c->live;
 		d->tl = c->tl;
 		for (unsigned k = 0; k < SUM_DIR_COUNT; k++)
 			d->rate[k] = c->ended ? 0 : tm_rate_get(&c->rate, m->now, c->s.first_ts, k);

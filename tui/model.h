@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analyze/engine/summary.h"
+#include "analyze/report/det_view.h"
 
 /*
  * The model is fed by the engine's sink (connections ending, events, and
@@ -31,11 +32,11 @@
 #define TM_LOG		  512 /* findings kept for the log */
 #define TM_RATE_WINDOW_NS 1000000000ll /* throughput: bytes over the last second */
 
-enum tm_bucket_flag {
-	TM_B_STALL = 1u << 0,	    /* inside a stall */
-	TM_B_ZERO_WINDOW = 1u << 1, /* a zero window was advertised */
-	TM_B_HOLE = 1u << 2,	    /* a SACK hole opened */
-};
+/* Bucket flags: a zero window was advertised, or an event of detector
+ * view k (det_views[k], its timeline_mark) happened / lasted in it. */
+#define TM_B_ZERO_WINDOW 1u
+#define TM_B_VIEW(k)	 (1u << (1 + (k)))
+_Static_assert(1 + DET_VIEW_COUNT <= 8, "tm_bucket.flags holds a bit per detector view");
 
 struct tm_bucket {
 	uint32_t bytes[SUM_DIR_COUNT];	/* payload sent each way, retransmissions included */
@@ -59,13 +60,6 @@ struct tm_rate {
 	uint64_t cur[SUM_DIR_COUNT], prev[SUM_DIR_COUNT];
 };
 
-/* What a live connection's summary does not hold yet (SACK and MTU results
- * are final only at its end), counted from its events. */
-struct tm_tally {
-	uint32_t holes; /* SACK holes */
-	uint32_t mtu;	/* mtu_alignment and pmtu events */
-};
-
 /* One line of the connection table: what the view sorts, filters and draws. */
 struct tm_row {
 	uint64_t id;
@@ -77,14 +71,12 @@ struct tm_row {
 	uint64_t bytes[SUM_DIR_COUNT];
 	int64_t rtt_ns; /* smallest RTT measured either way (-1: none) */
 	uint64_t retrans;
-	uint32_t stalls;
-	int64_t stall_ns;
-	uint32_t holes;
+	/* The detectors' columns (det_view.h), by view and column. */
+	struct det_cell det[DET_VIEW_COUNT][DET_MAX_COLUMNS];
 	uint64_t ooo;
 	uint32_t queues;      /* distinct RX queues (0: unknown) */
 	uint32_t vantage;     /* where it was seen (analyze/engine/source.h), names in pl_header */
 	bool vantage_matters; /* the same 4-tuple is in the table from another vantage */
-	bool mtu_flag;	      /* misaligned MTU, black hole or ICMP too-big */
 	int64_t first_ts, last_ts;
 };
 
@@ -93,7 +85,7 @@ struct tm_detail {
 	bool valid;
 	bool ended;
 	struct sum_conn s;
-	struct tm_tally tally;
+	struct det_totals live; /* its events so far (results some detectors settle at the end) */
 	struct tm_timeline tl;
 	double rate[SUM_DIR_COUNT];
 	uint64_t queue_pkts[TM_QUEUES];
@@ -103,10 +95,8 @@ struct tm_detail {
 struct tm_totals {
 	uint64_t conns, live, ended_dropped;
 	uint64_t events[SUM_EV_TYPE_COUNT];
-	uint64_t stalls; /* stall events the evidence proves (not timer-like pauses) */
-	uint64_t stall_by_class[STALL_CLASS_COUNT];
-	int64_t stall_ns;
-	uint64_t queue_reorders, retrans;
+	struct det_totals det; /* the detectors' tallies of their events */
+	uint64_t retrans;
 };
 
 struct tm_snapshot {

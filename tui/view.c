@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report/det_view.h"
 #include "analyze/report/report.h"
 #include "tui/connfilter.h"
 
+/* The dashboard's own columns; the detectors' come from their views
+ * (det_view.h) and sit between RETR and OOO. */
 enum tv_col {
 	TV_COL_ID = 0,
 	TV_COL_CLIENT,
@@ -20,14 +23,13 @@ enum tv_col {
 	TV_COL_DOWN,
 	TV_COL_RTT,
 	TV_COL_RETR,
-	TV_COL_STALLS,
-	TV_COL_LOST,
-	TV_COL_HOLES,
 	TV_COL_OOO,
 	TV_COL_QUEUES,
-	TV_COL_MTU,
-	TV_COL_COUNT,
+	TV_COL_CORE_COUNT,
 };
+
+/* Every column there can be, in display order. */
+#define TV_COL_MAX (TV_COL_CORE_COUNT + DET_VIEW_COUNT * DET_MAX_COLUMNS)
 
 /* Colour pairs; without colours each maps to a plain attribute. */
 enum tv_pair {
@@ -43,38 +45,44 @@ enum tv_pair {
 };
 
 /*
- * Columns in order of display. prio: the narrower the terminal, the more
- * columns go, highest prio first (the detail view shows them all anyway);
- * desc: sorted biggest first when chosen.
+ * A column. prio: the narrower the terminal, the more columns go, highest
+ * prio first (the detail view shows them all anyway; a dashboard column of
+ * prio 0 stays, a detector's goes last); desc: sorted biggest first when
+ * chosen.
  */
-static const struct tv_coldef {
+struct tv_coldef {
 	const char *head;
 	int width;
 	int prio;
 	bool desc;
 	bool left;
-} tv_cols[TV_COL_COUNT] = {
-    [TV_COL_ID] = {"#", 3, 0, false, false},
-    [TV_COL_CLIENT] = {"CLIENT", 14, 0, false, true},
-    [TV_COL_SERVER] = {"SERVER", 14, 0, false, true},
-    [TV_COL_STATE] = {"ST", 4, 1, false, true},
-    [TV_COL_UP] = {"C>S", 7, 0, true, false},
-    [TV_COL_DOWN] = {"S>C", 7, 0, true, false},
-    [TV_COL_RTT] = {"RTT", 6, 1, true, false},
-    [TV_COL_RETR] = {"RETR", 5, 0, true, false},
-    [TV_COL_STALLS] = {"STALL", 5, 0, true, false},
-    [TV_COL_LOST] = {"LOST", 6, 3, true, false},
-    [TV_COL_HOLES] = {"HOLE", 4, 1, true, false},
-    [TV_COL_OOO] = {"OOO", 5, 1, true, false},
-    [TV_COL_QUEUES] = {"Q", 2, 4, true, false},
-    [TV_COL_MTU] = {"MTU", 3, 4, true, false},
+	int core;	    /* enum tv_col, or -1: a detector's */
+	uint8_t view, vcol; /* the detector's view and column */
+};
+
+static const struct tv_coldef tv_core_cols[TV_COL_CORE_COUNT] = {
+    [TV_COL_ID] = {"#", 3, 0, false, false, TV_COL_ID, 0, 0},
+    [TV_COL_CLIENT] = {"CLIENT", 14, 0, false, true, TV_COL_CLIENT, 0, 0},
+    [TV_COL_SERVER] = {"SERVER", 14, 0, false, true, TV_COL_SERVER, 0, 0},
+    [TV_COL_STATE] = {"ST", 4, 1, false, true, TV_COL_STATE, 0, 0},
+    [TV_COL_UP] = {"C>S", 7, 0, true, false, TV_COL_UP, 0, 0},
+    [TV_COL_DOWN] = {"S>C", 7, 0, true, false, TV_COL_DOWN, 0, 0},
+    [TV_COL_RTT] = {"RTT", 6, 1, true, false, TV_COL_RTT, 0, 0},
+    [TV_COL_RETR] = {"RETR", 5, 0, true, false, TV_COL_RETR, 0, 0},
+    [TV_COL_OOO] = {"OOO", 5, 1, true, false, TV_COL_OOO, 0, 0},
+    [TV_COL_QUEUES] = {"Q", 2, 4, true, false, TV_COL_QUEUES, 0, 0},
 };
 
 #define TV_ADDR_MAX 47 /* "[ffff:...:ffff]:65535" */
 
 struct tv_view {
 	struct tv_config cfg;
-	enum tv_col sort;
+	struct tv_coldef cols[TV_COL_MAX]; /* in display order */
+	int ncols;
+	int at[TV_COL_CORE_COUNT]; /* where each of the dashboard's own columns is */
+	int drop[TV_COL_MAX];	   /* columns given up on narrow terminals, first first */
+	int ndrop;
+	int sort; /* a column */
 	bool sort_reverse;
 	bool frozen;
 	uint64_t *frozen_ids; /* display order kept while frozen */
@@ -91,13 +99,43 @@ struct tv_view {
 	char edit[128];
 	size_t edit_len;
 	int table_rows; /* rows of the table at the last draw, for paging */
-	bool visible[TV_COL_COUNT];
-	int width[TV_COL_COUNT];
+	bool visible[TV_COL_MAX];
+	int width[TV_COL_MAX];
 	char msg[128]; /* one-shot status message */
 	bool held;     /* 'p' on a live capture: the screen is held, capture goes on */
 };
 
 static const char *const tv_state_short[SUM_STATE_COUNT] = {"syn", "open", "half", "fin", "rst"};
+
+static void add_column(struct tv_view *v, const struct tv_coldef *c)
+{
+	if (c->core >= 0)
+		v->at[c->core] = v->ncols;
+	v->cols[v->ncols++] = *c;
+}
+
+/* The dashboard's columns up to RETR, the detectors' in table order, then
+ * OOO and Q; and the order narrow terminals give them up in: highest prio
+ * first, right to left among equals, a detector's prio-0 columns last. */
+static void build_columns(struct tv_view *v)
+{
+	for (int k = TV_COL_ID; k <= TV_COL_RETR; k++)
+		add_column(v, &tv_core_cols[k]);
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
+		for (unsigned j = 0; j < det_views[k]->ncolumns && j < DET_MAX_COLUMNS; j++) {
+			const struct det_column *dc = &det_views[k]->columns[j];
+			struct tv_coldef c = {dc->head, dc->width, dc->prio,   dc->desc,
+					      false,	-1,	   (uint8_t)k, (uint8_t)j};
+			add_column(v, &c);
+		}
+	add_column(v, &tv_core_cols[TV_COL_OOO]);
+	add_column(v, &tv_core_cols[TV_COL_QUEUES]);
+	v->ndrop = 0;
+	for (int prio = 9; prio >= 0; prio--)
+		for (int k = v->ncols - 1; k >= 0; k--)
+			if (v->cols[k].prio == prio && (prio > 0 || v->cols[k].core < 0))
+				v->drop[v->ndrop++] = k;
+}
 
 struct tv_view *tv_new(const struct tv_config *cfg, char *errbuf, size_t errlen)
 {
@@ -108,7 +146,8 @@ struct tv_view *tv_new(const struct tv_config *cfg, char *errbuf, size_t errlen)
 		return NULL;
 	}
 	v->cfg = *cfg;
-	v->sort = TV_COL_ID;
+	build_columns(v);
+	v->sort = v->at[TV_COL_ID];
 	return v;
 }
 
@@ -161,20 +200,7 @@ static void fmt_si(char *b, size_t n, double x)
 
 static void fmt_dur(char *b, size_t n, int64_t ns)
 {
-	double x = (double)ns;
-
-	if (ns < 0)
-		snprintf(b, n, "-");
-	else if (ns < 1000000)
-		snprintf(b, n, "%.0fus", x / 1e3);
-	else if (ns < 10000000)
-		snprintf(b, n, "%.2fms", x / 1e6);
-	else if (ns < 1000000000)
-		snprintf(b, n, "%.0fms", x / 1e6);
-	else if (ns < 100000000000ll)
-		snprintf(b, n, "%.2fs", x / 1e9);
-	else
-		snprintf(b, n, "%.0fs", x / 1e9);
+	det_fmt_dur_short(b, n, ns);
 }
 
 static void fmt_count(char *b, size_t n, uint64_t x)
@@ -244,6 +270,28 @@ static attr_t pair_attr(const struct tv_view *v, enum tv_pair p)
 	}
 }
 
+/* A detector's tone (det_view.h) as the colour pair it maps to. */
+static enum tv_pair tone_pair(enum det_tone t)
+{
+	switch (t) {
+	case DET_TONE_WARN:
+		return TV_P_WARN;
+	case DET_TONE_BAD:
+		return TV_P_BAD;
+	case DET_TONE_ORDER:
+		return TV_P_ORDER;
+	case DET_TONE_MTU:
+		return TV_P_MTU;
+	default:
+		return TV_P_DIM;
+	}
+}
+
+static attr_t tone_attr(const struct tv_view *v, enum det_tone t)
+{
+	return t == DET_TONE_NONE ? A_NORMAL : pair_attr(v, tone_pair(t));
+}
+
 static void hline_fill(int y, int x, int n, attr_t a)
 {
 	attrset(a);
@@ -262,9 +310,11 @@ static int cmp_addr(const struct dec_addr *a, uint16_t pa, const struct dec_addr
 
 #define CMP(x, y) ((x) < (y) ? -1 : (x) > (y))
 
-static int cmp_col(enum tv_col col, const struct tm_row *a, const struct tm_row *b)
+static int cmp_col(const struct tv_coldef *col, const struct tm_row *a, const struct tm_row *b)
 {
-	switch (col) {
+	if (col->core < 0)
+		return CMP(a->det[col->view][col->vcol].sort, b->det[col->view][col->vcol].sort);
+	switch ((enum tv_col)col->core) {
 	case TV_COL_CLIENT:
 		return cmp_addr(&a->client, a->client_port, &b->client, b->client_port);
 	case TV_COL_SERVER:
@@ -279,18 +329,10 @@ static int cmp_col(enum tv_col col, const struct tm_row *a, const struct tm_row 
 		return CMP(a->rtt_ns, b->rtt_ns);
 	case TV_COL_RETR:
 		return CMP(a->retrans, b->retrans);
-	case TV_COL_STALLS:
-		return CMP(a->stalls, b->stalls);
-	case TV_COL_LOST:
-		return CMP(a->stall_ns, b->stall_ns);
-	case TV_COL_HOLES:
-		return CMP(a->holes, b->holes);
 	case TV_COL_OOO:
 		return CMP(a->ooo, b->ooo);
 	case TV_COL_QUEUES:
 		return CMP(a->queues, b->queues);
-	case TV_COL_MTU:
-		return CMP(a->mtu_flag, b->mtu_flag);
 	default:
 		return 0;
 	}
@@ -301,9 +343,9 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	const struct tv_view *v = ctx;
 	const struct tm_row *a = &v->rows[*(const uint32_t *)pa],
 			    *b = &v->rows[*(const uint32_t *)pb];
-	int c = cmp_col(v->sort, a, b);
+	int c = cmp_col(&v->cols[v->sort], a, b);
 
-	if (tv_cols[v->sort].desc)
+	if (v->cols[v->sort].desc)
 		c = -c;
 	if (v->sort_reverse)
 		c = -c;
@@ -404,7 +446,7 @@ static void draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 {
 	const struct pl_header *h = &pv->h;
 	const struct tm_totals *t = &pv->m.tot;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32];
 	int x;
 
 	hline_fill(0, 0, cols, pair_attr(v, TV_P_TITLE));
@@ -457,22 +499,13 @@ static void draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 
 	/* Wide terminals get words, narrow ones the short forms. */
 	bool wide = cols >= 110;
-	fmt_dur(d, sizeof(d), t->stall_ns);
 	x = put(2, 0, cols, wide ? " findings: " : " ");
-	attrset(pair_attr(v, TV_P_WARN));
-	x += putf(2, x, cols - x, wide ? "stalls %" PRIu64 " (%s)" : "stall %" PRIu64 "/%s",
-		  t->stalls, d);
-	attrset(pair_attr(v, TV_P_BAD));
-	x += putf(2, x, cols - x, wide ? "  holes %" PRIu64 : " hole %" PRIu64,
-		  t->events[SUM_EV_SACK_HOLE]);
-	attrset(pair_attr(v, TV_P_ORDER));
-	x += putf(2, x, cols - x,
-		  wide ? "  reorder %" PRIu64 " (%" PRIu64 " across queues)"
-		       : " reord %" PRIu64 "/%" PRIu64 "q",
-		  t->events[SUM_EV_REORDER], t->queue_reorders);
-	attrset(pair_attr(v, TV_P_MTU));
-	x += putf(2, x, cols - x, wide ? "  mtu %" PRIu64 : " mtu %" PRIu64,
-		  t->events[SUM_EV_MTU_ALIGNMENT] + t->events[SUM_EV_PMTU]);
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		char part[96];
+		det_views[k]->header(part, sizeof(part), &t->det, wide);
+		attrset(tone_attr(v, det_views[k]->header_tone));
+		x += putf(2, x, cols - x, "%s%s", k == 0 ? "" : wide ? "  " : " ", part);
+	}
 	attrset(pair_attr(v, TV_P_BAD));
 	x += putf(2, x, cols - x, wide ? "  capture loss %" PRIu64 : " loss %" PRIu64,
 		  t->events[SUM_EV_CAPTURE_LOSS]);
@@ -489,34 +522,31 @@ static void draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 
 /* ---- the connection table ---- */
 
-/* Columns given up first when the terminal is narrow (the detail view
- * shows everything): the least telling first. */
-static const enum tv_col tv_drop_order[] = {TV_COL_QUEUES, TV_COL_MTU,	 TV_COL_LOST,
-					    TV_COL_OOO,	   TV_COL_RTT,	 TV_COL_STATE,
-					    TV_COL_HOLES,  TV_COL_STALLS};
-
-/* Which columns fit in cols, and how wide the address columns get. */
+/* Which columns fit in cols, and how wide the address columns get (the
+ * detail view shows everything a dropped column would). */
 static void layout(struct tv_view *v, int cols)
 {
-	for (int k = 0; k < TV_COL_COUNT; k++) {
+	int client = v->at[TV_COL_CLIENT], server = v->at[TV_COL_SERVER];
+
+	for (int k = 0; k < v->ncols; k++) {
 		v->visible[k] = true;
-		v->width[k] = tv_cols[k].width;
+		v->width[k] = v->cols[k].width;
 	}
-	for (size_t drop = 0;; drop++) {
+	for (int drop = 0;; drop++) {
 		int used = 2; /* margins */
-		for (int k = 0; k < TV_COL_COUNT; k++)
-			if (v->visible[k] && k != TV_COL_CLIENT && k != TV_COL_SERVER)
-				used += tv_cols[k].width + 1;
+		for (int k = 0; k < v->ncols; k++)
+			if (v->visible[k] && k != client && k != server)
+				used += v->cols[k].width + 1;
 		int addr = (cols - used - 2) / 2;
-		if (addr >= 14 || drop == sizeof(tv_drop_order) / sizeof(tv_drop_order[0])) {
+		if (addr >= 14 || drop == v->ndrop) {
 			addr = addr > TV_ADDR_MAX ? TV_ADDR_MAX : addr < 8 ? 8 : addr;
-			v->width[TV_COL_CLIENT] = v->width[TV_COL_SERVER] = addr;
+			v->width[client] = v->width[server] = addr;
 			break;
 		}
-		v->visible[tv_drop_order[drop]] = false;
+		v->visible[v->drop[drop]] = false;
 	}
 	if (!v->visible[v->sort])
-		v->sort = TV_COL_ID;
+		v->sort = v->at[TV_COL_ID];
 }
 
 struct tv_row_ctx {
@@ -524,14 +554,15 @@ struct tv_row_ctx {
 	int y, cols;
 };
 
-static void cell(const struct tv_row_ctx *ctx, int *x, enum tv_col col, const char *s)
+/* Column col (a display index) of the row at *x. */
+static void cell(const struct tv_row_ctx *ctx, int *x, int col, const char *s)
 {
 	const struct tv_view *v = ctx->v;
 	int w = v->width[col], n = ucols(s);
 
 	if (!v->visible[col] || *x >= ctx->cols)
 		return;
-	if (n > w && (col == TV_COL_CLIENT || col == TV_COL_SERVER)) {
+	if (n > w && (col == v->at[TV_COL_CLIENT] || col == v->at[TV_COL_SERVER])) {
 		/* Keep the port: cut the address in the middle. */
 		char b[96];
 		int keep = w - 1;
@@ -539,7 +570,7 @@ static void cell(const struct tv_row_ctx *ctx, int *x, enum tv_col col, const ch
 		snprintf(b, sizeof(b), "%.*s%s%s", head, s, v->cfg.utf8 ? "…" : "~",
 			 s + strlen(s) - tail);
 		put(ctx->y, *x, ctx->cols - *x, b);
-	} else if (tv_cols[col].left) {
+	} else if (v->cols[col].left) {
 		put(ctx->y, *x, w < ctx->cols - *x ? w : ctx->cols - *x, s);
 	} else {
 		int pad = w > n ? w - n : 0;
@@ -554,16 +585,16 @@ static void draw_table_head(struct tv_view *v, int y, int cols)
 	int x = 1;
 
 	hline_fill(y, 0, cols, pair_attr(v, TV_P_HEAD));
-	for (int k = 0; k < TV_COL_COUNT; k++) {
+	for (int k = 0; k < v->ncols; k++) {
 		char b[32];
-		if (k == (int)v->sort) {
-			bool down = tv_cols[k].desc != v->sort_reverse;
-			snprintf(b, sizeof(b), "%s%s", tv_cols[k].head,
+		if (k == v->sort) {
+			bool down = v->cols[k].desc != v->sort_reverse;
+			snprintf(b, sizeof(b), "%s%s", v->cols[k].head,
 				 v->cfg.utf8 ? (down ? "▼" : "▲") : (down ? "v" : "^"));
 		} else {
-			snprintf(b, sizeof(b), "%s", tv_cols[k].head);
+			snprintf(b, sizeof(b), "%s", v->cols[k].head);
 		}
-		cell(&ctx, &x, (enum tv_col)k, b);
+		cell(&ctx, &x, k, b);
 	}
 	attrset(A_NORMAL);
 }
@@ -578,61 +609,49 @@ static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r,
 	attr_t a = selected ? A_REVERSE : r->ended ? pair_attr(v, TV_P_DIM) : A_NORMAL;
 	hline_fill(y, 0, cols, a);
 	snprintf(b, sizeof(b), "%" PRIu64, r->id);
-	cell(&ctx, &x, TV_COL_ID, b);
+	cell(&ctx, &x, v->at[TV_COL_ID], b);
 	rep_format_endpoint(&r->client, r->client_port, b, sizeof(b));
 	if (nvantages > 1 && r->vantage_matters) { /* seen at two places: say where */
 		size_t n = strlen(b);
 		snprintf(b + n, sizeof(b) - n, "@%s",
 			 vantages[r->vantage < PL_MAX_VANTAGES ? r->vantage : PL_MAX_VANTAGES - 1]);
 	}
-	cell(&ctx, &x, TV_COL_CLIENT, b);
+	cell(&ctx, &x, v->at[TV_COL_CLIENT], b);
 	rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
-	cell(&ctx, &x, TV_COL_SERVER, b);
-	cell(&ctx, &x, TV_COL_STATE, tv_state_short[r->state % SUM_STATE_COUNT]);
+	cell(&ctx, &x, v->at[TV_COL_SERVER], b);
+	cell(&ctx, &x, v->at[TV_COL_STATE], tv_state_short[r->state % SUM_STATE_COUNT]);
 	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 		fmt_si(b, sizeof(b), r->rate[d] * 8);
-		cell(&ctx, &x, d == SUM_C2S ? TV_COL_UP : TV_COL_DOWN, b);
+		cell(&ctx, &x, v->at[d == SUM_C2S ? TV_COL_UP : TV_COL_DOWN], b);
 	}
 	fmt_dur(b, sizeof(b), r->rtt_ns);
-	cell(&ctx, &x, TV_COL_RTT, b);
-	struct {
-		enum tv_col col;
-		uint64_t n;
-		enum tv_pair pair;
-	} counts[] = {
-	    {TV_COL_RETR, r->retrans, TV_P_BAD},
-	    {TV_COL_STALLS, r->stalls, TV_P_WARN},
-	};
-	for (unsigned k = 0; k < 2; k++) {
-		fmt_count(b, sizeof(b), counts[k].n);
-		if (counts[k].n && !selected)
-			attrset(pair_attr(v, counts[k].pair));
-		cell(&ctx, &x, counts[k].col, b);
+	cell(&ctx, &x, v->at[TV_COL_RTT], b);
+	fmt_count(b, sizeof(b), r->retrans);
+	if (r->retrans && !selected)
+		attrset(pair_attr(v, TV_P_BAD));
+	cell(&ctx, &x, v->at[TV_COL_RETR], b);
+	attrset(a);
+	for (int k = v->at[TV_COL_RETR] + 1; k < v->at[TV_COL_OOO]; k++) {
+		const struct det_cell *dc = &r->det[v->cols[k].view][v->cols[k].vcol];
+		if (dc->text[0])
+			snprintf(b, sizeof(b), "%s", dc->text);
+		else
+			fmt_count(b, sizeof(b), (uint64_t)dc->sort);
+		if (dc->tone != DET_TONE_NONE && !selected)
+			attrset(tone_attr(v, dc->tone));
+		cell(&ctx, &x, k, b);
 		attrset(a);
 	}
-	if (r->stalls)
-		fmt_dur(b, sizeof(b), r->stall_ns);
-	else
-		snprintf(b, sizeof(b), "-");
-	cell(&ctx, &x, TV_COL_LOST, b);
-	fmt_count(b, sizeof(b), r->holes);
-	if (r->holes && !selected)
-		attrset(pair_attr(v, TV_P_BAD));
-	cell(&ctx, &x, TV_COL_HOLES, b);
-	attrset(a);
 	fmt_count(b, sizeof(b), r->ooo);
 	if (r->ooo && !selected)
 		attrset(pair_attr(v, TV_P_ORDER));
-	cell(&ctx, &x, TV_COL_OOO, b);
+	cell(&ctx, &x, v->at[TV_COL_OOO], b);
 	attrset(a);
 	if (r->queues)
 		snprintf(b, sizeof(b), "%" PRIu32, r->queues);
 	else
 		snprintf(b, sizeof(b), "-");
-	cell(&ctx, &x, TV_COL_QUEUES, b);
-	if (r->mtu_flag && !selected)
-		attrset(pair_attr(v, TV_P_MTU));
-	cell(&ctx, &x, TV_COL_MTU, r->mtu_flag ? "!" : "-");
+	cell(&ctx, &x, v->at[TV_COL_QUEUES], b);
 	attrset(A_NORMAL);
 }
 
@@ -687,17 +706,18 @@ static void draw_table(struct tv_view *v, const struct pl_view *pv, int y, int r
 
 /* ---- the findings log ---- */
 
-static enum tv_pair event_pair(enum sum_event_type t)
+/* An event's colour: its detector's tone, or the engine's events'. */
+static enum tv_pair event_pair(const struct sum_event *e)
 {
-	switch (t) {
-	case SUM_EV_STALL:
+	const struct det_view *dv = det_view_of_event(e->type);
+
+	if (dv)
+		return tone_pair(dv->event_tone(e));
+	switch (e->type) {
 	case SUM_EV_ZERO_WINDOW:
 		return TV_P_WARN;
-	case SUM_EV_SACK_HOLE:
-	case SUM_EV_RENEGING:
 	case SUM_EV_CAPTURE_LOSS:
 		return TV_P_BAD;
-	case SUM_EV_REORDER:
 	case SUM_EV_DSACK:
 		return TV_P_ORDER;
 	default:
@@ -705,30 +725,18 @@ static enum tv_pair event_pair(enum sum_event_type t)
 	}
 }
 
-/* One line of what an event says. */
+/* One line of what an event says: its detector's words, or the engine's. */
 static void describe_event(char *b, size_t n, const struct sum_event *e)
 {
+	const struct det_view *dv = det_view_of_event(e->type);
 	char d[32];
 
+	if (dv) {
+		dv->event_line(b, n, e);
+		return;
+	}
 	fmt_dur(d, sizeof(d), e->duration_ns);
 	switch (e->type) {
-	case SUM_EV_STALL:
-		snprintf(b, n, "%s %s: %s",
-			 e->u.stall.timer_like
-			     ? "timer-like pause"
-			     : sum_stall_class_name((enum stall_class)e->u.stall.cls),
-			 d, e->u.stall.reason ? e->u.stall.reason : "");
-		break;
-	case SUM_EV_SACK_HOLE:
-		snprintf(b, n, "SACK hole %" PRIu64 " B, %" PRIu32 " seg, closed by %s after %s",
-			 e->bytes, e->u.hole.segments,
-			 sum_closed_by_name((enum sackb_closed_by)e->u.hole.closed_by), d);
-		break;
-	case SUM_EV_REORDER:
-		snprintf(b, n, "out of order, extent %" PRIu32 " (%s)%s", e->extent,
-			 sum_reorder_by_name((enum sum_reorder_by)e->by),
-			 e->queue_switch == 1 ? ", across queues" : "");
-		break;
 	case SUM_EV_ZERO_WINDOW:
 		snprintf(b, n, "zero window for %s", d);
 		break;
@@ -743,20 +751,6 @@ static void describe_event(char *b, size_t n, const struct sum_event *e)
 		snprintf(b, n,
 			 "segment of %" PRIu64 " B above the MSS (GSO/TSO/GRO at the capture)",
 			 e->bytes);
-		break;
-	case SUM_EV_RENEGING:
-		snprintf(b, n, "SACK reneging: %" PRIu64 " B un-SACKed", e->bytes);
-		break;
-	case SUM_EV_MTU_ALIGNMENT:
-		snprintf(b, n,
-			 "MTU %" PRIu32 " misaligned (payload %% 4096 = %" PRIu32
-			 "; aligned %" PRIu32 " / %" PRIu32 ")",
-			 e->u.mtu.mtu, e->u.mtu.payload_mod_4096, e->u.mtu.aligned_below,
-			 e->u.mtu.aligned_above);
-		break;
-	case SUM_EV_PMTU:
-		snprintf(b, n, "PMTU: %s (MTU %" PRIu32 ")", e->u.mtu.reason ? e->u.mtu.reason : "",
-			 e->u.mtu.mtu);
 		break;
 	default:
 		snprintf(b, n, "%s", sum_event_name(e->type));
@@ -778,7 +772,7 @@ static void draw_log(struct tv_view *v, const struct pl_view *pv, int y, int row
 		describe_event(what, sizeof(what), e);
 		int x = putf(y + 1 + k, 0, cols, " %10s #%-4" PRIu64 " %s ", t, e->conn,
 			     e->dir == SUM_C2S ? "c>s" : "s>c");
-		attrset(pair_attr(v, event_pair(e->type)));
+		attrset(pair_attr(v, event_pair(e)));
 		x += putf(y + 1 + k, x, cols - x, "%-12s", sum_event_name(e->type));
 		attrset(A_NORMAL);
 		x += put(y + 1 + k, x, cols - x, " ");
@@ -825,8 +819,33 @@ static void sparkline(struct tv_view *v, int y, int x, int w, const struct tm_ti
 	}
 }
 
+/* The letter for a timeline bucket's flags: a detector's mark that spans
+ * time (a stall: S) first, then a zero window (Z), then point marks (a
+ * SACK hole: H); the colour its detector gives it. */
+static void timeline_mark(uint8_t flags, char *mark, enum tv_pair *pair)
+{
+	for (int pass = 0; pass < 3 && !mark[0]; pass++) {
+		if (pass == 1) {
+			if (flags & TM_B_ZERO_WINDOW) {
+				mark[0] = 'Z';
+				*pair = TV_P_WARN;
+			}
+			continue;
+		}
+		for (unsigned k = 0; k < DET_VIEW_COUNT && !mark[0]; k++) {
+			const struct det_view *dv = det_views[k];
+			if (dv->timeline_mark && dv->timeline_span == (pass == 0) &&
+			    (flags & TM_B_VIEW(k))) {
+				mark[0] = dv->timeline_mark;
+				*pair = tone_pair(dv->header_tone);
+			}
+		}
+	}
+}
+
 /* Sequence (y) against time (x) of the data direction, retransmissions as R,
- * stalls as S on the time axis, zero windows as Z, SACK holes as H. */
+ * the detectors' marks (stalls S, SACK holes H) and zero windows (Z) on the
+ * time axis. */
 static void seqgraph(struct tv_view *v, int y, int x, int h, int w, const struct tm_timeline *tl,
 		     unsigned dir)
 {
@@ -871,13 +890,11 @@ static void seqgraph(struct tv_view *v, int y, int x, int h, int w, const struct
 			put(y + h - 1 - row, col, 1, v->cfg.utf8 ? "·" : ".");
 			attrset(A_NORMAL);
 		}
-		const char *mark = flags & TM_B_STALL	      ? "S"
-				   : flags & TM_B_ZERO_WINDOW ? "Z"
-				   : flags & TM_B_HOLE	      ? "H"
-							      : NULL;
-		if (mark) {
-			attrset(pair_attr(
-			    v, flags & TM_B_HOLE && !(flags & TM_B_STALL) ? TV_P_BAD : TV_P_WARN));
+		char mark[2] = {0, 0};
+		enum tv_pair mark_pair = TV_P_WARN;
+		timeline_mark(flags, mark, &mark_pair);
+		if (mark[0]) {
+			attrset(pair_attr(v, mark_pair));
 			put(y + h, col, 1, mark);
 			attrset(A_NORMAL);
 		} else {
@@ -1006,30 +1023,16 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 		putf(y, 0, cols, "  seq %s", data_dir ? "s>c" : "c>s");
 		seqgraph(v, y, 21, gh, gw < cols - 21 ? gw : cols - 21, &dt->tl, data_dir);
 		putf(y + gh, 2, 18, "0 .. %s", a);
-		putf(y + 1, 2, 18, "R retrans S stall");
-		putf(y + 2, 2, 18, "Z 0-window H hole");
+		char legend[64] = "";
+		size_t ln = 0;
+		for (unsigned k = 0; k < DET_VIEW_COUNT && ln < sizeof(legend); k++)
+			if (det_views[k]->timeline_mark)
+				ln += (size_t)snprintf(legend + ln, sizeof(legend) - ln, "%s%c %s",
+						       ln ? " " : "", det_views[k]->timeline_mark,
+						       det_views[k]->name);
+		putf(y + 1, 2, 18, "R retrans Z 0-win");
+		putf(y + 2, 2, 18, "%s", legend);
 		y += gh + 1;
-	}
-	/* Stall-duration histogram with the Linux timer clusters named. */
-	if (y < end) {
-		static const char *const names[STALL_HIST_BUCKETS] = {
-		    "<30ms",	 "40ms dack", "60-150ms", "200ms tmr",
-		    "250-500ms", "0.5-1s",    "1-3s",	  ">3s"};
-		fmt_dur(a, sizeof(a), s->det.stall.time_ns);
-		int x = putf(y, 0, cols, "  stalls %" PRIu32 " (%s lost):", s->det.stall.count, a);
-		for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++)
-			if (s->det.stall.hist[k]) {
-				attrset(pair_attr(v, TV_P_WARN));
-				x += putf(y, x, cols - x, " %s", names[k]);
-				attrset(A_NORMAL);
-				x += putf(y, x, cols - x, " %" PRIu32, s->det.stall.hist[k]);
-			}
-		for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
-			if (s->det.stall.by_class[k])
-				x += putf(y, x, cols - x, "%s%s %" PRIu32, k ? "  " : "  | ",
-					  sum_stall_class_name((enum stall_class)k),
-					  s->det.stall.by_class[k]);
-		y++;
 	}
 	/* Queue distribution. */
 	if (y < end) {
@@ -1044,18 +1047,17 @@ static void draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int 
 				x += putf(y, x, cols - x, " q%u%s %.0f%%", k,
 					  k == TM_QUEUES - 1 ? "+" : "",
 					  100.0 * (double)dt->queue_pkts[k] / (double)total);
-		if (total && s->det.reorder.reorder_on_queue_switch)
-			putf(y, x, cols - x, "  reorders across queues %" PRIu32,
-			     s->det.reorder.reorder_on_queue_switch);
 		y++;
 	}
-	if (y < end) {
-		int x = putf(y, 0, cols, "  holes %" PRIu32 "  mtu %s",
-			     dt->ended ? s->det.sack.holes : dt->tally.holes,
-			     s->det.mtu.misaligned ? "misaligned" : "ok");
-		if (s->det.mtu.implied_mtu[data_dir])
-			putf(y, x, cols - x, " (implied %" PRIu32 ")",
-			     s->det.mtu.implied_mtu[data_dir]);
+	/* Each detector's line (stall histogram, holes, MTU ...). */
+	for (unsigned k = 0; k < DET_VIEW_COUNT && y < end; k++) {
+		char line[256];
+		if (!det_views[k]->detail)
+			continue;
+		line[0] = '\0';
+		det_views[k]->detail(line, sizeof(line), s, &dt->live, dt->ended);
+		if (line[0])
+			putf(y++, 0, cols, "  %s", line);
 	}
 }
 
@@ -1243,7 +1245,7 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		return TV_REDRAW;
 	case 's':
 		do
-			v->sort = (enum tv_col)((v->sort + 1) % TV_COL_COUNT);
+			v->sort = (v->sort + 1) % v->ncols;
 		while (!v->visible[v->sort]);
 		v->sort_reverse = false;
 		if (v->frozen)

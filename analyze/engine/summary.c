@@ -56,30 +56,3 @@ const char *sum_retrans_kind_name(enum sum_retrans_kind k)
 	};
 	return (unsigned)k < SUM_RTX_KIND_COUNT ? names[k] : "other";
 }
-
-const char *sum_stall_class_name(enum stall_class c)
-{
-	static const char *const names[STALL_CLASS_COUNT] = {
-	    [STALL_DELAYED_ACK] = "delayed_ack",
-	    [STALL_SENDER_IDLE] = "sender_idle",
-	    [STALL_ZERO_WINDOW] = "zero_window",
-	    [STALL_RTO] = "rto",
-	    [STALL_UNKNOWN] = "unknown",
-	    [STALL_RWND_LIMITED] = "rwnd_limited",
-	    [STALL_TLP] = "tlp",
-	    [STALL_LOSS_RECOVERY] = "loss_recovery",
-	};
-	return (unsigned)c < STALL_CLASS_COUNT ? names[c] : "unknown";
-}
-
-const char *sum_closed_by_name(enum sackb_closed_by b)
-{
-	static const char *const names[SACKB_CLOSED_COUNT] = {
-	    [SACKB_CLOSED_RETRANS] = "retransmission",
-	    [SACKB_CLOSED_REORDER] = "reordering",
-	    [SACKB_CLOSED_OPEN] = "open",
-	    [SACKB_CLOSED_OTHER] = "acked",
-	    [SACKB_CLOSED_UNDECIDED] = "undecided",
-	};
-	return (unsigned)b < SACKB_CLOSED_COUNT ? names[b] : "open";
-}

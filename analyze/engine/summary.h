@@ -233,8 +233,6 @@ const char *sum_state_name(enum sum_state s);
 const char *sum_event_name(enum sum_event_type t);
 const char *sum_reorder_by_name(enum sum_reorder_by b);
 const char *sum_retrans_kind_name(enum sum_retrans_kind k);
-const char *sum_stall_class_name(enum stall_class c);
-const char *sum_closed_by_name(enum sackb_closed_by b);
 /* Is t a per-frame verdict (delivered through sum_sink.frame)? */
 static inline bool sum_event_is_frame(enum sum_event_type t)
 {

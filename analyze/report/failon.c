@@ -8,58 +8,45 @@
 
 enum fo_op { FO_GT = 0, FO_GE, FO_LT, FO_LE, FO_EQ, FO_NE };
 
+/*
+ * The engine's metrics; each detector's come from its view (det_view.h).
+ * A metric is named by its index: the engine's first, then the views' in
+ * table order.
+ */
 struct fo_metric {
 	const char *name;
 	double (*get)(const struct rep_totals *t);
 };
 
-/* Each metric reads one total; stall_time is in seconds. */
 #define FO_COUNT(fn, field)                                                                        \
 	static double fn(const struct rep_totals *t)                                               \
 	{                                                                                          \
 		return (double)t->field;                                                           \
 	}
-FO_COUNT(m_stalls, stalls)
-FO_COUNT(m_sack_holes, sack_holes)
+
 FO_COUNT(m_dsack, dsack)
-FO_COUNT(m_reneging, reneging)
 FO_COUNT(m_ooo, ooo)
-FO_COUNT(m_queue_reorders, queue_reorders)
 FO_COUNT(m_retrans, retrans)
 FO_COUNT(m_rto, rto)
 FO_COUNT(m_spurious, spurious)
-FO_COUNT(m_mtu, mtu_misaligned)
 FO_COUNT(m_oversize, oversize)
 FO_COUNT(m_capture_loss, capture_loss_segments)
 FO_COUNT(m_zero_window, zw_episodes)
 FO_COUNT(m_dup_acks, dup_acks)
 FO_COUNT(m_lost_upstream, lost_upstream)
 FO_COUNT(m_undecided, fills_undecided)
-FO_COUNT(m_timer_like, stall_timer_like)
 
 static double m_tlp(const struct rep_totals *t)
 {
 	return (double)(t->tlp + t->tlp_new_data);
 }
 
-static double m_stall_time(const struct rep_totals *t)
-{
-	return (double)t->stall_ns / 1e9;
-}
-
 static const struct fo_metric fo_metrics[] = {
-    {"stall", m_stalls},
-    {"stalls", m_stalls},
-    {"stall_time", m_stall_time},
-    {"sack_holes", m_sack_holes},
     {"dsack", m_dsack},
-    {"reneging", m_reneging},
     {"out_of_order", m_ooo},
-    {"reorder_across_queues", m_queue_reorders},
     {"retransmissions", m_retrans},
     {"rto", m_rto},
     {"spurious", m_spurious},
-    {"mtu_misaligned", m_mtu},
     {"oversize", m_oversize},
     {"capture_loss", m_capture_loss},
     {"zero_window", m_zero_window},
@@ -67,16 +54,65 @@ static const struct fo_metric fo_metrics[] = {
     {"lost_upstream", m_lost_upstream},
     {"tlp", m_tlp},
     {"undecided", m_undecided},
-    {"timer_like", m_timer_like},
 };
 
-#define FO_NMETRICS (sizeof(fo_metrics) / sizeof(fo_metrics[0]))
+#define FO_NCORE ((unsigned)(sizeof(fo_metrics) / sizeof(fo_metrics[0])))
 
-const char *fo_names(void)
+/* Metric m's name and value (m < fo_count()). */
+static unsigned fo_count(void)
 {
-	return "stall(s), stall_time (seconds), sack_holes, dsack, reneging, out_of_order, "
-	       "reorder_across_queues, retransmissions, rto, spurious, mtu_misaligned, oversize, "
-	       "capture_loss, zero_window, dup_acks, lost_upstream";
+	unsigned n = FO_NCORE;
+
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
+		n += det_views[k]->nmetrics;
+	return n;
+}
+
+static const char *fo_name(unsigned m, const char **unit)
+{
+	*unit = NULL;
+	if (m < FO_NCORE)
+		return fo_metrics[m].name;
+	m -= FO_NCORE;
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		if (m < det_views[k]->nmetrics) {
+			*unit = det_views[k]->metrics[m].unit;
+			return det_views[k]->metrics[m].name;
+		}
+		m -= det_views[k]->nmetrics;
+	}
+	return "";
+}
+
+static double fo_value(unsigned m, const struct rep_totals *t)
+{
+	if (m < FO_NCORE)
+		return fo_metrics[m].get(t);
+	m -= FO_NCORE;
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		if (m < det_views[k]->nmetrics)
+			return det_views[k]->metrics[m].get(&t->det);
+		m -= det_views[k]->nmetrics;
+	}
+	return 0;
+}
+
+size_t fo_names(char *buf, size_t len)
+{
+	size_t x = 0;
+
+	if (len)
+		buf[0] = '\0';
+	/* The detectors' first: they are what --fail-on is mostly for. */
+	for (unsigned i = 0, n = fo_count(); i < n; i++) {
+		unsigned m = (i + FO_NCORE) % n;
+		const char *unit, *name = fo_name(m, &unit);
+		int w = snprintf(buf + x, x < len ? len - x : 0, "%s%s%s%s%s", i ? ", " : "", name,
+				 unit ? " (" : "", unit ? unit : "", unit ? ")" : "");
+		if (w > 0)
+			x += (size_t)w;
+	}
+	return x;
 }
 
 static const char *const op_text[] = {">", ">=", "<", "<=", "==", "!="};
@@ -92,13 +128,18 @@ int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen)
 			p++;
 		size_t nlen = (size_t)(p - name);
 		unsigned m;
-		for (m = 0; m < FO_NMETRICS; m++)
-			if (strlen(fo_metrics[m].name) == nlen &&
-			    !strncmp(fo_metrics[m].name, name, nlen))
+		const char *unit, *mname = "";
+		unsigned nm = fo_count();
+		for (m = 0; m < nm; m++) {
+			mname = fo_name(m, &unit);
+			if (strlen(mname) == nlen && !strncmp(mname, name, nlen))
 				break;
-		if (m == FO_NMETRICS) {
+		}
+		if (m == nm) {
+			char names[512];
+			fo_names(names, sizeof(names));
 			snprintf(errbuf, errlen, "unknown metric '%.*s' (known: %s)", (int)nlen,
-				 name, fo_names());
+				 name, names);
 			return -1;
 		}
 		int op;
@@ -147,7 +188,7 @@ bool fo_match(const struct fo_expr *e, const struct rep_totals *t, char *which, 
 {
 	for (unsigned k = 0; k < e->n; k++) {
 		const struct fo_term *x = &e->t[k];
-		double v = fo_metrics[x->metric].get(t);
+		double v = fo_value(x->metric, t);
 		bool hit = false;
 		switch (x->op) {
 		case FO_GT:
@@ -170,7 +211,8 @@ bool fo_match(const struct fo_expr *e, const struct rep_totals *t, char *which, 
 			break;
 		}
 		if (hit) {
-			snprintf(which, len, "%s%s%g (is %g)", fo_metrics[x->metric].name,
+			const char *unit;
+			snprintf(which, len, "%s%s%g (is %g)", fo_name(x->metric, &unit),
 				 op_text[x->op], x->value, v);
 			return true;
 		}

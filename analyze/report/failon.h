@@ -31,7 +31,8 @@ int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen);
 /* Does any term hold for these totals? *which names the first that did. */
 bool fo_match(const struct fo_expr *e, const struct rep_totals *t, char *which, size_t len);
 
-/* "stall, stall_time, sack_holes, ..." for help and errors. */
-const char *fo_names(void);
+/* "stall, stalls, stall_time (seconds), ...": every metric, for help and
+ * errors, into buf (truncated to len); the length it needed. */
+size_t fo_names(char *buf, size_t len);
 
 #endif

@@ -165,60 +165,96 @@ static void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
 		jo_knull(w, key);
 }
 
+/*
+ * A connection's members come in sorted order from two places: its own
+ * (below) and one per detector (its view's conn_key). Before each of its
+ * own keys, conn_key() writes the detectors' members that sort before it.
+ */
+struct conn_writer {
+	struct jo_writer *w;
+	const struct sum_conn *c;
+	const struct det_view *det[DET_VIEW_COUNT]; /* by conn_key */
+	unsigned next;
+};
+
+static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const struct sum_conn *c)
+{
+	cw->w = w;
+	cw->c = c;
+	cw->next = 0;
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		unsigned j = k;
+		for (; j > 0 && strcmp(cw->det[j - 1]->conn_key, det_views[k]->conn_key) > 0; j--)
+			cw->det[j] = cw->det[j - 1];
+		cw->det[j] = det_views[k];
+	}
+}
+
+/* Every detector member sorting before key (NULL: all that are left). */
+static void conn_det_upto(struct conn_writer *cw, const char *key)
+{
+	while (cw->next < DET_VIEW_COUNT &&
+	       (!key || strcmp(cw->det[cw->next]->conn_key, key) < 0)) {
+		const struct det_view *v = cw->det[cw->next++];
+		jo_w_key(cw->w, v->conn_key);
+		v->json_conn(cw->w, cw->c);
+	}
+}
+
+static struct jo_writer *conn_key(struct conn_writer *cw, const char *key)
+{
+	conn_det_upto(cw, key);
+	return cw->w;
+}
+
 void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind)
 {
 	int64_t dur = c->last_ts - c->first_ts;
+	struct conn_writer cw;
 
+	conn_writer_init(&cw, w, c);
 	jo_w_obj(w);
-	w_dir(w, "c2s", &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
-	w_endpoint(w, "client", &c->client, c->client_port);
-	jo_ksec(w, "duration_s", dur);
-	jo_kbool(w, "evicted", c->evicted);
-	jo_ksec(w, "first_ts", c->first_ts);
-	jo_kint(w, "first_ts_ns", c->first_ts);
-	jo_w_key(w, "frames");
+	w_dir(conn_key(&cw, "c2s"), "c2s", &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
+	w_endpoint(conn_key(&cw, "client"), "client", &c->client, c->client_port);
+	jo_ksec(conn_key(&cw, "duration_s"), "duration_s", dur);
+	jo_kbool(conn_key(&cw, "evicted"), "evicted", c->evicted);
+	jo_ksec(conn_key(&cw, "first_ts"), "first_ts", c->first_ts);
+	jo_kint(conn_key(&cw, "first_ts_ns"), "first_ts_ns", c->first_ts);
+	jo_w_key(conn_key(&cw, "frames"), "frames");
 	jo_w_arr(w);
 	jo_w_int(w, (int64_t)c->first_frame);
 	jo_w_int(w, (int64_t)c->last_frame);
 	jo_w_arr_end(w);
 	if (c->handshake_rtt_ns >= 0)
-		jo_ksec(w, "handshake_rtt_s", c->handshake_rtt_ns);
+		jo_ksec(conn_key(&cw, "handshake_rtt_s"), "handshake_rtt_s", c->handshake_rtt_ns);
 	else
-		jo_knull(w, "handshake_rtt_s");
-	jo_kint(w, "id", (int64_t)c->id);
-	jo_kint(w, "input", c->first_input);
+		jo_knull(conn_key(&cw, "handshake_rtt_s"), "handshake_rtt_s");
+	jo_kint(conn_key(&cw, "id"), "id", (int64_t)c->id);
+	jo_kint(conn_key(&cw, "input"), "input", c->first_input);
 	if (kind)
-		jo_kstr(w, "kind", kind);
-	jo_kint(w, "last_input", c->last_input);
-	jo_ksec(w, "last_ts", c->last_ts);
-	jo_w_key(w, "mss");
+		jo_kstr(conn_key(&cw, "kind"), "kind", kind);
+	jo_kint(conn_key(&cw, "last_input"), "last_input", c->last_input);
+	jo_ksec(conn_key(&cw, "last_ts"), "last_ts", c->last_ts);
+	jo_w_key(conn_key(&cw, "mss"), "mss");
 	jo_w_obj(w);
 	w_mss_or_null(w, "client", c->dir[SUM_C2S].mss);
 	w_mss_or_null(w, "server", c->dir[SUM_S2C].mss);
 	jo_w_obj_end(w);
-	jo_w_key(w, "mtu_findings");
-	rep_jw_mtu(w, &c->det.mtu);
-	jo_w_key(w, "queues");
+	jo_w_key(conn_key(&cw, "queues"), "queues");
 	jo_w_arr(w);
 	for (unsigned q = 0; q < 64; q++)
 		if (c->queue_mask & (1ull << q))
 			jo_w_int(w, q);
 	jo_w_arr_end(w);
-	jo_w_key(w, "reordering");
-	rep_jw_reorder(w, &c->det.reorder);
-	jo_kbool(w, "roles_from_syn", c->roles_from_syn);
-	w_dir(w, "s2c", &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
-	jo_w_key(w, "sack");
-	rep_jw_sack(w, &c->det.sack);
-	jo_kbool(w, "sack_permitted", c->sack_permitted);
-	w_endpoint(w, "server", &c->server, c->server_port);
-	jo_w_key(w, "stalls");
-	rep_jw_stall(w, &c->det.stall);
-	jo_kstr(w, "state", sum_state_name(c->state));
-	jo_kbool(w, "timestamps", c->timestamps);
-	jo_kint(w, "vantage", c->vantage);
-	jo_kbool(w, "window_scale_known", c->wscale_known);
-	jo_w_key(w, "wscale");
+	jo_kbool(conn_key(&cw, "roles_from_syn"), "roles_from_syn", c->roles_from_syn);
+	w_dir(conn_key(&cw, "s2c"), "s2c", &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
+	jo_kbool(conn_key(&cw, "sack_permitted"), "sack_permitted", c->sack_permitted);
+	w_endpoint(conn_key(&cw, "server"), "server", &c->server, c->server_port);
+	jo_kstr(conn_key(&cw, "state"), "state", sum_state_name(c->state));
+	jo_kbool(conn_key(&cw, "timestamps"), "timestamps", c->timestamps);
+	jo_kint(conn_key(&cw, "vantage"), "vantage", c->vantage);
+	jo_kbool(conn_key(&cw, "window_scale_known"), "window_scale_known", c->wscale_known);
+	jo_w_key(conn_key(&cw, "wscale"), "wscale");
 	if (c->wscale_known) {
 		jo_w_obj(w);
 		jo_kint(w, "client", c->dir[SUM_C2S].wscale);
@@ -227,10 +263,11 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 	} else {
 		jo_w_null(w);
 	}
+	conn_det_upto(&cw, NULL);
 	jo_w_obj_end(w);
 }
 
-/* Events gather their members in a list: each detector adds its own. */
+/* Events gather their members in a list: a detector's view adds its own. */
 void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind)
 {
 	struct jo_fields f;
@@ -248,25 +285,10 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 	jo_f_int_pair(&f, "frames", (int64_t)e->frame_first, (int64_t)e->frame_last);
 	jo_f_int(&f, "bytes", (int64_t)e->bytes);
 	jo_f_int(&f, "rel_seq", e->rel_seq);
+	const struct det_view *v = det_view_of_event(e->type);
+	if (v)
+		v->json_event(&f, e);
 	switch (e->type) {
-	case SUM_EV_REORDER:
-		jo_f_str(&f, "decided_by", sum_reorder_by_name((enum sum_reorder_by)e->by));
-		jo_f_int(&f, "extent", e->extent);
-		if (e->queue_switch < 0)
-			jo_f_null(&f, "queue_switch");
-		else
-			jo_f_bool(&f, "queue_switch", e->queue_switch);
-		break;
-	case SUM_EV_STALL:
-		rep_jw_stall_event(&f, e);
-		break;
-	case SUM_EV_SACK_HOLE:
-		rep_jw_sack_event(&f, e);
-		break;
-	case SUM_EV_MTU_ALIGNMENT:
-	case SUM_EV_PMTU:
-		rep_jw_mtu_event(&f, e);
-		break;
 	case SUM_EV_CAPTURE_LOSS:
 		jo_f_int(&f, "segments", e->segments);
 		break;
@@ -398,36 +420,24 @@ static void w_counts(struct jo_writer *w, const struct rep_totals *t)
 	jo_w_obj_end(w);
 }
 
-/* With --no-detectors their findings are unknown, not zero: null. */
-static void kint_known(struct jo_writer *w, const char *key, uint64_t v, bool known)
-{
-	if (known)
-		jo_kint(w, key, (int64_t)v);
-	else
-		jo_knull(w, key);
-}
-
+/* The run's findings: the engine's, then each detector's (null with
+ * --no-detectors: unknown, not zero), written in sorted order. */
 static void w_findings(struct jo_writer *w, const struct rep_totals *t, bool det)
 {
+	struct jo_fields f;
+
+	jo_f_reset(&f);
+	jo_f_int(&f, "capture_loss_segments", (int64_t)t->capture_loss_segments);
+	jo_f_int(&f, "dsack", (int64_t)t->dsack);
+	jo_f_int(&f, "fills_undecided", (int64_t)t->fills_undecided);
+	jo_f_int(&f, "out_of_order", (int64_t)t->ooo);
+	jo_f_int(&f, "oversize_segments", (int64_t)t->oversize);
+	jo_f_int(&f, "retransmissions", (int64_t)t->retrans);
+	jo_f_int(&f, "tail_loss_probes", (int64_t)(t->tlp + t->tlp_new_data));
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
+		det_views[k]->json_findings(&f, &t->det, det);
 	jo_w_key(w, "findings");
-	jo_w_obj(w);
-	jo_kint(w, "capture_loss_segments", (int64_t)t->capture_loss_segments);
-	jo_kint(w, "dsack", (int64_t)t->dsack);
-	jo_kint(w, "fills_undecided", (int64_t)t->fills_undecided);
-	kint_known(w, "mtu_misaligned", t->mtu_misaligned, det);
-	jo_kint(w, "out_of_order", (int64_t)t->ooo);
-	jo_kint(w, "oversize_segments", (int64_t)t->oversize);
-	kint_known(w, "reorder_across_queues", t->queue_reorders, det);
-	jo_kint(w, "retransmissions", (int64_t)t->retrans);
-	kint_known(w, "sack_holes", t->sack_holes, det);
-	if (det)
-		jo_ksec(w, "stall_time_s", t->stall_ns);
-	else
-		jo_knull(w, "stall_time_s");
-	kint_known(w, "stalls", t->stalls, det);
-	jo_kint(w, "tail_loss_probes", (int64_t)(t->tlp + t->tlp_new_data));
-	kint_known(w, "timer_like_pauses", t->stall_timer_like, det);
-	jo_w_obj_end(w);
+	jo_w_fields(w, &f);
 }
 
 static void w_flows(struct jo_writer *w, const struct flow_counters *f)

@@ -97,21 +97,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 	t->conns_with_loss += loss != 0;
 	t->conns_evicted += c->evicted;
 
-	const struct stall_summary *st = &c->det.stall;
-	t->stalls += st->count;
-	t->stall_timer_like += st->timer_like;
-	t->stall_ns += st->time_ns;
-	t->conns_with_stalls += st->count != 0;
-	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
-		t->stall_by_class[k] += st->by_class[k];
-	t->sack_holes += c->det.sack.holes;
-	t->reneging += c->det.sack.reneging;
-	t->conns_with_holes += c->det.sack.holes != 0;
-	t->queue_reorders += c->det.reorder.reorder_on_queue_switch;
-	t->mtu_misaligned += c->det.mtu.misaligned;
-	t->mtu_collapse += c->det.mtu.collapse;
-	t->pmtu_blackholes += c->det.mtu.pmtu_blackhole;
-	t->icmp_too_big += c->det.mtu.icmp_too_big;
+	det_totals_add_conn(&t->det, c);
 }
 
 static void add_event_totals(struct rep_totals *t, const struct sum_event *e)
@@ -374,4 +360,14 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 		if (any)
 			fputs("}'\n", out);
 	}
+}
+
+void rep_fmt_dur(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%" PRId64 " us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }

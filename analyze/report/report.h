@@ -10,6 +10,7 @@
 #include "analyze/engine/engine.h"
 #include "analyze/engine/source.h"
 #include "analyze/engine/summary.h"
+#include "analyze/report/det_view.h"
 #include "common/err.h"
 
 /*
@@ -79,12 +80,7 @@ struct rep_totals {
 	int64_t zw_time_ns;
 	uint64_t ooo_by[SUM_BY_COUNT], lost_upstream_by[SUM_BY_COUNT];
 	uint64_t tlp, tlp_new_data, spurious_dsack, fills_undecided;
-	/* From the detectors (sum_conn.det). */
-	uint64_t stalls, stall_by_class[STALL_CLASS_COUNT], conns_with_stalls;
-	uint64_t stall_timer_like; /* ambiguous timer-like pauses (not in stalls) */
-	int64_t stall_ns;
-	uint64_t sack_holes, reneging, conns_with_holes;
-	uint64_t queue_reorders, mtu_misaligned, mtu_collapse, pmtu_blackholes, icmp_too_big;
+	struct det_totals det; /* from the detectors (sum_conn.det), through their views */
 };
 
 /* The first few frames of one kind of per-frame verdict, for the text
@@ -115,6 +111,9 @@ struct rep_data {
  * for the examples of l (one tshark line per input they come from). */
 void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run);
 
+/* "850 us", "40.1 ms", "1.36 s": durations in the text findings. */
+void rep_fmt_dur(char *buf, size_t len, int64_t ns);
+
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 
@@ -137,20 +136,5 @@ int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct 
  * the "kind" member of an NDJSON line. */
 void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind);
 void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind);
-
-/* Per-detector reporters (analyze/detect/<name>/<name>_report.c): the
- * connection's result object, the event's type-specific keys, and the text
- * findings lines. */
-void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s);
-void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e);
-void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s);
-void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e);
-void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s);
-void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s);
-void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e);
-void rep_text_stall(FILE *out, const struct rep_data *d);
-void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run);
-void rep_text_reorder(FILE *out, const struct rep_data *d);
-void rep_text_mtu(FILE *out, const struct rep_data *d);
 
 #endif

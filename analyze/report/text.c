@@ -152,13 +152,10 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 	fputs("\nFindings\n", out);
 	/* The detectors' findings first: they are why the tool exists. */
 	if (run->detectors) {
-		rep_text_stall(out, d);
-		rep_text_sack(out, d, run);
-		rep_text_reorder(out, d);
-		rep_text_mtu(out, d);
-		any = d->tot.stalls || d->tot.sack_holes || d->tot.queue_reorders ||
-		      d->tot.mtu_misaligned || d->tot.icmp_too_big || d->tot.pmtu_blackholes ||
-		      d->tot.reneging || d->tot.ack_reordering;
+		for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+			det_views[k]->text(out, d, run);
+			any |= det_views[k]->any(&t->det);
+		}
 	}
 	if (t->unseen_bytes) {
 		bool known;

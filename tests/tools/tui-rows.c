@@ -63,13 +63,15 @@ int main(int argc, char **argv)
 		rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
 		printf("%" PRIu64 "\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu32 "\t%" PRId64 "\t%" PRIu32
 		       "\t%" PRIu64 "\t%" PRIu32 "\t%d\n",
-		       r->id, a, b, sum_state_name(r->state), r->retrans, r->stalls, r->stall_ns,
-		       r->holes, r->ooo, r->queues, r->mtu_flag);
+		       r->id, a, b, sum_state_name(r->state), r->retrans,
+		       (uint32_t)r->det[DET_VIEW_stall][0].sort, r->det[DET_VIEW_stall][1].sort,
+		       (uint32_t)r->det[DET_VIEW_sack][0].sort, r->ooo, r->queues,
+		       (int)r->det[DET_VIEW_mtu][0].sort);
 	}
 	const struct tm_totals *t = &v->m.tot;
 	printf("total\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 	       "\n",
-	       v->h.packets, t->conns, t->stalls, t->events[SUM_EV_SACK_HOLE],
+	       v->h.packets, t->conns, t->det.stall.count, t->events[SUM_EV_SACK_HOLE],
 	       t->events[SUM_EV_REORDER], t->retrans);
 	int rc = v->h.error[0] ? 3 : 0;
 	if (rc)

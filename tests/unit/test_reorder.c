@@ -217,8 +217,10 @@ static void test_unknown_queues(void)
 	CHECK_EQ_U(s->max_extent, 1);
 	/* The JSON says unknown, not 0, read back with Jansson. */
 	struct jo_writer w;
+	struct sum_conn sc = {0};
+	sc.det.reorder = *s;
 	jo_w_init(&w, NULL, 0, 0);
-	rep_jw_reorder(&w, s);
+	reorder_view.json_conn(&w, &sc);
 	json_t *o = json_loadb(w.b.p, w.b.len, 0, NULL);
 	jo_w_free(&w);
 	CHECK(o != NULL);

@@ -560,15 +560,12 @@ static void test_text_report(void)
 	d.nconns = 1;
 	d.events = v.ev;
 	d.nevents = v.nev;
-	d.tot.stalls = conn.det.stall.count;
-	d.tot.stall_ns = conn.det.stall.time_ns;
-	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
-		d.tot.stall_by_class[k] = conn.det.stall.by_class[k];
+	det_totals_add_conn(&d.tot.det, &conn);
 	FILE *out = open_memstream(&buf, &len);
 	CHECK(out != NULL);
 	if (!out)
 		return;
-	rep_text_stall(out, &d);
+	stall_view.text(out, &d, NULL);
 	fclose(out);
 	CHECK(strstr(buf, "stalls: 2 idle gaps where TCP held data, 0.081 s lost (delayed_ack 2; "
 			  "2 near 40 ms, 0 near 200 ms)") != NULL);

@@ -59,12 +59,12 @@ static void test_timeline(void)
 	struct tm_timeline t2 = {0};
 	tm_timeline_add(&t2, 0, SUM_C2S, 10, 10, false, 0);
 	tm_timeline_add(&t2, 60 * MS, SUM_C2S, 10, 20, true, 0);
-	tm_timeline_mark(&t2, 20 * MS, 40 * MS, TM_B_STALL);
+	tm_timeline_mark(&t2, 20 * MS, 40 * MS, TM_B_VIEW(DET_VIEW_stall));
 	CHECK_EQ_U(t2.width_ns, 1 * MS);
-	CHECK(!(t2.b[19].flags & TM_B_STALL));
-	CHECK(t2.b[20].flags & TM_B_STALL);
-	CHECK(t2.b[40].flags & TM_B_STALL);
-	CHECK(!(t2.b[41].flags & TM_B_STALL));
+	CHECK(!(t2.b[19].flags & TM_B_VIEW(DET_VIEW_stall)));
+	CHECK(t2.b[20].flags & TM_B_VIEW(DET_VIEW_stall));
+	CHECK(t2.b[40].flags & TM_B_VIEW(DET_VIEW_stall));
+	CHECK(!(t2.b[41].flags & TM_B_VIEW(DET_VIEW_stall)));
 	CHECK_EQ_U(t2.b[60].retrans[SUM_C2S], 1);
 	/* Timestamps going backwards land in the first bucket instead of underflowing. */
 	tm_timeline_add(&t2, -5 * S, SUM_C2S, 3, 0, false, 0);
@@ -158,15 +158,15 @@ static void test_model(void)
 	CHECK_EQ_U(snap.nrows, 1);
 	CHECK_EQ_U(snap.rows[0].id, 7);
 	CHECK_EQ_U(snap.rows[0].retrans, 2);
-	CHECK_EQ_U(snap.rows[0].holes, 1); /* live: counted from the events */
-	CHECK_EQ_U(snap.rows[0].stalls, 1);
+	CHECK_EQ_U(snap.rows[0].det[DET_VIEW_sack][0].sort, 1); /* live: counted from the events */
+	CHECK_EQ_U(snap.rows[0].det[DET_VIEW_stall][0].sort, 1);
 	CHECK_EQ_U(snap.rows[0].queues, 2);
 	CHECK(!snap.rows[0].ended);
 	CHECK(snap.rows[0].rate[SUM_S2C] > 0);
 	CHECK_EQ_U(snap.rows[0].rtt_ns, 2 * MS); /* no data RTT: the handshake's */
 	CHECK_EQ_U(snap.tot.retrans, 2);
 	CHECK_EQ_U(snap.tot.events[SUM_EV_STALL], 1);
-	CHECK_EQ_U(snap.tot.stall_by_class[STALL_DELAYED_ACK], 1);
+	CHECK_EQ_U(snap.tot.det.stall.by_class[STALL_DELAYED_ACK], 1);
 	CHECK_EQ_U(snap.tot.live, 1);
 	CHECK(snap.detail.valid);
 	CHECK_EQ_U(snap.detail.queue_pkts[0], 5);
@@ -181,7 +181,7 @@ static void test_model(void)
 	k.conn(k.ctx, &c);
 	CHECK(tm_snapshot_fill(m, &snap, 0) == 0);
 	CHECK(snap.rows[0].ended);
-	CHECK_EQ_U(snap.rows[0].holes, 3);
+	CHECK_EQ_U(snap.rows[0].det[DET_VIEW_sack][0].sort, 3);
 	CHECK(snap.rows[0].rate[SUM_S2C] == 0);
 	CHECK(!snap.detail.valid);
 	CHECK_EQ_U(snap.tot.live, 0);
@@ -215,7 +215,7 @@ static void test_model(void)
 	CHECK_EQ_U(snap.nlog, TM_LOG);
 	CHECK_EQ_U(snap.log[0].ts, TM_LOG + 4);
 	CHECK_EQ_U(snap.tot.events[SUM_EV_REORDER], 11);
-	CHECK_EQ_U(snap.tot.queue_reorders, 1);
+	CHECK_EQ_U(snap.tot.det.reorder.across_queues, 1);
 	struct sum_event e3 = {.type = SUM_EV_REORDER, .extent = 3};
 	CHECK(tm_event_logged(&e3));
 	e3.extent = 2;
@@ -342,8 +342,8 @@ static void test_player(void)
 		CHECK_EQ_U(v->m.tot.retrans, files[k].retrans);
 		CHECK(v->m.nrows == 1 && v->m.rows[0].ended);
 		CHECK_EQ_U(v->m.rows[0].retrans, files[k].retrans);
-		CHECK_EQ_U(v->m.rows[0].holes, files[k].holes);
-		CHECK_EQ_U(v->m.rows[0].stalls, files[k].stalls);
+		CHECK_EQ_U(v->m.rows[0].det[DET_VIEW_sack][0].sort, files[k].holes);
+		CHECK_EQ_U(v->m.rows[0].det[DET_VIEW_stall][0].sort, files[k].stalls);
 		CHECK(v->m.detail.valid && v->m.detail.s.id == 1);
 		pl_free(p);
 	}

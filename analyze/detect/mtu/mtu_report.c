@@ -1,6 +1,7 @@
 /* mtu_report.c - JSON and text for the MTU / alignment detector's results. */
 #include <inttypes.h>
 
+#include "analyze/report/det_view.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -46,8 +47,9 @@ static void w_int_pair(struct jo_writer *w, const char *key, const uint32_t v[2]
 }
 
 /* The connection's "mtu_findings" object. */
-void rep_jw_mtu(struct jo_writer *w, const struct mtu_summary *s)
+static void mtu_json_conn(struct jo_writer *w, const struct sum_conn *c)
 {
+	const struct mtu_summary *s = &c->det.mtu;
 	jo_w_obj(w);
 	w_num_or_null(w, "aligned_above", s->aligned_above);
 	w_num_or_null(w, "aligned_below", s->aligned_below);
@@ -108,7 +110,7 @@ static void f_num_or_null(struct jo_fields *f, const char *key, uint32_t v)
 		jo_f_null(f, key);
 }
 
-void rep_jw_mtu_event(struct jo_fields *f, const struct sum_event *e)
+static void mtu_json_event(struct jo_fields *f, const struct sum_event *e)
 {
 	const struct mtu_event *m = &e->u.mtu;
 	unsigned kind = m->kind < MTU_PMTU_KIND_COUNT ? m->kind : MTU_PMTU_NONE;
@@ -166,11 +168,11 @@ static void text_alignment(FILE *out, const struct sum_conn *c)
 			(double)s->idle_ns / 1e9, (double)s->transfer_ns / 1e9);
 }
 
-void rep_text_mtu(FILE *out, const struct rep_data *d)
+static void mtu_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	const struct rep_totals *t = &d->tot;
 	unsigned shown = 0;
 
+	(void)run;
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct sum_conn *c = &d->conns[k];
 		if (!c->det.mtu.misaligned)
@@ -202,5 +204,119 @@ void rep_text_mtu(FILE *out, const struct rep_data *d)
 			    d->conns[k].id, s->blackhole_mtu, s->blackhole_resends,
 			    s->blackhole_shrunk_mtu, s->blackholes, s->blackholes == 1 ? "" : "s");
 	}
-	(void)t;
 }
+
+/* ---- totals, --fail-on, the TUI ---- */
+
+static void mtu_add_conn(struct det_totals *dt, const struct sum_conn *c)
+{
+	const struct mtu_summary *s = &c->det.mtu;
+
+	dt->mtu.misaligned += s->misaligned;
+	dt->mtu.collapse += s->collapse;
+	dt->mtu.blackholes += s->pmtu_blackhole;
+	dt->mtu.icmp_too_big += s->icmp_too_big;
+}
+
+static void mtu_add_event(struct det_totals *dt, const struct sum_event *e)
+{
+	(void)e;
+	dt->mtu.events++;
+}
+
+static bool mtu_any(const struct det_totals *t)
+{
+	return t->mtu.misaligned || t->mtu.icmp_too_big || t->mtu.blackholes;
+}
+
+static void mtu_json_findings(struct jo_fields *f, const struct det_totals *t, bool known)
+{
+	if (known)
+		jo_f_int(f, "mtu_misaligned", (int64_t)t->mtu.misaligned);
+	else
+		jo_f_null(f, "mtu_misaligned");
+}
+
+static double mtu_m_misaligned(const struct det_totals *t)
+{
+	return (double)t->mtu.misaligned;
+}
+
+static const struct det_metric mtu_metrics[] = {
+    {"mtu_misaligned", NULL, mtu_m_misaligned},
+};
+
+static void mtu_event_line(char *b, size_t n, const struct sum_event *e)
+{
+	if (e->type == SUM_EV_PMTU)
+		snprintf(b, n, "PMTU: %s (MTU %" PRIu32 ")", e->u.mtu.reason ? e->u.mtu.reason : "",
+			 e->u.mtu.mtu);
+	else
+		snprintf(b, n,
+			 "MTU %" PRIu32 " misaligned (payload %% 4096 = %" PRIu32
+			 "; aligned %" PRIu32 " / %" PRIu32 ")",
+			 e->u.mtu.mtu, e->u.mtu.payload_mod_4096, e->u.mtu.aligned_below,
+			 e->u.mtu.aligned_above);
+}
+
+static enum det_tone mtu_event_tone(const struct sum_event *e)
+{
+	(void)e;
+	return DET_TONE_MTU;
+}
+
+static void mtu_header(char *b, size_t n, const struct det_totals *t, bool wide)
+{
+	(void)wide;
+	snprintf(b, n, "mtu %" PRIu64, t->mtu.events);
+}
+
+/* "!": a misaligned MTU, a black hole or ICMP too-big; final only at the
+ * connection's end, live any MTU event. */
+static void mtu_cells(struct det_cell *cell, const struct sum_conn *s,
+		      const struct det_totals *live, bool ended)
+{
+	const struct mtu_summary *m = &s->det.mtu;
+	bool flag =
+	    ended ? m->misaligned || m->pmtu_blackhole || m->icmp_too_big : live->mtu.events > 0;
+
+	cell[0].sort = flag;
+	snprintf(cell[0].text, sizeof(cell[0].text), "%s", flag ? "!" : "-");
+	cell[0].tone = flag ? DET_TONE_MTU : DET_TONE_NONE;
+}
+
+/* The implied MTU of the direction that sent more. */
+static void mtu_detail(char *b, size_t n, const struct sum_conn *s, const struct det_totals *live,
+		       bool ended)
+{
+	unsigned dir = s->dir[SUM_S2C].payload_bytes > s->dir[SUM_C2S].payload_bytes;
+	int x;
+
+	(void)live, (void)ended;
+	x = snprintf(b, n, "mtu %s", s->det.mtu.misaligned ? "misaligned" : "ok");
+	if (s->det.mtu.implied_mtu[dir] && x >= 0 && (size_t)x < n)
+		snprintf(b + x, n - (size_t)x, " (implied %" PRIu32 ")",
+			 s->det.mtu.implied_mtu[dir]);
+}
+
+const struct det_view mtu_view = {
+    .name = "mtu",
+    .conn_key = "mtu_findings",
+    .json_conn = mtu_json_conn,
+    .json_event = mtu_json_event,
+    .json_findings = mtu_json_findings,
+    .add_conn = mtu_add_conn,
+    .add_event = mtu_add_event,
+    .any = mtu_any,
+    .text = mtu_text,
+    .metrics = mtu_metrics,
+    .nmetrics = sizeof(mtu_metrics) / sizeof(mtu_metrics[0]),
+    .event_line = mtu_event_line,
+    .event_tone = mtu_event_tone,
+    .header_tone = DET_TONE_MTU,
+    .header = mtu_header,
+    .ncolumns = 1,
+    .columns = {{"MTU", 3, 4, true}},
+    .cells = mtu_cells,
+    .detail = mtu_detail,
+};

@@ -137,4 +137,9 @@ struct mtu_event {
 	const char *reason; /* static string */
 };
 
+/* Totals over a run (analyze/report/det_view.h). */
+struct mtu_totals {
+	uint64_t misaligned, collapse, blackholes, icmp_too_big, events;
+};
+
 #endif

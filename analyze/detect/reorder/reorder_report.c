@@ -1,6 +1,8 @@
-/* reorder_report.c - JSON and text for the reordering / queue detector's results. */
+/* reorder_report.c - the reordering / queue detector's view: JSON, text, --fail-on, TUI. */
 #include <inttypes.h>
+#include <stdio.h>
 
+#include "analyze/report/det_view.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -8,8 +10,9 @@ enum { REORDER_TEXT_EXAMPLES = 3 }; /* connections named under each line */
 
 /* Queue fields are null when the capture carried no queue ids: "0 switches"
  * would claim a fact the capture cannot show. */
-void rep_jw_reorder(struct jo_writer *w, const struct reorder_summary *s)
+static void reorder_json_conn(struct jo_writer *w, const struct sum_conn *c)
 {
+	const struct reorder_summary *s = &c->det.reorder;
 	bool q = s->queues_known;
 
 	jo_w_obj(w);
@@ -47,7 +50,7 @@ static void text_across_queues(FILE *out, const struct rep_data *d)
 		"  reordering across queues: %" PRIu64
 		" out-of-order segments were overtaken by segments of the same flow\n"
 		"      that arrived on another queue:\n",
-		d->tot.queue_reorders);
+		d->tot.det.reorder.across_queues);
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct reorder_summary *s = &d->conns[k].det.reorder;
 		if (!s->reorder_on_queue_switch)
@@ -68,11 +71,12 @@ static void text_across_queues(FILE *out, const struct rep_data *d)
 	      out);
 }
 
-void rep_text_reorder(FILE *out, const struct rep_data *d)
+static void reorder_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	const struct sum_conn *worst = NULL, *acks = NULL;
 	uint64_t events = 0, ack_reordering = 0;
 
+	(void)run;
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct reorder_summary *s = &d->conns[k].det.reorder;
 		events += s->events;
@@ -83,7 +87,7 @@ void rep_text_reorder(FILE *out, const struct rep_data *d)
 		    (!acks || s->ack_reordering > acks->det.reorder.ack_reordering))
 			acks = &d->conns[k];
 	}
-	if (d->tot.queue_reorders)
+	if (d->tot.det.reorder.across_queues)
 		text_across_queues(out, d);
 	/* RFC 5236 extent vs Linux's `reordering` (starts at 3 duplicates,
 	 * TCP_FASTRETRANS_THRESH): beyond it a sender without RACK/D-SACK
@@ -107,3 +111,116 @@ void rep_text_reorder(FILE *out, const struct rep_data *d)
 			" cumulative ACKs went backwards (most in conn %" PRIu64 ": %" PRIu32 ")\n",
 			ack_reordering, acks->id, acks->det.reorder.ack_reordering);
 }
+
+/* ---- totals, --fail-on, the TUI ---- */
+
+static void reorder_add_conn(struct det_totals *dt, const struct sum_conn *c)
+{
+	const struct reorder_summary *s = &c->det.reorder;
+
+	dt->reorder.events += s->events;
+	dt->reorder.across_queues += s->reorder_on_queue_switch;
+	dt->reorder.ack_reordering += s->ack_reordering;
+}
+
+static void reorder_add_event(struct det_totals *dt, const struct sum_event *e)
+{
+	dt->reorder.events++;
+	dt->reorder.across_queues += e->queue_switch == 1;
+}
+
+static bool reorder_any(const struct det_totals *t)
+{
+	return t->reorder.across_queues || t->reorder.ack_reordering;
+}
+
+static void reorder_json_event(struct jo_fields *f, const struct sum_event *e)
+{
+	jo_f_str(f, "decided_by", sum_reorder_by_name((enum sum_reorder_by)e->by));
+	jo_f_int(f, "extent", e->extent);
+	if (e->queue_switch < 0)
+		jo_f_null(f, "queue_switch");
+	else
+		jo_f_bool(f, "queue_switch", e->queue_switch);
+}
+
+static void reorder_json_findings(struct jo_fields *f, const struct det_totals *t, bool known)
+{
+	if (known)
+		jo_f_int(f, "reorder_across_queues", (int64_t)t->reorder.across_queues);
+	else
+		jo_f_null(f, "reorder_across_queues");
+}
+
+static double reorder_m_across(const struct det_totals *t)
+{
+	return (double)t->reorder.across_queues;
+}
+
+static const struct det_metric reorder_metrics[] = {
+    {"reorder_across_queues", NULL, reorder_m_across},
+};
+
+/*
+ * Reorders are counted but only logged from an extent of 3: below Linux's
+ * default tcp_reordering (3) a late segment cannot trigger a spurious fast
+ * retransmit (RFC 5681 3.2's three duplicate ACKs), so it is routine
+ * noise on multi-queue paths; a reorder across queues is always logged.
+ */
+static bool reorder_event_logged(const struct sum_event *e)
+{
+	return e->extent >= 3 || e->queue_switch == 1;
+}
+
+static void reorder_event_line(char *b, size_t n, const struct sum_event *e)
+{
+	snprintf(b, n, "out of order, extent %" PRIu32 " (%s)%s", e->extent,
+		 sum_reorder_by_name((enum sum_reorder_by)e->by),
+		 e->queue_switch == 1 ? ", across queues" : "");
+}
+
+static enum det_tone reorder_event_tone(const struct sum_event *e)
+{
+	(void)e;
+	return DET_TONE_ORDER;
+}
+
+static void reorder_header(char *b, size_t n, const struct det_totals *t, bool wide)
+{
+	snprintf(b, n,
+		 wide ? "reorder %" PRIu64 " (%" PRIu64 " across queues)"
+		      : "reord %" PRIu64 "/%" PRIu64 "q",
+		 t->reorder.events, t->reorder.across_queues);
+}
+
+static void reorder_detail(char *b, size_t n, const struct sum_conn *s,
+			   const struct det_totals *live, bool ended)
+{
+	(void)live, (void)ended;
+	if (s->det.reorder.reorder_on_queue_switch)
+		snprintf(b, n, "reorders across queues %" PRIu32,
+			 s->det.reorder.reorder_on_queue_switch);
+	else if (n)
+		b[0] = '\0';
+}
+
+const struct det_view reorder_view = {
+    .name = "reorder",
+    .conn_key = "reordering",
+    .json_conn = reorder_json_conn,
+    .json_event = reorder_json_event,
+    .json_findings = reorder_json_findings,
+    .add_conn = reorder_add_conn,
+    .add_event = reorder_add_event,
+    .any = reorder_any,
+    .text = reorder_text,
+    .metrics = reorder_metrics,
+    .nmetrics = sizeof(reorder_metrics) / sizeof(reorder_metrics[0]),
+    .event_logged = reorder_event_logged,
+    .event_line = reorder_event_line,
+    .event_tone = reorder_event_tone,
+    .header_tone = DET_TONE_ORDER,
+    .header = reorder_header,
+    .ncolumns = 0,
+    .detail = reorder_detail,
+};

@@ -56,4 +56,9 @@ struct reorder_summary {
 	uint32_t switch_unknown;	  /* reorder events with no queue id to compare */
 };
 
+/* Totals over a run (analyze/report/det_view.h). */
+struct reorder_totals {
+	uint64_t events, across_queues, ack_reordering;
+};
+
 #endif

@@ -3,19 +3,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report/det_view.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
+
+const char *sackb_closed_by_name(enum sackb_closed_by b)
+{
+	static const char *const names[SACKB_CLOSED_COUNT] = {
+	    [SACKB_CLOSED_RETRANS] = "retransmission",
+	    [SACKB_CLOSED_REORDER] = "reordering",
+	    [SACKB_CLOSED_OPEN] = "open",
+	    [SACKB_CLOSED_OTHER] = "acked",
+	    [SACKB_CLOSED_UNDECIDED] = "undecided",
+	};
+	return (unsigned)b < SACKB_CLOSED_COUNT ? names[b] : "open";
+}
 
 enum { REP_SACK_MAX_CONNS = 10 }; /* connections listed in the text findings */
 
 /* The connection's "sack" object. */
-void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
+static void sack_json_conn(struct jo_writer *w, const struct sum_conn *c)
 {
+	const struct sackb_summary *s = &c->det.sack;
 	const char *names[SACKB_CLOSED_COUNT];
 	uint64_t by_closed[SACKB_CLOSED_COUNT];
 
 	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++) {
-		names[k] = sum_closed_by_name((enum sackb_closed_by)k);
+		names[k] = sackb_closed_by_name((enum sackb_closed_by)k);
 		by_closed[k] = s->by_closed[k];
 	}
 	jo_w_obj(w);
@@ -40,26 +54,18 @@ void rep_jw_sack(struct jo_writer *w, const struct sackb_summary *s)
 	jo_w_obj_end(w);
 }
 
-void rep_jw_sack_event(struct jo_fields *f, const struct sum_event *e)
+/* A hole's members; a reneging event has only the common ones. */
+static void sack_json_event(struct jo_fields *f, const struct sum_event *e)
 {
 	const struct sackb_event *h = &e->u.hole;
 
-	jo_f_str(f, "closed_by", sum_closed_by_name((enum sackb_closed_by)h->closed_by));
+	if (e->type != SUM_EV_SACK_HOLE)
+		return;
+	jo_f_str(f, "closed_by", sackb_closed_by_name((enum sackb_closed_by)h->closed_by));
 	jo_f_str(f, "closed_reason", h->reason ? h->reason : "");
 	jo_f_str(f, "lost", h->passed_capture ? "downstream" : "upstream");
 	jo_f_bool(f, "passed_capture", h->passed_capture);
 	jo_f_int(f, "segments", h->segments);
-}
-
-/* "850 us", "1.2 ms", "2.35 s". */
-static void fmt_dur(char *buf, size_t len, int64_t ns)
-{
-	if (ns < 1000000)
-		snprintf(buf, len, "%" PRId64 " us", ns / 1000);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -133,7 +139,7 @@ static void text_conn(FILE *out, const struct sum_conn *c, int64_t med, uint64_t
 	if (by[SACKB_CLOSED_RETRANS]) {
 		fprintf(out, " %" PRIu32 " closed by retransmission", by[SACKB_CLOSED_RETRANS]);
 		if (med >= 0) {
-			fmt_dur(buf, sizeof(buf), med);
+			rep_fmt_dur(buf, sizeof(buf), med);
 			fprintf(out, " (median %s)", buf);
 		}
 		sep = ",";
@@ -189,8 +195,8 @@ static void text_conn(FILE *out, const struct sum_conn *c, int64_t med, uint64_t
 		s->max_hole_bytes_outstanding);
 	if (s->recoveries) {
 		char avg[32], max[32];
-		fmt_dur(avg, sizeof(avg), s->recovery_time_ns / s->recoveries);
-		fmt_dur(max, sizeof(max), s->recovery_max_ns);
+		rep_fmt_dur(avg, sizeof(avg), s->recovery_time_ns / s->recoveries);
+		rep_fmt_dur(max, sizeof(max), s->recovery_max_ns);
 		fprintf(out,
 			"      %" PRIu32 " recovery episode%s (first hole until the ACK passed the "
 			"highest SACKed byte): average %s, max %s",
@@ -204,9 +210,9 @@ static void text_conn(FILE *out, const struct sum_conn *c, int64_t med, uint64_t
 			s->overflow, SACKB_MAX_HOLES);
 }
 
-void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *run)
+static void sack_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	const struct rep_totals *t = &d->tot;
+	const struct sackb_totals *t = &d->tot.det.sack;
 	const struct sum_conn *shown[REP_SACK_MAX_CONNS];
 	int64_t med[REP_SACK_MAX_CONNS];
 	size_t nshown = 0, more = 0;
@@ -229,7 +235,7 @@ void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	if (more)
 		fprintf(out,
 			"  SACK holes: ... and %zu more connections (%" PRIu64 " holes in all)\n",
-			more, t->sack_holes);
+			more, t->holes);
 	for (size_t k = 0; k < d->nconns; k++) {
 		const struct sackb_summary *s = &d->conns[k].det.sack;
 		if (s->reneging)
@@ -240,3 +246,118 @@ void rep_text_sack(FILE *out, const struct rep_data *d, const struct rep_run *ru
 				s->reneging, d->conns[k].id, s->reneged_bytes);
 	}
 }
+
+/* ---- totals, --fail-on, the TUI ---- */
+
+static void sack_add_conn(struct det_totals *dt, const struct sum_conn *c)
+{
+	dt->sack.holes += c->det.sack.holes;
+	dt->sack.reneging += c->det.sack.reneging;
+	dt->sack.conns += c->det.sack.holes != 0;
+}
+
+static void sack_add_event(struct det_totals *dt, const struct sum_event *e)
+{
+	if (e->type == SUM_EV_SACK_HOLE)
+		dt->sack.holes++;
+	else if (e->type == SUM_EV_RENEGING)
+		dt->sack.reneging++;
+}
+
+static bool sack_any(const struct det_totals *t)
+{
+	return t->sack.holes || t->sack.reneging;
+}
+
+static void sack_json_findings(struct jo_fields *f, const struct det_totals *t, bool known)
+{
+	if (known)
+		jo_f_int(f, "sack_holes", (int64_t)t->sack.holes);
+	else
+		jo_f_null(f, "sack_holes");
+}
+
+static double sack_m_holes(const struct det_totals *t)
+{
+	return (double)t->sack.holes;
+}
+
+static double sack_m_reneging(const struct det_totals *t)
+{
+	return (double)t->sack.reneging;
+}
+
+static const struct det_metric sack_metrics[] = {
+    {"sack_holes", NULL, sack_m_holes},
+    {"reneging", NULL, sack_m_reneging},
+};
+
+static void sack_event_line(char *b, size_t n, const struct sum_event *e)
+{
+	char d[32];
+
+	if (e->type == SUM_EV_RENEGING) {
+		snprintf(b, n, "SACK reneging: %" PRIu64 " B un-SACKed", e->bytes);
+		return;
+	}
+	det_fmt_dur_short(d, sizeof(d), e->duration_ns);
+	snprintf(b, n, "SACK hole %" PRIu64 " B, %" PRIu32 " seg, closed by %s after %s", e->bytes,
+		 e->u.hole.segments,
+		 sackb_closed_by_name((enum sackb_closed_by)e->u.hole.closed_by), d);
+}
+
+static enum det_tone sack_event_tone(const struct sum_event *e)
+{
+	(void)e;
+	return DET_TONE_BAD;
+}
+
+static void sack_header(char *b, size_t n, const struct det_totals *t, bool wide)
+{
+	snprintf(b, n, wide ? "holes %" PRIu64 : "hole %" PRIu64, t->sack.holes);
+}
+
+/* Holes are final only at the connection's end; live, its hole events. */
+static uint64_t sack_holes_of(const struct sum_conn *s, const struct det_totals *live, bool ended)
+{
+	return ended ? s->det.sack.holes : live->sack.holes;
+}
+
+static void sack_cells(struct det_cell *cell, const struct sum_conn *s,
+		       const struct det_totals *live, bool ended)
+{
+	uint64_t holes = sack_holes_of(s, live, ended);
+
+	cell[0].sort = (int64_t)holes;
+	cell[0].tone = holes ? DET_TONE_BAD : DET_TONE_NONE;
+}
+
+static void sack_detail(char *b, size_t n, const struct sum_conn *s, const struct det_totals *live,
+			bool ended)
+{
+	snprintf(b, n, "holes %" PRIu64, sack_holes_of(s, live, ended));
+}
+
+const struct det_view sack_view = {
+    .name = "sack",
+    .conn_key = "sack",
+    .json_conn = sack_json_conn,
+    .json_event = sack_json_event,
+    .json_findings = sack_json_findings,
+    .add_conn = sack_add_conn,
+    .add_event = sack_add_event,
+    .any = sack_any,
+    .text = sack_text,
+    .metrics = sack_metrics,
+    .nmetrics = sizeof(sack_metrics) / sizeof(sack_metrics[0]),
+    .event_line = sack_event_line,
+    .event_tone = sack_event_tone,
+    .header_tone = DET_TONE_BAD,
+    .header = sack_header,
+    .ncolumns = 1,
+    .columns = {{"HOLE", 4, 1, true}},
+    .cells = sack_cells,
+    .detail = sack_detail,
+    .timeline_mark = 'H',
+    .timeline_span = false,
+};

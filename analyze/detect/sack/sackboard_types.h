@@ -112,4 +112,12 @@ struct sackb_event {
 	const char *reason; /* static string: what decided closed_by */
 };
 
+/* Totals over a run (analyze/report/det_view.h). */
+struct sackb_totals {
+	uint64_t holes, reneging, conns;
+};
+
+/* "retransmission", "reordering" ...: the names text, JSON and the TUI use. */
+const char *sackb_closed_by_name(enum sackb_closed_by b);
+
 #endif

@@ -1,10 +1,26 @@
-/* stall_report.c - JSON and text for the stall detector's results. */
+/* stall_report.c - the stall detector's view: JSON, text, --fail-on metrics, TUI parts. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report/det_view.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
+
+const char *stall_class_name(enum stall_class c)
+{
+	static const char *const names[STALL_CLASS_COUNT] = {
+	    [STALL_DELAYED_ACK] = "delayed_ack",
+	    [STALL_SENDER_IDLE] = "sender_idle",
+	    [STALL_ZERO_WINDOW] = "zero_window",
+	    [STALL_RTO] = "rto",
+	    [STALL_UNKNOWN] = "unknown",
+	    [STALL_RWND_LIMITED] = "rwnd_limited",
+	    [STALL_TLP] = "tlp",
+	    [STALL_LOSS_RECOVERY] = "loss_recovery",
+	};
+	return (unsigned)c < STALL_CLASS_COUNT ? names[c] : "unknown";
+}
 
 static const int64_t stall_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
 
@@ -15,13 +31,14 @@ enum {
 };
 
 /* The connection's "stalls" object. */
-void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s)
+static void stall_json_conn(struct jo_writer *w, const struct sum_conn *c)
 {
+	const struct stall_summary *s = &c->det.stall;
 	const char *names[STALL_CLASS_COUNT];
 	uint64_t by_class[STALL_CLASS_COUNT];
 
 	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++) {
-		names[k] = sum_stall_class_name((enum stall_class)k);
+		names[k] = stall_class_name((enum stall_class)k);
 		by_class[k] = s->by_class[k];
 	}
 	jo_w_obj(w);
@@ -65,7 +82,7 @@ void rep_jw_stall(struct jo_writer *w, const struct stall_summary *s)
 	jo_w_obj_end(w);
 }
 
-void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e)
+static void stall_json_event(struct jo_fields *f, const struct sum_event *e)
 {
 	const struct stall_event *s = &e->u.stall;
 
@@ -77,24 +94,13 @@ void rep_jw_stall_event(struct jo_fields *f, const struct sum_event *e)
 		jo_f_str(f, "advice", s->advice);
 	else
 		jo_f_null(f, "advice");
-	jo_f_str(f, "class", sum_stall_class_name((enum stall_class)s->cls));
+	jo_f_str(f, "class", stall_class_name((enum stall_class)s->cls));
 	jo_f_str(f, "evidence", s->evidence ? s->evidence : "");
 	jo_f_int(f, "in_flight", s->in_flight);
 	jo_f_str(f, "reason", s->reason ? s->reason : "");
 	jo_f_bool(f, "recurring", s->recurring);
 	jo_f_int(f, "rwnd", (int64_t)s->rwnd);
 	jo_f_bool(f, "timer_like", s->timer_like);
-}
-
-/* "850 us", "40.1 ms", "1.36 s". */
-static void stall_fmt_dur(char *buf, size_t len, int64_t ns)
-{
-	if (ns < 1000000)
-		snprintf(buf, len, "%" PRId64 " us", ns / 1000);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }
 
 static int stall_cmp_i64(const void *a, const void *b)
@@ -157,10 +163,10 @@ static void stall_write_group(FILE *out, const struct stall_group *g, struct sta
 {
 	char dur[32], ack[32];
 
-	stall_fmt_dur(dur, sizeof(dur), stall_median(l->dur, l->ndur));
+	rep_fmt_dur(dur, sizeof(dur), stall_median(l->dur, l->ndur));
 	fprintf(out, "    conn %" PRIu64 " %s: %" PRIu32 " %s%s%s, %s%s (frames ", g->conn,
 		g->dir == SUM_C2S ? "c2s" : "s2c", g->n,
-		g->timer_like ? "timer-like pause" : sum_stall_class_name((enum stall_class)g->cls),
+		g->timer_like ? "timer-like pause" : stall_class_name((enum stall_class)g->cls),
 		g->timer_like ? "" : " stall", g->n == 1 ? "" : "s", g->n == 1 ? "" : "median ",
 		dur);
 	for (unsigned k = 0; k < l->nframes; k++)
@@ -169,7 +175,7 @@ static void stall_write_group(FILE *out, const struct stall_group *g, struct sta
 	fprintf(out, "%s)\n", g->n > l->nframes ? ", ..." : "");
 	if (g->cls == STALL_DELAYED_ACK) {
 		int64_t m = stall_median(l->ack, l->nack);
-		stall_fmt_dur(ack, sizeof(ack), m);
+		rep_fmt_dur(ack, sizeof(ack), m);
 		fprintf(out, "      %sACK delay %s: %s%s\n", g->n == 1 ? "" : "median ", ack,
 			g->reason, stall_timer_note(m));
 	} else {
@@ -186,48 +192,26 @@ static void stall_write_group(FILE *out, const struct stall_group *g, struct sta
 			g->recurring);
 }
 
-/* Sums over the connections: the 40/200 ms clusters, and what was not a stall. */
-struct stall_tally {
-	uint64_t c40, c200, timer_like, think, capture_gaps;
-	int64_t timer_like_ns, think_ns;
-};
-
-static void stall_tally(const struct rep_data *d, struct stall_tally *t)
+static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	memset(t, 0, sizeof(*t));
-	for (size_t k = 0; k < d->nconns; k++) {
-		const struct stall_summary *s = &d->conns[k].det.stall;
-		t->c40 += s->hist[STALL_HIST_DELACK40];
-		t->c200 += s->hist[STALL_HIST_TIMER200];
-		t->timer_like += s->timer_like;
-		t->timer_like_ns += s->timer_like_ns;
-		t->think += s->think_time;
-		t->think_ns += s->think_time_ns;
-		t->capture_gaps += s->capture_gaps;
-	}
-}
-
-void rep_text_stall(FILE *out, const struct rep_data *d)
-{
-	const struct rep_totals *t = &d->tot;
+	const struct stall_totals *t = &d->tot.det.stall;
 	struct stall_group g[REP_STALL_MAX_GROUPS];
 	struct stall_line line[REP_STALL_MAX_LINES];
 	unsigned ng = 0, nlines;
 	uint64_t more = 0;
 	size_t nvals = 0;
-	struct stall_tally sum;
+	const struct stall_totals sum = *t; /* the names the lines below use */
 
-	stall_tally(d, &sum);
-	if (!t->stalls && !sum.timer_like && !sum.think && !sum.capture_gaps)
+	(void)run;
+	if (!t->count && !sum.timer_like && !sum.think && !sum.capture_gaps)
 		return;
-	if (t->stalls) {
+	if (t->count) {
 		fprintf(out, "  stalls: %" PRIu64 " idle gap%s where TCP held data, %.3f s lost (",
-			t->stalls, t->stalls == 1 ? "" : "s", (double)t->stall_ns / 1e9);
+			t->count, t->count == 1 ? "" : "s", (double)t->time_ns / 1e9);
 		for (unsigned k = 0, n = 0; k < STALL_CLASS_COUNT; k++)
-			if (t->stall_by_class[k])
+			if (t->by_class[k])
 				fprintf(out, "%s%s %" PRIu64, n++ ? ", " : "",
-					sum_stall_class_name((enum stall_class)k),
-					t->stall_by_class[k]);
+					stall_class_name((enum stall_class)k), t->by_class[k]);
 		fprintf(out, "; %" PRIu64 " near 40 ms, %" PRIu64 " near 200 ms)\n", sum.c40,
 			sum.c200);
 	}
@@ -320,3 +304,169 @@ void rep_text_stall(FILE *out, const struct rep_data *d)
 		fputc('\n', out);
 	}
 }
+
+/* ---- totals, --fail-on, the TUI ---- */
+
+static void stall_add_conn(struct det_totals *dt, const struct sum_conn *c)
+{
+	const struct stall_summary *s = &c->det.stall;
+	struct stall_totals *t = &dt->stall;
+
+	t->count += s->count;
+	t->time_ns += s->time_ns;
+	t->conns += s->count != 0;
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		t->by_class[k] += s->by_class[k];
+	t->timer_like += s->timer_like;
+	t->timer_like_ns += s->timer_like_ns;
+	t->think += s->think_time;
+	t->think_ns += s->think_time_ns;
+	t->capture_gaps += s->capture_gaps;
+	t->c40 += s->hist[STALL_HIST_DELACK40];
+	t->c200 += s->hist[STALL_HIST_TIMER200];
+}
+
+/* Timer-like pauses are counted apart from the stalls, as in analyze. */
+static void stall_add_event(struct det_totals *dt, const struct sum_event *e)
+{
+	struct stall_totals *t = &dt->stall;
+
+	if (e->u.stall.timer_like) {
+		t->timer_like++;
+		t->timer_like_ns += e->duration_ns;
+		return;
+	}
+	t->count++;
+	t->by_class[e->u.stall.cls % STALL_CLASS_COUNT]++;
+	t->time_ns += e->duration_ns;
+}
+
+static bool stall_any(const struct det_totals *t)
+{
+	return t->stall.count != 0;
+}
+
+static void stall_json_findings(struct jo_fields *f, const struct det_totals *t, bool known)
+{
+	if (!known) {
+		jo_f_null(f, "stall_time_s");
+		jo_f_null(f, "stalls");
+		jo_f_null(f, "timer_like_pauses");
+		return;
+	}
+	jo_f_sec(f, "stall_time_s", t->stall.time_ns);
+	jo_f_int(f, "stalls", (int64_t)t->stall.count);
+	jo_f_int(f, "timer_like_pauses", (int64_t)t->stall.timer_like);
+}
+
+static double stall_m_count(const struct det_totals *t)
+{
+	return (double)t->stall.count;
+}
+
+static double stall_m_time(const struct det_totals *t)
+{
+	return (double)t->stall.time_ns / 1e9;
+}
+
+static double stall_m_timer_like(const struct det_totals *t)
+{
+	return (double)t->stall.timer_like;
+}
+
+static const struct det_metric stall_metrics[] = {
+    {"stall", NULL, stall_m_count},
+    {"stalls", NULL, stall_m_count},
+    {"stall_time", "seconds", stall_m_time},
+    {"timer_like", NULL, stall_m_timer_like},
+};
+
+static void stall_event_line(char *b, size_t n, const struct sum_event *e)
+{
+	char d[32];
+
+	det_fmt_dur_short(d, sizeof(d), e->duration_ns);
+	snprintf(b, n, "%s %s: %s",
+		 e->u.stall.timer_like ? "timer-like pause"
+				       : stall_class_name((enum stall_class)e->u.stall.cls),
+		 d, e->u.stall.reason ? e->u.stall.reason : "");
+}
+
+static enum det_tone stall_event_tone(const struct sum_event *e)
+{
+	(void)e;
+	return DET_TONE_WARN;
+}
+
+static void stall_header(char *b, size_t n, const struct det_totals *t, bool wide)
+{
+	char d[32];
+
+	det_fmt_dur_short(d, sizeof(d), t->stall.time_ns);
+	snprintf(b, n, wide ? "stalls %" PRIu64 " (%s)" : "stall %" PRIu64 "/%s", t->stall.count,
+		 d);
+}
+
+/* STALL: how many; LOST: how long ("-" without any). */
+static void stall_cells(struct det_cell *cell, const struct sum_conn *s,
+			const struct det_totals *live, bool ended)
+{
+	const struct stall_summary *st = &s->det.stall;
+
+	(void)live, (void)ended;
+	cell[0].sort = st->count;
+	cell[0].tone = st->count ? DET_TONE_WARN : DET_TONE_NONE;
+	cell[1].sort = st->time_ns;
+	if (st->count)
+		det_fmt_dur_short(cell[1].text, sizeof(cell[1].text), st->time_ns);
+	else
+		snprintf(cell[1].text, sizeof(cell[1].text), "-");
+	cell[1].tone = DET_TONE_NONE;
+}
+
+/* The histogram with the Linux timer clusters named, then the classes. */
+static void stall_detail(char *b, size_t n, const struct sum_conn *s, const struct det_totals *live,
+			 bool ended)
+{
+	static const char *const names[STALL_HIST_BUCKETS] = {
+	    "<30ms", "40ms dack", "60-150ms", "200ms tmr", "250-500ms", "0.5-1s", "1-3s", ">3s"};
+	const struct stall_summary *st = &s->det.stall;
+	char d[32];
+	size_t x;
+
+	(void)live, (void)ended;
+	det_fmt_dur_short(d, sizeof(d), st->time_ns);
+	x = (size_t)snprintf(b, n, "stalls %" PRIu32 " (%s lost):", st->count, d);
+	for (unsigned k = 0; k < STALL_HIST_BUCKETS && x < n; k++)
+		if (st->hist[k])
+			x += (size_t)snprintf(b + x, n - x, " %s %" PRIu32, names[k], st->hist[k]);
+	for (unsigned k = 0, i = 0; k < STALL_CLASS_COUNT && x < n; k++)
+		if (st->by_class[k])
+			x += (size_t)snprintf(b + x, n - x, "%s%s %" PRIu32, i++ ? "  " : "  | ",
+					      stall_class_name((enum stall_class)k),
+					      st->by_class[k]);
+}
+
+const struct det_view stall_view = {
+    .name = "stall",
+    .conn_key = "stalls",
+    .json_conn = stall_json_conn,
+    .json_event = stall_json_event,
+    .json_findings = stall_json_findings,
+    .add_conn = stall_add_conn,
+    .add_event = stall_add_event,
+    .any = stall_any,
+    .text = stall_text,
+    .metrics = stall_metrics,
+    .nmetrics = sizeof(stall_metrics) / sizeof(stall_metrics[0]),
+    .event_line = stall_event_line,
+    .event_tone = stall_event_tone,
+    .header_tone = DET_TONE_WARN,
+    .header = stall_header,
+    .ncolumns = 2,
+    .columns = {{"STALL", 5, 0, true}, {"LOST", 6, 3, true}},
+    .cells = stall_cells,
+    .detail = stall_detail,
+    .timeline_mark = 'S',
+    .timeline_span = true,
+};

@@ -141,4 +141,17 @@ struct stall_event {
 	bool recurring;	      /* same length (+-2 %) as a recent timer-length stall */
 };
 
+/* Totals over a run (analyze/report/det_view.h): stalls the evidence
+ * proves, apart from the timer-like pauses. */
+struct stall_totals {
+	uint64_t count, by_class[STALL_CLASS_COUNT], conns;
+	int64_t time_ns;
+	uint64_t timer_like, think, capture_gaps;
+	int64_t timer_like_ns, think_ns;
+	uint64_t c40, c200; /* stalls and pauses near 40 ms / 200 ms (the histogram's clusters) */
+};
+
+/* "delayed_ack", "sender_idle" ...: the names text, JSON and the TUI use. */
+const char *stall_class_name(enum stall_class c);
+
 #endif

@@ -1,0 +1,60 @@
+/* det_view.c - the table of views and the loops every reporter shares. */
+#include "analyze/report/det_view.h"
+
+#include <stdio.h>
+
+const struct det_view *const det_views[DET_VIEW_COUNT] = {
+#define DETECTOR(name, prefix) &name##_view,
+#include "analyze/detect/detectors.h"
+};
+
+int det_view_index_of_event(enum sum_event_type t)
+{
+	switch (t) {
+#define DET_EVENT(enum_value, json_name, detector)                                                 \
+	case enum_value:                                                                           \
+		return DET_VIEW_##detector;
+#include "analyze/detect/detectors.h"
+	default:
+		return -1;
+	}
+}
+
+const struct det_view *det_view_of_event(enum sum_event_type t)
+{
+	int k = det_view_index_of_event(t);
+
+	return k < 0 ? NULL : det_views[k];
+}
+
+void det_totals_add_conn(struct det_totals *t, const struct sum_conn *c)
+{
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
+		det_views[k]->add_conn(t, c);
+}
+
+void det_totals_add_event(struct det_totals *t, const struct sum_event *e)
+{
+	const struct det_view *v = det_view_of_event(e->type);
+
+	if (v && v->add_event)
+		v->add_event(t, e);
+}
+
+void det_fmt_dur_short(char *b, size_t n, int64_t ns)
+{
+	double x = (double)ns;
+
+	if (ns < 0)
+		snprintf(b, n, "-");
+	else if (ns < 1000000)
+		snprintf(b, n, "%.0fus", x / 1e3);
+	else if (ns < 10000000)
+		snprintf(b, n, "%.2fms", x / 1e6);
+	else if (ns < 1000000000)
+		snprintf(b, n, "%.0fms", x / 1e6);
+	else if (ns < 100000000000ll)
+		snprintf(b, n, "%.2fs", x / 1e9);
+	else
+		snprintf(b, n, "%.0fs", x / 1e9);
+}
