@@ -79,6 +79,5 @@ void det_event_init(struct sum_event *e, enum sum_event_type type, const struct 
 
 void det_emit(const struct det_env *env, const struct sum_event *e)
 {
-	if (env->sink && env->sink->event)
-		env->sink->event(env->sink->ctx, e);
+	sum_emit(env->sink, e);
 }

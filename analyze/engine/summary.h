@@ -3,6 +3,7 @@
 #define TCPSIFT_SUMMARY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/engine/decode.h"
@@ -228,6 +229,20 @@ struct sum_sink {
 	void (*segment)(void *ctx, const struct sum_seg *s);
 	void *ctx;
 };
+
+/* Deliver an event: the one way the engine and every detector report one
+ * (a per-frame verdict goes to sink->frame, the others to sink->event;
+ * either may be NULL: not wanted). */
+static inline void sum_emit(const struct sum_sink *sink, const struct sum_event *e)
+{
+	void (*fn)(void *, const struct sum_event *) = NULL;
+
+	if (sink)
+		fn = e->type >= SUM_EV_RETRANS && e->type <= SUM_EV_TLP_NEW_DATA ? sink->frame
+										 : sink->event;
+	if (fn)
+		fn(sink->ctx, e);
+}
 
 const char *sum_state_name(enum sum_state s);
 const char *sum_event_name(enum sum_event_type t);

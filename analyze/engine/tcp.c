@@ -168,12 +168,6 @@ bool tcp_is_new_instance(const struct tcp_conn *c, const struct dec_packet *d)
 	return true;
 }
 
-static void emit(const struct sum_sink *sink, const struct sum_event *e)
-{
-	if (sink && sink->event)
-		sink->event(sink->ctx, e);
-}
-
 static void event_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
 		       enum sum_dir_id dir, const struct pkt *p)
 {
@@ -420,7 +414,7 @@ __attribute__((noinline)) static uint64_t holes_acked(struct tcp_conn *c, enum s
 		uint32_t mss =
 		    h->st.max_payload ? h->st.max_payload : (h->st.mss ? h->st.mss : 1460);
 		e.segments = (bytes + mss - 1) / mss;
-		emit(sink, &e);
+		sum_emit(sink, &e);
 		if (seq_ge(hi, o->end)) {
 			hole_remove(h, k);
 			continue;
@@ -443,12 +437,6 @@ __attribute__((noinline)) static void holes_asked(struct tcp_half *h, uint32_t a
 }
 
 /* ---- per-frame verdicts ---- */
-
-static void emit_frame(const struct sum_sink *sink, const struct sum_event *e)
-{
-	if (sink && sink->frame)
-		sink->frame(sink->ctx, e);
-}
 
 /* A per-frame verdict of type about dir's data, for frame (in input) at ts. */
 static void frame_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
@@ -666,7 +654,7 @@ static void rtx_emit(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 	e.u.frame.spurious = x->spurious;
 	e.u.frame.dsack = x->dsack;
 	e.u.frame.filled_gap = x->filled_gap;
-	emit_frame(sink, &e);
+	sum_emit(sink, &e);
 }
 
 /* A waiting verdict may be final from t on: settle() then looks. */
@@ -887,7 +875,7 @@ static void late_emit(const struct tcp_conn *c, enum sum_dir_id dir, const struc
 	e.rel_seq = l->rel_seq;
 	e.extent = l->extent;
 	e.by = l->by;
-	emit_frame(sink, &e);
+	sum_emit(sink, &e);
 }
 
 /* The segment is the late original: count it and tell the detectors. */
@@ -924,7 +912,7 @@ static void pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned 
 		e.rel_seq = l->rel_seq;
 		e.extent = l->extent;
 		e.by = SUM_BY_CAUSALITY;
-		emit_frame(sink, &e);
+		sum_emit(sink, &e);
 	}
 	pending_remove(h, k);
 }
@@ -1121,7 +1109,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d,
 			event_init(&e, SUM_EV_DUP_ACK, c, odir, p);
 			e.rel_seq = ack - o->base;
 			e.u.frame.dup_count = h->dupack_run;
-			emit_frame(sink, &e);
+			sum_emit(sink, &e);
 		}
 	}
 
@@ -1142,7 +1130,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d,
 			event_init(&e, SUM_EV_DSACK, c, odir, p);
 			e.bytes = b[0].right - b[0].left;
 			e.rel_seq = b[0].left - o->base;
-			emit(sink, &e);
+			sum_emit(sink, &e);
 			if (o->rtx_len)
 				rtx_dsack(c, odir, b[0].left, b[0].right);
 		}
@@ -1199,7 +1187,7 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 		e.duration_ns = p->ts_ns - h->zw_start;
 		e.frame_first = h->zw_frame;
 		e.input = h->zw_input;
-		emit(sink, &e);
+		sum_emit(sink, &e);
 		h->in_zero_window = false;
 		c->seg.kind |= TCP_SEG_WINDOW_OPENED;
 	}
@@ -1253,7 +1241,7 @@ __attribute__((noinline)) static void hull_fill(struct tcp_conn *c, enum sum_dir
 		event_init(&e, SUM_EV_FILL_UNDECIDED, c, dir, p);
 		e.bytes = len;
 		e.rel_seq = seq - h->base;
-		emit_frame(sink, &e);
+		sum_emit(sink, &e);
 	}
 }
 
@@ -1404,7 +1392,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				event_init(&e, SUM_EV_OVERSIZE, c, dir, p);
 				e.bytes = len;
 				e.rel_seq = seq - h->base;
-				emit(sink, &e);
+				sum_emit(sink, &e);
 			}
 		}
 	}
@@ -1420,7 +1408,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				event_init(&e, SUM_EV_CAPTURE_GAP, c, dir, p);
 				e.bytes = seq - h->snd_nxt;
 				e.rel_seq = h->snd_nxt - h->base;
-				emit_frame(sink, &e);
+				sum_emit(sink, &e);
 			}
 			clock_of(&clk, d);
 			hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0), &clk);
@@ -1433,7 +1421,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				event_init(&e, SUM_EV_TLP_NEW_DATA, c, dir, p);
 				e.bytes = len;
 				e.rel_seq = seq - h->base;
-				emit_frame(sink, &e);
+				sum_emit(sink, &e);
 			}
 		}
 		advance_nxt(h, end);
@@ -1594,7 +1582,7 @@ void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
 		e.duration_ns = c->info.last_ts - h->zw_start;
 		e.frame_first = h->zw_frame;
 		e.input = h->zw_input;
-		emit(sink, &e);
+		sum_emit(sink, &e);
 		h->in_zero_window = false;
 	}
 }

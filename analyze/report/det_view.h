@@ -103,8 +103,8 @@ struct det_view {
 	 * the connection's end), ended whether it has. */
 	unsigned ncolumns;
 	struct det_column columns[DET_MAX_COLUMNS];
-	void (*cells)(struct det_cell *cells, const struct sum_conn *s, const struct det_totals *live,
-		      bool ended);
+	void (*cells)(struct det_cell *cells, const struct sum_conn *s,
+		      const struct det_totals *live, bool ended);
 	/* One line of the detail view ("" for none). */
 	void (*detail)(char *buf, size_t len, const struct sum_conn *s,
 		       const struct det_totals *live, bool ended);
