@@ -212,10 +212,3 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 			return rc;
 	}
 }
-
-double cli_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}

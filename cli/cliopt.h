@@ -43,9 +43,6 @@ typedef int cli_opt_fn(void *ctx, int id, const char *arg);
 int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, char **argv,
 	      struct cli_ring_opts *ring, cli_opt_fn *on_opt, void *ctx);
 
-/* Seconds on CLOCK_MONOTONIC: the verbs' progress lines, rates and pacing. */
-double cli_now_s(void);
-
 /* A whole decimal number in [min, max]; 0, or -1 when it is not one. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -1,4 +1,5 @@
 /* cmd_analyze.c - the `tcpsift analyze` verb: options, the read loop, progress, exit codes. */
+#include "common/clock.h"
 #include "cli/cliopt.h"
 #include "cli/cmd_analyze.h"
 
@@ -255,7 +256,7 @@ struct progress {
 
 static void progress_tick(struct progress *pr, const struct source *src, uint64_t packets)
 {
-	double t = cli_now_s();
+	double t = clock_now_s();
 	if (t - pr->last < 0.25)
 		return;
 	double frac = src_progress(src);
@@ -365,7 +366,7 @@ int analyze_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	struct progress pr = {.on = cfg.progress == 1 || (cfg.progress < 0 && isatty(2))};
-	pr.start = pr.last = cli_now_s();
+	pr.start = pr.last = clock_now_s();
 	struct pkt p;
 	uint64_t n = 0;
 	while (!analyze_stop && src_next(src, &p) > 0) {
@@ -374,7 +375,7 @@ int analyze_main(int argc, char **argv)
 			progress_tick(&pr, src, n);
 	}
 	if (pr.on) {
-		double secs = cli_now_s() - pr.start;
+		double secs = clock_now_s() - pr.start;
 		fprintf(stderr,
 			"\ranalyze: done, %" PRIu64 " packets in %.2f s (%.2f Mpkt/s)\033[K\n", n,
 			secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);

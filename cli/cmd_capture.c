@@ -1,5 +1,6 @@
 /* cmd_capture.c - the `tcpsift capture` verb: options, privilege drop, signals, the write loop,
  * stats. */
+#include "common/clock.h"
 #include "cli/cliopt.h"
 #include "cli/cmd_capture.h"
 
@@ -457,7 +458,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
 	bool stopping = false, write_failed = false, err_reported = false;
-	double start = cli_now_s(), last_tick = start;
+	double start = clock_now_s(), last_tick = start;
 	uint64_t unwritten = 0;
 	struct pkt p;
 	unsigned sock;
@@ -490,7 +491,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 			if ((pw_counters(w)->packets & 0x3ff) != 0)
 				continue; /* check the clock every 1024 packets or when idle */
 		}
-		double t = cli_now_s();
+		double t = clock_now_s();
 		if (!stopping && cfg.duration_s > 0 && t - start >= cfg.duration_s)
 			capture_stop = 1;
 		const char *rerr = ring_error(r);

@@ -1,4 +1,5 @@
 /* cmd_tui.c - the `tcpsift tui` verb: options, the terminal, signals, the key/draw loop. */
+#include "common/clock.h"
 #include "cli/cmd_tui.h"
 
 #include <curses.h>
@@ -297,7 +298,7 @@ static void run_screen(struct player *pl, struct tv_view *view)
 			dirty = true; /* every key may change what is shown */
 		}
 		const struct pl_view *pv = pl_latest(pl, tv_detail_id(view));
-		double now = cli_now_s();
+		double now = clock_now_s();
 		if (dirty || (pv->seq != drawn_seq && now - last_draw >= 0.1)) {
 			tv_draw(view, pv);
 			refresh();

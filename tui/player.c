@@ -1,4 +1,5 @@
 /* player.c - the dashboard's engine thread: pacing, pause/step, live capture, snapshots. */
+#include "common/clock.h"
 #include "tui/player.h"
 
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <time.h>
 
 #include "analyze/engine/source.h"
-#include "cli/cliopt.h"
 #include "capture/file/pcapwriter.h"
 
 enum { PL_RATE_SAMPLES = 32 };
@@ -245,7 +245,7 @@ static void publish(struct player *p)
 	v->h.malformed = n->malformed_total;
 	v->h.first_ts = n->first_ts;
 	v->h.last_ts = n->last_ts;
-	v->h.wall_s = cli_now_s() - p->start_wall;
+	v->h.wall_s = clock_now_s() - p->start_wall;
 	header_rates(p, &v->h, n);
 	header_drops(p, &v->h);
 	snprintf(v->h.error, sizeof(v->h.error), "%s", p->error);
@@ -304,7 +304,7 @@ static void replay_loop(struct player *p)
 				read_control(p, &c);
 			if (c.rebase)
 				paced = false;
-			double now = cli_now_s();
+			double now = clock_now_s();
 			if (now >= next_publish) {
 				publish(p);
 				next_publish = now + (double)p->cfg.publish_ns / 1e9;
@@ -325,7 +325,7 @@ static void replay_loop(struct player *p)
 			have = true;
 		}
 		if (c.speed > 0 && !c.paused) {
-			double now = cli_now_s();
+			double now = clock_now_s();
 			if (!paced) {
 				wall0 = now;
 				ts0 = pk.ts_ns;
@@ -393,7 +393,7 @@ static void live_loop(struct player *p)
 			if ((eng_counters(p->eng)->packets & 0xff) != 0)
 				continue;
 		}
-		double now = cli_now_s();
+		double now = clock_now_s();
 		if (now >= next_publish) {
 			const char *rerr = ring_error(p->ring);
 			if (rerr && !p->error[0]) {
@@ -430,7 +430,7 @@ static void *pl_thread(void *arg)
 
 int pl_start(struct player *p, char *errbuf, size_t errlen)
 {
-	p->start_wall = cli_now_s();
+	p->start_wall = clock_now_s();
 	if (p->ring) {
 		int rc = ring_start(p->ring, errbuf, errlen);
 		if (rc < 0)

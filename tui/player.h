@@ -9,6 +9,7 @@
 #include "analyze/engine/engine.h"
 #include "capture/live/ring.h"
 #include "tui/model.h"
+#include "tui/pl_view.h"
 
 /*
  * A player owns a packet source (capture files through analyze/source, or
@@ -25,20 +26,6 @@
  * capture's readers (capture/ring) never wait for either.
  */
 
-enum pl_mode {
-	PL_REPLAY = 0, /* capture files, paced by their timestamps */
-	PL_LIVE,       /* an interface, through capture/ring */
-	PL_MODE_COUNT,
-};
-
-enum pl_state {
-	PL_PLAYING = 0,
-	PL_PAUSED,
-	PL_ENDED,  /* replay: every packet read; live: the capture stopped */
-	PL_FAILED, /* the source failed; pl_header.error says why */
-	PL_STATE_COUNT,
-};
-
 struct pl_config {
 	enum pl_mode mode;
 	const char *const *paths; /* replay inputs (merged by time) */
@@ -52,34 +39,6 @@ struct pl_config {
 	struct eng_config eng;
 	struct tm_config model;
 	int64_t publish_ns; /* wall time between snapshots (100 ms) */
-};
-
-/* What the header shows besides the model's totals. */
-#define PL_MAX_VANTAGES 16 /* names shown; more share the last */
-
-struct pl_header {
-	enum pl_mode mode;
-	enum pl_state state;
-	double speed;
-	uint64_t packets, wire_bytes, malformed;
-	double pps, bps; /* over the last second of capture time */
-	int64_t first_ts, last_ts;
-	double wall_s;	  /* since the start */
-	double progress;  /* replay: fraction of the input read, -1 unknown */
-	bool drops_known; /* the counters below mean something */
-	uint64_t kernel_drops, if_drops, our_drops;
-	double queue_fill;		   /* live: fullest hand-off queue, 0..1; -1 unknown */
-	uint64_t written;		   /* live with a file: packets written */
-	unsigned nqueues;		   /* live: sockets in the fanout group */
-	unsigned nvantages;		   /* observation points (interfaces) so far */
-	char vantage[PL_MAX_VANTAGES][32]; /* their names, by sum_conn.vantage */
-	char error[512];
-};
-
-struct pl_view {
-	uint64_t seq; /* increases with every publication */
-	struct pl_header h;
-	struct tm_snapshot m;
 };
 
 struct player;
@@ -106,7 +65,5 @@ void pl_speed(struct player *p, double factor);
 void pl_stop(struct player *p);
 
 void pl_free(struct player *p); /* stops first; NULL is a no-op */
-
-const char *pl_state_name(enum pl_state s);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tui/player.h"
+#include "tui/pl_view.h"
 
 /*
  * The view owns what the user chose (sort column and order, frozen order,

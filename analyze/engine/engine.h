@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/engine/counters.h"
 #include "analyze/engine/decode.h"
 #include "analyze/detect/detect.h"
 #include "analyze/engine/flow.h"
@@ -24,19 +25,6 @@ struct eng_config {
 	struct tcp_params tcp;
 	struct det_params det;
 	bool detectors; /* run the detectors (detect.h); off only to measure their cost */
-};
-
-struct eng_counters {
-	uint64_t packets;		   /* everything handed to eng_packet */
-	uint64_t wire_bytes;		   /* sum of wire lengths */
-	uint64_t status[DEC_STATUS_COUNT]; /* decoded, by enum dec_status */
-	uint64_t malformed[DEC_ERR_COUNT]; /* rejected, by -enum dec_status */
-	uint64_t malformed_total;
-	uint64_t snaplen_cut;	  /* TCP segments whose payload the snaplen cut */
-	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
-	uint64_t ts_backwards;	  /* packets older than the one before (never assume order) */
-	uint64_t no_memory;	  /* TCP packets dropped: no memory for their connection */
-	int64_t first_ts, last_ts;
 };
 
 struct engine;

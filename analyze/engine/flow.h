@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/engine/counters.h"
 #include "analyze/engine/decode.h"
 #include "analyze/engine/tcp.h"
 
@@ -22,25 +23,10 @@
  * gets it one last time (to summarize) before its slot is reused.
  */
 
-enum flow_end {
-	FLOW_END_DONE = 0, /* end of input */
-	FLOW_END_IDLE,	   /* no packet for idle_timeout */
-	FLOW_END_EVICTED,  /* table full: the least recently used went */
-	FLOW_END_REUSED,   /* a new SYN on the same 4-tuple started a new instance */
-	FLOW_END_CLOSED,   /* closed (FIN both ways or RST) and quiet for closed_linger */
-	FLOW_END_COUNT,
-};
-
 struct flow_config {
 	uint32_t max_flows;	  /* live connection cap (>= 1) */
 	int64_t idle_timeout_ns;  /* open connections: <= 0 never expire */
 	int64_t closed_linger_ns; /* closed connections: <= 0 never expire */
-};
-
-struct flow_counters {
-	uint64_t created;
-	uint64_t ended[FLOW_END_COUNT];
-	uint32_t live, max_live;
 };
 
 typedef void flow_end_fn(void *ctx, struct tcp_conn *c, enum flow_end why);

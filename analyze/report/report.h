@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyze/engine/engine.h"
+#include "analyze/engine/counters.h"
 #include "analyze/engine/source.h"
 #include "analyze/engine/summary.h"
 #include "analyze/report/det_view.h"

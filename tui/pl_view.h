@@ -1,0 +1,61 @@
+/* pl_view.h - what the player publishes for the screen: a header and a model snapshot. */
+#ifndef TCPSIFT_PL_VIEW_H
+#define TCPSIFT_PL_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tui/model.h"
+
+/*
+ * The player (player.h) fills these on its thread and hands them over
+ * whole; the view (view.h) draws them. Apart from player.h so that the
+ * view sees the published data, not the engine and the capture the
+ * player drives (scripts/check-layers.sh).
+ */
+
+enum pl_mode {
+	PL_REPLAY = 0, /* capture files, paced by their timestamps */
+	PL_LIVE,       /* an interface, through capture/ring */
+	PL_MODE_COUNT,
+};
+
+enum pl_state {
+	PL_PLAYING = 0,
+	PL_PAUSED,
+	PL_ENDED,  /* replay: every packet read; live: the capture stopped */
+	PL_FAILED, /* the source failed; pl_header.error says why */
+	PL_STATE_COUNT,
+};
+
+/* What the header shows besides the model's totals. */
+#define PL_MAX_VANTAGES 16 /* names shown; more share the last */
+
+struct pl_header {
+	enum pl_mode mode;
+	enum pl_state state;
+	double speed;
+	uint64_t packets, wire_bytes, malformed;
+	double pps, bps; /* over the last second of capture time */
+	int64_t first_ts, last_ts;
+	double wall_s;	  /* since the start */
+	double progress;  /* replay: fraction of the input read, -1 unknown */
+	bool drops_known; /* the counters below mean something */
+	uint64_t kernel_drops, if_drops, our_drops;
+	double queue_fill;		   /* live: fullest hand-off queue, 0..1; -1 unknown */
+	uint64_t written;		   /* live with a file: packets written */
+	unsigned nqueues;		   /* live: sockets in the fanout group */
+	unsigned nvantages;		   /* observation points (interfaces) so far */
+	char vantage[PL_MAX_VANTAGES][32]; /* their names, by sum_conn.vantage */
+	char error[512];
+};
+
+struct pl_view {
+	uint64_t seq; /* increases with every publication */
+	struct pl_header h;
+	struct tm_snapshot m;
+};
+
+const char *pl_state_name(enum pl_state s);
+
+#endif
