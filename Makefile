@@ -169,6 +169,8 @@ format:
 install: tcpsift
 	install -D -m 0755 tcpsift $(DESTDIR)/usr/local/bin/tcpsift
 	install -D -m 0644 man/tcpsift.1 $(DESTDIR)/usr/local/share/man/man1/tcpsift.1
+	install -D -m 0644 man/tcpsift-report.schema.json \
+	  $(DESTDIR)/usr/local/share/tcpsift/tcpsift-report.schema.json
 
 clean:
 	rm -rf build tcpsift

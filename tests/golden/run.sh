@@ -44,4 +44,21 @@ while read -r name sample status args; do
 		t_pass "$name"
 	fi
 done < <(cat tests/golden/TESTLIST tests/golden/TESTLIST.* 2>/dev/null)
+
+# Every JSON and NDJSON report above against the documented schema
+# (man/tcpsift-report.schema.json), and that schema against its parts.
+if [ "$update" != --update ]; then
+	if scripts/schema.py check >"$out/schema.check"; then t_pass "schema is assembled from its parts"; else
+		t_fail "$(cat "$out/schema.check")"
+	fi
+	mapfile -t reports < <(grep -l '"tcpsift"' "$out"/*.out)
+	if [ "${#reports[@]}" -lt 10 ]; then
+		t_fail "schema: only ${#reports[@]} JSON reports among the golden outputs"
+	elif scripts/schema.py validate "${reports[@]}" >"$out/schema.log"; then
+		t_pass "schema: ${#reports[@]} JSON/NDJSON reports valid"
+	else
+		t_fail "schema: reports do not match man/tcpsift-report.schema.json:"
+		head -10 "$out/schema.log"
+	fi
+fi
 t_done

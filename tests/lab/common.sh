@@ -45,6 +45,9 @@
 # Neighbour entries are static (no ARP/ND on the wire) and IPv6 router
 # solicitations/DAD are off, so captures hold little besides the test traffic.
 
+# The source tree this file is in (scripts/schema.py checks every report).
+LAB_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
 LAB_PIDS=()     # background processes we started (lab_bg, lab_capture_start)
 LAB_NETNS=()    # namespaces we created
 LAB_TMP=""      # private temp dir (logs, nstat history)
@@ -619,10 +622,12 @@ lab_transfer()
 }
 
 # lab_analyze PCAP JSON: tcpsift (LAB_BIN) analyze --json on PCAP, the report
-# into JSON; a non-zero exit is recorded with lab_fail.
+# into JSON; a non-zero exit or a report that does not match the documented
+# schema (man/tcpsift-report.schema.json) is recorded with lab_fail.
 lab_analyze()
 {
 	"$LAB_BIN" analyze --json --no-progress "$1" >"$2" || lab_fail "tcpsift exited $?"
+	"$LAB_SRC/scripts/schema.py" validate "$2" >&2 || lab_fail "$(basename "$2"): not the documented schema"
 }
 
 # lab_capture_analyze PID PCAP JSON: lab_capture_stop PID, then lab_analyze

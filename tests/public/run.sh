@@ -43,9 +43,9 @@ for f in "$pub"/*.pcap "$pub"/*.pcapng "$pub"/fuzz/*.pcap*; do
 		t_fail "$n: the error does not name the file"
 		continue
 	fi
-	# A file that opened at all yields a complete JSON report.
-	if [ -s "$out/$n.json" ] && ! python3 -m json.tool "$out/$n.json" >/dev/null 2>&1; then
-		t_fail "$n: JSON does not parse"
+	# A file that opened at all yields a complete JSON report, as documented.
+	if [ -s "$out/$n.json" ] && ! scripts/schema.py validate "$out/$n.json" >"$out/$n.schema"; then
+		t_fail "$n: JSON does not match the schema: $(head -3 "$out/$n.schema")"
 		continue
 	fi
 	t_pass "$n (exit $rc)"
