@@ -105,8 +105,6 @@ struct tv_view {
 	bool held;     /* 'p' on a live capture: the screen is held, capture goes on */
 };
 
-static const char *const tv_state_short[SUM_STATE_COUNT] = {"syn", "open", "half", "fin", "rst"};
-
 static void add_column(struct tv_view *v, const struct tv_coldef *c)
 {
 	if (c->core >= 0)
@@ -619,7 +617,7 @@ static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r,
 	cell(&ctx, &x, v->at[TV_COL_CLIENT], b);
 	rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
 	cell(&ctx, &x, v->at[TV_COL_SERVER], b);
-	cell(&ctx, &x, v->at[TV_COL_STATE], tv_state_short[r->state % SUM_STATE_COUNT]);
+	cell(&ctx, &x, v->at[TV_COL_STATE], sum_state_label(r->state, 4));
 	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 		fmt_si(b, sizeof(b), r->rate[d] * 8);
 		cell(&ctx, &x, v->at[d == SUM_C2S ? TV_COL_UP : TV_COL_DOWN], b);

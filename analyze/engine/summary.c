@@ -1,16 +1,35 @@
 /* summary.c - the names of the summary's enums: one table per enum, for every reporter. */
 #include "analyze/engine/summary.h"
 
+#include <string.h>
+
+/* Each state's JSON name and a short form for narrow table cells. */
+static const struct {
+	const char *name, *short_name;
+} sum_state_names[SUM_STATE_COUNT] = {
+    [SUM_STATE_HANDSHAKE] = {"handshake", "syn"},
+    [SUM_STATE_OPEN] = {"open", "open"},
+    [SUM_STATE_HALF_CLOSED] = {"half_closed", "half"},
+    [SUM_STATE_CLOSED] = {"closed", "fin"},
+    [SUM_STATE_RESET] = {"reset", "rst"},
+};
+
 const char *sum_state_name(enum sum_state s)
 {
-	static const char *const names[SUM_STATE_COUNT] = {
-	    [SUM_STATE_HANDSHAKE] = "handshake",
-	    [SUM_STATE_OPEN] = "open",
-	    [SUM_STATE_HALF_CLOSED] = "half_closed",
-	    [SUM_STATE_CLOSED] = "closed",
-	    [SUM_STATE_RESET] = "reset",
-	};
-	return (unsigned)s < SUM_STATE_COUNT ? names[s] : "unknown";
+	return (unsigned)s < SUM_STATE_COUNT ? sum_state_names[s].name : "unknown";
+}
+
+const char *sum_state_label(enum sum_state s, size_t width)
+{
+	if ((unsigned)s >= SUM_STATE_COUNT)
+		return "?";
+	return strlen(sum_state_names[s].name) <= width ? sum_state_names[s].name
+							: sum_state_names[s].short_name;
+}
+
+const char *sum_dir_name(unsigned dir)
+{
+	return dir == SUM_C2S ? "c2s" : "s2c";
 }
 
 const char *sum_event_name(enum sum_event_type t)

@@ -245,6 +245,10 @@ static inline void sum_emit(const struct sum_sink *sink, const struct sum_event 
 }
 
 const char *sum_state_name(enum sum_state s);
+const char *sum_dir_name(unsigned dir); /* "c2s", "s2c" */
+/* The state's name if it fits width columns, else its short form
+ * ("syn", "half", "fin", "rst"): table cells of text and the TUI. */
+const char *sum_state_label(enum sum_state s, size_t width);
 const char *sum_event_name(enum sum_event_type t);
 const char *sum_reorder_by_name(enum sum_reorder_by b);
 const char *sum_retrans_kind_name(enum sum_retrans_kind k);

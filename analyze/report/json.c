@@ -17,11 +17,6 @@
 
 #define REP_JSON_SCHEMA 2
 
-static const char *dir_name(uint8_t dir)
-{
-	return dir == SUM_C2S ? "c2s" : "s2c";
-}
-
 static void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
 {
 	jo_w_key(w, key);
@@ -274,7 +269,7 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 
 	jo_f_reset(&f);
 	jo_f_int(&f, "conn", (int64_t)e->conn);
-	jo_f_str(&f, "dir", dir_name(e->dir));
+	jo_f_str(&f, "dir", sum_dir_name(e->dir));
 	if (e->duration_ns >= 0)
 		jo_f_sec(&f, "duration_s", e->duration_ns);
 	else

@@ -213,7 +213,7 @@ static void csv_row(const struct report *r, const struct sum_event *e)
 
 	fprintf(f, "%" PRIu64 ",", e->frame_first);
 	csv_str(f, e->input < r->cfg.ninput_names ? r->cfg.input_names[e->input] : "");
-	fprintf(f, ",%" PRIu64 ",%s,", e->conn, e->dir == SUM_C2S ? "c2s" : "s2c");
+	fprintf(f, ",%" PRIu64 ",%s,", e->conn, sum_dir_name(e->dir));
 	csv_ts(f, e->ts);
 	fprintf(f, ",%s,%s,%s,%s,%s,", sum_event_name(e->type),
 		rtx ? sum_retrans_kind_name((enum sum_retrans_kind)x->kind) : "",

@@ -313,19 +313,6 @@ static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
 	}
 }
 
-/* Short state names keep a row within 100 columns. */
-static const char *state_cell(enum sum_state st)
-{
-	switch (st) {
-	case SUM_STATE_HANDSHAKE:
-		return "syn";
-	case SUM_STATE_HALF_CLOSED:
-		return "half";
-	default:
-		return sum_state_name(st);
-	}
-}
-
 static void write_table(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	fputs("\nConnections (first-packet order; bytes are payload; RTT at the capture point;\n"
@@ -355,7 +342,7 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 			"%3" PRIu64 " %-20s %-20s %6s %5s %5s %4" PRIu64 " %4" PRIu64
 			" %-15s %s%s%s\n",
 			c->id, cl, sv, dur, up, down, both_dirs(c, DIR_METRIC(retrans)),
-			both_dirs(c, DIR_METRIC(out_of_order)), rtt, state_cell(c->state),
+			both_dirs(c, DIR_METRIC(out_of_order)), rtt, sum_state_label(c->state, 6),
 			c->evicted ? "*" : "", where);
 	}
 	if (d->tot.conns_evicted)

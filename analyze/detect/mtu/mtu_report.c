@@ -5,8 +5,6 @@
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
-static const char *const mtu_dir_names[2] = {"c2s", "s2c"};
-
 static const char *const mtu_collapse_names[MTU_COLLAPSE_BY_COUNT] = {
     [MTU_COLLAPSE_NONE] = "none",
     [MTU_COLLAPSE_STALLS] = "stalls",
@@ -66,7 +64,7 @@ static void mtu_json_conn(struct jo_writer *w, const struct sum_conn *c)
 		jo_knull(w, "collapse_transfer_s");
 	}
 	if (s->implied_mtu[s->dir & 1])
-		jo_kstr(w, "dir", mtu_dir_names[s->dir & 1]);
+		jo_kstr(w, "dir", sum_dir_name(s->dir & 1));
 	else
 		jo_knull(w, "dir");
 	jo_w_key(w, "full_size");
@@ -84,7 +82,7 @@ static void mtu_json_conn(struct jo_writer *w, const struct sum_conn *c)
 	jo_w_arr(w);
 	for (int k = 0; k < 2; k++)
 		if (s->misaligned_dir[k])
-			jo_w_str(w, mtu_dir_names[k]);
+			jo_w_str(w, sum_dir_name(k));
 	jo_w_arr_end(w);
 	w_pair(w, "mss", s->mss[0], s->mss[1]);
 	w_int_pair(w, "oversize", s->oversize);
@@ -148,13 +146,13 @@ static void text_alignment(FILE *out, const struct sum_conn *c)
 		"-byte payloads (MTU %" PRIu32 " with %" PRIu32 " header bytes%s):\n"
 		"      %" PRIu32 " mod 4096 = %" PRIu32 ", so full-size segments straddle pages;"
 		" the nearest aligned MTUs are ",
-		c->id, mtu_dir_names[k], s->largest_payload[k], s->implied_mtu[k], hdr,
+		c->id, sum_dir_name(k), s->largest_payload[k], s->implied_mtu[k], hdr,
 		c->timestamps ? ", timestamps" : "", s->largest_payload[k], s->payload_mod_4096);
 	if (s->aligned_below)
 		fprintf(out, "%" PRIu32 " and ", s->aligned_below);
 	fprintf(out, "%" PRIu32 " (n*4096+%" PRIu32 ")", s->aligned_above, hdr);
 	if (s->misaligned_dir[!k])
-		fprintf(out, "; %s too (MTU %" PRIu32 ")", mtu_dir_names[!k], s->implied_mtu[!k]);
+		fprintf(out, "; %s too (MTU %" PRIu32 ")", sum_dir_name(!k), s->implied_mtu[!k]);
 	fputs(".\n", out);
 	if (s->collapse_by == MTU_COLLAPSE_STALLS)
 		fprintf(out,

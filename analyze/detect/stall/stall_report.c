@@ -165,7 +165,7 @@ static void stall_write_group(FILE *out, const struct stall_group *g, struct sta
 
 	rep_fmt_dur(dur, sizeof(dur), stall_median(l->dur, l->ndur));
 	fprintf(out, "    conn %" PRIu64 " %s: %" PRIu32 " %s%s%s, %s%s (frames ", g->conn,
-		g->dir == SUM_C2S ? "c2s" : "s2c", g->n,
+		sum_dir_name(g->dir), g->n,
 		g->timer_like ? "timer-like pause" : stall_class_name((enum stall_class)g->cls),
 		g->timer_like ? "" : " stall", g->n == 1 ? "" : "s", g->n == 1 ? "" : "median ",
 		dur);
