@@ -1,7 +1,8 @@
 /* model.c - connections, timelines and findings for the dashboard, fed by the engine's sink. */
 #include "tui/model.h"
 
-#include <errno.h>
+#include "common/err.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static int index_grow(struct tm_model *m)
 	uint32_t *n = calloc((size_t)nmask + 1, sizeof(*n));
 
 	if (!n)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	free(m->index);
 	m->index = n;
 	m->index_mask = nmask;
@@ -486,11 +487,11 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 		uint32_t ncap = m->used + m->used / 2 + 16;
 		struct tm_row *n = realloc(s->rows, (size_t)ncap * sizeof(*n));
 		if (!n)
-			return -ENOMEM;
+			return ERR_NOMEM;
 		s->rows = n;
 		uint32_t *t = realloc(s->scratch, (size_t)ncap * sizeof(*t));
 		if (!t)
-			return -ENOMEM;
+			return ERR_NOMEM;
 		s->scratch = t;
 		s->cap = ncap;
 	}

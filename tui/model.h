@@ -126,7 +126,7 @@ struct sum_sink tm_sink(struct tm_model *m);
 void tm_update_live(void *model, const struct sum_conn *c);
 
 /* Fill s with the table rows, the log, the totals and the detail of
- * detail_id (0: none). Grows s->rows as needed; 0 or -ENOMEM. */
+ * detail_id (0: none). Grows s->rows as needed; 0 or ERR_NOMEM. */
 int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t detail_id);
 
 void tm_snapshot_free(struct tm_snapshot *s); /* frees rows only */

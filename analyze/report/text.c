@@ -400,7 +400,7 @@ int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	write_report(mem, d, run);
 	if (fclose(mem) != 0) {
 		free(buf);
-		return -ENOMEM;
+		return ERR_NOMEM;
 	}
 	write_wrapped(out, buf, len);
 	free(buf);
