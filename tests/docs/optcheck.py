@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""optcheck.py MANPAGE TCPSIFT SAMPLE [OPTNAMES] - the man page's options and each verb's --help agree.
+
+Both directions, whole option names (--frames is not documented by a
+--frames-csv entry), short options paired with their long ones, and whether
+an option takes a value:
+
+  --help -> man   every option a verb's --help lists has an entry in the
+                  man page's OPTIONS section under "Options of tcpsift VERB";
+  man -> --help   every entry there (.TP/.TQ tag lines: .B, .BI, .BR ...) is
+                  an option of that verb's --help, and so is every long
+                  option named in the verb's own section (.SH ANALYZE,
+                  CAPTURE, TUI);
+  table -> --help with OPTNAMES (tests/tools/optnames, built from the
+                  verbs' *_option_names()), the option table and --help
+                  list the same long names;
+  --fail-on       every metric "analyze --help" names is in the man page's
+                  "Metrics:" list, and every metric there is one analyze
+                  accepts (run on SAMPLE: not exit 2).
+
+Prints one "PASS what" or "FAIL what" line per check for tests/docs/run.sh.
+"""
+import re
+import subprocess
+import sys
+
+VERBS = ("analyze", "capture", "tui")
+
+# Font escapes (\fB, \fI, \fR, \fP, \f(CW, \f[..]) carry no text.
+FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)")
+# An option in roff source: '-' is written '\-'. A plain '-' inside a name
+# (".B \-\-queue-mib") is caught separately: groff renders it as a hyphen.
+LONG = re.compile(r"(?<![\w\\-])\\-\\-([a-z0-9]+(?:(?:\\-|-)[a-z0-9]+)*)")
+SHORT = re.compile(r"(?<![\w\\-])\\-([A-Za-z0-9])(?![\w\\-])")
+
+
+def roff_tokens(line):
+    """The arguments of a macro line, quotes honoured, font escapes removed."""
+    toks, cur, quoted, i = [], "", False, 0
+    while i < len(line):
+        c = line[i]
+        if c == '"':
+            if quoted and line[i + 1 : i + 2] == '"':  # "" inside quotes
+                cur += '"'
+                i += 2
+                continue
+            quoted = not quoted
+            if not quoted:
+                toks.append(cur)
+                cur = ""
+        elif c in " \t" and not quoted:
+            if cur:
+                toks.append(cur)
+            cur = ""
+        else:
+            cur += c
+        i += 1
+    if cur:
+        toks.append(cur)
+    return [FONT.sub("", t) for t in toks]
+
+
+class Opt:
+    def __init__(self, long, short, takes_value, where):
+        self.long, self.short, self.takes_value, self.where = long, short, takes_value, where
+
+
+def parse_tag(line, lineno, fails):
+    """The options of one .TP/.TQ tag line: [Opt] (a tag may name one option
+    with its short form, or nothing at all)."""
+    words = line.split(None, 1)
+    toks = roff_tokens(words[1]) if line.startswith(".") and len(words) > 1 else roff_tokens(line)
+    opts = []
+    for k, tok in enumerate(toks):
+        t = tok.strip()
+        m = LONG.fullmatch(t)
+        if m:
+            name = m.group(1)
+            if re.search(r"(?<!\\)-", name):
+                fails.append(f"man/tcpsift.1:{lineno}: --{name.replace(chr(92), '')} written "
+                             "with a plain '-' (groff prints a hyphen; write \\-)")
+            name = name.replace("\\-", "-")
+            # A value follows when a later token is more than punctuation.
+            rest = [x.strip() for x in toks[k + 1 :]]
+            value = any(x and x not in (",", "|") and not LONG.fullmatch(x) and
+                        not SHORT.fullmatch(x) for x in rest)
+            short = None
+            for x in toks[:k]:
+                s = SHORT.fullmatch(x.strip())
+                if s:
+                    short = s.group(1)
+            opts.append(Opt(name, short, value, f"man/tcpsift.1:{lineno}"))
+    if not opts:
+        # A short option alone (no long name): keep it, paired with nothing.
+        for k, tok in enumerate(toks):
+            s = SHORT.fullmatch(tok.strip())
+            if s:
+                rest = [x.strip() for x in toks[k + 1 :]]
+                value = any(x and x not in (",", "|") for x in rest)
+                opts.append(Opt(None, s.group(1), value, f"man/tcpsift.1:{lineno}"))
+    return opts
+
+
+def parse_man(path, fails):
+    """{verb: [Opt]} from OPTIONS, {verb: {long: lineno}} from the verb sections."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    entries = {v: [] for v in VERBS}
+    mentions = {v: {} for v in VERBS}
+    section, verb, want_verb, want_tag = None, None, False, False
+    for n, line in enumerate(lines, 1):
+        if line.startswith(".SH"):
+            section = " ".join(roff_tokens(line[3:])).strip()
+            verb, want_verb, want_tag = None, False, False
+            continue
+        if section in (v.upper() for v in VERBS):
+            for m in LONG.finditer(FONT.sub("", line)):
+                mentions[section.lower()].setdefault(m.group(1).replace("\\-", "-"), n)
+        if section != "OPTIONS":
+            continue
+        if line.startswith("Options of"):
+            want_verb = True
+            continue
+        if want_verb:
+            m = re.search(r"tcpsift (\w+)", line)
+            if not m or m.group(1) not in VERBS:
+                fails.append(f"man/tcpsift.1:{n}: 'Options of' names no verb of {VERBS}")
+            else:
+                verb = m.group(1)
+            want_verb = False
+            continue
+        if line.startswith((".TP", ".TQ")):
+            want_tag = True
+            continue
+        if want_tag:
+            want_tag = False
+            opts = parse_tag(line, n, fails)
+            if not opts:
+                fails.append(f"man/tcpsift.1:{n}: an OPTIONS entry names no option: {line}")
+            elif verb is None:
+                fails.append(f"man/tcpsift.1:{n}: an option entry before any 'Options of tcpsift VERB'")
+            else:
+                entries[verb].extend(opts)
+    for v in VERBS:
+        if not entries[v]:
+            fails.append(f"man/tcpsift.1: no 'Options of tcpsift {v}' entries found")
+    return entries, mentions
+
+
+# "  -f, --filter EXPR   help" and "      --ndjson   help": option lines of --help.
+HELP_LINE = re.compile(r"^\s{2,}(?:-([A-Za-z0-9]),\s+)?--([a-z0-9][a-z0-9-]*)(?:\s(\S+))?")
+
+
+def parse_help(tcpsift, verb, fails):
+    p = subprocess.run([tcpsift, verb, "--help"], capture_output=True, text=True)
+    if p.returncode != 0:
+        fails.append(f"{verb} --help exits {p.returncode}")
+    opts = []
+    for line in p.stdout.split("\n"):
+        m = HELP_LINE.match(line)
+        if m:
+            # A value is named in capitals (EXPR, FILE, MiB, N) one space
+            # after the option; the help text after it starts in lower case.
+            value = bool(m.group(3)) and re.fullmatch(r"[A-Z][A-Za-z0-9|_-]*", m.group(3)) is not None
+            opts.append(Opt(m.group(2), m.group(1), value, f"{verb} --help"))
+    if not opts:
+        fails.append(f"{verb} --help lists no options")
+    return opts
+
+
+def metric_list(text):
+    """Names of a "a, b (note, more), c" list: parenthesised notes dropped."""
+    depth, flat = 0, ""
+    for c in text:
+        depth += c == "("
+        if depth == 0:
+            flat += c
+        depth -= c == ")" and depth > 0
+    return [w.strip() for w in flat.split(",") if w.strip()]
+
+
+def check_fail_on(man, tcpsift, sample, passes, fails):
+    """--fail-on metrics: --help's list is in the man page's, and analyze
+    takes each metric the man page lists."""
+    text = FONT.sub("", open(man, encoding="utf-8").read()).replace("\\-", "-")
+    m = re.search(r"^Metrics: (.*?)\.(?:\s|$)", text, re.M | re.S)
+    if not m:
+        fails.append("man/tcpsift.1: no 'Metrics:' list in the --fail-on entry")
+        return
+    man_metrics = metric_list(" ".join(m.group(1).split()))
+    p = subprocess.run([tcpsift, "analyze", "--help"], capture_output=True, text=True)
+    h = re.search(r"^--fail-on metrics: (.*)$", p.stdout, re.M)
+    if not h:
+        fails.append("analyze --help: no '--fail-on metrics:' line")
+        return
+    for name in metric_list(h.group(1)):
+        if name in man_metrics:
+            passes.append(f"man lists --fail-on metric {name}")
+        else:
+            fails.append(f"man/tcpsift.1 does not list --fail-on metric {name} (analyze --help does)")
+    for name in man_metrics:
+        if not re.fullmatch(r"[a-z_]+", name):
+            fails.append(f"man/tcpsift.1: '{name}' in the --fail-on Metrics: list is not a metric name")
+            continue
+        r = subprocess.run([tcpsift, "analyze", "--fail-on", f"{name}>0", sample],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if r.returncode in (0, 1):
+            passes.append(f"analyze takes the man page's --fail-on metric {name}")
+        else:
+            fails.append(f"man/tcpsift.1 lists --fail-on metric {name}; analyze --fail-on "
+                         f"'{name}>0' exits {r.returncode}: {r.stderr.strip()[:160]}")
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: optcheck.py MANPAGE TCPSIFT SAMPLE [OPTNAMES]")
+    man, tcpsift, sample = sys.argv[1], sys.argv[2], sys.argv[3]
+    optnames = sys.argv[4] if len(sys.argv) == 5 else None
+    fails, passes = [], []
+    entries, mentions = parse_man(man, fails)
+    table = None
+    if optnames:
+        p = subprocess.run([optnames], capture_output=True, text=True)
+        if p.returncode != 0:
+            fails.append(f"{optnames} exits {p.returncode}")
+        table = {v: set() for v in VERBS}
+        for line in p.stdout.split("\n"):
+            if line.strip():
+                v, name = line.split()
+                table.setdefault(v, set()).add(name)
+    for verb in VERBS:
+        helps = parse_help(tcpsift, verb, fails)
+        hmap = {o.long: o for o in helps}
+        mmap = {}
+        for o in entries[verb]:
+            if o.long is None:
+                if not any(h.short == o.short for h in helps):
+                    fails.append(f"{o.where}: man documents {verb} -{o.short}, not in --help")
+                else:
+                    fails.append(f"{o.where}: man documents {verb} -{o.short} without its long name")
+                continue
+            if o.long in mmap:
+                fails.append(f"{o.where}: {verb} --{o.long} documented twice "
+                             f"(also {mmap[o.long].where})")
+            mmap[o.long] = o
+        for name, h in hmap.items():
+            o = mmap.get(name)
+            if o is None:
+                fails.append(f"man/tcpsift.1 does not document {verb} --{name}")
+                continue
+            passes.append(f"man documents {verb} --{name}")
+            if h.short != o.short:
+                fails.append(f"{o.where}: {verb} --{name}: short option "
+                             f"{'-' + o.short if o.short else 'none'} in the man page, "
+                             f"{'-' + h.short if h.short else 'none'} in --help")
+            else:
+                passes.append(f"{verb} --{name}: same short option in man and --help")
+            if h.takes_value != o.takes_value:
+                fails.append(f"{o.where}: {verb} --{name} takes "
+                             f"{'a value' if h.takes_value else 'no value'} in --help, "
+                             f"{'a value' if o.takes_value else 'no value'} in the man page")
+        for name, o in mmap.items():
+            if name not in hmap:
+                fails.append(f"{o.where}: man documents {verb} --{name}, "
+                             f"which {verb} --help does not list")
+            else:
+                passes.append(f"{verb} --help lists man's --{name}")
+        for name, n in sorted(mentions[verb].items()):
+            if name in hmap:
+                passes.append(f"{verb.upper()} section's --{name} is a {verb} option")
+            else:
+                fails.append(f"man/tcpsift.1:{n}: the {verb.upper()} section names --{name}, "
+                             f"which {verb} --help does not list")
+        if table is not None:
+            t = table.get(verb, set())
+            for name in sorted(t - set(hmap)):
+                fails.append(f"{verb}: option table has --{name}, --help does not print it")
+            for name in sorted(set(hmap) - t):
+                fails.append(f"{verb}: --help prints --{name}, the option table lacks it")
+            if t == set(hmap):
+                passes.append(f"{verb}: --help prints exactly the option table ({len(t)} options)")
+    check_fail_on(man, tcpsift, sample, passes, fails)
+    for p in passes:
+        print("PASS", p)
+    for f in fails:
+        print("FAIL", f)
+
+
+if __name__ == "__main__":
+    main()
