@@ -123,7 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tm_free(model);
 		struct rep_run run = {
 		    .version = "fuzz", .eng = *eng_counters(eng), .flows = *eng_flow_counters(eng)};
-		rep_finish(rep, &run);
+		/* A failure must say why (to /dev/null nothing should fail). */
+		err[0] = '\0';
+		if (rep_finish(rep, &run, err, sizeof(err)) != 0 && err[0] == '\0')
+			__builtin_trap();
 		eng_free(eng);
 		rep_free(rep);
 	}
