@@ -70,13 +70,12 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(O)/tests/%: tests/%.c $(O)/libtcpsift.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
-
-$(O)/bench/%: bench/%.c $(O)/libtcpsift.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
+# Unit tests, tools and benchmarks: each is its own object linked against
+# the archive, from which ld takes only the members it references (and what
+# those reference). A library change relinks them; only their own source
+# recompiles them.
+$(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN): $(O)/%: $(O)/%.o $(O)/libtcpsift.a
+	$(CC) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
 
 tests: $(O)/tcpsift $(UNIT_BIN) $(TOOL_BIN)
 
