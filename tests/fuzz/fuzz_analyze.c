@@ -10,8 +10,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * Input: one byte choosing the link type, then records of
- * [2-byte length][1-byte time step][bytes]. A tiny flow table (8) forces
+ * Input: one byte choosing the link type (low 7 bits, an index into
+ * linktypes[]), then records of [2-byte length][1-byte time step][bytes],
+ * all big endian. With the top bit of byte 0 set each record carries a
+ * 2-byte wire extra after the time step: [length][step][extra][bytes],
+ * wirelen = length + extra, so snaplen-cut frames keep a wire length that
+ * their IP length fits in (a fixed extra cannot cover 1500-byte segments
+ * cut to 128 bytes and 64 KiB GSO frames alike). A tiny flow table (8) forces
  * eviction and port-reuse paths; time steps of up to 255 ms with a 1 s
  * idle timeout exercise expiry; a step of 255 is a clock jump of 2^50 ns
  * (days). The report is written to /dev/null as JSON and text, so reporters
@@ -90,24 +95,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					.segment = tee_segment,
 					.ctx = &tee};
 		struct engine *eng = eng_new(&cfg, &sink, err, sizeof(err));
-		uint32_t lt = linktypes[data[0] % (sizeof(linktypes) / sizeof(linktypes[0]))];
+		uint32_t lt =
+		    linktypes[(data[0] & 0x7f) % (sizeof(linktypes) / sizeof(linktypes[0]))];
+		size_t rec_hdr = data[0] & 0x80 ? 5 : 3;
 		size_t off = 1;
 		uint64_t frame = 0;
 		int64_t ts = 1000000000000ll;
 
-		while (off + 3 <= size) {
+		while (off + rec_hdr <= size) {
 			size_t len = (size_t)data[off] << 8 | data[off + 1];
+			uint32_t extra =
+			    rec_hdr == 5 ? (uint32_t)data[off + 3] << 8 | data[off + 4] : 0;
 			if (data[off + 2] == 255)
 				ts += (int64_t)1 << 50;
 			else
 				ts += (int64_t)data[off + 2] * 1000000;
-			off += 3;
+			off += rec_hdr;
 			if (len > size - off)
 				len = size - off;
 			struct pkt p = {.ts_ns = ts,
 					.data = data + off,
 					.caplen = (uint32_t)len,
-					.wirelen = (uint32_t)len + (data[0] & 0x80 ? 1000 : 0),
+					.wirelen = (uint32_t)len + extra,
 					.linktype = lt,
 					.frame = ++frame};
 			eng_packet(eng, &p);
