@@ -6,6 +6,8 @@
 #   make bench      benchmarks (long; results in bench/RESULTS.md)
 #   make lab-matrix the whole truth matrix (root; ~12 min): tests/lab/MATRIX.md
 #   make fuzz       build the libFuzzer targets (clang) under build/fuzz
+#   make check-fuzz replay tests/fuzz/corpus under ASan+UBSan; FUZZ_SECONDS=N
+#                   then also fuzzes each target N seconds (needs libFuzzer)
 #   make format     clang-format every source file in place
 #
 # Variants build out of tree: `make O=build/san SAN=1 tests` is the sanitizer tree.
@@ -39,7 +41,8 @@ TOOL_BIN := $(TOOL_SRC:%.c=$(O)/%)
 BENCH_SRC:= $(sort $(wildcard bench/*.c))
 BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_SECONDS ?= 20
+FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
+FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-tui check-tshark check-public check-lab check-matrix check-capture \
@@ -77,7 +80,13 @@ $(O)/%.o: %.c
 $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN): $(O)/%: $(O)/%.o $(O)/libtcpsift.a
 	$(CC) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
 
-tests: $(O)/tcpsift $(UNIT_BIN) $(TOOL_BIN)
+# The fuzz targets with tests/fuzz/replay.c as main(): they run given inputs
+# once each, with no fuzzing engine, so any compiler builds them (and every
+# tree compiles them, so an API change cannot leave them behind).
+$(FUZZ_BIN): $(O)/%: $(O)/%.o $(O)/tests/fuzz/replay.o $(O)/libtcpsift.a
+	$(CC) $(LDFLAGS) -o $@ $< $(O)/tests/fuzz/replay.o $(O)/libtcpsift.a $(LDLIBS)
+
+tests: $(O)/tcpsift $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 
 deps:
 	@scripts/deps.sh build
@@ -152,9 +161,17 @@ fuzz:
 	  clang $(CPPFLAGS) -std=gnu11 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
 	    -o $$n $$f build/fuzz/libtcpsift.a $(LDLIBS) || exit 1; done
 
-# A short run of every fuzzer, seeded from samples/ and the regression corpus.
-check-fuzz: fuzz
-	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+# Replay the committed corpus through every fuzz target in the sanitizer
+# tree; with FUZZ_SECONDS > 0 and a clang that has libFuzzer, then fuzz each
+# target that long (tests/fuzz/README.md).
+check-fuzz:
+	@$(MAKE) --no-print-directory O=build/san SAN=1 $(FUZZ_SRC:%.c=build/san/%)
+	@if [ "$(FUZZ_SECONDS)" -gt 0 ]; then \
+	  if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	    clang -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null; then \
+	    $(MAKE) --no-print-directory fuzz || exit 1; \
+	  else echo "check-fuzz: clang has no libFuzzer (-fsanitize=fuzzer): replay only" >&2; fi; fi
+	@tests/fuzz/run.sh build/san $(FUZZ_SECONDS)
 
 bench:
 	@scripts/deps.sh bench
