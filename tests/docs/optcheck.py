@@ -168,14 +168,23 @@ def parse_help(tcpsift, verb, fails):
 
 
 def metric_list(text):
-    """Names of a "a, b (note, more), c" list: parenthesised notes dropped."""
-    depth, flat = 0, ""
+    """Names of a "a, b (note, more), c (or d)" list: parenthesised notes
+    dropped, except that "(or d)" names d, an alias of c."""
+    depth, flat, note, aliases = 0, "", "", []
     for c in text:
         depth += c == "("
         if depth == 0:
             flat += c
-        depth -= c == ")" and depth > 0
-    return [w.strip() for w in flat.split(",") if w.strip()]
+        else:
+            note += c
+        if c == ")" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                m = re.fullmatch(r"\(or (\w+)\)", note.strip())
+                if m:
+                    aliases.append(m.group(1))
+                note = ""
+    return [w.strip() for w in flat.split(",") if w.strip()] + aliases
 
 
 def check_fail_on(man, tcpsift, sample, passes, fails):
