@@ -1,0 +1,511 @@
+/* stall_classify.c - stall detector: what a gap was, its evidence and advice, the summary. */
+#include <string.h>
+
+#include "analyze/detect/stall/stall_int.h"
+
+/* The rules are in stall.c (and DESIGN.md "Stalls"). */
+
+enum {
+	STALL_TIMER_MIN_NS = 180000000, /* recurrence is tracked from here on */
+	STALL_TIMER_LO_NS = 196000000,	/* the ~200 ms timer, one jiffy early ... */
+	STALL_TIMER_HI_NS = 216000000,	/* ... to 4 jiffies late at HZ=250 (TCP_CORK: 204-209 ms) */
+	STALL_RECUR_PCT = 2,		/* near-identical: within 2 % ... */
+	STALL_RECUR_MIN_NS = 2000000,	/* ... or 2 ms */
+};
+
+/* RFC 1122 4.2.3.2: an ACK is delayed by less than 0.5 s. */
+#define STALL_DELACK_MAX_NS (500ll * 1000000ll)
+
+static const int64_t stall_hist_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
+
+/* What happened (reason), what on the wire decided it (evidence), and the
+ * advice that follows from that evidence, if any. */
+static const char stall_r_nagle[] =
+    "Nagle: a small segment held until the ACK the receiver delayed";
+static const char stall_e_nagle[] =
+    "in flight was below the receiver's window; the gap ended with the receiver's ACK and the "
+    "sender at once sent a segment smaller than the MSS";
+static const char stall_a_nagle[] = "sender: TCP_NODELAY, or one write per message (writev)";
+static const char stall_r_dack[] = "the sender waited for an ACK the receiver delayed";
+static const char stall_e_dack[] =
+    "in flight was below the receiver's window; the gap ended with the receiver's ACK and the "
+    "sender at once sent full segments";
+static const char stall_a_dack[] =
+    "receiver: quick ACKs (TCP_QUICKACK, or `ip route ... quickack 1`); TCP_NODELAY on the sender "
+    "would not help";
+static const char stall_r_rwnd[] =
+    "the receiver's window was full: the sender waited for the receiving application to read";
+static const char stall_e_rwnd[] =
+    "in flight filled the receiver's advertised window, or the window had shrunk below half its "
+    "largest (unread data in its buffer); the gap ended with the receiver's ACK and the sender "
+    "at once sent more";
+static const char stall_a_rwnd[] =
+    "receiver: read sooner, or a larger SO_RCVBUF / tcp_rmem; TCP_NODELAY would not help";
+static const char stall_r_rwnd_held[] =
+    "the receiver held its ACK with two or more full segments unacknowledged: its window could "
+    "not advance (its application had not read)";
+static const char stall_e_rwnd_held[] =
+    "the ACK that ended the gap covered two or more full segments; RFC 1122 asks for an ACK at "
+    "least every second full segment, and Linux holds it only while its receive window cannot "
+    "advance";
+static const char stall_r_slow_ack[] =
+    "the receiver held its ACK longer than any delayed-ACK timer (RFC 1122: 500 ms)";
+static const char stall_e_slow_ack[] =
+    "in flight was below the receiver's window; the receiver's ACK came after more than 500 ms "
+    "and the sender at once sent more";
+static const char stall_r_held[] =
+    "the sender held part of a write (no PSH on its last segment), then sent the rest";
+static const char stall_e_held[] =
+    "the last segment before the gap had no PSH and the window was open; the next segment "
+    "continued the same write";
+static const char stall_a_held[] = "check TCP_CORK / MSG_MORE / SPLICE_F_MORE left set on the "
+				   "write (the 2009/2013 splice threads)";
+static const char stall_r_timer_turn[] = "timer-like pause at a turn boundary";
+static const char stall_r_timer_oneway[] = "timer-like pause inside a one-way transfer";
+static const char stall_e_timer[] =
+    "everything sent was pushed and ACKed; the pause matches the ~200 ms kernel timer (TCP_CORK "
+    "ceiling / probe / RTO minimum) within a few ms";
+static const char stall_a_timer[] =
+    "ambiguous on the wire: TCP_CORK / MSG_MORE, or an application timer; the sender's writes "
+    "(strace -e trace=write,sendmsg,setsockopt) would decide";
+static const char stall_r_zw[] = "the receiver's window was closed until its window update";
+static const char stall_r_zw_end[] =
+    "the receiver's window was still closed when the connection ended";
+static const char stall_e_zw[] = "the receiver advertised a window below one segment";
+static const char stall_e_zw_probe[] =
+    "the receiver advertised a window below one segment with everything ACKed; the sender then "
+    "sent exactly what that window allowed, a window probe carrying data (RFC 1122 4.2.2.17, "
+    "its sender-side silly-window avoidance 4.2.3.4: the persist timer, not the application, "
+    "ended the silence)";
+static const char stall_a_zw[] =
+    "receiver: the application did not read; read sooner or raise SO_RCVBUF";
+static const char stall_r_rto[] =
+    "retransmission timeout: the gap ended with a retransmission after an RTO-length silence";
+static const char stall_e_rto[] =
+    "data in flight and no ACK for it; the silence reached the estimated RTO (>= 200 ms)";
+static const char stall_r_tlp[] =
+    "tail-loss probe: the sender re-sent its last segment after ~2 RTT without an ACK (RFC 8985)";
+static const char stall_e_tlp[] =
+    "data in flight, no duplicate ACK or SACK from the receiver; the highest segment was re-sent";
+static const char stall_a_loss[] =
+    "the segment or its ACK was lost: see the retransmissions and SACK holes";
+static const char stall_a_tlp[] =
+    "the last segments or their ACKs were lost, or the receiver held its ACK beyond 2 RTT: a "
+    "D-SACK of the probe (spurious) says the latter";
+static const char stall_r_tlp_new[] =
+    "tail-loss probe with new data: no ACK for ~2 RTT, the sender probed with its next segment "
+    "(RFC 8985)";
+static const char stall_e_tlp_new[] =
+    "two or more full segments in flight and no ACK from the receiver for the whole gap; the "
+    "sender then sent new data without an ACK";
+static const char stall_r_rwnd_probe[] =
+    "the receiver's window was full or shrinking and it withheld its ACKs until the sender's "
+    "loss probe";
+static const char stall_e_rwnd_probe[] =
+    "in flight filled the receiver's window, or the window had shrunk below half its largest "
+    "(unread data in its buffer); no ACK for the gap until the sender probed";
+static const char stall_r_recovery[] =
+    "loss recovery: the gap ended with a retransmission the receiver's duplicate ACKs / SACKs "
+    "asked for";
+static const char stall_e_recovery[] =
+    "data in flight; the receiver had reported missing data; a retransmission ended the gap";
+
+/* ---- a stall found: the summary and the event ---- */
+
+static unsigned stall_bucket(int64_t ns)
+{
+	unsigned k = 0;
+
+	while (k + 1 < STALL_HIST_BUCKETS && ns >= stall_hist_edges_ms[k + 1] * 1000000)
+		k++;
+	return k;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Timer-length stalls (>= ~200 ms): does this one repeat a recent length?
+ * Remembers it either way. */
+static bool stall_recurs(struct stall_state *st, int64_t dur)
+{
+	bool hit = false;
+
+	if (dur < STALL_TIMER_MIN_NS)
+		return false;
+	for (unsigned k = 0; k < st->timer_n; k++) {
+		int64_t prev = st->timer_len[k], tol = prev * STALL_RECUR_PCT / 100;
+		if (tol < STALL_RECUR_MIN_NS)
+			tol = STALL_RECUR_MIN_NS;
+		if (abs64(dur - prev) <= tol)
+			hit = true;
+	}
+	st->timer_len[st->timer_head] = dur;
+	st->timer_head = (uint8_t)((st->timer_head + 1) % STALL_TIMER_RING);
+	if (st->timer_n < STALL_TIMER_RING)
+		st->timer_n++;
+	return hit;
+}
+
+struct stall_found {
+	enum sum_dir_id dir;
+	enum stall_class cls;
+	const char *reason, *evidence, *advice;
+	int64_t start, duration, ack_delay;
+	uint64_t frame_before, frame_after;
+	uint32_t input, in_flight, rel_una;
+	uint64_t rwnd;
+	bool timer_like;
+};
+
+static void stall_emit(struct tcp_conn *c, const struct det_env *env, const struct stall_found *f)
+{
+	struct stall_summary *s = &c->info.det.stall;
+	struct sum_event e;
+
+	det_event_init(&e, SUM_EV_STALL, c, f->dir, f->start, f->frame_before, f->input);
+	e.duration_ns = f->duration;
+	e.frame_last = f->frame_after;
+	e.bytes = f->in_flight;
+	e.rel_seq = f->rel_una;
+	e.u.stall.cls = (uint8_t)f->cls;
+	e.u.stall.reason = f->reason;
+	e.u.stall.evidence = f->evidence;
+	e.u.stall.advice = f->advice;
+	e.u.stall.in_flight = f->in_flight;
+	e.u.stall.rwnd = f->rwnd;
+	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
+	e.u.stall.timer_like = f->timer_like;
+	if (f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN)
+		e.u.stall.recurring = stall_recurs(&c->det.stall, f->duration);
+
+	s->hist[stall_bucket(f->duration)]++;
+	s->recurring += e.u.stall.recurring;
+	if (f->timer_like) {
+		/* Ambiguous: apart from the stalls the evidence proves. */
+		s->timer_like++;
+		s->timer_like_ns += f->duration;
+		det_emit(env, &e);
+		return;
+	}
+	s->count++;
+	s->time_ns += f->duration;
+	s->by_class[f->cls]++;
+	if (f->duration > s->max_ns)
+		s->max_ns = f->duration;
+	if (f->cls == STALL_DELAYED_ACK && f->ack_delay >= 0) {
+		if (!s->ack_delay_n || f->ack_delay < s->ack_delay_min_ns)
+			s->ack_delay_min_ns = f->ack_delay;
+		if (!s->ack_delay_n || f->ack_delay > s->ack_delay_max_ns)
+			s->ack_delay_max_ns = f->ack_delay;
+		s->ack_delay_sum_ns += f->ack_delay;
+		s->ack_delay_n++;
+	}
+	det_emit(env, &e);
+}
+
+/* A stall starting at the last packet before the gap and ending at seg. */
+static void stall_found_init(struct stall_found *f, const struct stall_hot *st,
+			     const struct tcp_seg *seg, enum sum_dir_id dir, enum stall_class cls,
+			     const char *reason, const char *evidence, const char *advice)
+{
+	const struct stall_dir_state *d = &st->d[dir];
+
+	memset(f, 0, sizeof(*f));
+	f->dir = dir;
+	f->cls = cls;
+	f->reason = reason;
+	f->evidence = evidence;
+	f->advice = advice;
+	f->start = st->last_ts;
+	f->duration = seg->ts - st->last_ts;
+	f->frame_before = st->last_frame;
+	f->frame_after = seg->frame;
+	f->input = st->last_input;
+	f->in_flight = d->in_flight;
+	f->rel_una = d->rel_una;
+	f->rwnd = d->rwnd;
+	f->ack_delay = -1;
+}
+
+/* ---- what a gap was ---- */
+
+static bool stall_window_closed(const struct stall_dir_state *d)
+{
+	return d->rwnd_known && d->rwnd < d->mss;
+}
+
+/*
+ * R limited S at the gap's start: in flight left less than one segment of
+ * R's window (S could not send), or R's window had shrunk below half of
+ * what it advertised before (unread data filling R's buffer: its
+ * application is not keeping up, and Linux then withholds ACKs, sending
+ * one at once only when the window can grow, __tcp_ack_snd_check()).
+ */
+static bool stall_receiver_limited(const struct stall_dir_state *d)
+{
+	if (!d->rwnd_known || d->in_flight == 0)
+		return false;
+	return (uint64_t)d->in_flight + d->mss > d->rwnd || d->rwnd * 2 < d->rwnd_max;
+}
+
+/*
+ * Does a silence of S of this length match a kernel timer: the ~200 ms one
+ * (TCP_CORK's ceiling, the probe timer, TCP_RTO_MIN), or the connection's
+ * own RTO estimate when that is longer (within 5 %)?
+ */
+static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int64_t pause)
+{
+	const struct tcp_half *h = &c->half[dir];
+	int64_t rto = h->srtt_ns + 4 * h->rttvar_ns;
+
+	if (pause >= STALL_TIMER_LO_NS && pause <= STALL_TIMER_HI_NS)
+		return true;
+	return rto > STALL_TIMER_HI_NS && abs64(pause - rto) <= rto / 20;
+}
+
+/* A retransmission ended the gap: which kind of wait it was. */
+static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	const struct tcp_seg *seg = &c->seg;
+	struct stall_found f;
+
+	if (seg->kind & TCP_SEG_RTO)
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RTO, stall_r_rto, stall_e_rto,
+				 stall_a_loss);
+	else if ((seg->kind & TCP_SEG_TLP) && stall_receiver_limited(&c->dhot.stall.d[dir]))
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RWND_LIMITED,
+				 stall_r_rwnd_probe, stall_e_rwnd_probe, stall_a_rwnd);
+	else if (seg->kind & TCP_SEG_TLP)
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp, stall_e_tlp,
+				 stall_a_tlp);
+	else
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_LOSS_RECOVERY,
+				 stall_r_recovery, stall_e_recovery, stall_a_loss);
+	stall_emit(c, env, &f);
+}
+
+/* S sent new data after a gap with two or more full segments in flight
+ * and nothing from R: its probe timer, not its application, ended it. */
+static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	const struct tcp_seg *seg = &c->seg;
+	struct stall_found f;
+
+	if (stall_receiver_limited(&c->dhot.stall.d[dir]))
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RWND_LIMITED,
+				 stall_r_rwnd_probe, stall_e_rwnd_probe, stall_a_rwnd);
+	else
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp_new,
+				 stall_e_tlp_new, stall_a_tlp);
+	stall_emit(c, env, &f);
+}
+
+/* The packet seg ended a gap of the connection: classify it. Out of line
+ * (as the other rare paths of stall_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold = &c->det.stall;
+	const struct tcp_seg *seg = &c->seg;
+	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
+	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
+	struct stall_found f;
+
+	/* The packet shows the capture missed some of the connection: the
+	 * silence may be the capture's, not TCP's. */
+	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
+		c->info.det.stall.capture_gaps++;
+		return;
+	}
+
+	/* Zero window: R's window closed at the start, for a sender that
+	 * still had something to send (unpushed or unacknowledged data), or
+	 * that is probing now. The window update closes it (stall_segment). */
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct stall_dir_state *d = &st->d[k];
+		bool mine = pd == (enum sum_dir_id)k;
+		bool probing = (seg->kind & TCP_SEG_KEEPALIVE) && mine;
+		/* Everything pushed and ACKed, yet S resumes with exactly the
+		 * sub-segment window: Linux's persist timer sending what fits
+		 * (tcp_write_wakeup()); an application writing afresh would
+		 * have been sent at once, whatever its size. */
+		bool probe_data = mine && data && (seg->kind & TCP_SEG_NEW_DATA) &&
+				  (uint64_t)d->in_flight + seg->len == d->rwnd;
+		if (d->zw_open)
+			return; /* a gap inside an open zero-window stall */
+		if (!stall_window_closed(d) || !d->has_data ||
+		    !(d->in_flight > 0 || !d->last_push || probing || probe_data))
+			continue;
+		struct stall_zw *zw = &cold->zw[k];
+		d->zw_open = true;
+		zw->start = st->last_ts;
+		zw->frame = st->last_frame;
+		zw->input = st->last_input;
+		zw->in_flight = d->in_flight;
+		zw->rel_una = d->rel_una;
+		zw->rwnd = d->rwnd;
+		zw->probe_data = probe_data && d->in_flight == 0 && d->last_push;
+		return;
+	}
+
+	if (data) {
+		const struct stall_dir_state *d = &st->d[pd];
+		/* S's first data: a turn boundary only if R asked for it. */
+		if (!d->has_data && !d->r_answered)
+			return;
+		if (seg->kind & TCP_SEG_RETRANS) {
+			if (d->has_data)
+				stall_retrans(c, env, pd);
+			return;
+		}
+		if (!(seg->kind & TCP_SEG_NEW_DATA))
+			return;
+		/* A probe first: its timer fires whether or not the last
+		 * segment carried PSH. */
+		if (seg->kind & TCP_SEG_TLP) {
+			stall_probe_new(c, env, pd);
+			return;
+		}
+		if (d->has_data && !d->last_push) {
+			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held,
+					 stall_e_held, stall_a_held);
+			stall_emit(c, env, &f);
+			return;
+		}
+		/* Pushed with data in flight and no ACK since: the application
+		 * wrote again later. All pushed and ACKed: a turn boundary (R
+		 * answered since) or a pause in a one-way transfer; think time
+		 * unless the pause has a kernel timer's length, counted from
+		 * where Linux arms one: S's last transmission (TCP_CORK, the RTO)
+		 * or the ACK that emptied the flight (the probe timer, armed by
+		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
+		 * when the queued data stays corked: the 2013 seed's pauses). */
+		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
+		if (d->in_flight ||
+		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
+			c->info.det.stall.think_time++;
+			c->info.det.stall.think_time_ns += seg->ts - st->last_ts;
+			return;
+		}
+		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
+				 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway,
+				 stall_e_timer, stall_a_timer);
+		f.timer_like = true;
+		stall_emit(c, env, &f);
+		return;
+	}
+
+	/* A pure ACK from R covering new data of a sender with data in flight:
+	 * a stall if S then sends new data at once (stall_dack_resolve()). */
+	const struct stall_dir_state *d = &st->d[od];
+	if ((seg->kind & TCP_SEG_PURE_ACK) && (seg->kind & TCP_SEG_ACK_ADVANCED) &&
+	    d->in_flight > 0 && d->has_data) {
+		st->dack_open = true;
+		cold->dack_dir = (uint8_t)od;
+		cold->dack_in_flight = d->in_flight;
+		cold->dack_rel_una = d->rel_una;
+		cold->dack_last_len = d->last_len;
+		cold->dack_acked = seg->acked;
+		cold->dack_rwnd = stall_receiver_limited(d) ? d->rwnd : UINT64_MAX;
+		cold->dack_start = st->last_ts;
+		cold->dack_ack_ts = seg->ts;
+		cold->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
+		cold->dack_frame_before = st->last_frame;
+		cold->dack_frame_ack = seg->frame;
+		cold->dack_input = st->last_input;
+	}
+}
+
+/* S's first packet after the ACK that ended a gap: did S wait for it? */
+__attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env,
+						  int64_t thr)
+{
+	struct stall_hot *hot = &c->dhot.stall;
+	const struct stall_state *st = &c->det.stall;
+	const struct tcp_seg *seg = &c->seg;
+
+	if (seg->ts - st->dack_ack_ts > thr) {
+		hot->dack_open = false; /* nothing came soon: nobody waited */
+		return;
+	}
+	if (seg->dir != st->dack_dir)
+		return; /* R again (more ACKs, its own data): keep waiting */
+	hot->dack_open = false;
+	if (!(seg->kind & TCP_SEG_NEW_DATA) || !(seg->kind & TCP_SEG_DATA) ||
+	    (seg->kind & TCP_SEG_KEEPALIVE))
+		return;
+
+	/* dack_rwnd is UINT64_MAX unless R limited S (stall_gap()). */
+	bool full = st->dack_rwnd != UINT64_MAX;
+	struct stall_found f = {
+	    .dir = (enum sum_dir_id)st->dack_dir,
+	    .start = st->dack_start,
+	    .duration = st->dack_ack_ts - st->dack_start,
+	    .ack_delay = st->dack_delay,
+	    .frame_before = st->dack_frame_before,
+	    .frame_after = st->dack_frame_ack,
+	    .input = st->dack_input,
+	    .in_flight = st->dack_in_flight,
+	    .rel_una = st->dack_rel_una,
+	    .rwnd = full ? st->dack_rwnd : hot->d[st->dack_dir].rwnd,
+	};
+	if (full) {
+		f.cls = STALL_RWND_LIMITED;
+		f.reason = stall_r_rwnd;
+		f.evidence = stall_e_rwnd;
+		f.advice = stall_a_rwnd;
+	} else if (st->dack_acked >= 2 * hot->d[st->dack_dir].mss) {
+		/* RFC 1122 4.2.3.2: an ACK at least every second full segment.
+		 * Linux holds it longer only while its window cannot advance
+		 * (__tcp_ack_snd_check()): unread data in its buffer. */
+		f.cls = STALL_RWND_LIMITED;
+		f.reason = stall_r_rwnd_held;
+		f.evidence = stall_e_rwnd_held;
+		f.advice = stall_a_rwnd;
+	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
+		f.cls = STALL_UNKNOWN;
+		f.reason = stall_r_slow_ack;
+		f.evidence = stall_e_slow_ack;
+	} else if (seg->len < hot->d[st->dack_dir].mss) {
+		/* Nagle (RFC 896) holds a segment below the MSS while data is
+		 * unacknowledged: the segment S sends after the ACK says so. */
+		f.cls = STALL_DELAYED_ACK;
+		f.reason = stall_r_nagle;
+		f.evidence = stall_e_nagle;
+		f.advice = stall_a_nagle;
+	} else {
+		f.cls = STALL_DELAYED_ACK;
+		f.reason = stall_r_dack;
+		f.evidence = stall_e_dack;
+		f.advice = stall_a_dack;
+	}
+	stall_emit(c, env, &f);
+}
+
+void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,
+		    uint64_t frame, bool conn_end)
+{
+	const struct stall_zw *zw = &c->det.stall.zw[dir];
+	struct stall_found f = {
+	    .dir = dir,
+	    .cls = STALL_ZERO_WINDOW,
+	    .reason = conn_end ? stall_r_zw_end : stall_r_zw,
+	    .evidence = zw->probe_data ? stall_e_zw_probe : stall_e_zw,
+	    .advice = stall_a_zw,
+	    .start = zw->start,
+	    .duration = end - zw->start,
+	    .ack_delay = -1,
+	    .frame_before = zw->frame,
+	    .frame_after = frame,
+	    .input = zw->input,
+	    .in_flight = zw->in_flight,
+	    .rel_una = zw->rel_una,
+	    .rwnd = zw->rwnd,
+	};
+
+	c->dhot.stall.d[dir].zw_open = false;
+	stall_emit(c, env, &f);
+}

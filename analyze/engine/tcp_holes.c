@@ -1,0 +1,178 @@
+/* tcp_holes.c - TCP engine: the gaps in a direction's sequence space, and the tables' memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/engine/tcp_int.h"
+
+/* ---- the per-direction tables' memory (struct tcp_half) ---- */
+
+/*
+ * Room for one more element in *arr (n used of *cap, each size bytes):
+ * allocated on first need, doubled from 4 up to max. false when it is full
+ * at max or memory ran out (the caller then tracks nothing more, and says
+ * so). A growth is rare: a handful per direction at most.
+ */
+bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
+{
+	if (n < *cap)
+		return true;
+	if (*cap >= max)
+		return false;
+	unsigned want = *cap ? 2u * *cap : 4u;
+	if (want > max)
+		want = max;
+	void *p = realloc(*arr, want * size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = (uint8_t)want;
+	return true;
+}
+
+void tcp_conn_release(struct tcp_conn *c)
+{
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct tcp_half *h = &c->half[k];
+		free(h->holes);
+		free(h->pending);
+		free(h->rtx);
+		h->holes = NULL;
+		h->pending = NULL;
+		h->rtx = NULL;
+		h->cap_holes = h->cap_pending = h->cap_rtx = 0;
+		h->nholes = h->npending = h->rtx_len = h->rtx_head = 0;
+	}
+}
+
+/* ---- the gaps ---- */
+
+static void hole_remove(struct tcp_half *h, unsigned k)
+{
+	memmove(&h->holes[k], &h->holes[k + 1], (h->nholes - k - 1) * sizeof(h->holes[0]));
+	h->nholes--;
+}
+
+/* data_before: the direction's data segments before the gap appeared. */
+/* opener: the clocks of the segment that opened it, NULL for an ACK. */
+void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
+		   uint64_t data_before, const struct tcp_clock *opener)
+{
+	if (!tcp_room((void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
+		      TCP_MAX_HOLES)) {
+		h->hole_overflow++;
+		h->hull_lo = h->have_hull ? seq_min(h->hull_lo, start) : start;
+		h->hull_hi = h->have_hull ? seq_max(h->hull_hi, end) : end;
+		h->have_hull = true;
+		return;
+	}
+	struct tcp_hole *o = &h->holes[h->nholes++];
+	memset(o, 0, sizeof(*o));
+	o->start = start;
+	o->end = end;
+	o->open_ts = p->ts_ns;
+	o->open_data_pkts = data_before;
+	o->open_frame = p->frame;
+	if (opener)
+		o->opener = *opener;
+}
+
+/*
+ * Remove [seq, end) from the holes. Returns the bytes that were unseen and
+ * sets *first to the hole that held the lowest of them (its copy).
+ */
+__attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end,
+						  struct tcp_hole *first)
+{
+	uint32_t filled = 0;
+	bool found = false;
+
+	for (unsigned k = 0; k < h->nholes;) {
+		struct tcp_hole *o = &h->holes[k];
+		if (seq_ge(seq, o->end) || seq_le(end, o->start)) {
+			k++;
+			continue;
+		}
+		uint32_t lo = seq_max(seq, o->start), hi = seq_min(end, o->end);
+		filled += hi - lo;
+		if (!found || seq_lt(o->start, first->start)) {
+			*first = *o;
+			found = true;
+		}
+		if (seq_le(lo, o->start) && seq_ge(hi, o->end)) {
+			hole_remove(h, k);
+			continue;
+		}
+		if (seq_le(lo, o->start)) {
+			o->start = hi;
+		} else if (seq_ge(hi, o->end)) {
+			o->end = lo;
+		} else {
+			/* The segment splits the hole in two. */
+			struct tcp_hole tail = *o;
+			tail.start = hi;
+			o->end = lo;
+			if (tcp_room((void **)&h->holes, h->nholes, &h->cap_holes,
+				     sizeof(*h->holes), TCP_MAX_HOLES))
+				h->holes[h->nholes++] = tail;
+			else
+				h->hole_overflow++;
+		}
+		k++;
+	}
+	return filled;
+}
+
+/*
+ * The peer acknowledged up to ack: holes below it reached the receiver
+ * without passing the capture point (or the capture dropped them).
+ */
+__attribute__((noinline)) uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_dir_id dir,
+						   uint32_t ack, const struct pkt *p,
+						   const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+	uint64_t covered = 0;
+
+	for (unsigned k = 0; k < h->nholes;) {
+		struct tcp_hole *o = &h->holes[k];
+		if (seq_ge(o->start, ack)) {
+			k++;
+			continue;
+		}
+		uint32_t hi = seq_min(ack, o->end);
+		uint32_t bytes = hi - o->start;
+		struct sum_event e;
+
+		h->st.unseen_bytes += bytes;
+		covered += bytes;
+		event_init(&e, SUM_EV_CAPTURE_LOSS, c, dir, p);
+		e.ts = o->open_ts;
+		e.duration_ns = p->ts_ns - o->open_ts;
+		e.frame_first = o->open_frame;
+		e.bytes = bytes;
+		e.rel_seq = o->start - h->base;
+		/* Segments estimated with the largest segment seen this way. */
+		uint32_t mss =
+		    h->st.max_payload ? h->st.max_payload : (h->st.mss ? h->st.mss : 1460);
+		e.segments = (bytes + mss - 1) / mss;
+		sum_emit(sink, &e);
+		if (seq_ge(hi, o->end)) {
+			hole_remove(h, k);
+			continue;
+		}
+		o->start = hi;
+		k++;
+	}
+	return covered;
+}
+
+/* R asks (duplicate ACK or SACK) for bytes from ack on: note when each
+ * gap at or above it was first asked for. */
+__attribute__((noinline)) void tcp_holes_asked(struct tcp_half *h, uint32_t ack, int64_t now)
+{
+	for (unsigned k = 0; k < h->nholes; k++) {
+		struct tcp_hole *o = &h->holes[k];
+		if (!o->trigger_ts && seq_le(ack, o->start))
+			o->trigger_ts = now;
+	}
+}

@@ -1,0 +1,258 @@
+/* tcp_int.h - internal to the TCP engine: what its pieces (tcp*.c) share. */
+#ifndef TCPSIFT_TCP_INT_H
+#define TCPSIFT_TCP_INT_H
+
+/*
+ * Internal: only analyze/engine/tcp*.c include this; detectors and
+ * everything else read the engine through tcp.h. One module (tcp.h) in four
+ * files, one idea each, as libpcap's sf-pcap.c / sf-pcapng.c:
+ *
+ *   tcp.c        the rules; connection setup and roles; tcp_segment(), the
+ *                per-segment entry, with the data, ACK, window and SYN
+ *                accounting every packet runs; the end and the summary
+ *   tcp_holes.c  the gaps in a direction's sequence space (bytes the capture
+ *                never saw), and the memory of the per-direction tables
+ *   tcp_fill.c   a segment that fills a gap: the late original or a
+ *                retransmission (the sender's clocks, causality), fills left
+ *                undecided, and settling the verdicts that wait
+ *   tcp_rtx.c    retransmissions: why (RTO, TLP, fast), spurious (ACKed,
+ *                D-SACK), and their per-frame verdicts, kept until a D-SACK
+ *                can no longer come
+ *
+ * The per-packet path stays in one translation unit: for an in-order
+ * segment or a pure ACK, tcp_segment() runs only code of tcp.c and the
+ * static inline helpers below. The functions the other files export are
+ * the rare paths (a gap opened, filled or ACKed, a retransmission, a
+ * D-SACK, a verdict that waited), which were out of line before the split
+ * too: no call an ordinary segment makes crosses a file.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyze/engine/seq.h"
+#include "analyze/engine/tcp.h"
+
+/* Is a side's IP ID a per-connection counter? learn_ipid() (tcp.c) counts
+ * its steps, ipid_trusted() (tcp_fill.c) decides. */
+enum {
+	TCP_IPID_LEARN = 8,	/* counter-like steps needed before trusting IP IDs */
+	TCP_IPID_NEAR = 256,	/* a step this small (either sign) is counter-like */
+	TCP_IPID_ORDER = 16384, /* IDs further apart than this order nothing */
+};
+
+/* Linux's shortest loss-probe timer: 2 SRTT + TCP_TIMEOUT_MIN (2 jiffies,
+ * 2 ms at HZ=1000), tcp_schedule_loss_probe(). No timer-driven
+ * retransmission comes sooner after the last transmission. */
+#define TCP_TLP_MIN_NS (2ll * 1000000ll)
+
+static const int64_t tcp_no_ts = 0; /* an empty tsring slot */
+
+/* ---- events ---- */
+
+/* An event of type about dir's data, at packet p (its fields then set by the caller). */
+static inline void event_init(struct sum_event *e, enum sum_event_type type,
+			      const struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->conn = c->info.id;
+	e->dir = (uint8_t)dir;
+	e->ts = p->ts_ns;
+	e->duration_ns = -1;
+	e->input = p->input;
+	e->frame_first = e->frame_last = p->frame;
+	e->queue_switch = -1;
+}
+
+/* A per-frame verdict of type about dir's data, for frame (in input) at ts. */
+static inline void frame_init(struct sum_event *e, enum sum_event_type type,
+			      const struct tcp_conn *c, enum sum_dir_id dir, int64_t ts,
+			      uint64_t frame, uint32_t input)
+{
+	struct pkt p = {.ts_ns = ts, .frame = frame, .input = input};
+
+	event_init(e, type, c, dir, &p);
+}
+
+/* A waiting verdict may be final from t on: tcp_settle() then looks. */
+static inline void settle_at(struct tcp_conn *c, int64_t t)
+{
+	if (!c->next_settle || t < c->next_settle)
+		c->next_settle = t > 0 ? t : 1;
+}
+
+/* ---- RTT samples (RFC 6298 sec. 3, RFC 7323 sec. 4) ----
+ * Inline: tcp_segment() runs them for every data segment, ACK and TSval;
+ * tcp_note_retrans() (tcp_rtx.c) marks the sent ring for Karn's rule. */
+
+static inline void rtt_add(struct sum_rtt *r, int64_t v)
+{
+	if (v < 0)
+		return; /* capture timestamps went backwards: no sample */
+	if (r->n == 0 || v < r->min_ns)
+		r->min_ns = v;
+	if (r->n == 0 || v > r->max_ns)
+		r->max_ns = v;
+	r->sum_ns += v;
+	r->n++;
+}
+
+/* RFC 6298 sec. 2 smoothed RTT and variance (alpha 1/8, beta 1/4). */
+static inline void srtt_update(struct tcp_half *h, int64_t rtt)
+{
+	if (rtt < 0)
+		return;
+	if (h->srtt_ns == 0) {
+		h->srtt_ns = rtt;
+		h->rttvar_ns = rtt / 2;
+		return;
+	}
+	int64_t err = h->srtt_ns - rtt;
+	if (err < 0)
+		err = -err;
+	h->rttvar_ns += (err - h->rttvar_ns) / 4;
+	h->srtt_ns += (rtt - h->srtt_ns) / 8;
+}
+
+/* A segment of h's side ending at end left at ts: an RTT sample to come. */
+static inline void sent_push(struct tcp_half *h, uint32_t end, int64_t ts)
+{
+	unsigned idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
+
+	if (h->sent_len == TCP_SENT_RING) {
+		/* Full: forget the oldest; its sample is lost, not wrong. */
+		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
+		h->sent_len--;
+		idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
+	}
+	h->sent[idx].end = end;
+	h->sent[idx].ts = ts;
+	h->sent[idx].retransmitted = false;
+	h->sent_len++;
+}
+
+/* Karn: segments overlapping a retransmission give no RTT sample. */
+static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
+{
+	for (unsigned k = 0; k < h->sent_len; k++) {
+		struct tcp_sent *s = &h->sent[(h->sent_head + k) % TCP_SENT_RING];
+		if (seq_gt(s->end, seq))
+			s->retransmitted = true;
+	}
+}
+
+/* The peer's cumulative ACK reached ack: pop covered segments, take a sample. */
+static inline void sent_acked(struct tcp_half *h, uint32_t ack, int64_t now)
+{
+	int64_t sample = -1;
+
+	while (h->sent_len) {
+		struct tcp_sent *s = &h->sent[h->sent_head];
+		if (seq_gt(s->end, ack))
+			break;
+		sample = s->retransmitted ? -1 : now - s->ts;
+		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
+		h->sent_len--;
+	}
+	if (sample >= 0) {
+		rtt_add(&h->st.rtt, sample);
+		srtt_update(h, sample);
+	}
+}
+
+/* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it. */
+static inline void tsring_add(struct tcp_half *h, uint32_t tsval, int64_t ts)
+{
+	unsigned last = (h->tsring_head + TCP_TS_RING - 1) % TCP_TS_RING;
+
+	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
+		return; /* same ms tick: keep the first time it was seen */
+	h->tsring[h->tsring_head].tsval = tsval;
+	h->tsring[h->tsring_head].ts = ts;
+	h->tsring[h->tsring_head].echoed = false;
+	h->tsring_head = (h->tsring_head + 1) % TCP_TS_RING;
+}
+
+/* The peer echoed tsecr: a sample for h's side, the first echo only. */
+static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
+{
+	for (unsigned k = 0; k < TCP_TS_RING; k++) {
+		struct tcp_tsrec *r = &h->tsring[k];
+		if (r->ts != tcp_no_ts && r->tsval == tsecr) {
+			if (!r->echoed) {
+				r->echoed = true;
+				rtt_add(&h->st.rtt_ts, now - r->ts);
+			}
+			return;
+		}
+	}
+}
+
+/* ---- tcp_holes.c: the gaps in a direction's sequence space ---- */
+
+/* Room for one more element in *arr, allocated on first need (false: full). */
+bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max);
+/* [start, end) of h's sequence space was skipped: a gap (opener NULL: by an ACK). */
+void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
+		   uint64_t data_before, const struct tcp_clock *opener);
+/* [seq, end) arrived: the bytes that were in gaps; *first the gap of the lowest. */
+uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struct tcp_hole *first);
+/* R ACKed up to ack: gaps below it are capture loss (events to sink); bytes. */
+uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, const struct pkt *p,
+			 const struct sum_sink *sink);
+/* R asked (dup ACK, SACK) for bytes from ack on: stamp the gaps there. */
+void tcp_holes_asked(struct tcp_half *h, uint32_t ack, int64_t now);
+
+/* ---- tcp_rtx.c: retransmissions ---- */
+
+/* A retransmission that filled a gap of the capture: what decided it. */
+struct tcp_gapfill {
+	uint8_t by;
+	const struct tcp_clock *clk;
+	const struct tcp_hole *hole;
+};
+
+/* Why [seq, end) was re-sent after gap ns of silence: TCP_SEG_RTO/TLP/FAST or 0. */
+uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
+			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap);
+/* Account a retransmission (fill: the gap it filled, or NULL); its verdict
+ * goes to sink once no D-SACK can change it. */
+void tcp_note_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p, uint32_t seq,
+		      uint32_t end, uint32_t len, uint32_t why, const struct tcp_gapfill *fill,
+		      const struct sum_sink *sink);
+/* R's D-SACK [left, right) about dir's data: the retransmission was spurious. */
+void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id dir, uint32_t left, uint32_t right);
+/* The oldest waiting retransmission verdict of dir is final: emit it. */
+void tcp_rtx_pop(struct tcp_conn *c, enum sum_dir_id dir, const struct sum_sink *sink);
+
+/* ---- tcp_fill.c: gap fills, and the verdicts that wait ---- */
+
+/* The whole path's RTT as seen from the capture point; -1 unknown. */
+int64_t tcp_path_rtt(const struct tcp_conn *c);
+/* A segment's [seq, seq + span) were all in a gap: late original, retransmission, or undecided. */
+void tcp_fill_gap(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *prm,
+		  const struct pkt *p, const struct tcp_clock *clk, const struct tcp_hole *hole,
+		  uint32_t seq, uint32_t end, uint32_t span, uint32_t len, uint32_t why,
+		  const struct sum_sink *sink);
+/* A segment inside the hull of untracked gaps: undecided. */
+void tcp_hull_fill(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p, uint32_t seq,
+		   uint32_t len, const struct sum_sink *sink);
+/* Bytes seen before: a second copy of an undecided fill? true: this one is the late original. */
+bool tcp_pending_second_copy(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p,
+			     uint32_t seq, uint32_t end, const struct tcp_clock *clk,
+			     const struct sum_sink *sink);
+/* Bytes seen before: the original of a gap-filling retransmission? true: late, accounted. */
+bool tcp_late_after_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p,
+			    uint32_t seq, uint32_t end, const struct tcp_clock *clk,
+			    const struct sum_sink *sink);
+/* R's cumulative ACK reached ack: undecided fills below it start their last wait. */
+void tcp_pending_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, int64_t now);
+/* Undecided fill k of dir stays undecided: count it, emit its verdict. */
+void tcp_pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
+			   const struct sum_sink *sink);
+/* Make final the verdicts that can wait no longer at now (c->next_settle). */
+void tcp_settle(struct tcp_conn *c, int64_t now, const struct sum_sink *sink);
+
+#endif

@@ -1,0 +1,209 @@
+/* tcp_rtx.c - TCP engine: retransmissions, why they were sent, and their per-frame verdicts. */
+#include <stdlib.h>
+
+#include "analyze/engine/tcp_int.h"
+
+/*
+ * A retransmission's kind (RTO, TLP, fast) is judged when it arrives, on
+ * what R had said so far; whether it was spurious may change later (a
+ * D-SACK), so its per-frame verdict waits in the half's ring until
+ * rtx_settle() has passed, then tcp_settle() or tcp_finish() pops it.
+ */
+
+static enum sum_retrans_kind retrans_kind(uint32_t kind)
+{
+	if (kind & TCP_SEG_RTO)
+		return SUM_RTX_RTO;
+	if (kind & TCP_SEG_TLP)
+		return SUM_RTX_TLP;
+	if (kind & TCP_SEG_FAST)
+		return SUM_RTX_FAST;
+	return SUM_RTX_OTHER;
+}
+
+static void rtx_emit(const struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_rtx *x,
+		     const struct sum_sink *sink)
+{
+	struct sum_event e;
+
+	if (!sink || !sink->frame)
+		return;
+	frame_init(&e, SUM_EV_RETRANS, c, dir, x->ts, x->frame, x->input);
+	e.bytes = x->len;
+	e.rel_seq = x->rel_seq;
+	e.u.frame.kind = x->kind;
+	e.u.frame.spurious = x->spurious;
+	e.u.frame.dsack = x->dsack;
+	e.u.frame.filled_gap = x->filled_gap;
+	sum_emit(sink, &e);
+}
+
+/* The oldest remembered retransmission of dir: its verdict is final. */
+void tcp_rtx_pop(struct tcp_conn *c, enum sum_dir_id dir, const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	rtx_emit(c, dir, &h->rtx[h->rtx_head], sink);
+	h->rtx_head = (uint8_t)((h->rtx_head + 1) % h->cap_rtx);
+	h->rtx_len--;
+}
+
+static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_rtx *x,
+		     const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	if (h->rtx_len == h->cap_rtx && h->cap_rtx < TCP_RTX_RING) {
+		/* Grow the ring, its oldest first again. */
+		unsigned want = h->cap_rtx ? 2u * h->cap_rtx : 4u;
+		struct tcp_rtx *n = malloc(want * sizeof(*n));
+		if (n) {
+			for (unsigned k = 0; k < h->rtx_len; k++)
+				n[k] = h->rtx[(h->rtx_head + k) % h->cap_rtx];
+			free(h->rtx);
+			h->rtx = n;
+			h->cap_rtx = (uint8_t)want;
+			h->rtx_head = 0;
+		}
+	}
+	if (!h->cap_rtx) {
+		rtx_emit(c, dir, x, sink); /* no memory to wait for a D-SACK */
+		return;
+	}
+	if (h->rtx_len == h->cap_rtx)
+		tcp_rtx_pop(c, dir, sink);
+	h->rtx[(h->rtx_head + h->rtx_len) % h->cap_rtx] = *x;
+	h->rtx_len++;
+	settle_at(c, x->due + 1);
+}
+
+/*
+ * R's D-SACK block [left, right) about dir's data: the bytes arrived twice,
+ * so the latest retransmission that carried them was not needed (RFC 3708
+ * sec. 3). Counted once per retransmission.
+ */
+__attribute__((noinline)) void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id dir, uint32_t left,
+					     uint32_t right)
+{
+	struct tcp_half *h = &c->half[dir];
+
+	for (unsigned k = h->rtx_len; k-- > 0;) {
+		struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % h->cap_rtx];
+		if (seq_ge(x->start, right) || seq_le(x->end, left))
+			continue;
+		if (!x->spurious) {
+			x->spurious = x->dsack = true;
+			h->st.spurious_retrans++;
+			h->st.spurious_dsack++;
+		}
+		return;
+	}
+}
+
+/*
+ * How long a retransmission's verdict waits for R's D-SACK. R sends it as
+ * soon as the duplicate arrives (RFC 2883 sec. 4), so it passes here about
+ * a path RTT after the retransmission did -- unless R withholds ACKs while
+ * its window cannot open (a slow reader: until the application reads or a
+ * window probe comes, hundreds of ms). A second covers that; the ring's
+ * size bounds what waits.
+ */
+static int64_t rtx_settle(const struct tcp_conn *c)
+{
+	int64_t rtt = tcp_path_rtt(c), wait = 1000000000;
+
+	return rtt > 0 && 4 * rtt > wait ? 4 * rtt : wait;
+}
+
+/* Was any of [seq, end) retransmitted recently (the ring)? */
+static bool rtx_seen(const struct tcp_half *h, uint32_t seq, uint32_t end)
+{
+	for (unsigned k = 0; k < h->rtx_len; k++) {
+		const struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % h->cap_rtx];
+		if (seq_lt(x->start, end) && seq_gt(x->end, seq))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why dir's sender re-sent [seq, end) after gap ns of silence, as kind bits
+ * (TCP_SEG_RTO, TCP_SEG_TLP, TCP_SEG_FAST; none: other), judged on what R
+ * had said so far.
+ */
+uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
+			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap)
+{
+	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
+	int64_t rto = h->srtt_ns ? h->srtt_ns + 4 * h->rttvar_ns : 0;
+
+	if (rto < prm->rto_min_ns)
+		rto = prm->rto_min_ns;
+	/*
+	 * RFC 8985 sec. 7: with nothing from R asking, the probe timeout (2
+	 * SRTT, Linux + 2 jiffies, or + TCP_RTO_MIN with one segment out,
+	 * capped at the RTO: tcp_schedule_loss_probe()) re-sends the highest
+	 * segment, once; a later re-send of the same bytes is the RTO. Our
+	 * SRTT is the capture point's, so only SRTT + 2 ms is required.
+	 */
+	if (!r->dupack_run && !r->sacking && end == h->snd_nxt &&
+	    gap >= h->srtt_ns + TCP_TLP_MIN_NS && !rtx_seen(h, seq, end))
+		return TCP_SEG_TLP;
+	if (gap >= rto)
+		return TCP_SEG_RTO;
+	if (r->dupack_run >= 3 || r->sacking)
+		return TCP_SEG_FAST;
+	return 0;
+}
+
+/* Account a retransmission of [seq, end) (len payload bytes) sent for the
+ * reason why (tcp_retrans_why()); p is the frame that carried it; fill: the gap
+ * it filled, if it filled one. */
+__attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir_id dir,
+						const struct pkt *p, uint32_t seq, uint32_t end,
+						uint32_t len, uint32_t why,
+						const struct tcp_gapfill *fill,
+						const struct sum_sink *sink)
+{
+	struct tcp_half *h = &c->half[dir];
+	const struct tcp_half *r = &c->half[!dir];
+	struct tcp_rtx x = {
+	    .start = seq,
+	    .end = end,
+	    .ts = p->ts_ns,
+	    .due = c->seg.ts + rtx_settle(c),
+	    .frame = p->frame,
+	    .input = p->input,
+	    .len = len,
+	    .rel_seq = seq - h->base,
+	    .filled_gap = fill != NULL,
+	};
+
+	if (fill) {
+		x.by = fill->by;
+		if (fill->clk)
+			x.clk = *fill->clk;
+		if (fill->hole) {
+			x.gap_ts = fill->hole->open_ts;
+			x.gap_frame = fill->hole->open_frame;
+			x.gap_data_pkts = fill->hole->open_data_pkts;
+		}
+	}
+	h->st.retrans++;
+	h->st.retrans_bytes += len;
+	c->seg.kind |= TCP_SEG_RETRANS | why;
+	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
+		h->st.spurious_retrans++;
+		c->seg.kind |= TCP_SEG_SPURIOUS;
+		x.spurious = true;
+	}
+	if (why & TCP_SEG_RTO)
+		h->st.rto_retrans++;
+	else if (why & TCP_SEG_TLP)
+		h->st.tlp_retrans++;
+	else if (why & TCP_SEG_FAST)
+		h->st.fast_retrans++;
+	x.kind = (uint8_t)retrans_kind(why);
+	sent_mark_retrans(h, seq);
+	rtx_push(c, dir, &x, sink);
+}

@@ -1,0 +1,163 @@
+/* jsonout_fields.c - JSON writer: objects whose members come unsorted, written sorted. */
+#include <string.h>
+
+#include "analyze/report/jsonout_int.h"
+
+void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v, unsigned n)
+{
+	unsigned order[32];
+
+	if (n > 32) {
+		jo_fail(w, ERR_USAGE);
+		return;
+	}
+	/* Insertion sort of the indices: a handful of names, once per call. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned j = k;
+		for (; j > 0 && strcmp(names[k], names[order[j - 1]]) < 0; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+	jo_w_obj(w);
+	for (unsigned k = 0; k < n; k++)
+		jo_kint(w, names[order[k]], (int64_t)v[order[k]]);
+	jo_w_obj_end(w);
+}
+
+/* ---- objects gathered as a field list ---- */
+
+void jo_f_reset(struct jo_fields *l)
+{
+	l->n = 0;
+	l->overflow = false;
+}
+
+/* The next member, or NULL (and overflow set) when the list is full. */
+static struct jo_field *add_field(struct jo_fields *l, const char *key, enum jo_ftype type)
+{
+	if (l->n == JO_FIELDS_MAX) {
+		l->overflow = true;
+		return NULL;
+	}
+	struct jo_field *f = &l->f[l->n++];
+	f->key = key;
+	f->type = type;
+	return f;
+}
+
+void jo_f_null(struct jo_fields *l, const char *key)
+{
+	add_field(l, key, JO_F_NULL);
+}
+
+void jo_f_int(struct jo_fields *l, const char *key, int64_t v)
+{
+	struct jo_field *f = add_field(l, key, JO_F_INT);
+	if (f)
+		f->v.i = v;
+}
+
+void jo_f_real(struct jo_fields *l, const char *key, double v)
+{
+	struct jo_field *f = add_field(l, key, JO_F_REAL);
+	if (f)
+		f->v.r = v;
+}
+
+void jo_f_sec(struct jo_fields *l, const char *key, int64_t ns)
+{
+	struct jo_field *f = add_field(l, key, JO_F_SEC);
+	if (f)
+		f->v.i = ns;
+}
+
+void jo_f_str(struct jo_fields *l, const char *key, const char *s)
+{
+	struct jo_field *f = add_field(l, key, JO_F_STR);
+	if (f)
+		f->v.s = s;
+}
+
+void jo_f_bool(struct jo_fields *l, const char *key, bool v)
+{
+	struct jo_field *f = add_field(l, key, JO_F_BOOL);
+	if (f)
+		f->v.b = v;
+}
+
+void jo_f_int_pair(struct jo_fields *l, const char *key, int64_t a, int64_t b)
+{
+	struct jo_field *f = add_field(l, key, JO_F_INT_PAIR);
+	if (f) {
+		f->v.pair[0] = a;
+		f->v.pair[1] = b;
+	}
+}
+
+void jo_f_set_str(struct jo_fields *l, const char *key, const char *s)
+{
+	for (unsigned k = 0; k < l->n; k++) {
+		if (strcmp(l->f[k].key, key) == 0) {
+			l->f[k].type = JO_F_STR;
+			l->f[k].v.s = s;
+			return;
+		}
+	}
+	jo_f_str(l, key, s);
+}
+
+/* strcmp order; most keys differ in their first byte. */
+static bool key_before(const char *a, const char *b)
+{
+	if (a[0] != b[0])
+		return (unsigned char)a[0] < (unsigned char)b[0];
+	return strcmp(a, b) < 0;
+}
+
+void jo_w_fields(struct jo_writer *w, struct jo_fields *l)
+{
+	if (l->overflow) {
+		jo_fail(w, ERR_USAGE); /* a writer's bug: JO_FIELDS_MAX is too small */
+		return;
+	}
+	/* Insertion sort: the lists are short and mostly in order already. */
+	for (unsigned k = 1; k < l->n; k++) {
+		struct jo_field t = l->f[k];
+		unsigned j = k;
+		for (; j > 0 && key_before(t.key, l->f[j - 1].key); j--)
+			l->f[j] = l->f[j - 1];
+		l->f[j] = t;
+	}
+	jo_w_obj(w);
+	for (unsigned k = 0; k < l->n; k++) {
+		const struct jo_field *f = &l->f[k];
+		jo_w_key(w, f->key);
+		switch (f->type) {
+		case JO_F_INT:
+			jo_w_int(w, f->v.i);
+			break;
+		case JO_F_REAL:
+			jo_w_real(w, f->v.r);
+			break;
+		case JO_F_SEC:
+			jo_w_sec(w, f->v.i);
+			break;
+		case JO_F_STR:
+			jo_w_str(w, f->v.s);
+			break;
+		case JO_F_BOOL:
+			jo_w_bool(w, f->v.b);
+			break;
+		case JO_F_INT_PAIR:
+			jo_w_arr(w);
+			jo_w_int(w, f->v.pair[0]);
+			jo_w_int(w, f->v.pair[1]);
+			jo_w_arr_end(w);
+			break;
+		default:
+			jo_w_null(w);
+			break;
+		}
+	}
+	jo_w_obj_end(w);
+}

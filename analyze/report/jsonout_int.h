@@ -1,0 +1,35 @@
+/* jsonout_int.h - internal to the JSON writer: what its pieces (jsonout*.c) share. */
+#ifndef TCPSIFT_JSONOUT_INT_H
+#define TCPSIFT_JSONOUT_INT_H
+
+/*
+ * Internal: only analyze/report/jsonout*.c include this; the contract is
+ * jsonout.h. One module in three files:
+ *
+ *   jsonout.c         the buffer and the streaming writer: separators,
+ *                     indentation, keys, strings, containers, flushing
+ *   jsonout_num.c     numbers as JSON text: integers, reals, exact seconds
+ *   jsonout_fields.c  objects whose members come in another order than
+ *                     the keys' (struct jo_fields, jo_w_named_counts()),
+ *                     sorted before they are written through jsonout.c
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/report/jsonout.h"
+
+/* The first error sticks (jsonout.h): rc < 0 is kept with where the buffer
+ * stood, later ones are dropped. Inline: every value written checks. */
+static inline void jo_fail(struct jo_writer *w, int rc)
+{
+	if (rc < 0 && !w->err) {
+		w->err = rc;
+		w->err_at = w->b.len;
+	}
+}
+
+/* v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
+size_t jo_fmt_int(char *buf, int64_t v);
+
+#endif

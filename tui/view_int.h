@@ -1,0 +1,152 @@
+/* view_int.h - internal to the dashboard's view: what its pieces (view*.c) share. */
+#ifndef TCPSIFT_TUI_VIEW_INT_H
+#define TCPSIFT_TUI_VIEW_INT_H
+
+/*
+ * Internal: only tui/view*.c include this; the contract is view.h. One
+ * module in five files, one part of the screen (view.h's picture) each:
+ *
+ *   view.c          the view's life, and tv_draw(): which part goes where
+ *   view_fmt.c      numbers for the screen, and the drawing primitives
+ *                   (clipped text, colour pairs and tones)
+ *   view_table.c    the connection table: columns, sorting, filtering,
+ *                   freezing, layout on narrow terminals, rows, selection
+ *   view_findings.c the header (source, rates, drops, findings totals) and
+ *                   the findings log
+ *   view_detail.c   the detail of one connection: statistics, sparklines,
+ *                   the time-sequence graph
+ *   view_keys.c     keys, the help screen and the footer that lists them
+ *
+ * Nothing here is on a packet's path: the view draws a published
+ * struct pl_view at the screen's refresh rate.
+ */
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/report/det_view.h"
+#include "tui/view.h"
+
+/* The dashboard's own columns; the detectors' come from their views
+ * (det_view.h) and sit between RETR and OOO. */
+enum tv_col {
+	TV_COL_ID = 0,
+	TV_COL_CLIENT,
+	TV_COL_SERVER,
+	TV_COL_STATE,
+	TV_COL_UP,
+	TV_COL_DOWN,
+	TV_COL_RTT,
+	TV_COL_RETR,
+	TV_COL_OOO,
+	TV_COL_QUEUES,
+	TV_COL_CORE_COUNT,
+};
+
+/* Every column there can be, in display order. */
+#define TV_COL_MAX (TV_COL_CORE_COUNT + DET_VIEW_COUNT * DET_MAX_COLUMNS)
+
+/* Colour pairs; without colours each maps to a plain attribute. */
+enum tv_pair {
+	TV_P_TITLE = 1,
+	TV_P_HEAD,
+	TV_P_WARN,  /* stalls, zero windows */
+	TV_P_BAD,   /* SACK holes, reneging, capture loss */
+	TV_P_ORDER, /* reordering, D-SACK */
+	TV_P_MTU,   /* MTU, PMTU, super-frames */
+	TV_P_GOOD,
+	TV_P_DIM,
+	TV_P_COUNT,
+};
+
+/*
+ * A column. prio: the narrower the terminal, the more columns go, highest
+ * prio first (the detail view shows them all anyway; a dashboard column of
+ * prio 0 stays, a detector's goes last); desc: sorted biggest first when
+ * chosen.
+ */
+struct tv_coldef {
+	const char *head;
+	int width;
+	int prio;
+	bool desc;
+	bool left;
+	int core;	    /* enum tv_col, or -1: a detector's */
+	uint8_t view, vcol; /* the detector's view and column */
+};
+
+#define TV_ADDR_MAX 47 /* "[ffff:...:ffff]:65535" */
+
+struct tv_view {
+	struct tv_config cfg;
+	struct tv_coldef cols[TV_COL_MAX]; /* in display order */
+	int ncols;
+	int at[TV_COL_CORE_COUNT]; /* where each of the dashboard's own columns is */
+	int drop[TV_COL_MAX];	   /* columns given up on narrow terminals, first first */
+	int ndrop;
+	int sort; /* a column */
+	bool sort_reverse;
+	bool frozen;
+	uint64_t *frozen_ids; /* display order kept while frozen */
+	uint32_t nfrozen, frozen_cap;
+	uint32_t *order; /* indexes into the snapshot's rows, as displayed */
+	uint32_t order_cap, norder;
+	const struct tm_row *rows; /* of the view being drawn (sorting) */
+	uint64_t selected;	   /* connection id */
+	uint32_t top;		   /* first displayed row */
+	bool detail, help;
+	struct cf_filter *filter;
+	char filter_text[128];
+	bool editing;
+	char edit[128];
+	size_t edit_len;
+	int table_rows; /* rows of the table at the last draw, for paging */
+	bool visible[TV_COL_MAX];
+	int width[TV_COL_MAX];
+	char msg[128]; /* one-shot status message */
+	bool held;     /* 'p' on a live capture: the screen is held, capture goes on */
+};
+
+/* ---- view_fmt.c: numbers and drawing primitives ---- */
+
+void tv_fmt_si(char *b, size_t n, double x);	  /* 1.23k, 45.6M: three digits */
+void tv_fmt_dur(char *b, size_t n, int64_t ns);	  /* as det_fmt_dur_short() */
+void tv_fmt_count(char *b, size_t n, uint64_t x); /* exact below 100000, else as tv_fmt_si() */
+int tv_ucols(const char *s);
+int tv_put(int y, int x, int max, const char *s);
+int tv_putf(int y, int x, int max, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+attr_t tv_pair_attr(const struct tv_view *v, enum tv_pair p);
+enum tv_pair tv_tone_pair(enum det_tone t);
+attr_t tv_tone_attr(const struct tv_view *v, enum det_tone t);
+void tv_hline_fill(int y, int x, int n, attr_t a); /* n blanks in attribute a, which stays set */
+
+/* ---- view_table.c: the connection table ---- */
+
+void tv_build_columns(struct tv_view *v); /* once, by tv_new() */
+/* Which columns fit in cols, and how wide the address columns get. */
+void tv_layout(struct tv_view *v, int cols);
+/* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */
+int tv_build_order(struct tv_view *v, const struct tm_snapshot *s);
+void tv_freeze(struct tv_view *v); /* 'f': keep the row order, or let it go */
+/* Keep the selection on a displayed row, and in view of a table of rows
+ * rows (rows <= 0: none drawn, leave the scrolling). Returns its position. */
+uint32_t tv_settle_selection(struct tv_view *v, int rows);
+void tv_draw_table(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
+
+/* ---- view_findings.c: the header and the findings log ---- */
+
+void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols);
+void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
+
+/* ---- view_detail.c: one connection ---- */
+
+void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
+
+/* ---- view_keys.c: keys, help and footer ---- */
+
+void tv_draw_help(struct tv_view *v, int rows, int cols);
+void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols);
+
+#endif
