@@ -18,6 +18,7 @@
 #                                  (detect.h) or a detector's logic header,
 #                                  the capture code or the CLI
 #   cli/ is included by nothing outside cli/ and tcpsift.c
+#   dir/mod_int.h (a split module's internal header) only by dir/mod*
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T_SUITE=layers
@@ -72,6 +73,19 @@ check "presentation sees summaries and events, not the engine, detectors' logic 
 	"$engine_internals|$detector_logic|^(capture|cli)/" "${presentation[@]}"
 check "only the CLI includes cli/" '^cli/' common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
 	analyze/detect/*/*.[ch] tui/*.[ch]
+# A module's internal header (dir/mod_int.h) joins the pieces of that module
+# (dir/mod*.c) and nothing else includes it.
+bad_int="" nint=0
+for f in $(git ls-files '*.c' '*.h' | grep -vE '^(tests|bench)/'); do
+	for h in $(deps "$f" | grep '_int\.h$' || true); do
+		nint=$((nint + 1))
+		mod=${h%_int.h}
+		case $f in "$mod"*) ;; *) bad_int+="$f -> $h; " ;; esac
+	done
+done
+if [ -n "$bad_int" ]; then t_fail "internal headers used outside their module: $bad_int"; else
+	t_pass "internal headers stay in their module ($nint uses)"
+fi
 # A rule that names no file would pass whatever the tree: the groups above
 # must cover every source file.
 uncovered=$(comm -23 <(git ls-files '*.c' '*.h' | grep -vE '^(tests|bench)/' | sort) \
