@@ -79,21 +79,12 @@ static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
 	}
 	if (!p->cfg.write_path)
 		return 0;
-	unsigned n = ring_nsockets(p->ring);
-	struct pw_iface ifaces[RING_MAX_SOCKETS];
-	for (unsigned k = 0; k < n; k++)
-		ifaces[k] = (struct pw_iface){.name = p->cfg.ring.iface,
-					      .linktype = ring_linktype(p->ring),
-					      .queue = ring_queue(p->ring, k)};
 	struct pw_config wcfg = {.path = p->cfg.write_path,
 				 .format = PW_PCAPNG,
 				 .snaplen = p->cfg.ring.snaplen,
 				 .comment = "tcpsift tui live capture"};
-	p->writer = pw_open(&wcfg, ifaces, n, errbuf, errlen);
-	if (!p->writer)
-		return -1;
-	pw_set_stats_source(p->writer, ring_isb, p->ring);
-	return 0;
+	p->writer = ring_pw_open(p->ring, &wcfg, errbuf, errlen);
+	return p->writer ? 0 : -1;
 }
 
 struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, bool *usage)
@@ -186,21 +177,14 @@ static void header_rates(struct player *p, struct pl_header *h, const struct eng
 static void header_drops(struct player *p, struct pl_header *h)
 {
 	if (p->ring) {
-		struct ring_sock_stats st;
-		double fill = 0;
+		struct ring_totals t;
+		ring_stats_sum(p->ring, &t);
 		h->drops_known = true;
-		h->kernel_drops = h->if_drops = h->our_drops = 0;
+		h->kernel_drops = t.kernel_drops;
+		h->if_drops = t.if_drops;
+		h->our_drops = t.queue_drops;
 		h->nqueues = ring_nsockets(p->ring);
-		for (unsigned k = 0; k < ring_nsockets(p->ring); k++) {
-			ring_stats(p->ring, k, &st);
-			h->kernel_drops += st.kernel_drops;
-			h->our_drops += st.queue_drops;
-			if (k == 0)
-				h->if_drops = st.if_drops;
-			if (st.queue_size && (double)st.queue_used / (double)st.queue_size > fill)
-				fill = (double)st.queue_used / (double)st.queue_size;
-		}
-		h->queue_fill = fill;
+		h->queue_fill = t.queue_fill;
 		h->nvantages = 1;
 		snprintf(h->vantage[0], sizeof(h->vantage[0]), "%s", p->cfg.ring.iface);
 		h->written = p->writer ? pw_counters(p->writer)->packets : 0;

@@ -111,6 +111,16 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms);
 /* Counters of socket sock (< ring_nsockets()); readable from any thread. */
 void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out);
 
+/* The counters of every socket together, as a capture reports them. */
+struct ring_totals {
+	uint64_t captured, kernel_recv, kernel_drops, queue_drops; /* sums over the sockets */
+	uint64_t if_drops; /* the interface's, carried by socket 0 (not a sum) */
+	double queue_fill; /* the fullest hand-off queue now: used / size, 0..1 */
+};
+
+/* ring_stats() of every socket into *out; readable from any thread. */
+void ring_stats_sum(const struct ring *r, struct ring_totals *out);
+
 unsigned ring_nsockets(const struct ring *r);
 uint32_t ring_linktype(const struct ring *r);		 /* LINKTYPE_* of the interface */
 int32_t ring_queue(const struct ring *r, unsigned sock); /* queue id of a socket, or -1 */
@@ -129,6 +139,19 @@ struct pw_ifstats;
  * reached the writer.
  */
 void ring_isb(void *ctx, unsigned sock, struct pw_ifstats *out);
+
+struct pw_config;
+struct pw_writer;
+
+/*
+ * Open a capture/pcapwriter output for what r captures: one IDB per socket
+ * (the interface's name and link type, the queue id in QM fanout mode) and
+ * ISBs from ring_isb(). cfg says the rest (path, format, snaplen, rotation,
+ * comment). NULL with a reason in errbuf, as pw_open(). The caller owns the
+ * writer, and must close it before ring_close(r).
+ */
+struct pw_writer *ring_pw_open(struct ring *r, const struct pw_config *cfg, char *errbuf,
+			       size_t errlen);
 
 /* The first reader error ("eth0: The interface went down"), or NULL. */
 const char *ring_error(const struct ring *r);

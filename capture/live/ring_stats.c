@@ -1,4 +1,4 @@
-/* ring_stats.c - capture counters: pcap_stats as 64-bit sums, per socket and as pcapng ISBs. */
+/* ring_stats.c - capture counters (64-bit sums, per socket, totals) and the ring as IDBs/ISBs. */
 #include "capture/live/ring_int.h"
 
 #include <string.h>
@@ -58,4 +58,38 @@ void ring_isb(void *ctx, unsigned sock, struct pw_ifstats *out)
 		out->ifdrop = st.if_drops;
 		out->have_ifdrop = true;
 	}
+}
+
+void ring_stats_sum(const struct ring *r, struct ring_totals *out)
+{
+	struct ring_sock_stats st;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned k = 0; k < r->n; k++) {
+		ring_stats(r, k, &st);
+		out->captured += st.captured;
+		out->kernel_recv += st.kernel_recv;
+		out->kernel_drops += st.kernel_drops;
+		out->queue_drops += st.queue_drops;
+		if (k == 0)
+			out->if_drops = st.if_drops;
+		if (st.queue_size &&
+		    (double)st.queue_used / (double)st.queue_size > out->queue_fill)
+			out->queue_fill = (double)st.queue_used / (double)st.queue_size;
+	}
+}
+
+struct pw_writer *ring_pw_open(struct ring *r, const struct pw_config *cfg, char *errbuf,
+			       size_t errlen)
+{
+	struct pw_iface ifaces[RING_MAX_SOCKETS];
+	struct pw_writer *w;
+
+	for (unsigned k = 0; k < r->n; k++)
+		ifaces[k] = (struct pw_iface){
+		    .name = r->iface, .linktype = r->linktype, .queue = ring_queue(r, k)};
+	w = pw_open(cfg, ifaces, r->n, errbuf, errlen);
+	if (w)
+		pw_set_stats_source(w, ring_isb, r);
+	return w;
 }
