@@ -416,9 +416,9 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		if (an)
 			tap->close(an, &(struct capture_tap_end){.iface = cfg.iface});
-		ring_close(r);
-		pw_close(w);
+		pw_close(w); /* its ISBs read the ring: close it first */
 		pw_free(w);
+		ring_close(r);
 		free(cfg.filter_args);
 		return TCPSIFT_EXIT_INPUT;
 	}
