@@ -19,9 +19,9 @@ static int sf_open_format(struct sf_reader *r)
 		return rc;
 	if (rc == 0) {
 		if (r->end == r->pos)
-			return sf_fail(r, SF_ERR_FORMAT, 0,
+			return sf_fail(r, ERR_INPUT_FORMAT, 0,
 				       "empty input, not a pcap or pcapng file");
-		return sf_fail(r, SF_ERR_TRUNCATED, 0,
+		return sf_fail(r, ERR_INPUT_TRUNCATED, 0,
 			       "input is %zu bytes, too short for a pcap or pcapng header",
 			       r->end - r->pos);
 	}
@@ -41,20 +41,20 @@ static int sf_open_format(struct sf_reader *r)
 	}
 	inner = sf_zip_kind(r->buf + r->pos, r->end - r->pos);
 	if (r->wio != NULL && inner == SF_ZIP_LZO && r->zip == SF_ZIP_LZO)
-		return sf_fail(r, SF_ERR_FORMAT, 0,
+		return sf_fail(r, ERR_INPUT_FORMAT, 0,
 			       "lzo-compressed input: this libwandio cannot decompress lzo "
 			       "(decompress it with lzop -d first)");
 	if (r->wio == NULL && inner != SF_ZIP_NONE)
-		return sf_fail(r, SF_ERR_FORMAT, 0,
+		return sf_fail(r, ERR_INPUT_FORMAT, 0,
 			       "%s-compressed stdin can only be read from a pipe or a file "
 			       "(decompress it first, or pass the file name)",
 			       sf_zip_name(inner));
 	if (r->wio != NULL)
 		return sf_fail(
-		    r, SF_ERR_FORMAT, 0,
+		    r, ERR_INPUT_FORMAT, 0,
 		    "not a pcap or pcapng file after %s decompression (magic 0x%08" PRIx32 ")",
 		    sf_zip_name(r->zip), magic);
-	return sf_fail(r, SF_ERR_FORMAT, 0, "not a pcap or pcapng file (magic 0x%08" PRIx32 ")",
+	return sf_fail(r, ERR_INPUT_FORMAT, 0, "not a pcap or pcapng file (magic 0x%08" PRIx32 ")",
 		       magic);
 }
 

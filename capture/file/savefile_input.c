@@ -53,7 +53,7 @@ static int sf_grow(struct sf_reader *r, size_t need)
 		cap *= 2;
 	nb = realloc(r->buf, cap);
 	if (nb == NULL)
-		return sf_fail(r, SF_ERR_NOMEM, sf_pos(r), "out of memory for a %zu-byte record",
+		return sf_fail(r, ERR_NOMEM, sf_pos(r), "out of memory for a %zu-byte record",
 			       need);
 	r->buf = nb;
 	r->cap = cap;
@@ -87,7 +87,7 @@ int sf_refill(struct sf_reader *r, size_t need)
 			 * file loses that much before this error. */
 			if (w < 0)
 				return sf_fail(
-				    r, SF_ERR_IO, r->buf_off + r->end,
+				    r, ERR_INPUT, r->buf_off + r->end,
 				    "%s decompression failed (corrupt or truncated stream)",
 				    sf_zip_name(r->zip));
 			n = (ssize_t)w;
@@ -96,7 +96,7 @@ int sf_refill(struct sf_reader *r, size_t need)
 			if (n == -1) {
 				if (errno == EINTR)
 					continue;
-				return sf_fail(r, SF_ERR_IO, r->buf_off + r->end, "read: %s",
+				return sf_fail(r, ERR_INPUT, r->buf_off + r->end, "read: %s",
 					       strerror(errno));
 			}
 		}
@@ -116,8 +116,8 @@ struct sf_ifslot *sf_add_iface(struct sf_reader *r, uint64_t off)
 	struct sf_ifslot *s;
 
 	if (r->n_ifs >= SF_MAX_IFACES) {
-		sf_fail(r, SF_ERR_CORRUPT, off, "more than %u interfaces (damaged or fuzzed file?)",
-			SF_MAX_IFACES);
+		sf_fail(r, ERR_INPUT_CORRUPT, off,
+			"more than %u interfaces (damaged or fuzzed file?)", SF_MAX_IFACES);
 		return NULL;
 	}
 	if (r->n_ifs == r->cap_ifs) {
@@ -125,7 +125,7 @@ struct sf_ifslot *sf_add_iface(struct sf_reader *r, uint64_t off)
 		struct sf_ifslot *n = realloc(r->ifs, ncap * sizeof(*n));
 
 		if (n == NULL) {
-			sf_fail(r, SF_ERR_NOMEM, off, "out of memory for %u interfaces", ncap);
+			sf_fail(r, ERR_NOMEM, off, "out of memory for %u interfaces", ncap);
 			return NULL;
 		}
 		r->ifs = n;
@@ -204,14 +204,14 @@ int sf_input_open(struct sf_reader *r, const char *path)
 	} else {
 		r->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (r->fd == -1)
-			return sf_fail(r, SF_ERR_IO, SF_NO_OFFSET, "cannot open: %s",
+			return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "cannot open: %s",
 				       strerror(errno));
 		r->own_fd = 1;
 	}
 	if (fstat(r->fd, &st) == -1)
-		return sf_fail(r, SF_ERR_IO, SF_NO_OFFSET, "cannot stat: %s", strerror(errno));
+		return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "cannot stat: %s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return sf_fail(r, SF_ERR_IO, SF_NO_OFFSET, "is a directory, not a capture file");
+		return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "is a directory, not a capture file");
 	if (S_ISREG(st.st_mode)) {
 		off_t at = lseek(r->fd, 0, SEEK_CUR);
 
@@ -229,7 +229,7 @@ int sf_input_open(struct sf_reader *r, const char *path)
 		 * it closes fd 0 on destroy. Nothing was consumed above. */
 		r->wio = wandio_create(is_stdin ? "-" : path);
 		if (r->wio == NULL)
-			return sf_fail(r, SF_ERR_IO, 0, "libwandio cannot open the %s stream",
+			return sf_fail(r, ERR_INPUT, 0, "libwandio cannot open the %s stream",
 				       sf_zip_name(r->zip));
 		if (r->own_fd)
 			close(r->fd);
@@ -240,7 +240,7 @@ int sf_input_open(struct sf_reader *r, const char *path)
 	}
 	r->buf = malloc(cap);
 	if (r->buf == NULL)
-		return sf_fail(r, SF_ERR_NOMEM, 0, "out of memory for the read buffer");
+		return sf_fail(r, ERR_NOMEM, 0, "out of memory for the read buffer");
 	r->cap = cap;
 	return 0;
 }

@@ -146,7 +146,7 @@ static inline uint64_t sf_rd64(const uint8_t *p, int big)
 
 /*
  * Record the first error as "offset N: reason" (no offset for SF_NO_OFFSET)
- * and make it sticky; returns code (an enum sf_err), or the error already
+ * and make it sticky; returns code (an enum err_code), or the error already
  * recorded.
  */
 int sf_fail(struct sf_reader *r, int code, uint64_t off, const char *fmt, ...)
@@ -161,7 +161,7 @@ static inline uint64_t sf_pos(const struct sf_reader *r)
  * Slow half of sf_need(): compact, grow if one record is larger than the
  * buffer, then read until `need` bytes are unread. Returns 1 when they are,
  * 0 when the input ended first (the short tail stays readable), or a
- * negative enum sf_err. Moves data: pointers into buf are stale afterwards.
+ * negative enum err_code. Moves data: pointers into buf are stale afterwards.
  */
 int sf_refill(struct sf_reader *r, size_t need);
 
@@ -176,7 +176,7 @@ static inline int sf_need(struct sf_reader *r, size_t need)
 /*
  * Open path ("-": stdin), peek at its first bytes without consuming them
  * and choose read(2) or libwandio by the compression magic found; allocate
- * the buffer (smaller for small regular files). 0 or a negative enum sf_err.
+ * the buffer (smaller for small regular files). 0 or a negative enum err_code.
  */
 int sf_input_open(struct sf_reader *r, const char *path);
 
@@ -195,12 +195,12 @@ uint32_t sf_adjust_snap(uint32_t snaplen);
 /* --- the formats ------------------------------------------------------------ */
 
 /* Classic pcap (savefile_pcap.c): parse the header whose magic, read
- * big-endian, is magic_be; sets r->next. 0 or a negative enum sf_err. */
+ * big-endian, is magic_be; sets r->next. 0 or a negative enum err_code. */
 int sf_pcap_open(struct sf_reader *r, uint32_t magic_be);
 
 /* pcapng (savefile_pcapng.c): the first SHB and every block up to the first
  * IDB, as libpcap does, so the first link type is known before the first
- * packet; sets r->next. 0 or a negative enum sf_err. */
+ * packet; sets r->next. 0 or a negative enum err_code. */
 int sf_pcapng_open(struct sf_reader *r);
 
 #endif

@@ -10,7 +10,7 @@
 #define SF_KUZ_ETHER_LEN 14u
 
 /* One record (pcapng_format.h: "Record"); 1 for a packet, 0 at a clean end,
- * or a negative enum sf_err. */
+ * or a negative enum err_code. */
 static int sf_pcap_next(struct sf_reader *r, struct pkt *p)
 {
 	const uint32_t hl = r->rec_len;
@@ -26,7 +26,7 @@ static int sf_pcap_next(struct sf_reader *r, struct pkt *p)
 			return rc;
 		if (have == 0)
 			return 0;
-		return sf_fail(r, SF_ERR_TRUNCATED, sf_pos(r),
+		return sf_fail(r, ERR_INPUT_TRUNCATED, sf_pos(r),
 			       "file ends inside a record header (%zu of %" PRIu32 " bytes)", have,
 			       hl);
 	}
@@ -40,7 +40,7 @@ static int sf_pcap_next(struct sf_reader *r, struct pkt *p)
 		len = t;
 	}
 	if (caplen > SF_MAX_RECORD)
-		return sf_fail(r, SF_ERR_CORRUPT, sf_pos(r),
+		return sf_fail(r, ERR_INPUT_CORRUPT, sf_pos(r),
 			       "captured length %" PRIu32 " exceeds the %u-byte maximum "
 			       "(damaged or fuzzed file?)",
 			       caplen, SF_MAX_RECORD);
@@ -49,7 +49,7 @@ static int sf_pcap_next(struct sf_reader *r, struct pkt *p)
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
-			return sf_fail(r, SF_ERR_TRUNCATED, sf_pos(r),
+			return sf_fail(r, ERR_INPUT_TRUNCATED, sf_pos(r),
 				       "file ends inside a packet record (%zu of %zu bytes)",
 				       r->end - r->pos, (size_t)hl + caplen);
 		h = r->buf + r->pos;
@@ -85,7 +85,7 @@ int sf_pcap_open(struct sf_reader *r, uint32_t magic_be)
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return sf_fail(r, SF_ERR_TRUNCATED, 0,
+		return sf_fail(r, ERR_INPUT_TRUNCATED, 0,
 			       "truncated pcap file header (%zu of %u bytes)", r->end - r->pos,
 			       PCAP_HDR_LEN);
 	h = r->buf + r->pos;
@@ -99,13 +99,13 @@ int sf_pcap_open(struct sf_reader *r, uint32_t magic_be)
 
 	/* Versions as libpcap accepts them: 2.0-2.4 and DG/UX's 543.0. */
 	if (major < 2)
-		return sf_fail(r, SF_ERR_FORMAT, PCAP_HDR_VERSION_MAJOR,
+		return sf_fail(r, ERR_INPUT_FORMAT, PCAP_HDR_VERSION_MAJOR,
 			       "archaic pcap version %u.%u", major, minor);
 	if (!((major == 2 && minor <= 4) || (major == 543 && minor == 0)))
-		return sf_fail(r, SF_ERR_FORMAT, PCAP_HDR_VERSION_MAJOR,
+		return sf_fail(r, ERR_INPUT_FORMAT, PCAP_HDR_VERSION_MAJOR,
 			       "unsupported pcap version %u.%u", major, minor);
 	if (PCAP_LT_RESERVED(ltfield) != 0)
-		return sf_fail(r, SF_ERR_FORMAT, PCAP_HDR_LINKTYPE,
+		return sf_fail(r, ERR_INPUT_FORMAT, PCAP_HDR_LINKTYPE,
 			       "savefile linktype reserved field not zero (0x%08" PRIx32 ")",
 			       PCAP_LT_RESERVED(ltfield));
 

@@ -42,15 +42,15 @@ static int sf_ng_load(struct sf_reader *r, uint32_t type, uint32_t total, uint32
 	int rc;
 
 	if (total % 4 != 0)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "block total length %" PRIu32 " is not a multiple of 4", total);
 	if (total < sf_ng_min_len(type))
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "block total length %" PRIu32 " is shorter than the %" PRIu32
 			       " bytes a block of type 0x%08" PRIx32 " needs",
 			       total, sf_ng_min_len(type), type);
 	if (total > max)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "block total length %" PRIu32 " exceeds the %" PRIu32
 			       "-byte maximum for type 0x%08" PRIx32 " (damaged or fuzzed file?)",
 			       total, max, type);
@@ -58,14 +58,14 @@ static int sf_ng_load(struct sf_reader *r, uint32_t type, uint32_t total, uint32
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return sf_fail(r, SF_ERR_TRUNCATED, off,
+		return sf_fail(r, ERR_INPUT_TRUNCATED, off,
 			       "file ends inside a block of type 0x%08" PRIx32 " (%zu of %" PRIu32
 			       " bytes)",
 			       type, r->end - r->pos, total);
 	b = r->buf + r->pos;
 	trailer = sf_rd32(b + total - PCAPNG_BLK_TRAILER_LEN, r->big);
 	if (trailer != total)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "block total length %" PRIu32 " in trailer does not match %" PRIu32
 			       " in header",
 			       trailer, total);
@@ -84,7 +84,7 @@ static int sf_ng_shb(struct sf_reader *r, uint64_t off, int first)
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return sf_fail(r, SF_ERR_TRUNCATED, off,
+		return sf_fail(r, ERR_INPUT_TRUNCATED, off,
 			       "file ends inside a section header (%zu of %u bytes)",
 			       r->end - r->pos, SF_NG_BOM_END);
 	b = r->buf + r->pos;
@@ -94,7 +94,8 @@ static int sf_ng_shb(struct sf_reader *r, uint64_t off, int first)
 	else if (sf_rd32(b + PCAPNG_SHB_BOM, 1) == PCAPNG_BOM)
 		big = 1;
 	else
-		return sf_fail(r, first ? SF_ERR_FORMAT : SF_ERR_CORRUPT, off + PCAPNG_SHB_BOM,
+		return sf_fail(r, first ? ERR_INPUT_FORMAT : ERR_INPUT_CORRUPT,
+			       off + PCAPNG_SHB_BOM,
 			       "section header with bad byte-order magic 0x%08" PRIx32, bom);
 	r->big = big;
 	total = sf_rd32(b + PCAPNG_BLK_TOTAL_LEN, big);
@@ -109,8 +110,9 @@ static int sf_ng_shb(struct sf_reader *r, uint64_t off, int first)
 	 * some tools for the same format); later ones only need major 1. */
 	if (major != PCAPNG_VERSION_MAJOR ||
 	    (first && minor != PCAPNG_VERSION_MINOR && minor != PCAPNG_VERSION_MINOR_ALT))
-		return sf_fail(r, first ? SF_ERR_FORMAT : SF_ERR_CORRUPT, off + PCAPNG_SHB_MAJOR,
-			       "unsupported pcapng version %u.%u", major, minor);
+		return sf_fail(r, first ? ERR_INPUT_FORMAT : ERR_INPUT_CORRUPT,
+			       off + PCAPNG_SHB_MAJOR, "unsupported pcapng version %u.%u", major,
+			       minor);
 	r->sect_base = r->n_ifs;
 	r->sect_count = 0;
 	r->pos += total;
@@ -124,7 +126,7 @@ static int sf_ng_tsresol(struct sf_reader *r, struct sf_ifslot *s, uint8_t v, ui
 		unsigned shift = v & ~PCAPNG_TSRESOL_BINARY;
 
 		if (shift > 63)
-			return sf_fail(r, SF_ERR_CORRUPT, off,
+			return sf_fail(r, ERR_INPUT_CORRUPT, off,
 				       "if_tsresol 2^-%u is too fine for 64-bit timestamps", shift);
 		s->ts_binary = 1;
 		s->ts_shift = (uint8_t)shift;
@@ -133,7 +135,7 @@ static int sf_ng_tsresol(struct sf_reader *r, struct sf_ifslot *s, uint8_t v, ui
 		return 0;
 	}
 	if (v > 19)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "if_tsresol 10^-%u is too fine for 64-bit timestamps", v);
 	s->ts_binary = 0;
 	s->tsresol = 1;
@@ -165,7 +167,7 @@ static int sf_ng_idb(struct sf_reader *r, const uint8_t *b, uint32_t total, uint
 		uint32_t padded;
 
 		if (end - o < PCAPNG_OPT_HDR_LEN)
-			return sf_fail(r, SF_ERR_CORRUPT, off,
+			return sf_fail(r, ERR_INPUT_CORRUPT, off,
 				       "interface description option header overruns the block");
 		code = sf_rd16(o + PCAPNG_OPT_CODE, big);
 		len = sf_rd16(o + PCAPNG_OPT_LEN, big);
@@ -173,14 +175,14 @@ static int sf_ng_idb(struct sf_reader *r, const uint8_t *b, uint32_t total, uint
 		o += PCAPNG_OPT_HDR_LEN;
 		if ((size_t)(end - o) < padded)
 			return sf_fail(
-			    r, SF_ERR_CORRUPT, off,
+			    r, ERR_INPUT_CORRUPT, off,
 			    "interface description option %u length %u overruns the block "
 			    "(%td bytes left)",
 			    code, len, end - o);
 		switch (code) {
 		case PCAPNG_OPT_ENDOFOPT:
 			if (len != 0)
-				return sf_fail(r, SF_ERR_CORRUPT, off,
+				return sf_fail(r, ERR_INPUT_CORRUPT, off,
 					       "opt_endofopt with length %u != 0", len);
 			o = end;
 			continue;
@@ -196,19 +198,21 @@ static int sf_ng_idb(struct sf_reader *r, const uint8_t *b, uint32_t total, uint
 		}
 		case PCAPNG_IF_TSRESOL:
 			if (len != 1)
-				return sf_fail(r, SF_ERR_CORRUPT, off,
+				return sf_fail(r, ERR_INPUT_CORRUPT, off,
 					       "if_tsresol with length %u != 1", len);
 			if (saw_tsresol++)
-				return sf_fail(r, SF_ERR_CORRUPT, off, "more than one if_tsresol");
+				return sf_fail(r, ERR_INPUT_CORRUPT, off,
+					       "more than one if_tsresol");
 			if (sf_ng_tsresol(r, s, o[0], off) < 0)
 				return r->err;
 			break;
 		case PCAPNG_IF_TSOFFSET:
 			if (len != 8)
-				return sf_fail(r, SF_ERR_CORRUPT, off,
+				return sf_fail(r, ERR_INPUT_CORRUPT, off,
 					       "if_tsoffset with length %u != 8", len);
 			if (saw_tsoffset++)
-				return sf_fail(r, SF_ERR_CORRUPT, off, "more than one if_tsoffset");
+				return sf_fail(r, ERR_INPUT_CORRUPT, off,
+					       "more than one if_tsoffset");
 			s->off_ns = sf_rd64(o, big) * SF_NS_PER_S;
 			break;
 		default:
@@ -352,9 +356,9 @@ static int sf_ng_bad_iface(struct sf_reader *r, uint64_t off, uint32_t id)
 {
 	if (r->sect_count == 0)
 		return sf_fail(
-		    r, SF_ERR_CORRUPT, off,
+		    r, ERR_INPUT_CORRUPT, off,
 		    "packet block before any interface description block in its section");
-	return sf_fail(r, SF_ERR_CORRUPT, off,
+	return sf_fail(r, ERR_INPUT_CORRUPT, off,
 		       "packet on interface %" PRIu32 ", but the section has %u interface(s)", id,
 		       r->sect_count);
 }
@@ -363,18 +367,18 @@ static int sf_ng_caplen_check(struct sf_reader *r, const struct sf_ifslot *s, ui
 			      uint32_t room, uint64_t off)
 {
 	if (caplen > room)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "captured length %" PRIu32 " exceeds the block's %" PRIu32
 			       " data bytes",
 			       caplen, room);
 	if (caplen > SF_MAX_RECORD)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "captured length %" PRIu32 " exceeds the %u-byte maximum "
 			       "(damaged or fuzzed file?)",
 			       caplen, SF_MAX_RECORD);
 	/* libpcap rejects these too; its callers may size buffers by snaplen. */
 	if (caplen > s->snap)
-		return sf_fail(r, SF_ERR_CORRUPT, off,
+		return sf_fail(r, ERR_INPUT_CORRUPT, off,
 			       "captured length %" PRIu32 " exceeds the interface snaplen %" PRIu32,
 			       caplen, s->snap);
 	return 0;
@@ -476,7 +480,7 @@ static int sf_ng_block(struct sf_reader *r, struct pkt *p)
 			return rc;
 		if (r->end == r->pos)
 			return 2;
-		return sf_fail(r, SF_ERR_TRUNCATED, off,
+		return sf_fail(r, ERR_INPUT_TRUNCATED, off,
 			       "file ends inside a block header (%zu of %u bytes)", r->end - r->pos,
 			       PCAPNG_BLK_HDR_LEN);
 	}
@@ -542,10 +546,11 @@ int sf_pcapng_open(struct sf_reader *r)
 		if (rc < 0)
 			return rc;
 		if (rc == 2)
-			return sf_fail(r, SF_ERR_FORMAT, sf_pos(r),
+			return sf_fail(r, ERR_INPUT_FORMAT, sf_pos(r),
 				       "pcapng file has no interface description block");
 		if (rc == 1) /* cannot happen: no IDB means packet blocks fail */
-			return sf_fail(r, SF_ERR_CORRUPT, sf_pos(r), "packet before any interface");
+			return sf_fail(r, ERR_INPUT_CORRUPT, sf_pos(r),
+				       "packet before any interface");
 	}
 	r->next = sf_ng_next;
 	return 0;

@@ -97,11 +97,11 @@ struct tf_reader *tf_open(const char *uri, char *errbuf, size_t errlen)
 		return NULL;
 	}
 	if (trace_is_err(r->trace)) {
-		tf_fail(r, TF_ERR_READ, "open");
+		tf_fail(r, ERR_INPUT, "open");
 		goto err;
 	}
 	if (trace_start(r->trace) == -1) {
-		tf_fail(r, TF_ERR_READ, "start");
+		tf_fail(r, ERR_INPUT, "start");
 		goto err;
 	}
 	r->packet = trace_create_packet();
@@ -130,7 +130,7 @@ int tf_next(struct tf_reader *r, struct pkt *p)
 		if (n == 0)
 			return 0;
 		if (n < 0)
-			return tf_fail(r, TF_ERR_READ, "read");
+			return tf_fail(r, ERR_INPUT, "read");
 		buf = trace_get_packet_buffer(r->packet, &lt, &rem);
 		linktype = tf_map_linktype(lt);
 		caplen = (uint32_t)trace_get_capture_length(r->packet);
