@@ -85,7 +85,7 @@ static int pw_write_failed(struct pw_writer *w, size_t done, int err)
 		w->err = err;
 		pw_seterr(w, "write %s: %s%s", pw_shown_name(w), strerror(err), cut);
 	}
-	return -err;
+	return ERR_SYSTEM;
 }
 
 /* On a pipe, wait for room rather than spin. */
@@ -122,42 +122,42 @@ static char *pw_dup_str(const char *s)
 	return s ? strndup(s, PW_MAX_STRING) : NULL;
 }
 
-/* What pw_open() refuses before it allocates anything: 0, or -1 with the
- * reason in errbuf. */
+/* What pw_open() refuses before it allocates anything: 0, or ERR_USAGE with
+ * the reason in errbuf. */
 static int pw_check_config(const struct pw_config *cfg, const struct pw_iface *ifaces,
 			   unsigned nifaces, char *errbuf, size_t errlen)
 {
 	if (cfg == NULL || cfg->path == NULL || cfg->path[0] == '\0') {
 		snprintf(errbuf, errlen, "no output file given");
-		return -1;
+		return ERR_USAGE;
 	}
 	if ((unsigned)cfg->format >= PW_FORMAT_COUNT) {
 		snprintf(errbuf, errlen, "unknown output format %d", (int)cfg->format);
-		return -1;
+		return ERR_USAGE;
 	}
 	if (ifaces == NULL || nifaces == 0 || nifaces > PW_MAX_IFACES) {
 		snprintf(errbuf, errlen, "%u capture interfaces: need 1 to %u", nifaces,
 			 PW_MAX_IFACES);
-		return -1;
+		return ERR_USAGE;
 	}
 	if (cfg->snaplen > PW_MAX_SNAPLEN) {
 		snprintf(errbuf, errlen, "snaplen %u is larger than %u", cfg->snaplen,
 			 PW_MAX_SNAPLEN);
-		return -1;
+		return ERR_USAGE;
 	}
 	if (cfg->rotate_ns < 0) {
 		snprintf(errbuf, errlen, "negative rotation time");
-		return -1;
+		return ERR_USAGE;
 	}
 	if (cfg->max_files > PW_MAX_FILES) {
 		snprintf(errbuf, errlen, "at most %u files in a ring", PW_MAX_FILES);
-		return -1;
+		return ERR_USAGE;
 	}
 	for (unsigned i = 0; i < nifaces; i++) {
 		if (cfg->format == PW_PCAPNG && ifaces[i].linktype > UINT16_MAX) {
 			snprintf(errbuf, errlen, "interface %u: link type %u does not fit pcapng",
 				 i, ifaces[i].linktype);
-			return -1;
+			return ERR_USAGE;
 		}
 		/* Classic pcap has one link type for the whole file (its header). */
 		if (cfg->format == PW_PCAP && ifaces[i].linktype != ifaces[0].linktype) {
@@ -167,7 +167,7 @@ static int pw_check_config(const struct pw_config *cfg, const struct pw_iface *i
 				 ifaces[0].name ? ifaces[0].name : "interface 0",
 				 ifaces[0].linktype, ifaces[i].name ? ifaces[i].name : "another",
 				 ifaces[i].linktype);
-			return -1;
+			return ERR_USAGE;
 		}
 	}
 	return 0;
@@ -275,15 +275,15 @@ int pw_write(struct pw_writer *w, unsigned iface, const struct pkt *p)
 
 	if (w->err) {
 		w->ctr.lost++;
-		return -w->err;
+		return ERR_SYSTEM;
 	}
 	if (w->closed) {
 		pw_seterr(w, "write after close");
-		return -EINVAL;
+		return ERR_USAGE;
 	}
 	if (iface >= w->nifaces) {
 		pw_seterr(w, "no interface %u", iface);
-		return -EINVAL;
+		return ERR_USAGE;
 	}
 	/* Never write a record a reader would reject: caplen <= snaplen <= wirelen. */
 	if (caplen > w->hdr.snaplen)
@@ -324,7 +324,7 @@ void pw_set_stats_source(struct pw_writer *w, pw_stats_fn *fn, void *ctx)
 int pw_flush(struct pw_writer *w)
 {
 	if (w->err)
-		return -w->err;
+		return ERR_SYSTEM;
 	if (w->fd == -1 || w->len == 0)
 		return 0;
 	return pw_drain(w);
@@ -335,13 +335,13 @@ int pw_close(struct pw_writer *w)
 	int rc;
 
 	if (w->closed)
-		return w->err ? -w->err : 0;
+		return w->err ? ERR_SYSTEM : 0;
 	w->closed = true;
 	/* A ring that never saw a packet still leaves one valid (empty) file. */
 	if (w->fd == -1 && w->err == 0 && pw_file_open(w, pw_now_ns()) < 0)
-		return -w->err;
+		return ERR_SYSTEM;
 	rc = pw_file_finish(w);
-	return w->err ? -w->err : rc;
+	return w->err ? ERR_SYSTEM : rc;
 }
 
 const char *pw_error(const struct pw_writer *w)

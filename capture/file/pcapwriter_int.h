@@ -8,6 +8,7 @@
 
 #include "capture/file/pcapwriter.h"
 #include "capture/file/pcapwriter_enc.h"
+#include "common/err.h"
 
 /*
  * The writer in three parts:
@@ -72,7 +73,7 @@ struct pw_writer {
 	struct pw_ringslot *slots; /* max_files entries, used as a FIFO */
 	uint32_t slot_head, slot_count;
 
-	int err;     /* sticky errno after a failed write: the output is done */
+	int err;     /* sticky errno after a failed write or open: the output is done */
 	bool closed; /* pw_close() ran */
 	struct pw_counters ctr;
 	char errbuf[256];
@@ -82,8 +83,8 @@ struct pw_writer {
 
 void pw_seterr(struct pw_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Write the whole buffer to the current file. 0 or a negative errno (then
- * the file ends on its last complete record and the error is sticky). */
+/* Write the whole buffer to the current file. 0 or ERR_SYSTEM (then the
+ * file ends on its last complete record and the errno in w->err is sticky). */
 int pw_drain(struct pw_writer *w);
 
 /* Make room for n more bytes of whole records. */
@@ -98,13 +99,13 @@ static inline int pw_reserve(struct pw_writer *w, size_t n)
 
 /*
  * At pw_open: a ring names its first file after the first packet, so it
- * opens it then; check now that the directory can take files. 0, or -1
- * with the reason in errbuf.
+ * opens it then; check now that the directory can take files. 0, or
+ * ERR_SYSTEM with the reason in errbuf.
  */
 int pw_ring_check_dir(const struct pw_writer *w, char *errbuf, size_t errlen);
 
 /* Open the next file (ring mode: named after start_ns, the oldest removed
- * beyond -W) and buffer its header. 0 or a negative errno. */
+ * beyond -W) and buffer its header. 0 or ERR_SYSTEM. */
 int pw_file_open(struct pw_writer *w, int64_t start_ns);
 
 /* Must the current file end before a record of rec bytes stamped ts_ns? */

@@ -62,7 +62,7 @@ int pw_ring_check_dir(const struct pw_writer *w, char *errbuf, size_t errlen)
 			 w->path);
 	if (access(dir, W_OK | X_OK) == -1) {
 		snprintf(errbuf, errlen, "%s: %s", dir, strerror(errno));
-		return -1;
+		return ERR_SYSTEM;
 	}
 	return 0;
 }
@@ -86,7 +86,7 @@ int pw_file_open(struct pw_writer *w, int64_t start_ns)
 		if (fd == -1) {
 			w->err = errno;
 			pw_seterr(w, "open %s: %s", w->fname, strerror(errno));
-			return -w->err;
+			return ERR_SYSTEM;
 		}
 	}
 	w->fd = fd;
@@ -149,16 +149,16 @@ int pw_file_finish(struct pw_writer *w)
 
 		rc = pw_drain(w);
 		if (keep)
-			rc = -keep;
+			rc = ERR_SYSTEM;
 	}
 	if (!w->is_stdout && close(w->fd) == -1 && rc == 0) {
-		rc = -errno;
+		rc = ERR_SYSTEM;
 		w->err = errno;
 		pw_seterr(w, "close %s: %s", w->fname, strerror(errno));
 	}
 	w->fd = -1;
 	w->ctr.files++;
-	return w->err ? -w->err : rc;
+	return w->err ? ERR_SYSTEM : rc;
 }
 
 int pw_file_rotate(struct pw_writer *w, int64_t start_ns)
