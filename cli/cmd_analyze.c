@@ -304,12 +304,12 @@ int analyze_main(int argc, char **argv)
 	}
 
 	struct src_config scfg = {.filter = cfg.filter, .queue_per_file = cfg.queue_per_file};
-	struct source *src = src_open(paths, ninputs, &scfg, err, sizeof(err));
-	if (!src) {
+	struct source *src;
+	rc = src_open(paths, ninputs, &scfg, &src, err, sizeof(err));
+	if (rc < 0) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		/* A filter that does not compile is a usage error, not bad input. */
-		return strncmp(err, "bad filter", 10) == 0 ? TCPSIFT_EXIT_USAGE
-							   : TCPSIFT_EXIT_INPUT;
+		return exit_for_error(rc);
 	}
 
 	FILE *out = stdout;

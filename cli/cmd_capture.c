@@ -323,9 +323,10 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	}
 	rc = TCPSIFT_EXIT_OK;
 	if (cfg.list) {
-		if (ifl_print(stdout, err, sizeof(err)) < 0) {
+		int lrc = ifl_print(stdout, err, sizeof(err));
+		if (lrc < 0) {
 			fprintf(stderr, "tcpsift capture: %s\n", err);
-			rc = TCPSIFT_EXIT_INPUT;
+			rc = exit_for_error(lrc);
 		}
 		free(cfg.filter_args);
 		return rc;
@@ -333,12 +334,12 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	struct ring_config rcfg;
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
 	rcfg.queue_bytes = cfg.queue_mib << 20;
-	enum ring_open_err why;
-	struct ring *r = ring_open(&rcfg, err, sizeof(err), &why);
-	if (!r) {
+	struct ring *r;
+	int orc = ring_open(&rcfg, &r, err, sizeof(err));
+	if (orc < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		free(cfg.filter_args);
-		return why == RING_ERR_USAGE ? TCPSIFT_EXIT_USAGE : TCPSIFT_EXIT_INPUT;
+		return exit_for_error(orc); /* a bad filter: usage */
 	}
 
 	/*
@@ -359,11 +360,12 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	/* Sockets are open: nothing below needs root, output files included. */
 	bool dropped;
-	if (priv_drop(cfg.user, &dropped, err, sizeof(err)) < 0) {
+	orc = priv_drop(cfg.user, &dropped, err, sizeof(err));
+	if (orc < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		ring_close(r);
 		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
+		return exit_for_error(orc);
 	}
 
 	unsigned n = ring_nsockets(r);
@@ -412,7 +414,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	/* A closed pipe on -w - must be a write error, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (ring_start(r, err, sizeof(err)) < 0) {
+	orc = ring_start(r, err, sizeof(err));
+	if (orc < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		if (an)
 			tap->close(an, &(struct capture_tap_end){.iface = cfg.iface});
@@ -420,7 +423,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		pw_free(w);
 		ring_close(r);
 		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
+		return exit_for_error(orc);
 	}
 	if (!cfg.quiet)
 		fprintf(stderr,

@@ -12,6 +12,7 @@
 
 #include "analyze/engine/source.h"
 #include "capture/file/pcapwriter.h"
+#include "common/err.h"
 
 enum { PL_RATE_SAMPLES = 32 };
 
@@ -68,15 +69,13 @@ const char *pl_state_name(enum pl_state s)
 	return (unsigned)s < PL_STATE_COUNT ? names[s] : "?";
 }
 
-static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
+/* The ring and, with write_path, its pcapng copy. 0 or an enum err_code (errbuf filled). */
+static int open_live(struct player *p, char *errbuf, size_t errlen)
 {
-	enum ring_open_err why;
+	int rc = ring_open(&p->cfg.ring, &p->ring, errbuf, errlen);
 
-	p->ring = ring_open(&p->cfg.ring, errbuf, errlen, &why);
-	if (!p->ring) {
-		*usage = why == RING_ERR_USAGE;
-		return -1;
-	}
+	if (rc < 0)
+		return rc;
 	if (!p->cfg.write_path)
 		return 0;
 	struct pw_config wcfg = {.path = p->cfg.write_path,
@@ -84,17 +83,18 @@ static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
 				 .snaplen = p->cfg.ring.snaplen,
 				 .comment = "tcpsift tui live capture"};
 	p->writer = ring_pw_open(p->ring, &wcfg, errbuf, errlen);
-	return p->writer ? 0 : -1;
+	return p->writer ? 0 : ERR_SYSTEM;
 }
 
-struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, bool *usage)
+int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_t errlen)
 {
 	struct player *p = calloc(1, sizeof(*p));
+	int rc;
 
-	*usage = false;
+	*out = NULL;
 	if (!p) {
 		snprintf(errbuf, errlen, "out of memory");
-		return NULL;
+		return ERR_NOMEM;
 	}
 	p->cfg = *cfg;
 	if (p->cfg.publish_ns <= 0)
@@ -115,14 +115,13 @@ struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, 
 	if (cfg->mode == PL_REPLAY) {
 		struct src_config scfg = {.filter = cfg->filter,
 					  .queue_per_file = cfg->queue_per_file};
-		p->src = src_open(cfg->paths, cfg->npaths, &scfg, errbuf, errlen);
-		if (!p->src) {
-			*usage = strncmp(errbuf, "bad filter", 10) == 0;
-			goto err;
-		}
-	} else if (open_live(p, errbuf, errlen, usage) < 0) {
-		goto err;
+		rc = src_open(cfg->paths, cfg->npaths, &scfg, &p->src, errbuf, errlen);
+	} else {
+		rc = open_live(p, errbuf, errlen);
 	}
+	if (rc < 0)
+		goto err;
+	rc = ERR_NOMEM; /* all the model and the engine can run out of */
 	p->model = tm_new(&cfg->model, errbuf, errlen);
 	if (!p->model)
 		goto err;
@@ -131,10 +130,11 @@ struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, 
 	if (!p->eng)
 		goto err;
 	p->state = p->paused ? PL_PAUSED : PL_PLAYING;
-	return p;
+	*out = p;
+	return 0;
 err:
 	pl_free(p);
-	return NULL;
+	return rc;
 }
 
 /* ---- the player thread ---- */
@@ -423,7 +423,7 @@ int pl_start(struct player *p, char *errbuf, size_t errlen)
 	int rc = pthread_create(&p->thread, NULL, pl_thread, p);
 	if (rc != 0) {
 		snprintf(errbuf, errlen, "cannot start the engine thread: %s", strerror(rc));
-		return -rc;
+		return ERR_SYSTEM;
 	}
 	p->started = true;
 	return 0;

@@ -58,14 +58,15 @@ static uint64_t ring_floor_pow2(uint64_t v)
 	return p;
 }
 
-struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errlen,
-		       enum ring_open_err *why)
+int ring_open(const struct ring_config *cfg, struct ring **out, char *errbuf, size_t errlen)
 {
 	struct ring *r = calloc(1, sizeof(*r));
-	*why = RING_ERR_SYSTEM;
+	int rc;
+
+	*out = NULL;
 	if (!r) {
 		snprintf(errbuf, errlen, "out of memory");
-		return NULL;
+		return ERR_NOMEM;
 	}
 	r->cfg = *cfg;
 	r->n = cfg->nsockets;
@@ -79,7 +80,7 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 		r->cfg.block_timeout_ms = RING_FANOUT_BLOCK_MS;
 	if (r->n < 1 || r->n > RING_MAX_SOCKETS || cfg->mode >= RING_FANOUT_COUNT) {
 		snprintf(errbuf, errlen, "bad socket count or fanout mode");
-		*why = RING_ERR_USAGE;
+		rc = ERR_USAGE;
 		goto err;
 	}
 	uint64_t qsize = ring_floor_pow2(cfg->queue_bytes / r->n ? cfg->queue_bytes / r->n : 1);
@@ -89,13 +90,14 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 			 "queue of %" PRIu64 " bytes per socket is too small for snaplen %" PRIu32
 			 " (need %" PRIu64 ")",
 			 qsize, cfg->snaplen, 4 * maxrec);
-		*why = RING_ERR_USAGE;
+		rc = ERR_USAGE;
 		goto err;
 	}
 	size_t rdsz = (sizeof(struct ring_reader) * r->n + 63) & ~(size_t)63;
 	r->rd = aligned_alloc(64, rdsz);
 	if (!r->rd) {
 		snprintf(errbuf, errlen, "out of memory");
+		rc = ERR_NOMEM;
 		goto err;
 	}
 	memset(r->rd, 0, rdsz);
@@ -110,6 +112,7 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 		if (!rd->buf) {
 			snprintf(errbuf, errlen, "out of memory for a %" PRIu64 "-byte queue",
 				 qsize);
+			rc = ERR_NOMEM;
 			goto err;
 		}
 		/* Fault the pages in now, not in the reader's hot path. */
@@ -117,14 +120,14 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 	}
 	r->cfg.filter = cfg->filter;
 	for (unsigned k = 0; k < r->n; k++)
-		if (ring_open_handle(r, &r->rd[k], errbuf, errlen, why) < 0)
+		if ((rc = ring_open_handle(r, &r->rd[k], errbuf, errlen)) < 0)
 			goto err;
 	r->cfg.filter = NULL;
 	r->linktype = ring_dlt_to_linktype(pcap_datalink(r->rd[0].h));
 	r->have_mac =
 	    r->linktype == PKT_LINKTYPE_ETHERNET && ring_own_mac(r->rd[0].fd, r->iface, r->mac);
 	if (r->n > 1) {
-		if (ring_join_fanout(r, errbuf, errlen) < 0)
+		if ((rc = ring_join_fanout(r, errbuf, errlen)) < 0)
 			goto err;
 		r->qm = cfg->mode == RING_FANOUT_QM;
 	}
@@ -138,11 +141,11 @@ struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errle
 		if (pcap_stats(r->rd[k].h, &r->rd[k].last) != 0)
 			memset(&r->rd[k].last, 0, sizeof(r->rd[k].last));
 	r->start_ns = ring_clock_ns(CLOCK_REALTIME);
-	*why = RING_ERR_NONE;
-	return r;
+	*out = r;
+	return 0;
 err:
 	ring_close(r);
-	return NULL;
+	return rc;
 }
 
 int ring_start(struct ring *r, char *errbuf, size_t errlen)
@@ -151,7 +154,7 @@ int ring_start(struct ring *r, char *errbuf, size_t errlen)
 		int rc = pthread_create(&r->rd[k].thread, NULL, ring_reader_main, &r->rd[k]);
 		if (rc != 0) {
 			snprintf(errbuf, errlen, "cannot start reader thread: %s", strerror(rc));
-			return -rc;
+			return ERR_SYSTEM;
 		}
 		r->rd[k].started = true;
 	}

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "common/pkt.h"
 
 /*
@@ -55,14 +56,6 @@ struct ring_config {
 	int block_timeout_ms;  /* TPACKET_V3 block retire timeout (pcap_set_timeout) */
 };
 
-/* Why ring_open() failed: usage (bad filter, bad size) or the system. */
-enum ring_open_err {
-	RING_ERR_NONE = 0,
-	RING_ERR_USAGE,
-	RING_ERR_SYSTEM,
-	RING_ERR_COUNT,
-};
-
 /* Counters of one socket, cumulative since ring_open(). */
 struct ring_sock_stats {
 	uint64_t captured;     /* packets the reader took from the kernel ring */
@@ -82,13 +75,17 @@ struct ring;
 /*
  * Open cfg->nsockets handles on cfg->iface, activate them, set the filter,
  * join the fanout group and allocate the queues; no thread runs yet (so the
- * caller can drop privileges before ring_start()). NULL on failure with a
- * one-line reason in errbuf and *why set. The caller owns the ring.
+ * caller can drop privileges before ring_start()). 0 with the ring in *out,
+ * which the caller owns; or, with *out NULL and a one-line reason in
+ * errbuf, a negative enum err_code (common/err.h): ERR_USAGE when the
+ * request cannot work on any interface (a filter that does not compile, a
+ * queue too small for the snaplen, a bad socket count or fanout mode),
+ * ERR_SYSTEM when the system refuses (no such interface, no permission,
+ * the interface is down, a socket option), ERR_NOMEM.
  */
-struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errlen,
-		       enum ring_open_err *why);
+int ring_open(const struct ring_config *cfg, struct ring **out, char *errbuf, size_t errlen);
 
-/* Start the reader threads. 0 or a negative errno (errbuf filled). */
+/* Start the reader threads. 0 or ERR_SYSTEM (errbuf filled). */
 int ring_start(struct ring *r, char *errbuf, size_t errlen);
 
 /*

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "capture/live/ring.h"
+#include "common/err.h"
 
 /*
  * The capture in five parts, one per role (the picture is in ring.h):
@@ -118,11 +119,11 @@ static inline int64_t ring_clock_ns(clockid_t c)
 /* ---- ring_socket.c ------------------------------------------------------------ */
 
 /* create -> set -> activate rd's handle on r->cfg.iface (libpcap's order),
- * then r->cfg.filter. 0, or -1 with errbuf filled and *why set. */
-int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_t errlen,
-		     enum ring_open_err *why);
+ * then r->cfg.filter. 0, or with errbuf filled ERR_USAGE (the filter does
+ * not compile) or ERR_SYSTEM. */
+int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_t errlen);
 
-/* Join every socket of r to one fanout group. 0, or -1 with errbuf filled. */
+/* Join every socket of r to one fanout group. 0, or ERR_SYSTEM with errbuf filled. */
 int ring_join_fanout(struct ring *r, char *errbuf, size_t errlen);
 
 /* The interface's own Ethernet address into mac; false if it has none. */

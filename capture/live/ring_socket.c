@@ -65,8 +65,7 @@ static bool ring_is_loopback(int fd, const char *iface)
 }
 
 /* create -> set -> activate one handle (libpcap's order), then the filter. */
-int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_t errlen,
-		     enum ring_open_err *why)
+int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_t errlen)
 {
 	const struct ring_config *c = &r->cfg;
 	char pe[PCAP_ERRBUF_SIZE] = "";
@@ -75,8 +74,7 @@ int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_
 	rd->h = pcap_create(c->iface, pe);
 	if (!rd->h) {
 		snprintf(errbuf, errlen, "%s: %s", c->iface, pe);
-		*why = RING_ERR_SYSTEM;
-		return -1;
+		return ERR_SYSTEM;
 	}
 	pcap_set_snaplen(rd->h, (int)c->snaplen);
 	/* Promiscuous as tcpdump; libpcap also counts ps_ifdrop only in this mode. */
@@ -105,31 +103,27 @@ int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_
 		else
 			snprintf(errbuf, errlen, "%s: %s", c->iface,
 				 msg && *msg ? msg : pcap_statustostr(rc));
-		*why = RING_ERR_SYSTEM;
-		return -1;
+		return ERR_SYSTEM;
 	}
 	rd->nano = pcap_get_tstamp_precision(rd->h) == PCAP_TSTAMP_PRECISION_NANO;
 	rd->fd = pcap_fileno(rd->h);
 	if (pcap_setnonblock(rd->h, 1, pe) != 0) {
 		snprintf(errbuf, errlen, "%s: %s", c->iface, pe);
-		*why = RING_ERR_SYSTEM;
-		return -1;
+		return ERR_SYSTEM;
 	}
 	if (c->filter && *c->filter) {
 		struct bpf_program prog;
 		if (pcap_compile(rd->h, &prog, c->filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 			snprintf(errbuf, errlen, "bad filter '%s': %s", c->filter,
 				 pcap_geterr(rd->h));
-			*why = RING_ERR_USAGE;
-			return -1;
+			return ERR_USAGE; /* the request cannot work, on any interface */
 		}
 		rc = pcap_setfilter(rd->h, &prog);
 		pcap_freecode(&prog);
 		if (rc != 0) {
 			snprintf(errbuf, errlen, "%s: cannot set filter: %s", c->iface,
 				 pcap_geterr(rd->h));
-			*why = RING_ERR_SYSTEM;
-			return -1;
+			return ERR_SYSTEM;
 		}
 	}
 	/*
@@ -145,8 +139,7 @@ int ring_open_handle(struct ring *r, struct ring_reader *rd, char *errbuf, size_
 		    -1) {
 			snprintf(errbuf, errlen, "%s: PACKET_IGNORE_OUTGOING: %s", c->iface,
 				 strerror(errno));
-			*why = RING_ERR_SYSTEM;
-			return -1;
+			return ERR_SYSTEM;
 		}
 		r->loopback = true;
 	}
@@ -179,7 +172,7 @@ int ring_join_fanout(struct ring *r, char *errbuf, size_t errlen)
 	if (setsockopt(r->rd[0].fd, SOL_PACKET, PACKET_FANOUT, &val, sizeof(val)) == -1 ||
 	    getsockopt(r->rd[0].fd, SOL_PACKET, PACKET_FANOUT, &val, &vl) == -1) {
 		snprintf(errbuf, errlen, "%s: PACKET_FANOUT: %s", r->iface, strerror(errno));
-		return -1;
+		return ERR_SYSTEM;
 	}
 	int id = val & 0xffff;
 	for (unsigned k = 1; k < r->n; k++) {
@@ -187,7 +180,7 @@ int ring_join_fanout(struct ring *r, char *errbuf, size_t errlen)
 		if (setsockopt(r->rd[k].fd, SOL_PACKET, PACKET_FANOUT, &val, sizeof(val)) == -1) {
 			snprintf(errbuf, errlen, "%s: PACKET_FANOUT join: %s", r->iface,
 				 strerror(errno));
-			return -1;
+			return ERR_SYSTEM;
 		}
 	}
 	return 0;
