@@ -167,7 +167,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_IDLE_TIMEOUT:
 		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
 			return bad_value("idle-timeout", arg, "whole seconds, 0 for never");
-		cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
+		cfg->eng.flow.idle_timeout_ns = (int64_t)v * CLOCK_NS_PER_S;
 		break;
 	case OPT_RTO_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)

@@ -378,7 +378,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	    .format = cfg.format,
 	    .snaplen = cfg.ring.snaplen,
 	    .rotate_bytes = cfg.file_mib << 20,
-	    .rotate_ns = (int64_t)cfg.rotate_s * 1000000000ll,
+	    .rotate_ns = (int64_t)cfg.rotate_s * CLOCK_NS_PER_S,
 	    .max_files = cfg.file_count,
 	    .comment = comment,
 	};

@@ -338,7 +338,7 @@ int pw_close(struct pw_writer *w)
 		return w->err ? ERR_SYSTEM : 0;
 	w->closed = true;
 	/* A ring that never saw a packet still leaves one valid (empty) file. */
-	if (w->fd == -1 && w->err == 0 && pw_file_open(w, pw_now_ns()) < 0)
+	if (w->fd == -1 && w->err == 0 && pw_file_open(w, clock_ns(CLOCK_REALTIME)) < 0)
 		return ERR_SYSTEM;
 	rc = pw_file_finish(w);
 	return w->err ? ERR_SYSTEM : rc;

@@ -190,10 +190,10 @@ size_t pw_enc_pkt_size(enum pw_format f, uint32_t caplen, const struct pkt *p)
 /* A classic pcap record: the 16-byte header (ns timestamp), then the data. */
 static size_t pw_enc_pcap_rec(uint8_t *b, const struct pkt *p, uint32_t caplen, uint32_t wirelen)
 {
-	int64_t sec = pw_floor_div(p->ts_ns, PW_NS_PER_SEC);
+	int64_t sec = pw_floor_div(p->ts_ns, CLOCK_NS_PER_S);
 
 	pw_put32(b + PCAP_REC_TS_SEC, (uint32_t)sec);
-	pw_put32(b + PCAP_REC_TS_FRAC, (uint32_t)(p->ts_ns - sec * PW_NS_PER_SEC));
+	pw_put32(b + PCAP_REC_TS_FRAC, (uint32_t)(p->ts_ns - sec * CLOCK_NS_PER_S));
 	pw_put32(b + PCAP_REC_CAPLEN, caplen);
 	pw_put32(b + PCAP_REC_LEN, wirelen);
 	if (caplen > 0) /* data may be NULL for an empty packet */

@@ -8,6 +8,7 @@
 
 #include "capture/file/pcapng_format.h"
 #include "capture/file/pcapwriter.h"
+#include "common/clock.h"
 #include "common/pkt.h"
 
 /*
@@ -81,7 +82,5 @@ static inline int64_t pw_floor_div(int64_t a, int64_t b)
 {
 	return a / b - (a % b < 0);
 }
-
-#define PW_NS_PER_SEC 1000000000LL
 
 #endif

@@ -121,7 +121,4 @@ int pw_file_rotate(struct pw_writer *w, int64_t start_ns);
  */
 int pw_file_finish(struct pw_writer *w);
 
-/* CLOCK_REALTIME in ns: an ISB's timestamp, an empty ring's file name. */
-int64_t pw_now_ns(void);
-
 #endif

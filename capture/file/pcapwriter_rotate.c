@@ -76,7 +76,7 @@ int pw_file_open(struct pw_writer *w, int64_t start_ns)
 		fd = STDOUT_FILENO;
 	} else {
 		if (w->ring) {
-			int64_t sec = pw_floor_div(start_ns, PW_NS_PER_SEC);
+			int64_t sec = pw_floor_div(start_ns, CLOCK_NS_PER_S);
 
 			w->seq++;
 			pw_ring_push(w, sec);
@@ -110,14 +110,6 @@ bool pw_file_full(const struct pw_writer *w, int64_t ts_ns, size_t rec)
 	return w->rotate_bytes > 0 && w->file_off + w->len + rec + w->isb_len > w->rotate_bytes;
 }
 
-int64_t pw_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * PW_NS_PER_SEC + ts.tv_nsec;
-}
-
 int pw_file_finish(struct pw_writer *w)
 {
 	int rc = 0;
@@ -128,7 +120,7 @@ int pw_file_finish(struct pw_writer *w)
 		w->len = 0; /* the failed write already dropped what was buffered */
 	if (w->hdr.format == PW_PCAPNG &&
 	    (w->err == 0 || (w->regular && w->file_off >= w->hdr_len))) {
-		uint64_t ts = (uint64_t)pw_now_ns();
+		uint64_t ts = (uint64_t)clock_ns(CLOCK_REALTIME);
 
 		for (unsigned i = 0; i < w->nifaces; i++) {
 			/* The caller's counters are cumulative (pcapng: "starting

@@ -10,6 +10,7 @@
 
 #include "capture/file/pcapng_format.h"
 #include "capture/file/savefile.h"
+#include "common/clock.h"
 #include "common/err.h"
 
 /*
@@ -54,8 +55,6 @@
 
 /* libpcap's MAXIMUM_SNAPLEN, used when a file's snaplen is 0 or > INT_MAX. */
 #define SF_DEFAULT_SNAP 262144u
-
-#define SF_NS_PER_S 1000000000u
 
 #define SF_NO_OFFSET UINT64_MAX /* errors about the file itself, not a place in it */
 

@@ -57,7 +57,7 @@ static int sf_pcap_next(struct sf_reader *r, struct pkt *p)
 	/* libpcap hands out at most the file's snaplen and skips the rest
 	 * (files from Solaris 2.3 bufmod, or fuzzed). */
 	take = caplen > r->pcap_snap ? r->pcap_snap : caplen;
-	p->ts_ns = (int64_t)((uint64_t)sf_rd32(h + PCAP_REC_TS_SEC, r->big) * SF_NS_PER_S +
+	p->ts_ns = (int64_t)((uint64_t)sf_rd32(h + PCAP_REC_TS_SEC, r->big) * CLOCK_NS_PER_S +
 			     (uint64_t)sf_rd32(h + PCAP_REC_TS_FRAC, r->big) * r->ts_mult);
 	p->data = h + hl;
 	p->caplen = take;

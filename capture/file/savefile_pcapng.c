@@ -141,7 +141,7 @@ static int sf_ng_tsresol(struct sf_reader *r, struct sf_ifslot *s, uint8_t v, ui
 	s->tsresol = 1;
 	for (unsigned i = 0; i < v; i++)
 		s->tsresol *= 10;
-	s->ts_mult = v <= 9 ? SF_NS_PER_S / s->tsresol : 0;
+	s->ts_mult = v <= 9 ? CLOCK_NS_PER_S / s->tsresol : 0;
 	return 0;
 }
 
@@ -213,7 +213,7 @@ static int sf_ng_idb(struct sf_reader *r, const uint8_t *b, uint32_t total, uint
 			if (saw_tsoffset++)
 				return sf_fail(r, ERR_INPUT_CORRUPT, off,
 					       "more than one if_tsoffset");
-			s->off_ns = sf_rd64(o, big) * SF_NS_PER_S;
+			s->off_ns = sf_rd64(o, big) * CLOCK_NS_PER_S;
 			break;
 		default:
 			break;
@@ -337,10 +337,10 @@ static uint64_t sf_ng_ts_slow(const struct sf_ifslot *s, uint64_t t)
 	if (s->ts_binary)
 		/* 128-bit so 2^-35 and finer do not overflow (libpcap's
 		 * 64-bit frac * 1e9 does). */
-		frac_ns = (uint64_t)(((unsigned __int128)frac * SF_NS_PER_S) >> s->ts_shift);
+		frac_ns = (uint64_t)(((unsigned __int128)frac * CLOCK_NS_PER_S) >> s->ts_shift);
 	else
-		frac_ns = frac / (s->tsresol / SF_NS_PER_S);
-	return sec * SF_NS_PER_S + frac_ns + s->off_ns;
+		frac_ns = frac / (s->tsresol / CLOCK_NS_PER_S);
+	return sec * CLOCK_NS_PER_S + frac_ns + s->off_ns;
 }
 
 static inline int64_t sf_ng_ts(const struct sf_ifslot *s, uint64_t t)

@@ -8,8 +8,9 @@
 
 #include <libtrace.h>
 
+#include "common/clock.h"
+
 #define TF_FCS_LEN 4u
-#define NS_PER_S   1000000000u
 
 /* LINKTYPE_* values (tcpdump.org/linktypes.html) beyond those in pkt.h. */
 enum tf_linktype {
@@ -163,7 +164,7 @@ int tf_next(struct tf_reader *r, struct pkt *p)
 				caplen = wire;
 		}
 		ts = trace_get_timespec(r->packet);
-		p->ts_ns = (int64_t)((uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec);
+		p->ts_ns = (int64_t)((uint64_t)ts.tv_sec * CLOCK_NS_PER_S + (uint64_t)ts.tv_nsec);
 		p->data = buf;
 		p->caplen = caplen;
 		p->wirelen = wire < caplen ? caplen : wire;

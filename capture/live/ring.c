@@ -136,11 +136,11 @@ int ring_open(const struct ring_config *cfg, struct ring **out, char *errbuf, si
 	 * packets (and their share of the counters) belong to no capture: the
 	 * counters start from here and earlier-stamped packets are skipped.
 	 */
-	r->base_ns = ring_clock_ns(CLOCK_REALTIME);
+	r->base_ns = clock_ns(CLOCK_REALTIME);
 	for (unsigned k = 0; k < r->n; k++)
 		if (pcap_stats(r->rd[k].h, &r->rd[k].last) != 0)
 			memset(&r->rd[k].last, 0, sizeof(r->rd[k].last));
-	r->start_ns = ring_clock_ns(CLOCK_REALTIME);
+	r->start_ns = clock_ns(CLOCK_REALTIME);
 	*out = r;
 	return 0;
 err:

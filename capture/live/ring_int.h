@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "capture/live/ring.h"
+#include "common/clock.h"
 #include "common/err.h"
 
 /*
@@ -108,13 +109,6 @@ struct ring {
 	uint64_t pending_len;
 	uint64_t frames;
 };
-
-static inline int64_t ring_clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
 
 /* ---- ring_socket.c ------------------------------------------------------------ */
 

@@ -81,7 +81,7 @@ static void ring_wait_for_packets(struct ring *r, int64_t wait_ns)
 	uint32_t v = atomic_load(&r->wake);
 	atomic_store(&r->sleeping, 1);
 	if (!ring_any_ready(r)) {
-		struct timespec ts = {wait_ns / 1000000000ll, wait_ns % 1000000000ll};
+		struct timespec ts = {wait_ns / CLOCK_NS_PER_S, wait_ns % CLOCK_NS_PER_S};
 		ring_futex(&r->wake, FUTEX_WAIT_PRIVATE, v, &ts);
 	}
 	atomic_store(&r->sleeping, 0);
@@ -152,7 +152,7 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 		}
 		if (all_done)
 			return RING_END;
-		int64_t now = ring_clock_ns(CLOCK_MONOTONIC);
+		int64_t now = clock_ns(CLOCK_MONOTONIC);
 		if (deadline == 0)
 			deadline = now + (int64_t)timeout_ms * 1000000ll;
 		if (now >= deadline)

@@ -50,7 +50,7 @@ static bool ring_reader_wait(struct ring_reader *rd, uint64_t head, uint64_t nee
 		if (rd->overflow)
 			return false;	   /* already waited in vain: drop until there is room */
 		ring_wake_consumer(rd->r); /* it may sleep: this batch is not over yet */
-		int64_t now = ring_clock_ns(CLOCK_MONOTONIC);
+		int64_t now = clock_ns(CLOCK_MONOTONIC);
 		if (give_up == 0) {
 			give_up = now + RING_WAIT_NS;
 		} else if (now >= give_up) {
@@ -69,7 +69,7 @@ static void ring_reader_cb(u_char *user, const struct pcap_pkthdr *h, const u_ch
 {
 	struct ring_reader *rd = (struct ring_reader *)(void *)user;
 	int64_t ts =
-	    (int64_t)h->ts.tv_sec * 1000000000ll + (int64_t)h->ts.tv_usec * (rd->nano ? 1 : 1000);
+	    (int64_t)h->ts.tv_sec * CLOCK_NS_PER_S + (int64_t)h->ts.tv_usec * (rd->nano ? 1 : 1000);
 
 	if (ts < rd->r->start_ns) {
 		/* Arrived before every socket had joined the group; count only
@@ -190,7 +190,7 @@ void *ring_reader_main(void *arg)
 	 * old (TPACKET_V3's block timer), plus scheduling slack. */
 	const int64_t lag = 2ll * r->cfg.block_timeout_ms * 1000000ll + 20000000ll;
 	for (;;) {
-		int64_t t0 = ring_clock_ns(CLOCK_REALTIME);
+		int64_t t0 = clock_ns(CLOCK_REALTIME);
 		int n = pcap_dispatch(rd->h, RING_DISPATCH_MAX, ring_reader_cb, (u_char *)rd);
 		ring_reader_watermark(rd, t0, lag, n);
 		if (n < 0) {
@@ -198,7 +198,7 @@ void *ring_reader_main(void *arg)
 				snprintf(why, sizeof(why), "%s: %s", r->iface, pcap_geterr(rd->h));
 			break;
 		}
-		int64_t now = ring_clock_ns(CLOCK_MONOTONIC);
+		int64_t now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= next_stats) {
 			ring_reader_stats(rd);
 			next_stats = now + RING_STATS_NS;
