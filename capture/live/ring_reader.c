@@ -154,7 +154,7 @@ static void ring_reader_detach(struct ring_reader *rd)
  * the kernel reports when a bound interface goes down (packet_notifier()
  * unhooks the socket, and re-hooks it if the interface comes back), so a
  * capture would silently see nothing. Checked with each stats refresh.
- * 0 if fine, else a message in msg.
+ * 0 if fine, else ERR_SYSTEM with a message in msg.
  */
 static int ring_reader_check_iface(struct ring_reader *rd, char *msg, size_t len)
 {
@@ -165,13 +165,13 @@ static int ring_reader_check_iface(struct ring_reader *rd, char *msg, size_t len
 	if (ioctl(rd->fd, SIOCGIFFLAGS, &ifr) == -1) {
 		if (errno == ENODEV || errno == ENXIO) {
 			snprintf(msg, len, "%s: the interface disappeared", rd->r->iface);
-			return -1;
+			return ERR_SYSTEM;
 		}
 		return 0; /* e.g. "any": no flags to check */
 	}
 	if (!(ifr.ifr_flags & IFF_UP)) {
 		snprintf(msg, len, "%s: the interface went down", rd->r->iface);
-		return -1;
+		return ERR_SYSTEM;
 	}
 	return 0;
 }
