@@ -167,7 +167,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_IDLE_TIMEOUT:
 		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
 			return bad_value("idle-timeout", arg, "whole seconds, 0 for never");
-		cfg->eng.flow.idle_timeout_ns = (int64_t)v * 1000000000ll;
+		cfg->eng.flow.idle_timeout_ns = (int64_t)v * CLOCK_NS_PER_S;
 		break;
 	case OPT_RTO_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)
@@ -304,12 +304,12 @@ int analyze_main(int argc, char **argv)
 	}
 
 	struct src_config scfg = {.filter = cfg.filter, .queue_per_file = cfg.queue_per_file};
-	struct source *src = src_open(paths, ninputs, &scfg, err, sizeof(err));
-	if (!src) {
+	struct source *src;
+	rc = src_open(paths, ninputs, &scfg, &src, err, sizeof(err));
+	if (rc < 0) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		/* A filter that does not compile is a usage error, not bad input. */
-		return strncmp(err, "bad filter", 10) == 0 ? TCPSIFT_EXIT_USAGE
-							   : TCPSIFT_EXIT_INPUT;
+		return exit_for_error(rc);
 	}
 
 	FILE *out = stdout;

@@ -258,37 +258,17 @@ static void on_signal(int sig)
 	capture_stop = 1;
 }
 
-struct capture_totals {
-	uint64_t captured, recv, kdrops, ifdrops, qdrops;
-};
-
-static void capture_sum(const struct ring *r, struct capture_totals *t)
-{
-	struct ring_sock_stats st;
-
-	memset(t, 0, sizeof(*t));
-	for (unsigned k = 0; k < ring_nsockets(r); k++) {
-		ring_stats(r, k, &st);
-		t->captured += st.captured;
-		t->recv += st.kernel_recv;
-		t->kdrops += st.kernel_drops;
-		t->qdrops += st.queue_drops;
-		if (k == 0)
-			t->ifdrops = st.if_drops;
-	}
-}
-
 static void capture_progress(const struct ring *r, const struct pw_writer *w)
 {
-	struct capture_totals t;
+	struct ring_totals t;
 	struct ring_sock_stats st;
 	bool qm = ring_queue(r, 0) >= 0;
 
-	capture_sum(r, &t);
+	ring_stats_sum(r, &t);
 	fprintf(stderr,
 		"\rcapture: %" PRIu64 " captured, %" PRIu64 " written, %" PRIu64
 		" kernel drops, %" PRIu64 " if drops, %" PRIu64 " queue drops",
-		t.captured, pw_counters(w)->packets, t.kdrops, t.ifdrops, t.qdrops);
+		t.captured, pw_counters(w)->packets, t.kernel_drops, t.if_drops, t.queue_drops);
 	if (ring_nsockets(r) > 1) {
 		fputs(" |", stderr);
 		for (unsigned k = 0; k < ring_nsockets(r); k++) {
@@ -302,19 +282,19 @@ static void capture_progress(const struct ring *r, const struct pw_writer *w)
 static void capture_summary(const struct ring *r, const struct pw_writer *w, const char *output,
 			    uint64_t unwritten, bool write_failed)
 {
-	struct capture_totals t;
+	struct ring_totals t;
 	struct ring_sock_stats st;
 	const struct pw_counters *pc = pw_counters(w);
 	bool qm = ring_queue(r, 0) >= 0;
 
-	capture_sum(r, &t);
+	ring_stats_sum(r, &t);
 	fprintf(stderr, "%" PRIu64 " packets captured\n", t.captured);
 	fprintf(stderr, "%" PRIu64 " packets written to %s (%" PRIu64 " file%s)\n", pc->packets,
 		strcmp(output, "-") == 0 ? "stdout" : output, pc->files, pc->files == 1 ? "" : "s");
-	fprintf(stderr, "%" PRIu64 " packets received by filter\n", t.recv);
-	fprintf(stderr, "%" PRIu64 " packets dropped by kernel\n", t.kdrops);
-	fprintf(stderr, "%" PRIu64 " packets dropped by interface\n", t.ifdrops);
-	fprintf(stderr, "%" PRIu64 " packets dropped by tcpsift (queue full)\n", t.qdrops);
+	fprintf(stderr, "%" PRIu64 " packets received by filter\n", t.kernel_recv);
+	fprintf(stderr, "%" PRIu64 " packets dropped by kernel\n", t.kernel_drops);
+	fprintf(stderr, "%" PRIu64 " packets dropped by interface\n", t.if_drops);
+	fprintf(stderr, "%" PRIu64 " packets dropped by tcpsift (queue full)\n", t.queue_drops);
 	if (pc->lost || unwritten)
 		fprintf(stderr, "%" PRIu64 " packets not written (%s)\n", pc->lost + unwritten,
 			write_failed ? "output error" : "-c COUNT reached");
@@ -343,9 +323,10 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	}
 	rc = TCPSIFT_EXIT_OK;
 	if (cfg.list) {
-		if (ifl_print(stdout, err, sizeof(err)) < 0) {
+		int lrc = ifl_print(stdout, err, sizeof(err));
+		if (lrc < 0) {
 			fprintf(stderr, "tcpsift capture: %s\n", err);
-			rc = TCPSIFT_EXIT_INPUT;
+			rc = exit_for_error(lrc);
 		}
 		free(cfg.filter_args);
 		return rc;
@@ -353,12 +334,12 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	struct ring_config rcfg;
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
 	rcfg.queue_bytes = cfg.queue_mib << 20;
-	enum ring_open_err why;
-	struct ring *r = ring_open(&rcfg, err, sizeof(err), &why);
-	if (!r) {
+	struct ring *r;
+	int orc = ring_open(&rcfg, &r, err, sizeof(err));
+	if (orc < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		free(cfg.filter_args);
-		return why == RING_ERR_USAGE ? TCPSIFT_EXIT_USAGE : TCPSIFT_EXIT_INPUT;
+		return exit_for_error(orc); /* a bad filter: usage */
 	}
 
 	/*
@@ -379,18 +360,15 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	/* Sockets are open: nothing below needs root, output files included. */
 	bool dropped;
-	if (priv_drop(cfg.user, &dropped, err, sizeof(err)) < 0) {
+	orc = priv_drop(cfg.user, &dropped, err, sizeof(err));
+	if (orc < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		ring_close(r);
 		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
+		return exit_for_error(orc);
 	}
 
 	unsigned n = ring_nsockets(r);
-	struct pw_iface ifaces[RING_MAX_SOCKETS];
-	for (unsigned k = 0; k < n; k++)
-		ifaces[k] = (struct pw_iface){
-		    .name = cfg.iface, .linktype = ring_linktype(r), .queue = ring_queue(r, k)};
 	char comment[160];
 	snprintf(comment, sizeof(comment), "tcpsift capture on %s, %u socket%s%s%s", cfg.iface, n,
 		 n == 1 ? "" : "s", n > 1 ? ", fanout " : "",
@@ -400,11 +378,11 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	    .format = cfg.format,
 	    .snaplen = cfg.ring.snaplen,
 	    .rotate_bytes = cfg.file_mib << 20,
-	    .rotate_ns = (int64_t)cfg.rotate_s * 1000000000ll,
+	    .rotate_ns = (int64_t)cfg.rotate_s * CLOCK_NS_PER_S,
 	    .max_files = cfg.file_count,
 	    .comment = comment,
 	};
-	struct pw_writer *w = pw_open(&wcfg, ifaces, n, err, sizeof(err));
+	struct pw_writer *w = ring_pw_open(r, &wcfg, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "tcpsift capture: %s%s\n", err,
 			dropped ? " (running as the -Z user now; -Z root keeps root)" : "");
@@ -412,7 +390,6 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		free(cfg.filter_args);
 		return TCPSIFT_EXIT_INPUT;
 	}
-	pw_set_stats_source(w, ring_isb, r);
 
 	/* --analyze: the report goes where the capture does not. */
 	void *an = NULL;
@@ -437,15 +414,16 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	/* A closed pipe on -w - must be a write error, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (ring_start(r, err, sizeof(err)) < 0) {
+	orc = ring_start(r, err, sizeof(err));
+	if (orc < 0) {
 		fprintf(stderr, "tcpsift capture: %s\n", err);
 		if (an)
 			tap->close(an, &(struct capture_tap_end){.iface = cfg.iface});
-		ring_close(r);
-		pw_close(w);
+		pw_close(w); /* its ISBs read the ring: close it first */
 		pw_free(w);
+		ring_close(r);
 		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
+		return exit_for_error(orc);
 	}
 	if (!cfg.quiet)
 		fprintf(stderr,
@@ -529,14 +507,14 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	if (!cfg.quiet)
 		capture_summary(r, w, cfg.output, unwritten, write_failed);
 	if (an) {
-		struct capture_totals t;
-		capture_sum(r, &t);
+		struct ring_totals t;
+		ring_stats_sum(r, &t);
 		struct capture_tap_end end = {.iface = cfg.iface,
 					      .linktype = ring_linktype(r),
 					      .written = pw_counters(w)->packets,
-					      .kernel_drops = t.kdrops,
-					      .if_drops = t.ifdrops,
-					      .our_drops = t.qdrops,
+					      .kernel_drops = t.kernel_drops,
+					      .if_drops = t.if_drops,
+					      .our_drops = t.queue_drops,
 					      .interrupted = true};
 		int trc = tap->close(an, &end);
 		if (trc < 0) /* the tap said why, one line */

@@ -313,7 +313,6 @@ int tui_main(int argc, char **argv)
 {
 	struct tui_cfg cfg = {.speed = 1, .keep_ended = 10000};
 	char err[512];
-	bool usage_err;
 
 	setlocale(LC_ALL, "");
 	cli_ring_opts_defaults(&cfg.ring);
@@ -340,19 +339,20 @@ int tui_main(int argc, char **argv)
 	if (cfg.max_flows)
 		pc.eng.flow.max_flows = (uint32_t)cfg.max_flows;
 
-	struct player *pl = pl_new(&pc, err, sizeof(err), &usage_err);
-	if (!pl) {
+	struct player *pl;
+	int prc = pl_new(&pc, &pl, err, sizeof(err));
+	if (prc < 0) {
 		fprintf(stderr, "tcpsift tui: %s\n", err);
 		free(cfg.filter_args);
-		return usage_err ? TCPSIFT_EXIT_USAGE : TCPSIFT_EXIT_INPUT;
+		return exit_for_error(prc); /* a bad filter: usage */
 	}
 	/* Live, the sockets (and the -w file) are open: root is no longer needed. */
 	bool dropped;
-	if (cfg.iface && priv_drop(cfg.user, &dropped, err, sizeof(err)) < 0) {
+	if (cfg.iface && (prc = priv_drop(cfg.user, &dropped, err, sizeof(err))) < 0) {
 		fprintf(stderr, "tcpsift tui: %s\n", err);
 		pl_free(pl);
 		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
+		return exit_for_error(prc);
 	}
 	char source[300];
 	if (cfg.iface)
@@ -384,12 +384,13 @@ int tui_main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (pl_start(pl, err, sizeof(err)) < 0) {
+	prc = pl_start(pl, err, sizeof(err));
+	if (prc < 0) {
 		fprintf(stderr, "tcpsift tui: %s\n", err);
 		tv_free(view);
 		pl_free(pl);
 		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
+		return exit_for_error(prc);
 	}
 	/* newterm(), not initscr(): on an unknown terminal it returns NULL
 	 * instead of printing its own message and calling exit(). */

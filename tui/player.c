@@ -12,6 +12,7 @@
 
 #include "analyze/engine/source.h"
 #include "capture/file/pcapwriter.h"
+#include "common/err.h"
 
 enum { PL_RATE_SAMPLES = 32 };
 
@@ -68,42 +69,32 @@ const char *pl_state_name(enum pl_state s)
 	return (unsigned)s < PL_STATE_COUNT ? names[s] : "?";
 }
 
-static int open_live(struct player *p, char *errbuf, size_t errlen, bool *usage)
+/* The ring and, with write_path, its pcapng copy. 0 or an enum err_code (errbuf filled). */
+static int open_live(struct player *p, char *errbuf, size_t errlen)
 {
-	enum ring_open_err why;
+	int rc = ring_open(&p->cfg.ring, &p->ring, errbuf, errlen);
 
-	p->ring = ring_open(&p->cfg.ring, errbuf, errlen, &why);
-	if (!p->ring) {
-		*usage = why == RING_ERR_USAGE;
-		return -1;
-	}
+	if (rc < 0)
+		return rc;
 	if (!p->cfg.write_path)
 		return 0;
-	unsigned n = ring_nsockets(p->ring);
-	struct pw_iface ifaces[RING_MAX_SOCKETS];
-	for (unsigned k = 0; k < n; k++)
-		ifaces[k] = (struct pw_iface){.name = p->cfg.ring.iface,
-					      .linktype = ring_linktype(p->ring),
-					      .queue = ring_queue(p->ring, k)};
 	struct pw_config wcfg = {.path = p->cfg.write_path,
 				 .format = PW_PCAPNG,
 				 .snaplen = p->cfg.ring.snaplen,
 				 .comment = "tcpsift tui live capture"};
-	p->writer = pw_open(&wcfg, ifaces, n, errbuf, errlen);
-	if (!p->writer)
-		return -1;
-	pw_set_stats_source(p->writer, ring_isb, p->ring);
-	return 0;
+	p->writer = ring_pw_open(p->ring, &wcfg, errbuf, errlen);
+	return p->writer ? 0 : ERR_SYSTEM;
 }
 
-struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, bool *usage)
+int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_t errlen)
 {
 	struct player *p = calloc(1, sizeof(*p));
+	int rc;
 
-	*usage = false;
+	*out = NULL;
 	if (!p) {
 		snprintf(errbuf, errlen, "out of memory");
-		return NULL;
+		return ERR_NOMEM;
 	}
 	p->cfg = *cfg;
 	if (p->cfg.publish_ns <= 0)
@@ -124,14 +115,13 @@ struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, 
 	if (cfg->mode == PL_REPLAY) {
 		struct src_config scfg = {.filter = cfg->filter,
 					  .queue_per_file = cfg->queue_per_file};
-		p->src = src_open(cfg->paths, cfg->npaths, &scfg, errbuf, errlen);
-		if (!p->src) {
-			*usage = strncmp(errbuf, "bad filter", 10) == 0;
-			goto err;
-		}
-	} else if (open_live(p, errbuf, errlen, usage) < 0) {
-		goto err;
+		rc = src_open(cfg->paths, cfg->npaths, &scfg, &p->src, errbuf, errlen);
+	} else {
+		rc = open_live(p, errbuf, errlen);
 	}
+	if (rc < 0)
+		goto err;
+	rc = ERR_NOMEM; /* all the model and the engine can run out of */
 	p->model = tm_new(&cfg->model, errbuf, errlen);
 	if (!p->model)
 		goto err;
@@ -140,10 +130,11 @@ struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, 
 	if (!p->eng)
 		goto err;
 	p->state = p->paused ? PL_PAUSED : PL_PLAYING;
-	return p;
+	*out = p;
+	return 0;
 err:
 	pl_free(p);
-	return NULL;
+	return rc;
 }
 
 /* ---- the player thread ---- */
@@ -186,21 +177,14 @@ static void header_rates(struct player *p, struct pl_header *h, const struct eng
 static void header_drops(struct player *p, struct pl_header *h)
 {
 	if (p->ring) {
-		struct ring_sock_stats st;
-		double fill = 0;
+		struct ring_totals t;
+		ring_stats_sum(p->ring, &t);
 		h->drops_known = true;
-		h->kernel_drops = h->if_drops = h->our_drops = 0;
+		h->kernel_drops = t.kernel_drops;
+		h->if_drops = t.if_drops;
+		h->our_drops = t.queue_drops;
 		h->nqueues = ring_nsockets(p->ring);
-		for (unsigned k = 0; k < ring_nsockets(p->ring); k++) {
-			ring_stats(p->ring, k, &st);
-			h->kernel_drops += st.kernel_drops;
-			h->our_drops += st.queue_drops;
-			if (k == 0)
-				h->if_drops = st.if_drops;
-			if (st.queue_size && (double)st.queue_used / (double)st.queue_size > fill)
-				fill = (double)st.queue_used / (double)st.queue_size;
-		}
-		h->queue_fill = fill;
+		h->queue_fill = t.queue_fill;
 		h->nvantages = 1;
 		snprintf(h->vantage[0], sizeof(h->vantage[0]), "%s", p->cfg.ring.iface);
 		h->written = p->writer ? pw_counters(p->writer)->packets : 0;
@@ -439,7 +423,7 @@ int pl_start(struct player *p, char *errbuf, size_t errlen)
 	int rc = pthread_create(&p->thread, NULL, pl_thread, p);
 	if (rc != 0) {
 		snprintf(errbuf, errlen, "cannot start the engine thread: %s", strerror(rc));
-		return -rc;
+		return ERR_SYSTEM;
 	}
 	p->started = true;
 	return 0;

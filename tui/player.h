@@ -43,11 +43,16 @@ struct pl_config {
 
 struct player;
 
-/* Open the source, the engine and the model (no thread yet). NULL with a
- * one-line reason; *usage tells a usage error (bad filter) from others. */
-struct player *pl_new(const struct pl_config *cfg, char *errbuf, size_t errlen, bool *usage);
+/*
+ * Open the source, the engine and the model (no thread yet): 0 with the
+ * player in *out (the caller owns it), or, with *out NULL and a one-line
+ * reason in errbuf, a negative enum err_code (common/err.h): the source's
+ * (src_open(), ring_open(): ERR_USAGE for a bad filter), ERR_SYSTEM when
+ * the live copy cannot be written, ERR_NOMEM.
+ */
+int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_t errlen);
 
-/* Start the thread. 0 or a negative errno (errbuf filled). */
+/* Start the thread. 0 or ERR_SYSTEM (errbuf filled). */
 int pl_start(struct player *p, char *errbuf, size_t errlen);
 
 /*

@@ -8,6 +8,7 @@
 
 #include "capture/file/savefile.h"
 #include "capture/file/tracefile.h"
+#include "common/err.h"
 
 enum { SRC_MAX_FILTERS = 16 }; /* distinct link types one run can filter */
 
@@ -82,13 +83,13 @@ static int compile_filter(struct src_filter *f, const char *expr, uint32_t lt, c
 	f->ok = false;
 	if (!dead) {
 		snprintf(errbuf, errlen, "cannot set up libpcap to compile the filter");
-		return -1;
+		return ERR_SYSTEM;
 	}
 	if (pcap_compile(dead, &f->prog, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 		snprintf(errbuf, errlen, "bad filter '%s' for link type %s: %s", expr,
 			 src_linktype_name(lt), pcap_geterr(dead));
 		pcap_close(dead);
-		return -1;
+		return ERR_USAGE;
 	}
 	pcap_close(dead);
 	f->ok = true;
@@ -238,26 +239,28 @@ static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
 	r->has_cur = true;
 }
 
-struct source *src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
-			char *errbuf, size_t errlen)
+int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
+	     struct source **out, char *errbuf, size_t errlen)
 {
 	struct source *s = calloc(1, sizeof(*s));
 	char err[256];
+	int rc;
 
+	*out = NULL;
 	if (!s || !(s->in = calloc(n ? n : 1, sizeof(*s->in)))) {
 		free(s);
 		snprintf(errbuf, errlen, "out of memory");
-		return NULL;
+		return ERR_NOMEM;
 	}
 	s->cfg = *cfg;
 	s->n = n;
 	if (cfg->filter) {
 		/* Validate the expression once up front, for Ethernet. */
 		struct src_filter probe;
-		if (compile_filter(&probe, cfg->filter, PKT_LINKTYPE_ETHERNET, errbuf, errlen) <
-		    0) {
+		rc = compile_filter(&probe, cfg->filter, PKT_LINKTYPE_ETHERNET, errbuf, errlen);
+		if (rc < 0) {
 			src_close(s);
-			return NULL;
+			return rc;
 		}
 		pcap_freecode(&probe.prog);
 	}
@@ -286,11 +289,12 @@ struct source *src_open(const char *const *paths, unsigned n, const struct src_c
 		if (!r->sf && !r->tf) {
 			snprintf(errbuf, errlen, "%s: %s", paths[k], err);
 			src_close(s);
-			return NULL;
+			return ERR_INPUT;
 		}
 		r->info.format = r->fmt;
 	}
-	return s;
+	*out = s;
+	return 0;
 }
 
 int src_next(struct source *s, struct pkt *p)

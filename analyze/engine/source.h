@@ -57,9 +57,15 @@ struct src_input {
 
 struct source;
 
-/* Open every input; NULL with a one-line reason (naming the file) on failure. */
-struct source *src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
-			char *errbuf, size_t errlen);
+/*
+ * Open every input: 0 with the source in *out (the caller owns it), or,
+ * with *out NULL and a one-line reason in errbuf (naming the file), a
+ * negative enum err_code (common/err.h): ERR_USAGE for a filter that does
+ * not compile, ERR_INPUT for an input that cannot be opened or is no
+ * capture, ERR_SYSTEM, ERR_NOMEM.
+ */
+int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
+	     struct source **out, char *errbuf, size_t errlen);
 
 /*
  * Next packet in timestamp order that passes the filter: 1, or 0 when every

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "common/pkt.h"
 
 /*
@@ -61,8 +62,11 @@ struct pw_writer *pw_open(const struct pw_config *cfg, const struct pw_iface *if
 /*
  * Write one packet captured on interface iface (index into the array given
  * to pw_open); p->queue/have/epb_flags/dropcount go into EPB options.
- * Rotates first when the ring says so. 0, or a negative errno (then
- * pw_error() says what; the packet was not written).
+ * Rotates first when the ring says so. 0, or a negative enum err_code
+ * (common/err.h; then pw_error() says what, errno text included, and the
+ * packet was not written): ERR_SYSTEM when a file cannot be opened or
+ * written (disk full, a closed pipe), ERR_USAGE for a write after
+ * pw_close() or to an interface pw_open() was not given.
  */
 int pw_write(struct pw_writer *w, unsigned iface, const struct pkt *p);
 
@@ -73,10 +77,10 @@ int pw_write(struct pw_writer *w, unsigned iface, const struct pkt *p);
 typedef void pw_stats_fn(void *ctx, unsigned iface, struct pw_ifstats *out);
 void pw_set_stats_source(struct pw_writer *w, pw_stats_fn *fn, void *ctx);
 
-/* Flush buffered records to the file (not fsync). 0 or negative errno. */
+/* Flush buffered records to the file (not fsync). 0 or ERR_SYSTEM. */
 int pw_flush(struct pw_writer *w);
 
-/* Finish the current file (ISBs, flush, close). 0 or negative errno. */
+/* Finish the current file (ISBs, flush, close). 0 or ERR_SYSTEM. */
 int pw_close(struct pw_writer *w);
 
 const char *pw_error(const struct pw_writer *w);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "common/pkt.h"
 
 /*
@@ -33,15 +34,6 @@ enum sf_format {
 	SF_FORMAT_COUNT,
 };
 
-enum sf_err {
-	SF_OK = 0,
-	SF_ERR_IO = -1,	       /* read(2)/wandio failure */
-	SF_ERR_FORMAT = -2,    /* not a capture file / unsupported version */
-	SF_ERR_CORRUPT = -3,   /* bogus length, bad block, option overrun */
-	SF_ERR_TRUNCATED = -4, /* file ends inside a record */
-	SF_ERR_NOMEM = -5,
-};
-
 /* What the file says about one capture interface (pcapng IDB / pcap header). */
 struct sf_iface {
 	uint32_t linktype;
@@ -65,9 +57,13 @@ struct sf_reader *sf_open(const char *path, char *errbuf, size_t errlen);
 
 /*
  * Read the next packet into *p. Returns 1 for a packet, 0 at a clean end of
- * file, or a negative enum sf_err; sf_error() then says what and at which
- * byte offset. p->data is borrowed until the next sf_next()/sf_close().
- * p->input is left for the caller; p->frame counts packets from 1.
+ * file, or a negative enum err_code (common/err.h): ERR_INPUT (read(2) or
+ * libwandio failed), ERR_INPUT_FORMAT (not a capture file, or a version we
+ * do not read), ERR_INPUT_CORRUPT (a bogus length, a bad block, an option
+ * overrun), ERR_INPUT_TRUNCATED (the file ends inside a record) or
+ * ERR_NOMEM; sf_error() then says what and at which byte offset. p->data
+ * is borrowed until the next sf_next()/sf_close(). p->input is left for
+ * the caller; p->frame counts packets from 1.
  */
 int sf_next(struct sf_reader *r, struct pkt *p);
 

@@ -8,8 +8,9 @@
 
 #include <libtrace.h>
 
+#include "common/clock.h"
+
 #define TF_FCS_LEN 4u
-#define NS_PER_S   1000000000u
 
 /* LINKTYPE_* values (tcpdump.org/linktypes.html) beyond those in pkt.h. */
 enum tf_linktype {
@@ -97,11 +98,11 @@ struct tf_reader *tf_open(const char *uri, char *errbuf, size_t errlen)
 		return NULL;
 	}
 	if (trace_is_err(r->trace)) {
-		tf_fail(r, TF_ERR_READ, "open");
+		tf_fail(r, ERR_INPUT, "open");
 		goto err;
 	}
 	if (trace_start(r->trace) == -1) {
-		tf_fail(r, TF_ERR_READ, "start");
+		tf_fail(r, ERR_INPUT, "start");
 		goto err;
 	}
 	r->packet = trace_create_packet();
@@ -130,7 +131,7 @@ int tf_next(struct tf_reader *r, struct pkt *p)
 		if (n == 0)
 			return 0;
 		if (n < 0)
-			return tf_fail(r, TF_ERR_READ, "read");
+			return tf_fail(r, ERR_INPUT, "read");
 		buf = trace_get_packet_buffer(r->packet, &lt, &rem);
 		linktype = tf_map_linktype(lt);
 		caplen = (uint32_t)trace_get_capture_length(r->packet);
@@ -163,7 +164,7 @@ int tf_next(struct tf_reader *r, struct pkt *p)
 				caplen = wire;
 		}
 		ts = trace_get_timespec(r->packet);
-		p->ts_ns = (int64_t)((uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec);
+		p->ts_ns = (int64_t)((uint64_t)ts.tv_sec * CLOCK_NS_PER_S + (uint64_t)ts.tv_nsec);
 		p->data = buf;
 		p->caplen = caplen;
 		p->wirelen = wire < caplen ? caplen : wire;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "common/pkt.h"
 
 /*
@@ -27,12 +28,6 @@
  * caplen to that, dropping FCS bytes an ERF capture may hold at the end.
  */
 
-enum tf_err {
-	TF_OK = 0,
-	TF_ERR_READ = -1, /* libtrace reported an error reading the trace */
-	TF_ERR_NOMEM = -2,
-};
-
 struct tf_reader;
 
 /*
@@ -44,9 +39,11 @@ struct tf_reader *tf_open(const char *uri, char *errbuf, size_t errlen);
 
 /*
  * Read the next packet into *p. Returns 1 for a packet, 0 at the end of the
- * trace, or a negative enum tf_err; tf_error() then says what. p->data is
- * borrowed until the next tf_next()/tf_close(). p->input is left for the
- * caller; p->frame counts packets handed out, from 1; p->iface is 0.
+ * trace, or a negative enum err_code (common/err.h): ERR_INPUT when
+ * libtrace reports an error reading the trace, ERR_NOMEM; tf_error()
+ * then says what. p->data is borrowed until the next tf_next()/tf_close().
+ * p->input is left for the caller; p->frame counts packets handed out,
+ * from 1; p->iface is 0.
  */
 int tf_next(struct tf_reader *r, struct pkt *p);
 

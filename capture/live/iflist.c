@@ -1,6 +1,8 @@
 /* iflist.c - list capture interfaces (pcap_findalldevs), map -i NUMBER to a name. */
 #include "capture/live/iflist.h"
 
+#include "common/err.h"
+
 #include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdbool.h>
@@ -57,7 +59,7 @@ int ifl_print(FILE *out, char *errbuf, size_t errlen)
 	int n = 0;
 
 	if (!all)
-		return -1;
+		return ERR_SYSTEM;
 	for (pcap_if_t *d = all; d; d = d->next) {
 		fprintf(out, "%d.%s", ++n, d->name);
 		if (d->description)
@@ -81,7 +83,7 @@ int ifl_resolve(const char *arg, char *out, size_t outlen, char *errbuf, size_t 
 	}
 	pcap_if_t *all = ifl_all(errbuf, errlen);
 	if (!all)
-		return -1;
+		return ERR_USAGE; /* -i NUMBER cannot be resolved without the list */
 	unsigned long k = 1;
 	pcap_if_t *d = all;
 	for (; d && k < want; d = d->next)
@@ -89,7 +91,7 @@ int ifl_resolve(const char *arg, char *out, size_t outlen, char *errbuf, size_t 
 	int rc = 0;
 	if (want == 0 || !d) {
 		snprintf(errbuf, errlen, "no interface number %s (see -D)", arg);
-		rc = -1;
+		rc = ERR_USAGE;
 	} else {
 		snprintf(out, outlen, "%s", d->name);
 	}

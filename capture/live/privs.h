@@ -10,7 +10,9 @@
  * others are no longer allowed). user NULL: a root process becomes
  * "tcpdump" when such a user exists (tcpdump's default) and stays root
  * silently otherwise; a named user must exist and needs root. *dropped says
- * whether anything changed. 0, or -1 with a one-line reason in errbuf.
+ * whether anything changed. 0, or ERR_SYSTEM (common/err.h) with a
+ * one-line reason in errbuf: the system cannot make us that user (not
+ * started as root, no such user, a set*id() refused).
  */
 int priv_drop(const char *user, bool *dropped, char *errbuf, size_t errlen);
 

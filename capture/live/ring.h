@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "common/pkt.h"
 
 /*
@@ -55,14 +56,6 @@ struct ring_config {
 	int block_timeout_ms;  /* TPACKET_V3 block retire timeout (pcap_set_timeout) */
 };
 
-/* Why ring_open() failed: usage (bad filter, bad size) or the system. */
-enum ring_open_err {
-	RING_ERR_NONE = 0,
-	RING_ERR_USAGE,
-	RING_ERR_SYSTEM,
-	RING_ERR_COUNT,
-};
-
 /* Counters of one socket, cumulative since ring_open(). */
 struct ring_sock_stats {
 	uint64_t captured;     /* packets the reader took from the kernel ring */
@@ -82,13 +75,17 @@ struct ring;
 /*
  * Open cfg->nsockets handles on cfg->iface, activate them, set the filter,
  * join the fanout group and allocate the queues; no thread runs yet (so the
- * caller can drop privileges before ring_start()). NULL on failure with a
- * one-line reason in errbuf and *why set. The caller owns the ring.
+ * caller can drop privileges before ring_start()). 0 with the ring in *out,
+ * which the caller owns; or, with *out NULL and a one-line reason in
+ * errbuf, a negative enum err_code (common/err.h): ERR_USAGE when the
+ * request cannot work on any interface (a filter that does not compile, a
+ * queue too small for the snaplen, a bad socket count or fanout mode),
+ * ERR_SYSTEM when the system refuses (no such interface, no permission,
+ * the interface is down, a socket option), ERR_NOMEM.
  */
-struct ring *ring_open(const struct ring_config *cfg, char *errbuf, size_t errlen,
-		       enum ring_open_err *why);
+int ring_open(const struct ring_config *cfg, struct ring **out, char *errbuf, size_t errlen);
 
-/* Start the reader threads. 0 or a negative errno (errbuf filled). */
+/* Start the reader threads. 0 or ERR_SYSTEM (errbuf filled). */
 int ring_start(struct ring *r, char *errbuf, size_t errlen);
 
 /*
@@ -111,6 +108,16 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms);
 /* Counters of socket sock (< ring_nsockets()); readable from any thread. */
 void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out);
 
+/* The counters of every socket together, as a capture reports them. */
+struct ring_totals {
+	uint64_t captured, kernel_recv, kernel_drops, queue_drops; /* sums over the sockets */
+	uint64_t if_drops; /* the interface's, carried by socket 0 (not a sum) */
+	double queue_fill; /* the fullest hand-off queue now: used / size, 0..1 */
+};
+
+/* ring_stats() of every socket into *out; readable from any thread. */
+void ring_stats_sum(const struct ring *r, struct ring_totals *out);
+
 unsigned ring_nsockets(const struct ring *r);
 uint32_t ring_linktype(const struct ring *r);		 /* LINKTYPE_* of the interface */
 int32_t ring_queue(const struct ring *r, unsigned sock); /* queue id of a socket, or -1 */
@@ -129,6 +136,19 @@ struct pw_ifstats;
  * reached the writer.
  */
 void ring_isb(void *ctx, unsigned sock, struct pw_ifstats *out);
+
+struct pw_config;
+struct pw_writer;
+
+/*
+ * Open a capture/pcapwriter output for what r captures: one IDB per socket
+ * (the interface's name and link type, the queue id in QM fanout mode) and
+ * ISBs from ring_isb(). cfg says the rest (path, format, snaplen, rotation,
+ * comment). NULL with a reason in errbuf, as pw_open(). The caller owns the
+ * writer, and must close it before ring_close(r).
+ */
+struct pw_writer *ring_pw_open(struct ring *r, const struct pw_config *cfg, char *errbuf,
+			       size_t errlen);
 
 /* The first reader error ("eth0: The interface went down"), or NULL. */
 const char *ring_error(const struct ring *r);

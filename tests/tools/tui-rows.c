@@ -21,7 +21,6 @@
 int main(int argc, char **argv)
 {
 	char err[512], a[64], b[64];
-	bool usage;
 
 	if (argc < 2) {
 		fputs("usage: tui-rows FILE...\n", stderr);
@@ -34,8 +33,8 @@ int main(int argc, char **argv)
 				.model = {.keep_ended = 1u << 22},
 				.publish_ns = 20000000};
 	eng_config_defaults(&cfg.eng);
-	struct player *p = pl_new(&cfg, err, sizeof(err), &usage);
-	if (!p) {
+	struct player *p;
+	if (pl_new(&cfg, &p, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tui-rows: %s\n", err);
 		return 3;
 	}

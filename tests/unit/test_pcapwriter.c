@@ -273,7 +273,7 @@ static void test_pcapng(void)
 	{
 		struct pkt bad = {.ts_ns = T0_NS};
 
-		CHECK_EQ_U(pw_write(w, 4, &bad), (uint64_t)-EINVAL);
+		CHECK_EQ_U(pw_write(w, 4, &bad), (uint64_t)(int64_t)ERR_USAGE);
 		CHECK(strstr(pw_error(w), "interface 4") != NULL);
 	}
 	CHECK_EQ_U(pw_flush(w), 0);
@@ -794,11 +794,12 @@ static void test_stdout_tshark(void)
 /* --- write errors ---------------------------------------------------------------- */
 
 /*
- * Fill a file until a write fails with want_err; the file must end on the
- * last complete record, read cleanly with our reader, libpcap and tshark,
- * and every packet must be either in it or counted lost.
+ * Fill a file until a write fails with ERR_SYSTEM and want_text (the
+ * errno's strerror) in its message; the file must end on the last complete
+ * record, read cleanly with our reader, libpcap and tshark, and every
+ * packet must be either in it or counted lost.
  */
-static void disk_full(const char *path, int want_err, const char *want_text)
+static void disk_full(const char *path, const char *want_text)
 {
 	static const struct pw_iface ifs[] = {
 	    {"eth0", PKT_LINKTYPE_ETHERNET, 0},
@@ -829,14 +830,14 @@ static void disk_full(const char *path, int want_err, const char *want_text)
 		if (rc == 0 && sent % 500 == 0)
 			rc = pw_flush(w);
 	}
-	CHECK_EQ_U(rc, (uint64_t)-want_err);
+	CHECK_EQ_U(rc, (uint64_t)(int64_t)ERR_SYSTEM);
 	CHECK(strstr(pw_error(w), want_text) != NULL);
 	CHECK(strstr(pw_error(w), path) != NULL);
 	printf("  error: %s\n", pw_error(w));
 	/* Sticky: later packets are refused and counted. */
-	CHECK_EQ_U(gen_write(w, &g, sent, sent + 1), (uint64_t)-want_err);
+	CHECK_EQ_U(gen_write(w, &g, sent, sent + 1), (uint64_t)(int64_t)ERR_SYSTEM);
 	sent++;
-	CHECK_EQ_U(pw_close(w), (uint64_t)-want_err);
+	CHECK_EQ_U(pw_close(w), (uint64_t)(int64_t)ERR_SYSTEM);
 	c = pw_counters(w);
 	CHECK(c->packets > 0);
 	CHECK(c->lost > 0);
@@ -874,7 +875,7 @@ static void test_fsize_limit(void)
 	lim.rlim_cur = 300000 + 123; /* not on a record boundary */
 	signal(SIGXFSZ, SIG_IGN);
 	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
-	disk_full(path, EFBIG, "File too large");
+	disk_full(path, "File too large");
 	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
 	signal(SIGXFSZ, SIG_DFL);
 }
@@ -902,7 +903,7 @@ static void test_disk_full(void)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/out.pcapng", mnt);
-	disk_full(path, ENOSPC, "No space left on device");
+	disk_full(path, "No space left on device");
 	unlink(path);
 	CHECK(umount(mnt) == 0);
 	rmdir(mnt);

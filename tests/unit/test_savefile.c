@@ -477,10 +477,10 @@ static void test_pcap_errors(void)
 	if (r != NULL) {
 		CHECK_EQ_U(sf_next(r, &p), 1);
 		CHECK_EQ_U(sf_next(r, &p), 1);
-		CHECK_EQ_U(sf_next(r, &p), SF_ERR_TRUNCATED);
+		CHECK_EQ_U(sf_next(r, &p), ERR_INPUT_TRUNCATED);
 		CHECK_STR(sf_error(r), "offset 76: file ends inside a packet record "
 				       "(66 of 116 bytes)");
-		CHECK_EQ_U(sf_next(r, &p), SF_ERR_TRUNCATED); /* sticky */
+		CHECK_EQ_U(sf_next(r, &p), ERR_INPUT_TRUNCATED); /* sticky */
 		sf_close(r);
 	}
 	/* Ends inside a record header. */
@@ -489,7 +489,7 @@ static void test_pcap_errors(void)
 	CHECK(r != NULL);
 	if (r != NULL) {
 		CHECK_EQ_U(sf_next(r, &p), 1);
-		CHECK_EQ_U(sf_next(r, &p), SF_ERR_TRUNCATED);
+		CHECK_EQ_U(sf_next(r, &p), ERR_INPUT_TRUNCATED);
 		CHECK_STR(sf_error(r),
 			  "offset 50: file ends inside a record header (5 of 16 bytes)");
 		sf_close(r);
@@ -507,7 +507,7 @@ static void test_pcap_errors(void)
 	CHECK(r != NULL);
 	if (r != NULL) {
 		CHECK_EQ_U(sf_next(r, &p), 1);
-		CHECK_EQ_U(sf_next(r, &p), SF_ERR_CORRUPT);
+		CHECK_EQ_U(sf_next(r, &p), ERR_INPUT_CORRUPT);
 		CHECK(strstr(sf_error(r), "offset 44: captured length 262145 exceeds") != NULL);
 		sf_close(r);
 	}
@@ -856,66 +856,66 @@ static void test_ng_errors(void)
 	/* Trailer mismatch. */
 	ng_epb(&b, 0, 2, 4, 4, 2);
 	bb_set32(&b, b.n - 4, 808464432);
-	expect_fail_after_one(&b, "trailer.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "trailer.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: block total length 808464432 in trailer does not "
 			      "match 36 in header");
 	/* Length not a multiple of 4. */
 	b.n = good;
 	ng_epb(&b, 0, 2, 4, 4, 2);
 	bb_set32(&b, good + 4, 37);
-	expect_fail_after_one(&b, "len37.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "len37.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: block total length 37 is not a multiple of 4");
 	/* Too short for an EPB. */
 	bb_set32(&b, good + 4, 28);
-	expect_fail_after_one(&b, "len28.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "len28.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: block total length 28 is shorter than the 32 bytes a "
 			      "block of type 0x00000006 needs");
 	/* Absurdly long. */
 	bb_set32(&b, good + 4, 0x40000000);
-	expect_fail_after_one(&b, "len1g.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "len1g.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: block total length 1073741824 exceeds the 393248-byte "
 			      "maximum for type 0x00000006 (damaged or fuzzed file?)");
 	/* Truncated: final block cut. */
 	b.n = good;
 	ng_epb(&b, 0, 2, 40, 40, 2);
 	b.n -= 10;
-	expect_fail_after_one(&b, "cut.pcapng", SF_ERR_TRUNCATED,
+	expect_fail_after_one(&b, "cut.pcapng", ERR_INPUT_TRUNCATED,
 			      "offset 84: file ends inside a block of type 0x00000006 (62 of 72 "
 			      "bytes)");
 	b.n = good + 3;
-	expect_fail_after_one(&b, "cuthdr.pcapng", SF_ERR_TRUNCATED,
+	expect_fail_after_one(&b, "cuthdr.pcapng", ERR_INPUT_TRUNCATED,
 			      "offset 84: file ends inside a block header (3 of 8 bytes)");
 	/* caplen larger than the block. */
 	b.n = good;
 	at = ng_epb_open(&b, 0, 2, 8, 8, 2);
 	ng_end(&b, at);
 	bb_set32(&b, good + 20, 12);
-	expect_fail_after_one(&b, "caproom.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "caproom.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: captured length 12 exceeds the block's 8 data bytes");
 	/* caplen above SF_MAX_RECORD (snaplen 0 means no snaplen). */
 	b.n = good;
 	ng_epb(&b, 0, 2, SF_MAX_RECORD + 4, SF_MAX_RECORD + 4, 2);
-	expect_fail_after_one(&b, "capmax.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "capmax.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: captured length 262148 exceeds the 262144-byte maximum "
 			      "(damaged or fuzzed file?)");
 	/* Unknown interface. */
 	b.n = good;
 	ng_epb(&b, 3, 2, 4, 4, 2);
-	expect_fail_after_one(&b, "iface.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "iface.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: packet on interface 3, but the section has 1 "
 			      "interface(s)");
 	/* New section without an IDB, then a packet. */
 	b.n = good;
 	ng_shb(&b, 1);
 	ng_epb(&b, 0, 2, 4, 4, 2);
-	expect_fail_after_one(&b, "noidb.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "noidb.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 112: packet block before any interface description block "
 			      "in its section");
 	/* Later section with a bad byte-order magic. */
 	b.n = good;
 	ng_shb(&b, 0);
 	bb_set32(&b, good + 8, 0x11223344);
-	expect_fail_after_one(&b, "bom.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "bom.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 92: section header with bad byte-order magic 0x11223344");
 	/* IDB option overrunning the block: an error, as in libpcap. */
 	b.n = good;
@@ -927,13 +927,13 @@ static void test_ng_errors(void)
 	bb_u16(&b, 100);
 	bb_put(&b, "eth1", 4);
 	ng_end(&b, at);
-	expect_fail_after_one(&b, "idbopt.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "idbopt.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: interface description option 2 length 100 overruns the "
 			      "block (4 bytes left)");
 	/* Bad if_tsresol. */
 	b.n = good;
 	ng_idb(&b, 1, 0, NULL, 20, 0, 0);
-	expect_fail_after_one(&b, "tsresol.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "tsresol.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: if_tsresol 10^-20 is too fine for 64-bit timestamps");
 	/* caplen above the interface snaplen (libpcap rejects it too). */
 	b.n = 0;
@@ -941,7 +941,7 @@ static void test_ng_errors(void)
 	ng_idb(&b, 1, 64, NULL, -1, 0, 0);
 	ng_epb(&b, 0, 1, 4, 4, 1);
 	ng_epb(&b, 0, 1, 68, 68, 1);
-	expect_fail_after_one(&b, "snap.pcapng", SF_ERR_CORRUPT,
+	expect_fail_after_one(&b, "snap.pcapng", ERR_INPUT_CORRUPT,
 			      "offset 84: captured length 68 exceeds the interface snaplen 64");
 	bb_free(&b);
 
@@ -983,7 +983,7 @@ static void test_ng_iface_cap(void)
 	if (r == NULL)
 		return;
 	rc = sf_next(r, &p);
-	CHECK_EQ_U((uint64_t)(int64_t)rc, (uint64_t)(int64_t)SF_ERR_CORRUPT);
+	CHECK_EQ_U((uint64_t)(int64_t)rc, (uint64_t)(int64_t)ERR_INPUT_CORRUPT);
 	CHECK(strstr(sf_error(r), "more than 65536 interfaces") != NULL);
 	CHECK_EQ_U(sf_iface_count(r), 65536);
 	sf_close(r);

@@ -214,9 +214,9 @@ static void test_erf(void)
 		while ((rc = tf_next(r, &p)) == 1)
 			n++;
 		CHECK_EQ_U(n, 3);
-		CHECK_EQ_U((uint64_t)(int64_t)rc, (uint64_t)(int64_t)TF_ERR_READ);
+		CHECK_EQ_U((uint64_t)(int64_t)rc, (uint64_t)(int64_t)ERR_INPUT);
 		CHECK(strstr(tf_error(r), "Truncated") != NULL);
-		CHECK_EQ_U((uint64_t)(int64_t)tf_next(r, &p), (uint64_t)(int64_t)TF_ERR_READ);
+		CHECK_EQ_U((uint64_t)(int64_t)tf_next(r, &p), (uint64_t)(int64_t)ERR_INPUT);
 		tf_close(r);
 	}
 }

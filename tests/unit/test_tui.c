@@ -319,10 +319,9 @@ static void test_player(void)
 					.model = {.keep_ended = 1000},
 					.publish_ns = 10 * MS};
 		char err[256];
-		bool usage;
 		eng_config_defaults(&cfg.eng);
-		struct player *p = pl_new(&cfg, err, sizeof(err), &usage);
-		CHECK(p != NULL);
+		struct player *p;
+		CHECK_EQ_U(pl_new(&cfg, &p, err, sizeof(err)), 0);
 		if (!p) {
 			fprintf(stderr, "%s\n", err);
 			continue;
@@ -358,9 +357,9 @@ static void test_player(void)
 				.model = {.keep_ended = 10},
 				.publish_ns = 5 * MS};
 	char err[256];
-	bool usage;
 	eng_config_defaults(&cfg.eng);
-	struct player *p = pl_new(&cfg, err, sizeof(err), &usage);
+	struct player *p;
+	CHECK_EQ_U(pl_new(&cfg, &p, err, sizeof(err)), 0);
 	CHECK(p && pl_start(p, err, sizeof(err)) == 0);
 	if (!p)
 		return;
@@ -377,8 +376,17 @@ static void test_player(void)
 	/* A file that is not a capture: a clear error, no player. */
 	const char *bad[1] = {"samples/README.md"};
 	cfg.paths = bad;
-	CHECK(pl_new(&cfg, err, sizeof(err), &usage) == NULL);
+	CHECK_EQ_U((uint64_t)(int64_t)pl_new(&cfg, &p, err, sizeof(err)),
+		   (uint64_t)(int64_t)ERR_INPUT);
+	CHECK(p == NULL);
 	CHECK(strstr(err, "samples/README.md") != NULL);
+
+	/* A filter that does not compile: a usage error, whatever the message says. */
+	cfg.paths = (const char *const[]){"samples/demo-http-loss.pcapng"};
+	cfg.filter = "tcp and (";
+	CHECK_EQ_U((uint64_t)(int64_t)pl_new(&cfg, &p, err, sizeof(err)),
+		   (uint64_t)(int64_t)ERR_USAGE);
+	CHECK(p == NULL);
 }
 
 int main(void)

@@ -1,0 +1,205 @@
+/* savefile_int.h - the reader's insides shared by its parts: buffer, input, pcap and pcapng
+ * parsers. */
+#ifndef TCPSIFT_SAVEFILE_INT_H
+#define TCPSIFT_SAVEFILE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wandio.h>
+
+#include "capture/file/pcapng_format.h"
+#include "capture/file/savefile.h"
+#include "common/clock.h"
+#include "common/err.h"
+
+/*
+ * The reader is split as libpcap splits savefile.c / sf-pcap.c /
+ * sf-pcapng.c:
+ *
+ *   savefile.c         the public API: open (input, then format by magic), dispatch, close
+ *   savefile_input.c   the read buffer, read(2) or libwandio, the pipe peek, errors
+ *   savefile_pcap.c    classic pcap: its header and records
+ *   savefile_pcapng.c  pcapng: sections, interfaces, packet and statistics blocks
+ *
+ * Only this header joins them; nothing outside capture/file/savefile*.c
+ * includes it.
+ *
+ * Buffer discipline
+ *
+ *   buf                pos                  end                 cap
+ *    |  consumed ...    |  unread bytes ...  |  free space ...   |
+ *    ^ stream offset buf_off
+ *
+ * A record is parsed and handed out only once all its bytes lie in
+ * [pos, end). When they do not, the unread tail is moved to the front and
+ * the free space is filled with as few large reads as the source allows, so
+ * a buffer of SF_BUF_INIT bytes costs one syscall per ~1 MiB of input and
+ * the per-packet path never leaves user space. The buffer grows only when a
+ * single record is larger than it, up to the per-block maxima below.
+ *
+ * Everything read from the file goes through sf_rd16/sf_rd32/sf_rd64 at
+ * offsets that were checked against a length first; nothing is cast onto
+ * structs.
+ */
+
+#define SF_BUF_INIT  (1u << 20)
+#define SF_BUF_SMALL 4096u /* floor for small regular files (fuzzing, tests) */
+
+/* pcapng limits. libpcap: INITIAL_MAX_BLOCKSIZE, BT_SHB_INSANE_MAX and
+ * MAX_BLOCKSIZE_FOR_SNAPLEN (header + EPB fields + data + 128 KiB options). */
+#define SF_NG_MAX_BLOCK	    (16u << 20)
+#define SF_NG_MAX_FIRST_SHB (1u << 20)
+#define SF_NG_MAX_PKT_BLOCK (PCAPNG_EPB_MIN + SF_MAX_RECORD + 131072u)
+#define SF_MAX_IFACES	    65536u
+
+/* libpcap's MAXIMUM_SNAPLEN, used when a file's snaplen is 0 or > INT_MAX. */
+#define SF_DEFAULT_SNAP 262144u
+
+#define SF_NO_OFFSET UINT64_MAX /* errors about the file itself, not a place in it */
+
+enum sf_zip {
+	SF_ZIP_NONE = 0,
+	SF_ZIP_GZIP,
+	SF_ZIP_BZIP2,
+	SF_ZIP_XZ,
+	SF_ZIP_LZO,
+	SF_ZIP_COUNT,
+};
+
+/* How a classic pcap file orders caplen and len (libpcap's lengths_swapped). */
+enum sf_lenorder {
+	SF_LEN_NORMAL = 0,
+	SF_LEN_SWAPPED, /* versions < 2.3 and DG/UX 543.0 */
+	SF_LEN_MAYBE,	/* 2.3: swapped only where caplen > len */
+	SF_LEN_COUNT,
+};
+
+/* Public interface data plus what timestamps and caplen checks need. */
+struct sf_ifslot {
+	struct sf_iface pub;
+	uint64_t ts_mult; /* ns per tick for 10^-0..10^-9 resolutions, else 0 */
+	uint64_t tsresol; /* ticks per second */
+	uint64_t off_ns;  /* if_tsoffset in ns, modulo 2^64 as libpcap's arithmetic is */
+	uint32_t snap;	  /* snaplen as libpcap adjusts it (0 or > INT_MAX: the default) */
+	uint8_t ts_shift; /* tsresol == 2^ts_shift when ts_binary */
+	uint8_t ts_binary;
+};
+
+/* The format's record reader, chosen at open as libpcap's next_packet_op:
+ * sf_next()'s contract. */
+typedef int sf_next_fn(struct sf_reader *r, struct pkt *p);
+
+struct sf_reader {
+	/* Hot: touched for every packet. */
+	uint8_t *buf;
+	size_t pos, end, cap;
+	uint64_t buf_off; /* stream offset of buf[0] */
+	sf_next_fn *next;
+	enum sf_format format;
+	int big; /* current section (or file) is big-endian */
+	int err; /* sticky: once a read failed, it keeps failing the same way */
+	uint64_t frame;
+	/* classic pcap */
+	uint32_t rec_len; /* PCAP_REC_HDR_LEN, or PCAP_REC_KUZ_HDR_LEN */
+	uint32_t pcap_snap;
+	uint32_t ts_mult; /* 1000 for us files, 1 for ns */
+	enum sf_lenorder len_order;
+	/* pcapng; classic pcap uses slot 0 */
+	struct sf_ifslot *ifs;
+	unsigned n_ifs, cap_ifs;
+	unsigned sect_base, sect_count; /* this section's IDBs are ifs[base .. base+count) */
+	uint64_t bad_options;
+	/* input */
+	int fd;
+	int own_fd;
+	io_t *wio;
+	enum sf_zip zip;
+	int eof;
+	uint64_t size;
+	char msg[256];
+};
+
+/* --- bounded little/big-endian loads ------------------------------------ */
+
+static inline uint16_t sf_rd16(const uint8_t *p, int big)
+{
+	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static inline uint32_t sf_rd32(const uint8_t *p, int big)
+{
+	if (big)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint64_t sf_rd64(const uint8_t *p, int big)
+{
+	if (big)
+		return (uint64_t)sf_rd32(p, 1) << 32 | sf_rd32(p + 4, 1);
+	return (uint64_t)sf_rd32(p + 4, 0) << 32 | sf_rd32(p, 0);
+}
+
+/* --- errors and the buffer (savefile_input.c) ----------------------------- */
+
+/*
+ * Record the first error as "offset N: reason" (no offset for SF_NO_OFFSET)
+ * and make it sticky; returns code (an enum err_code), or the error already
+ * recorded.
+ */
+int sf_fail(struct sf_reader *r, int code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static inline uint64_t sf_pos(const struct sf_reader *r)
+{
+	return r->buf_off + r->pos;
+}
+
+/*
+ * Slow half of sf_need(): compact, grow if one record is larger than the
+ * buffer, then read until `need` bytes are unread. Returns 1 when they are,
+ * 0 when the input ended first (the short tail stays readable), or a
+ * negative enum err_code. Moves data: pointers into buf are stale afterwards.
+ */
+int sf_refill(struct sf_reader *r, size_t need);
+
+/* 1 when `need` unread bytes are at buf + pos, else as sf_refill(). */
+static inline int sf_need(struct sf_reader *r, size_t need)
+{
+	if (r->end - r->pos >= need)
+		return 1;
+	return sf_refill(r, need);
+}
+
+/*
+ * Open path ("-": stdin), peek at its first bytes without consuming them
+ * and choose read(2) or libwandio by the compression magic found; allocate
+ * the buffer (smaller for small regular files). 0 or a negative enum err_code.
+ */
+int sf_input_open(struct sf_reader *r, const char *path);
+
+/* The compression a stream's first n bytes announce, SF_ZIP_NONE if none. */
+enum sf_zip sf_zip_kind(const uint8_t *m, size_t n);
+
+const char *sf_zip_name(enum sf_zip z); /* "gzip", "bzip2", ... */
+
+/* A new interface slot at the end of the table (not yet counted in n_ifs:
+ * the caller does once it is filled); NULL after sf_fail(). */
+struct sf_ifslot *sf_add_iface(struct sf_reader *r, uint64_t off);
+
+/* libpcap's pcap_adjust_snapshot(): 0 or > INT_MAX means "no limit given". */
+uint32_t sf_adjust_snap(uint32_t snaplen);
+
+/* --- the formats ------------------------------------------------------------ */
+
+/* Classic pcap (savefile_pcap.c): parse the header whose magic, read
+ * big-endian, is magic_be; sets r->next. 0 or a negative enum err_code. */
+int sf_pcap_open(struct sf_reader *r, uint32_t magic_be);
+
+/* pcapng (savefile_pcapng.c): the first SHB and every block up to the first
+ * IDB, as libpcap does, so the first link type is known before the first
+ * packet; sets r->next. 0 or a negative enum err_code. */
+int sf_pcapng_open(struct sf_reader *r);
+
+#endif
