@@ -16,8 +16,8 @@
  * message.
  */
 enum err_code {
-	ERR_USAGE = -1,		  /* the request cannot work: a bad filter, an unknown interface */
-	ERR_SYSTEM = -2,	  /* the system refused: errno, permissions, a device gone */
+	ERR_USAGE = -1,		  /* the request cannot work: a bad filter, a bad option value */
+	ERR_SYSTEM = -2,	  /* the system refused: errno, permissions, no such interface */
 	ERR_NOMEM = -3,		  /* out of memory */
 	ERR_INPUT = -4,		  /* the input is unreadable: libtrace's error, a read failure */
 	ERR_INPUT_FORMAT = -5,	  /* not a capture file, or a version we do not read */
