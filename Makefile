@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-tui check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-scale check-tui check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
 
 all: tcpsift
@@ -105,8 +105,8 @@ check:
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs check-tui
-	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-lab check-matrix \
-	  check-capture
+	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-lab \
+	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@tests/summary.sh
 
@@ -118,6 +118,10 @@ check-reader: tests
 
 check-golden: tests
 	@tests/golden/run.sh $(O)/tcpsift
+
+# Memory bounded by live connections (peak RSS: run on an unsanitized build).
+check-scale: tests $(BENCH_BIN)
+	@tests/scale/run.sh $(O)
 
 check-docs: tests
 	@tests/docs/run.sh $(O)/tcpsift

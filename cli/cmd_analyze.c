@@ -44,12 +44,13 @@ enum opt_id {
 	OPT_STALL_RTT_FACTOR,
 	OPT_FRAMES,
 	OPT_FRAMES_CSV,
+	OPT_REPORT_MEMORY,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
 static const struct cli_opt analyze_opts[] = {
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
-    {"json", OPT_JSON, NULL, "one JSON document (schema 1, see tcpsift(1))"},
+    {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift(1))"},
     {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
@@ -61,6 +62,8 @@ static const struct cli_opt analyze_opts[] = {
     {"reorder-window", OPT_REORDER_WINDOW, "MS",
      "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
     {"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
+    {"report-memory", OPT_REPORT_MEMORY, "MIB",
+     "ended connections kept in memory for text/JSON (64); the rest in $TMPDIR"},
     {"frames", OPT_FRAMES, NULL,
      "per-frame verdicts as events too: retransmission, dup_ack, out_of_order, ..."},
     {"frames-csv", OPT_FRAMES_CSV, "FILE", "the per-frame verdicts as CSV rows into FILE"},
@@ -85,6 +88,7 @@ struct analyze_cfg {
 	int progress; /* -1 auto (terminal), 0 off, 1 on */
 	bool quiet;
 	uint32_t max_events;
+	size_t report_memory; /* bytes; SIZE_MAX: the default */
 	struct eng_config eng;
 	bool fail_on;
 	struct fo_expr fail_expr;
@@ -158,6 +162,11 @@ static int on_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_QUEUE_PER_FILE:
 		cfg->queue_per_file = true;
+		break;
+	case OPT_REPORT_MEMORY:
+		if (cli_parse_u64(arg, 0, 1u << 20, &v) < 0)
+			return bad_value("report-memory", arg, "MiB from 0 to 1048576");
+		cfg->report_memory = (size_t)v << 20;
 		break;
 	case OPT_MAX_FLOWS:
 		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)
@@ -284,7 +293,8 @@ static bool input_decodable(const struct src_input *in)
 
 int analyze_main(int argc, char **argv)
 {
-	struct analyze_cfg cfg = {.format = REP_TEXT, .progress = -1, .max_events = 100000};
+	struct analyze_cfg cfg = {
+	    .format = REP_TEXT, .progress = -1, .max_events = 100000, .report_memory = SIZE_MAX};
 	char err[512];
 	int rc;
 
@@ -344,7 +354,11 @@ int analyze_main(int argc, char **argv)
 				  .frames = cfg.frames,
 				  .frames_csv = csv,
 				  .input_names = names,
-				  .ninput_names = names ? ninputs : 0};
+				  .ninput_names = names ? ninputs : 0,
+				  /* 0 MiB asked: spill every connection (1 byte is below one) */
+				  .conn_mem = cfg.report_memory == SIZE_MAX ? 0
+					      : cfg.report_memory	    ? cfg.report_memory
+									    : 1};
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
 	struct sum_sink sink = rep ? rep_sink(rep) : (struct sum_sink){0};
 	struct engine *eng = rep ? eng_new(&cfg.eng, &sink, err, sizeof(err)) : NULL;

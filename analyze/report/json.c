@@ -536,7 +536,7 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	put_key(&w, "connections", true);
 	jo_w_raw(&w, "[");
 	for (size_t k = 0; k < d->nconns && !w.err; k++) {
-		rep_jw_conn(&w, &d->conns[k], NULL);
+		rep_jw_conn(&w, rep_conn_at(d, k), NULL);
 		if (k + 1 < d->nconns)
 			jo_w_raw(&w, ",\n");
 		jo_w_commit(&w);

@@ -1,5 +1,6 @@
 /* report.c - the collecting end of the engine's sink, and shared reporter helpers. */
 #include "analyze/report/report.h"
+#include "analyze/report/connstore.h"
 #include "analyze/report/jsonout.h"
 
 #include <arpa/inet.h>
@@ -10,8 +11,7 @@
 
 struct report {
 	struct rep_config cfg;
-	struct sum_conn *conns;
-	size_t nconns, conns_cap;
+	struct cs_store *conns; /* text and JSON: every connection, by id */
 	struct sum_event *events;
 	size_t nevents, events_cap;
 	uint64_t events_dropped;
@@ -125,17 +125,9 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 			note_write_error(r, r->ndjson.err, r->ndjson.sys_errno);
 		return;
 	}
-	if (r->nconns == r->conns_cap) {
-		size_t cap = r->conns_cap ? r->conns_cap * 2 : 256;
-		struct sum_conn *n = realloc(r->conns, cap * sizeof(*n));
-		if (!n) {
-			note_write_error(r, ERR_NOMEM, 0);
-			return;
-		}
-		r->conns = n;
-		r->conns_cap = cap;
-	}
-	r->conns[r->nconns++] = *c;
+	int rc = cs_put(r->conns, c);
+	if (rc < 0)
+		note_write_error(r, rc, errno);
 }
 
 static void on_event(void *ctx, const struct sum_event *e)
@@ -253,6 +245,11 @@ struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen
 		return NULL;
 	}
 	r->cfg = *cfg;
+	r->conns = cs_new(cfg->conn_mem ? cfg->conn_mem : REP_CONN_MEM_DEFAULT, errbuf, errlen);
+	if (!r->conns) {
+		free(r);
+		return NULL;
+	}
 	jo_w_init(&r->ndjson, cfg->out, 0, 0);
 	if (cfg->frames_csv)
 		fputs(rep_csv_header, cfg->frames_csv);
@@ -265,12 +262,6 @@ struct sum_sink rep_sink(struct report *r)
 	return s;
 }
 
-static int by_conn_id(const void *a, const void *b)
-{
-	uint64_t x = ((const struct sum_conn *)a)->id, y = ((const struct sum_conn *)b)->id;
-	return (x > y) - (x < y);
-}
-
 int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t errlen)
 {
 	struct rep_data d = {0};
@@ -280,12 +271,14 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		rep_write_error(r->write_error, r->write_errno, errbuf, errlen);
 		return r->write_error;
 	}
-	/* Connections end in any order (idle, evicted, drained): report them in
-	 * the order of their first packet. */
-	if (r->nconns)
-		qsort(r->conns, r->nconns, sizeof(*r->conns), by_conn_id);
-	d.conns = r->conns;
-	d.nconns = r->nconns;
+	/* Connections end in any order (idle, evicted, drained): the store
+	 * hands them back in the order of their first packet (by id). */
+	rc = cs_finish(r->conns, &d.conns, &d.nconns);
+	if (rc < 0) {
+		rep_write_error(rc, errno, errbuf, errlen);
+		return rc;
+	}
+	d.store = r->conns;
 	d.events = r->events;
 	d.nevents = r->nevents;
 	d.events_dropped = r->events_dropped;
@@ -325,7 +318,7 @@ void rep_free(struct report *r)
 {
 	if (!r)
 		return;
-	free(r->conns);
+	cs_free(r->conns);
 	free(r->events);
 	jo_w_free(&r->ndjson);
 	free(r);
@@ -370,4 +363,11 @@ void rep_fmt_dur(char *buf, size_t len, int64_t ns)
 		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
 	else
 		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+}
+
+const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k)
+{
+	if (d->store && (k & 1023) == 0 && k >= 2048)
+		cs_release(d->store, k - 2048, k - 1024);
+	return &d->conns[k];
 }

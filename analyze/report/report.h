@@ -37,7 +37,12 @@ struct rep_config {
 	/* Input file names by struct pkt.input, for CSV rows (borrowed). */
 	const char *const *input_names;
 	unsigned ninput_names;
+	/* Connection summaries kept in memory for text/JSON beyond this go to a
+	 * temporary file (connstore.h); 0: REP_CONN_MEM_DEFAULT. */
+	size_t conn_mem;
 };
+
+#define REP_CONN_MEM_DEFAULT (64u << 20)
 
 /* Everything about the run that is not a connection or an event. */
 struct rep_run {
@@ -96,9 +101,12 @@ struct rep_frame_list {
 	} ex[REP_FRAME_EXAMPLES];
 };
 
+struct cs_store;
+
 struct rep_data {
-	const struct sum_conn *conns; /* sorted by id */
+	const struct sum_conn *conns; /* sorted by id: read them with rep_conn_at() */
 	size_t nconns;
+	const struct cs_store *store;	/* where conns live (NULL: plain memory) */
 	const struct sum_event *events; /* in the order found */
 	size_t nevents;
 	uint64_t events_dropped;
@@ -106,6 +114,12 @@ struct rep_data {
 	/* By per-frame verdict type (SUM_EV_RETRANS ..), the others empty. */
 	const struct rep_frame_list *frames;
 };
+
+/* Connection k of d (k < d->nconns). Loops walking the connections in
+ * order read them through this: every 1024 it lets the store drop the
+ * stretch well behind k (a pointer kept from there stays valid), so a
+ * spilled million-connection report is walked in bounded memory. */
+const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k);
 
 /* "    frames 12, 57, 98 ...\n    tshark -r FILE -Y 'frame.number in {12,57,98}'\n"
  * for the examples of l (one tshark line per input they come from). */

@@ -83,7 +83,7 @@ static void examples(FILE *out, const struct rep_data *d, size_t metric)
 	size_t more = 0;
 
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct sum_conn *c = &d->conns[k];
+		const struct sum_conn *c = rep_conn_at(d, k);
 		uint64_t v = both_dirs(c, metric);
 		if (!v)
 			continue;
@@ -321,7 +321,7 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 	fprintf(out, "%3s %-20s %-20s %6s %5s %5s %4s %4s %-15s %s\n", "id", "client", "server",
 		"dur s", "c>s", "s>c", "retr", "ooo", "rtt mn/av/mx", "state");
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct sum_conn *c = &d->conns[k];
+		const struct sum_conn *c = rep_conn_at(d, k);
 		char cl[32], sv[32], up[16], down[16], dur[16], rtt[64];
 		double secs = (double)(c->last_ts - c->first_ts) / 1e9;
 

@@ -172,7 +172,7 @@ static void mtu_text(FILE *out, const struct rep_data *d, const struct rep_run *
 
 	(void)run;
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct sum_conn *c = &d->conns[k];
+		const struct sum_conn *c = rep_conn_at(d, k);
 		if (!c->det.mtu.misaligned)
 			continue;
 		/* Collapses first would need a sort; a cap keeps text short. */
@@ -183,12 +183,13 @@ static void mtu_text(FILE *out, const struct rep_data *d, const struct rep_run *
 		fprintf(out, "      ... and %u more connections with a misaligned MTU\n",
 			shown - 5);
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct mtu_summary *s = &d->conns[k].det.mtu;
+		const struct mtu_summary *s = &rep_conn_at(d, k)->det.mtu;
 		if (s->icmp_too_big) {
 			fprintf(out,
 				"  PMTU: conn %" PRIu64 " got %" PRIu32
 				" ICMP too-big message%s quoting its segments",
-				d->conns[k].id, s->icmp_too_big, s->icmp_too_big == 1 ? "" : "s");
+				rep_conn_at(d, k)->id, s->icmp_too_big,
+				s->icmp_too_big == 1 ? "" : "s");
 			if (s->icmp_mtu)
 				fprintf(out, " (next-hop MTU %" PRIu32 ")", s->icmp_mtu);
 			fputs("\n", out);
@@ -199,7 +200,7 @@ static void mtu_text(FILE *out, const struct rep_data *d, const struct rep_run *
 			    "  PMTU black hole: conn %" PRIu64 ": full-size segments (MTU %" PRIu32
 			    ") re-sent %" PRIu32 " times by RTO until they shrank to MTU %" PRIu32
 			    "\n      (%" PRIu32 " episode%s; RFC 4821, Linux tcp_mtu_probing)\n",
-			    d->conns[k].id, s->blackhole_mtu, s->blackhole_resends,
+			    rep_conn_at(d, k)->id, s->blackhole_mtu, s->blackhole_resends,
 			    s->blackhole_shrunk_mtu, s->blackholes, s->blackholes == 1 ? "" : "s");
 	}
 }

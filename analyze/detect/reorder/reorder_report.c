@@ -52,7 +52,7 @@ static void text_across_queues(FILE *out, const struct rep_data *d)
 		"      that arrived on another queue:\n",
 		d->tot.det.reorder.across_queues);
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct reorder_summary *s = &d->conns[k].det.reorder;
+		const struct reorder_summary *s = &rep_conn_at(d, k)->det.reorder;
 		if (!s->reorder_on_queue_switch)
 			continue;
 		if (shown++ == REORDER_TEXT_EXAMPLES) {
@@ -60,7 +60,8 @@ static void text_across_queues(FILE *out, const struct rep_data *d)
 			break;
 		}
 		fprintf(out, "      %" PRIu32 " of %" PRIu32 " in conn %" PRIu64 " (%" PRIu32 " ",
-			s->reorder_on_queue_switch, s->events, d->conns[k].id, s->queues_used);
+			s->reorder_on_queue_switch, s->events, rep_conn_at(d, k)->id,
+			s->queues_used);
 		queue_range(out, s);
 		fprintf(out, " used, %" PRIu32 " switch%s)\n", s->queue_switches,
 			s->queue_switches == 1 ? "" : "es");
@@ -78,14 +79,14 @@ static void reorder_text(FILE *out, const struct rep_data *d, const struct rep_r
 
 	(void)run;
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct reorder_summary *s = &d->conns[k].det.reorder;
+		const struct reorder_summary *s = &rep_conn_at(d, k)->det.reorder;
 		events += s->events;
 		ack_reordering += s->ack_reordering;
 		if (s->events && (!worst || s->max_extent > worst->det.reorder.max_extent))
-			worst = &d->conns[k];
+			worst = rep_conn_at(d, k);
 		if (s->ack_reordering &&
 		    (!acks || s->ack_reordering > acks->det.reorder.ack_reordering))
-			acks = &d->conns[k];
+			acks = rep_conn_at(d, k);
 	}
 	if (d->tot.det.reorder.across_queues)
 		text_across_queues(out, d);

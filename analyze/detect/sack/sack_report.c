@@ -218,7 +218,7 @@ static void sack_text(FILE *out, const struct rep_data *d, const struct rep_run 
 	size_t nshown = 0, more = 0;
 
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct sum_conn *c = &d->conns[k];
+		const struct sum_conn *c = rep_conn_at(d, k);
 		if (!c->det.sack.holes)
 			continue;
 		if (nshown < REP_SACK_MAX_CONNS)
@@ -237,13 +237,13 @@ static void sack_text(FILE *out, const struct rep_data *d, const struct rep_run 
 			"  SACK holes: ... and %zu more connections (%" PRIu64 " holes in all)\n",
 			more, t->holes);
 	for (size_t k = 0; k < d->nconns; k++) {
-		const struct sackb_summary *s = &d->conns[k].det.sack;
+		const struct sackb_summary *s = &rep_conn_at(d, k)->det.sack;
 		if (s->reneging)
 			fprintf(out,
 				"  SACK reneging: %" PRIu32 " in conn %" PRIu64
 				": the receiver dropped "
 				"%" PRIu64 " bytes it had SACKed (RFC 2018 sec. 8)\n",
-				s->reneging, d->conns[k].id, s->reneged_bytes);
+				s->reneging, rep_conn_at(d, k)->id, s->reneged_bytes);
 	}
 }
 

@@ -1,0 +1,234 @@
+/* connstore.c - connection summaries by id, in memory or spilled to an unlinked file. */
+#include "analyze/report/connstore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/err.h"
+
+#define CS_REC sizeof(struct sum_conn)
+
+struct cs_store {
+	size_t mem_cap;
+	struct sum_conn *mem; /* slot id - 1, before spilling */
+	size_t mem_slots;
+	uint64_t *present; /* bit id - 1: that id was put */
+	size_t present_words;
+	uint64_t max_id;
+	int fd; /* the spill file, -1 before */
+	struct sum_conn *map;
+	size_t map_len;
+	bool finished;
+};
+
+struct cs_store *cs_new(size_t mem_cap, char *errbuf, size_t errlen)
+{
+	struct cs_store *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	s->mem_cap = mem_cap;
+	s->fd = -1;
+	return s;
+}
+
+static int grow_present(struct cs_store *s, uint64_t id)
+{
+	size_t words = (size_t)((id + 63) / 64);
+
+	if (words <= s->present_words)
+		return 0;
+	size_t n = s->present_words ? s->present_words : 16;
+	while (n < words)
+		n *= 2;
+	uint64_t *p = realloc(s->present, n * sizeof(*p));
+	if (!p)
+		return ERR_NOMEM;
+	memset(p + s->present_words, 0, (n - s->present_words) * sizeof(*p));
+	s->present = p;
+	s->present_words = n;
+	return 0;
+}
+
+static bool is_present(const struct cs_store *s, uint64_t i)
+{
+	return s->present[i / 64] >> (i % 64) & 1;
+}
+
+/* An unlinked file in $TMPDIR (else /tmp): gone when the process is. */
+static int open_spill(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	/* A file system without O_TMPFILE: create, then unlink at once. */
+	snprintf(path, sizeof(path), "%s/tcpsift-conns-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static int write_at(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return ERR_SYSTEM;
+		}
+		p += w;
+		off += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* From memory to the file: everything put so far at its slot. */
+static int spill(struct cs_store *s)
+{
+	s->fd = open_spill();
+	if (s->fd < 0)
+		return ERR_SYSTEM;
+	if (s->max_id && write_at(s->fd, s->mem, (size_t)s->max_id * CS_REC, 0) < 0)
+		return ERR_SYSTEM;
+	free(s->mem);
+	s->mem = NULL;
+	s->mem_slots = 0;
+	return 0;
+}
+
+int cs_put(struct cs_store *s, const struct sum_conn *c)
+{
+	uint64_t id = c->id;
+	int rc;
+
+	if (s->finished || id == 0)
+		return ERR_USAGE;
+	if ((rc = grow_present(s, id)) < 0)
+		return rc;
+	if (s->fd < 0 && id * CS_REC > s->mem_cap && (rc = spill(s)) < 0)
+		return rc;
+	if (s->fd >= 0) {
+		if ((rc = write_at(s->fd, c, CS_REC, (off_t)((id - 1) * CS_REC))) < 0)
+			return rc;
+	} else {
+		if (id > s->mem_slots) {
+			size_t n = s->mem_slots ? s->mem_slots : 256;
+			while (n < id)
+				n *= 2;
+			if (n * CS_REC > s->mem_cap)
+				n = s->mem_cap / CS_REC > id ? s->mem_cap / CS_REC : (size_t)id;
+			struct sum_conn *m = realloc(s->mem, n * CS_REC);
+			if (!m)
+				return ERR_NOMEM;
+			memset(m + s->mem_slots, 0, (n - s->mem_slots) * CS_REC);
+			s->mem = m;
+			s->mem_slots = n;
+		}
+		s->mem[id - 1] = *c;
+	}
+	s->present[(id - 1) / 64] |= 1ull << ((id - 1) % 64);
+	if (id > s->max_id)
+		s->max_id = id;
+	return 0;
+}
+
+/* Slide the present records of a down over the holes; the count. Pages
+ * already passed are let go as it goes (a spilled store may be large). */
+static size_t compact(struct cs_store *s, struct sum_conn *a)
+{
+	size_t n = 0, released = 0;
+
+	for (uint64_t i = 0; i < s->max_id; i++) {
+		if (!is_present(s, i))
+			continue;
+		if (n != i)
+			a[n] = a[i];
+		n++;
+		if ((i & 1023) == 1023 && n > released + 2048) {
+			cs_release(s, released, n - 1024);
+			released = n - 1024;
+		}
+	}
+	return n;
+}
+
+int cs_finish(struct cs_store *s, const struct sum_conn **conns, size_t *n)
+{
+	size_t have = 0;
+
+	for (size_t w = 0; w < s->present_words; w++)
+		have += (size_t)__builtin_popcountll(s->present[w]);
+	s->finished = true;
+	*conns = NULL;
+	*n = 0;
+	if (s->max_id == 0)
+		return 0;
+	if (s->fd < 0) {
+		*n = have == s->max_id ? have : compact(s, s->mem);
+		*conns = s->mem;
+		return 0;
+	}
+	s->map_len = (size_t)s->max_id * CS_REC;
+	void *m = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (m == MAP_FAILED) {
+		s->map_len = 0;
+		return ERR_SYSTEM;
+	}
+	s->map = m;
+	madvise(m, s->map_len, MADV_SEQUENTIAL);
+	*n = have == s->max_id ? have : compact(s, s->map);
+	*conns = s->map;
+	return 0;
+}
+
+void cs_release(const struct cs_store *s, size_t from, size_t to)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	if (!s->map || to <= from || pg <= 0)
+		return;
+	uintptr_t lo = (uintptr_t)s->map + from * CS_REC, hi = (uintptr_t)s->map + to * CS_REC;
+	lo = (lo + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	hi &= ~((uintptr_t)pg - 1);
+	/* Shared file pages: dropping them from the mapping loses nothing,
+	 * the page cache and the file keep the data. */
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+int cs_spilled(const struct cs_store *s)
+{
+	return s->fd >= 0;
+}
+
+void cs_free(struct cs_store *s)
+{
+	if (!s)
+		return;
+	if (s->map)
+		munmap(s->map, s->map_len);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->mem);
+	free(s->present);
+	free(s);
+}
