@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "analyze/engine/decode.h"
 #include "analyze/engine/engine.h"
+#include "analyze/engine/shard.h"
 #include "analyze/report/failon.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
@@ -45,6 +47,7 @@ enum opt_id {
 	OPT_FRAMES,
 	OPT_FRAMES_CSV,
 	OPT_REPORT_MEMORY,
+	OPT_SHARD,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -72,6 +75,8 @@ static const struct cli_opt analyze_opts[] = {
     {"stall-rtt-factor", OPT_STALL_RTT_FACTOR, "N", "nor shorter than N times the min RTT (4)"},
     {"no-detectors", OPT_NO_DETECTORS, NULL,
      "skip the detectors (stalls, SACK, queues, MTU): their findings null"},
+    {"shard", OPT_SHARD, "K/N",
+     "only the connections of shard K of N (a 4-tuple hash, see SHARDS)"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
     {"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
     {"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
@@ -131,6 +136,24 @@ static int parse_ms(const char *s, double max_ms, int64_t *out_ns)
 	if (errno || end == s || *end || !(v >= 0) || v > max_ms)
 		return -1;
 	*out_ns = (int64_t)(v * 1e6);
+	return 0;
+}
+
+/* "K/N" of --shard: 1 <= K <= N <= SHARD_MAX. */
+static int parse_shard(const char *s, uint32_t *k, uint32_t *n)
+{
+	char kbuf[16];
+	const char *slash = strchr(s, '/');
+	uint64_t kv, nv;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(kbuf))
+		return -1;
+	memcpy(kbuf, s, (size_t)(slash - s));
+	kbuf[slash - s] = '\0';
+	if (cli_parse_u64(slash + 1, 1, SHARD_MAX, &nv) < 0 || cli_parse_u64(kbuf, 1, nv, &kv) < 0)
+		return -1;
+	*k = (uint32_t)kv;
+	*n = (uint32_t)nv;
 	return 0;
 }
 
@@ -214,6 +237,10 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_FRAMES_CSV:
 		cfg->frames_csv = arg;
 		break;
+	case OPT_SHARD:
+		if (parse_shard(arg, &cfg->eng.shard_k, &cfg->eng.shard_n) < 0)
+			return bad_value("shard", arg, "K/N with 1 <= K <= N <= 65536");
+		break;
 	case OPT_STALL_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)
 			return bad_value("stall-min", arg, "milliseconds, 0 to 600000");
@@ -257,27 +284,125 @@ static void on_signal(int sig)
 	analyze_stop = 1;
 }
 
+/*
+ * The progress line on stderr (a terminal, or --progress): one line
+ * rewritten in place with \r at most PROGRESS_EVERY_S apart, erased at the
+ * end, never part of the report:
+ *
+ *   42.1% 1.23 GiB/2.92 GiB  12345678 pkts 1.52 Mpkt/s  20315 live  RSS 183 MiB  ETA 0:12
+ *
+ * Percent, total and ETA need every input's size (not stdin, not compressed).
+ */
 struct progress {
-	bool on;
+	bool on, drawn;
 	double start, last;
 	uint64_t last_packets;
+	int width; /* the terminal's columns; 0 when not a terminal */
 };
 
-static void progress_tick(struct progress *pr, const struct source *src, uint64_t packets)
+#define PROGRESS_EVERY_S 0.25
+
+static void progress_start(struct progress *pr, bool on)
+{
+	struct winsize ws;
+
+	pr->on = on;
+	pr->start = clock_now_s();
+	pr->last = pr->start - PROGRESS_EVERY_S; /* the first check draws */
+	if (on && isatty(2) && ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		pr->width = ws.ws_col;
+}
+
+/* "12.3 M" style: v in units of 1000 (packets) or 1024 (bytes, "Ki" ...). */
+static void fmt_units(char *buf, size_t len, double v, bool binary, const char *unit)
+{
+	static const char *const dec[] = {"", "k", "M", "G", "T"};
+	static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti"};
+	double step = binary ? 1024 : 1000;
+	unsigned k = 0;
+
+	while (v >= step * 0.9995 && k < 4) {
+		v /= step;
+		k++;
+	}
+	if (k == 0)
+		snprintf(buf, len, "%.0f %s", v, unit);
+	else
+		snprintf(buf, len, "%.*f %s%s",
+			 v < 9.95   ? 2
+			 : v < 99.5 ? 1
+				    : 0,
+			 v, binary ? bin[k] : dec[k], unit);
+}
+
+/* Resident memory now (/proc/self/statm, pages), or 0 when unknown. */
+static uint64_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long long size, resident;
+	long page = sysconf(_SC_PAGESIZE);
+	int got;
+
+	if (!f)
+		return 0;
+	got = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	return got == 2 && page > 0 ? (uint64_t)resident * (uint64_t)page : 0;
+}
+
+static void progress_tick(struct progress *pr, const struct source *src, const struct engine *eng,
+			  uint64_t packets)
 {
 	double t = clock_now_s();
-	if (t - pr->last < 0.25)
+	if (t - pr->last < PROGRESS_EVERY_S)
 		return;
-	double frac = src_progress(src);
-	double rate = (double)(packets - pr->last_packets) / (t - pr->last);
-	if (frac >= 0)
-		fprintf(stderr, "\ranalyze: %5.1f%%  %" PRIu64 " packets  %.2f Mpkt/s   ",
-			frac * 100, packets, rate / 1e6);
-	else
-		fprintf(stderr, "\ranalyze: %" PRIu64 " packets  %.2f Mpkt/s   ", packets,
-			rate / 1e6);
+
+	char line[256], done_s[32], total_s[32], rate_s[32], rss_s[32];
+	double since = pr->drawn ? pr->last : pr->start;
+	double rate = t > since ? (double)(packets - pr->last_packets) / (t - since) : 0;
+	uint64_t done, total;
+	bool sized = src_bytes(src, &done, &total) == 0;
+	int len = 0;
+
+	fmt_units(done_s, sizeof(done_s), (double)done, true, "B");
+	fmt_units(rate_s, sizeof(rate_s), rate, false, "pkt/s");
+	fmt_units(rss_s, sizeof(rss_s), (double)rss_bytes(), true, "B");
+	if (sized) {
+		fmt_units(total_s, sizeof(total_s), (double)total, true, "B");
+		len = snprintf(line, sizeof(line), "%5.1f%% %s/%s  ",
+			       100.0 * (double)done / (double)total, done_s, total_s);
+	} else {
+		len = snprintf(line, sizeof(line), "%s  ", done_s);
+	}
+	len += snprintf(line + len, sizeof(line) - (size_t)len,
+			"%" PRIu64 " pkts %s  %" PRIu32 " live  RSS %s", packets, rate_s,
+			eng_live_connections(eng), rss_s);
+	/* ETA from the average byte rate since the start: steadier than the last tick's. */
+	double secs = t - pr->start;
+	if (sized && done > 0 && secs > 0 && (size_t)len < sizeof(line)) {
+		double eta = (double)(total - done) / ((double)done / secs);
+		unsigned long e = eta < 360000 ? (unsigned long)(eta + 0.5) : 359999;
+		if (e >= 3600)
+			snprintf(line + len, sizeof(line) - (size_t)len, "  ETA %lu:%02lu:%02lu",
+				 e / 3600, e / 60 % 60, e % 60);
+		else
+			snprintf(line + len, sizeof(line) - (size_t)len, "  ETA %lu:%02lu", e / 60,
+				 e % 60);
+	}
+	/* Wider than the terminal would wrap, and \r would rewrite only the last row. */
+	if (pr->width > 0 && strlen(line) >= (size_t)pr->width)
+		line[pr->width - 1] = '\0';
+	fprintf(stderr, "\r%s\033[K", line);
+	pr->drawn = true;
 	pr->last = t;
 	pr->last_packets = packets;
+}
+
+/* Erase the line: the report, not the progress, is what stays. */
+static void progress_end(const struct progress *pr)
+{
+	if (pr->drawn)
+		fputs("\r\033[K", stderr);
 }
 
 /* Does the input have at least one interface of a link type we decode? */
@@ -379,21 +504,16 @@ int analyze_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	struct progress pr = {.on = cfg.progress == 1 || (cfg.progress < 0 && isatty(2))};
-	pr.start = pr.last = clock_now_s();
+	struct progress pr = {0};
+	progress_start(&pr, cfg.progress == 1 || (cfg.progress < 0 && isatty(2)));
 	struct pkt p;
 	uint64_t n = 0;
 	while (!analyze_stop && src_next(src, &p) > 0) {
 		eng_packet(eng, &p);
-		if ((++n & 0xffff) == 0 && pr.on)
-			progress_tick(&pr, src, n);
+		if ((++n & 0x3ff) == 0 && pr.on)
+			progress_tick(&pr, src, eng, n);
 	}
-	if (pr.on) {
-		double secs = clock_now_s() - pr.start;
-		fprintf(stderr,
-			"\ranalyze: done, %" PRIu64 " packets in %.2f s (%.2f Mpkt/s)\033[K\n", n,
-			secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
-	}
+	progress_end(&pr);
 	eng_finish(eng);
 
 	const struct src_input **inputs = calloc(ninputs, sizeof(*inputs));
@@ -429,7 +549,12 @@ int analyze_main(int argc, char **argv)
 	    .nvantages = vantages ? nvantages : 0,
 	    .vantage_names = vantages,
 	    .detectors = cfg.eng.detectors,
+	    .shard_k = cfg.eng.shard_k,
+	    .shard_n = cfg.eng.shard_n,
 	};
+	/* Packets the BPF filter dropped belong to no connection: shard 1's. */
+	if (cfg.eng.shard_n > 1 && cfg.eng.shard_k != 1)
+		run.filtered_out = 0;
 	if (!cfg.quiet && !input_error && run.eng.malformed[-DEC_ERR_LINKTYPE])
 		fprintf(stderr,
 			"tcpsift analyze: warning: %" PRIu64

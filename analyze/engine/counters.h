@@ -37,6 +37,7 @@ struct eng_counters {
 	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
 	uint64_t ts_backwards;	  /* packets older than the one before (never assume order) */
 	uint64_t no_memory;	  /* TCP packets dropped: no memory for their connection */
+	uint64_t other_shards;	  /* left to the other shards of --shard K/N, in no count above */
 	int64_t first_ts, last_ts;
 };
 

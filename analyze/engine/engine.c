@@ -1,5 +1,6 @@
 /* engine.c - per-packet pipeline: decode, find the connection, run the TCP engine. */
 #include "analyze/engine/engine.h"
+#include "analyze/engine/shard.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@ struct engine {
 	struct flow_table *flows;
 	struct eng_counters cnt;
 	uint64_t next_id;
+	uint64_t seen; /* packets handed in, of every shard */
 	int64_t last_sweep;
 };
 
@@ -148,24 +150,43 @@ void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct
 	flow_foreach(e->flows, summarize_live, &w);
 }
 
-void eng_packet(struct engine *e, const struct pkt *p)
+/* The stream's clock: first and last capture time, over every shard's packets. */
+static void eng_clock(struct engine *e, const struct pkt *p, bool own_stream)
 {
-	struct dec_packet d;
 	struct eng_counters *n = &e->cnt;
-	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
 
-	n->packets++;
-	n->wire_bytes += p->wirelen;
-	if (n->packets == 1) {
+	if (e->seen++ == 0) {
 		n->first_ts = n->last_ts = p->ts_ns;
 		e->last_sweep = p->ts_ns;
 	} else if (p->ts_ns < n->last_ts) {
-		n->ts_backwards++;
+		n->ts_backwards += own_stream;
 	} else {
 		n->last_ts = p->ts_ns;
 	}
 	if (p->ts_ns < n->first_ts)
 		n->first_ts = p->ts_ns;
+}
+
+void eng_packet(struct engine *e, const struct pkt *p)
+{
+	struct dec_packet d;
+	struct eng_counters *n = &e->cnt;
+	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+	uint32_t nshards = e->cfg.shard_n;
+
+	eng_clock(e, p, nshards <= 1 || e->cfg.shard_k == 1);
+	/* Sweep on every decoded packet of the stream, this shard's or not, so
+	 * that connections end idle when they would in a one-pass run. */
+	if (st >= 0 && p->ts_ns - e->last_sweep >= ENG_SWEEP_NS) {
+		flow_expire(e->flows, p->ts_ns);
+		e->last_sweep = p->ts_ns;
+	}
+	if (nshards > 1 && shard_of_packet(st, &d, nshards) != e->cfg.shard_k) {
+		n->other_shards++;
+		return;
+	}
+	n->packets++;
+	n->wire_bytes += p->wirelen;
 	if (st < 0) {
 		n->malformed[-st]++;
 		n->malformed_total++;
@@ -173,10 +194,6 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	}
 	n->status[st]++;
 
-	if (p->ts_ns - e->last_sweep >= ENG_SWEEP_NS) {
-		flow_expire(e->flows, p->ts_ns);
-		e->last_sweep = p->ts_ns;
-	}
 	if (st == DEC_ICMP) {
 		icmp_to_conn(e, &d, p);
 		return;
@@ -219,6 +236,11 @@ void eng_finish(struct engine *e)
 const struct eng_counters *eng_counters(const struct engine *e)
 {
 	return &e->cnt;
+}
+
+uint32_t eng_live_connections(const struct engine *e)
+{
+	return flow_counters(e->flows)->live;
 }
 
 const struct flow_counters *eng_flow_counters(const struct engine *e)

@@ -25,6 +25,9 @@ struct eng_config {
 	struct tcp_params tcp;
 	struct det_params det;
 	bool detectors; /* run the detectors (detect.h); off only to measure their cost */
+	/* --shard K/N: keep only shard_k's connections (analyze/engine/shard.h);
+	 * shard_n <= 1 keeps everything. */
+	uint32_t shard_k, shard_n;
 };
 
 struct engine;
@@ -32,7 +35,13 @@ struct engine;
 struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
 		       size_t errlen);
 
-/* Account one packet; p and its bytes are only borrowed for the call. */
+/*
+ * Account one packet; p and its bytes are only borrowed for the call.
+ * Under --shard K/N a packet of another shard only moves the clock (capture
+ * time, idle expiry: connections end as in a one-pass run) and counts in
+ * other_shards; packets of no connection and the stream's own counts
+ * (timestamps going backwards) are shard 1's.
+ */
 void eng_packet(struct engine *e, const struct pkt *p);
 
 /* End of input: every live connection is summarized and delivered. */
@@ -48,6 +57,9 @@ void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct
 		      void *ctx);
 
 const struct eng_counters *eng_counters(const struct engine *e);
+
+/* Connections in the flow table now (for progress lines). */
+uint32_t eng_live_connections(const struct engine *e);
 const struct flow_counters *eng_flow_counters(const struct engine *e);
 
 void eng_free(struct engine *e); /* NULL is a no-op */

@@ -347,19 +347,33 @@ uint64_t src_filtered_out(const struct source *s)
 	return s->filtered_out;
 }
 
-double src_progress(const struct source *s)
+int src_bytes(const struct source *s, uint64_t *done, uint64_t *total)
 {
-	uint64_t done = 0, total = 0;
+	bool known = true;
 
+	*done = *total = 0;
 	for (unsigned k = 0; k < s->n; k++) {
 		const struct src_reader *r = &s->in[k];
 		uint64_t size = r->sf ? sf_size(r->sf) : 0;
 		if (!size)
-			return -1;
-		total += size;
-		done += r->ended ? size : sf_offset(r->sf);
+			known = false;
+		*total += size;
+		*done += r->ended && size ? size : r->sf ? sf_offset(r->sf) : 0;
 	}
-	return total ? (double)done / (double)total : -1;
+	if (!known || !*total) {
+		*total = 0;
+		return -1;
+	}
+	return 0;
+}
+
+double src_progress(const struct source *s)
+{
+	uint64_t done, total;
+
+	if (src_bytes(s, &done, &total) < 0)
+		return -1;
+	return (double)done / (double)total;
 }
 
 void src_close(struct source *s)

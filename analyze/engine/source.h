@@ -81,6 +81,11 @@ uint64_t src_filtered_out(const struct source *s); /* packets the filter dropped
 /* Fraction of input bytes consumed, or -1 when sizes are unknown (stdin, compressed). */
 double src_progress(const struct source *s);
 
+/* Bytes consumed so far and in all (*done, *total) over the inputs: 0, or -1
+ * when a size is unknown (stdin, compressed, libtrace), with *done still the
+ * bytes read of the inputs tcpsift's own reader reads and *total 0. */
+int src_bytes(const struct source *s, uint64_t *done, uint64_t *total);
+
 void src_close(struct source *s); /* NULL is a no-op */
 
 /* Vantage points seen so far and their names ("eth0", "#0", ...). */

@@ -481,20 +481,21 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 	jo_kint(w, "events_dropped", (int64_t)d->events_dropped);
 	jo_kint(w, "filtered_out", (int64_t)run->filtered_out);
 	w_findings(w, t, run->detectors);
-	if (e->packets)
+	if (e->packets || e->other_shards) /* a shard's stream clock runs on every packet */
 		jo_ksec(w, "first_ts", e->first_ts);
 	else
 		jo_knull(w, "first_ts");
 	w_flows(w, &run->flows);
 	if (ndjson)
 		jo_kstr(w, "kind", "summary");
-	if (e->packets)
+	if (e->packets || e->other_shards)
 		jo_ksec(w, "last_ts", e->last_ts);
 	else
 		jo_knull(w, "last_ts");
 	jo_kint(w, "malformed", (int64_t)e->malformed_total);
 	w_malformed(w, e);
 	jo_kint(w, "no_memory", (int64_t)e->no_memory);
+	jo_kint(w, "other_shards", (int64_t)e->other_shards);
 	jo_kint(w, "packets", (int64_t)e->packets);
 	jo_kint(w, "snaplen_cut", (int64_t)e->snaplen_cut);
 	jo_kint(w, "tcp_packets", (int64_t)e->status[DEC_TCP]);

@@ -56,6 +56,7 @@ struct rep_run {
 	unsigned nvantages;
 	const char *const *vantage_names; /* by sum_conn.vantage */
 	bool detectors;			  /* the detectors ran (else their findings are unknown) */
+	uint32_t shard_k, shard_n;	  /* --shard K/N; shard_n 0: not sharded */
 };
 
 struct report;

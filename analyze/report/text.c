@@ -417,6 +417,11 @@ static void write_report(FILE *out, const struct rep_data *d, const struct rep_r
 		run->version, run->ninputs, run->ninputs == 1 ? "" : "s", e->packets,
 		e->status[DEC_TCP], e->malformed_total, run->flows.created);
 	write_inputs(out, run);
+	if (run->shard_n > 1)
+		fprintf(out,
+			"  shard %u of %u: %" PRIu64
+			" packets left to the other shards (--shard)\n",
+			run->shard_k, run->shard_n, e->other_shards);
 	if (run->filter)
 		fprintf(out, "  filter: %s (%" PRIu64 " packets filtered out)\n", run->filter,
 			run->filtered_out);

@@ -31,15 +31,33 @@ for w in "make demo" "make check"; do
 done
 w=$(groff -man -Tutf8 -ww -z man/tcpsift.1 2>&1); [ -z "$w" ] && t_pass "man page renders cleanly" || t_fail "man page warnings: $w"
 
-# Progress goes to stderr only, never into the report.
+# Progress goes to stderr only, never into the report: one line rewritten
+# with \r (percent, bytes of the total, packets, rate, live connections,
+# RSS, ETA), erased at the end.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for _ in $(seq 40); do cat samples/demo-http-loss.pcapng; done >"$tmp/many.pcapng" # sections concatenate
+"$bin" analyze --json --no-progress "$tmp/many.pcapng" >"$tmp/quiet.json" 2>/dev/null
 "$bin" analyze --json --progress "$tmp/many.pcapng" >"$tmp/out.json" 2>"$tmp/err"
-if grep -q 'analyze:.*packets' "$tmp/err" && python3 -m json.tool "$tmp/out.json" >/dev/null; then
-	t_pass "--progress on stderr, JSON intact"
+line=$(tr '\r' '\n' <"$tmp/err" | grep -m1 .)
+if cmp -s "$tmp/out.json" "$tmp/quiet.json"; then t_pass "--progress: the JSON is the same byte for byte"; else
+	t_fail "--progress changes the JSON"; fi
+if echo "$line" | grep -qE '^ *[0-9.]+% [0-9.]+ [KMG]?i?B/[0-9.]+ [KMG]?i?B  [0-9]+ pkts [0-9.]+ [kMG]?pkt/s  [0-9]+ live  RSS [0-9.]+ [KMG]?i?B  ETA [0-9:]+'; then
+	t_pass "--progress: percent, bytes, packets, rate, live, RSS, ETA"
 else
-	t_fail "--progress: stderr $(head -c 200 "$tmp/err")"
+	t_fail "--progress line: $(head -c 200 "$tmp/err" | cat -v)"
+fi
+case "$(tail -c 4 "$tmp/err" | od -An -c | tr -d ' ')" in
+'\r033[K') t_pass "--progress: the line is erased at the end" ;;
+*) t_fail "--progress: stderr ends with $(tail -c 20 "$tmp/err" | cat -v)" ;;
+esac
+# A pipe has no size: no percent, no ETA, the rest still there.
+cat "$tmp/many.pcapng" | "$bin" analyze --json --progress - >/dev/null 2>"$tmp/err"
+line=$(tr '\r' '\n' <"$tmp/err" | grep -m1 .)
+if echo "$line" | grep -qE '^[0-9.]+ [KMG]?i?B  [0-9]+ pkts .* live  RSS ' && ! echo "$line" | grep -q ETA; then
+	t_pass "--progress on stdin: no percent or ETA"
+else
+	t_fail "--progress on stdin: $(head -c 200 "$tmp/err" | cat -v)"
 fi
 "$bin" analyze --json "$tmp/many.pcapng" 2>"$tmp/err2" >/dev/null
 [ ! -s "$tmp/err2" ] && t_pass "no progress when stderr is not a terminal" ||
