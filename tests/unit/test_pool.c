@@ -86,5 +86,5 @@ int main(void)
 	test_get();
 	test_reuse();
 	test_sizes();
-	return unit_done("test_pool");
+	return unit_done("pool");
 }
