@@ -248,7 +248,8 @@ struct det_states {
 };
 
 struct tcp_conn {
-	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
+	struct sum_conn_ident info; /* identity, roles, flags, detectors' results; stats
+				       live in half[].st (tcp_summarize() joins them) */
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
