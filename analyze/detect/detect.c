@@ -63,6 +63,45 @@ void det_finish(struct tcp_conn *c, const struct det_env *env)
 			det_table[k]->finish(c, env);
 }
 
+int det_pools_init(struct det_pools *dp)
+{
+	memset(dp, 0, sizeof(*dp));
+#define DET_COLD(name, prefix)                                                                     \
+	if (!(dp->name = pool_new(sizeof(struct prefix##_state), 0)))                              \
+		goto nomem;
+#include "analyze/detect/detectors.h"
+	return 0;
+nomem:
+	det_pools_free(dp);
+	return -1;
+}
+
+void det_pools_free(struct det_pools *dp)
+{
+#define DET_COLD(name, prefix)                                                                     \
+	pool_free(dp->name);                                                                       \
+	dp->name = NULL;
+#include "analyze/detect/detectors.h"
+}
+
+uint64_t det_pools_failed(const struct det_pools *dp)
+{
+	uint64_t n = 0;
+#define DET_COLD(name, prefix) n += dp->name ? pool_stats(dp->name)->failed : 0;
+#include "analyze/detect/detectors.h"
+	return n;
+}
+
+void det_release(struct tcp_conn *c, const struct det_env *env)
+{
+#define DET_COLD(name, prefix)                                                                     \
+	if (c->det.name) {                                                                         \
+		pool_put(env->pools->name, c->det.name);                                           \
+		c->det.name = NULL;                                                                \
+	}
+#include "analyze/detect/detectors.h"
+}
+
 void det_event_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,
 		    enum sum_dir_id dir, int64_t ts, uint64_t frame, uint32_t input)
 {

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "analyze/engine/decode.h"
+#include "analyze/engine/pool.h"
 #include "analyze/engine/summary.h"
 #include "analyze/engine/tcp.h"
 #include "common/pkt.h"
@@ -40,10 +41,37 @@ struct det_params {
 #define DET_DEFAULT_STALL_MIN_NS     (10ll * 1000000ll)
 #define DET_DEFAULT_STALL_RTT_FACTOR 4u
 
+/*
+ * Where the cold state of the detectors that declare it (DET_COLD in their
+ * .def) comes from: one pool of fixed-size blocks each, owned by whoever
+ * runs the detectors (the engine), so memory follows the live connections
+ * that needed the state, not the packets.
+ */
+struct det_pools {
+#define DET_COLD(name, prefix) struct pool *name;
+#include "analyze/detect/detectors.h"
+};
+
 struct det_env {
 	const struct det_params *prm;
 	const struct sum_sink *sink; /* may be NULL */
+	struct det_pools *pools;     /* the cold states' pools */
 };
+
+/*
+ * c's cold state of detector name (DET_COLD), allocated zeroed on the first
+ * call: NULL only when memory ran out (the detector then skips the work;
+ * the pool counts it, det_pools_failed()). det_release() returns it.
+ */
+#define DET_COLD_GET(c, env, name)                                                                 \
+	((c)->det.name ? (c)->det.name : ((c)->det.name = pool_get((env)->pools->name)))
+
+/* Create the pools (0), or -1 when out of memory (nothing left allocated). */
+int det_pools_init(struct det_pools *dp);
+/* Free the pools and every block in them; a zeroed struct is a no-op. */
+void det_pools_free(struct det_pools *dp);
+/* Cold states not allocated because memory ran out. */
+uint64_t det_pools_failed(const struct det_pools *dp);
 
 /*
  * What a detector does besides prefix_segment(c, env), which det_segment()
@@ -70,6 +98,9 @@ void det_segment(struct tcp_conn *c, const struct det_env *env);
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 	      const struct det_env *env);
 void det_finish(struct tcp_conn *c, const struct det_env *env);
+/* Return c's cold states to env's pools (after det_finish(), or instead of
+ * it when the connection is dropped); c may be reused after tcp_conn_init(). */
+void det_release(struct tcp_conn *c, const struct det_env *env);
 
 /* Fill a new event of c, as tcp.c does for its own. */
 void det_event_init(struct sum_event *e, enum sum_event_type type, const struct tcp_conn *c,

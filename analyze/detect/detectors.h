@@ -18,6 +18,14 @@
  *                             state every segment touches (analyze/engine/tcp.h)
  *   DET_BEFORE(prefix)        prefix_before() sees a connection before each
  *                             packet changes it
+ *   DET_STATE(name, prefix)   struct prefix_state lives in the connection
+ *                             (c->det.name, zeroed when it starts)
+ *   DET_COLD(name, prefix)    or: it is allocated on first need, from a
+ *                             pool the engine owns (struct det_pools), and
+ *                             returned when the connection ends: c->det.name
+ *                             is a pointer, NULL until DET_COLD_GET()
+ *                             (analyze/detect/detect.h). For state most
+ *                             connections never touch.
  *   DET_DETAIL(type, member)  its events carry `type member` in sum_event.u
  *   DET_EVENT(enum, name, detector)   an event type it emits, named in JSON
  *
@@ -34,6 +42,12 @@
 #ifndef DET_BEFORE
 #define DET_BEFORE(prefix)
 #endif
+#ifndef DET_STATE
+#define DET_STATE(name, prefix)
+#endif
+#ifndef DET_COLD
+#define DET_COLD(name, prefix)
+#endif
 #ifndef DET_DETAIL
 #define DET_DETAIL(type, member)
 #endif
@@ -49,5 +63,7 @@
 #undef DETECTOR
 #undef DET_HOT
 #undef DET_BEFORE
+#undef DET_STATE
+#undef DET_COLD
 #undef DET_DETAIL
 #undef DET_EVENT

@@ -10,6 +10,7 @@ struct engine {
 	struct eng_config cfg;
 	struct sum_sink sink;
 	struct det_env env;
+	struct det_pools pools; /* the detectors' cold state (env.pools) */
 	struct flow_table *flows;
 	struct eng_counters cnt;
 	uint64_t next_id;
@@ -40,6 +41,7 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 		det_finish(c, &e->env);
 	tcp_summarize(c, &s);
 	tcp_conn_release(c);
+	det_release(c, &e->env);
 	s.evicted = why == FLOW_END_EVICTED;
 	if (e->sink.conn)
 		e->sink.conn(e->sink.ctx, &s);
@@ -47,8 +49,10 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 
 static void release_conn(void *ctx, struct tcp_conn *c)
 {
-	(void)ctx;
+	struct engine *e = ctx;
+
 	tcp_conn_release(c);
+	det_release(c, &e->env);
 }
 
 struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
@@ -65,8 +69,15 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 		e->sink = *sink;
 	e->env.prm = &e->cfg.det;
 	e->env.sink = &e->sink;
+	e->env.pools = &e->pools;
+	if (det_pools_init(&e->pools) < 0) {
+		snprintf(errbuf, errlen, "out of memory");
+		free(e);
+		return NULL;
+	}
 	e->flows = flow_new(&cfg->flow, conn_ended, e, errbuf, errlen);
 	if (!e->flows) {
+		det_pools_free(&e->pools);
 		free(e);
 		return NULL;
 	}
@@ -78,8 +89,9 @@ void eng_free(struct engine *e)
 	if (!e)
 		return;
 	if (e->flows)
-		flow_foreach_mut(e->flows, release_conn, NULL); /* ended without eng_finish() */
+		flow_foreach_mut(e->flows, release_conn, e); /* ended without eng_finish() */
 	flow_free(e->flows);
+	det_pools_free(&e->pools);
 	free(e);
 }
 

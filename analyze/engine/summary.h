@@ -117,30 +117,51 @@ enum sum_state {
 	SUM_STATE_COUNT,
 };
 
-struct sum_conn {
-	uint64_t id; /* 1-based, in order of first packet */
-	struct dec_addr client, server;
-	uint16_t client_port, server_port;
-	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */
-	int64_t first_ts, last_ts;
-	uint32_t first_input;		  /* input file of the first packet */
-	uint32_t last_input;		  /* input file of the last packet */
-	uint32_t vantage;		  /* observation point (analyze/engine/source.h) */
-	uint64_t first_frame, last_frame; /* frame numbers within their input */
-	enum sum_state state;
-	bool wscale_known;	  /* both SYNs seen, so windows can be scaled */
-	bool sack_permitted;	  /* both SYNs carried SACK-permitted */
-	bool timestamps;	  /* both SYNs carried timestamps */
-	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */
-	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */
-	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */
-	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */
-	struct sum_dir dir[SUM_DIR_COUNT];
-	/* What each detector concluded (analyze/detect/detectors.h). */
-	struct {
+/* What each detector concluded about a connection (analyze/detect/detectors.h). */
+struct sum_det {
 #define DETECTOR(name, prefix) struct prefix##_summary name;
 #include "analyze/detect/detectors.h"
-	} det;
+};
+
+/*
+ * A connection's summary but its per-direction statistics: identity,
+ * roles, flags and the detectors' results. struct tcp_conn keeps this
+ * while the connection lives (its statistics live in its halves, and
+ * tcp_summarize() copies them into dir[]); struct sum_conn below is these
+ * fields (by name, or all at once as .ident) and dir[].
+ */
+#define SUM_CONN_IDENT_FIELDS                                                                      \
+	uint64_t id; /* 1-based, in order of first packet */                                       \
+	struct dec_addr client, server;                                                            \
+	uint16_t client_port, server_port;                                                         \
+	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */          \
+	int64_t first_ts, last_ts;                                                                 \
+	uint32_t first_input;		  /* input file of the first packet */                     \
+	uint32_t last_input;		  /* input file of the last packet */                      \
+	uint32_t vantage;		  /* observation point (analyze/engine/source.h) */        \
+	uint64_t first_frame, last_frame; /* frame numbers within their input */                   \
+	enum sum_state state;                                                                      \
+	bool wscale_known;	  /* both SYNs seen, so windows can be scaled */                   \
+	bool sack_permitted;	  /* both SYNs carried SACK-permitted */                           \
+	bool timestamps;	  /* both SYNs carried timestamps */                               \
+	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */     \
+	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
+	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
+	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */                 \
+	struct sum_det det;
+
+struct sum_conn_ident {
+	SUM_CONN_IDENT_FIELDS
+};
+
+struct sum_conn {
+	union {
+		struct {
+			SUM_CONN_IDENT_FIELDS
+		};
+		struct sum_conn_ident ident;
+	};
+	struct sum_dir dir[SUM_DIR_COUNT];
 };
 
 enum sum_event_type {

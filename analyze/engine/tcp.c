@@ -68,7 +68,7 @@ static bool ports_look_like_server(uint16_t port, uint16_t other)
 void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
 {
 	memset(c, 0, sizeof(*c));
-	struct sum_conn *i = &c->info;
+	struct sum_conn_ident *i = &c->info;
 	const struct dec_tcp *t = &d->tcp;
 	bool src_is_client;
 
@@ -106,7 +106,7 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, 
 
 enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d)
 {
-	const struct sum_conn *i = &c->info;
+	const struct sum_conn_ident *i = &c->info;
 
 	if (d->tcp.sport == i->client_port && memcmp(d->src.a, i->client.a, 16) == 0 &&
 	    (d->tcp.dport != i->server_port || memcmp(d->dst.a, i->server.a, 16) == 0))
@@ -520,7 +520,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	const struct dec_tcp *t = &d->tcp;
 	enum sum_dir_id dir = tcp_conn_dir(c, d);
 	struct tcp_half *h = &c->half[dir];
-	struct sum_conn *i = &c->info;
+	struct sum_conn_ident *i = &c->info;
 
 	/* Verdicts that waited for later packets (undecided fills, D-SACKs). */
 	if (c->next_settle && p->ts_ns >= c->next_settle)
@@ -639,7 +639,7 @@ void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
 
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 {
-	*out = c->info;
+	out->ident = c->info;
 	const struct tcp_half *cl = &c->half[SUM_C2S], *sv = &c->half[SUM_S2C];
 
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {

@@ -222,13 +222,16 @@ struct tcp_seg {
 };
 
 /*
- * Fixed-size state of every detector, owned by the connection, in two parts.
+ * The state of every detector, owned by the connection, in two parts.
  * Every segment runs every detector, and with thousands of live connections
  * each cache line a detector touches per segment is a likely cache miss. So
  * the few fields a detector reads or writes for every segment (its common
  * case: in-order data, pure ACKs) sit together in struct det_hot, right
  * after c->seg; the rest, in struct det_states, is only touched when a
  * detector has work (a gap, SACK blocks, an RTO, a new payload size ...).
+ * A detector whose state most connections never need (DET_COLD) keeps
+ * only a pointer there: the state comes from a pool on first need and goes
+ * back when the connection ends (det_release(), analyze/detect/detect.h).
  * Both come from the table of detectors (analyze/detect/detectors.h).
  * (The reorder detector needs no hot state: tcp.c's info.queues_known
  * tells it when it has nothing to record.)
@@ -239,12 +242,14 @@ struct det_hot {
 };
 
 struct det_states {
-#define DETECTOR(name, prefix) struct prefix##_state name;
+#define DET_STATE(name, prefix) struct prefix##_state name;
+#define DET_COLD(name, prefix)	struct prefix##_state *name; /* see DET_COLD_GET() */
 #include "analyze/detect/detectors.h"
 };
 
 struct tcp_conn {
-	struct sum_conn info; /* identity, roles, flags; stats live in half[].st */
+	struct sum_conn_ident info; /* identity, roles, flags, detectors' results; stats
+				       live in half[].st (tcp_summarize() joins them) */
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */

@@ -25,8 +25,17 @@ enum convo_run {
 	CONVO_RUN_COUNT,
 };
 
+/* The detectors' cold-state pools of every conversation, freed at exit:
+ * conversations are started over old ones without det_release(). */
+static struct det_pools convo_pools;
+
+static void convo_pools_free(void)
+{
+	det_pools_free(&convo_pools);
+}
+
 /* Engine parameters as the defaults of tcpsift(1); the sink collects events
- * through on_event(ctx, e); env points at dprm and sink. */
+ * through on_event(ctx, e); env points at dprm, sink and the pools. */
 static inline void convo_params(struct tcp_params *prm, struct det_params *dprm,
 				struct det_env *env, struct sum_sink *sink,
 				void (*on_event)(void *ctx, const struct sum_event *e), void *ctx)
@@ -38,8 +47,14 @@ static inline void convo_params(struct tcp_params *prm, struct det_params *dprm,
 	if (dprm)
 		det_params_defaults(dprm);
 	if (env) {
+		static bool pools_ready;
+		if (!pools_ready && det_pools_init(&convo_pools) == 0) {
+			pools_ready = true;
+			atexit(convo_pools_free);
+		}
 		env->prm = dprm;
 		env->sink = sink;
+		env->pools = &convo_pools;
 	}
 }
 

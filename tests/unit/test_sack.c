@@ -350,14 +350,18 @@ static void test_several_holes(void)
 	for (uint32_t k = 0; k < 10; k++)
 		if (k != 1 && k != 2 && k != 5 && k != 7)
 			data(&v, k * 1000, 1000, 1000 + 10 * k, 10 + k);
+	ack(&v, 1000, 1190, 0, NULL);
+	/* The scoreboard is cold state: nothing SACKed yet, none allocated. */
+	CHECK(v.c.det.sack == NULL);
 	ack(&v, 1000, 1200, 1, (const uint32_t[]){3000, 4000});
+	CHECK(v.c.det.sack != NULL);
 	ack(&v, 1000, 1210, 1, (const uint32_t[]){3000, 5000});
 	ack(&v, 1000, 1220, 2, (const uint32_t[]){6000, 7000, 3000, 5000});
 	ack(&v, 1000, 1230, 3, (const uint32_t[]){8000, 9000, 6000, 7000, 3000, 5000});
 	/* Only three blocks fit: the oldest one drops out of the option. */
 	ack(&v, 1000, 1240, 3, (const uint32_t[]){8000, 10000, 6000, 7000, 3000, 5000});
-	CHECK_EQ_U(v.c.det.sack.dir[SUM_C2S].nblocks, 3);
-	CHECK_EQ_U(v.c.det.sack.dir[SUM_C2S].nholes, 3);
+	CHECK_EQ_U(v.c.det.sack->dir[SUM_C2S].nblocks, 3);
+	CHECK_EQ_U(v.c.det.sack->dir[SUM_C2S].nholes, 3);
 	for (uint32_t k = 1; k < 8; k++)
 		if (k == 1 || k == 2 || k == 5 || k == 7)
 			data(&v, k * 1000, 1000, 20000 + 10 * k, 30 + k);

@@ -89,7 +89,7 @@ static void emit_reorder(struct tcp_conn *c, const struct det_env *env,
 			 const struct reorder_dir_state *ds, const struct tcp_late *l)
 {
 	const struct tcp_seg *sg = &c->seg;
-	struct reorder_state *st = &c->det.reorder;
+	struct reorder_state *st = c->det.reorder;
 	struct sum_event e;
 	struct tcp_seg q = {.queue = l->queue};
 
@@ -116,8 +116,12 @@ static void emit_reorder(struct tcp_conn *c, const struct det_env *env,
 __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *sg = &c->seg;
-	struct reorder_state *st = &c->det.reorder;
+	/* Cold state (reorder.def): most connections never reorder and carry
+	 * no queue ids. */
+	struct reorder_state *st = DET_COLD_GET(c, env, reorder);
 
+	if (!st)
+		return;
 	if (sg->kind & TCP_SEG_ACK_REORDERED)
 		st->ack_reordering++;
 
@@ -150,7 +154,8 @@ void reorder_segment(struct tcp_conn *c, const struct det_env *env)
 
 static void reorder_finish(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct reorder_state *st = &c->det.reorder;
+	static const struct reorder_state none; /* never needed: as zeroed */
+	const struct reorder_state *st = c->det.reorder ? c->det.reorder : &none;
 	struct reorder_summary *s = &c->info.det.reorder;
 
 	(void)env;

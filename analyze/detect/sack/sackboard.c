@@ -101,7 +101,7 @@ static uint32_t unseen_bytes(const struct tcp_conn *c, enum sum_dir_id dir, uint
  * place that changes what it reads while segments still arrive. */
 static void sackb_note_active(struct tcp_conn *c, enum sum_dir_id dir)
 {
-	const struct sackb_dir *sd = &c->det.sack.dir[dir];
+	const struct sackb_dir *sd = &c->det.sack->dir[dir];
 
 	c->dhot.sack.active[dir] =
 	    sd->nblocks || sd->nholes || sd->renege_pending || sd->in_recovery;
@@ -191,7 +191,7 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 		      const struct sackb_hole *o, enum sackb_closed_by by, int64_t ts,
 		      uint64_t frame)
 {
-	struct sackb_summary *sum = &c->det.sack.sum;
+	struct sackb_summary *sum = &c->det.sack->sum;
 	struct sum_event e;
 	uint32_t mss = mss_est(c, dir), bytes = o->end - o->start;
 	bool downstream = false;
@@ -271,8 +271,8 @@ static int64_t renege_wait(const struct tcp_conn *c, enum sum_dir_id dir)
 /* RFC 2018 sec. 8: R un-SACKed data; forget the scoreboard as Linux does. */
 static void renege_confirm(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	struct sackb_dir *sd = &c->det.sack.dir[dir];
-	struct sackb_summary *sum = &c->det.sack.sum;
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
+	struct sackb_summary *sum = &c->det.sack->sum;
 	struct sum_event e;
 
 	sum->reneging++;
@@ -296,7 +296,7 @@ static void renege_confirm(struct tcp_conn *c, const struct det_env *env, enum s
 static void renege_check(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
 			 uint32_t una)
 {
-	struct sackb_dir *sd = &c->det.sack.dir[dir];
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
 	const struct tcp_seg *sg = &c->seg;
 
 	if (sd->renege_pending) {
@@ -321,8 +321,8 @@ static void renege_check(struct tcp_conn *c, const struct det_env *env, enum sum
 /* Open a hole for the gap [start, end) first seen in this ACK. */
 static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, uint32_t end)
 {
-	struct sackb_dir *sd = &c->det.sack.dir[dir];
-	struct sackb_summary *sum = &c->det.sack.sum;
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
+	struct sackb_summary *sum = &c->det.sack->sum;
 	const struct tcp_seg *sg = &c->seg;
 
 	if (sd->nholes == SACKB_MAX_HOLES) {
@@ -345,8 +345,8 @@ static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, u
 /* An ACK from R about dir's data: update the scoreboard. */
 static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	struct sackb_dir *sd = &c->det.sack.dir[dir];
-	struct sackb_summary *sum = &c->det.sack.sum;
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
+	struct sackb_summary *sum = &c->det.sack->sum;
 	const struct tcp_seg *sg = &c->seg;
 	const struct dec_tcp_opts *opt = &sg->d->tcp.opt;
 	const struct tcp_half *h = &c->half[dir];
@@ -432,7 +432,7 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 /* A data segment from dir's sender: does it fill an open hole? */
 static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 {
-	struct sackb_dir *sd = &c->det.sack.dir[dir];
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
 	const struct tcp_seg *sg = &c->seg;
 	uint32_t seq = sg->seq, end = sg->seq + sg->len;
 	bool retrans = sg->kind & TCP_SEG_RETRANS;
@@ -466,7 +466,12 @@ __attribute__((noinline)) static void sackb_work(struct tcp_conn *c, const struc
 {
 	const struct tcp_seg *sg = &c->seg;
 
-	if (data && c->det.sack.dir[sg->dir].nholes)
+	/* The scoreboard is cold state (sack.def): allocated by the first
+	 * segment that has work for it, an ACK with SACK blocks or a D-SACK
+	 * (data counts only once a scoreboard holds something). */
+	if (!DET_COLD_GET(c, env, sack))
+		return;
+	if (data && c->det.sack->dir[sg->dir].nholes)
 		sack_data(c, sg->dir);
 	if (ack)
 		sack_ack(c, env, (enum sum_dir_id) !sg->dir);
@@ -490,10 +495,13 @@ void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 
 static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
 {
-	struct sackb_summary *sum = &c->det.sack.sum;
+	if (!c->det.sack)
+		return; /* never SACKed: the summary stays zero */
+
+	struct sackb_summary *sum = &c->det.sack->sum;
 
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
-		struct sackb_dir *sd = &c->det.sack.dir[dir];
+		struct sackb_dir *sd = &c->det.sack->dir[dir];
 		for (uint32_t k = 0; k < sd->nholes; k++) {
 			const struct sackb_hole *o = &sd->holes[k];
 			if (o->retrans_seen || o->original_seen || o->undecided_seen)

@@ -177,8 +177,11 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	e.u.stall.rwnd = f->rwnd;
 	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
 	e.u.stall.timer_like = f->timer_like;
-	if (f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN)
-		e.u.stall.recurring = stall_recurs(&c->det.stall, f->duration);
+	if ((f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN) &&
+	    f->duration >= STALL_TIMER_MIN_NS) {
+		struct stall_state *cold = DET_COLD_GET(c, env, stall);
+		e.u.stall.recurring = cold && stall_recurs(cold, f->duration);
+	}
 
 	s->hist[stall_bucket(f->duration)]++;
 	s->recurring += e.u.stall.recurring;
@@ -308,7 +311,7 @@ static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum 
 __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	struct stall_state *cold = &c->det.stall;
+	struct stall_state *cold; /* (stall.def) allocated when an episode opens */
 	const struct tcp_seg *seg = &c->seg;
 	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
@@ -339,6 +342,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		if (!stall_window_closed(d) || !d->has_data ||
 		    !(d->in_flight > 0 || !d->last_push || probing || probe_data))
 			continue;
+		if (!(cold = DET_COLD_GET(c, env, stall)))
+			return;
 		struct stall_zw *zw = &cold->zw[k];
 		d->zw_open = true;
 		zw->start = st->last_ts;
@@ -403,6 +408,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 	const struct stall_dir_state *d = &st->d[od];
 	if ((seg->kind & TCP_SEG_PURE_ACK) && (seg->kind & TCP_SEG_ACK_ADVANCED) &&
 	    d->in_flight > 0 && d->has_data) {
+		if (!(cold = DET_COLD_GET(c, env, stall)))
+			return;
 		st->dack_open = true;
 		cold->dack_dir = (uint8_t)od;
 		cold->dack_in_flight = d->in_flight;
@@ -424,7 +431,7 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 						  int64_t thr)
 {
 	struct stall_hot *hot = &c->dhot.stall;
-	const struct stall_state *st = &c->det.stall;
+	const struct stall_state *st = c->det.stall; /* allocated with dack_open */
 	const struct tcp_seg *seg = &c->seg;
 
 	if (seg->ts - st->dack_ack_ts > thr) {
@@ -488,7 +495,7 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,
 		    uint64_t frame, bool conn_end)
 {
-	const struct stall_zw *zw = &c->det.stall.zw[dir];
+	const struct stall_zw *zw = &c->det.stall->zw[dir]; /* allocated with zw_open */
 	struct stall_found f = {
 	    .dir = dir,
 	    .cls = STALL_ZERO_WINDOW,

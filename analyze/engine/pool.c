@@ -1,0 +1,121 @@
+/* pool.c - fixed-size blocks from slabs, with a free list through the free blocks. */
+#include "analyze/engine/pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
+#define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POOL_POISON(p, n)   ((void)(p), (void)(n))
+#define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+enum { POOL_SLAB_BYTES = 64 * 1024 };
+
+/* A slab: this header, then its blocks. The slabs form a list for pool_free(). */
+struct pool_slab {
+	struct pool_slab *next;
+	max_align_t align[]; /* the blocks start here */
+};
+
+/* A block on the free list holds the link to the next one. */
+struct pool_free_block {
+	struct pool_free_block *next;
+};
+
+struct pool {
+	struct pool_stats st;
+	size_t per_slab;
+	struct pool_free_block *free_head;
+	struct pool_slab *slabs;
+};
+
+struct pool *pool_new(size_t size, size_t blocks_per_slab)
+{
+	struct pool *p;
+	size_t align = _Alignof(max_align_t);
+
+	if (size == 0 || size > POOL_SLAB_BYTES * (size_t)1024)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (size < sizeof(struct pool_free_block))
+		size = sizeof(struct pool_free_block);
+	p->st.block_size = (size + align - 1) / align * align;
+	p->per_slab = blocks_per_slab ? blocks_per_slab : POOL_SLAB_BYTES / p->st.block_size;
+	if (p->per_slab == 0)
+		p->per_slab = 1;
+	return p;
+}
+
+/* Take a slab from the system and put its blocks on the free list. */
+static int pool_grow(struct pool *p)
+{
+	size_t bs = p->st.block_size;
+	struct pool_slab *s = malloc(sizeof(*s) + p->per_slab * bs);
+
+	if (!s)
+		return -1;
+	s->next = p->slabs;
+	p->slabs = s;
+	p->st.slabs++;
+	/* Pushed last block first: blocks are then handed out in address order. */
+	for (size_t k = p->per_slab; k-- > 0;) {
+		struct pool_free_block *b = (struct pool_free_block *)((char *)s->align + k * bs);
+		b->next = p->free_head;
+		p->free_head = b;
+		POOL_POISON(b, bs);
+	}
+	return 0;
+}
+
+void *pool_get(struct pool *p)
+{
+	struct pool_free_block *b;
+
+	if (!p->free_head && pool_grow(p) < 0) {
+		p->st.failed++;
+		return NULL;
+	}
+	b = p->free_head;
+	POOL_UNPOISON(b, p->st.block_size);
+	p->free_head = b->next;
+	memset(b, 0, p->st.block_size);
+	if (++p->st.in_use > p->st.max_in_use)
+		p->st.max_in_use = p->st.in_use;
+	return b;
+}
+
+void pool_put(struct pool *p, void *block)
+{
+	struct pool_free_block *b = block;
+
+	if (!block)
+		return;
+	b->next = p->free_head;
+	p->free_head = b;
+	p->st.in_use--;
+	POOL_POISON(b, p->st.block_size);
+}
+
+const struct pool_stats *pool_stats(const struct pool *p)
+{
+	return &p->st;
+}
+
+void pool_free(struct pool *p)
+{
+	if (!p)
+		return;
+	while (p->slabs) {
+		struct pool_slab *s = p->slabs;
+		p->slabs = s->next;
+		POOL_UNPOISON(s, sizeof(*s) + p->per_slab * p->st.block_size);
+		free(s);
+	}
+	free(p);
+}
