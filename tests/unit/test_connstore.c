@@ -65,11 +65,11 @@ int main(void)
 {
 	size_t rec = sizeof(struct sum_conn);
 
-	run(64u << 20, 1000, 0, 0);	 /* in memory */
-	run(64u << 20, 1000, 10, 0);	 /* in memory, with holes */
-	run(100 * rec, 5000, 0, 1);	 /* spilled */
-	run(100 * rec, 5000, 3, 1);	 /* spilled, with holes */
-	run(0, 3000, 0, 1);		 /* spilled from the first */
+	run(64u << 20, 1000, 0, 0);  /* in memory */
+	run(64u << 20, 1000, 10, 0); /* in memory, with holes */
+	run(100 * rec, 5000, 0, 1);  /* spilled */
+	run(100 * rec, 5000, 3, 1);  /* spilled, with holes */
+	run(0, 3000, 0, 1);	     /* spilled from the first */
 	{
 		char err[128];
 		struct cs_store *s = cs_new(1 << 20, err, sizeof(err));
