@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh - analyze benchmark: tcpsift vs the libpcap ceiling, tcptrace and tshark on one capture.
 #
-# usage: bench/run.sh [--packets N] [--connections N] [--tshark-packets N] [--keep]
+# usage: bench/run.sh [--packets N] [--connections N] [--tshark-packets N] [--no-scale] [--keep]
 #
 # Expects ./tcpsift (or $TCPSIFT), build/rel/bench/gen and build/rel/bench/pcaploop
 # (`make bench` builds them).  The capture is generated once into bench/data/
@@ -16,6 +16,7 @@ connections=20000
 concurrent=2000 # gen's default, spelled out because the memory check depends on it
 tshark_packets=500000
 keep=0
+scale=1
 runs=3
 
 usage() {
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--connections) connections=${2:?}; shift 2 ;;
 	--tshark-packets) tshark_packets=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--no-scale) scale=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -227,6 +229,30 @@ elif [ "$tcpsift_ok" = 1 ]; then
 	mem_status="--packets too small for a one-fifth capture"
 fi
 
+# Scale (issue 12): the same tools on three captures from 1 000 to 200 000
+# live connections, one run each; bytes per live connection from tcpsift's
+# peak RSS over the generator's peak of live connections.
+scale_rows=()
+if [ "$scale" = 1 ] && [ "$tcpsift_ok" = 1 ]; then
+	for spec in 1000000:1000:1000 "$packets:$connections:$concurrent" 6000000:1000000:200000; do
+		IFS=: read -r sn sc sl <<<"$spec"
+		f=$data/scale-$sn-c$sc-l$sl.pcap
+		[ "$spec" = "$packets:$connections:$concurrent" ] && f=$main
+		capture "$f" "$sn" "$sc" "$sl"
+		cat "$f" >/dev/null
+		peak=$(sed -n 's/.*peak_live=\([0-9]*\).*/\1/p' "$f.stamp")
+		runs=1 measure scale-loop "$t_pcaploop" "$pcaploop" "$f"
+		loop_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "-")
+		runs=1 measure scale-tcpsift "$t_tcpsift" "$tcpsift" analyze --json --no-progress "$f"
+		ts_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "-") ts_rss=$m_rss_kib
+		runs=1 measure scale-ndjson "$t_tcpsift" "$tcpsift" analyze --ndjson --no-progress "$f"
+		nd_rss=$m_rss_kib
+		runs=1 measure scale-tcptrace "$t_tcpsift" tcptrace -n -l -r "$f"
+		tt_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "$m_status")
+		scale_rows+=("$sn|$sc|${peak:-?}|$loop_s|$ts_s|$tt_s|$ts_rss|$nd_rss")
+	done
+fi
+
 # --- report ---
 ratio() { # ratio PPS BASE
 	if [ -z "$1" ] || [ -z "$2" ]; then
@@ -281,6 +307,19 @@ if [ -n "$mem_small" ] && [ -n "$mem_big" ]; then
 	echo "Verdict: $verdict (allowed: +20% + 8 MiB)."
 else
 	echo "not available: ${mem_status:-tcpsift missing or failing}"
+fi
+if [ "${#scale_rows[@]}" -gt 0 ]; then
+	echo
+	echo "### Scale (one run each; tcpsift analyze --json unless said; x loop: pcaploop's time over tcpsift's)"
+	echo
+	echo "| packets | connections | peak live | pcaploop s | tcpsift s | x loop | tcptrace -l s | RSS MiB --json | RSS MiB --ndjson | bytes / live conn (--ndjson) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for r in "${scale_rows[@]}"; do
+		IFS='|' read -r sn sc sl loop_s ts_s tt_s ts_rss nd_rss <<<"$r"
+		echo "| $sn | $sc | $sl | $loop_s | $ts_s | $(awk -v a="$loop_s" -v b="$ts_s" 'BEGIN{if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-"}') |" \
+			"$tt_s | $(awk -v k="$ts_rss" 'BEGIN{printf "%.1f", k / 1024}') | $(awk -v k="$nd_rss" 'BEGIN{printf "%.1f", k / 1024}') |" \
+			"$(awk -v k="$nd_rss" -v l="$sl" 'BEGIN{if (l + 0 > 0) printf "%.0f", k * 1024 / l; else print "-"}') |"
+	done
 fi
 [ "$keep" = 1 ] && log "logs kept in $work"
 exit 0
