@@ -121,7 +121,9 @@ static inline void srtt_update(struct tcp_half *h, int64_t rtt)
  * an emptied one back); with a ring, a segment costs a pointer test. */
 static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t end, int64_t ts)
 {
-	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get(tp->sent)))
+	/* Unzeroed: only the sent_len entries from sent_head are read, and a
+	 * connection with short flights takes a ring for each. */
+	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get_raw(tp->sent)))
 		return; /* no memory: no sample (tcp_pools_failed() counts it) */
 
 	unsigned idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
