@@ -25,7 +25,10 @@
  *                             returned when the connection ends: c->det.name
  *                             is a pointer, NULL until DET_COLD_GET()
  *                             (analyze/detect/detect.h). For state most
- *                             connections never touch.
+ *                             connections never touch. A detector may
+ *                             name several (name_part, prefix_part: struct
+ *                             prefix_part_state), one per part that is
+ *                             needed at a different time (mtu.def).
  *   DET_DETAIL(type, member)  its events carry `type member` in sum_event.u
  *   DET_EVENT(enum, name, detector)   an event type it emits, named in JSON
  *

@@ -10,7 +10,8 @@ struct engine {
 	struct eng_config cfg;
 	struct sum_sink sink;
 	struct det_env env;
-	struct det_pools pools; /* the detectors' cold state (env.pools) */
+	struct det_pools pools;	 /* the detectors' cold state (env.pools) */
+	struct tcp_pools tpools; /* the connections' RTT rings */
 	struct flow_table *flows;
 	struct eng_counters cnt;
 	uint64_t next_id;
@@ -40,7 +41,7 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	if (e->cfg.detectors)
 		det_finish(c, &e->env);
 	tcp_summarize(c, &s);
-	tcp_conn_release(c);
+	tcp_conn_release(c, &e->tpools);
 	det_release(c, &e->env);
 	s.evicted = why == FLOW_END_EVICTED;
 	if (e->sink.conn)
@@ -51,7 +52,7 @@ static void release_conn(void *ctx, struct tcp_conn *c)
 {
 	struct engine *e = ctx;
 
-	tcp_conn_release(c);
+	tcp_conn_release(c, &e->tpools);
 	det_release(c, &e->env);
 }
 
@@ -70,13 +71,15 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 	e->env.prm = &e->cfg.det;
 	e->env.sink = &e->sink;
 	e->env.pools = &e->pools;
-	if (det_pools_init(&e->pools) < 0) {
+	if (det_pools_init(&e->pools) < 0 || tcp_pools_init(&e->tpools) < 0) {
 		snprintf(errbuf, errlen, "out of memory");
+		det_pools_free(&e->pools);
 		free(e);
 		return NULL;
 	}
 	e->flows = flow_new(&cfg->flow, conn_ended, e, errbuf, errlen);
 	if (!e->flows) {
+		tcp_pools_free(&e->tpools);
 		det_pools_free(&e->pools);
 		free(e);
 		return NULL;
@@ -91,6 +94,7 @@ void eng_free(struct engine *e)
 	if (e->flows)
 		flow_foreach_mut(e->flows, release_conn, e); /* ended without eng_finish() */
 	flow_free(e->flows);
+	tcp_pools_free(&e->tpools);
 	det_pools_free(&e->pools);
 	free(e);
 }
@@ -231,7 +235,7 @@ void eng_packet(struct engine *e, const struct pkt *p)
 		tcp_conn_init(c, ++e->next_id, &d, p);
 	else if (e->cfg.detectors)
 		det_before(c, p->ts_ns, &e->env);
-	tcp_segment(c, &e->cfg.tcp, &d, p, &e->sink);
+	tcp_segment(c, &e->cfg.tcp, &e->tpools, &d, p, &e->sink);
 	if (e->cfg.detectors)
 		det_segment(c, &e->env);
 	if (e->sink.segment)

@@ -73,7 +73,7 @@ static int pool_grow(struct pool *p)
 	return 0;
 }
 
-void *pool_get(struct pool *p)
+void *pool_get_raw(struct pool *p)
 {
 	struct pool_free_block *b;
 
@@ -84,9 +84,17 @@ void *pool_get(struct pool *p)
 	b = p->free_head;
 	POOL_UNPOISON(b, p->st.block_size);
 	p->free_head = b->next;
-	memset(b, 0, p->st.block_size);
 	if (++p->st.in_use > p->st.max_in_use)
 		p->st.max_in_use = p->st.in_use;
+	return b;
+}
+
+void *pool_get(struct pool *p)
+{
+	void *b = pool_get_raw(p);
+
+	if (b)
+		memset(b, 0, p->st.block_size);
 	return b;
 }
 

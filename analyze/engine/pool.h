@@ -38,6 +38,11 @@ struct pool *pool_new(size_t size, size_t blocks_per_slab);
  * pool_stats.failed) when no slab could be allocated. */
 void *pool_get(struct pool *p);
 
+/* As pool_get(), the block's bytes unspecified: for a user that writes
+ * what it reads (a ring with a count) and is taken often enough that
+ * zeroing the block would show. */
+void *pool_get_raw(struct pool *p);
+
 /* Return a block from pool_get() of the same pool; NULL is a no-op. */
 void pool_put(struct pool *p, void *block);
 

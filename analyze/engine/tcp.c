@@ -213,8 +213,8 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
  * instructions a packet (callgrind, 1 M packets); their rare paths are out
  * of line instead. */
 static inline __attribute__((always_inline)) void
-process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d,
-	    const struct pkt *p, const struct sum_sink *sink)
+process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
+	    const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink)
 {
 	const struct dec_tcp *t = &d->tcp;
 	struct tcp_half *h = &c->half[dir]; /* the ACK sender */
@@ -244,7 +244,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, const struct dec_packet *d,
 		}
 		o->snd_una = ack;
 		o->have_una = true;
-		sent_acked(o, ack, p->ts_ns);
+		sent_acked(o, tp, ack, p->ts_ns);
 		if (o->have_hull && seq_ge(ack, o->hull_hi))
 			o->have_hull = false;
 		h->dupack_run = 0;
@@ -386,7 +386,8 @@ static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 
 static inline __attribute__((always_inline)) void
 process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *prm,
-	     const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink)
+	     struct tcp_pools *tp, const struct dec_packet *d, const struct pkt *p,
+	     const struct sum_sink *sink)
 {
 	const struct dec_tcp *t = &d->tcp;
 	struct tcp_half *h = &c->half[dir];
@@ -472,7 +473,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 			}
 		}
 		advance_nxt(h, end);
-		sent_push(h, end, p->ts_ns);
+		sent_push(h, tp, end, p->ts_ns);
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
 		/* The SYN again. */
 		tcp_note_retrans(c, dir, p, seq, end, len,
@@ -487,7 +488,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		clock_of(&clk, d);
 		if (seq_gt(end, h->snd_nxt)) {
 			advance_nxt(h, end); /* a retransmission that also carries new data */
-			sent_push(h, end, p->ts_ns);
+			sent_push(h, tp, end, p->ts_ns);
 		}
 		if (unseen == span)
 			tcp_fill_gap(c, dir, prm, p, &clk, &hole, seq, end, span, len, why, sink);
@@ -514,8 +515,8 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	}
 }
 
-void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct dec_packet *d,
-		 const struct pkt *p, const struct sum_sink *sink)
+void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_pools *tp,
+		 const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink)
 {
 	const struct dec_tcp *t = &d->tcp;
 	enum sum_dir_id dir = tcp_conn_dir(c, d);
@@ -591,9 +592,9 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 
 	/* Data before ACK: a segment's own sequence is judged against what the
 	 * peer had ACKed before it, not by the ACK it carries. */
-	process_data(c, dir, prm, d, p, sink);
+	process_data(c, dir, prm, tp, d, p, sink);
 	if (t->flags & DEC_TH_ACK) {
-		process_ack(c, dir, d, p, sink);
+		process_ack(c, dir, tp, d, p, sink);
 		if (t->opt.has_ts)
 			tsring_echo(&c->half[!dir], t->opt.tsecr, p->ts_ns);
 	}
@@ -602,7 +603,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct 
 	 * vote against the rule that detects it. */
 	learn_ipid(h, d);
 	if (t->opt.has_ts)
-		tsring_add(h, t->opt.tsval, p->ts_ns);
+		tsring_add(h, tp, t->opt.tsval, p->ts_ns);
 	h->last_ts = p->ts_ns;
 	sg->rel_seq = t->seq - h->base;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analyze/engine/decode.h"
+#include "analyze/engine/pool.h"
 #include "analyze/engine/summary.h"
 #include "common/pkt.h"
 
@@ -117,6 +118,23 @@ struct tcp_tsrec {
 	int64_t ts;
 };
 
+/*
+ * Where the per-direction rings (tcp_half.sent, .tsring) come from: one
+ * pool of fixed-size blocks each, owned by whoever owns the connections
+ * (the engine), as struct det_pools for the detectors' cold state.
+ */
+struct tcp_pools {
+	struct pool *sent;   /* struct tcp_sent[TCP_SENT_RING] */
+	struct pool *tsring; /* struct tcp_tsrec[TCP_TS_RING] */
+};
+
+/* Create the pools (0), or -1 when out of memory (nothing left allocated). */
+int tcp_pools_init(struct tcp_pools *tp);
+/* Free the pools and every block in them; a zeroed struct is a no-op. */
+void tcp_pools_free(struct tcp_pools *tp);
+/* pool_get() calls of the pools that found no memory (samples not taken). */
+uint64_t tcp_pools_failed(const struct tcp_pools *tp);
+
 struct tcp_half {
 	struct sum_dir st; /* exported statistics */
 
@@ -151,10 +169,15 @@ struct tcp_half {
 	bool oversize_reported;
 	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
 
+	/* RTT sample rings, from struct tcp_pools on first need: sent while
+	 * this side has sequence space in flight (back to the pool when the
+	 * peer ACKs all of it: an idle connection holds none), tsring from
+	 * its first TSval on. NULL: none (or no memory: no samples).
+	 * tcp_conn_release() returns them. */
+	struct tcp_sent *sent;	  /* TCP_SENT_RING, from sent_head */
+	struct tcp_tsrec *tsring; /* TCP_TS_RING, next slot tsring_head */
 	uint8_t sent_head, sent_len;
-	struct tcp_sent sent[TCP_SENT_RING];
 	uint8_t tsring_head;
-	struct tcp_tsrec tsring[TCP_TS_RING];
 	/* Gaps, undecided fills and recent retransmissions: arrays allocated
 	 * the first time this direction has any (most never do), grown by
 	 * doubling from 4 up to TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING;
@@ -286,9 +309,10 @@ enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *
  */
 bool tcp_is_new_instance(const struct tcp_conn *c, const struct dec_packet *d);
 
-/* Account one segment. Events found go to sink (may be NULL). */
-void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, const struct dec_packet *d,
-		 const struct pkt *p, const struct sum_sink *sink);
+/* Account one segment; the rings c needs first come from tp (borrowed: it
+ * must outlive c's tcp_conn_release()). Events found go to sink (may be NULL). */
+void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_pools *tp,
+		 const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink);
 
 /* Fill the summary of the connection as it stands (it may go on). */
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out);
@@ -349,9 +373,10 @@ static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir
 /* FIN seen both ways, or a RST. */
 bool tcp_is_closed(const struct tcp_conn *c);
 
-/* Free what c allocated on first need (tcp_half's holes, pending, rtx); c
- * may be reused after tcp_conn_init(). Idempotent. */
-void tcp_conn_release(struct tcp_conn *c);
+/* Free what c allocated on first need (tcp_half's holes, pending, rtx) and
+ * return its rings to tp, the pools tcp_segment() took them from; c may be
+ * reused after tcp_conn_init(). Idempotent. */
+void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp);
 
 /* Close open episodes (zero window) at the end of the connection. */
 void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink);

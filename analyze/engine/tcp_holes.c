@@ -4,7 +4,10 @@
 
 #include "analyze/engine/tcp_int.h"
 
-/* ---- the per-direction tables' memory (struct tcp_half) ---- */
+/* ---- the per-direction tables' memory (struct tcp_half) ----
+ * The RTT rings have one size: blocks of struct tcp_pools. The gap,
+ * pending-fill and retransmission tables grow: tcp_room(). Both are
+ * allocated on first need and go back in tcp_conn_release(). */
 
 /*
  * Room for one more element in *arr (n used of *cap, each size bytes):
@@ -29,10 +32,43 @@ bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
 	return true;
 }
 
-void tcp_conn_release(struct tcp_conn *c)
+int tcp_pools_init(struct tcp_pools *tp)
+{
+	memset(tp, 0, sizeof(*tp));
+	tp->sent = pool_new(TCP_SENT_RING * sizeof(struct tcp_sent), 0);
+	tp->tsring = pool_new(TCP_TS_RING * sizeof(struct tcp_tsrec), 0);
+	if (!tp->sent || !tp->tsring) {
+		tcp_pools_free(tp);
+		return -1;
+	}
+	return 0;
+}
+
+void tcp_pools_free(struct tcp_pools *tp)
+{
+	pool_free(tp->sent);
+	pool_free(tp->tsring);
+	tp->sent = tp->tsring = NULL;
+}
+
+uint64_t tcp_pools_failed(const struct tcp_pools *tp)
+{
+	uint64_t n = 0;
+
+	n += tp->sent ? pool_stats(tp->sent)->failed : 0;
+	n += tp->tsring ? pool_stats(tp->tsring)->failed : 0;
+	return n;
+}
+
+void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 {
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		struct tcp_half *h = &c->half[k];
+		pool_put(tp->sent, h->sent);
+		pool_put(tp->tsring, h->tsring);
+		h->sent = NULL;
+		h->tsring = NULL;
+		h->sent_head = h->sent_len = h->tsring_head = 0;
 		free(h->holes);
 		free(h->pending);
 		free(h->rtx);

@@ -116,9 +116,16 @@ static inline void srtt_update(struct tcp_half *h, int64_t rtt)
 	h->srtt_ns += (rtt - h->srtt_ns) / 8;
 }
 
-/* A segment of h's side ending at end left at ts: an RTT sample to come. */
-static inline void sent_push(struct tcp_half *h, uint32_t end, int64_t ts)
+/* A segment of h's side ending at end left at ts: an RTT sample to come.
+ * The ring comes from tp when h had nothing in flight (sent_acked() gives
+ * an emptied one back); with a ring, a segment costs a pointer test. */
+static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t end, int64_t ts)
 {
+	/* Unzeroed: only the sent_len entries from sent_head are read, and a
+	 * connection with short flights takes a ring for each. */
+	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get_raw(tp->sent)))
+		return; /* no memory: no sample (tcp_pools_failed() counts it) */
+
 	unsigned idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
 
 	if (h->sent_len == TCP_SENT_RING) {
@@ -133,7 +140,8 @@ static inline void sent_push(struct tcp_half *h, uint32_t end, int64_t ts)
 	h->sent_len++;
 }
 
-/* Karn: segments overlapping a retransmission give no RTT sample. */
+/* Karn: segments overlapping a retransmission give no RTT sample.
+ * (sent_len is 0 without a ring, here and in sent_acked().) */
 static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 {
 	for (unsigned k = 0; k < h->sent_len; k++) {
@@ -143,8 +151,11 @@ static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 	}
 }
 
-/* The peer's cumulative ACK reached ack: pop covered segments, take a sample. */
-static inline void sent_acked(struct tcp_half *h, uint32_t ack, int64_t now)
+/* The peer's cumulative ACK reached ack: pop covered segments, take a
+ * sample. A ring it empties goes back to tp: what it held can no longer
+ * matter, and a live connection spends most of its time with nothing in
+ * flight (an idle one holds no ring); the next sent_push() takes one again. */
+static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t ack, int64_t now)
 {
 	int64_t sample = -1;
 
@@ -154,7 +165,11 @@ static inline void sent_acked(struct tcp_half *h, uint32_t ack, int64_t now)
 			break;
 		sample = s->retransmitted ? -1 : now - s->ts;
 		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
-		h->sent_len--;
+		if (!--h->sent_len) {
+			pool_put(tp->sent, h->sent);
+			h->sent = NULL;
+			h->sent_head = 0;
+		}
 	}
 	if (sample >= 0) {
 		rtt_add(&h->st.rtt, sample);
@@ -162,9 +177,13 @@ static inline void sent_acked(struct tcp_half *h, uint32_t ack, int64_t now)
 	}
 }
 
-/* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it. */
-static inline void tsring_add(struct tcp_half *h, uint32_t tsval, int64_t ts)
+/* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it.
+ * The ring comes from tp the first time, as in sent_push(). */
+static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t tsval, int64_t ts)
 {
+	if (__builtin_expect(!h->tsring, 0) && !(h->tsring = pool_get(tp->tsring)))
+		return; /* no memory: no sample */
+
 	unsigned last = (h->tsring_head + TCP_TS_RING - 1) % TCP_TS_RING;
 
 	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
@@ -178,6 +197,8 @@ static inline void tsring_add(struct tcp_half *h, uint32_t tsval, int64_t ts)
 /* The peer echoed tsecr: a sample for h's side, the first echo only. */
 static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 {
+	if (!h->tsring)
+		return; /* it never sent a TSval */
 	for (unsigned k = 0; k < TCP_TS_RING; k++) {
 		struct tcp_tsrec *r = &h->tsring[k];
 		if (r->ts != tcp_no_ts && r->tsval == tsecr) {

@@ -34,6 +34,25 @@ static void convo_pools_free(void)
 	det_pools_free(&convo_pools);
 }
 
+/* The RTT rings of every conversation, freed at exit the same way. */
+static struct tcp_pools convo_tcp_pools;
+
+static void convo_tcp_pools_free(void)
+{
+	tcp_pools_free(&convo_tcp_pools);
+}
+
+static inline struct tcp_pools *convo_tpools(void)
+{
+	static bool ready;
+
+	if (!ready && tcp_pools_init(&convo_tcp_pools) == 0) {
+		ready = true;
+		atexit(convo_tcp_pools_free);
+	}
+	return &convo_tcp_pools;
+}
+
 /* Engine parameters as the defaults of tcpsift(1); the sink collects events
  * through on_event(ctx, e); env points at dprm, sink and the pools. */
 static inline void convo_params(struct tcp_params *prm, struct det_params *dprm,
@@ -165,7 +184,7 @@ static inline void convo_deliver(struct tcp_conn *c, bool *started, const struct
 	} else if (run == CONVO_DETECTORS) {
 		det_before(c, p->ts_ns, env);
 	}
-	tcp_segment(c, prm, d, p, sink);
+	tcp_segment(c, prm, convo_tpools(), d, p, sink);
 	convo_note_allocs(c);
 	if (run == CONVO_DETECTORS)
 		det_segment(c, env);

@@ -60,6 +60,11 @@ static void test_reuse(void)
 		pool_put(p, x);
 	}
 	CHECK_EQ_U(pool_stats(p)->slabs, 2);
+	/* pool_get_raw(): the same blocks, in use the same way. */
+	void *r = pool_get_raw(p);
+	CHECK(r != NULL);
+	CHECK_EQ_U(pool_stats(p)->in_use, 3);
+	pool_put(p, r);
 	pool_put(p, b);
 	pool_put(p, c);
 	pool_put(p, NULL);

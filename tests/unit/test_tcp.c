@@ -169,6 +169,41 @@ static void test_handshake_rtt_unique(void)
 	CHECK_EQ_U(s.dir[S2C].min_window, 1000);
 }
 
+/* The RTT rings come from the pools on first need: the sent ring only
+ * while something is in flight, the TSval ring from the first TSval on;
+ * tcp_conn_release() returns what is left. */
+static void test_rings_pooled(void)
+{
+	struct convo v;
+	struct sum_conn s;
+	struct tcp_pools *tp = convo_tpools();
+	uint64_t sent0 = pool_stats(tp->sent)->in_use, ts0 = pool_stats(tp->tsring)->in_use;
+
+	convo_init(&v, 4);
+	handshake(&v, 1);
+	/* Both SYNs ACKed: nothing in flight, the sent rings went back. */
+	CHECK(v.c.half[C2S].sent == NULL && v.c.half[S2C].sent == NULL);
+	CHECK(v.c.half[C2S].tsring != NULL && v.c.half[S2C].tsring != NULL);
+	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 1000, 1000, 1000, 1, 3, 100});
+	CHECK(v.c.half[C2S].sent != NULL);
+	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0 + 1);
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 1400, 1, 101, 3});
+	CHECK(v.c.half[C2S].sent == NULL);
+	tcp_summarize(&v.c, &s);
+	/* SYN -> SYN/ACK, data -> ACK; from the TSecr echoes only the data's
+	 * (a TSval seen at capture time 0, the SYN's here, reads as an empty
+	 * slot: tcp_no_ts). */
+	CHECK_EQ_U(s.dir[C2S].rtt.n, 2);
+	CHECK_EQ_U(s.dir[C2S].rtt.max_ns, 400000);
+	CHECK_EQ_U(s.dir[C2S].rtt_ts.n, 1);
+	CHECK_EQ_U(s.dir[C2S].rtt_ts.max_ns, 400000);
+	tcp_conn_release(&v.c, tp);
+	CHECK(v.c.half[C2S].tsring == NULL && v.c.half[S2C].tsring == NULL);
+	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0);
+	CHECK_EQ_U(pool_stats(tp->tsring)->in_use, ts0);
+}
+
 static void test_retransmission_seen_bytes(void)
 {
 	struct convo v;
@@ -681,6 +716,7 @@ int main(void)
 {
 	test_seq();
 	test_handshake_rtt_unique();
+	test_rings_pooled();
 	test_retransmission_seen_bytes();
 	test_reorder_by_tsval();
 	test_reorder_by_ipid_and_timing();

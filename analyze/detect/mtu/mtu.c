@@ -81,12 +81,15 @@ static uint16_t seg_header(const struct dec_packet *d, uint32_t len)
  * line (as the other rare paths of mtu_segment()): inlined, their register
  * saves would cost every segment. */
 __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_dir_hot *dh,
-						  unsigned k)
+						  unsigned k, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
 	const struct dec_packet *d = s->d;
-	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
+	struct mtu_state *st = DET_COLD_GET(c, env, mtu);
 
+	if (!st)
+		return; /* no memory: the size goes unseen (dh stays as ds) */
+	struct mtu_dir_state *ds = &st->dir[s->dir];
 	if (dh->nsizes < MTU_SIZES)
 		dh->nsizes++;
 	/* At most MTU_SIZES - 1 moves: a loop, not three memmove() calls
@@ -110,7 +113,7 @@ __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu
 }
 
 /* Remember the segment's payload size among the MTU_SIZES largest. */
-static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh)
+static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
 	const struct dec_packet *d = s->d;
@@ -123,7 +126,9 @@ static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh)
 	 * bytes: captures of TSO/GSO frames and BIG TCP (Linux >= 5.19)
 	 * show them, with or without a SYN to learn the MSS from. */
 	if (d->ip_len_presumed || (d->src.family == 4 && d->l3_len > 65535)) {
-		c->det.mtu.dir[s->dir].superframes++;
+		struct mtu_state *st = DET_COLD_GET(c, env, mtu);
+		if (st)
+			st->dir[s->dir].superframes++;
 		return;
 	}
 	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
@@ -134,11 +139,11 @@ static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh)
 	}
 	if (k == MTU_SIZES)
 		return; /* smaller than every size kept */
-	size_insert(c, dh, k);
+	size_insert(c, dh, k, env);
 }
 
 static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
-			   struct mtu_dir_state *ds, const struct det_env *env)
+			   struct mtu_pmtu_dir *ds, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
 	struct sum_event e;
@@ -173,13 +178,18 @@ __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct
 						      const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->seg;
-	struct mtu_dir_state *ds = &c->det.mtu.dir[s->dir];
+	struct mtu_pmtu_dir *ds;
 
 	if (!s->len)
 		return;
-	/* The first timer re-send is the loss probe (RFC 8985), the rest RTOs. */
+	/* The first timer re-send is the loss probe (RFC 8985), the rest RTOs.
+	 * bh_rto is 0 until the cold state is there to hold the run. */
 	if ((s->kind & TCP_SEG_RETRANS) && (s->kind & (TCP_SEG_RTO | TCP_SEG_TLP)) && dh->nsizes &&
 	    s->len == dh->payload[0]) {
+		struct mtu_pmtu_state *pm = DET_COLD_GET(c, env, mtu_pmtu);
+		if (!pm)
+			return; /* no memory: no black hole watch */
+		ds = &pm->dir[s->dir];
 		if (dh->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
 			dh->bh_rto++;
 		} else {
@@ -192,7 +202,10 @@ __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct
 		}
 		return;
 	}
-	if (dh->bh_rto >= MTU_BH_MIN_RTO && s->seq == ds->bh_seq && s->len < ds->bh_len) {
+	if (dh->bh_rto < MTU_BH_MIN_RTO)
+		return;
+	ds = &c->det.mtu_pmtu->dir[s->dir];
+	if (s->seq == ds->bh_seq && s->len < ds->bh_len) {
 		ds->blackholes++;
 		emit_blackhole(c, dh, ds, env);
 		dh->bh_rto = 0;
@@ -245,13 +258,13 @@ void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 
 	/* The peer's ACK covering the re-sent big segment: it got through. */
 	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer->bh_rto) {
-		const struct mtu_dir_state *pc = &c->det.mtu.dir[!s->dir];
+		const struct mtu_pmtu_dir *pc = &c->det.mtu_pmtu->dir[!s->dir];
 		if (seq_ge(s->ack, pc->bh_seq + pc->bh_len))
 			peer->bh_rto = 0;
 	}
 	if (!(s->kind & TCP_SEG_DATA) || (s->kind & TCP_SEG_KEEPALIVE) || !s->d)
 		return;
-	track_size(c, dh);
+	track_size(c, dh, env);
 	if (s->kind & TCP_SEG_RETRANS)
 		watch_blackhole(c, dh, env);
 }
@@ -276,12 +289,14 @@ static void mtu_icmp(struct tcp_conn *c, const struct dec_packet *d, const struc
 	    addr_eq(&ic->inner_src, &c->info.client) && ic->inner_sport == c->info.client_port
 		? SUM_C2S
 		: SUM_S2C;
-	struct mtu_dir_state *ds = &c->det.mtu.dir[dir];
+	struct mtu_pmtu_state *pm = DET_COLD_GET(c, env, mtu_pmtu);
 
-	ds->icmp_too_big++;
-	ds->icmp_mtu = ic->mtu;
-	c->det.mtu.icmp_ptb++;
-	c->det.mtu.icmp_mtu = ic->mtu;
+	if (!pm)
+		return; /* no memory: not counted, no event */
+	pm->dir[dir].icmp_too_big++;
+	pm->dir[dir].icmp_mtu = ic->mtu;
+	pm->icmp_ptb++;
+	pm->icmp_mtu = ic->mtu;
 	det_event_init(&e, SUM_EV_PMTU, c, dir, p->ts_ns, p->frame, p->input);
 	e.rel_seq = ic->has_inner ? tcp_rel_seq(c, dir, ic->inner_seq) : 0;
 	e.u.mtu.kind = MTU_PMTU_ICMP;
@@ -323,10 +338,11 @@ static bool looks_super(const struct mtu_dir_hot *dh, unsigned z)
 
 /*
  * Which size is dir's full-size segment, and is it limited by the MSS (so
- * its MTU is the path's)? Returns the index in ds->sizes (-1: no data).
+ * its MTU is the path's)? Returns the index in ds->sizes (-1: no data);
+ * icmp_mtu: the MTU dir's last ICMP too-big carried (0: none).
  */
 static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_dir_hot *dh,
-		     const struct mtu_dir_state *ds, bool *full)
+		     const struct mtu_dir_state *ds, uint32_t icmp_mtu, bool *full)
 {
 	uint32_t peer_mss = c->half[!dir].st.mss, own_mss = c->half[dir].st.mss;
 
@@ -334,7 +350,7 @@ static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 	if (!dh->nsizes)
 		return -1;
 	const struct mtu_size *z = &ds->sizes[0];
-	if (ds->icmp_mtu && dh->payload[0] + z->hdr == ds->icmp_mtu) {
+	if (icmp_mtu && dh->payload[0] + z->hdr == icmp_mtu) {
 		*full = true;
 		return 0;
 	}
@@ -383,7 +399,7 @@ static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uin
 static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 			   const struct det_env *env)
 {
-	const struct mtu_size *z = &c->det.mtu.dir[dir].sizes[k];
+	const struct mtu_size *z = &c->det.mtu->dir[dir].sizes[k];
 	uint32_t payload = c->dhot.mtu.dir[dir].payload[k];
 	struct sum_event e;
 	uint32_t below, above, mod;
@@ -405,13 +421,15 @@ static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 {
 	struct mtu_summary *sm = &c->info.det.mtu;
-	const struct mtu_state *st = &c->det.mtu;
-	int full[SUM_DIR_COUNT] = {-1, -1}; /* index of the full-size payload */
+	const struct mtu_state *st = c->det.mtu;	   /* NULL: no data */
+	const struct mtu_pmtu_state *pm = c->det.mtu_pmtu; /* NULL: nothing PMTU */
+	int full[SUM_DIR_COUNT] = {-1, -1};		   /* index of the full-size payload */
 	int best = -1;
 
 	memset(sm, 0, sizeof(*sm));
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		const struct mtu_dir_state *ds = &st->dir[k];
+		const struct mtu_dir_state *ds = st ? &st->dir[k] : NULL;
+		const struct mtu_pmtu_dir *pd = pm ? &pm->dir[k] : NULL;
 		const struct mtu_dir_hot *dh = &c->dhot.mtu.dir[k];
 		uint32_t below, above, mod;
 		bool is_full;
@@ -419,14 +437,17 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 		sm->mss[k] = c->half[k].st.mss;
 		sm->oversize[k] = (uint32_t)c->half[k].st.oversize;
 		sm->oversize_segments += sm->oversize[k];
-		sm->superframes[k] = ds->superframes;
-		sm->blackholes += ds->blackholes;
-		if (ds->blackholes) {
-			sm->blackhole_mtu = ds->bh_big_mtu;
-			sm->blackhole_shrunk_mtu = ds->bh_small_mtu;
-			sm->blackhole_resends = ds->bh_resends;
+		sm->superframes[k] = ds ? ds->superframes : 0;
+		if (pd && pd->blackholes) {
+			sm->blackholes += pd->blackholes;
+			sm->blackhole_mtu = pd->bh_big_mtu;
+			sm->blackhole_shrunk_mtu = pd->bh_small_mtu;
+			sm->blackhole_resends = pd->bh_resends;
 		}
-		int z = full_size(c, (enum sum_dir_id)k, dh, ds, &is_full);
+		/* dh->nsizes is 0 without ds (size_insert()). */
+		int z =
+		    ds ? full_size(c, (enum sum_dir_id)k, dh, ds, pd ? pd->icmp_mtu : 0, &is_full)
+		       : -1;
 		if (z < 0)
 			continue;
 		full[k] = z;
@@ -448,8 +469,8 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 				best = k;
 		}
 	}
-	sm->icmp_too_big = st->icmp_ptb;
-	sm->icmp_mtu = st->icmp_mtu;
+	sm->icmp_too_big = pm ? pm->icmp_ptb : 0;
+	sm->icmp_mtu = pm ? pm->icmp_mtu : 0;
 	sm->pmtu_blackhole = sm->blackholes != 0;
 	if (best < 0)
 		return;

@@ -59,11 +59,21 @@ struct mtu_hot {
 	bool have_last, last_data;
 };
 
-/* Per-direction state touched only when a size is first seen, or a frame
- * or an RTO retransmission has to be looked at. */
+/* Per-direction state touched only when a size is first seen or a frame
+ * has to be looked at. */
 struct mtu_dir_state {
 	struct mtu_size sizes[MTU_SIZES]; /* as mtu_dir_hot.payload */
 	uint32_t superframes;		  /* IP length 0 or > 65535: never a wire frame */
+};
+
+/* Cold (DET_COLD): from the first data segment that brings a new size (or
+ * a super-frame) on; a connection that never sends data has none. */
+struct mtu_state {
+	struct mtu_dir_state dir[2]; /* by enum sum_dir_id */
+};
+
+/* Per-direction PMTU state: black holes and ICMP too-big. */
+struct mtu_pmtu_dir {
 	/* PMTU black hole (RFC 4821): a full-size segment re-sent by RTO. */
 	uint32_t bh_seq, bh_len;
 	uint16_t bh_hdr;
@@ -75,10 +85,12 @@ struct mtu_dir_state {
 	uint32_t icmp_mtu;
 };
 
-struct mtu_state {
-	struct mtu_dir_state dir[2]; /* by enum sum_dir_id */
-	uint32_t icmp_ptb;	     /* ICMP too-big quoting the connection (both ways) */
-	uint32_t icmp_mtu;	     /* the MTU the last one carried */
+/* Cold (DET_COLD) too, apart from struct mtu_state: only a connection with
+ * a timer re-send of a full-size segment or an ICMP too-big needs it. */
+struct mtu_pmtu_state {
+	struct mtu_pmtu_dir dir[2]; /* by enum sum_dir_id */
+	uint32_t icmp_ptb;	    /* ICMP too-big quoting the connection (both ways) */
+	uint32_t icmp_mtu;	    /* the MTU the last one carried */
 };
 
 /* Why a misaligned connection was also called a collapse (mtu_summary.collapse). */
