@@ -200,10 +200,9 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 	unsigned ng = 0, nlines;
 	uint64_t more = 0;
 	size_t nvals = 0;
-	const struct stall_totals sum = *t; /* the names the lines below use */
 
 	(void)run;
-	if (!t->count && !sum.timer_like && !sum.think && !sum.capture_gaps)
+	if (!t->count && !t->timer_like && !t->think && !t->capture_gaps)
 		return;
 	if (t->count) {
 		fprintf(out, "  stalls: %" PRIu64 " idle gap%s where TCP held data, %.3f s lost (",
@@ -212,16 +211,16 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 			if (t->by_class[k])
 				fprintf(out, "%s%s %" PRIu64, n++ ? ", " : "",
 					stall_class_name((enum stall_class)k), t->by_class[k]);
-		fprintf(out, "; %" PRIu64 " near 40 ms, %" PRIu64 " near 200 ms)\n", sum.c40,
-			sum.c200);
+		fprintf(out, "; %" PRIu64 " near 40 ms, %" PRIu64 " near 200 ms)\n", t->c40,
+			t->c200);
 	}
-	if (sum.timer_like)
+	if (t->timer_like)
 		fprintf(
 		    out,
 		    "  timer-like pauses: %" PRIu64 ", %.3f s, where everything was pushed and "
 		    "ACKed but the pause matches the ~200 ms kernel timer (not counted as stalls: "
 		    "ambiguous on the wire)\n",
-		    sum.timer_like, (double)sum.timer_like_ns / 1e9);
+		    t->timer_like, (double)t->timer_like_ns / 1e9);
 
 	for (size_t k = 0; k < d->nevents; k++) {
 		const struct sum_event *e = &d->events[k];
@@ -286,21 +285,21 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 	free(buf);
 	if (more)
 		fprintf(out, "    ... and %" PRIu64 " more stalls (see --json)\n", more);
-	if (sum.think || sum.capture_gaps) {
+	if (t->think || t->capture_gaps) {
 		fputs("  not stalls:", out);
-		if (sum.think)
+		if (t->think)
 			fprintf(out,
 				" %" PRIu64
 				" pause%s with everything sent pushed and ACKed (%.3f s "
 				"of application think time, or a sender's own rate limit such as "
 				"pacing)%s",
-				sum.think, sum.think == 1 ? "" : "s", (double)sum.think_ns / 1e9,
-				sum.capture_gaps ? ";" : "");
-		if (sum.capture_gaps)
+				t->think, t->think == 1 ? "" : "s", (double)t->think_ns / 1e9,
+				t->capture_gaps ? ";" : "");
+		if (t->capture_gaps)
 			fprintf(out,
 				" %" PRIu64 " silence%s with packets missing from the capture (not "
 				"judged)",
-				sum.capture_gaps, sum.capture_gaps == 1 ? "" : "s");
+				t->capture_gaps, t->capture_gaps == 1 ? "" : "s");
 		fputc('\n', out);
 	}
 }
