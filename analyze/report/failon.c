@@ -58,7 +58,7 @@ static const struct fo_metric fo_metrics[] = {
 
 #define FO_NCORE ((unsigned)(sizeof(fo_metrics) / sizeof(fo_metrics[0])))
 
-/* Metric m's name and value (m < fo_count()). */
+/* How many metrics: the engine's, then each view's in table order. */
 static unsigned fo_count(void)
 {
 	unsigned n = FO_NCORE;
@@ -68,33 +68,36 @@ static unsigned fo_count(void)
 	return n;
 }
 
-static const char *fo_name(unsigned m, const char **unit)
+/* Metric m (>= FO_NCORE) among the views' metrics, or NULL past the end. */
+static const struct det_metric *fo_det_metric(unsigned m)
 {
-	*unit = NULL;
-	if (m < FO_NCORE)
-		return fo_metrics[m].name;
 	m -= FO_NCORE;
 	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
-		if (m < det_views[k]->nmetrics) {
-			*unit = det_views[k]->metrics[m].unit;
-			return det_views[k]->metrics[m].name;
-		}
+		if (m < det_views[k]->nmetrics)
+			return &det_views[k]->metrics[m];
 		m -= det_views[k]->nmetrics;
 	}
-	return "";
+	return NULL;
+}
+
+static const char *fo_name(unsigned m, const char **unit)
+{
+	const struct det_metric *dm = m < FO_NCORE ? NULL : fo_det_metric(m);
+
+	*unit = dm ? dm->unit : NULL;
+	if (m < FO_NCORE)
+		return fo_metrics[m].name;
+	return dm ? dm->name : "";
 }
 
 static double fo_value(unsigned m, const struct rep_totals *t)
 {
+	const struct det_metric *dm;
+
 	if (m < FO_NCORE)
 		return fo_metrics[m].get(t);
-	m -= FO_NCORE;
-	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
-		if (m < det_views[k]->nmetrics)
-			return det_views[k]->metrics[m].get(&t->det);
-		m -= det_views[k]->nmetrics;
-	}
-	return 0;
+	dm = fo_det_metric(m);
+	return dm ? dm->get(&t->det) : 0;
 }
 
 size_t fo_names(char *buf, size_t len)
