@@ -40,12 +40,12 @@ static void w_rate(struct jo_writer *w, const char *key, uint64_t bytes, int64_t
 		jo_kreal(w, key, (double)bytes * 8.0 / ((double)dur_ns / 1e9));
 }
 
-static void w_endpoint(struct jo_writer *w, const char *key, const struct dec_addr *a,
-		       uint16_t port)
+/* "ip:port" as a string value. */
+static void w_endpoint(struct jo_writer *w, const struct dec_addr *a, uint16_t port)
 {
 	char buf[64];
 	rep_format_endpoint(a, port, buf, sizeof(buf));
-	jo_kstr(w, key, buf);
+	jo_w_str(w, buf);
 }
 
 /* Counts by enum sum_reorder_by, one key per rule (summary.c names them). */
@@ -59,12 +59,11 @@ static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_
 	jo_w_named_counts(w, names, by, SUM_BY_COUNT);
 }
 
-/* One direction's statistics; peer is the other direction (for the ACK
- * ratio). Keys in sorted order. */
-static void w_dir(struct jo_writer *w, const char *key, const struct sum_dir *d,
-		  const struct sum_dir *peer, int64_t dur_ns)
+/* One direction's statistics as an object value; peer is the other
+ * direction (for the ACK ratio). Keys in sorted order. */
+static void w_dir(struct jo_writer *w, const struct sum_dir *d, const struct sum_dir *peer,
+		  int64_t dur_ns)
 {
-	jo_w_key(w, key);
 	jo_w_obj(w);
 	jo_kint(w, "ack_reordering", (int64_t)d->ack_reordering);
 	jo_kint(w, "acked_unseen", (int64_t)d->acked_unseen);
@@ -196,9 +195,12 @@ static void conn_det_upto(struct conn_writer *cw, const char *key)
 	}
 }
 
+/* The detectors' members that sort before key, then key itself: the
+ * writer, ready for key's value. */
 static struct jo_writer *conn_key(struct conn_writer *cw, const char *key)
 {
 	conn_det_upto(cw, key);
+	jo_w_key(cw->w, key);
 	return cw->w;
 }
 
@@ -209,47 +211,45 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 
 	conn_writer_init(&cw, w, c);
 	jo_w_obj(w);
-	w_dir(conn_key(&cw, "c2s"), "c2s", &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
-	w_endpoint(conn_key(&cw, "client"), "client", &c->client, c->client_port);
-	jo_ksec(conn_key(&cw, "duration_s"), "duration_s", dur);
-	jo_kbool(conn_key(&cw, "evicted"), "evicted", c->evicted);
-	jo_ksec(conn_key(&cw, "first_ts"), "first_ts", c->first_ts);
-	jo_kint(conn_key(&cw, "first_ts_ns"), "first_ts_ns", c->first_ts);
-	jo_w_key(conn_key(&cw, "frames"), "frames");
-	jo_w_arr(w);
+	w_dir(conn_key(&cw, "c2s"), &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
+	w_endpoint(conn_key(&cw, "client"), &c->client, c->client_port);
+	jo_w_sec(conn_key(&cw, "duration_s"), dur);
+	jo_w_bool(conn_key(&cw, "evicted"), c->evicted);
+	jo_w_sec(conn_key(&cw, "first_ts"), c->first_ts);
+	jo_w_int(conn_key(&cw, "first_ts_ns"), c->first_ts);
+	jo_w_arr(conn_key(&cw, "frames"));
 	jo_w_int(w, (int64_t)c->first_frame);
 	jo_w_int(w, (int64_t)c->last_frame);
 	jo_w_arr_end(w);
+	conn_key(&cw, "handshake_rtt_s");
 	if (c->handshake_rtt_ns >= 0)
-		jo_ksec(conn_key(&cw, "handshake_rtt_s"), "handshake_rtt_s", c->handshake_rtt_ns);
+		jo_w_sec(w, c->handshake_rtt_ns);
 	else
-		jo_knull(conn_key(&cw, "handshake_rtt_s"), "handshake_rtt_s");
-	jo_kint(conn_key(&cw, "id"), "id", (int64_t)c->id);
-	jo_kint(conn_key(&cw, "input"), "input", c->first_input);
+		jo_w_null(w);
+	jo_w_int(conn_key(&cw, "id"), (int64_t)c->id);
+	jo_w_int(conn_key(&cw, "input"), c->first_input);
 	if (kind)
-		jo_kstr(conn_key(&cw, "kind"), "kind", kind);
-	jo_kint(conn_key(&cw, "last_input"), "last_input", c->last_input);
-	jo_ksec(conn_key(&cw, "last_ts"), "last_ts", c->last_ts);
-	jo_w_key(conn_key(&cw, "mss"), "mss");
-	jo_w_obj(w);
+		jo_w_str(conn_key(&cw, "kind"), kind);
+	jo_w_int(conn_key(&cw, "last_input"), c->last_input);
+	jo_w_sec(conn_key(&cw, "last_ts"), c->last_ts);
+	jo_w_obj(conn_key(&cw, "mss"));
 	w_mss_or_null(w, "client", c->dir[SUM_C2S].mss);
 	w_mss_or_null(w, "server", c->dir[SUM_S2C].mss);
 	jo_w_obj_end(w);
-	jo_w_key(conn_key(&cw, "queues"), "queues");
-	jo_w_arr(w);
+	jo_w_arr(conn_key(&cw, "queues"));
 	for (unsigned q = 0; q < 64; q++)
 		if (c->queue_mask & (1ull << q))
 			jo_w_int(w, q);
 	jo_w_arr_end(w);
-	jo_kbool(conn_key(&cw, "roles_from_syn"), "roles_from_syn", c->roles_from_syn);
-	w_dir(conn_key(&cw, "s2c"), "s2c", &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
-	jo_kbool(conn_key(&cw, "sack_permitted"), "sack_permitted", c->sack_permitted);
-	w_endpoint(conn_key(&cw, "server"), "server", &c->server, c->server_port);
-	jo_kstr(conn_key(&cw, "state"), "state", sum_state_name(c->state));
-	jo_kbool(conn_key(&cw, "timestamps"), "timestamps", c->timestamps);
-	jo_kint(conn_key(&cw, "vantage"), "vantage", c->vantage);
-	jo_kbool(conn_key(&cw, "window_scale_known"), "window_scale_known", c->wscale_known);
-	jo_w_key(conn_key(&cw, "wscale"), "wscale");
+	jo_w_bool(conn_key(&cw, "roles_from_syn"), c->roles_from_syn);
+	w_dir(conn_key(&cw, "s2c"), &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
+	jo_w_bool(conn_key(&cw, "sack_permitted"), c->sack_permitted);
+	w_endpoint(conn_key(&cw, "server"), &c->server, c->server_port);
+	jo_w_str(conn_key(&cw, "state"), sum_state_name(c->state));
+	jo_w_bool(conn_key(&cw, "timestamps"), c->timestamps);
+	jo_w_int(conn_key(&cw, "vantage"), c->vantage);
+	jo_w_bool(conn_key(&cw, "window_scale_known"), c->wscale_known);
+	conn_key(&cw, "wscale");
 	if (c->wscale_known) {
 		jo_w_obj(w);
 		jo_kint(w, "client", c->dir[SUM_C2S].wscale);
