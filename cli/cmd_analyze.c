@@ -18,6 +18,7 @@
 #include "analyze/engine/decode.h"
 #include "analyze/engine/engine.h"
 #include "analyze/engine/shard.h"
+#include "analyze/engine/workers.h"
 #include "analyze/report/failon.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
@@ -48,6 +49,7 @@ enum opt_id {
 	OPT_FRAMES_CSV,
 	OPT_REPORT_MEMORY,
 	OPT_SHARD,
+	OPT_THREADS,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -77,6 +79,8 @@ static const struct cli_opt analyze_opts[] = {
      "skip the detectors (stalls, SACK, queues, MTU): their findings null"},
     {"shard", OPT_SHARD, "K/N",
      "only the connections of shard K of N (a 4-tuple hash, see SHARDS)"},
+    {"threads", OPT_THREADS, "N",
+     "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
     {"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
     {"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
@@ -99,6 +103,7 @@ struct analyze_cfg {
 	struct fo_expr fail_expr;
 	bool frames;
 	const char *frames_csv;
+	unsigned threads; /* 0: wk_default_threads() */
 };
 
 static void usage(FILE *f)
@@ -237,6 +242,11 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_FRAMES_CSV:
 		cfg->frames_csv = arg;
 		break;
+	case OPT_THREADS:
+		if (cli_parse_u64(arg, 1, WK_MAX, &v) < 0)
+			return bad_value("threads", arg, "a count from 1 to 64");
+		cfg->threads = (unsigned)v;
+		break;
 	case OPT_SHARD:
 		if (parse_shard(arg, &cfg->eng.shard_k, &cfg->eng.shard_n) < 0)
 			return bad_value("shard", arg, "K/N with 1 <= K <= N <= 65536");
@@ -350,7 +360,7 @@ static uint64_t rss_bytes(void)
 	return got == 2 && page > 0 ? (uint64_t)resident * (uint64_t)page : 0;
 }
 
-static void progress_tick(struct progress *pr, const struct source *src, const struct engine *eng,
+static void progress_tick(struct progress *pr, const struct source *src, const struct wk_pool *eng,
 			  uint64_t packets)
 {
 	double t = clock_now_s();
@@ -376,7 +386,7 @@ static void progress_tick(struct progress *pr, const struct source *src, const s
 	}
 	len += snprintf(line + len, sizeof(line) - (size_t)len,
 			"%" PRIu64 " pkts %s  %" PRIu32 " live  RSS %s", packets, rate_s,
-			eng_live_connections(eng), rss_s);
+			wk_live_connections(eng), rss_s);
 	/* ETA from the average byte rate since the start: steadier than the last tick's. */
 	double secs = t - pr->start;
 	if (sized && done > 0 && secs > 0 && (size_t)len < sizeof(line)) {
@@ -486,7 +496,8 @@ int analyze_main(int argc, char **argv)
 									    : 1};
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
 	struct sum_sink sink = rep ? rep_sink(rep) : (struct sum_sink){0};
-	struct engine *eng = rep ? eng_new(&cfg.eng, &sink, err, sizeof(err)) : NULL;
+	unsigned nthreads = cfg.threads ? cfg.threads : wk_default_threads();
+	struct wk_pool *eng = rep ? wk_new(&cfg.eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		rep_free(rep);
@@ -509,12 +520,12 @@ int analyze_main(int argc, char **argv)
 	struct pkt p;
 	uint64_t n = 0;
 	while (!analyze_stop && src_next(src, &p) > 0) {
-		eng_packet(eng, &p);
+		wk_packet(eng, &p);
 		if ((++n & 0x3ff) == 0 && pr.on)
 			progress_tick(&pr, src, eng, n);
 	}
 	progress_end(&pr);
-	eng_finish(eng);
+	wk_finish(eng);
 
 	const struct src_input **inputs = calloc(ninputs, sizeof(*inputs));
 	unsigned nvantages = src_vantage_count(src);
@@ -544,14 +555,13 @@ int analyze_main(int argc, char **argv)
 	    .ninputs = inputs ? ninputs : 0,
 	    .inputs = inputs,
 	    .filtered_out = src_filtered_out(src),
-	    .eng = *eng_counters(eng),
-	    .flows = *eng_flow_counters(eng),
 	    .nvantages = vantages ? nvantages : 0,
 	    .vantage_names = vantages,
 	    .detectors = cfg.eng.detectors,
 	    .shard_k = cfg.eng.shard_k,
 	    .shard_n = cfg.eng.shard_n,
 	};
+	wk_counters(eng, &run.eng, &run.flows);
 	/* Packets the BPF filter dropped belong to no connection: shard 1's. */
 	if (cfg.eng.shard_n > 1 && cfg.eng.shard_k != 1)
 		run.filtered_out = 0;
@@ -574,7 +584,7 @@ int analyze_main(int argc, char **argv)
 		fprintf(stderr, "tcpsift analyze: --fail-on matched: %s\n", matched);
 	free(inputs);
 	free(vantages);
-	eng_free(eng);
+	wk_free(eng);
 	rep_free(rep);
 	src_close(src);
 	free(names);

@@ -15,11 +15,8 @@ struct engine {
 	struct flow_table *flows;
 	struct eng_counters cnt;
 	uint64_t next_id;
-	uint64_t seen; /* packets handed in, of every shard */
-	int64_t last_sweep;
+	struct eng_clock clock;
 };
-
-enum { ENG_SWEEP_NS = 1000000000 }; /* idle expiry at most once a second of capture time */
 
 void eng_config_defaults(struct eng_config *cfg)
 {
@@ -166,14 +163,12 @@ void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct
 	flow_foreach(e->flows, summarize_live, &w);
 }
 
-/* The stream's clock: first and last capture time, over every shard's packets. */
-static void eng_clock(struct engine *e, const struct pkt *p, bool own_stream)
+bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
+		    bool own_stream)
 {
-	struct eng_counters *n = &e->cnt;
-
-	if (e->seen++ == 0) {
+	if (k->seen++ == 0) {
 		n->first_ts = n->last_ts = p->ts_ns;
-		e->last_sweep = p->ts_ns;
+		k->last_sweep = p->ts_ns;
 	} else if (p->ts_ns < n->last_ts) {
 		n->ts_backwards += own_stream;
 	} else {
@@ -181,26 +176,24 @@ static void eng_clock(struct engine *e, const struct pkt *p, bool own_stream)
 	}
 	if (p->ts_ns < n->first_ts)
 		n->first_ts = p->ts_ns;
+	/* Every decoded packet of the stream, this shard's or not, may sweep, so
+	 * that connections end idle when they would in a one-pass run. */
+	if (status < 0 || p->ts_ns - k->last_sweep < ENG_SWEEP_NS)
+		return false;
+	k->last_sweep = p->ts_ns;
+	return true;
 }
 
-void eng_packet(struct engine *e, const struct pkt *p)
+void eng_sweep(struct engine *e, int64_t now)
 {
-	struct dec_packet d;
-	struct eng_counters *n = &e->cnt;
-	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
-	uint32_t nshards = e->cfg.shard_n;
+	flow_expire(e->flows, now);
+}
 
-	eng_clock(e, p, nshards <= 1 || e->cfg.shard_k == 1);
-	/* Sweep on every decoded packet of the stream, this shard's or not, so
-	 * that connections end idle when they would in a one-pass run. */
-	if (st >= 0 && p->ts_ns - e->last_sweep >= ENG_SWEEP_NS) {
-		flow_expire(e->flows, p->ts_ns);
-		e->last_sweep = p->ts_ns;
-	}
-	if (nshards > 1 && shard_of_packet(st, &d, nshards) != e->cfg.shard_k) {
-		n->other_shards++;
-		return;
-	}
+void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_packet *dp)
+{
+	struct eng_counters *n = &e->cnt;
+	const struct dec_packet *d = dp;
+
 	n->packets++;
 	n->wire_bytes += p->wirelen;
 	if (st < 0) {
@@ -211,31 +204,34 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	n->status[st]++;
 
 	if (st == DEC_ICMP) {
-		icmp_to_conn(e, &d, p);
+		icmp_to_conn(e, d, p);
 		return;
 	}
 	if (st != DEC_TCP)
 		return;
-	if (d.tcp.payload_cap < d.tcp.payload_len)
+	if (d->tcp.payload_cap < d->tcp.payload_len)
 		n->snaplen_cut++;
-	if (d.tcp.opt.malformed)
+	if (d->tcp.opt.malformed)
 		n->bad_tcp_options++;
 
 	bool created;
-	struct tcp_conn *c = flow_lookup(e->flows, &d, p->vantage, &created);
-	if (c && !created && tcp_is_new_instance(c, &d)) {
+	struct tcp_conn *c = flow_lookup(e->flows, d, p->vantage, &created);
+	if (c && !created && tcp_is_new_instance(c, d)) {
 		flow_end(e->flows, c, FLOW_END_REUSED);
-		c = flow_lookup(e->flows, &d, p->vantage, &created);
+		c = flow_lookup(e->flows, d, p->vantage, &created);
 	}
 	if (!c) {
 		n->no_memory++;
 		return;
 	}
-	if (created)
-		tcp_conn_init(c, ++e->next_id, &d, p);
-	else if (e->cfg.detectors)
+	if (created) {
+		tcp_conn_init(c, ++e->next_id, d, p);
+		if (e->sink.begin)
+			e->sink.begin(e->sink.ctx, e->next_id);
+	} else if (e->cfg.detectors) {
 		det_before(c, p->ts_ns, &e->env);
-	tcp_segment(c, &e->cfg.tcp, &e->tpools, &d, p, &e->sink);
+	}
+	tcp_segment(c, &e->cfg.tcp, &e->tpools, d, p, &e->sink);
 	if (e->cfg.detectors)
 		det_segment(c, &e->env);
 	if (e->sink.segment)
@@ -244,9 +240,40 @@ void eng_packet(struct engine *e, const struct pkt *p)
 		flow_set_closed(e->flows, c);
 }
 
+void eng_packet(struct engine *e, const struct pkt *p)
+{
+	struct dec_packet d;
+	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+	uint32_t nshards = e->cfg.shard_n;
+
+	if (eng_clock_step(&e->clock, &e->cnt, p, st, nshards <= 1 || e->cfg.shard_k == 1))
+		eng_sweep(e, p->ts_ns);
+	if (nshards > 1 && shard_of_packet(st, &d, nshards) != e->cfg.shard_k) {
+		e->cnt.other_shards++;
+		return;
+	}
+	eng_own(e, p, st, &d);
+}
+
 void eng_finish(struct engine *e)
 {
 	flow_drain(e->flows);
+}
+
+int eng_drain_start(struct engine *e)
+{
+	return flow_drain_start(e->flows);
+}
+
+uint64_t eng_drain_peek(const struct engine *e)
+{
+	const struct tcp_conn *c = flow_drain_peek(e->flows);
+	return c ? c->info.id : 0;
+}
+
+void eng_drain_next(struct engine *e)
+{
+	flow_drain_next(e->flows);
 }
 
 const struct eng_counters *eng_counters(const struct engine *e)

@@ -44,8 +44,46 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
  */
 void eng_packet(struct engine *e, const struct pkt *p);
 
-/* End of input: every live connection is summarized and delivered. */
+/* End of input: every live connection is summarized and delivered, in id
+ * order. */
 void eng_finish(struct engine *e);
+
+/*
+ * The stream's clock: when idle expiry sweeps (at most once a second of
+ * capture time, on a decoded packet), and the counters' first_ts, last_ts
+ * and ts_backwards (counted only when own_stream: shard 1's). One per
+ * stream, kept by whoever sees every packet.
+ */
+struct eng_clock {
+	uint64_t seen;
+	int64_t last_sweep;
+};
+
+#define ENG_SWEEP_NS 1000000000ll
+
+/* Account p (dec_packet() gave status); true: sweep now (eng_sweep). */
+bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
+		    bool own_stream);
+
+/*
+ * eng_packet() in pieces, for a caller that decodes packets and routes each
+ * connection's packets to one of several engines itself (workers.c): it
+ * keeps the stream's clock, has every engine sweep when the clock says so
+ * (eng_sweep), and hands a packet to its own engine only (eng_own, with
+ * dec_packet()'s status and result; d's payload bytes are never read: they
+ * may be gone). Such an engine's counters have no clock fields.
+ */
+void eng_sweep(struct engine *e, int64_t now);
+void eng_own(struct engine *e, const struct pkt *p, int status, const struct dec_packet *d);
+
+/* eng_finish() one connection at a time, to interleave several engines by
+ * id: eng_drain_start() once, then eng_drain_peek() is the id of the
+ * connection eng_drain_next() ends (0: none left). No packet may come in
+ * between. eng_drain_start() returns 0 or ERR_NOMEM (then they end in
+ * least-recently-used order, still all of them). */
+int eng_drain_start(struct engine *e);
+uint64_t eng_drain_peek(const struct engine *e);
+void eng_drain_next(struct engine *e);
 
 /*
  * Summaries of the connections still live, as they stand now (a live view's

@@ -1,5 +1,6 @@
 /* flow.c - open-addressing connection table with LRU order and bounded size. */
 #include "analyze/engine/flow.h"
+#include "common/err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,11 @@ struct flow_table {
 	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
 	 * sooner (closed_linger_ns) so memory follows live connections. */
 	uint32_t lru_head[2], lru_tail[2];
+	/* Entry indices to end in id order (expiry, drain), kept between
+	 * sweeps so that one costs no allocation once it has grown. */
+	uint32_t *order;
+	uint32_t order_cap, order_len, order_pos;
+	bool draining_sorted;
 	struct flow_counters cnt;
 };
 
@@ -144,6 +150,7 @@ void flow_free(struct flow_table *t)
 		return;
 	for (uint32_t k = 0; k < t->nchunks; k++)
 		free(t->chunks[k]);
+	free(t->order);
 	free(t->chunks);
 	free(t->slots);
 	free(t);
@@ -358,10 +365,64 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	return &e->conn;
 }
 
+static int by_id(const void *a, const void *b, void *table)
+{
+	uint64_t x = entry(table, *(const uint32_t *)a)->conn.info.id;
+	uint64_t y = entry(table, *(const uint32_t *)b)->conn.info.id;
+	return (x > y) - (x < y);
+}
+
+/* Room for n entry indices in t->order; false without memory. */
+static bool order_reserve(struct flow_table *t, uint32_t n)
+{
+	if (n <= t->order_cap)
+		return true;
+	uint32_t cap = t->order_cap ? t->order_cap : 256;
+	while (cap < n)
+		cap *= 2;
+	uint32_t *o = realloc(t->order, (size_t)cap * sizeof(*o));
+	if (!o)
+		return false;
+	t->order = o;
+	t->order_cap = cap;
+	return true;
+}
+
+/* Sort t->order[0, n) by connection id (glibc qsort_r: the table is its context). */
+static void order_sort(struct flow_table *t, uint32_t n)
+{
+	qsort_r(t->order, n, sizeof(*t->order), by_id, t);
+}
+
 void flow_expire(struct flow_table *t, int64_t now)
 {
 	int64_t timeout[2] = {t->cfg.idle_timeout_ns, t->cfg.closed_linger_ns};
+	uint32_t n = 0;
+	bool sorted = true;
 
+	/* The expired connections are the oldest of each LRU list. They end in
+	 * id (first-packet) order, not LRU order, so that what one sweep ends
+	 * comes out in an order that does not depend on how connections are
+	 * spread over tables (workers.c merges N engines' sweeps by id). */
+	for (int l = 0; l < 2; l++) {
+		if (timeout[l] <= 0)
+			continue;
+		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next) {
+			if (now - entry(t, idx)->conn.info.last_ts < timeout[l])
+				break;
+			if (sorted && !order_reserve(t, n + 1))
+				sorted = false; /* no memory: LRU order below, still complete */
+			if (sorted)
+				t->order[n++] = idx;
+		}
+	}
+	if (sorted) {
+		order_sort(t, n);
+		for (uint32_t k = 0; k < n; k++)
+			end_entry(t, t->order[k],
+				  entry(t, t->order[k])->closed ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		return;
+	}
 	for (int l = 0; l < 2; l++) {
 		if (timeout[l] <= 0)
 			continue;
@@ -372,13 +433,6 @@ void flow_expire(struct flow_table *t, int64_t now)
 			end_entry(t, t->lru_head[l], l ? FLOW_END_CLOSED : FLOW_END_IDLE);
 		}
 	}
-}
-
-static int by_id(const void *a, const void *b)
-{
-	uint64_t x = (*(struct flow_entry *const *)a)->conn.info.id;
-	uint64_t y = (*(struct flow_entry *const *)b)->conn.info.id;
-	return (x > y) - (x < y);
 }
 
 void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct tcp_conn *c),
@@ -396,22 +450,50 @@ void flow_foreach_mut(struct flow_table *t, void (*fn)(void *ctx, struct tcp_con
 			fn(ctx, &entry(t, idx)->conn);
 }
 
-void flow_drain(struct flow_table *t)
+int flow_drain_start(struct flow_table *t)
 {
 	uint32_t n = 0;
-	struct flow_entry **v = t->cnt.live ? malloc(t->cnt.live * sizeof(*v)) : NULL;
 
-	if (v) {
-		for (int l = 0; l < 2; l++)
-			for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL;
-			     idx = entry(t, idx)->next)
-				v[n++] = entry(t, idx);
-		qsort(v, n, sizeof(*v), by_id);
-		for (uint32_t k = 0; k < n; k++)
-			end_entry(t, conn_index(t, &v[k]->conn), FLOW_END_DONE);
-		free(v);
-	}
-	/* Without memory for the sort, end them in LRU order: still complete. */
-	while (lru_oldest(t) != FLOW_NIL)
-		end_entry(t, lru_oldest(t), FLOW_END_DONE);
+	t->order_pos = t->order_len = 0;
+	t->draining_sorted = order_reserve(t, t->cnt.live);
+	if (!t->draining_sorted)
+		return ERR_NOMEM;
+	for (int l = 0; l < 2; l++)
+		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
+			t->order[n++] = idx;
+	order_sort(t, n);
+	t->order_len = n;
+	return 0;
+}
+
+/* The entry flow_drain_next() ends, FLOW_NIL when none is left. Without
+ * memory for the sort, LRU order: still complete. */
+static uint32_t drain_peek_idx(const struct flow_table *t)
+{
+	if (!t->draining_sorted)
+		return lru_oldest(t);
+	return t->order_pos < t->order_len ? t->order[t->order_pos] : FLOW_NIL;
+}
+
+const struct tcp_conn *flow_drain_peek(const struct flow_table *t)
+{
+	uint32_t idx = drain_peek_idx(t);
+	return idx == FLOW_NIL ? NULL : &entry(t, idx)->conn;
+}
+
+void flow_drain_next(struct flow_table *t)
+{
+	uint32_t idx = drain_peek_idx(t);
+
+	if (idx == FLOW_NIL)
+		return;
+	t->order_pos += t->draining_sorted;
+	end_entry(t, idx, FLOW_END_DONE);
+}
+
+void flow_drain(struct flow_table *t)
+{
+	flow_drain_start(t);
+	while (drain_peek_idx(t) != FLOW_NIL)
+		flow_drain_next(t);
 }

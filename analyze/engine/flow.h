@@ -56,11 +56,20 @@ void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why);
 /* c has closed (FIN both ways or RST): it now expires after closed_linger. */
 void flow_set_closed(struct flow_table *t, struct tcp_conn *c);
 
-/* End connections idle since before now - idle_timeout (closed_linger). */
+/* End connections idle since before now - idle_timeout (closed_linger), in
+ * id order. */
 void flow_expire(struct flow_table *t, int64_t now);
 
 /* End every live connection in first-packet order (end of input). */
 void flow_drain(struct flow_table *t);
+
+/* The same one connection at a time (workers.c interleaves N tables by id):
+ * flow_drain_start() once (0, or ERR_NOMEM: then LRU order), then
+ * flow_drain_peek() is the connection flow_drain_next() ends, NULL when
+ * none is left. Nothing else may change the table in between. */
+int flow_drain_start(struct flow_table *t);
+const struct tcp_conn *flow_drain_peek(const struct flow_table *t);
+void flow_drain_next(struct flow_table *t);
 
 /* Call fn for every live connection, LRU order (open ones first); fn must not
  * change the table. */

@@ -242,6 +242,8 @@ struct sum_seg {
 
 /* Where the engine delivers results; any callback may be NULL. */
 struct sum_sink {
+	/* A connection was created with this id (before any event of it). */
+	void (*begin)(void *ctx, uint64_t id);
 	void (*conn)(void *ctx, const struct sum_conn *c);
 	void (*event)(void *ctx, const struct sum_event *e);
 	/* Per-frame verdicts (SUM_EV_RETRANS ..): a sink that does not want

@@ -1,0 +1,771 @@
+/* workers.c - --threads N: batches out to N engines, their results merged back in order. */
+#include "analyze/engine/workers.h"
+#include "analyze/engine/decode.h"
+#include "analyze/engine/shard.h"
+#include "common/err.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * How the order of one engine is rebuilt. The reader keeps the stream's
+ * clock, so it knows before which packets every engine sweeps (idle
+ * expiry). A worker tags each result with the packet it was at (its index
+ * in the batch) and the phase: the sweep before a packet (eng_sweep), the
+ * packet's own processing (eng_own, one worker only), or the final drain.
+ * One engine delivers, at packet i, first what its sweep ended, in id order
+ * (flow_expire), then what the packet caused. So the merge walks the
+ * packets of a batch in order and, at each, interleaves the workers' sweep
+ * results connection by connection by id, then copies the owner's results.
+ * A connection's results are the events of its end then its summary (a
+ * "cluster"); ids are those one engine would have given: a new connection
+ * (sum_sink.begin) takes the next id when the merge reaches it, which is in
+ * packet order. The drain at the end runs in the caller's thread, engine by
+ * engine in id order, so it keeps one connection's results at a time.
+ */
+
+enum {
+	WK_BATCH = 2048, /* packets a batch: one lock round trip per worker */
+	WK_SLOTS = 6,	 /* batches in flight */
+	WK_NOBODY = UINT32_MAX,
+	WK_PREFETCH = 4, /* entries ahead a worker prefetches */
+};
+
+enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
+enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_CONN };
+
+/* One result, followed by its struct sum_event or sum_conn. */
+struct wk_rec {
+	uint32_t entry; /* packet index in the batch */
+	uint8_t phase, kind;
+	uint32_t size; /* of the whole record, a multiple of 8 */
+	uint64_t id;   /* WK_BEGIN: the worker's id of the new connection */
+};
+
+struct wk_buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+struct wk_entry {
+	struct pkt p; /* data NULL: the bytes stay with the source */
+	int32_t status;
+	struct dec_packet d;
+};
+
+struct wk_sweep {
+	uint32_t entry; /* sweep before this packet */
+	int64_t now;
+};
+
+/* A worker reads only its own packets and the sweeps: not every entry. */
+struct wk_slot {
+	struct wk_entry *e; /* WK_BATCH */
+	uint32_t n;
+	uint32_t *own;	     /* worker k's packets: own[k * WK_BATCH + j], j < nown[k] */
+	uint32_t *nown;	     /* [nthreads] */
+	struct wk_sweep *sweep; /* WK_BATCH */
+	uint32_t nsweep;
+	uint64_t batch;	    /* its number: 0, 1, 2 ... */
+	bool ready;	    /* handed to the workers (under mu) */
+	unsigned done;	    /* workers through it (under mu) */
+	struct wk_buf *out; /* each worker's results, [nthreads] */
+};
+
+struct wk_worker {
+	struct wk_pool *pool;
+	unsigned index;
+	struct engine *eng;
+	pthread_t thread;
+	bool started;
+	/* Where its sink writes now, and the tag of what it writes. */
+	struct wk_buf *out;
+	uint32_t entry;
+	uint8_t phase;
+	uint64_t lost; /* results dropped: no memory to keep them */
+};
+
+/* A worker's id of a live connection -> the run's id. */
+struct wk_idmap {
+	struct {
+		uint64_t key; /* worker << 56 | its id; 0 empty */
+		uint64_t val;
+	} *s;
+	size_t mask, n;
+};
+
+struct wk_pool {
+	unsigned n;
+	struct eng_config cfg;
+	struct sum_sink sink;
+	struct engine *single; /* n == 1: no threads */
+	struct wk_worker *w;
+	struct wk_slot slot[WK_SLOTS];
+	struct wk_slot *cur; /* being filled */
+	uint64_t filled;     /* batches handed out */
+	uint64_t merged;     /* batches whose results went to the sink */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool sync_init, quit, finished;
+	struct wk_idmap map;
+	struct wk_buf drain; /* one connection's results at the end */
+	uint64_t next_id;
+	uint32_t live, max_live;
+	struct eng_clock clock;	 /* the stream's, kept here for every engine */
+	struct eng_counters cnt; /* its fields: first_ts, last_ts, ts_backwards, other_shards */
+	uint64_t lost; /* results the merge could not map (a bug if ever) */
+};
+
+/* ---- results ---- */
+
+static void *buf_push(struct wk_worker *me, uint8_t kind, uint64_t id, const void *body,
+		      size_t len)
+{
+	struct wk_buf *b = me->out;
+	size_t size = (sizeof(struct wk_rec) + len + 7) & ~(size_t)7;
+
+	if (b->len + size > b->cap) {
+		size_t cap = b->cap ? b->cap : 64 * 1024;
+		while (cap < b->len + size)
+			cap *= 2;
+		unsigned char *p = realloc(b->p, cap);
+		if (!p) {
+			me->lost++;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	struct wk_rec *r = (struct wk_rec *)(b->p + b->len);
+	*r = (struct wk_rec){
+	    .entry = me->entry, .phase = me->phase, .kind = kind, .size = (uint32_t)size, .id = id};
+	if (len)
+		memcpy(r + 1, body, len);
+	b->len += size;
+	return r + 1;
+}
+
+static void on_begin(void *ctx, uint64_t id)
+{
+	buf_push(ctx, WK_BEGIN, id, NULL, 0);
+}
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+	buf_push(ctx, WK_EVENT, 0, e, sizeof(*e));
+}
+
+static void on_conn(void *ctx, const struct sum_conn *c)
+{
+	buf_push(ctx, WK_CONN, 0, c, sizeof(*c));
+}
+
+/* ---- id map ---- */
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t map_key(unsigned worker, uint64_t id)
+{
+	return (uint64_t)worker << 56 | id;
+}
+
+static int map_grow(struct wk_idmap *m)
+{
+	size_t cap = m->s ? (m->mask + 1) * 2 : 1024;
+	__typeof__(m->s) s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return ERR_NOMEM;
+	for (size_t k = 0; m->s && k <= m->mask; k++) {
+		if (!m->s[k].key)
+			continue;
+		size_t j = mix64(m->s[k].key) & (cap - 1);
+		while (s[j].key)
+			j = (j + 1) & (cap - 1);
+		s[j] = m->s[k];
+	}
+	free(m->s);
+	m->s = s;
+	m->mask = cap - 1;
+	return 0;
+}
+
+static int map_put(struct wk_idmap *m, uint64_t key, uint64_t val)
+{
+	if ((m->n + 1) * 2 > (m->s ? m->mask + 1 : 0) && map_grow(m) < 0)
+		return ERR_NOMEM;
+	size_t j = mix64(key) & m->mask;
+	while (m->s[j].key && m->s[j].key != key)
+		j = (j + 1) & m->mask;
+	m->n += !m->s[j].key;
+	m->s[j].key = key;
+	m->s[j].val = val;
+	return 0;
+}
+
+/* The slot of key, or SIZE_MAX. */
+static size_t map_find(const struct wk_idmap *m, uint64_t key)
+{
+	if (!m->s)
+		return SIZE_MAX;
+	for (size_t j = mix64(key) & m->mask; m->s[j].key; j = (j + 1) & m->mask)
+		if (m->s[j].key == key)
+			return j;
+	return SIZE_MAX;
+}
+
+static uint64_t map_get(const struct wk_idmap *m, uint64_t key)
+{
+	size_t j = map_find(m, key);
+	return j == SIZE_MAX ? 0 : m->s[j].val;
+}
+
+/* Remove by backward shift: linear probing keeps no tombstones. */
+static void map_del(struct wk_idmap *m, uint64_t key)
+{
+	size_t j = map_find(m, key);
+
+	if (j == SIZE_MAX)
+		return;
+	for (size_t k = (j + 1) & m->mask; m->s[k].key; k = (k + 1) & m->mask) {
+		size_t home = mix64(m->s[k].key) & m->mask;
+		/* Move k into the hole j unless its home lies cyclically in (j, k]. */
+		if (((k - home) & m->mask) >= ((k - j) & m->mask)) {
+			m->s[j] = m->s[k];
+			j = k;
+		}
+	}
+	m->s[j].key = 0;
+	m->n--;
+}
+
+/* ---- the merge (caller's thread) ---- */
+
+static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
+{
+	switch (r->kind) {
+	case WK_BEGIN:
+		if (map_put(&w->map, map_key(worker, r->id), ++w->next_id) < 0) {
+			w->lost++;
+			return;
+		}
+		if (++w->live > w->max_live)
+			w->max_live = w->live;
+		if (w->sink.begin)
+			w->sink.begin(w->sink.ctx, w->next_id);
+		return;
+	case WK_EVENT: {
+		struct sum_event *e = (struct sum_event *)(r + 1);
+		e->conn = map_get(&w->map, map_key(worker, e->conn));
+		sum_emit(&w->sink, e);
+		return;
+	}
+	case WK_CONN: {
+		struct sum_conn *c = (struct sum_conn *)(r + 1);
+		uint64_t key = map_key(worker, c->id);
+		c->id = map_get(&w->map, key);
+		map_del(&w->map, key);
+		w->live--;
+		if (w->sink.conn)
+			w->sink.conn(w->sink.ctx, c);
+		return;
+	}
+	}
+}
+
+struct cursor {
+	struct wk_buf *b;
+	size_t pos;
+};
+
+static struct wk_rec *cur_rec(const struct cursor *c)
+{
+	return c->pos < c->b->len ? (struct wk_rec *)(c->b->p + c->pos) : NULL;
+}
+
+static bool cur_at(const struct cursor *c, uint32_t entry, uint8_t phase)
+{
+	const struct wk_rec *r = cur_rec(c);
+	return r && r->entry == entry && r->phase == phase;
+}
+
+/* The run's id of the connection whose cluster starts at c. */
+static uint64_t cluster_id(const struct wk_pool *w, unsigned worker, const struct cursor *c)
+{
+	for (size_t pos = c->pos; pos < c->b->len;) {
+		const struct wk_rec *r = (const struct wk_rec *)(c->b->p + pos);
+		if (r->kind == WK_CONN)
+			return map_get(&w->map,
+				       map_key(worker, ((const struct sum_conn *)(r + 1))->id));
+		pos += r->size;
+	}
+	return UINT64_MAX;
+}
+
+/* Emit worker's records at c up to and including its next summary. */
+static void emit_cluster(struct wk_pool *w, unsigned worker, struct cursor *c, uint32_t entry,
+			 uint8_t phase)
+{
+	while (cur_at(c, entry, phase)) {
+		struct wk_rec *r = cur_rec(c);
+		c->pos += r->size;
+		emit(w, worker, r);
+		if (r->kind == WK_CONN)
+			return;
+	}
+}
+
+/* What the workers' sweeps ended before packet entry: by id, as one
+ * engine's flow_expire() ends them. */
+static void merge_sweep(struct wk_pool *w, struct cursor *c, uint32_t entry)
+{
+	for (;;) {
+		unsigned best = WK_NOBODY;
+		uint64_t best_id = UINT64_MAX;
+		for (unsigned k = 0; k < w->n; k++) {
+			if (!cur_at(&c[k], entry, WK_SWEEP))
+				continue;
+			uint64_t id = cluster_id(w, k, &c[k]);
+			if (best == WK_NOBODY || id < best_id) {
+				best = k;
+				best_id = id;
+			}
+		}
+		if (best == WK_NOBODY)
+			return;
+		emit_cluster(w, best, &c[best], entry, WK_SWEEP);
+	}
+}
+
+static void merge_slot(struct wk_pool *w, struct wk_slot *s)
+{
+	struct cursor c[WK_MAX];
+
+	for (unsigned k = 0; k < w->n; k++)
+		c[k] = (struct cursor){&s->out[k], 0};
+	/* Results are few next to packets: walk them, not the batch. */
+	for (;;) {
+		unsigned first = WK_NOBODY;
+		const struct wk_rec *fr = NULL;
+		for (unsigned k = 0; k < w->n; k++) {
+			const struct wk_rec *r = cur_rec(&c[k]);
+			if (r && (!fr || r->entry < fr->entry ||
+				  (r->entry == fr->entry && r->phase < fr->phase))) {
+				first = k;
+				fr = r;
+			}
+		}
+		if (!fr)
+			break;
+		uint32_t entry = fr->entry;
+		if (fr->phase == WK_SWEEP) {
+			merge_sweep(w, c, entry);
+			continue;
+		}
+		/* A packet's own results: one worker's. */
+		while (cur_at(&c[first], entry, WK_OWN)) {
+			struct wk_rec *r = cur_rec(&c[first]);
+			c[first].pos += r->size;
+			emit(w, first, r);
+		}
+	}
+	for (unsigned k = 0; k < w->n; k++)
+		s->out[k].len = 0;
+}
+
+/* ---- threads ---- */
+
+static void run_batch(struct wk_worker *me, struct wk_slot *s)
+{
+	const uint32_t *own = s->own + (size_t)me->index * WK_BATCH;
+	uint32_t nown = s->nown[me->index], j = 0;
+
+	me->out = &s->out[me->index];
+	/* Its packets and every sweep, merged in packet order; a sweep at a
+	 * packet runs before it, as in eng_packet(). */
+	for (uint32_t k = 0; k <= s->nsweep; k++) {
+		uint32_t until = k < s->nsweep ? s->sweep[k].entry : UINT32_MAX;
+		me->phase = WK_OWN;
+		for (; j < nown && own[j] < until; j++) {
+			const struct wk_entry *e = &s->e[own[j]];
+			/* The reader wrote the entry on another core: start moving the
+			 * one a few packets ahead while this one is processed. */
+			if (j + WK_PREFETCH < nown) {
+				const char *ahead = (const char *)&s->e[own[j + WK_PREFETCH]];
+				for (size_t off = 0; off < sizeof(*e); off += 64)
+					__builtin_prefetch(ahead + off);
+			}
+			me->entry = own[j];
+			eng_own(me->eng, &e->p, e->status, &e->d);
+		}
+		if (k < s->nsweep) {
+			me->phase = WK_SWEEP;
+			me->entry = until;
+			eng_sweep(me->eng, s->sweep[k].now);
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct wk_worker *me = arg;
+	struct wk_pool *w = me->pool;
+
+	for (uint64_t b = 0;; b++) {
+		struct wk_slot *s = &w->slot[b % WK_SLOTS];
+		pthread_mutex_lock(&w->mu);
+		while (!w->quit && !(s->ready && s->batch == b))
+			pthread_cond_wait(&w->work, &w->mu);
+		bool have = s->ready && s->batch == b;
+		pthread_mutex_unlock(&w->mu);
+		if (!have)
+			return NULL;
+		run_batch(me, s);
+		pthread_mutex_lock(&w->mu);
+		if (++s->done == w->n)
+			pthread_cond_signal(&w->done);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* Merge the oldest batch out; wait for its workers if asked, else only
+ * when they are through. Returns whether it merged one. */
+static bool merge_oldest(struct wk_pool *w, bool wait)
+{
+	if (w->merged == w->filled)
+		return false;
+	struct wk_slot *s = &w->slot[w->merged % WK_SLOTS];
+	pthread_mutex_lock(&w->mu);
+	while (wait && s->done < w->n)
+		pthread_cond_wait(&w->done, &w->mu);
+	bool through = s->done == w->n;
+	if (through)
+		s->ready = false;
+	pthread_mutex_unlock(&w->mu);
+	if (!through)
+		return false;
+	merge_slot(w, s);
+	s->n = s->nsweep = 0;
+	memset(s->nown, 0, w->n * sizeof(*s->nown));
+	w->merged++;
+	return true;
+}
+
+static void publish(struct wk_pool *w)
+{
+	struct wk_slot *s = w->cur;
+
+	pthread_mutex_lock(&w->mu);
+	s->batch = w->filled;
+	s->done = 0;
+	s->ready = true;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	w->filled++;
+	w->cur = NULL;
+	while (merge_oldest(w, false))
+		;
+}
+
+/* A symmetric hash of a 4-tuple: both directions, one worker. */
+static uint64_t tuple_hash(const struct dec_addr *a, uint16_t pa, const struct dec_addr *b,
+			   uint16_t pb)
+{
+	uint64_t x[4];
+
+	memcpy(x, a->a, 16);
+	memcpy(x + 2, b->a, 16);
+	return mix64(mix64(x[0] ^ mix64(x[1] ^ pa)) + mix64(x[2] ^ mix64(x[3] ^ pb)));
+}
+
+static uint32_t route(struct wk_pool *w, const struct wk_entry *e)
+{
+	const struct dec_packet *d = &e->d;
+	uint64_t h;
+
+	if (w->cfg.shard_n > 1 && shard_of_packet(e->status, d, w->cfg.shard_n) != w->cfg.shard_k) {
+		w->cnt.other_shards++;
+		return WK_NOBODY;
+	}
+	if (e->status == DEC_TCP)
+		h = tuple_hash(&d->src, d->tcp.sport, &d->dst, d->tcp.dport);
+	else if (e->status == DEC_ICMP && d->icmp.has_inner && d->icmp.inner_proto == 6)
+		h = tuple_hash(&d->icmp.inner_src, d->icmp.inner_sport, &d->icmp.inner_dst,
+			       d->icmp.inner_dport);
+	else
+		return 0; /* no connection's: counted once, by worker 0 */
+	return (uint32_t)(h % w->n);
+}
+
+void wk_packet(struct wk_pool *w, const struct pkt *p)
+{
+	if (w->single) {
+		eng_packet(w->single, p);
+		return;
+	}
+	if (!w->cur) {
+		/* The slot of batch `filled` held batch filled - WK_SLOTS. */
+		if (w->filled - w->merged == WK_SLOTS)
+			merge_oldest(w, true);
+		w->cur = &w->slot[w->filled % WK_SLOTS];
+	}
+	struct wk_slot *s = w->cur;
+	uint32_t i = s->n++;
+	struct wk_entry *e = &s->e[i];
+	e->p = *p;
+	e->p.data = NULL;
+	e->status = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &e->d);
+	bool own_stream = w->cfg.shard_n <= 1 || w->cfg.shard_k == 1;
+	if (eng_clock_step(&w->clock, &w->cnt, &e->p, e->status, own_stream))
+		s->sweep[s->nsweep++] = (struct wk_sweep){i, p->ts_ns};
+	uint32_t o = route(w, e);
+	if (o != WK_NOBODY)
+		s->own[(size_t)o * WK_BATCH + s->nown[o]++] = i;
+	if (s->n == WK_BATCH)
+		publish(w);
+}
+
+static void stop_threads(struct wk_pool *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->quit = true;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	for (unsigned k = 0; k < w->n; k++)
+		if (w->w[k].started)
+			pthread_join(w->w[k].thread, NULL);
+	for (unsigned k = 0; k < w->n; k++)
+		w->w[k].started = false;
+}
+
+void wk_finish(struct wk_pool *w)
+{
+	if (w->finished)
+		return;
+	w->finished = true;
+	if (w->single) {
+		eng_finish(w->single);
+		return;
+	}
+	if (w->cur && w->cur->n)
+		publish(w);
+	while (merge_oldest(w, true))
+		;
+	stop_threads(w);
+	/* The drain, here, engine by engine in id order (the threads are gone). */
+	for (unsigned k = 0; k < w->n; k++) {
+		eng_drain_start(w->w[k].eng);
+		w->w[k].out = &w->drain;
+		w->w[k].phase = WK_END;
+		w->w[k].entry = 0;
+	}
+	for (;;) {
+		unsigned best = WK_NOBODY;
+		uint64_t best_id = UINT64_MAX;
+		for (unsigned k = 0; k < w->n; k++) {
+			uint64_t local = eng_drain_peek(w->w[k].eng);
+			if (!local)
+				continue;
+			uint64_t id = map_get(&w->map, map_key(k, local));
+			if (best == WK_NOBODY || id < best_id) {
+				best = k;
+				best_id = id;
+			}
+		}
+		if (best == WK_NOBODY)
+			break;
+		eng_drain_next(w->w[best].eng);
+		struct cursor c = {&w->drain, 0};
+		for (struct wk_rec *r; (r = cur_rec(&c));) {
+			c.pos += r->size;
+			emit(w, best, r);
+		}
+		w->drain.len = 0;
+	}
+}
+
+void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_counters *flows)
+{
+	if (w->single) {
+		*eng = *eng_counters(w->single);
+		*flows = *eng_flow_counters(w->single);
+		return;
+	}
+	memset(eng, 0, sizeof(*eng));
+	memset(flows, 0, sizeof(*flows));
+	for (unsigned k = 0; k < w->n; k++) {
+		const struct eng_counters *c = eng_counters(w->w[k].eng);
+		const struct flow_counters *f = eng_flow_counters(w->w[k].eng);
+		eng->packets += c->packets;
+		eng->wire_bytes += c->wire_bytes;
+		for (unsigned s = 0; s < DEC_STATUS_COUNT; s++)
+			eng->status[s] += c->status[s];
+		for (unsigned s = 0; s < DEC_ERR_COUNT; s++)
+			eng->malformed[s] += c->malformed[s];
+		eng->malformed_total += c->malformed_total;
+		eng->snaplen_cut += c->snaplen_cut;
+		eng->bad_tcp_options += c->bad_tcp_options;
+		eng->no_memory += c->no_memory + w->w[k].lost;
+		flows->created += f->created;
+		for (unsigned r = 0; r < FLOW_END_COUNT; r++)
+			flows->ended[r] += f->ended[r];
+		flows->live += f->live;
+	}
+	eng->first_ts = w->cnt.first_ts;
+	eng->last_ts = w->cnt.last_ts;
+	eng->ts_backwards = w->cnt.ts_backwards;
+	eng->other_shards = w->cnt.other_shards;
+	eng->no_memory += w->lost;
+	flows->max_live = w->max_live;
+}
+
+uint32_t wk_live_connections(const struct wk_pool *w)
+{
+	return w->single ? eng_live_connections(w->single) : w->live;
+}
+
+unsigned wk_default_threads(void)
+{
+	cpu_set_t set;
+	int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	return n < 1 ? 1 : n > WK_MAX ? WK_MAX : (unsigned)n;
+}
+
+struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const struct sum_sink *sink,
+		       char *errbuf, size_t errlen)
+{
+	struct wk_pool *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	if (nthreads < 1 || nthreads > WK_MAX) {
+		snprintf(errbuf, errlen, "threads must be between 1 and %d", WK_MAX);
+		free(w);
+		return NULL;
+	}
+	w->n = nthreads;
+	w->cfg = *cfg;
+	if (sink)
+		w->sink = *sink;
+	if (nthreads == 1) {
+		w->single = eng_new(cfg, sink, errbuf, errlen);
+		if (!w->single) {
+			free(w);
+			return NULL;
+		}
+		return w;
+	}
+	if (w->sink.segment) {
+		snprintf(errbuf, errlen, "live segment views need one thread");
+		free(w);
+		return NULL;
+	}
+	if (pthread_mutex_init(&w->mu, NULL) != 0)
+		goto nomem;
+	if (pthread_cond_init(&w->work, NULL) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		goto nomem;
+	}
+	if (pthread_cond_init(&w->done, NULL) != 0) {
+		pthread_cond_destroy(&w->work);
+		pthread_mutex_destroy(&w->mu);
+		goto nomem;
+	}
+	w->sync_init = true;
+	w->w = calloc(nthreads, sizeof(*w->w));
+	if (!w->w)
+		goto nomem;
+	for (unsigned s = 0; s < WK_SLOTS; s++) {
+		w->slot[s].e = malloc(WK_BATCH * sizeof(*w->slot[s].e));
+		w->slot[s].out = calloc(nthreads, sizeof(*w->slot[s].out));
+		w->slot[s].own = malloc((size_t)nthreads * WK_BATCH * sizeof(*w->slot[s].own));
+		w->slot[s].nown = calloc(nthreads, sizeof(*w->slot[s].nown));
+		w->slot[s].sweep = malloc(WK_BATCH * sizeof(*w->slot[s].sweep));
+		if (!w->slot[s].e || !w->slot[s].out || !w->slot[s].own || !w->slot[s].nown ||
+		    !w->slot[s].sweep)
+			goto nomem;
+	}
+	/* The --shard filter is the reader's; each table holds its share. */
+	struct eng_config ecfg = *cfg;
+	ecfg.shard_k = ecfg.shard_n = 0;
+	ecfg.flow.max_flows = (cfg->flow.max_flows + nthreads - 1) / nthreads;
+	for (unsigned k = 0; k < nthreads; k++) {
+		struct wk_worker *me = &w->w[k];
+		struct sum_sink ws = {
+		    .begin = on_begin,
+		    .conn = on_conn,
+		    .event = w->sink.event ? on_event : NULL,
+		    .frame = w->sink.frame ? on_event : NULL,
+		    .ctx = me,
+		};
+		me->pool = w;
+		me->index = k;
+		me->eng = eng_new(&ecfg, &ws, errbuf, errlen);
+		if (!me->eng) {
+			wk_free(w);
+			return NULL;
+		}
+	}
+	for (unsigned k = 0; k < nthreads; k++) {
+		if (pthread_create(&w->w[k].thread, NULL, worker_main, &w->w[k]) != 0) {
+			snprintf(errbuf, errlen, "cannot start worker thread %u of %u", k + 1,
+				 nthreads);
+			wk_free(w);
+			return NULL;
+		}
+		w->w[k].started = true;
+		char name[32];
+		snprintf(name, sizeof(name), "tcpsift-wk%u", k);
+		name[15] = '\0'; /* the kernel's limit, TASK_COMM_LEN */
+		pthread_setname_np(w->w[k].thread, name); /* top -H, perf: best effort */
+	}
+	return w;
+nomem:
+	snprintf(errbuf, errlen, "out of memory");
+	wk_free(w);
+	return NULL;
+}
+
+void wk_free(struct wk_pool *w)
+{
+	if (!w)
+		return;
+	eng_free(w->single);
+	if (w->w) {
+		stop_threads(w);
+		for (unsigned k = 0; k < w->n; k++)
+			eng_free(w->w[k].eng);
+	}
+	for (unsigned s = 0; s < WK_SLOTS; s++) {
+		free(w->slot[s].e);
+		for (unsigned k = 0; w->slot[s].out && k < w->n; k++)
+			free(w->slot[s].out[k].p);
+		free(w->slot[s].out);
+		free(w->slot[s].own);
+		free(w->slot[s].nown);
+		free(w->slot[s].sweep);
+	}
+	if (w->sync_init) {
+		pthread_cond_destroy(&w->done);
+		pthread_cond_destroy(&w->work);
+		pthread_mutex_destroy(&w->mu);
+	}
+	free(w->drain.p);
+	free(w->map.s);
+	free(w->w);
+	free(w);
+}

@@ -1,0 +1,59 @@
+/* workers.h - one reader, N engines on N threads, one result stream as from one engine. */
+#ifndef TCPSIFT_WORKERS_H
+#define TCPSIFT_WORKERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/engine/counters.h"
+#include "analyze/engine/engine.h"
+#include "analyze/engine/summary.h"
+#include "common/pkt.h"
+
+/*
+ * --threads N. The caller's thread reads and decodes each packet once and
+ * hands it, in batches, to N worker threads, each with its own engine
+ * (engine.h); a connection's packets all go to one worker, chosen by a
+ * symmetric hash of the 4-tuple. The reader keeps the stream's clock and
+ * has every worker sweep where one engine would (eng_clock_step), so
+ * connections end idle exactly when they would in one engine. What the workers deliver is merged back in the order one engine
+ * would have delivered it, with the ids one engine would have given
+ * (first-packet order), so the sink sees the same calls with the same
+ * arguments whatever N is -- as long as no connection is evicted: each
+ * worker's table holds max_flows / N connections, and which connection an
+ * over-full table evicts depends on the table.
+ *
+ * The pool owns the threads, their engines and the batches in flight
+ * (WK_BATCH packets x WK_SLOTS, and the results of those batches); the
+ * sink is called from the caller's thread only, inside wk_packet() and
+ * wk_finish(). sink.segment (live views) is not supported with N > 1.
+ * With N == 1 there is no thread: packets go straight to one engine.
+ */
+
+struct wk_pool;
+
+/* NULL with a one-line reason in errbuf (memory, threads, an engine). */
+struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const struct sum_sink *sink,
+		       char *errbuf, size_t errlen);
+
+/* As eng_packet(): p and its bytes are only borrowed for the call. */
+void wk_packet(struct wk_pool *w, const struct pkt *p);
+
+/* End of input: every packet handed in is analysed, every connection
+ * delivered; the threads are gone after it. */
+void wk_finish(struct wk_pool *w);
+
+/* The run's counters, as one engine's (valid after wk_finish()). */
+void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_counters *flows);
+
+/* Connections live now, as far as the results merged so far tell. */
+uint32_t wk_live_connections(const struct wk_pool *w);
+
+void wk_free(struct wk_pool *w); /* NULL is a no-op; stops the threads */
+
+/* --threads 0: the number of CPUs this process may run on, at most WK_MAX. */
+unsigned wk_default_threads(void);
+
+#define WK_MAX 64
+
+#endif
