@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-scale check-shard check-tui check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-scale check-shard check-threads check-tui check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
 
 all: tcpsift
@@ -105,7 +105,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-shard check-tui
+	  check-shard check-threads check-tui
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
@@ -129,6 +129,9 @@ check-docs: tests
 
 check-shard: tests
 	@tests/shard/run.sh $(O)/tcpsift
+
+check-threads: tests
+	@tests/threads/run.sh $(O)/tcpsift
 
 check-tshark: tests
 	@tests/tshark/run.sh $(O)/tcpsift

@@ -164,18 +164,21 @@ row pcaploop "$packets" ""
 tcpsift_ok=0
 if [ -x "$tcpsift" ]; then
 	tcpsift_ok=1
-	measure tcpsift-json "$t_tcpsift" "$tcpsift" analyze --json "$main"
-	row "tcpsift analyze --json" "$packets" ""
+	measure tcpsift-json "$t_tcpsift" "$tcpsift" analyze --json --threads 1 "$main"
+	row "tcpsift analyze --json --threads 1" "$packets" ""
 	if [ "$m_status" = ok ]; then
 		json_rss_kib=$m_rss_kib
 	else
 		tcpsift_ok=0
 	fi
 	json_secs=$m_secs
+	measure tcpsift-json2 "$t_tcpsift" "$tcpsift" analyze --json --threads 2 "$main"
+	row "tcpsift analyze --json --threads 2" "$packets" ""
+	json2_secs=$m_secs
 	measure tcpsift-text "$t_tcpsift" "$tcpsift" analyze "$main"
 	row "tcpsift analyze (text)" "$packets" ""
 	# The detectors' cost: the same --json run without them (target: <= 25 %).
-	measure tcpsift-nodet "$t_tcpsift" "$tcpsift" analyze --json --no-detectors "$main"
+	measure tcpsift-nodet "$t_tcpsift" "$tcpsift" analyze --json --threads 1 --no-detectors "$main"
 	row "tcpsift analyze --json --no-detectors" "$packets" ""
 	nodet_secs=$m_secs
 else
@@ -243,13 +246,15 @@ if [ "$scale" = 1 ] && [ "$tcpsift_ok" = 1 ]; then
 		peak=$(sed -n 's/.*peak_live=\([0-9]*\).*/\1/p' "$f.stamp")
 		runs=1 measure scale-loop "$t_pcaploop" "$pcaploop" "$f"
 		loop_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "-")
-		runs=1 measure scale-tcpsift "$t_tcpsift" "$tcpsift" analyze --json --no-progress "$f"
+		runs=1 measure scale-tcpsift "$t_tcpsift" "$tcpsift" analyze --json --threads 1 --no-progress "$f"
 		ts_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "-") ts_rss=$m_rss_kib
-		runs=1 measure scale-ndjson "$t_tcpsift" "$tcpsift" analyze --ndjson --no-progress "$f"
+		runs=1 measure scale-tcpsift2 "$t_tcpsift" "$tcpsift" analyze --json --threads 2 --no-progress "$f"
+		ts2_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "-")
+		runs=1 measure scale-ndjson "$t_tcpsift" "$tcpsift" analyze --ndjson --threads 1 --no-progress "$f"
 		nd_rss=$m_rss_kib
 		runs=1 measure scale-tcptrace "$t_tcpsift" tcptrace -n -l -r "$f"
 		tt_s=$([ "$m_status" = ok ] && echo "$m_secs" || echo "$m_status")
-		scale_rows+=("$sn|$sc|${peak:-?}|$loop_s|$ts_s|$tt_s|$ts_rss|$nd_rss")
+		scale_rows+=("$sn|$sc|${peak:-?}|$loop_s|$ts_s|$ts2_s|$tt_s|$ts_rss|$nd_rss")
 	done
 fi
 
@@ -294,6 +299,12 @@ if [ -n "${json_secs:-}" ] && [ -n "${nodet_secs:-}" ]; then
 		"(target: at most +25 %)."
 	echo
 fi
+if [ -n "${json_secs:-}" ] && [ -n "${json2_secs:-}" ]; then
+	echo "Threads: --json $json_secs s with one thread, $json2_secs s with two:" \
+		"$(awk -v a="$json_secs" -v b="$json2_secs" 'BEGIN{if (b > 0) printf "%.2fx", a / b}')" \
+		"(target: >= 1.8x on 2 cores)."
+	echo
+fi
 echo "### Memory growth (tcpsift analyze --json, the same $mem_conns connections, all live)"
 echo
 if [ -n "$mem_small" ] && [ -n "$mem_big" ]; then
@@ -310,13 +321,14 @@ else
 fi
 if [ "${#scale_rows[@]}" -gt 0 ]; then
 	echo
-	echo "### Scale (one run each; tcpsift analyze --json unless said; x loop: pcaploop's time over tcpsift's)"
+	echo "### Scale (one run each; tcpsift analyze --json unless said; x loop: pcaploop's time over tcpsift's; RSS with one thread)"
 	echo
-	echo "| packets | connections | peak live | pcaploop s | tcpsift s | x loop | tcptrace -l s | RSS MiB --json | RSS MiB --ndjson | bytes / live conn (--ndjson) |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| packets | connections | peak live | pcaploop s | tcpsift s (1 thread) | x loop | tcpsift s (2 threads) | x loop | tcptrace -l s | RSS MiB --json | RSS MiB --ndjson | bytes / live conn (--ndjson) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	xloop() { awk -v a="$1" -v b="$2" 'BEGIN{if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-"}'; }
 	for r in "${scale_rows[@]}"; do
-		IFS='|' read -r sn sc sl loop_s ts_s tt_s ts_rss nd_rss <<<"$r"
-		echo "| $sn | $sc | $sl | $loop_s | $ts_s | $(awk -v a="$loop_s" -v b="$ts_s" 'BEGIN{if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-"}') |" \
+		IFS='|' read -r sn sc sl loop_s ts_s ts2_s tt_s ts_rss nd_rss <<<"$r"
+		echo "| $sn | $sc | $sl | $loop_s | $ts_s | $(xloop "$loop_s" "$ts_s") | $ts2_s | $(xloop "$loop_s" "$ts2_s") |" \
 			"$tt_s | $(awk -v k="$ts_rss" 'BEGIN{printf "%.1f", k / 1024}') | $(awk -v k="$nd_rss" 'BEGIN{printf "%.1f", k / 1024}') |" \
 			"$(awk -v k="$nd_rss" -v l="$sl" 'BEGIN{if (l + 0 > 0) printf "%.0f", k * 1024 / l; else print "-"}') |"
 	done

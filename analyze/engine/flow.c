@@ -391,7 +391,8 @@ static bool order_reserve(struct flow_table *t, uint32_t n)
 /* Sort t->order[0, n) by connection id (glibc qsort_r: the table is its context). */
 static void order_sort(struct flow_table *t, uint32_t n)
 {
-	qsort_r(t->order, n, sizeof(*t->order), by_id, t);
+	if (n > 1)
+		qsort_r(t->order, n, sizeof(*t->order), by_id, t);
 }
 
 void flow_expire(struct flow_table *t, int64_t now)

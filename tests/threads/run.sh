@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# threads/run.sh TCPSIFT - `analyze --threads N` gives the report of one
+# thread, byte for byte: every sample (each alone and all merged as one
+# stream), the public captures when present, and a generated capture whose
+# connections pause and end idle (tests/shard/mkcap.py), in text, JSON and
+# NDJSON with per-frame verdicts (also as CSV), combined with --shard and
+# with sweeps every second (--idle-timeout 1). Then --threads' usage errors.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+T_SUITE=threads
+. tests/lib.sh
+bin=${1:?usage: run.sh TCPSIFT}
+export TZ=UTC LC_ALL=C
+out=build/threads
+rm -rf "$out"
+mkdir -p "$out"
+
+# same NAME ARGS...: `analyze ARGS` with --threads 1, 2 and 3: same bytes, same exit.
+same() {
+	local name=$1 t rc trc
+	shift
+	"$bin" analyze --no-progress --threads 1 "$@" >"$out/$name.1" 2>"$out/$name.1.err"
+	rc=$?
+	for t in 2 3; do
+		"$bin" analyze --no-progress --threads $t "$@" >"$out/$name.$t" 2>"$out/$name.$t.err"
+		trc=$?
+		if [ $trc != $rc ]; then
+			t_fail "$name: --threads $t exits $trc, --threads 1 $rc"
+		elif ! cmp -s "$out/$name.1" "$out/$name.$t"; then
+			t_fail "$name: --threads $t differs from --threads 1"
+			diff "$out/$name.1" "$out/$name.$t" | head -5
+		elif ! cmp -s "$out/$name.1.err" "$out/$name.$t.err"; then
+			t_fail "$name: --threads $t says something else on stderr"
+		else
+			t_pass "$name: --threads $t = --threads 1"
+		fi
+	done
+}
+
+samples=()
+for s in samples/*.pcap samples/*.pcapng; do
+	samples+=("$s")
+	b=$(basename "$s")
+	same "$b.json" --json --frames "$s"
+	same "$b.txt" "$s"
+done
+same all-merged.ndjson --ndjson --frames "${samples[@]}"
+same all-merged.txt "${samples[@]}"
+
+public=/work/shared/pcaps/public
+[ -d "$public" ] || public=../shared/pcaps/public
+if [ -d "$public" ]; then
+	for s in "$public"/*.pcap "$public"/*.pcapng; do
+		same "public-$(basename "$s").json" --json --frames "$s"
+	done
+else
+	t_skip "public captures: $public not here"
+fi
+
+python3 tests/shard/mkcap.py "$out/gen.pcap" || t_fail "mkcap.py"
+same gen.json --json --frames --idle-timeout 2 "$out/gen.pcap"
+same gen.ndjson --ndjson --frames --idle-timeout 1 "$out/gen.pcap"
+same gen.txt --idle-timeout 1 "$out/gen.pcap"
+same gen-shard.json --json --shard 2/3 "$out/gen.pcap"
+same gen-shard.ndjson --ndjson --frames --shard 1/3 --idle-timeout 2 "$out/gen.pcap"
+for t in 1 2; do
+	"$bin" analyze --no-progress --threads $t --frames-csv "$out/gen.$t.csv" "$out/gen.pcap" \
+		>/dev/null 2>&1
+done
+cmp -s "$out/gen.1.csv" "$out/gen.2.csv" && [ -s "$out/gen.1.csv" ] &&
+	t_pass "gen: --frames-csv the same rows with 2 threads" ||
+	t_fail "gen: --frames-csv differs with 2 threads (or is empty)"
+# Enough connections that both workers hold many (a symmetric 4-tuple hash).
+c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["connections"])' \
+	"$out/gen.json.1")
+[ "${c:-0}" -ge 100 ] && t_pass "gen: $c connections" || t_fail "gen: only ${c:-0} connections"
+
+for bad in 0 65 x -1; do
+	"$bin" analyze --threads "$bad" samples/zero-window.pcap >/dev/null 2>"$out/bad.err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$out/bad.err")" = 1 ] &&
+		t_pass "--threads $bad: usage error" || t_fail "--threads $bad: exit $rc"
+done
+t_done
