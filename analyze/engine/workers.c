@@ -66,8 +66,8 @@ struct wk_sweep {
 struct wk_slot {
 	struct wk_entry *e; /* WK_BATCH */
 	uint32_t n;
-	uint32_t *own;	     /* worker k's packets: own[k * WK_BATCH + j], j < nown[k] */
-	uint32_t *nown;	     /* [nthreads] */
+	uint32_t *own;		/* worker k's packets: own[k * WK_BATCH + j], j < nown[k] */
+	uint32_t *nown;		/* [nthreads] */
 	struct wk_sweep *sweep; /* WK_BATCH */
 	uint32_t nsweep;
 	uint64_t batch;	    /* its number: 0, 1, 2 ... */
@@ -94,7 +94,7 @@ struct wk_idmap {
 	struct {
 		uint64_t key; /* worker << 56 | its id; 0 empty */
 		uint64_t val;
-	} *s;
+	} * s;
 	size_t mask, n;
 };
 
@@ -117,13 +117,12 @@ struct wk_pool {
 	uint32_t live, max_live;
 	struct eng_clock clock;	 /* the stream's, kept here for every engine */
 	struct eng_counters cnt; /* its fields: first_ts, last_ts, ts_backwards, other_shards */
-	uint64_t lost; /* results the merge could not map (a bug if ever) */
+	uint64_t lost;		 /* results the merge could not map (a bug if ever) */
 };
 
 /* ---- results ---- */
 
-static void *buf_push(struct wk_worker *me, uint8_t kind, uint64_t id, const void *body,
-		      size_t len)
+static void *buf_push(struct wk_worker *me, uint8_t kind, uint64_t id, const void *body, size_t len)
 {
 	struct wk_buf *b = me->out;
 	size_t size = (sizeof(struct wk_rec) + len + 7) & ~(size_t)7;
@@ -730,7 +729,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		w->w[k].started = true;
 		char name[32];
 		snprintf(name, sizeof(name), "tcpsift-wk%u", k);
-		name[15] = '\0'; /* the kernel's limit, TASK_COMM_LEN */
+		name[15] = '\0';			  /* the kernel's limit, TASK_COMM_LEN */
 		pthread_setname_np(w->w[k].thread, name); /* top -H, perf: best effort */
 	}
 	return w;

@@ -16,8 +16,8 @@
  * (engine.h); a connection's packets all go to one worker, chosen by a
  * symmetric hash of the 4-tuple. The reader keeps the stream's clock and
  * has every worker sweep where one engine would (eng_clock_step), so
- * connections end idle exactly when they would in one engine. What the workers deliver is merged back in the order one engine
- * would have delivered it, with the ids one engine would have given
+ * connections end idle exactly when they would in one engine. What the workers deliver is merged
+ * back in the order one engine would have delivered it, with the ids one engine would have given
  * (first-packet order), so the sink sees the same calls with the same
  * arguments whatever N is -- as long as no connection is evicted: each
  * worker's table holds max_flows / N connections, and which connection an
