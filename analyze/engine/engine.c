@@ -184,6 +184,18 @@ bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pk
 	return true;
 }
 
+uint32_t eng_prefetch_slot(const struct engine *e, const struct pkt *p, int status,
+			   const struct dec_packet *d)
+{
+	return status == DEC_TCP ? flow_hash(e->flows, d, p->vantage) : 0;
+}
+
+void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash)
+{
+	if (status == DEC_TCP)
+		flow_prefetch(e->flows, hash);
+}
+
 void eng_sweep(struct engine *e, int64_t now)
 {
 	flow_expire(e->flows, now);

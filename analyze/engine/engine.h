@@ -74,6 +74,11 @@ bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pk
  * may be gone). Such an engine's counters have no clock fields.
  */
 void eng_sweep(struct engine *e, int64_t now);
+/* Hints for packets a few ahead of eng_own() (flow.h: flow_hash, then
+ * flow_prefetch with what it returned). */
+uint32_t eng_prefetch_slot(const struct engine *e, const struct pkt *p, int status,
+			   const struct dec_packet *d);
+void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash);
 void eng_own(struct engine *e, const struct pkt *p, int status, const struct dec_packet *d);
 
 /* eng_finish() one connection at a time, to interleave several engines by

@@ -7,6 +7,9 @@
 #include <string.h>
 
 enum {
+	/* What flow_prefetch() loads of an entry: its key, LRU links and the
+	 * connection's identity and hot per-direction state. */
+	FLOW_PREFETCH_BYTES = 512,
 	FLOW_CHUNK = 1024, /* entries allocated at a time: memory follows live flows */
 	FLOW_NIL = UINT32_MAX,
 };
@@ -315,6 +318,30 @@ struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uin
 	make_key(d, vantage, &k);
 	struct flow_entry *e = find_entry(t, &k, key_hash(&k), &slot);
 	return e ? &e->conn : NULL;
+}
+
+uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
+{
+	struct flow_key k;
+
+	make_key(d, vantage, &k);
+	uint32_t h = key_hash(&k);
+	__builtin_prefetch(&t->slots[h & t->slot_mask]);
+	return h;
+}
+
+void flow_prefetch(const struct flow_table *t, uint32_t h)
+{
+	/* The slots are in cache by now (flow_hash); the first one with this
+	 * hash is nearly always the connection. */
+	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
+		if (t->slots[i].hash != h)
+			continue;
+		const char *e = (const char *)entry(t, t->slots[i].idx - 1);
+		for (unsigned off = 0; off < FLOW_PREFETCH_BYTES; off += 64)
+			__builtin_prefetch(e + off);
+		return;
+	}
 }
 
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,

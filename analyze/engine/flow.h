@@ -47,6 +47,15 @@ struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, voi
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     bool *created);
 
+/*
+ * Hints for a caller that knows the packets coming (a batch): flow_hash()
+ * returns the key's hash and starts loading its index slot; some packets
+ * later flow_prefetch() starts loading the entry the slot names, so that
+ * flow_lookup() finds both in cache. They change nothing.
+ */
+uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint32_t vantage);
+void flow_prefetch(const struct flow_table *t, uint32_t hash);
+
 /* The live connection of a 4-tuple at a vantage point, or NULL; no creation. */
 struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage);
 

@@ -32,7 +32,10 @@ enum {
 	WK_BATCH = 2048, /* packets a batch: one lock round trip per worker */
 	WK_SLOTS = 6,	 /* batches in flight */
 	WK_NOBODY = UINT32_MAX,
-	WK_PREFETCH = 4, /* entries ahead a worker prefetches */
+	/* How far ahead of its packet a worker loads (own packets). */
+	WK_AHEAD_ENTRY = 12,
+	WK_AHEAD_SLOT = 8,
+	WK_AHEAD_CONN = 4,
 };
 
 enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
@@ -54,6 +57,7 @@ struct wk_buf {
 struct wk_entry {
 	struct pkt p; /* data NULL: the bytes stay with the source */
 	int32_t status;
+	uint32_t hash; /* the owner's eng_prefetch_slot(), written by it */
 	struct dec_packet d;
 };
 
@@ -392,19 +396,33 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 	uint32_t nown = s->nown[me->index], j = 0;
 
 	me->out = &s->out[me->index];
+	for (uint32_t a = 0; a < nown && a < WK_AHEAD_SLOT; a++) {
+		struct wk_entry *e = &s->e[own[a]];
+		e->hash = eng_prefetch_slot(me->eng, &e->p, e->status, &e->d);
+	}
 	/* Its packets and every sweep, merged in packet order; a sweep at a
 	 * packet runs before it, as in eng_packet(). */
 	for (uint32_t k = 0; k <= s->nsweep; k++) {
 		uint32_t until = k < s->nsweep ? s->sweep[k].entry : UINT32_MAX;
 		me->phase = WK_OWN;
 		for (; j < nown && own[j] < until; j++) {
-			const struct wk_entry *e = &s->e[own[j]];
-			/* The reader wrote the entry on another core: start moving the
-			 * one a few packets ahead while this one is processed. */
-			if (j + WK_PREFETCH < nown) {
-				const char *ahead = (const char *)&s->e[own[j + WK_PREFETCH]];
+			struct wk_entry *e = &s->e[own[j]];
+			/* Three stages ahead of the packet processed: the entry the
+			 * reader wrote on another core, then the connection's index
+			 * slot, then the connection itself (at 200 000 live
+			 * connections each is a cache miss). */
+			if (j + WK_AHEAD_ENTRY < nown) {
+				const char *ahead = (const char *)&s->e[own[j + WK_AHEAD_ENTRY]];
 				for (size_t off = 0; off < sizeof(*e); off += 64)
 					__builtin_prefetch(ahead + off);
+			}
+			if (j + WK_AHEAD_SLOT < nown) {
+				struct wk_entry *a = &s->e[own[j + WK_AHEAD_SLOT]];
+				a->hash = eng_prefetch_slot(me->eng, &a->p, a->status, &a->d);
+			}
+			if (j + WK_AHEAD_CONN < nown) {
+				const struct wk_entry *a = &s->e[own[j + WK_AHEAD_CONN]];
+				eng_prefetch_conn(me->eng, a->status, a->hash);
 			}
 			me->entry = own[j];
 			eng_own(me->eng, &e->p, e->status, &e->d);
