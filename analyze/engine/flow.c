@@ -85,13 +85,17 @@ static uint64_t load64(const uint8_t *p)
 static uint32_t key_hash(const struct flow_key *k)
 {
 	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h =
-	    (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^ (uint64_t)k->vantage << 40;
+	uint64_t h = load64(k->a) * m;
 
-	h = (h ^ load64(k->a)) * m;
+	/* Ports in a step of their own: XORed into the same word as the
+	 * addresses, a client's port and address counting up together (a
+	 * scan, a generator) cancel out, and thousands of keys share a hash. */
 	h = (h ^ load64(k->a + 8)) * m;
 	h = (h ^ load64(k->b)) * m;
 	h = (h ^ load64(k->b + 8)) * m;
+	h = (h ^ ((uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^
+		  (uint64_t)k->vantage << 40)) *
+	    m;
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
 }
