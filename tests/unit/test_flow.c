@@ -42,14 +42,15 @@ static void pkt_for(struct dec_packet *d, uint32_t host, uint16_t port, bool rep
 	d->src.family = d->dst.family = (uint8_t)family;
 }
 
-static struct tcp_conn *get(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
-			    int64_t now, uint64_t *next_id, enum flow_got *got)
+static struct tcp_conn *get_flags(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
+				  uint8_t flags, int64_t now, uint64_t *next_id, enum flow_got *got)
 {
 	struct dec_packet d;
 	struct pkt p = {.ts_ns = now};
 	struct flow_resume rs;
 
 	pkt_for(&d, host, port, reply, 4);
+	d.tcp.flags = flags;
 	struct tcp_conn *c = flow_lookup(t, &d, 0, got, &rs);
 	if (c && *got == FLOW_NEW)
 		tcp_conn_init(c, ++*next_id, &d, &p);
@@ -58,6 +59,12 @@ static struct tcp_conn *get(struct flow_table *t, uint32_t host, uint16_t port, 
 	if (c)
 		c->info.last_ts = now;
 	return c;
+}
+
+static struct tcp_conn *get(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
+			    int64_t now, uint64_t *next_id, enum flow_got *got)
+{
+	return get_flags(t, host, port, reply, 0, now, next_id, got);
 }
 
 static void test_keying(void)
@@ -160,25 +167,6 @@ static void test_expiry_and_drain(void)
 	      NULL);
 	CHECK(strstr(err, "max flows") != NULL);
 	flow_free(NULL);
-}
-
-static struct tcp_conn *get_flags(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
-				  uint8_t flags, int64_t now, uint64_t *next_id, enum flow_got *got)
-{
-	struct dec_packet d;
-	struct pkt p = {.ts_ns = now};
-	struct flow_resume rs;
-
-	pkt_for(&d, host, port, reply, 4);
-	d.tcp.flags = flags;
-	struct tcp_conn *c = flow_lookup(t, &d, 0, got, &rs);
-	if (c && *got == FLOW_NEW)
-		tcp_conn_init(c, ++*next_id, &d, &p);
-	else if (c && *got == FLOW_RESUMED)
-		tcp_conn_resume(c, rs.id, &d, &p, rs.src_is_client);
-	if (c)
-		c->info.last_ts = now;
-	return c;
 }
 
 /* An evicted connection comes back with its id and roles, once; a SYN on
