@@ -61,7 +61,7 @@ static const struct cli_opt analyze_opts[] = {
      "tag each input's packets with its index as queue id"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
     {"max-memory", OPT_MAX_MEMORY, "SIZE",
-     "cap on the engine's memory, e.g. 512M, 2G (default none); LRU evicted"},
+     "engine memory cap, e.g. 512M (none); LRU evicted; reports: --report-memory"},
     {"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
      "end an open connection idle this long (default 930; 0 never)"},
     {"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},

@@ -68,8 +68,11 @@ uint32_t eng_remember_for(uint64_t max_memory, uint32_t max_flows)
 	uint64_t n = max_flows > FLOW_REMEMBER_MIN / 2 ? 2ull * max_flows : FLOW_REMEMBER_MIN;
 	uint64_t fit = max_memory / 8 / sizeof(struct evt_rec);
 
-	if (max_memory && fit < n)
-		n = fit < 1024 ? 1024 : fit;
+	if (max_memory && fit < n) {
+		/* A power of two, as evt_new() rounds up to one. */
+		for (n = 1024; 2 * n <= fit; n *= 2)
+			;
+	}
 	return (uint32_t)n;
 }
 
