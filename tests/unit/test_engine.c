@@ -8,8 +8,8 @@
 enum { ETH_IP_TCP = 14 + 20 + 20 };
 
 /* A frame 10.0.h/256.h%256:port <-> 192.0.2.1:80 (reply: from the server). */
-static void frame(uint8_t *b, uint32_t host, uint16_t port, bool reply, uint8_t flags,
-		  uint32_t seq, uint32_t ack)
+static void frame(uint8_t *b, uint32_t host, uint16_t port, bool reply, uint8_t flags, uint32_t seq,
+		  uint32_t ack)
 {
 	uint8_t cli[4] = {10, 0, (uint8_t)(host >> 8), (uint8_t)host}, srv[4] = {192, 0, 2, 1};
 	uint8_t *ip = b + 14, *tcp = ip + 20;
@@ -51,8 +51,12 @@ static void feed(struct engine *e, uint32_t host, bool reply, uint8_t flags, uin
 		 uint32_t ack, int64_t ts)
 {
 	uint8_t b[ETH_IP_TCP];
-	struct pkt p = {.ts_ns = ts, .data = b, .caplen = sizeof(b), .wirelen = sizeof(b),
-			.linktype = PKT_LINKTYPE_ETHERNET, .frame = (uint64_t)ts};
+	struct pkt p = {.ts_ns = ts,
+			.data = b,
+			.caplen = sizeof(b),
+			.wirelen = sizeof(b),
+			.linktype = PKT_LINKTYPE_ETHERNET,
+			.frame = (uint64_t)ts};
 
 	frame(b, host, (uint16_t)(2000 + host), reply, flags, seq, ack);
 	eng_packet(e, &p);
@@ -71,10 +75,10 @@ static void test_resume(void)
 	cfg.flow.max_flows = 1;
 	struct engine *e = eng_new(&cfg, &sink, err, sizeof(err));
 	CHECK(e != NULL);
-	feed(e, 1, false, 0x02, 100, 0, 1);	   /* id 1: SYN */
-	feed(e, 1, true, 0x12, 900, 101, 2);	   /* SYN/ACK */
-	feed(e, 1, false, 0x10, 101, 901, 3);	   /* ACK */
-	feed(e, 2, false, 0x02, 500, 0, 4);	   /* id 2: a new one evicts id 1 */
+	feed(e, 1, false, 0x02, 100, 0, 1);   /* id 1: SYN */
+	feed(e, 1, true, 0x12, 900, 101, 2);  /* SYN/ACK */
+	feed(e, 1, false, 0x10, 101, 901, 3); /* ACK */
+	feed(e, 2, false, 0x02, 500, 0, 4);   /* id 2: a new one evicts id 1 */
 	CHECK_EQ_U(g.n, 1);
 	CHECK(g.n >= 1 && g.c[0].id == 1 && g.c[0].evicted && !g.c[0].evicted_and_resumed);
 	/* id 2 is half-open: it gives way to id 1's server. */
