@@ -22,8 +22,12 @@ enum flow_end {
 };
 
 struct flow_counters {
-	uint64_t created;
+	uint64_t created; /* connections (ids); a resumed one is not created again */
 	uint64_t ended[FLOW_END_COUNT];
+	uint64_t resumed;	  /* evicted connections that came back with their id */
+	uint64_t evicted_packets; /* packets of evicted connections dropped: no room to resume */
+	uint64_t forgotten;	  /* evicted keys overwritten in the bounded memory of them */
+	uint64_t remember_failed; /* evictions not remembered: no memory for that memory */
 	uint32_t live, max_live;
 };
 
@@ -37,6 +41,13 @@ struct eng_counters {
 	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
 	uint64_t ts_backwards;	  /* packets older than the one before (never assume order) */
 	uint64_t no_memory;	  /* TCP packets dropped: no memory for their connection */
+	/* Allocations that failed, by what went without (each is counted
+	 * where it happened and the analysis goes on with less): */
+	uint64_t nomem_rtt_rings; /* RTT sample rings: samples not taken */
+	uint64_t nomem_tables;	  /* gap, pending-fill, retransmission tables: less tracked */
+	uint64_t nomem_detectors; /* detectors' per-connection state: that detector skipped */
+	uint64_t mem_evictions;	  /* connections evicted by --max-memory (in flows' evicted) */
+	uint64_t mem_peak;	  /* the most bytes --max-memory counted (0: no cap) */
 	uint64_t other_shards;	  /* left to the other shards of --shard K/N, in no count above */
 	int64_t first_ts, last_ts;
 };

@@ -147,7 +147,8 @@ struct sum_det {
 	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */     \
 	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
-	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */                 \
+	bool evicted; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */       \
+	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */       \
 	struct sum_det det;
 
 struct sum_conn_ident {
@@ -266,6 +267,17 @@ static inline void sum_emit(const struct sum_sink *sink, const struct sum_event 
 	if (fn)
 		fn(sink->ctx, e);
 }
+
+/*
+ * Join b, the part of a connection that resumed after an eviction
+ * (b->evicted_and_resumed), into a, the part before it (same id, ended
+ * earlier): counters add up; minima, maxima and RTT samples combine; the
+ * first packet and what the SYNs said come from a, the last packet, the
+ * state and whether it was evicted again from b. The detectors' results
+ * are b's (their events of both parts were delivered as they came). The
+ * result is marked evicted_and_resumed.
+ */
+void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b);
 
 const char *sum_state_name(enum sum_state s);
 const char *sum_dir_name(unsigned dir); /* "c2s", "s2c" */

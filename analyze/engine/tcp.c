@@ -65,7 +65,9 @@ static bool ports_look_like_server(uint16_t port, uint16_t other)
 	return port < other;
 }
 
-void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
+/* roles: 1 the source is the client, 0 the server, -1 decide from d. */
+static void conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		      const struct pkt *p, int roles)
 {
 	memset(c, 0, sizeof(*c));
 	struct sum_conn_ident *i = &c->info;
@@ -73,7 +75,9 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, 
 	bool src_is_client;
 
 	i->id = id;
-	if ((t->flags & (DEC_TH_SYN | DEC_TH_ACK)) == DEC_TH_SYN) {
+	if (roles >= 0) {
+		src_is_client = roles;
+	} else if ((t->flags & (DEC_TH_SYN | DEC_TH_ACK)) == DEC_TH_SYN) {
 		src_is_client = true;
 		i->roles_from_syn = true;
 	} else if ((t->flags & (DEC_TH_SYN | DEC_TH_ACK)) == (DEC_TH_SYN | DEC_TH_ACK)) {
@@ -102,6 +106,18 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, 
 		c->half[k].st.wscale = -1;
 		c->hs_loop_ns[k] = -1;
 	}
+}
+
+void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
+{
+	conn_init(c, id, d, p, -1);
+}
+
+void tcp_conn_resume(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		     const struct pkt *p, bool src_is_client)
+{
+	conn_init(c, id, d, p, src_is_client);
+	c->info.evicted_and_resumed = true;
 }
 
 enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d)

@@ -134,6 +134,8 @@ int tcp_pools_init(struct tcp_pools *tp);
 void tcp_pools_free(struct tcp_pools *tp);
 /* pool_get() calls of the pools that found no memory (samples not taken). */
 uint64_t tcp_pools_failed(const struct tcp_pools *tp);
+/* Bytes of the blocks handed out (what --max-memory counts of the pools). */
+size_t tcp_pools_bytes(const struct tcp_pools *tp);
 
 struct tcp_half {
 	struct sum_dir st; /* exported statistics */
@@ -188,6 +190,7 @@ struct tcp_half {
 	uint8_t cap_holes, cap_pending, cap_rtx;
 	uint8_t nholes;
 	uint32_t hole_overflow; /* gaps not tracked because the table was full */
+	uint32_t grow_failed;	/* table growths (gaps, fills, retransmissions) out of memory */
 	/* The hull of the gaps not tracked: below snd_nxt, what fills them
 	 * cannot be told from a retransmission of seen bytes. */
 	uint32_t hull_lo, hull_hi;
@@ -300,6 +303,14 @@ struct tcp_conn {
 void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
 		   const struct pkt *p);
 
+/*
+ * The same for a connection the flow table evicted and now resumes
+ * (flow_lookup() FLOW_RESUMED): its old id and roles, state as for a
+ * capture started mid-connection, marked evicted_and_resumed.
+ */
+void tcp_conn_resume(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		     const struct pkt *p, bool src_is_client);
+
 /* Which direction a decoded packet of this connection travels. */
 enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d);
 
@@ -373,10 +384,23 @@ static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir
 /* FIN seen both ways, or a RST. */
 bool tcp_is_closed(const struct tcp_conn *c);
 
+/* A handshake that never completed and carried no data (a SYN flood's
+ * connections): the cheapest to evict. */
+static inline bool tcp_is_half_open(const struct tcp_conn *c)
+{
+	return !c->handshake_done && (c->half[0].syn_seen || c->half[1].syn_seen) &&
+	       !c->half[0].st.data_packets && !c->half[1].st.data_packets;
+}
+
 /* Free what c allocated on first need (tcp_half's holes, pending, rtx) and
  * return its rings to tp, the pools tcp_segment() took them from; c may be
  * reused after tcp_conn_init(). Idempotent. */
 void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp);
+
+/* Bytes of c's growing tables (gaps, pending fills, retransmissions), and
+ * their growths that found no memory: what the pools do not count. */
+size_t tcp_conn_table_bytes(const struct tcp_conn *c);
+uint64_t tcp_conn_grow_failed(const struct tcp_conn *c);
 
 /* Close open episodes (zero window) at the end of the connection. */
 void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink);

@@ -211,7 +211,7 @@ static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
 	if (h->npending == TCP_PENDING)
 		tcp_pending_undecided(c, dir, 0, sink);
 	if (!tcp_room((void **)&h->pending, h->npending, &h->cap_pending, sizeof(*h->pending),
-		      TCP_PENDING)) {
+		      TCP_PENDING, &h->grow_failed)) {
 		h->st.fills_undecided++; /* no memory to wait for a second copy */
 		return;
 	}

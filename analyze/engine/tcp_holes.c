@@ -12,10 +12,10 @@
 /*
  * Room for one more element in *arr (n used of *cap, each size bytes):
  * allocated on first need, doubled from 4 up to max. false when it is full
- * at max or memory ran out (the caller then tracks nothing more, and says
- * so). A growth is rare: a handful per direction at most.
+ * at max or memory ran out (counted in *failed; the caller then tracks
+ * nothing more, and says so). A growth is rare: a handful per direction at most.
  */
-bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
+bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max, uint32_t *failed)
 {
 	if (n < *cap)
 		return true;
@@ -25,8 +25,10 @@ bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
 	if (want > max)
 		want = max;
 	void *p = realloc(*arr, want * size);
-	if (!p)
+	if (!p) {
+		++*failed;
 		return false;
+	}
 	*arr = p;
 	*cap = (uint8_t)want;
 	return true;
@@ -49,6 +51,35 @@ void tcp_pools_free(struct tcp_pools *tp)
 	pool_free(tp->sent);
 	pool_free(tp->tsring);
 	tp->sent = tp->tsring = NULL;
+}
+
+size_t tcp_pools_bytes(const struct tcp_pools *tp)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct pool *p = k ? tp->tsring : tp->sent;
+		if (p)
+			n += pool_stats(p)->in_use * pool_stats(p)->block_size;
+	}
+	return n;
+}
+
+size_t tcp_conn_table_bytes(const struct tcp_conn *c)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		const struct tcp_half *h = &c->half[k];
+		n += h->cap_holes * sizeof(*h->holes) + h->cap_pending * sizeof(*h->pending) +
+		     h->cap_rtx * sizeof(*h->rtx);
+	}
+	return n;
+}
+
+uint64_t tcp_conn_grow_failed(const struct tcp_conn *c)
+{
+	return (uint64_t)c->half[0].grow_failed + c->half[1].grow_failed;
 }
 
 uint64_t tcp_pools_failed(const struct tcp_pools *tp)
@@ -94,7 +125,7 @@ void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struc
 		   uint64_t data_before, const struct tcp_clock *opener)
 {
 	if (!tcp_room((void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
-		      TCP_MAX_HOLES)) {
+		      TCP_MAX_HOLES, &h->grow_failed)) {
 		h->hole_overflow++;
 		h->hull_lo = h->have_hull ? seq_min(h->hull_lo, start) : start;
 		h->hull_hi = h->have_hull ? seq_max(h->hull_hi, end) : end;
@@ -148,7 +179,7 @@ __attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t s
 			tail.start = hi;
 			o->end = lo;
 			if (tcp_room((void **)&h->holes, h->nholes, &h->cap_holes,
-				     sizeof(*h->holes), TCP_MAX_HOLES))
+				     sizeof(*h->holes), TCP_MAX_HOLES, &h->grow_failed))
 				h->holes[h->nholes++] = tail;
 			else
 				h->hole_overflow++;

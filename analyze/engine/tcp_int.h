@@ -214,7 +214,7 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 /* ---- tcp_holes.c: the gaps in a direction's sequence space ---- */
 
 /* Room for one more element in *arr, allocated on first need (false: full). */
-bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max);
+bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max, uint32_t *failed);
 /* [start, end) of h's sequence space was skipped: a gap (opener NULL: by an ACK). */
 void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
 		   uint64_t data_before, const struct tcp_clock *opener);

@@ -64,6 +64,8 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 			h->rtx = n;
 			h->cap_rtx = (uint8_t)want;
 			h->rtx_head = 0;
+		} else {
+			h->grow_failed++;
 		}
 	}
 	if (!h->cap_rtx) {

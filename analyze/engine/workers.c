@@ -255,16 +255,23 @@ static void map_del(struct wk_idmap *m, uint64_t key)
 static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 {
 	switch (r->kind) {
-	case WK_BEGIN:
-		if (map_put(&w->map, map_key(worker, r->id), ++w->next_id) < 0) {
-			w->lost++;
-			return;
+	case WK_BEGIN: {
+		/* A connection evicted earlier that comes back (flow.h) keeps its
+		 * id: the map still has it. */
+		uint64_t key = map_key(worker, r->id), id = map_get(&w->map, key);
+		if (!id) {
+			if (map_put(&w->map, key, w->next_id + 1) < 0) {
+				w->lost++;
+				return;
+			}
+			id = ++w->next_id;
 		}
 		if (++w->live > w->max_live)
 			w->max_live = w->live;
 		if (w->sink.begin)
-			w->sink.begin(w->sink.ctx, w->next_id);
+			w->sink.begin(w->sink.ctx, id);
 		return;
+	}
 	case WK_EVENT: {
 		struct sum_event *e = (struct sum_event *)(r + 1);
 		e->conn = map_get(&w->map, map_key(worker, e->conn));
@@ -275,7 +282,10 @@ static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 		struct sum_conn *c = (struct sum_conn *)(r + 1);
 		uint64_t key = map_key(worker, c->id);
 		c->id = map_get(&w->map, key);
-		map_del(&w->map, key);
+		/* An evicted one may resume with its id: its entry stays (the map
+		 * grows with evicted connections, 32 bytes each at most). */
+		if (!c->evicted)
+			map_del(&w->map, key);
 		w->live--;
 		if (w->sink.conn)
 			w->sink.conn(w->sink.ctx, c);
@@ -617,10 +627,19 @@ void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_
 		eng->snaplen_cut += c->snaplen_cut;
 		eng->bad_tcp_options += c->bad_tcp_options;
 		eng->no_memory += c->no_memory + w->w[k].lost;
+		eng->nomem_rtt_rings += c->nomem_rtt_rings;
+		eng->nomem_tables += c->nomem_tables;
+		eng->nomem_detectors += c->nomem_detectors;
+		eng->mem_evictions += c->mem_evictions;
+		eng->mem_peak += c->mem_peak; /* each worker has its share of the cap */
 		flows->created += f->created;
 		for (unsigned r = 0; r < FLOW_END_COUNT; r++)
 			flows->ended[r] += f->ended[r];
 		flows->live += f->live;
+		flows->resumed += f->resumed;
+		flows->evicted_packets += f->evicted_packets;
+		flows->forgotten += f->forgotten;
+		flows->remember_failed += f->remember_failed;
 	}
 	eng->first_ts = w->cnt.first_ts;
 	eng->last_ts = w->cnt.last_ts;
@@ -702,6 +721,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 	struct eng_config ecfg = *cfg;
 	ecfg.shard_k = ecfg.shard_n = 0;
 	ecfg.flow.max_flows = (cfg->flow.max_flows + nthreads - 1) / nthreads;
+	ecfg.max_memory = cfg->max_memory / nthreads;
 	for (unsigned k = 0; k < nthreads; k++) {
 		struct wk_worker *me = &w->w[k];
 		struct sum_sink ws = {

@@ -215,6 +215,7 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 	w_endpoint(conn_key(&cw, "client"), &c->client, c->client_port);
 	jo_w_sec(conn_key(&cw, "duration_s"), dur);
 	jo_w_bool(conn_key(&cw, "evicted"), c->evicted);
+	jo_w_bool(conn_key(&cw, "evicted_and_resumed"), c->evicted_and_resumed);
 	jo_w_sec(conn_key(&cw, "first_ts"), c->first_ts);
 	jo_w_int(conn_key(&cw, "first_ts_ns"), c->first_ts);
 	jo_w_arr(conn_key(&cw, "frames"));
@@ -435,7 +436,8 @@ static void w_findings(struct jo_writer *w, const struct rep_totals *t, bool det
 	jo_w_fields(w, &f);
 }
 
-static void w_flows(struct jo_writer *w, const struct flow_counters *f)
+static void w_flows(struct jo_writer *w, const struct flow_counters *f,
+		    const struct eng_counters *e)
 {
 	jo_w_key(w, "flows");
 	jo_w_obj(w);
@@ -443,8 +445,26 @@ static void w_flows(struct jo_writer *w, const struct flow_counters *f)
 	jo_kint(w, "ended_closed", (int64_t)f->ended[FLOW_END_CLOSED]);
 	jo_kint(w, "ended_idle", (int64_t)f->ended[FLOW_END_IDLE]);
 	jo_kint(w, "evicted", (int64_t)f->ended[FLOW_END_EVICTED]);
+	jo_kint(w, "evicted_by_memory", (int64_t)e->mem_evictions);
+	jo_kint(w, "evicted_forgotten", (int64_t)f->forgotten);
+	jo_kint(w, "evicted_not_remembered", (int64_t)f->remember_failed);
+	jo_kint(w, "evicted_packets_dropped", (int64_t)f->evicted_packets);
 	jo_kint(w, "max_live", (int64_t)f->max_live);
+	jo_kint(w, "memory_peak", (int64_t)e->mem_peak);
 	jo_kint(w, "port_reused", (int64_t)f->ended[FLOW_END_REUSED]);
+	jo_kint(w, "resumed", (int64_t)f->resumed);
+	jo_w_obj_end(w);
+}
+
+/* Allocations that failed, by what went without (0 in a healthy run). */
+static void w_alloc_failed(struct jo_writer *w, const struct eng_counters *e)
+{
+	jo_w_key(w, "alloc_failed");
+	jo_w_obj(w);
+	jo_kint(w, "connections", (int64_t)e->no_memory);
+	jo_kint(w, "detector_state", (int64_t)e->nomem_detectors);
+	jo_kint(w, "rtt_rings", (int64_t)e->nomem_rtt_rings);
+	jo_kint(w, "tcp_tables", (int64_t)e->nomem_tables);
 	jo_w_obj_end(w);
 }
 
@@ -474,6 +494,7 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 	const struct eng_counters *e = &run->eng;
 
 	jo_w_obj(w);
+	w_alloc_failed(w, e);
 	jo_kint(w, "bad_tcp_options", (int64_t)e->bad_tcp_options);
 	jo_kint(w, "connections", (int64_t)run->flows.created);
 	w_counts(w, t);
@@ -485,7 +506,7 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 		jo_ksec(w, "first_ts", e->first_ts);
 	else
 		jo_knull(w, "first_ts");
-	w_flows(w, &run->flows);
+	w_flows(w, &run->flows, e);
 	if (ndjson)
 		jo_kstr(w, "kind", "summary");
 	if (e->packets || e->other_shards)

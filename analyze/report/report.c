@@ -96,6 +96,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 	t->conns_with_ooo += ooo != 0;
 	t->conns_with_loss += loss != 0;
 	t->conns_evicted += c->evicted;
+	t->conns_resumed += c->evicted_and_resumed;
 
 	det_totals_add_conn(&t->det, c);
 }

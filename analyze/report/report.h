@@ -83,6 +83,7 @@ struct rep_totals {
 	uint64_t window_full, keepalives, acked_unseen, unseen_bytes, capture_loss_segments;
 	uint64_t dsack, oversize, lost_segments, lost_upstream, ack_reordering;
 	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
+	uint64_t conns_resumed; /* parts of connections that resumed after an eviction */
 	int64_t zw_time_ns;
 	uint64_t ooo_by[SUM_BY_COUNT], lost_upstream_by[SUM_BY_COUNT];
 	uint64_t tlp, tlp_new_data, spurious_dsack, fills_undecided;
