@@ -262,6 +262,38 @@ struct sum_sink rep_sink(struct report *r)
 	return s;
 }
 
+#define CMP(x, y)                                                                                  \
+	if ((x) != (y))                                                                            \
+		return (x) < (y) ? -1 : 1;
+
+int rep_event_cmp(const struct sum_event *a, const struct sum_event *b)
+{
+	CMP(a->ts, b->ts);
+	CMP(a->conn, b->conn);
+	CMP(a->type, b->type);
+	CMP(a->dir, b->dir);
+	CMP(a->input, b->input);
+	CMP(a->frame_first, b->frame_first);
+	CMP(a->frame_last, b->frame_last);
+	return 0;
+}
+
+/* Stable: events equal by rep_event_cmp keep the order found. */
+static void sort_events(struct sum_event *a, struct sum_event *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	sort_events(a, tmp, h);
+	sort_events(a + h, tmp, n - h);
+	while (i < h && j < n)
+		tmp[k++] = rep_event_cmp(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+	while (i < h)
+		tmp[k++] = a[i++];
+	memcpy(a, tmp, k * sizeof(*a)); /* a[j..n) is in place */
+}
+
 int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t errlen)
 {
 	struct rep_data d = {0};
@@ -279,9 +311,18 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		return rc;
 	}
 	d.store = r->conns;
+	if (r->nevents > 1) {
+		struct sum_event *tmp = malloc(r->nevents * sizeof(*tmp));
+		if (!tmp) {
+			rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
+			return ERR_NOMEM;
+		}
+		sort_events(r->events, tmp, r->nevents);
+		free(tmp);
+	}
 	d.events = r->events;
 	d.nevents = r->nevents;
-	d.events_dropped = r->events_dropped;
+	d.events_dropped = r->events_dropped + run->events_dropped;
 	d.tot = r->tot;
 	d.frames = r->frames;
 	switch (r->cfg.format) {
