@@ -47,11 +47,19 @@ static const char *pool_intern(struct ji_pool *p, const char *s)
 	return c;
 }
 
-static void pool_free(struct ji_pool *p)
+struct ji_pool *ji_pool_new(void)
 {
+	return calloc(1, sizeof(struct ji_pool));
+}
+
+void ji_pool_free(struct ji_pool *p)
+{
+	if (!p)
+		return;
 	for (unsigned k = 0; k < p->n; k++)
 		free(p->s[k]);
 	free(p->s);
+	free(p);
 }
 
 /* ---- members ---- */
@@ -687,7 +695,8 @@ struct ji_file {
 	const char *path;
 	FILE *f;
 	bool ndjson;
-	struct ji_pool pool;
+	struct ji_pool *pool;
+	bool own_pool;
 	struct ji_ifaces *ifaces; /* every input's interfaces handed out */
 	const char **vantages[2]; /* handed out with summaries */
 	/* NDJSON */
@@ -735,14 +744,19 @@ static ssize_t read_line(struct ji_file *f)
 	return n ? n : 1; /* an empty line is a (bad) line */
 }
 
-struct ji_file *ji_open(const char *path, char *errbuf, size_t errlen)
+struct ji_file *ji_open(const char *path, struct ji_pool *pool, char *errbuf, size_t errlen)
 {
 	struct ji_file *f = calloc(1, sizeof(*f));
 	json_t *first;
 	char err[200];
 	ssize_t n;
 
-	if (!f) {
+	if (f) {
+		f->own_pool = !pool;
+		f->pool = pool ? pool : ji_pool_new();
+	}
+	if (!f || !f->pool) {
+		free(f);
 		snprintf(errbuf, errlen, "out of memory");
 		return NULL;
 	}
@@ -867,7 +881,7 @@ static int piece(struct ji_file *f, struct ji_ctx *x, const json_t *o, struct ji
 
 int ji_next(struct ji_file *f, struct ji_item *it, char *errbuf, size_t errlen)
 {
-	struct ji_ctx x = {.pool = &f->pool};
+	struct ji_ctx x = {.pool = f->pool};
 	char err[200];
 
 	memset(it, 0, sizeof(*it));
@@ -949,6 +963,7 @@ void ji_close(struct ji_file *f)
 	}
 	free(f->vantages[0]);
 	free(f->vantages[1]);
-	pool_free(&f->pool);
+	if (f->own_pool)
+		ji_pool_free(f->pool);
 	free(f);
 }

@@ -108,9 +108,15 @@ struct ji_item {
 
 struct ji_file;
 
-/* Open a --json or --ndjson report (told apart by its first line). NULL
- * with a one-line reason in errbuf (naming the file). */
-struct ji_file *ji_open(const char *path, char *errbuf, size_t errlen);
+/* Strings read (interned), shared by files that pass one pool to ji_open:
+ * what is read from a file may then outlive it. */
+struct ji_pool *ji_pool_new(void); /* NULL: out of memory */
+void ji_pool_free(struct ji_pool *p); /* NULL is a no-op */
+
+/* Open a --json or --ndjson report (told apart by its first line); its
+ * strings go to pool (borrowed, must outlive the file), or with NULL to a
+ * pool of its own. NULL with a one-line reason in errbuf (naming the file). */
+struct ji_file *ji_open(const char *path, struct ji_pool *pool, char *errbuf, size_t errlen);
 
 /* The next piece: its kind (JI_END after the summary), or ERR_INPUT /
  * ERR_SYSTEM / ERR_NOMEM with a one-line reason in errbuf ("FILE: line N:

@@ -294,6 +294,20 @@ static void sort_events(struct sum_event *a, struct sum_event *tmp, size_t n)
 	memcpy(a, tmp, k * sizeof(*a)); /* a[j..n) is in place */
 }
 
+int rep_sort_events(struct sum_event *events, size_t n)
+{
+	struct sum_event *tmp;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return ERR_NOMEM;
+	sort_events(events, tmp, n);
+	free(tmp);
+	return 0;
+}
+
 int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t errlen)
 {
 	struct rep_data d = {0};
@@ -311,14 +325,9 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		return rc;
 	}
 	d.store = r->conns;
-	if (r->nevents > 1) {
-		struct sum_event *tmp = malloc(r->nevents * sizeof(*tmp));
-		if (!tmp) {
-			rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
-			return ERR_NOMEM;
-		}
-		sort_events(r->events, tmp, r->nevents);
-		free(tmp);
+	if (rep_sort_events(r->events, r->nevents) < 0) {
+		rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
+		return ERR_NOMEM;
 	}
 	d.events = r->events;
 	d.nevents = r->nevents;

@@ -58,13 +58,22 @@ static void mtu_json_conn(struct jo_writer *w, const struct sum_conn *c)
 		jo_kstr(w, "collapse_by", mtu_collapse_names[s->collapse_by]);
 	else
 		jo_knull(w, "collapse_by");
-	if (s->transfer_ns) {
+	if (s->transfer_ns)
 		jo_ksec(w, "collapse_idle_s", s->idle_ns);
-		jo_ksec(w, "collapse_transfer_s", s->transfer_ns);
-	} else {
+	else
 		jo_knull(w, "collapse_idle_s");
-		jo_knull(w, "collapse_transfer_s");
+	/* The stalls when the collapse was judged (the text says them). */
+	if (s->collapse && s->collapse_by == MTU_COLLAPSE_STALLS) {
+		jo_ksec(w, "collapse_stall_time_s", s->stall_ns);
+		jo_kint(w, "collapse_stalls", s->stalls);
+	} else {
+		jo_knull(w, "collapse_stall_time_s");
+		jo_knull(w, "collapse_stalls");
 	}
+	if (s->transfer_ns)
+		jo_ksec(w, "collapse_transfer_s", s->transfer_ns);
+	else
+		jo_knull(w, "collapse_transfer_s");
 	if (s->implied_mtu[s->dir & 1])
 		jo_kstr(w, "dir", sum_dir_name(s->dir & 1));
 	else
@@ -239,8 +248,7 @@ static void r_pair(struct ji_ctx *x, const json_t *o, const char *key, uint32_t 
 	v[1] = (uint32_t)ji_int_or(x, p, "s2c", 0);
 }
 
-/* The reader's side of mtu_json_conn() (tcpsift merge). Not written, so
- * not read: the stall figures of a collapse (stalls, stall_ns). */
+/* The reader's side of mtu_json_conn() (tcpsift merge). */
 static void mtu_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_conn *c)
 {
 	struct mtu_summary *s = &c->det.mtu;
@@ -254,6 +262,8 @@ static void mtu_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_con
 		s->collapse_by = (uint8_t)ji_enum(x, v, "collapse_by", mtu_collapse_names,
 						  MTU_COLLAPSE_BY_COUNT);
 	s->idle_ns = ji_sec_or(x, v, "collapse_idle_s", 0);
+	s->stall_ns = ji_sec_or(x, v, "collapse_stall_time_s", 0);
+	s->stalls = (uint32_t)ji_int_or(x, v, "collapse_stalls", 0);
 	s->transfer_ns = ji_sec_or(x, v, "collapse_transfer_s", 0);
 	t = ji_get(x, v, "dir");
 	if (t && !json_is_null(t))
