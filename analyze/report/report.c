@@ -216,6 +216,29 @@ static void csv_row(const struct report *r, const struct sum_event *e)
 	fprintf(f, ",%" PRIu32 ",%" PRIu64 "\n", e->rel_seq, e->bytes);
 }
 
+/* Keep e among the REP_FRAME_EXAMPLES earliest of l (by time, input,
+ * frame), in that order. */
+static void frame_example(struct rep_frame_list *l, const struct sum_event *e)
+{
+	unsigned k = l->n;
+
+	while (k > 0 && (l->ex[k - 1].ts > e->ts ||
+			 (l->ex[k - 1].ts == e->ts &&
+			  (l->ex[k - 1].input > e->input ||
+			   (l->ex[k - 1].input == e->input && l->ex[k - 1].frame > e->frame_first)))))
+		k--;
+	if (k >= REP_FRAME_EXAMPLES)
+		return;
+	unsigned last = l->n < REP_FRAME_EXAMPLES ? l->n : REP_FRAME_EXAMPLES - 1;
+	memmove(&l->ex[k + 1], &l->ex[k], (last - k) * sizeof(l->ex[0]));
+	l->ex[k].ts = e->ts;
+	l->ex[k].frame = e->frame_first;
+	l->ex[k].conn = e->conn;
+	l->ex[k].input = e->input;
+	if (l->n < REP_FRAME_EXAMPLES)
+		l->n++;
+}
+
 /* A per-frame verdict: counted, the first few kept for the text, and with
  * --frames / --frames-csv written as it comes. */
 static void on_frame(void *ctx, const struct sum_event *e)
@@ -224,12 +247,7 @@ static void on_frame(void *ctx, const struct sum_event *e)
 	struct rep_frame_list *l = &r->frames[e->type < SUM_EV_TYPE_COUNT ? e->type : 0];
 
 	l->count++;
-	if (l->n < REP_FRAME_EXAMPLES) {
-		l->ex[l->n].frame = e->frame_first;
-		l->ex[l->n].conn = e->conn;
-		l->ex[l->n].input = e->input;
-		l->n++;
-	}
+	frame_example(l, e);
 	if (r->cfg.frames_csv)
 		csv_row(r, e);
 	if (r->cfg.frames)

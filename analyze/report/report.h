@@ -90,14 +90,17 @@ struct rep_totals {
 	struct det_totals det; /* from the detectors (sum_conn.det), through their views */
 };
 
-/* The first few frames of one kind of per-frame verdict, for the text
- * findings: real frame numbers a user can look up, not connection spans. */
+/* The earliest few frames of one kind of per-frame verdict (by time,
+ * input, frame: not the order verdicts were decided in, so that a merge of
+ * shards finds the same), for the text findings: real frame numbers a user
+ * can look up, not connection spans. */
 #define REP_FRAME_EXAMPLES 8
 
 struct rep_frame_list {
 	uint64_t count;
 	unsigned n;
 	struct {
+		int64_t ts;
 		uint64_t frame, conn;
 		uint32_t input;
 	} ex[REP_FRAME_EXAMPLES];
