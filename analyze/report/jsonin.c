@@ -142,7 +142,9 @@ static int parse_sec(const char *s, int64_t *ns)
 	for (; digits < 9; digits++)
 		frac *= 10;
 	uint64_t u = whole * 1000000000ull + frac;
-	*ns = neg ? -(int64_t)u : (int64_t)u;
+	if (u > (uint64_t)INT64_MAX + neg)
+		return -1;
+	*ns = neg ? (int64_t)(0 - u) : (int64_t)u;
 	return 0;
 }
 
@@ -166,6 +168,17 @@ int64_t ji_sec_or(struct ji_ctx *x, const json_t *o, const char *key, int64_t df
 	json_t *v = ji_get(x, o, key);
 
 	return v && json_is_null(v) ? dflt : ji_sec(x, o, key);
+}
+
+int64_t ji_avg_sum(struct ji_ctx *x, int64_t avg, int64_t n, const char *key)
+{
+	int64_t sum;
+
+	if (__builtin_mul_overflow(avg, n, &sum)) {
+		ji_fail(x, "\"%s\": its average times its count is out of range", key);
+		return 0;
+	}
+	return sum;
 }
 
 bool ji_bool(struct ji_ctx *x, const json_t *o, const char *key)
@@ -263,7 +276,8 @@ static void read_rtt(struct ji_ctx *x, const json_t *o, const char *key, struct 
 		return;
 	}
 	r->n = (uint64_t)n;
-	r->sum_ns = ji_sec(x, v, "avg_s") * n; /* the average the writer divides back */
+	/* The average the writer divides back. */
+	r->sum_ns = ji_avg_sum(x, ji_sec(x, v, "avg_s"), n, key);
 	r->max_ns = ji_sec(x, v, "max_s");
 	r->min_ns = ji_sec(x, v, "min_s");
 }
@@ -391,6 +405,11 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	}
 	if (!x->err && c->id == 0)
 		ji_fail(x, "connection id 0");
+	/* Capture times are not negative (pcap's are unsigned): so the
+	 * reporters' differences of them cannot overflow. */
+	if (!x->err && (c->first_ts < 0 || c->last_ts < 0 || c->dir[0].first_ts < 0 ||
+			c->dir[0].last_ts < 0 || c->dir[1].first_ts < 0 || c->dir[1].last_ts < 0))
+		ji_fail(x, "a negative time");
 	return x->err;
 }
 
@@ -426,6 +445,8 @@ int ji_event(struct ji_ctx *x, const json_t *o, struct sum_event *e)
 	e->bytes = (uint64_t)ji_int(x, o, "bytes");
 	e->rel_seq = (uint32_t)ji_int(x, o, "rel_seq");
 	e->queue_switch = -1;
+	if (!x->err && (e->ts < 0 || e->duration_ns < -1))
+		ji_fail(x, "a negative time");
 	if (x->err)
 		return x->err;
 	const struct det_view *v = det_view_of_event(e->type);

@@ -60,6 +60,9 @@ void ji_named_counts(struct ji_ctx *x, const json_t *o, const char *key,
 		     const char *const *names, uint64_t *v, unsigned n);
 /* An array of exactly n integers. */
 void ji_ints(struct ji_ctx *x, const json_t *o, const char *key, int64_t *v, unsigned n);
+/* avg * n, a sum the writer wrote as its average (failing x when out of
+ * range, so a hostile file cannot overflow it). */
+int64_t ji_avg_sum(struct ji_ctx *x, int64_t avg, int64_t n, const char *key);
 /* Fail x (if it has not failed yet) with a printf-style reason. */
 void ji_fail(struct ji_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

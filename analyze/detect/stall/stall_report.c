@@ -117,7 +117,8 @@ static void stall_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_c
 		names[k] = stall_class_name((enum stall_class)k);
 	if (ad && !json_is_null(ad)) {
 		s->ack_delay_n = (uint32_t)ji_int(x, ad, "n");
-		s->ack_delay_sum_ns = ji_sec(x, ad, "avg_s") * s->ack_delay_n;
+		s->ack_delay_sum_ns =
+		    ji_avg_sum(x, ji_sec(x, ad, "avg_s"), s->ack_delay_n, "ack_delay");
 		s->ack_delay_max_ns = ji_sec(x, ad, "max_s");
 		s->ack_delay_min_ns = ji_sec(x, ad, "min_s");
 	}
