@@ -146,7 +146,7 @@ struct merge {
 	size_t nkeys, keys_cap;
 	struct sum_event *events;
 	size_t nevents, events_cap;
-	bool frames; /* the shards wrote per-frame verdicts (--frames) */
+	bool frames;	      /* the shards wrote per-frame verdicts (--frames) */
 	struct ji_pool *pool; /* pass 2's strings: events keep theirs to the end */
 };
 
@@ -257,8 +257,8 @@ static int check_set(struct merge *m, char *err, size_t errlen)
 	qsort(m->sh, m->n, sizeof(*m->sh), shard_cmp);
 	for (unsigned s = 1; s < m->n; s++)
 		if (m->sh[s].k == m->sh[s - 1].k) {
-			snprintf(err, errlen, "%s and %s are both shard %u of %u", m->sh[s - 1].path,
-				 m->sh[s].path, m->sh[s].k, n);
+			snprintf(err, errlen, "%s and %s are both shard %u of %u",
+				 m->sh[s - 1].path, m->sh[s].path, m->sh[s].k, n);
 			return ERR_INPUT;
 		}
 	for (uint32_t k = 1, s = 0; k <= n; k++, s++)
@@ -399,8 +399,10 @@ static int feed(struct merge *m, unsigned s, const struct sum_sink *sink, struct
 		case JI_EVENT:
 			if (it->event.conn == 0 || it->event.conn > sh->nids ||
 			    !sh->new_id[it->event.conn - 1]) {
-				snprintf(err, errlen, "%s: an event of connection %" PRIu64
-					 ", which is not in the report", sh->path, it->event.conn);
+				snprintf(err, errlen,
+					 "%s: an event of connection %" PRIu64
+					 ", which is not in the report",
+					 sh->path, it->event.conn);
 				rc = ERR_INPUT;
 				break;
 			}
@@ -441,14 +443,13 @@ static int feed(struct merge *m, unsigned s, const struct sum_sink *sink, struct
 
 static int run_merge(struct merge *m, FILE *out, char *err, size_t errlen)
 {
-	struct rep_config rcfg = {
-	    .format = m->cfg.format,
-	    .out = out,
-	    .max_events = m->cfg.max_events,
-	    .frames = m->frames,
-	    .conn_mem = m->cfg.report_memory == SIZE_MAX ? 0
-			: m->cfg.report_memory	     ? m->cfg.report_memory
-						     : 1};
+	struct rep_config rcfg = {.format = m->cfg.format,
+				  .out = out,
+				  .max_events = m->cfg.max_events,
+				  .frames = m->frames,
+				  .conn_mem = m->cfg.report_memory == SIZE_MAX ? 0
+					      : m->cfg.report_memory ? m->cfg.report_memory
+								     : 1};
 	struct merged_run mr = {0};
 	struct ji_file *f1 = NULL;
 	struct report *rep = rep_new(&rcfg, err, errlen);
@@ -495,8 +496,8 @@ static int run_merge(struct merge *m, FILE *out, char *err, size_t errlen)
 
 int merge_main(int argc, char **argv)
 {
-	struct merge m = {.cfg = {.format = REP_TEXT, .max_events = 100000,
-				  .report_memory = SIZE_MAX}};
+	struct merge m = {
+	    .cfg = {.format = REP_TEXT, .max_events = 100000, .report_memory = SIZE_MAX}};
 	char err[512] = "";
 	int rc = cli_parse("merge", merge_opts, N_OPTS, argc, argv, NULL, on_option, &m.cfg);
 

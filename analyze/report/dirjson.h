@@ -1,4 +1,5 @@
-/* dirjson.h - a direction's JSON members (struct sum_dir): one list for the writer and the reader. */
+/* dirjson.h - a direction's JSON members (struct sum_dir): one list for the writer and the reader.
+ */
 #ifndef TCPSIFT_DIRJSON_H
 #define TCPSIFT_DIRJSON_H
 

@@ -222,8 +222,8 @@ unsigned ji_enum(struct ji_ctx *x, const json_t *o, const char *key, const char 
 	return 0;
 }
 
-void ji_named_counts(struct ji_ctx *x, const json_t *o, const char *key,
-		     const char *const *names, uint64_t *v, unsigned n)
+void ji_named_counts(struct ji_ctx *x, const json_t *o, const char *key, const char *const *names,
+		     uint64_t *v, unsigned n)
 {
 	json_t *obj = ji_get(x, o, key);
 
@@ -349,20 +349,14 @@ bad:
 	ji_fail(x, "\"%s\" is not an address:port", key);
 }
 
-static const char *const *state_names(void)
-{
-	static const char *names[SUM_STATE_COUNT];
-
-	for (unsigned k = 0; k < SUM_STATE_COUNT; k++)
-		names[k] = sum_state_name((enum sum_state)k);
-	return names;
-}
-
 int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 {
+	const char *states[SUM_STATE_COUNT];
 	int64_t frames[2];
 	json_t *q;
 
+	for (unsigned k = 0; k < SUM_STATE_COUNT; k++)
+		states[k] = sum_state_name((enum sum_state)k);
 	memset(c, 0, sizeof(*c));
 	if (!json_is_object(o))
 		ji_fail(x, "a connection is not an object");
@@ -385,7 +379,8 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 		ji_fail(x, "\"queues\" is not an array");
 	for (size_t k = 0; q && k < json_array_size(q); k++) {
 		json_t *e = json_array_get(q, k);
-		if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 63) {
+		if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+		    json_integer_value(e) > 63) {
 			ji_fail(x, "\"queues\" holds something else than a queue 0..63");
 			break;
 		}
@@ -394,7 +389,7 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	c->queues_known = c->queue_mask != 0;
 	c->roles_from_syn = ji_bool(x, o, "roles_from_syn");
 	c->sack_permitted = ji_bool(x, o, "sack_permitted");
-	c->state = (enum sum_state)ji_enum(x, o, "state", state_names(), SUM_STATE_COUNT);
+	c->state = (enum sum_state)ji_enum(x, o, "state", states, SUM_STATE_COUNT);
 	c->timestamps = ji_bool(x, o, "timestamps");
 	c->vantage = (uint32_t)ji_int(x, o, "vantage");
 	c->wscale_known = ji_bool(x, o, "window_scale_known");
@@ -490,6 +485,15 @@ static uint32_t linktype_of(const char *name)
 	return 0xffff;
 }
 
+/* A count the writer writes as null when the file carries none. */
+static uint64_t opt_count(struct ji_ctx *x, const json_t *o, const char *key, bool *known)
+{
+	json_t *t = ji_get(x, o, key);
+
+	*known = t && !json_is_null(t);
+	return (uint64_t)ji_int_or(x, o, key, 0);
+}
+
 /* A file's inputs keep their interfaces here (owned by the file). */
 struct ji_ifaces {
 	struct src_iface *v;
@@ -517,25 +521,16 @@ static struct src_iface *read_ifaces(struct ji_ctx *x, const json_t *a, unsigned
 	for (size_t k = 0; k < json_array_size(a) && !x->err; k++) {
 		const json_t *o = json_array_get(a, k);
 		struct src_iface *f = &v[k];
-		json_t *t;
 		const char *name = ji_str(x, o, "name", false);
 		const char *lt = ji_str(x, o, "link_type", false);
 		if (name)
 			snprintf(f->name, sizeof(f->name), "%s", name);
 		if (lt)
 			f->linktype = linktype_of(lt);
-		t = ji_get(x, o, "epb_dropcount");
-		f->have_epb_drops = t && !json_is_null(t);
-		f->epb_drops = (uint64_t)ji_int_or(x, o, "epb_dropcount", 0);
-		t = ji_get(x, o, "isb_ifdrop");
-		f->have_ifdrop = t && !json_is_null(t);
-		f->ifdrop = (uint64_t)ji_int_or(x, o, "isb_ifdrop", 0);
-		t = ji_get(x, o, "isb_ifrecv");
-		f->have_ifrecv = t && !json_is_null(t);
-		f->ifrecv = (uint64_t)ji_int_or(x, o, "isb_ifrecv", 0);
-		t = ji_get(x, o, "isb_osdrop");
-		f->have_osdrop = t && !json_is_null(t);
-		f->osdrop = (uint64_t)ji_int_or(x, o, "isb_osdrop", 0);
+		f->epb_drops = opt_count(x, o, "epb_dropcount", &f->have_epb_drops);
+		f->ifdrop = opt_count(x, o, "isb_ifdrop", &f->have_ifdrop);
+		f->ifrecv = opt_count(x, o, "isb_ifrecv", &f->have_ifrecv);
+		f->osdrop = opt_count(x, o, "isb_osdrop", &f->have_osdrop);
 	}
 	*n = (unsigned)json_array_size(a);
 	return v;
@@ -548,9 +543,7 @@ int ji_input(struct ji_ctx *x, const json_t *o, struct src_input *in)
 
 	memset(in, 0, sizeof(*in));
 	in->wire_bytes = (uint64_t)ji_int(x, o, "bytes");
-	t = ji_get(x, o, "capture_drops");
-	in->drops_known = t && !json_is_null(t);
-	in->drops = (uint64_t)ji_int_or(x, o, "capture_drops", 0);
+	in->drops = opt_count(x, o, "capture_drops", &in->drops_known);
 	in->compressed = ji_bool(x, o, "compressed");
 	err = ji_str(x, o, "error", true);
 	if (err) {
@@ -590,7 +583,7 @@ int ji_summary(struct ji_ctx *x, const json_t *s, const json_t *tool, const json
 	/* The detectors ran unless their findings are null: the first member
 	 * a view writes for unknown findings tells. */
 	t = ji_get(x, s, "findings");
-	if (t && DET_VIEW_COUNT) {
+	if (t && DET_VIEW_COUNT > 0) {
 		struct jo_fields f;
 		struct det_totals zero = {0};
 		jo_f_reset(&f);
@@ -636,7 +629,8 @@ int ji_summary(struct ji_ctx *x, const json_t *s, const json_t *tool, const json
 	}
 	for (size_t k = 0; out->vantages && k < json_array_size(vantages) && !x->err; k++) {
 		json_t *v = json_array_get(vantages, k);
-		const char *name = json_is_string(v) ? pool_intern(x->pool, json_string_value(v)) : NULL;
+		const char *name =
+		    json_is_string(v) ? pool_intern(x->pool, json_string_value(v)) : NULL;
 		if (!name)
 			ji_fail(x, "vantage %zu is not a string", k);
 		out->vantages[out->nvantages++] = name;
@@ -806,7 +800,6 @@ struct ji_file *ji_open(const char *path, struct ji_pool *pool, char *errbuf, si
 	}
 	/* A document: read whole (tcpsift(1), merge). */
 	rewind(f->f);
-	json_error_t je;
 	char *text = NULL;
 	size_t len = 0, cap = 0, got;
 	do {
@@ -829,10 +822,10 @@ struct ji_file *ji_open(const char *path, struct ji_pool *pool, char *errbuf, si
 		ji_close(f);
 		return NULL;
 	}
-	(void)je;
 	f->doc = parse(text, len, err, sizeof(err));
 	free(text);
-	if (!f->doc || !json_is_object(f->doc) || !json_is_array(json_object_get(f->doc, "connections")) ||
+	if (!f->doc || !json_is_object(f->doc) ||
+	    !json_is_array(json_object_get(f->doc, "connections")) ||
 	    !json_is_object(json_object_get(f->doc, "summary"))) {
 		snprintf(errbuf, errlen, "%s: not a tcpsift --json or --ndjson report%s%s", path,
 			 f->doc ? "" : ": ", f->doc ? "" : err);
@@ -881,8 +874,10 @@ static int piece(struct ji_file *f, struct ji_ctx *x, const json_t *o, struct ji
 		}
 	} else if (strcmp(kind, "summary") == 0) {
 		it->kind = JI_SUMMARY;
-		const json_t *tool = f->ndjson ? ji_get(x, o, "tcpsift") : json_object_get(f->doc, "tcpsift");
-		const json_t *van = f->ndjson ? ji_get(x, o, "vantages") : json_object_get(f->doc, "vantages");
+		const json_t *tool =
+		    f->ndjson ? ji_get(x, o, "tcpsift") : json_object_get(f->doc, "tcpsift");
+		const json_t *van =
+		    f->ndjson ? ji_get(x, o, "vantages") : json_object_get(f->doc, "vantages");
 		if (!f->ndjson && (!tool || !van))
 			ji_fail(x, "no \"tcpsift\" or \"vantages\"");
 		ji_summary(x, o, tool, van, &it->summary);
@@ -911,18 +906,21 @@ int ji_next(struct ji_file *f, struct ji_item *it, char *errbuf, size_t errlen)
 			return JI_END;
 		ssize_t n = read_line(f);
 		if (n < 0) {
-			snprintf(errbuf, errlen, "%s: line %" PRIu64 ": cannot read it (or too long)",
-				 f->path, f->lineno + 1);
+			snprintf(errbuf, errlen,
+				 "%s: line %" PRIu64 ": cannot read it (or too long)", f->path,
+				 f->lineno + 1);
 			return ERR_INPUT;
 		}
 		if (n == 0) {
 			snprintf(errbuf, errlen,
-				 "%s: truncated: the stream ends without its summary line", f->path);
+				 "%s: truncated: the stream ends without its summary line",
+				 f->path);
 			return ERR_INPUT;
 		}
 		json_t *o = parse(f->line, (size_t)n, err, sizeof(err));
 		if (!o) {
-			snprintf(errbuf, errlen, "%s: line %" PRIu64 ": %s", f->path, f->lineno, err);
+			snprintf(errbuf, errlen, "%s: line %" PRIu64 ": %s", f->path, f->lineno,
+				 err);
 			return ERR_INPUT;
 		}
 		const char *kind = json_string_value(json_object_get(o, "kind"));
@@ -932,7 +930,8 @@ int ji_next(struct ji_file *f, struct ji_item *it, char *errbuf, size_t errlen)
 			piece(f, &x, o, it, kind);
 		json_decref(o);
 		if (x.err) {
-			snprintf(errbuf, errlen, "%s: line %" PRIu64 ": %s", f->path, f->lineno, x.msg);
+			snprintf(errbuf, errlen, "%s: line %" PRIu64 ": %s", f->path, f->lineno,
+				 x.msg);
 			return x.err;
 		}
 		f->done = it->kind == JI_SUMMARY;

@@ -56,8 +56,8 @@ const char *ji_str(struct ji_ctx *x, const json_t *o, const char *key, bool null
 unsigned ji_enum(struct ji_ctx *x, const json_t *o, const char *key, const char *const *names,
 		 unsigned n);
 /* An object {names[k]: count} (as jo_w_named_counts writes it) into v[n]. */
-void ji_named_counts(struct ji_ctx *x, const json_t *o, const char *key,
-		     const char *const *names, uint64_t *v, unsigned n);
+void ji_named_counts(struct ji_ctx *x, const json_t *o, const char *key, const char *const *names,
+		     uint64_t *v, unsigned n);
 /* An array of exactly n integers. */
 void ji_ints(struct ji_ctx *x, const json_t *o, const char *key, int64_t *v, unsigned n);
 /* avg * n, a sum the writer wrote as its average (failing x when out of
@@ -76,12 +76,12 @@ struct ji_summary {
 	struct eng_counters eng;
 	struct flow_counters flows;
 	uint64_t filtered_out, events_dropped;
-	bool detectors;		  /* summary.findings of the detectors not null */
+	bool detectors;		   /* summary.findings of the detectors not null */
 	uint32_t shard_k, shard_n; /* summary.shard; n 0: none */
-	int schema;		  /* tcpsift.schema */
-	const char *version;	  /* tcpsift.version */
-	const char *filter;	  /* --json: the document's filter; NULL: none (or NDJSON) */
-	const char **vantages;	  /* owned by the file */
+	int schema;		   /* tcpsift.schema */
+	const char *version;	   /* tcpsift.version */
+	const char *filter;	   /* --json: the document's filter; NULL: none (or NDJSON) */
+	const char **vantages;	   /* malloc'd; from ji_next(): the file frees them */
 	unsigned nvantages;
 };
 
@@ -113,7 +113,7 @@ struct ji_file;
 
 /* Strings read (interned), shared by files that pass one pool to ji_open:
  * what is read from a file may then outlive it. */
-struct ji_pool *ji_pool_new(void); /* NULL: out of memory */
+struct ji_pool *ji_pool_new(void);    /* NULL: out of memory */
 void ji_pool_free(struct ji_pool *p); /* NULL is a no-op */
 
 /* Open a --json or --ndjson report (told apart by its first line); its

@@ -223,9 +223,9 @@ static void frame_example(struct rep_frame_list *l, const struct sum_event *e)
 	unsigned k = l->n;
 
 	while (k > 0 && (l->ex[k - 1].ts > e->ts ||
-			 (l->ex[k - 1].ts == e->ts &&
-			  (l->ex[k - 1].input > e->input ||
-			   (l->ex[k - 1].input == e->input && l->ex[k - 1].frame > e->frame_first)))))
+			 (l->ex[k - 1].ts == e->ts && (l->ex[k - 1].input > e->input ||
+						       (l->ex[k - 1].input == e->input &&
+							l->ex[k - 1].frame > e->frame_first)))))
 		k--;
 	if (k >= REP_FRAME_EXAMPLES)
 		return;

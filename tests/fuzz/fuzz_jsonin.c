@@ -1,4 +1,5 @@
-/* fuzz_jsonin.c - libFuzzer target for the report reader: any bytes as a --json or --ndjson report. */
+/* fuzz_jsonin.c - libFuzzer target for the report reader: any bytes as a --json or --ndjson report.
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -159,15 +159,15 @@ static void fill_conn(struct sum_conn *c)
 }
 
 /* The reading side of each kind of dirjson.h, compared. */
-#define DJ_U64_C(m)	  CHECK_EQ_U(b->m, a->m);
-#define DJ_BY_C(m)	  CHECK(memcmp(b->m, a->m, sizeof(a->m)) == 0);
-#define DJ_RTT_C(m)	  CHECK(memcmp(&b->m, &a->m, sizeof(a->m)) == 0);
-#define DJ_TS_C(m)	  CHECK(b->m == a->m);
-#define DJ_U64_PKT_C(m)	  CHECK_EQ_U(b->m, a->m);
-#define DJ_U32_DATA_C(m)  CHECK_EQ_U(b->m, a->m);
-#define DJ_U32_NZ_C(m)	  CHECK_EQ_U(b->m, a->m);
-#define DJ_ISN_C(m)	  CHECK(b->m == a->m && b->isn_known == a->isn_known);
-#define DJ_WSCALE_C(m)	  CHECK(b->m == a->m);
+#define DJ_U64_C(m)	 CHECK_EQ_U(b->m, a->m);
+#define DJ_BY_C(m)	 CHECK(memcmp(b->m, a->m, sizeof(a->m)) == 0);
+#define DJ_RTT_C(m)	 CHECK(memcmp(&b->m, &a->m, sizeof(a->m)) == 0);
+#define DJ_TS_C(m)	 CHECK(b->m == a->m);
+#define DJ_U64_PKT_C(m)	 CHECK_EQ_U(b->m, a->m);
+#define DJ_U32_DATA_C(m) CHECK_EQ_U(b->m, a->m);
+#define DJ_U32_NZ_C(m)	 CHECK_EQ_U(b->m, a->m);
+#define DJ_ISN_C(m)	 CHECK(b->m == a->m && b->isn_known == a->isn_known);
+#define DJ_WSCALE_C(m)	 CHECK(b->m == a->m);
 #define DJ_AVG_PAYLOAD_C(m)
 #define DJ_GOODPUT_C(m)
 #define DJ_THROUGHPUT_C(m)
@@ -311,19 +311,19 @@ static void test_bad_conns(void)
 	struct sum_conn a, b;
 	char why[200];
 	static const char *const bad[][2] = {
-	    {"\"id\":42", "\"id\":\"42\""},		  /* wrong type */
-	    {"\"id\":42,", ""},				  /* missing */
-	    {"\"id\":42", "\"id\":0"},			  /* no such id */
-	    {"\"state\":\"half_closed\"", "\"state\":\"x\""}, /* not a name */
-	    {"\"client\":\"", "\"client\":\"::1]"},	  /* not an endpoint */
-	    {"\"queues\":[0,5,63]", "\"queues\":[64]"},	  /* no such queue */
-	    {"\"frames\":[17,", "\"frames\":[17,1,"},	  /* not a pair */
-	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":1.0000000001"}, /* below ns */
-	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":-1.5"},	    /* negative */
+	    {"\"id\":42", "\"id\":\"42\""},				       /* wrong type */
+	    {"\"id\":42,", ""},						       /* missing */
+	    {"\"id\":42", "\"id\":0"},					       /* no such id */
+	    {"\"state\":\"half_closed\"", "\"state\":\"x\""},		       /* not a name */
+	    {"\"client\":\"", "\"client\":\"::1]"},			       /* not an endpoint */
+	    {"\"queues\":[0,5,63]", "\"queues\":[64]"},			       /* no such queue */
+	    {"\"frames\":[17,", "\"frames\":[17,1,"},			       /* not a pair */
+	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":1.0000000001"},  /* below ns */
+	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":-1.5"},	       /* negative */
 	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":99999999999.0"}, /* beyond int64 */
-	    {"\"samples\":4", "\"samples\":0"},				    /* rtt */
-	    {"\"avg_s\":0.000005001", "\"avg_s\":9223372036.0"},	    /* overflow */
-	    {"\"stalls\":{", "\"stalls\":[{"},				    /* a detector */
+	    {"\"samples\":4", "\"samples\":0"},				       /* rtt */
+	    {"\"avg_s\":0.000005001", "\"avg_s\":9223372036.0"},	       /* overflow */
+	    {"\"stalls\":{", "\"stalls\":[{"},				       /* a detector */
 	    {"\"mtu_findings\":{", "\"mtu_findingz\":{"},
 	};
 
@@ -360,7 +360,8 @@ static void test_quote_reals(void)
 	static const char in[] = "{\"a\":1.5,\"b\":\"x 2.5 \\\"3.0\",\"c\":[-0.25,7,1e3],\"d\":-3}";
 	size_t n;
 	char *q = ji_quote_reals(in, strlen(in), &n);
-	CHECK_STR(q, "{\"a\":\"1.5\",\"b\":\"x 2.5 \\\"3.0\",\"c\":[\"-0.25\",7,\"1e3\"],\"d\":-3}");
+	CHECK_STR(q,
+		  "{\"a\":\"1.5\",\"b\":\"x 2.5 \\\"3.0\",\"c\":[\"-0.25\",7,\"1e3\"],\"d\":-3}");
 	CHECK_EQ_U(n, strlen(q));
 	free(q);
 }
