@@ -133,6 +133,7 @@ struct shard {
 	uint32_t k, n;
 	uint64_t *new_id; /* by the shard's id - 1 */
 	uint64_t nids;	  /* its highest id */
+	uint64_t nconns;  /* its connections: ids are 1..nconns */
 	uint64_t fingerprint;
 	bool detectors;
 	unsigned scanned; /* its place on the command line (conn_key.shard) */
@@ -200,6 +201,7 @@ static int scan(struct merge *m, unsigned s, char *err, size_t errlen)
 					     .old_id = it->conn.id};
 			if (it->conn.id > sh->nids)
 				sh->nids = it->conn.id;
+			sh->nconns++;
 			rc = push_key(m, &k);
 		} else if (it->kind == JI_INPUT) {
 			const struct src_input *in = &it->input;
@@ -229,6 +231,11 @@ static int scan(struct merge *m, unsigned s, char *err, size_t errlen)
 	}
 	if (rc == 0 && kind < 0)
 		rc = kind;
+	if (rc == 0 && sh->nids != sh->nconns) { /* each shard numbers its own from 1 */
+		snprintf(err, errlen, "%s: connection ids are not 1 to %" PRIu64, sh->path,
+			 sh->nconns);
+		rc = ERR_INPUT;
+	}
 	if (rc == ERR_NOMEM)
 		snprintf(err, errlen, "out of memory");
 	sh->fingerprint = h;
@@ -291,7 +298,8 @@ static int number(struct merge *m, char *err, size_t errlen)
 		if (!m->sh[s].new_id)
 			goto nomem;
 	}
-	qsort(m->keys, m->nkeys, sizeof(*m->keys), key_cmp);
+	if (m->nkeys)
+		qsort(m->keys, m->nkeys, sizeof(*m->keys), key_cmp);
 	for (size_t k = 0; k < m->nkeys; k++) {
 		struct shard *sh = &m->sh[at[m->keys[k].shard]];
 		uint64_t *slot = &sh->new_id[m->keys[k].old_id - 1];
