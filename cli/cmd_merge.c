@@ -117,6 +117,10 @@ static int key_cmp(const void *pa, const void *pb)
 {
 	const struct conn_key *a = pa, *b = pb;
 
+	/* One input is read in its file's order, timestamps going backwards
+	 * or not; inputs are merged by time, ties to the lower input. */
+	if (a->input == b->input && a->frame != b->frame)
+		return a->frame < b->frame ? -1 : 1;
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
 	if (a->input != b->input)

@@ -130,6 +130,23 @@ done
 merge_cmp all-merged "${samples[@]}"
 merge_cmp queues-merged --queue-per-file samples/reorder-queues-q0.pcap samples/reorder-queues-q1.pcap
 merge_cmp gen --idle-timeout 2 "$out/gen.pcap"
+# One packet in 20 of it 3 s back in time: a one-pass run reads the file in
+# its order, and merge numbers the connections of one input the same way.
+python3 - "$out/gen.pcap" "$out/backwards.pcap" <<'PY'
+import random, struct, sys
+d = open(sys.argv[1], "rb").read()
+recs, off = [], 24
+while off < len(d):
+    caplen = struct.unpack("<I", d[off + 8:off + 12])[0]
+    recs.append(bytearray(d[off:off + 16 + caplen]))
+    off += 16 + caplen
+random.seed(7)
+for i in random.sample(range(len(recs)), len(recs) // 20):
+    sec = struct.unpack("<I", recs[i][:4])[0]
+    recs[i][:4] = struct.pack("<I", sec - 3)
+open(sys.argv[2], "wb").write(d[:24] + b"".join(recs))
+PY
+merge_cmp backwards --idle-timeout 2 "$out/backwards.pcap"
 gen=$(dirname "$bin")/bench/gen
 if [ -x "$gen" ] && "$gen" -o "$out/bench-gen.pcap" --packets 60000 --connections 1500 \
 	--concurrent 300 >/dev/null 2>&1; then
