@@ -19,8 +19,8 @@
  * Sorting those gives the one-pass ids (a one-pass run numbers connections
  * in the order of their first packet). The second pass reads the shards
  * again in shard order and hands every connection, renumbered, to the same
- * reporters as analyze; events, their "conn" renumbered, are held until the
- * end, put in rep_event_cmp() order and handed over then.
+ * reporters as analyze, and every event, its "conn" renumbered: the report
+ * keeps them in one order (rep_event_cmp()) whatever the order they come.
  */
 
 enum opt_id {
@@ -149,8 +149,6 @@ struct merge {
 	unsigned n;
 	struct conn_key *keys;
 	size_t nkeys, keys_cap;
-	struct sum_event *events;
-	size_t nevents, events_cap;
 	bool frames;	      /* the shards wrote per-frame verdicts (--frames) */
 	struct ji_pool *pool; /* pass 2's strings: events keep theirs to the end */
 };
@@ -326,20 +324,6 @@ nomem:
 	return ERR_NOMEM;
 }
 
-static int keep_event(struct merge *m, const struct sum_event *e)
-{
-	if (m->nevents == m->events_cap) {
-		size_t cap = m->events_cap ? m->events_cap * 2 : 1024;
-		struct sum_event *n = realloc(m->events, cap * sizeof(*n));
-		if (!n)
-			return ERR_NOMEM;
-		m->events = n;
-		m->events_cap = cap;
-	}
-	m->events[m->nevents++] = *e;
-	return 0;
-}
-
 /* What the merged run says: shard 1's inputs, clock, filter and vantages,
  * every count summed. */
 struct merged_run {
@@ -418,10 +402,10 @@ static int feed(struct merge *m, unsigned s, const struct sum_sink *sink, struct
 				rc = ERR_INPUT;
 				break;
 			}
+			/* The report sorts what it keeps (rep_event_cmp) and keeps
+			 * the earliest example frames whatever the order they come. */
 			it->event.conn = sh->new_id[it->event.conn - 1];
-			rc = keep_event(m, &it->event) < 0 ? ERR_NOMEM : 0;
-			if (rc)
-				snprintf(err, errlen, "out of memory");
+			sum_emit(sink, &it->event);
 			break;
 		case JI_INPUT:
 			if (s == 0) {
@@ -477,12 +461,6 @@ static int run_merge(struct merge *m, FILE *out, char *err, size_t errlen)
 		struct sum_sink sink = rep_sink(rep);
 		for (unsigned s = 0; s < m->n && rc == 0; s++)
 			rc = feed(m, s, &sink, &mr, &f1, err, errlen);
-		if (rc == 0)
-			rc = rep_sort_events(m->events, m->nevents);
-		if (rc < 0 && !*err)
-			snprintf(err, errlen, "out of memory");
-		for (size_t k = 0; rc == 0 && k < m->nevents; k++)
-			sum_emit(&sink, &m->events[k]);
 	}
 	if (rc == 0) {
 		mr.input_ptrs = calloc(mr.ninputs ? mr.ninputs : 1, sizeof(*mr.input_ptrs));
@@ -558,7 +536,6 @@ int merge_main(int argc, char **argv)
 		free(m.sh[s].new_id);
 	free(m.sh);
 	free(m.keys);
-	free(m.events);
 	return rc < 0 ? TCPSIFT_EXIT_INPUT : TCPSIFT_EXIT_OK;
 }
 

@@ -312,7 +312,8 @@ static void sort_events(struct sum_event *a, struct sum_event *tmp, size_t n)
 	memcpy(a, tmp, k * sizeof(*a)); /* a[j..n) is in place */
 }
 
-int rep_sort_events(struct sum_event *events, size_t n)
+/* Sort events[n] by rep_event_cmp(), stably. 0 or ERR_NOMEM. */
+static int rep_sort_events(struct sum_event *events, size_t n)
 {
 	struct sum_event *tmp;
 

@@ -125,8 +125,6 @@ struct rep_data {
  * one-pass run and `tcpsift merge` of its shards both give (the order
  * found depends on how connections interleave). <0, 0, >0 as strcmp. */
 int rep_event_cmp(const struct sum_event *a, const struct sum_event *b);
-/* Sort events[n] by rep_event_cmp(), stably. 0 or ERR_NOMEM. */
-int rep_sort_events(struct sum_event *events, size_t n);
 
 /* Connection k of d (k < d->nconns). Loops walking the connections in
  * order read them through this: every 1024 it lets the store drop the
