@@ -640,6 +640,12 @@ int ji_summary(struct ji_ctx *x, const json_t *s, const json_t *tool, const json
 
 /* ---- the text pre-pass ---- */
 
+/* A character of a JSON number after its first. */
+static bool num_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
 char *ji_quote_reals(const char *in, size_t n, size_t *outn)
 {
 	size_t reals = 0, k = 0, o = 0;
@@ -669,7 +675,7 @@ char *ji_quote_reals(const char *in, size_t n, size_t *outn)
 			} else if (c == '-' || (c >= '0' && c <= '9')) {
 				size_t end = k + 1;
 				bool real = false;
-				while (end < n && (strchr("0123456789+-.eE", in[end]) != NULL)) {
+				while (end < n && num_char(in[end])) {
 					real |= in[end] == '.' || in[end] == 'e' || in[end] == 'E';
 					end++;
 				}
