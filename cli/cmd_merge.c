@@ -139,6 +139,8 @@ struct shard {
 	uint64_t nids;	  /* its highest id */
 	uint64_t nconns;  /* its connections: ids are 1..nconns */
 	uint64_t fingerprint;
+	uint64_t filter;  /* the filter's hash; only a JSON report says it */
+	bool says_filter; /* ... and this one does */
 	bool detectors;
 	unsigned scanned; /* its place on the command line (conn_key.shard) */
 };
@@ -154,7 +156,7 @@ struct merge {
 };
 
 /* FNV-1a over what says two reports came from one run: the inputs as
- * read, the filter, the vantages, the version. */
+ * read, the vantages, the version (and apart, the filter). */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -225,7 +227,8 @@ static int scan(struct merge *m, unsigned s, char *err, size_t errlen)
 			sh->k = su->shard_k;
 			sh->n = su->shard_n;
 			sh->detectors = su->detectors;
-			h = fnv_str(h, su->filter);
+			sh->says_filter = !ji_is_ndjson(f);
+			sh->filter = fnv_str(0xcbf29ce484222325ull, su->filter);
 			h = fnv_str(h, su->version);
 			for (unsigned v = 0; v < su->nvantages; v++)
 				h = fnv_str(h, su->vantages[v]);
@@ -277,7 +280,9 @@ static int check_set(struct merge *m, char *err, size_t errlen)
 		}
 	for (unsigned s = 1; s < m->n; s++)
 		if (m->sh[s].fingerprint != m->sh[0].fingerprint ||
-		    m->sh[s].detectors != m->sh[0].detectors) {
+		    m->sh[s].detectors != m->sh[0].detectors ||
+		    (m->sh[s].says_filter && m->sh[0].says_filter &&
+		     m->sh[s].filter != m->sh[0].filter)) {
 			snprintf(err, errlen,
 				 "%s and %s are not of one run (inputs, filter, vantages, version "
 				 "or --no-detectors differ)",
@@ -324,8 +329,8 @@ nomem:
 	return ERR_NOMEM;
 }
 
-/* What the merged run says: shard 1's inputs, clock, filter and vantages,
- * every count summed. */
+/* What the merged run says: shard 1's inputs, clock and vantages, a JSON
+ * report's filter, every count summed. */
 struct merged_run {
 	struct rep_run run;
 	struct src_input *inputs;
@@ -338,9 +343,10 @@ static void add_counts(struct rep_run *r, const struct ji_summary *s, bool first
 	struct eng_counters *e = &r->eng;
 	const struct eng_counters *x = &s->eng;
 
+	if (!r->filter)
+		r->filter = s->filter; /* only JSON reports carry it */
 	if (first) {
 		r->version = s->version;
-		r->filter = s->filter;
 		r->nvantages = s->nvantages;
 		r->vantage_names = s->vantages;
 		r->detectors = s->detectors;

@@ -129,6 +129,7 @@ for s in samples/*.pcap samples/*.pcapng samples/bad/lying-headers.pcap; do
 done
 merge_cmp all-merged "${samples[@]}"
 merge_cmp queues-merged --queue-per-file samples/reorder-queues-q0.pcap samples/reorder-queues-q1.pcap
+merge_cmp filtered -f 'tcp port 80' samples/demo-http-loss.pcapng samples/zero-window.pcap
 merge_cmp gen --idle-timeout 2 "$out/gen.pcap"
 # One packet in 20 of it 3 s back in time: a one-pass run reads the file in
 # its order, and merge numbers the connections of one input the same way.
@@ -210,6 +211,9 @@ refuse "NDJSON without its summary line" "truncated" "$g/s1-4.ndjson" "$mdir/tru
 sed 's/"schema": 2/"schema": 3/' "$g/s1-2.json" >"$mdir/schema3.json"
 refuse "another schema" "schema 3" "$mdir/schema3.json" "$g/s2-2.json"
 refuse "shards of other inputs" "not of one run" "$g/s1-2.json" "$mdir/all-merged/s2-2.json"
+"$bin" analyze --no-progress --json -f 'tcp port 80' --idle-timeout 2 --shard 2/2 "$out/gen.pcap" \
+	>"$mdir/filtered2.json" 2>/dev/null
+refuse "shards of another filter" "not of one run" "$g/s1-2.json" "$mdir/filtered2.json"
 printf '{"kind":"connection","id":1}\n' >"$mdir/bad.ndjson"
 refuse "a broken connection line" "line 1" "$mdir/bad.ndjson"
 "$bin" merge >/dev/null 2>"$mdir/e"
