@@ -187,6 +187,15 @@ if command -v parallel >/dev/null; then
 		t_fail "merge NDJSON shards: $(head -c 300 "$par/err2")"
 fi
 
+# The shards' and the merged reports follow the schema (summary.shard too).
+"$bin" merge --ndjson "$mdir"/gen/s?-4.ndjson >"$mdir/gen/m4-all.ndjson" 2>/dev/null
+if scripts/schema.py validate "$mdir"/gen/s?-4.json "$mdir"/gen/s?-4.ndjson "$mdir/gen/m4.json" \
+	"$mdir/gen/m4-all.ndjson" >"$mdir/schema.log" 2>&1; then
+	t_pass "merge: shard and merged reports follow the schema"
+else
+	t_fail "schema: $(head -c 300 "$mdir/schema.log")"
+fi
+
 # What merge refuses: one line on stderr, exit 3.
 g=$mdir/gen
 refuse() { # WHAT PATTERN FILE...
