@@ -58,6 +58,9 @@ static void usage(FILE *f)
 	      "Combine the --json or --ndjson reports of `tcpsift analyze --shard K/N`,\n"
 	      "shards 1 to N each once, into the report one pass over the same inputs\n"
 	      "writes: counters summed, connections numbered in first-packet order.\n"
+	      "Text and JSON are the one-pass bytes but flows.max_live (the shards' peaks\n"
+	      "summed: an upper bound) and, unless the shards wrote per-frame verdicts\n"
+	      "(analyze --frames), the text's example frames.\n"
 	      "\n"
 	      "Options:\n",
 	      f);
