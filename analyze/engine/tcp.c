@@ -232,7 +232,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	 * gap): R got them, so the capture lost them (Wireshark: "ACKed
 	 * segment that wasn't captured"). */
 	if (o->nholes && tcp_holes_acked(c, odir, ack, p, sink)) {
-		o->st.acked_unseen++;
+		tcp_cold(c, o)->acked_unseen++;
 		c->seg.kind |= TCP_SEG_ACKED_UNSEEN;
 	}
 
@@ -251,7 +251,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		if (o->npending)
 			tcp_pending_acked(c, odir, ack, p->ts_ns);
 	} else if (seq_lt(ack, o->snd_una)) {
-		h->st.ack_reordering++;
+		tcp_cold(c, h)->ack_reordering++;
 		c->seg.kind |= TCP_SEG_ACK_REORDERED;
 	}
 
@@ -261,7 +261,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	if (h->have_last_ack && t->payload_len == 0 && !syn_fin_rst && ack == h->last_ack &&
 	    t->window != 0 && t->window == h->last_win_raw && h->have_nxt && t->seq == h->snd_nxt &&
 	    !keepalive_ack) {
-		h->st.dup_acks++;
+		tcp_cold(c, h)->dup_acks++;
 		h->dupack_run++;
 		c->seg.kind |= TCP_SEG_DUP_ACK;
 		if (sink && sink->frame) {
@@ -277,7 +277,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	h->sacking = false;
 	if (t->opt.has_sack && t->opt.nsack) {
 		const struct dec_sack_block *b = t->opt.sack;
-		h->st.sack_acks++;
+		tcp_cold(c, h)->sack_acks++;
 		c->seg.kind |= TCP_SEG_SACK;
 		/* RFC 2883 sec. 4: the first block reports a duplicate when it lies
 		 * below the cumulative ACK or inside the second block. */
@@ -286,7 +286,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 						seq_le(b[0].right, b[1].right));
 		if (dsack) {
 			struct sum_event e;
-			h->st.dsack_blocks++;
+			tcp_cold(c, h)->dsack_blocks++;
 			c->seg.kind |= TCP_SEG_DSACK;
 			event_init(&e, SUM_EV_DSACK, c, odir, p);
 			e.bytes = b[0].right - b[0].left;
@@ -332,7 +332,7 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	c->seg.window = win;
 
 	if (t->window == 0 && !syn_fin_rst) {
-		h->st.zero_windows++;
+		tcp_cold(c, h)->zero_windows++;
 		c->seg.kind |= TCP_SEG_ZERO_WINDOW;
 		if (!h->in_zero_window) {
 			h->in_zero_window = true;
@@ -412,7 +412,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	 * zero-window probe, the same packet) carries no byte at all. */
 	if (len <= 1 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST)) &&
 	    seq == h->snd_nxt - 1) {
-		h->st.keepalives++;
+		tcp_cold(c, h)->keepalives++;
 		h->keepalive_pending = true;
 		c->seg.kind |= TCP_SEG_KEEPALIVE;
 		return;
@@ -449,7 +449,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		c->seg.kind |= TCP_SEG_NEW_DATA;
 		if (seq_gt(seq, h->snd_nxt)) {
 			c->seg.kind |= TCP_SEG_OPENED_GAP;
-			h->st.lost_segments++;
+			tcp_cold(c, h)->lost_segments++;
 			if (sink && sink->frame) {
 				struct sum_event e;
 				event_init(&e, SUM_EV_CAPTURE_GAP, c, dir, p);
@@ -462,7 +462,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				      &clk);
 		}
 		if (len && probe_with_new_data(c, dir, gap)) {
-			h->st.tlp_new_data++;
+			tcp_cold(c, h)->tlp_new_data++;
 			c->seg.kind |= TCP_SEG_TLP;
 			if (sink && sink->frame) {
 				struct sum_event e;
@@ -506,7 +506,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	if (len && r->have_last_ack && c->info.wscale_known &&
 	    (uint64_t)(uint32_t)(seq + len - r->last_ack) ==
 		scaled_window(c, r, r->last_win_raw, false))
-		h->st.window_full++;
+		tcp_cold(c, h)->window_full++;
 
 	if (h->have_una) {
 		uint64_t inflight = (uint32_t)(h->snd_nxt - h->snd_una);
@@ -523,6 +523,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	struct tcp_half *h = &c->half[dir];
 	struct sum_conn_ident *i = &c->info;
 
+	c->tp = tp;
 	/* Verdicts that waited for later packets (undecided fills, D-SACKs). */
 	if (c->next_settle && p->ts_ns >= c->next_settle)
 		tcp_settle(c, p->ts_ns, sink);
@@ -645,7 +646,11 @@ void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		const struct tcp_half *h = &c->half[dir];
-		out->dir[dir] = h->st;
+		out->dir[dir].hot = h->st;
+		if (h->cold)
+			out->dir[dir].cold = *h->cold;
+		else
+			memset(&out->dir[dir].cold, 0, sizeof(out->dir[dir].cold));
 		/* SYN and FIN take sequence space but carry no bytes. */
 		uint64_t *u = &out->dir[dir].unique_bytes;
 		*u -= (h->syn_seen && *u) ? 1 : 0;

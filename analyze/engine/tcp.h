@@ -126,17 +126,26 @@ struct tcp_tsrec {
 struct tcp_pools {
 	struct pool *sent;   /* struct tcp_sent[TCP_SENT_RING] */
 	struct pool *tsring; /* struct tcp_tsrec[TCP_TS_RING] */
+	struct pool *cold;   /* struct sum_dir_cold: tcp_half.cold */
+	/* Where a cold counter goes when no block could be had: counted as
+	 * failed, its value is lost (a connection's pointer never points here). */
+	struct sum_dir_cold cold_lost;
 };
 
 /* Create the pools (0), or -1 when out of memory (nothing left allocated). */
 int tcp_pools_init(struct tcp_pools *tp);
 /* Free the pools and every block in them; a zeroed struct is a no-op. */
 void tcp_pools_free(struct tcp_pools *tp);
-/* pool_get() calls of the pools that found no memory (samples not taken). */
+/* pool_get() calls of the pools that found no memory (samples or counts
+ * not taken). */
 uint64_t tcp_pools_failed(const struct tcp_pools *tp);
 
 struct tcp_half {
-	struct sum_dir st; /* exported statistics */
+	struct sum_dir_hot st; /* exported statistics, the hot ones */
+	/* The cold ones: NULL until this direction first counts one (most
+	 * never do; tcp_cold()), from struct tcp_pools; tcp_conn_release()
+	 * returns it, tcp_summarize() reads NULL as zeros. */
+	struct sum_dir_cold *cold;
 
 	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
 	uint32_t snd_una; /* highest cumulative ACK from the peer */
@@ -289,6 +298,9 @@ struct tcp_conn {
 	/* From the capture point to each side and back, from the handshake
 	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
 	int64_t hs_loop_ns[SUM_DIR_COUNT];
+	/* The pools tcp_segment() was given (the cold counters' blocks come
+	 * from there where no pools are passed); NULL before the first segment. */
+	struct tcp_pools *tp;
 	struct det_states det; /* cold: last */
 };
 
@@ -358,7 +370,7 @@ static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id di
 /* Smallest RTT sample of dir's data (ACK-based, else TSecr-based); -1 if none. */
 static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	const struct sum_dir *s = &c->half[dir].st;
+	const struct sum_dir_hot *s = &c->half[dir].st;
 	if (s->rtt.n)
 		return s->rtt.min_ns;
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;

@@ -37,7 +37,8 @@ int tcp_pools_init(struct tcp_pools *tp)
 	memset(tp, 0, sizeof(*tp));
 	tp->sent = pool_new(TCP_SENT_RING * sizeof(struct tcp_sent), 0);
 	tp->tsring = pool_new(TCP_TS_RING * sizeof(struct tcp_tsrec), 0);
-	if (!tp->sent || !tp->tsring) {
+	tp->cold = pool_new(sizeof(struct sum_dir_cold), 0);
+	if (!tp->sent || !tp->tsring || !tp->cold) {
 		tcp_pools_free(tp);
 		return -1;
 	}
@@ -48,7 +49,8 @@ void tcp_pools_free(struct tcp_pools *tp)
 {
 	pool_free(tp->sent);
 	pool_free(tp->tsring);
-	tp->sent = tp->tsring = NULL;
+	pool_free(tp->cold);
+	tp->sent = tp->tsring = tp->cold = NULL;
 }
 
 uint64_t tcp_pools_failed(const struct tcp_pools *tp)
@@ -57,6 +59,7 @@ uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 
 	n += tp->sent ? pool_stats(tp->sent)->failed : 0;
 	n += tp->tsring ? pool_stats(tp->tsring)->failed : 0;
+	n += tp->cold ? pool_stats(tp->cold)->failed : 0;
 	return n;
 }
 
@@ -66,8 +69,10 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 		struct tcp_half *h = &c->half[k];
 		pool_put(tp->sent, h->sent);
 		pool_put(tp->tsring, h->tsring);
+		pool_put(tp->cold, h->cold);
 		h->sent = NULL;
 		h->tsring = NULL;
+		h->cold = NULL;
 		h->sent_head = h->sent_len = h->tsring_head = 0;
 		free(h->holes);
 		free(h->pending);
@@ -179,7 +184,7 @@ __attribute__((noinline)) uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_
 		uint32_t bytes = hi - o->start;
 		struct sum_event e;
 
-		h->st.unseen_bytes += bytes;
+		tcp_cold(c, h)->unseen_bytes += bytes;
 		covered += bytes;
 		event_init(&e, SUM_EV_CAPTURE_LOSS, c, dir, p);
 		e.ts = o->open_ts;

@@ -49,6 +49,19 @@ enum {
 
 static const int64_t tcp_no_ts = 0; /* an empty tsring slot */
 
+/* h's cold counters (struct tcp_half.cold), taken from the pools on their
+ * first use; without memory, a scratch block whose counts are lost
+ * (tcp_pools_failed() counts them). */
+static inline struct sum_dir_cold *tcp_cold(struct tcp_conn *c, struct tcp_half *h)
+{
+	if (__builtin_expect(!h->cold, 0)) {
+		h->cold = c->tp ? pool_get(c->tp->cold) : NULL;
+		if (!h->cold)
+			return c->tp ? &c->tp->cold_lost : NULL;
+	}
+	return h->cold;
+}
+
 /* ---- events ---- */
 
 /* An event of type about dir's data, at packet p (its fields then set by the caller). */

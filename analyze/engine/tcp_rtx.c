@@ -93,8 +93,8 @@ __attribute__((noinline)) void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id
 			continue;
 		if (!x->spurious) {
 			x->spurious = x->dsack = true;
-			h->st.spurious_retrans++;
-			h->st.spurious_dsack++;
+			tcp_cold(c, h)->spurious_retrans++;
+			tcp_cold(c, h)->spurious_dsack++;
 		}
 		return;
 	}
@@ -189,20 +189,20 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 			x.gap_data_pkts = fill->hole->open_data_pkts;
 		}
 	}
-	h->st.retrans++;
-	h->st.retrans_bytes += len;
+	tcp_cold(c, h)->retrans++;
+	tcp_cold(c, h)->retrans_bytes += len;
 	c->seg.kind |= TCP_SEG_RETRANS | why;
 	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
-		h->st.spurious_retrans++;
+		tcp_cold(c, h)->spurious_retrans++;
 		c->seg.kind |= TCP_SEG_SPURIOUS;
 		x.spurious = true;
 	}
 	if (why & TCP_SEG_RTO)
-		h->st.rto_retrans++;
+		tcp_cold(c, h)->rto_retrans++;
 	else if (why & TCP_SEG_TLP)
-		h->st.tlp_retrans++;
+		tcp_cold(c, h)->tlp_retrans++;
 	else if (why & TCP_SEG_FAST)
-		h->st.fast_retrans++;
+		tcp_cold(c, h)->fast_retrans++;
 	x.kind = (uint8_t)retrans_kind(why);
 	sent_mark_retrans(h, seq);
 	rtx_push(c, dir, &x, sink);
