@@ -28,6 +28,13 @@
 
 #define TCP_SENT_RING 32 /* outstanding segments remembered for RTT (Karn) */
 #define TCP_TS_RING   16 /* TSvals remembered for TSecr RTT samples */
+/* The rings above start with TCP_RING_MIN entries and double (a block of
+ * the next pool size class, the entries copied) only when a direction has
+ * that many: most connections never have 32 segments in flight or send 16
+ * distinct TSvals. Size class k holds TCP_RING_MIN << k entries. */
+#define TCP_RING_MIN	     4
+#define TCP_SENT_CLASSES     4 /* 4, 8, 16, 32 */
+#define TCP_TS_CLASSES	     3 /* 4, 8, 16 */
 #define TCP_MAX_HOLES 64 /* unseen ranges tracked per direction (beyond: a hull) */
 #define TCP_PENDING   8	 /* undecided gap fills awaiting a second copy, per direction */
 #define TCP_RTX_RING  64 /* recent retransmissions a D-SACK may still prove spurious */
@@ -119,13 +126,14 @@ struct tcp_tsrec {
 };
 
 /*
- * Where the per-direction rings (tcp_half.sent, .tsring) come from: one
- * pool of fixed-size blocks each, owned by whoever owns the connections
- * (the engine), as struct det_pools for the detectors' cold state.
+ * Where the per-direction rings (tcp_half.sent, .tsring) and cold counters
+ * come from: pools of fixed-size blocks, one per size class, owned by
+ * whoever owns the connections (the engine), as struct det_pools for the
+ * detectors' cold state.
  */
 struct tcp_pools {
-	struct pool *sent;   /* struct tcp_sent[TCP_SENT_RING] */
-	struct pool *tsring; /* struct tcp_tsrec[TCP_TS_RING] */
+	struct pool *sent[TCP_SENT_CLASSES];  /* struct tcp_sent[TCP_RING_MIN << k] */
+	struct pool *tsring[TCP_TS_CLASSES]; /* struct tcp_tsrec[TCP_RING_MIN << k] */
 	struct pool *cold;   /* struct sum_dir_cold: tcp_half.cold */
 	/* Where a cold counter goes when no block could be had: counted as
 	 * failed, its value is lost (a connection's pointer never points here). */
@@ -182,11 +190,13 @@ struct tcp_half {
 	 * this side has sequence space in flight (back to the pool when the
 	 * peer ACKs all of it: an idle connection holds none), tsring from
 	 * its first TSval on. NULL: none (or no memory: no samples).
-	 * tcp_conn_release() returns them. */
-	struct tcp_sent *sent;	  /* TCP_SENT_RING, from sent_head */
-	struct tcp_tsrec *tsring; /* TCP_TS_RING, next slot tsring_head */
-	uint8_t sent_head, sent_len;
-	uint8_t tsring_head;
+	 * tcp_conn_release() returns them. Their sizes are classes of
+	 * TCP_RING_MIN << *_cls entries; sent_cls stays when the ring goes
+	 * back, so the next flight starts at the size the last one needed. */
+	struct tcp_sent *sent;	  /* a FIFO from sent_head */
+	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
+	uint8_t sent_head, sent_len, sent_cls;
+	uint8_t tsring_head, tsring_cls;
 	/* Gaps, undecided fills and recent retransmissions: arrays allocated
 	 * the first time this direction has any (most never do), grown by
 	 * doubling from 4 up to TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING;

@@ -5,7 +5,7 @@
 #include "analyze/engine/tcp_int.h"
 
 /* ---- the per-direction tables' memory (struct tcp_half) ----
- * The RTT rings have one size: blocks of struct tcp_pools. The gap,
+ * The RTT rings: blocks of struct tcp_pools by size class. The gap,
  * pending-fill and retransmission tables grow: tcp_room(). Both are
  * allocated on first need and go back in tcp_conn_release(). */
 
@@ -34,11 +34,16 @@ bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
 
 int tcp_pools_init(struct tcp_pools *tp)
 {
+	bool ok = true;
+
 	memset(tp, 0, sizeof(*tp));
-	tp->sent = pool_new(TCP_SENT_RING * sizeof(struct tcp_sent), 0);
-	tp->tsring = pool_new(TCP_TS_RING * sizeof(struct tcp_tsrec), 0);
-	tp->cold = pool_new(sizeof(struct sum_dir_cold), 0);
-	if (!tp->sent || !tp->tsring || !tp->cold) {
+	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
+		ok &= (tp->sent[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_sent), 0)) != NULL;
+	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
+		ok &= (tp->tsring[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_tsrec), 0)) !=
+		      NULL;
+	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
+	if (!ok) {
 		tcp_pools_free(tp);
 		return -1;
 	}
@@ -47,33 +52,74 @@ int tcp_pools_init(struct tcp_pools *tp)
 
 void tcp_pools_free(struct tcp_pools *tp)
 {
-	pool_free(tp->sent);
-	pool_free(tp->tsring);
+	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++) {
+		pool_free(tp->sent[k]);
+		tp->sent[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_TS_CLASSES; k++) {
+		pool_free(tp->tsring[k]);
+		tp->tsring[k] = NULL;
+	}
 	pool_free(tp->cold);
-	tp->sent = tp->tsring = tp->cold = NULL;
+	tp->cold = NULL;
 }
 
 uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 {
 	uint64_t n = 0;
 
-	n += tp->sent ? pool_stats(tp->sent)->failed : 0;
-	n += tp->tsring ? pool_stats(tp->tsring)->failed : 0;
+	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
+		n += tp->sent[k] ? pool_stats(tp->sent[k])->failed : 0;
+	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
+		n += tp->tsring[k] ? pool_stats(tp->tsring[k])->failed : 0;
 	n += tp->cold ? pool_stats(tp->cold)->failed : 0;
 	return n;
+}
+
+int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp)
+{
+	unsigned cap = TCP_RING_MIN << h->sent_cls;
+	struct tcp_sent *to = pool_get_raw(tp->sent[h->sent_cls + 1]);
+
+	if (!to)
+		return -1;
+	/* Oldest first from slot 0: the FIFO's order is all that matters. */
+	for (unsigned k = 0; k < h->sent_len; k++)
+		to[k] = h->sent[(h->sent_head + k) & (cap - 1)];
+	pool_put(tp->sent[h->sent_cls], h->sent);
+	h->sent = to;
+	h->sent_head = 0;
+	h->sent_cls++;
+	return 0;
+}
+
+int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp)
+{
+	unsigned cap = TCP_RING_MIN << h->tsring_cls;
+	struct tcp_tsrec *to = pool_get(tp->tsring[h->tsring_cls + 1]);
+
+	if (!to)
+		return -1;
+	/* Same slots (see tsring_add()); the new ones are empty. */
+	memcpy(to, h->tsring, cap * sizeof(*to));
+	pool_put(tp->tsring[h->tsring_cls], h->tsring);
+	h->tsring = to;
+	h->tsring_cls++;
+	return 0;
 }
 
 void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 {
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		struct tcp_half *h = &c->half[k];
-		pool_put(tp->sent, h->sent);
-		pool_put(tp->tsring, h->tsring);
+		pool_put(tp->sent[h->sent_cls], h->sent);
+		pool_put(tp->tsring[h->tsring_cls], h->tsring);
 		pool_put(tp->cold, h->cold);
 		h->sent = NULL;
 		h->tsring = NULL;
 		h->cold = NULL;
-		h->sent_head = h->sent_len = h->tsring_head = 0;
+		h->sent_head = h->sent_len = h->sent_cls = 0;
+		h->tsring_head = h->tsring_cls = 0;
 		free(h->holes);
 		free(h->pending);
 		free(h->rtx);

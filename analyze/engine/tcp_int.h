@@ -129,6 +129,11 @@ static inline void srtt_update(struct tcp_half *h, int64_t rtt)
 	h->srtt_ns += (rtt - h->srtt_ns) / 8;
 }
 
+/* Out of line (tcp_holes.c): move h's full ring into a block of the next
+ * size class; -1 (the ring unchanged) when no memory. */
+int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp);
+int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp);
+
 /* A segment of h's side ending at end left at ts: an RTT sample to come.
  * The ring comes from tp when h had nothing in flight (sent_acked() gives
  * an emptied one back); with a ring, a segment costs a pointer test. */
@@ -136,17 +141,22 @@ static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t 
 {
 	/* Unzeroed: only the sent_len entries from sent_head are read, and a
 	 * connection with short flights takes a ring for each. */
-	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get_raw(tp->sent)))
+	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get_raw(tp->sent[h->sent_cls])))
 		return; /* no memory: no sample (tcp_pools_failed() counts it) */
 
-	unsigned idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
+	unsigned mask = (TCP_RING_MIN << h->sent_cls) - 1;
 
-	if (h->sent_len == TCP_SENT_RING) {
-		/* Full: forget the oldest; its sample is lost, not wrong. */
-		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
-		h->sent_len--;
-		idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
+	if (h->sent_len == mask + 1) {
+		if (h->sent_cls + 1 < TCP_SENT_CLASSES && tcp_sent_grow(h, tp) == 0) {
+			mask = mask * 2 + 1;
+		} else {
+			/* Full: forget the oldest; its sample is lost, not wrong. */
+			h->sent_head = (h->sent_head + 1) & mask;
+			h->sent_len--;
+		}
 	}
+	unsigned idx = (h->sent_head + h->sent_len) & mask;
+
 	h->sent[idx].end = end;
 	h->sent[idx].ts = ts;
 	h->sent[idx].retransmitted = false;
@@ -157,8 +167,10 @@ static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t 
  * (sent_len is 0 without a ring, here and in sent_acked().) */
 static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 {
+	unsigned mask = (TCP_RING_MIN << h->sent_cls) - 1;
+
 	for (unsigned k = 0; k < h->sent_len; k++) {
-		struct tcp_sent *s = &h->sent[(h->sent_head + k) % TCP_SENT_RING];
+		struct tcp_sent *s = &h->sent[(h->sent_head + k) & mask];
 		if (seq_gt(s->end, seq))
 			s->retransmitted = true;
 	}
@@ -171,15 +183,16 @@ static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t ack, int64_t now)
 {
 	int64_t sample = -1;
+	unsigned mask = (TCP_RING_MIN << h->sent_cls) - 1;
 
 	while (h->sent_len) {
 		struct tcp_sent *s = &h->sent[h->sent_head];
 		if (seq_gt(s->end, ack))
 			break;
 		sample = s->retransmitted ? -1 : now - s->ts;
-		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
+		h->sent_head = (h->sent_head + 1) & mask;
 		if (!--h->sent_len) {
-			pool_put(tp->sent, h->sent);
+			pool_put(tp->sent[h->sent_cls], h->sent);
 			h->sent = NULL;
 			h->sent_head = 0;
 		}
@@ -191,20 +204,27 @@ static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 }
 
 /* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it.
- * The ring comes from tp the first time, as in sent_push(). */
+ * The ring comes from tp the first time, as in sent_push(). Slots fill
+ * from 0 and only the largest class wraps, so a smaller ring is the
+ * largest one's first slots (the rest empty): growing keeps every slot
+ * where it was, and tsring_echo() finds what it would have found. */
 static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t tsval, int64_t ts)
 {
-	if (__builtin_expect(!h->tsring, 0) && !(h->tsring = pool_get(tp->tsring)))
+	if (__builtin_expect(!h->tsring, 0) && !(h->tsring = pool_get(tp->tsring[h->tsring_cls])))
 		return; /* no memory: no sample */
 
-	unsigned last = (h->tsring_head + TCP_TS_RING - 1) % TCP_TS_RING;
+	unsigned cap = TCP_RING_MIN << h->tsring_cls;
+	unsigned last = (h->tsring_head + cap - 1) & (cap - 1);
 
 	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
 		return; /* same ms tick: keep the first time it was seen */
+	if (__builtin_expect(h->tsring_head == cap, 0) && tcp_tsring_grow(h, tp) < 0)
+		h->tsring_head = 0; /* no memory: wrap early (older samples lost) */
 	h->tsring[h->tsring_head].tsval = tsval;
 	h->tsring[h->tsring_head].ts = ts;
 	h->tsring[h->tsring_head].echoed = false;
-	h->tsring_head = (h->tsring_head + 1) % TCP_TS_RING;
+	if (++h->tsring_head == TCP_TS_RING)
+		h->tsring_head = 0;
 }
 
 /* The peer echoed tsecr: a sample for h's side, the first echo only. */
@@ -212,7 +232,7 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 {
 	if (!h->tsring)
 		return; /* it never sent a TSval */
-	for (unsigned k = 0; k < TCP_TS_RING; k++) {
+	for (unsigned k = 0, cap = TCP_RING_MIN << h->tsring_cls; k < cap; k++) {
 		struct tcp_tsrec *r = &h->tsring[k];
 		if (r->ts != tcp_no_ts && r->tsval == tsecr) {
 			if (!r->echoed) {

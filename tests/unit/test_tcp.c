@@ -177,17 +177,17 @@ static void test_rings_pooled(void)
 	struct convo v;
 	struct sum_conn s;
 	struct tcp_pools *tp = convo_tpools();
-	uint64_t sent0 = pool_stats(tp->sent)->in_use, ts0 = pool_stats(tp->tsring)->in_use;
+	uint64_t sent0 = pool_stats(tp->sent[0])->in_use, ts0 = pool_stats(tp->tsring[0])->in_use;
 
 	convo_init(&v, 4);
 	handshake(&v, 1);
 	/* Both SYNs ACKed: nothing in flight, the sent rings went back. */
 	CHECK(v.c.half[C2S].sent == NULL && v.c.half[S2C].sent == NULL);
 	CHECK(v.c.half[C2S].tsring != NULL && v.c.half[S2C].tsring != NULL);
-	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0);
+	CHECK_EQ_U(pool_stats(tp->sent[0])->in_use, sent0);
 	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 1000, 1000, 1000, 1, 3, 100});
 	CHECK(v.c.half[C2S].sent != NULL);
-	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0 + 1);
+	CHECK_EQ_U(pool_stats(tp->sent[0])->in_use, sent0 + 1);
 	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 1400, 1, 101, 3});
 	CHECK(v.c.half[C2S].sent == NULL);
 	tcp_summarize(&v.c, &s);
@@ -200,8 +200,8 @@ static void test_rings_pooled(void)
 	CHECK_EQ_U(s.dir[C2S].rtt_ts.max_ns, 400000);
 	tcp_conn_release(&v.c, tp);
 	CHECK(v.c.half[C2S].tsring == NULL && v.c.half[S2C].tsring == NULL);
-	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0);
-	CHECK_EQ_U(pool_stats(tp->tsring)->in_use, ts0);
+	CHECK_EQ_U(pool_stats(tp->sent[0])->in_use, sent0);
+	CHECK_EQ_U(pool_stats(tp->tsring[0])->in_use, ts0);
 }
 
 static void test_retransmission_seen_bytes(void)
