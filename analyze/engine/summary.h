@@ -100,8 +100,8 @@ enum sum_retrans_kind {
 	uint64_t tlp_new_data; /* ... probes with new data: >= 2 segments in flight, no ACK */     \
 	uint64_t spurious_retrans; /* bytes already cumulatively ACKed, or D-SACKed later */       \
 	uint64_t spurious_dsack;   /* ... of which proven by a later D-SACK (RFC 2883, 3708) */    \
-	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */ \
-	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */           \
+	uint64_t lost_upstream; /* retransmissions filling a gap: original lost before capture */  \
+	uint64_t out_of_order;	/* never-seen bytes below snd_nxt sent *before* it */              \
 	uint64_t ooo_by[SUM_BY_COUNT];		 /* out_of_order by what decided it */             \
 	uint64_t lost_upstream_by[SUM_BY_COUNT]; /* lost_upstream by what decided it */            \
 	uint64_t fills_undecided; /* gap fills neither rule could decide (see tcp.c) */            \

@@ -68,6 +68,8 @@ static bool ports_look_like_server(uint16_t port, uint16_t other)
 void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
 {
 	memset(c, 0, sizeof(*c));
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		c->half[k].sent_cap = c->half[k].tsring_cap = TCP_RING_MIN;
 	struct sum_conn_ident *i = &c->info;
 	const struct dec_tcp *t = &d->tcp;
 	bool src_is_client;
@@ -225,7 +227,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
 		/* R acknowledges bytes beyond any S was seen sending: a gap too. */
-		tcp_hole_open(o, o->snd_nxt, ack, p, o->st.data_packets, NULL);
+		tcp_hole_open(o, tp, o->snd_nxt, ack, p, o->st.data_packets, NULL);
 		advance_nxt(o, ack);
 	}
 	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
@@ -458,7 +460,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				sum_emit(sink, &e);
 			}
 			clock_of(&clk, d);
-			tcp_hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0),
+			tcp_hole_open(h, tp, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0),
 				      &clk);
 		}
 		if (len && probe_with_new_data(c, dir, gap)) {
@@ -481,7 +483,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
-		uint32_t unseen = h->nholes ? tcp_holes_fill(h, seq, seq + span, &hole) : 0;
+		uint32_t unseen = h->nholes ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
 		/* Judged before snd_nxt moves: a probe re-sends the highest. */
 		uint32_t why = tcp_retrans_why(c, dir, prm, seq, end, gap);
 

@@ -32,12 +32,17 @@
  * the next pool size class, the entries copied) only when a direction has
  * that many: most connections never have 32 segments in flight or send 16
  * distinct TSvals. Size class k holds TCP_RING_MIN << k entries. */
-#define TCP_RING_MIN	     4
-#define TCP_SENT_CLASSES     4 /* 4, 8, 16, 32 */
-#define TCP_TS_CLASSES	     3 /* 4, 8, 16 */
-#define TCP_MAX_HOLES 64 /* unseen ranges tracked per direction (beyond: a hull) */
-#define TCP_PENDING   8	 /* undecided gap fills awaiting a second copy, per direction */
-#define TCP_RTX_RING  64 /* recent retransmissions a D-SACK may still prove spurious */
+#define TCP_RING_MIN	 4
+#define TCP_SENT_CLASSES 4 /* 4, 8, 16, 32 */
+#define TCP_TS_CLASSES	 3 /* 4, 8, 16 */
+/* The gap, pending-fill and retransmission tables grow the same way,
+ * up to TCP_MAX_HOLES, TCP_PENDING and TCP_RTX_RING (powers of two). */
+#define TCP_HOLE_CLASSES    5  /* 4 .. 64 */
+#define TCP_PENDING_CLASSES 2  /* 4, 8 */
+#define TCP_RTX_CLASSES	    5  /* 4 .. 64 */
+#define TCP_MAX_HOLES	    64 /* unseen ranges tracked per direction (beyond: a hull) */
+#define TCP_PENDING	    8  /* undecided gap fills awaiting a second copy, per direction */
+#define TCP_RTX_RING	    64 /* recent retransmissions a D-SACK may still prove spurious */
 
 struct tcp_params {
 	int64_t rto_min_ns;	   /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
@@ -132,9 +137,12 @@ struct tcp_tsrec {
  * detectors' cold state.
  */
 struct tcp_pools {
-	struct pool *sent[TCP_SENT_CLASSES];  /* struct tcp_sent[TCP_RING_MIN << k] */
-	struct pool *tsring[TCP_TS_CLASSES]; /* struct tcp_tsrec[TCP_RING_MIN << k] */
-	struct pool *cold;   /* struct sum_dir_cold: tcp_half.cold */
+	struct pool *sent[TCP_SENT_CLASSES];	   /* struct tcp_sent[TCP_RING_MIN << k] */
+	struct pool *tsring[TCP_TS_CLASSES];	   /* struct tcp_tsrec[TCP_RING_MIN << k] */
+	struct pool *holes[TCP_HOLE_CLASSES];	   /* struct tcp_hole[TCP_RING_MIN << k] */
+	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
+	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
+	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
 	/* Where a cold counter goes when no block could be had: counted as
 	 * failed, its value is lost (a connection's pointer never points here). */
 	struct sum_dir_cold cold_lost;
@@ -190,17 +198,20 @@ struct tcp_half {
 	 * this side has sequence space in flight (back to the pool when the
 	 * peer ACKs all of it: an idle connection holds none), tsring from
 	 * its first TSval on. NULL: none (or no memory: no samples).
-	 * tcp_conn_release() returns them. Their sizes are classes of
-	 * TCP_RING_MIN << *_cls entries; sent_cls stays when the ring goes
-	 * back, so the next flight starts at the size the last one needed. */
+	 * tcp_conn_release() returns them. Their sizes (*_cap entries, a
+	 * size class: TCP_RING_MIN from tcp_conn_init() on) grow when full;
+	 * sent_cap stays when the ring goes back, so the next flight starts
+	 * at the size the last one needed. (Entries, not classes: the
+	 * per-segment code then needs no variable shift.) */
 	struct tcp_sent *sent;	  /* a FIFO from sent_head */
 	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
-	uint8_t sent_head, sent_len, sent_cls;
-	uint8_t tsring_head, tsring_cls;
-	/* Gaps, undecided fills and recent retransmissions: arrays allocated
-	 * the first time this direction has any (most never do), grown by
-	 * doubling from 4 up to TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING;
-	 * tcp_conn_release() frees them. rtx is a ring from rtx_head. */
+	uint8_t sent_head, sent_len, sent_cap;
+	uint8_t tsring_head, tsring_cap;
+	/* Gaps, undecided fills and recent retransmissions: arrays from
+	 * struct tcp_pools the first time this direction has any (most never
+	 * do), moved to the next size class when full, from 4 up to
+	 * TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING; tcp_conn_release()
+	 * returns them. rtx is a ring from rtx_head. */
 	struct tcp_hole *holes;
 	struct tcp_pending *pending;
 	struct tcp_rtx *rtx;

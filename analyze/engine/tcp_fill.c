@@ -210,8 +210,8 @@ static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
 
 	if (h->npending == TCP_PENDING)
 		tcp_pending_undecided(c, dir, 0, sink);
-	if (!tcp_room((void **)&h->pending, h->npending, &h->cap_pending, sizeof(*h->pending),
-		      TCP_PENDING)) {
+	if (!tcp_room(c->tp->pending, (void **)&h->pending, h->npending, &h->cap_pending,
+		      sizeof(*h->pending), TCP_PENDING)) {
 		tcp_cold(c, h)->fills_undecided++; /* no memory to wait for a second copy */
 		return;
 	}

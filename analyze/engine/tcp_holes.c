@@ -15,22 +15,37 @@
  * at max or memory ran out (the caller then tracks nothing more, and says
  * so). A growth is rare: a handful per direction at most.
  */
-bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
+bool tcp_room(struct pool *const *pools, void **arr, uint8_t n, uint8_t *cap, size_t size,
+	      unsigned max)
 {
 	if (n < *cap)
 		return true;
 	if (*cap >= max)
 		return false;
-	unsigned want = *cap ? 2u * *cap : 4u;
-	if (want > max)
-		want = max;
-	void *p = realloc(*arr, want * size);
+	unsigned want = *cap ? 2u * *cap : TCP_RING_MIN;
+	void *p = pool_get_raw(pools[tcp_cls(want)]);
 	if (!p)
 		return false;
+	if (*arr) {
+		memcpy(p, *arr, n * size);
+		pool_put(pools[tcp_cls(*cap)], *arr);
+	}
 	*arr = p;
 	*cap = (uint8_t)want;
 	return true;
 }
+
+void tcp_table_put(struct pool *const *pools, void **arr, uint8_t *cap)
+{
+	if (*arr)
+		pool_put(pools[tcp_cls(*cap)], *arr);
+	*arr = NULL;
+	*cap = 0;
+}
+
+_Static_assert((TCP_RING_MIN << (TCP_HOLE_CLASSES - 1)) == TCP_MAX_HOLES, "hole classes");
+_Static_assert((TCP_RING_MIN << (TCP_PENDING_CLASSES - 1)) == TCP_PENDING, "pending classes");
+_Static_assert((TCP_RING_MIN << (TCP_RTX_CLASSES - 1)) == TCP_RTX_RING, "rtx classes");
 
 int tcp_pools_init(struct tcp_pools *tp)
 {
@@ -38,9 +53,19 @@ int tcp_pools_init(struct tcp_pools *tp)
 
 	memset(tp, 0, sizeof(*tp));
 	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
-		ok &= (tp->sent[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_sent), 0)) != NULL;
+		ok &= (tp->sent[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_sent), 0)) !=
+		      NULL;
 	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
-		ok &= (tp->tsring[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_tsrec), 0)) !=
+		ok &= (tp->tsring[k] =
+			   pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_tsrec), 0)) != NULL;
+	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++)
+		ok &= (tp->holes[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_hole), 0)) !=
+		      NULL;
+	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++)
+		ok &= (tp->pending[k] =
+			   pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_pending), 0)) != NULL;
+	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++)
+		ok &= (tp->rtx[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_rtx), 0)) !=
 		      NULL;
 	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
 	if (!ok) {
@@ -60,6 +85,18 @@ void tcp_pools_free(struct tcp_pools *tp)
 		pool_free(tp->tsring[k]);
 		tp->tsring[k] = NULL;
 	}
+	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++) {
+		pool_free(tp->holes[k]);
+		tp->holes[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++) {
+		pool_free(tp->pending[k]);
+		tp->pending[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++) {
+		pool_free(tp->rtx[k]);
+		tp->rtx[k] = NULL;
+	}
 	pool_free(tp->cold);
 	tp->cold = NULL;
 }
@@ -72,39 +109,45 @@ uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 		n += tp->sent[k] ? pool_stats(tp->sent[k])->failed : 0;
 	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
 		n += tp->tsring[k] ? pool_stats(tp->tsring[k])->failed : 0;
+	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++)
+		n += tp->holes[k] ? pool_stats(tp->holes[k])->failed : 0;
+	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++)
+		n += tp->pending[k] ? pool_stats(tp->pending[k])->failed : 0;
+	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++)
+		n += tp->rtx[k] ? pool_stats(tp->rtx[k])->failed : 0;
 	n += tp->cold ? pool_stats(tp->cold)->failed : 0;
 	return n;
 }
 
 int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp)
 {
-	unsigned cap = TCP_RING_MIN << h->sent_cls;
-	struct tcp_sent *to = pool_get_raw(tp->sent[h->sent_cls + 1]);
+	unsigned cap = h->sent_cap;
+	struct tcp_sent *to = pool_get_raw(tp->sent[tcp_cls(cap) + 1]);
 
 	if (!to)
 		return -1;
 	/* Oldest first from slot 0: the FIFO's order is all that matters. */
 	for (unsigned k = 0; k < h->sent_len; k++)
 		to[k] = h->sent[(h->sent_head + k) & (cap - 1)];
-	pool_put(tp->sent[h->sent_cls], h->sent);
+	pool_put(tp->sent[tcp_cls(cap)], h->sent);
 	h->sent = to;
 	h->sent_head = 0;
-	h->sent_cls++;
+	h->sent_cap = (uint8_t)(2 * cap);
 	return 0;
 }
 
 int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp)
 {
-	unsigned cap = TCP_RING_MIN << h->tsring_cls;
-	struct tcp_tsrec *to = pool_get(tp->tsring[h->tsring_cls + 1]);
+	unsigned cap = h->tsring_cap;
+	struct tcp_tsrec *to = pool_get(tp->tsring[tcp_cls(cap) + 1]);
 
 	if (!to)
 		return -1;
 	/* Same slots (see tsring_add()); the new ones are empty. */
 	memcpy(to, h->tsring, cap * sizeof(*to));
-	pool_put(tp->tsring[h->tsring_cls], h->tsring);
+	pool_put(tp->tsring[tcp_cls(cap)], h->tsring);
 	h->tsring = to;
-	h->tsring_cls++;
+	h->tsring_cap = (uint8_t)(2 * cap);
 	return 0;
 }
 
@@ -112,21 +155,19 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 {
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		struct tcp_half *h = &c->half[k];
-		pool_put(tp->sent[h->sent_cls], h->sent);
-		pool_put(tp->tsring[h->tsring_cls], h->tsring);
+		if (h->sent)
+			pool_put(tp->sent[tcp_cls(h->sent_cap)], h->sent);
+		if (h->tsring)
+			pool_put(tp->tsring[tcp_cls(h->tsring_cap)], h->tsring);
 		pool_put(tp->cold, h->cold);
 		h->sent = NULL;
 		h->tsring = NULL;
 		h->cold = NULL;
-		h->sent_head = h->sent_len = h->sent_cls = 0;
-		h->tsring_head = h->tsring_cls = 0;
-		free(h->holes);
-		free(h->pending);
-		free(h->rtx);
-		h->holes = NULL;
-		h->pending = NULL;
-		h->rtx = NULL;
-		h->cap_holes = h->cap_pending = h->cap_rtx = 0;
+		h->sent_head = h->sent_len = h->tsring_head = 0;
+		h->sent_cap = h->tsring_cap = TCP_RING_MIN;
+		tcp_table_put(tp->holes, (void **)&h->holes, &h->cap_holes);
+		tcp_table_put(tp->pending, (void **)&h->pending, &h->cap_pending);
+		tcp_table_put(tp->rtx, (void **)&h->rtx, &h->cap_rtx);
 		h->nholes = h->npending = h->rtx_len = h->rtx_head = 0;
 	}
 }
@@ -141,10 +182,10 @@ static void hole_remove(struct tcp_half *h, unsigned k)
 
 /* data_before: the direction's data segments before the gap appeared. */
 /* opener: the clocks of the segment that opened it, NULL for an ACK. */
-void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
-		   uint64_t data_before, const struct tcp_clock *opener)
+void tcp_hole_open(struct tcp_half *h, struct tcp_pools *tp, uint32_t start, uint32_t end,
+		   const struct pkt *p, uint64_t data_before, const struct tcp_clock *opener)
 {
-	if (!tcp_room((void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
+	if (!tcp_room(tp->holes, (void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
 		      TCP_MAX_HOLES)) {
 		h->hole_overflow++;
 		h->hull_lo = h->have_hull ? seq_min(h->hull_lo, start) : start;
@@ -167,7 +208,8 @@ void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struc
  * Remove [seq, end) from the holes. Returns the bytes that were unseen and
  * sets *first to the hole that held the lowest of them (its copy).
  */
-__attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end,
+__attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp_pools *tp,
+						  uint32_t seq, uint32_t end,
 						  struct tcp_hole *first)
 {
 	uint32_t filled = 0;
@@ -198,7 +240,7 @@ __attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t s
 			struct tcp_hole tail = *o;
 			tail.start = hi;
 			o->end = lo;
-			if (tcp_room((void **)&h->holes, h->nholes, &h->cap_holes,
+			if (tcp_room(tp->holes, (void **)&h->holes, h->nholes, &h->cap_holes,
 				     sizeof(*h->holes), TCP_MAX_HOLES))
 				h->holes[h->nholes++] = tail;
 			else

@@ -129,6 +129,13 @@ static inline void srtt_update(struct tcp_half *h, int64_t rtt)
 	h->srtt_ns += (rtt - h->srtt_ns) / 8;
 }
 
+/* The size class of a ring or table of cap (a power of two >= TCP_RING_MIN)
+ * elements: its pool in struct tcp_pools. */
+static inline unsigned tcp_cls(unsigned cap)
+{
+	return (unsigned)__builtin_ctz(cap) - (unsigned)__builtin_ctz(TCP_RING_MIN);
+}
+
 /* Out of line (tcp_holes.c): move h's full ring into a block of the next
  * size class; -1 (the ring unchanged) when no memory. */
 int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp);
@@ -141,14 +148,15 @@ static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t 
 {
 	/* Unzeroed: only the sent_len entries from sent_head are read, and a
 	 * connection with short flights takes a ring for each. */
-	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get_raw(tp->sent[h->sent_cls])))
+	if (__builtin_expect(!h->sent, 0) &&
+	    !(h->sent = pool_get_raw(tp->sent[tcp_cls(h->sent_cap)])))
 		return; /* no memory: no sample (tcp_pools_failed() counts it) */
 
-	unsigned mask = (TCP_RING_MIN << h->sent_cls) - 1;
+	unsigned mask = h->sent_cap - 1u;
 
-	if (h->sent_len == mask + 1) {
-		if (h->sent_cls + 1 < TCP_SENT_CLASSES && tcp_sent_grow(h, tp) == 0) {
-			mask = mask * 2 + 1;
+	if (h->sent_len == h->sent_cap) {
+		if (h->sent_cap < TCP_SENT_RING && tcp_sent_grow(h, tp) == 0) {
+			mask = h->sent_cap - 1u;
 		} else {
 			/* Full: forget the oldest; its sample is lost, not wrong. */
 			h->sent_head = (h->sent_head + 1) & mask;
@@ -167,7 +175,7 @@ static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t 
  * (sent_len is 0 without a ring, here and in sent_acked().) */
 static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 {
-	unsigned mask = (TCP_RING_MIN << h->sent_cls) - 1;
+	unsigned mask = h->sent_cap - 1u;
 
 	for (unsigned k = 0; k < h->sent_len; k++) {
 		struct tcp_sent *s = &h->sent[(h->sent_head + k) & mask];
@@ -183,7 +191,7 @@ static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t ack, int64_t now)
 {
 	int64_t sample = -1;
-	unsigned mask = (TCP_RING_MIN << h->sent_cls) - 1;
+	unsigned mask = h->sent_cap - 1u;
 
 	while (h->sent_len) {
 		struct tcp_sent *s = &h->sent[h->sent_head];
@@ -192,7 +200,7 @@ static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 		sample = s->retransmitted ? -1 : now - s->ts;
 		h->sent_head = (h->sent_head + 1) & mask;
 		if (!--h->sent_len) {
-			pool_put(tp->sent[h->sent_cls], h->sent);
+			pool_put(tp->sent[tcp_cls(h->sent_cap)], h->sent);
 			h->sent = NULL;
 			h->sent_head = 0;
 		}
@@ -210,10 +218,11 @@ static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t
  * where it was, and tsring_echo() finds what it would have found. */
 static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t tsval, int64_t ts)
 {
-	if (__builtin_expect(!h->tsring, 0) && !(h->tsring = pool_get(tp->tsring[h->tsring_cls])))
+	if (__builtin_expect(!h->tsring, 0) &&
+	    !(h->tsring = pool_get(tp->tsring[tcp_cls(h->tsring_cap)])))
 		return; /* no memory: no sample */
 
-	unsigned cap = TCP_RING_MIN << h->tsring_cls;
+	unsigned cap = h->tsring_cap;
 	unsigned last = (h->tsring_head + cap - 1) & (cap - 1);
 
 	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
@@ -232,9 +241,10 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 {
 	if (!h->tsring)
 		return; /* it never sent a TSval */
-	for (unsigned k = 0, cap = TCP_RING_MIN << h->tsring_cls; k < cap; k++) {
-		struct tcp_tsrec *r = &h->tsring[k];
-		if (r->ts != tcp_no_ts && r->tsval == tsecr) {
+	/* Slot order, lowest first (the first match counts), over the whole
+	 * ring: its size is TCP_RING_MIN times a power of two. */
+	for (struct tcp_tsrec *r = h->tsring, *end = r + h->tsring_cap; r < end; r++) {
+		if (r->tsval == tsecr && r->ts != tcp_no_ts) {
 			if (!r->echoed) {
 				r->echoed = true;
 				rtt_add(&h->st.rtt_ts, now - r->ts);
@@ -246,13 +256,18 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 
 /* ---- tcp_holes.c: the gaps in a direction's sequence space ---- */
 
-/* Room for one more element in *arr, allocated on first need (false: full). */
-bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max);
+/* Room for one more element in *arr, from pools (by size class) on first
+ * need (false: full, or no memory). */
+bool tcp_room(struct pool *const *pools, void **arr, uint8_t n, uint8_t *cap, size_t size,
+	      unsigned max);
+/* Give *arr (cap elements, from pools) back; *arr NULL, *cap 0 after. */
+void tcp_table_put(struct pool *const *pools, void **arr, uint8_t *cap);
 /* [start, end) of h's sequence space was skipped: a gap (opener NULL: by an ACK). */
-void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
-		   uint64_t data_before, const struct tcp_clock *opener);
+void tcp_hole_open(struct tcp_half *h, struct tcp_pools *tp, uint32_t start, uint32_t end,
+		   const struct pkt *p, uint64_t data_before, const struct tcp_clock *opener);
 /* [seq, end) arrived: the bytes that were in gaps; *first the gap of the lowest. */
-uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struct tcp_hole *first);
+uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp_pools *tp, uint32_t seq, uint32_t end,
+			struct tcp_hole *first);
 /* R ACKed up to ack: gaps below it are capture loss (events to sink); bytes. */
 uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, const struct pkt *p,
 			 const struct sum_sink *sink);

@@ -54,13 +54,13 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 	struct tcp_half *h = &c->half[dir];
 
 	if (h->rtx_len == h->cap_rtx && h->cap_rtx < TCP_RTX_RING) {
-		/* Grow the ring, its oldest first again. */
-		unsigned want = h->cap_rtx ? 2u * h->cap_rtx : 4u;
-		struct tcp_rtx *n = malloc(want * sizeof(*n));
+		/* Grow the ring (the next size class), its oldest first again. */
+		unsigned want = h->cap_rtx ? 2u * h->cap_rtx : TCP_RING_MIN;
+		struct tcp_rtx *n = pool_get_raw(c->tp->rtx[tcp_cls(want)]);
 		if (n) {
 			for (unsigned k = 0; k < h->rtx_len; k++)
 				n[k] = h->rtx[(h->rtx_head + k) % h->cap_rtx];
-			free(h->rtx);
+			tcp_table_put(c->tp->rtx, (void **)&h->rtx, &h->cap_rtx);
 			h->rtx = n;
 			h->cap_rtx = (uint8_t)want;
 			h->rtx_head = 0;

@@ -1,4 +1,5 @@
-/* test_tcp_rings.c - unit tests of the RTT rings' size classes and the cold counters (tcp_int.h). */
+/* test_tcp_rings.c - unit tests of the RTT rings' size classes and the cold counters (tcp_int.h).
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +21,11 @@ static void test_sent_classes(void)
 
 	CHECK(tcp_pools_init(&tp) == 0);
 	memset(&h, 0, sizeof(h));
+	h.sent_cap = h.tsring_cap = TCP_RING_MIN; /* as tcp_conn_init() */
 	for (unsigned k = 1; k <= 20; k++) {
 		sent_push(&h, &tp, 100 * k, 1000 * k);
-		unsigned want = k <= 4 ? 0 : k <= 8 ? 1 : k <= 16 ? 2 : 3;
-		CHECK_EQ_U(h.sent_cls, want);
+		unsigned want = k <= 4 ? 4 : k <= 8 ? 8 : k <= 16 ? 16 : 32;
+		CHECK_EQ_U(h.sent_cap, want);
 	}
 	CHECK_EQ_U(h.sent_len, 20);
 	CHECK_EQ_U(in_use(tp.sent[3]), 1);
@@ -38,12 +40,12 @@ static void test_sent_classes(void)
 	CHECK_EQ_U(h.st.rtt.n, 1);
 	CHECK(h.sent == NULL);
 	CHECK_EQ_U(in_use(tp.sent[3]), 0);
-	CHECK_EQ_U(h.sent_cls, 3);
+	CHECK_EQ_U(h.sent_cap, 32);
 	/* The next flight takes the size the last one needed; at 32 the
 	 * oldest goes: acking it gives no sample, the next one does. */
 	for (unsigned k = 1; k <= 40; k++)
 		sent_push(&h, &tp, 5000 + 10 * k, 100000 + k);
-	CHECK_EQ_U(h.sent_cls, 3);
+	CHECK_EQ_U(h.sent_cap, 32);
 	CHECK_EQ_U(h.sent_len, 32);
 	sent_acked(&h, &tp, 5000 + 10 * 8, 200000); /* the 8 oldest were forgotten */
 	CHECK_EQ_U(h.st.rtt.n, 1);
@@ -63,17 +65,18 @@ static void test_tsring_classes(void)
 
 	CHECK(tcp_pools_init(&tp) == 0);
 	memset(&h, 0, sizeof(h));
+	h.sent_cap = h.tsring_cap = TCP_RING_MIN; /* as tcp_conn_init() */
 	for (unsigned k = 1; k <= 4; k++) {
 		tsring_add(&h, &tp, 10 * k, 1000 * k);
 		tsring_add(&h, &tp, 10 * k, 1000 * k + 1); /* same tick: ignored */
 	}
-	CHECK_EQ_U(h.tsring_cls, 0);
+	CHECK_EQ_U(h.tsring_cap, 4);
 	CHECK_EQ_U(h.tsring_head, 4);
 	tsring_echo(&h, 20, 5000); /* sample 5000 - 2000 */
 	CHECK_EQ_U(h.st.rtt_ts.n, 1);
 	CHECK_EQ_U(h.st.rtt_ts.max_ns, 3000);
 	tsring_add(&h, &tp, 50, 5000);
-	CHECK_EQ_U(h.tsring_cls, 1);
+	CHECK_EQ_U(h.tsring_cap, 8);
 	CHECK_EQ_U(in_use(tp.tsring[0]), 0);
 	CHECK_EQ_U(h.tsring[1].tsval, 20);
 	CHECK(h.tsring[1].echoed); /* moved with its slot */
@@ -81,7 +84,7 @@ static void test_tsring_classes(void)
 	CHECK_EQ_U(h.st.rtt_ts.n, 1);
 	for (unsigned k = 6; k <= 17; k++)
 		tsring_add(&h, &tp, 10 * k, 1000 * k);
-	CHECK_EQ_U(h.tsring_cls, 2);
+	CHECK_EQ_U(h.tsring_cap, 16);
 	CHECK_EQ_U(h.tsring_head, 1); /* the 17th went to slot 0 */
 	tsring_echo(&h, 10, 20000);   /* overwritten: no sample */
 	CHECK_EQ_U(h.st.rtt_ts.n, 1);
@@ -91,7 +94,7 @@ static void test_tsring_classes(void)
 	tsring_echo(&h, 160, 20000);
 	CHECK_EQ_U(h.st.rtt_ts.max_ns, 4000);
 	CHECK_EQ_U(in_use(tp.tsring[2]), 1);
-	pool_put(tp.tsring[h.tsring_cls], h.tsring);
+	pool_put(tp.tsring[tcp_cls(h.tsring_cap)], h.tsring);
 	tcp_pools_free(&tp);
 }
 
