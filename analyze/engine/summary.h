@@ -63,8 +63,9 @@ enum sum_retrans_kind {
  * analyze/engine/tcp.c and tcpsift(1) ("PER-DIRECTION STATISTICS").
  *
  * Two groups, by how often the engine touches them: the hot ones nearly
- * every segment moves (and every connection has), the cold ones only
- * retransmissions, gaps, dup ACKs, SACK and the like do. A live
+ * every segment moves (and every connection has; dup and SACK ACKs come
+ * in runs), the cold ones only retransmissions, gaps, windows and the
+ * like do. A live
  * connection (struct tcp_half) keeps the hot group in place and the cold
  * one in a pooled block taken on its first use; struct sum_dir, what
  * reporters see, is both (by name, or as .hot and .cold).
@@ -78,6 +79,8 @@ enum sum_retrans_kind {
 	uint64_t pure_acks;	/* no payload, no SYN/FIN/RST */                                   \
 	uint64_t new_acks;	/* ACKs this side sent that advanced the cumulative ACK */         \
 	uint64_t oversize;	/* payload larger than the peer's MSS (GSO/TSO/GRO) */             \
+	uint64_t dup_acks;	/* duplicate ACKs this side sent */                                \
+	uint64_t sack_acks;	/* ACKs this side sent carrying SACK blocks */                     \
 	uint64_t syn, fin, rst;                                                                    \
 	uint64_t max_in_flight;		     /* max snd_nxt - snd_una seen at a data segment */    \
 	uint32_t mss;			     /* MSS this side announced in its SYN (0: unknown) */ \
@@ -106,14 +109,12 @@ enum sum_retrans_kind {
 	uint64_t lost_upstream_by[SUM_BY_COUNT]; /* lost_upstream by what decided it */            \
 	uint64_t fills_undecided; /* gap fills neither rule could decide (see tcp.c) */            \
 	uint64_t lost_segments;	  /* a gap opened: "previous segment not captured" */              \
-	uint64_t dup_acks;	  /* duplicate ACKs this side sent */                              \
 	uint64_t ack_reordering;  /* cumulative ACKs this side sent that went backwards */         \
 	uint64_t zero_windows;	  /* segments advertising a zero window */                         \
 	uint64_t window_full;	  /* segments that filled the peer's advertised window */          \
 	uint64_t keepalives;                                                                       \
 	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */           \
 	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */                   \
-	uint64_t sack_acks;    /* ACKs this side sent carrying SACK blocks */                      \
 	uint64_t dsack_blocks; /* D-SACK blocks this side sent (RFC 2883) */
 
 struct sum_dir_hot {

@@ -263,7 +263,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	if (h->have_last_ack && t->payload_len == 0 && !syn_fin_rst && ack == h->last_ack &&
 	    t->window != 0 && t->window == h->last_win_raw && h->have_nxt && t->seq == h->snd_nxt &&
 	    !keepalive_ack) {
-		tcp_cold(c, h)->dup_acks++;
+		h->st.dup_acks++;
 		h->dupack_run++;
 		c->seg.kind |= TCP_SEG_DUP_ACK;
 		if (sink && sink->frame) {
@@ -279,7 +279,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	h->sacking = false;
 	if (t->opt.has_sack && t->opt.nsack) {
 		const struct dec_sack_block *b = t->opt.sack;
-		tcp_cold(c, h)->sack_acks++;
+		h->st.sack_acks++;
 		c->seg.kind |= TCP_SEG_SACK;
 		/* RFC 2883 sec. 4: the first block reports a duplicate when it lies
 		 * below the cumulative ACK or inside the second block. */

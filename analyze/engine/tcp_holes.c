@@ -119,13 +119,33 @@ uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 	return n;
 }
 
-int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp)
+struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h)
+{
+	if (!h->cold)
+		h->cold = c->tp ? pool_get(c->tp->cold) : NULL;
+	if (!h->cold)
+		return c->tp ? &c->tp->cold_lost : NULL;
+	return h->cold;
+}
+
+bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp)
 {
 	unsigned cap = h->sent_cap;
-	struct tcp_sent *to = pool_get_raw(tp->sent[tcp_cls(cap) + 1]);
 
-	if (!to)
-		return -1;
+	/* Unzeroed: only the sent_len entries from sent_head are read, and a
+	 * connection with short flights takes a ring for each. */
+	if (!h->sent)
+		return (h->sent = pool_get_raw(tp->sent[tcp_cls(cap)])) != NULL;
+	if (h->sent_len < cap)
+		return true;
+	struct tcp_sent *to = cap < TCP_SENT_RING ? pool_get_raw(tp->sent[tcp_cls(cap) + 1]) : NULL;
+	if (!to) {
+		/* Full at the largest (or no memory): forget the oldest; its
+		 * sample is lost, not wrong. */
+		h->sent_head = (h->sent_head + 1) & (cap - 1);
+		h->sent_len--;
+		return true;
+	}
 	/* Oldest first from slot 0: the FIFO's order is all that matters. */
 	for (unsigned k = 0; k < h->sent_len; k++)
 		to[k] = h->sent[(h->sent_head + k) & (cap - 1)];
@@ -133,7 +153,7 @@ int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp)
 	h->sent = to;
 	h->sent_head = 0;
 	h->sent_cap = (uint8_t)(2 * cap);
-	return 0;
+	return true;
 }
 
 int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp)

@@ -49,17 +49,15 @@ enum {
 
 static const int64_t tcp_no_ts = 0; /* an empty tsring slot */
 
+/* Out of line (tcp_holes.c): tcp_cold()'s first use. */
+__attribute__((cold)) struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h);
+
 /* h's cold counters (struct tcp_half.cold), taken from the pools on their
  * first use; without memory, a scratch block whose counts are lost
  * (tcp_pools_failed() counts them). */
 static inline struct sum_dir_cold *tcp_cold(struct tcp_conn *c, struct tcp_half *h)
 {
-	if (__builtin_expect(!h->cold, 0)) {
-		h->cold = c->tp ? pool_get(c->tp->cold) : NULL;
-		if (!h->cold)
-			return c->tp ? &c->tp->cold_lost : NULL;
-	}
-	return h->cold;
+	return __builtin_expect(h->cold != NULL, 1) ? h->cold : tcp_cold_get(c, h);
 }
 
 /* ---- events ---- */
@@ -136,9 +134,12 @@ static inline unsigned tcp_cls(unsigned cap)
 	return (unsigned)__builtin_ctz(cap) - (unsigned)__builtin_ctz(TCP_RING_MIN);
 }
 
-/* Out of line (tcp_holes.c): move h's full ring into a block of the next
- * size class; -1 (the ring unchanged) when no memory. */
-int tcp_sent_grow(struct tcp_half *h, struct tcp_pools *tp);
+/* Out of line (tcp_holes.c): give h a sent ring with room for one more
+ * (a new one, the next size class, or the oldest forgotten at the
+ * largest); false: no memory, no ring. */
+bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp);
+/* Move h's full TSval ring into a block of the next size class; -1 (the
+ * ring unchanged) when no memory. */
 int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp);
 
 /* A segment of h's side ending at end left at ts: an RTT sample to come.
@@ -146,24 +147,10 @@ int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp);
  * an emptied one back); with a ring, a segment costs a pointer test. */
 static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t end, int64_t ts)
 {
-	/* Unzeroed: only the sent_len entries from sent_head are read, and a
-	 * connection with short flights takes a ring for each. */
-	if (__builtin_expect(!h->sent, 0) &&
-	    !(h->sent = pool_get_raw(tp->sent[tcp_cls(h->sent_cap)])))
+	if (__builtin_expect(!h->sent || h->sent_len == h->sent_cap, 0) && !tcp_sent_room(h, tp))
 		return; /* no memory: no sample (tcp_pools_failed() counts it) */
 
-	unsigned mask = h->sent_cap - 1u;
-
-	if (h->sent_len == h->sent_cap) {
-		if (h->sent_cap < TCP_SENT_RING && tcp_sent_grow(h, tp) == 0) {
-			mask = h->sent_cap - 1u;
-		} else {
-			/* Full: forget the oldest; its sample is lost, not wrong. */
-			h->sent_head = (h->sent_head + 1) & mask;
-			h->sent_len--;
-		}
-	}
-	unsigned idx = (h->sent_head + h->sent_len) & mask;
+	unsigned idx = (h->sent_head + h->sent_len) & (h->sent_cap - 1u);
 
 	h->sent[idx].end = end;
 	h->sent[idx].ts = ts;

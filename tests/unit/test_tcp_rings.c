@@ -107,16 +107,16 @@ static void test_cold_counters(void)
 	CHECK(c != NULL && tcp_pools_init(&tp) == 0);
 	c->tp = &tp;
 	CHECK(c->half[0].cold == NULL);
-	tcp_cold(c, &c->half[1])->dup_acks++;
-	tcp_cold(c, &c->half[1])->dup_acks++;
+	tcp_cold(c, &c->half[1])->keepalives++;
+	tcp_cold(c, &c->half[1])->keepalives++;
 	CHECK(c->half[0].cold == NULL && c->half[1].cold != NULL);
-	CHECK_EQ_U(c->half[1].cold->dup_acks, 2);
+	CHECK_EQ_U(c->half[1].cold->keepalives, 2);
 	CHECK_EQ_U(in_use(tp.cold), 1);
 
 	struct sum_conn s;
 	tcp_summarize(c, &s);
-	CHECK_EQ_U(s.dir[1].dup_acks, 2);
-	CHECK_EQ_U(s.dir[0].dup_acks, 0);
+	CHECK_EQ_U(s.dir[1].keepalives, 2);
+	CHECK_EQ_U(s.dir[0].keepalives, 0);
 	tcp_conn_release(c, &tp);
 	CHECK(c->half[1].cold == NULL);
 	CHECK_EQ_U(in_use(tp.cold), 0);
