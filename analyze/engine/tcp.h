@@ -143,6 +143,10 @@ struct tcp_pools {
 	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
 	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
 	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
+	/* Not a pool: the late original of the segment just processed, read
+	 * through tcp_seg_late(). One per engine, not per connection: only
+	 * the detectors of that same segment read it. */
+	struct tcp_late late;
 	/* Where a cold counter goes when no block could be had: counted as
 	 * failed, its value is lost (a connection's pointer never points here). */
 	struct sum_dir_cold cold_lost;
@@ -306,9 +310,7 @@ struct tcp_conn {
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
-	/* With TCP_SEG_OOO in seg.kind: this segment, the late original; with
-	 * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now. */
-	struct tcp_late late;
+	/* (The late original of this segment: tcp_seg_late().) */
 	/* The earliest a waiting verdict (an undecided fill, a retransmission
 	 * awaiting a D-SACK) may be final: packets before it skip the check. */
 	int64_t next_settle;
@@ -395,6 +397,14 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 	if (s->rtt.n)
 		return s->rtt.min_ns;
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
+}
+
+/* With TCP_SEG_OOO in c->seg.kind: this segment, the late original; with
+ * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now.
+ * Valid during the detector calls of that segment only. */
+static inline const struct tcp_late *tcp_seg_late(const struct tcp_conn *c)
+{
+	return &c->tp->late;
 }
 
 /* Relative sequence of an absolute one in dir's sequence space. */

@@ -172,7 +172,7 @@ static void note_late(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_
 	tcp_cold(c, h)->out_of_order++;
 	tcp_cold(c, h)->ooo_by[l->by < SUM_BY_COUNT ? l->by : SUM_BY_TIMING]++;
 	c->seg.kind |= seg_flag;
-	c->late = *l;
+	c->tp->late = *l;
 	late_emit(c, dir, l, sink);
 }
 
