@@ -124,9 +124,11 @@ struct tcp_sent {
 	int64_t ts;
 };
 
-struct tcp_tsrec {
+/* 12 bytes, not 16: a ring of them per direction of every connection
+ * with timestamps, most of them idle (whether it was echoed: a bit of
+ * tcp_half.tsring_echoed). */
+struct __attribute__((packed, aligned(4))) tcp_tsrec {
 	uint32_t tsval;
-	bool echoed;
 	int64_t ts;
 };
 
@@ -211,6 +213,7 @@ struct tcp_half {
 	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
 	uint8_t sent_head, sent_len, sent_cap;
 	uint8_t tsring_head, tsring_cap;
+	uint16_t tsring_echoed; /* bit k: slot k's TSval was echoed (TCP_TS_RING <= 16) */
 	/* Gaps, undecided fills and recent retransmissions: arrays from
 	 * struct tcp_pools the first time this direction has any (most never
 	 * do), moved to the next size class when full, from 4 up to

@@ -44,6 +44,9 @@ void tcp_table_put(struct pool *const *pools, void **arr, uint8_t *cap)
 }
 
 _Static_assert((TCP_RING_MIN << (TCP_HOLE_CLASSES - 1)) == TCP_MAX_HOLES, "hole classes");
+_Static_assert(TCP_TS_RING <= 16, "tcp_half.tsring_echoed has a bit per slot");
+_Static_assert((TCP_RING_MIN << (TCP_TS_CLASSES - 1)) == TCP_TS_RING, "TSval ring classes");
+_Static_assert((TCP_RING_MIN << (TCP_SENT_CLASSES - 1)) == TCP_SENT_RING, "sent ring classes");
 _Static_assert((TCP_RING_MIN << (TCP_PENDING_CLASSES - 1)) == TCP_PENDING, "pending classes");
 _Static_assert((TCP_RING_MIN << (TCP_RTX_CLASSES - 1)) == TCP_RTX_RING, "rtx classes");
 
@@ -184,6 +187,7 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 		h->tsring = NULL;
 		h->cold = NULL;
 		h->sent_head = h->sent_len = h->tsring_head = 0;
+		h->tsring_echoed = 0;
 		h->sent_cap = h->tsring_cap = TCP_RING_MIN;
 		tcp_table_put(tp->holes, (void **)&h->holes, &h->cap_holes);
 		tcp_table_put(tp->pending, (void **)&h->pending, &h->cap_pending);

@@ -218,7 +218,7 @@ static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 		h->tsring_head = 0; /* no memory: wrap early (older samples lost) */
 	h->tsring[h->tsring_head].tsval = tsval;
 	h->tsring[h->tsring_head].ts = ts;
-	h->tsring[h->tsring_head].echoed = false;
+	h->tsring_echoed &= (uint16_t) ~(1u << h->tsring_head);
 	if (++h->tsring_head == TCP_TS_RING)
 		h->tsring_head = 0;
 }
@@ -232,8 +232,9 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 	 * ring: its size is TCP_RING_MIN times a power of two. */
 	for (struct tcp_tsrec *r = h->tsring, *end = r + h->tsring_cap; r < end; r++) {
 		if (r->tsval == tsecr && r->ts != tcp_no_ts) {
-			if (!r->echoed) {
-				r->echoed = true;
+			uint16_t bit = (uint16_t)(1u << (r - h->tsring));
+			if (!(h->tsring_echoed & bit)) {
+				h->tsring_echoed |= bit;
 				rtt_add(&h->st.rtt_ts, now - r->ts);
 			}
 			return;
