@@ -15,7 +15,6 @@ struct engine {
 	struct tcp_pools tpools; /* the connections' RTT rings */
 	struct flow_table *flows;
 	struct eng_counters cnt;
-	size_t tables;	      /* tcp_conn_table_bytes() of the live connections (max_memory) */
 	uint64_t grow_failed; /* tcp_conn_grow_failed() of the ended ones */
 	uint64_t next_id;
 	struct eng_clock clock;
@@ -37,8 +36,6 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	struct engine *e = ctx;
 	struct sum_conn s;
 
-	if (e->cfg.max_memory)
-		e->tables -= tcp_conn_table_bytes(c);
 	e->grow_failed += tcp_conn_grow_failed(c);
 	tcp_finish(c, &e->sink);
 	if (e->cfg.detectors)
@@ -197,8 +194,7 @@ static void eng_sync_counters(struct engine *e)
 /* What --max-memory counts: blocks and entries in use, not RSS. */
 static size_t eng_mem_bytes(const struct engine *e)
 {
-	return flow_mem_bytes(e->flows) + tcp_pools_bytes(&e->tpools) + det_pools_bytes(&e->pools) +
-	       e->tables;
+	return flow_mem_bytes(e->flows) + tcp_pools_bytes(&e->tpools) + det_pools_bytes(&e->pools);
 }
 
 /* Above --max-memory: evict the least recently used connections (never
@@ -296,7 +292,6 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 	} else if (e->cfg.detectors) {
 		det_before(c, p->ts_ns, &e->env);
 	}
-	size_t tables = e->cfg.max_memory && got == FLOW_HIT ? tcp_conn_table_bytes(c) : 0;
 	tcp_segment(c, &e->cfg.tcp, &e->tpools, d, p, &e->sink);
 	if (e->cfg.detectors)
 		det_segment(c, &e->env);
@@ -304,10 +299,8 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 		deliver_segment(e, c, p);
 	if (tcp_is_closed(c))
 		flow_set_closed(e->flows, c);
-	if (e->cfg.max_memory) {
-		e->tables += tcp_conn_table_bytes(c) - tables;
+	if (e->cfg.max_memory)
 		eng_mem_check(e);
-	}
 }
 
 void eng_packet(struct engine *e, const struct pkt *p)
