@@ -356,21 +356,10 @@ static void add_counts(struct rep_run *r, const struct ji_summary *s, bool first
 		e->first_ts = x->first_ts; /* every shard's clock runs on every packet */
 		e->last_ts = x->last_ts;
 	}
-	e->packets += x->packets;
-	e->wire_bytes += x->wire_bytes;
-	for (int k = 0; k < DEC_STATUS_COUNT; k++)
-		e->status[k] += x->status[k];
-	for (int k = 0; k < DEC_ERR_COUNT; k++)
-		e->malformed[k] += x->malformed[k];
-	e->malformed_total += x->malformed_total;
-	e->snaplen_cut += x->snaplen_cut;
-	e->bad_tcp_options += x->bad_tcp_options;
-	e->ts_backwards += x->ts_backwards;
-	e->no_memory += x->no_memory;
+	eng_counters_add(e, x);
 	/* other_shards: 0, as in one pass (no shard left anything to another) */
-	r->flows.created += s->flows.created;
-	for (int k = 0; k < FLOW_END_COUNT; k++)
-		r->flows.ended[k] += s->flows.ended[k];
+	e->other_shards = 0;
+	flow_counters_add(&r->flows, &s->flows);
 	/* The peak of separate tables: their sum bounds the one-pass peak. */
 	r->flows.max_live += s->flows.max_live;
 	r->filtered_out += s->filtered_out;

@@ -52,4 +52,43 @@ struct eng_counters {
 	int64_t first_ts, last_ts;
 };
 
+/*
+ * d += s for the counts of two parts of one run (workers of --threads,
+ * shards of tcpsift merge): every count adds up; mem_peak too (each part
+ * had its share of the cap). What the caller decides: the clock
+ * (first_ts, last_ts), other_shards, and flows.max_live (peaks of separate
+ * tables do not add: a bound).
+ */
+static inline void eng_counters_add(struct eng_counters *d, const struct eng_counters *s)
+{
+	d->packets += s->packets;
+	d->wire_bytes += s->wire_bytes;
+	for (int k = 0; k < DEC_STATUS_COUNT; k++)
+		d->status[k] += s->status[k];
+	for (int k = 0; k < DEC_ERR_COUNT; k++)
+		d->malformed[k] += s->malformed[k];
+	d->malformed_total += s->malformed_total;
+	d->snaplen_cut += s->snaplen_cut;
+	d->bad_tcp_options += s->bad_tcp_options;
+	d->ts_backwards += s->ts_backwards;
+	d->no_memory += s->no_memory;
+	d->nomem_rtt_rings += s->nomem_rtt_rings;
+	d->nomem_tables += s->nomem_tables;
+	d->nomem_detectors += s->nomem_detectors;
+	d->mem_evictions += s->mem_evictions;
+	d->mem_peak += s->mem_peak;
+}
+
+static inline void flow_counters_add(struct flow_counters *d, const struct flow_counters *s)
+{
+	d->created += s->created;
+	for (int k = 0; k < FLOW_END_COUNT; k++)
+		d->ended[k] += s->ended[k];
+	d->resumed += s->resumed;
+	d->evicted_packets += s->evicted_packets;
+	d->forgotten += s->forgotten;
+	d->remember_failed += s->remember_failed;
+	d->live += s->live;
+}
+
 #endif

@@ -615,32 +615,11 @@ void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_
 	memset(eng, 0, sizeof(*eng));
 	memset(flows, 0, sizeof(*flows));
 	for (unsigned k = 0; k < w->n; k++) {
-		const struct eng_counters *c = eng_counters(w->w[k].eng);
-		const struct flow_counters *f = eng_flow_counters(w->w[k].eng);
-		eng->packets += c->packets;
-		eng->wire_bytes += c->wire_bytes;
-		for (unsigned s = 0; s < DEC_STATUS_COUNT; s++)
-			eng->status[s] += c->status[s];
-		for (unsigned s = 0; s < DEC_ERR_COUNT; s++)
-			eng->malformed[s] += c->malformed[s];
-		eng->malformed_total += c->malformed_total;
-		eng->snaplen_cut += c->snaplen_cut;
-		eng->bad_tcp_options += c->bad_tcp_options;
-		eng->no_memory += c->no_memory + w->w[k].lost;
-		eng->nomem_rtt_rings += c->nomem_rtt_rings;
-		eng->nomem_tables += c->nomem_tables;
-		eng->nomem_detectors += c->nomem_detectors;
-		eng->mem_evictions += c->mem_evictions;
-		eng->mem_peak += c->mem_peak; /* each worker has its share of the cap */
-		flows->created += f->created;
-		for (unsigned r = 0; r < FLOW_END_COUNT; r++)
-			flows->ended[r] += f->ended[r];
-		flows->live += f->live;
-		flows->resumed += f->resumed;
-		flows->evicted_packets += f->evicted_packets;
-		flows->forgotten += f->forgotten;
-		flows->remember_failed += f->remember_failed;
+		eng_counters_add(eng, eng_counters(w->w[k].eng));
+		flow_counters_add(flows, eng_flow_counters(w->w[k].eng));
+		eng->no_memory += w->w[k].lost;
 	}
+	/* The stream's clock is the reader's (workers never see it). */
 	eng->first_ts = w->cnt.first_ts;
 	eng->last_ts = w->cnt.last_ts;
 	eng->ts_backwards = w->cnt.ts_backwards;

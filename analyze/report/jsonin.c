@@ -365,6 +365,7 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	read_endpoint(x, o, "client", &c->client, &c->client_port);
 	read_endpoint(x, o, "server", &c->server, &c->server_port);
 	c->evicted = ji_bool(x, o, "evicted");
+	c->evicted_and_resumed = ji_bool(x, o, "evicted_and_resumed");
 	c->first_ts = ji_int(x, o, "first_ts_ns");
 	ji_ints(x, o, "frames", frames, 2);
 	c->first_frame = (uint64_t)frames[0];
@@ -597,8 +598,18 @@ int ji_summary(struct ji_ctx *x, const json_t *s, const json_t *tool, const json
 	out->flows.ended[FLOW_END_CLOSED] = (uint64_t)ji_int(x, t, "ended_closed");
 	out->flows.ended[FLOW_END_IDLE] = (uint64_t)ji_int(x, t, "ended_idle");
 	out->flows.ended[FLOW_END_EVICTED] = (uint64_t)ji_int(x, t, "evicted");
+	e->mem_evictions = (uint64_t)ji_int(x, t, "evicted_by_memory");
+	out->flows.forgotten = (uint64_t)ji_int(x, t, "evicted_forgotten");
+	out->flows.remember_failed = (uint64_t)ji_int(x, t, "evicted_not_remembered");
+	out->flows.evicted_packets = (uint64_t)ji_int(x, t, "evicted_packets_dropped");
 	out->flows.max_live = (uint32_t)ji_int(x, t, "max_live");
+	e->mem_peak = (uint64_t)ji_int(x, t, "memory_peak");
 	out->flows.ended[FLOW_END_REUSED] = (uint64_t)ji_int(x, t, "port_reused");
+	out->flows.resumed = (uint64_t)ji_int(x, t, "resumed");
+	t = ji_get(x, s, "alloc_failed");
+	e->nomem_detectors = (uint64_t)ji_int(x, t, "detector_state");
+	e->nomem_rtt_rings = (uint64_t)ji_int(x, t, "rtt_rings");
+	e->nomem_tables = (uint64_t)ji_int(x, t, "tcp_tables");
 	e->malformed_total = (uint64_t)ji_int(x, s, "malformed");
 	for (int k = 1; k < DEC_ERR_COUNT; k++)
 		names[k - 1] = dec_status_name(-k);
