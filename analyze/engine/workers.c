@@ -29,8 +29,12 @@
  */
 
 enum {
-	WK_BATCH = 2048, /* packets a batch: one lock round trip per worker */
-	WK_SLOTS = 6,	 /* batches in flight */
+	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
+	WK_SLOTS = 4,	 /* batches in flight */
+	/* A batch's results can be large (a sweep ending thousands of
+	 * connections, 1.6 KB a summary); a buffer grown beyond this goes back
+	 * to it once merged, so memory follows live connections, not bursts. */
+	WK_OUT_KEEP = 256 * 1024,
 	WK_NOBODY = UINT32_MAX,
 	WK_PREFETCH = 4, /* entries ahead a worker prefetches */
 };
@@ -390,8 +394,14 @@ static void merge_slot(struct wk_pool *w, struct wk_slot *s)
 			emit(w, first, r);
 		}
 	}
-	for (unsigned k = 0; k < w->n; k++)
-		s->out[k].len = 0;
+	for (unsigned k = 0; k < w->n; k++) {
+		struct wk_buf *b = &s->out[k];
+		b->len = 0;
+		if (b->cap > WK_OUT_KEEP) {
+			free(b->p);
+			*b = (struct wk_buf){0};
+		}
+	}
 }
 
 /* ---- threads ---- */
