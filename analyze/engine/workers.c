@@ -30,7 +30,7 @@
 
 enum {
 	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
-	WK_SLOTS = 4,	 /* batches in flight */
+	WK_SLOTS = 4,	/* batches in flight */
 	/* A batch's results can be large (a sweep ending thousands of
 	 * connections, 1.6 KB a summary); a buffer grown beyond this goes back
 	 * to it once merged, so memory follows live connections, not bursts. */
