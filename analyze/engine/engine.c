@@ -22,6 +22,9 @@ struct engine {
 
 void eng_config_defaults(struct eng_config *cfg)
 {
+	/* Every field a default, also those added later: a caller's stack
+	 * struct must not carry garbage into --shard or --max-memory. */
+	memset(cfg, 0, sizeof(*cfg));
 	cfg->flow.max_flows = ENG_DEFAULT_MAX_FLOWS;
 	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
 	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;

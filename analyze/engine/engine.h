@@ -128,6 +128,7 @@ void eng_free(struct engine *e); /* NULL is a no-op */
  * an eighth of it. */
 uint32_t eng_remember_for(uint64_t max_memory, uint32_t max_flows);
 
+/* Every field of cfg: the defaults, 0 where none. */
 void eng_config_defaults(struct eng_config *cfg);
 
 #endif
