@@ -127,7 +127,7 @@ check-scale: tests $(BENCH_BIN)
 check-docs: tests
 	@tests/docs/run.sh $(O)/tcpsift
 
-check-shard: tests
+check-shard: tests $(O)/bench/gen
 	@tests/shard/run.sh $(O)/tcpsift
 
 check-threads: tests

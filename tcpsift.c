@@ -5,6 +5,7 @@
 #include "cli/cmd_analyze.h"
 #include "cli/livetap.h"
 #include "cli/cmd_capture.h"
+#include "cli/cmd_merge.h"
 #include "cli/cmd_tui.h"
 
 static void usage(FILE *f)
@@ -13,6 +14,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  analyze FILE...   reconstruct TCP connections in captures and explain them\n"
 	      "  capture -i IFACE  lossless ring-buffer capture into pcapng/pcap files\n"
+	      "  merge REPORT...   combine the reports of analyze --shard K/N into one\n"
 	      "  tui -r FILE|-i IF live curses dashboard: connections, findings, detail\n"
 	      "\n"
 	      "  tcpsift VERB --help    options of a verb\n"
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(verb, "analyze") == 0)
 		return analyze_main(argc - 1, argv + 1);
+	if (strcmp(verb, "merge") == 0)
+		return merge_main(argc - 1, argv + 1);
 	if (strcmp(verb, "capture") == 0)
 		return capture_main(argc - 1, argv + 1, &analyze_live_tap);
 	if (strcmp(verb, "tui") == 0)

@@ -60,6 +60,33 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char digits[24];
+	size_t n = s ? strlen(s) : 0;
+	unsigned shift = 20;
+
+	if (n == 0 || n >= sizeof(digits))
+		return -1;
+	int c = s[n - 1] & ~0x20; /* upper case */
+	const char *u = c ? strchr(units, c) : NULL;
+	if (u) {
+		shift = 10 * (unsigned)(u - units + 1);
+		n--;
+	}
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	uint64_t v;
+	if (cli_parse_u64(digits, 0, UINT64_MAX >> shift, &v) < 0)
+		return -1;
+	v <<= shift;
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want)
 {
 	fprintf(stderr, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);

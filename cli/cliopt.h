@@ -46,6 +46,11 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 /* A whole decimal number in [min, max]; 0, or -1 when it is not one. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* A size in bytes: digits with an optional K, M, G or T (binary: 512M is
+ * 512 MiB; a bare number is MiB, as --report-memory counts); 0 or -1
+ * when malformed or outside [min, max] bytes. */
+int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
 /* "tcpsift VERB: bad value 'VAL' for --OPT: WANT" on stderr, one line. */
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want);
 

@@ -48,6 +48,7 @@ enum opt_id {
 	OPT_FRAMES,
 	OPT_FRAMES_CSV,
 	OPT_REPORT_MEMORY,
+	OPT_MAX_MEMORY,
 	OPT_SHARD,
 	OPT_THREADS,
 };
@@ -61,6 +62,8 @@ static const struct cli_opt analyze_opts[] = {
     {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
      "tag each input's packets with its index as queue id"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE",
+     "engine memory cap, e.g. 512M (none); LRU evicted; reports: --report-memory"},
     {"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
      "end an open connection idle this long (default 930; 0 never)"},
     {"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
@@ -195,6 +198,11 @@ static int on_option(void *ctx, int c, const char *arg)
 		if (cli_parse_u64(arg, 0, 1u << 20, &v) < 0)
 			return bad_value("report-memory", arg, "MiB from 0 to 1048576");
 		cfg->report_memory = (size_t)v << 20;
+		break;
+	case OPT_MAX_MEMORY:
+		if (cli_parse_size(arg, 1u << 20, (uint64_t)1 << 50, &v) < 0)
+			return bad_value("max-memory", arg, "a size like 64M or 2G, 1M or more");
+		cfg->eng.max_memory = v;
 		break;
 	case OPT_MAX_FLOWS:
 		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)

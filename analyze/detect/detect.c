@@ -84,6 +84,15 @@ void det_pools_free(struct det_pools *dp)
 #include "analyze/detect/detectors.h"
 }
 
+size_t det_pools_bytes(const struct det_pools *dp)
+{
+	size_t n = 0;
+#define DET_COLD(name, prefix)                                                                     \
+	n += dp->name ? pool_stats(dp->name)->in_use * pool_stats(dp->name)->block_size : 0;
+#include "analyze/detect/detectors.h"
+	return n;
+}
+
 uint64_t det_pools_failed(const struct det_pools *dp)
 {
 	uint64_t n = 0;

@@ -72,6 +72,8 @@ int det_pools_init(struct det_pools *dp);
 void det_pools_free(struct det_pools *dp);
 /* Cold states not allocated because memory ran out. */
 uint64_t det_pools_failed(const struct det_pools *dp);
+/* Bytes of the blocks handed out (what --max-memory counts of the pools). */
+size_t det_pools_bytes(const struct det_pools *dp);
 
 /*
  * What a detector does besides prefix_segment(c, env), which det_segment()

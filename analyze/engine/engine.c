@@ -1,5 +1,6 @@
 /* engine.c - per-packet pipeline: decode, find the connection, run the TCP engine. */
 #include "analyze/engine/engine.h"
+#include "analyze/engine/evtab.h"
 #include "analyze/engine/shard.h"
 
 #include <stdio.h>
@@ -14,12 +15,16 @@ struct engine {
 	struct tcp_pools tpools; /* the connections' RTT rings */
 	struct flow_table *flows;
 	struct eng_counters cnt;
+	uint64_t grow_failed; /* tcp_conn_grow_failed() of the ended ones */
 	uint64_t next_id;
 	struct eng_clock clock;
 };
 
 void eng_config_defaults(struct eng_config *cfg)
 {
+	/* Every field a default, also those added later: a caller's stack
+	 * struct must not carry garbage into --shard or --max-memory. */
+	memset(cfg, 0, sizeof(*cfg));
 	cfg->flow.max_flows = ENG_DEFAULT_MAX_FLOWS;
 	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
 	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;
@@ -34,6 +39,7 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	struct engine *e = ctx;
 	struct sum_conn s;
 
+	e->grow_failed += tcp_conn_grow_failed(c);
 	tcp_finish(c, &e->sink);
 	if (e->cfg.detectors)
 		det_finish(c, &e->env);
@@ -41,6 +47,7 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	tcp_conn_release(c, &e->tpools);
 	det_release(c, &e->env);
 	s.evicted = why == FLOW_END_EVICTED;
+	s.evicted_and_resumed = c->info.evicted_and_resumed;
 	if (e->sink.conn)
 		e->sink.conn(e->sink.ctx, &s);
 }
@@ -51,6 +58,19 @@ static void release_conn(void *ctx, struct tcp_conn *c)
 
 	tcp_conn_release(c, &e->tpools);
 	det_release(c, &e->env);
+}
+
+uint32_t eng_remember_for(uint64_t max_memory, uint32_t max_flows)
+{
+	uint64_t n = max_flows > FLOW_REMEMBER_MIN / 2 ? 2ull * max_flows : FLOW_REMEMBER_MIN;
+	uint64_t fit = max_memory / 8 / sizeof(struct evt_rec);
+
+	if (max_memory && fit < n) {
+		/* A power of two, as evt_new() rounds up to one. */
+		for (n = 1024; 2 * n <= fit; n *= 2)
+			;
+	}
+	return (uint32_t)n;
 }
 
 struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink, char *errbuf,
@@ -74,7 +94,10 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 		free(e);
 		return NULL;
 	}
-	e->flows = flow_new(&cfg->flow, conn_ended, e, errbuf, errlen);
+	struct flow_config fc = cfg->flow;
+	if (!fc.remember)
+		fc.remember = eng_remember_for(cfg->max_memory, fc.max_flows);
+	e->flows = flow_new(&fc, conn_ended, e, errbuf, errlen);
 	if (!e->flows) {
 		tcp_pools_free(&e->tpools);
 		det_pools_free(&e->pools);
@@ -163,6 +186,40 @@ void eng_foreach_live(const struct engine *e, void (*fn)(void *ctx, const struct
 	flow_foreach(e->flows, summarize_live, &w);
 }
 
+/* The allocation failures the pools and tables counted, into the counters. */
+static void eng_sync_counters(struct engine *e)
+{
+	e->cnt.nomem_rtt_rings = tcp_pools_failed(&e->tpools);
+	e->cnt.nomem_detectors = det_pools_failed(&e->pools);
+	e->cnt.nomem_tables = e->grow_failed;
+}
+
+/* What --max-memory counts: blocks and entries in use, not RSS. */
+static size_t eng_mem_bytes(const struct engine *e)
+{
+	return flow_mem_bytes(e->flows) + tcp_pools_bytes(&e->tpools) + det_pools_bytes(&e->pools);
+}
+
+/* Above --max-memory: evict the least recently used connections (never
+ * the one of the packet just seen, the most recent) down to the low-water
+ * mark. Resumes count the table as full until then. */
+static void eng_mem_check(struct engine *e)
+{
+	size_t used = eng_mem_bytes(e);
+	uint64_t low = e->cfg.max_memory / 100 * ENG_MEM_LOW_PCT;
+
+	if (used > e->cnt.mem_peak)
+		e->cnt.mem_peak = used;
+	if (used > e->cfg.max_memory) {
+		while (used > low && flow_counters(e->flows)->live > 1 &&
+		       flow_evict_oldest(e->flows) == 0) {
+			e->cnt.mem_evictions++;
+			used = eng_mem_bytes(e);
+		}
+	}
+	flow_set_pressure(e->flows, used > low);
+}
+
 bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
 		    bool own_stream)
 {
@@ -199,6 +256,7 @@ void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash)
 void eng_sweep(struct engine *e, int64_t now)
 {
 	flow_expire(e->flows, now);
+	eng_sync_counters(e);
 }
 
 void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_packet *dp)
@@ -226,20 +284,26 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 	if (d->tcp.opt.malformed)
 		n->bad_tcp_options++;
 
-	bool created;
-	struct tcp_conn *c = flow_lookup(e->flows, d, p->vantage, &created);
-	if (c && !created && tcp_is_new_instance(c, d)) {
+	enum flow_got got;
+	struct flow_resume rs;
+	struct tcp_conn *c = flow_lookup(e->flows, d, p->vantage, &got, &rs);
+	if (c && got == FLOW_HIT && tcp_is_new_instance(c, d)) {
 		flow_end(e->flows, c, FLOW_END_REUSED);
-		c = flow_lookup(e->flows, d, p->vantage, &created);
+		c = flow_lookup(e->flows, d, p->vantage, &got, &rs);
 	}
 	if (!c) {
-		n->no_memory++;
+		/* FLOW_DROPPED: counted by the table (evicted_packets). */
+		n->no_memory += got == FLOW_NOMEM;
 		return;
 	}
-	if (created) {
+	if (got == FLOW_NEW) {
 		tcp_conn_init(c, ++e->next_id, d, p);
 		if (e->sink.begin)
 			e->sink.begin(e->sink.ctx, e->next_id);
+	} else if (got == FLOW_RESUMED) {
+		tcp_conn_resume(c, rs.id, d, p, rs.src_is_client);
+		if (e->sink.begin)
+			e->sink.begin(e->sink.ctx, rs.id);
 	} else if (e->cfg.detectors) {
 		det_before(c, p->ts_ns, &e->env);
 	}
@@ -250,6 +314,8 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 		deliver_segment(e, c, p);
 	if (tcp_is_closed(c))
 		flow_set_closed(e->flows, c);
+	if (e->cfg.max_memory)
+		eng_mem_check(e);
 }
 
 void eng_packet(struct engine *e, const struct pkt *p)
@@ -270,6 +336,7 @@ void eng_packet(struct engine *e, const struct pkt *p)
 void eng_finish(struct engine *e)
 {
 	flow_drain(e->flows);
+	eng_sync_counters(e);
 }
 
 int eng_drain_start(struct engine *e)
@@ -286,6 +353,7 @@ uint64_t eng_drain_peek(const struct engine *e)
 void eng_drain_next(struct engine *e)
 {
 	flow_drain_next(e->flows);
+	eng_sync_counters(e);
 }
 
 const struct eng_counters *eng_counters(const struct engine *e)

@@ -25,6 +25,10 @@ struct eng_config {
 	struct tcp_params tcp;
 	struct det_params det;
 	bool detectors; /* run the detectors (detect.h); off only to measure their cost */
+	/* --max-memory: bytes of engine memory (flow table, pools, per-connection
+	 * tables) above which the least recently used connections are evicted
+	 * down to ENG_MEM_LOW_PCT of it; 0: no cap but max_flows. */
+	uint64_t max_memory;
 	/* --shard K/N: keep only shard_k's connections (analyze/engine/shard.h);
 	 * shard_n <= 1 keeps everything. */
 	uint32_t shard_k, shard_n;
@@ -121,6 +125,15 @@ void eng_free(struct engine *e); /* NULL is a no-op */
 #define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 
+/* Evictions under --max-memory go down to this share of it, so that they
+ * come in batches, not one a packet. */
+#define ENG_MEM_LOW_PCT 90
+
+/* What --max-memory SIZE leaves the evicted-key memory (flow_config.remember):
+ * an eighth of it. */
+uint32_t eng_remember_for(uint64_t max_memory, uint32_t max_flows);
+
+/* Every field of cfg: the defaults, 0 where none. */
 void eng_config_defaults(struct eng_config *cfg);
 
 #endif

@@ -1,5 +1,6 @@
 /* flow.c - open-addressing connection table with LRU order and bounded size. */
 #include "analyze/engine/flow.h"
+#include "analyze/engine/evtab.h"
 #include "common/err.h"
 
 #include <stdio.h>
@@ -20,7 +21,12 @@ struct flow_key {
 	uint16_t pa, pb;
 	uint16_t vantage;
 	uint8_t family;
+	uint8_t zero; /* padding made explicit: the evicted-key memory compares bytes */
 };
+
+_Static_assert(sizeof(struct flow_key) == EVT_KEY_BYTES, "a flow key is an evtab key");
+
+enum { FLOW_REM_CLIENT_IS_A = 1 }; /* evt_rec.flags: the client is the key's a */
 
 struct flow_entry {
 	struct flow_key key;
@@ -54,6 +60,9 @@ struct flow_table {
 	uint32_t *order;
 	uint32_t order_cap, order_len, order_pos;
 	bool draining_sorted;
+	struct evt_table *gone; /* evicted keys, allocated at the first eviction */
+	bool gone_failed;	/* ... which found no memory */
+	bool pressure;		/* flow_set_pressure() */
 	struct flow_counters cnt;
 };
 
@@ -66,6 +75,7 @@ static void make_key(const struct dec_packet *d, uint32_t vantage, struct flow_k
 {
 	int cmp = memcmp(d->src.a, d->dst.a, 16);
 
+	k->zero = 0;
 	if (cmp == 0)
 		cmp = (int)d->tcp.sport - (int)d->tcp.dport;
 	if (cmp <= 0) {
@@ -94,13 +104,17 @@ static uint64_t load64(const uint8_t *p)
 static uint32_t key_hash(const struct flow_key *k)
 {
 	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h =
-	    (uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^ (uint64_t)k->vantage << 40;
+	uint64_t h = load64(k->a) * m;
 
-	h = (h ^ load64(k->a)) * m;
+	/* Ports in a step of their own: XORed into the same word as the
+	 * addresses, a client's port and address counting up together (a
+	 * scan, a generator) cancel out, and thousands of keys share a hash. */
 	h = (h ^ load64(k->a + 8)) * m;
 	h = (h ^ load64(k->b)) * m;
 	h = (h ^ load64(k->b + 8)) * m;
+	h = (h ^ ((uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^
+		  (uint64_t)k->vantage << 40)) *
+	    m;
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
 }
@@ -156,6 +170,7 @@ void flow_free(struct flow_table *t)
 	free(t->order);
 	free(t->chunks);
 	free(t->slots);
+	evt_free(t->gone);
 	free(t);
 }
 
@@ -250,11 +265,37 @@ static void index_remove(struct flow_table *t, uint32_t idx)
 	}
 }
 
+/* Remember an evicted connection's key, id and roles for its return. */
+static void remember(struct flow_table *t, const struct flow_entry *e)
+{
+	const struct sum_conn_ident *i = &e->conn.info;
+
+	if (!t->gone && !t->gone_failed) {
+		uint32_t cap = t->cfg.remember;
+		if (!cap)
+			cap = t->cfg.max_flows > FLOW_REMEMBER_MIN / 2 ? 2 * t->cfg.max_flows
+								       : FLOW_REMEMBER_MIN;
+		t->gone = evt_new(cap);
+		t->gone_failed = !t->gone;
+	}
+	if (!t->gone) {
+		t->cnt.remember_failed++;
+		return;
+	}
+	uint32_t flags = i->client_port == e->key.pa && memcmp(i->client.a, e->key.a, 16) == 0
+			     ? FLOW_REM_CLIENT_IS_A
+			     : 0;
+	evt_put(t->gone, &e->key, e->hash, i->id, i->last_ts, flags);
+	t->cnt.forgotten = evt_counters(t->gone)->forgotten;
+}
+
 static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
 {
 	struct flow_entry *e = entry(t, idx);
 
 	t->end(t->ctx, &e->conn, why);
+	if (why == FLOW_END_EVICTED)
+		remember(t, e);
 	t->cnt.ended[why]++;
 	index_remove(t, idx);
 	lru_unlink(t, idx);
@@ -344,15 +385,84 @@ void flow_prefetch(const struct flow_table *t, uint32_t h)
 	}
 }
 
+void flow_set_pressure(struct flow_table *t, bool on)
+{
+	t->pressure = on;
+}
+
+int flow_evict_oldest(struct flow_table *t)
+{
+	uint32_t victim = lru_oldest(t);
+
+	if (victim == FLOW_NIL)
+		return -1;
+	end_entry(t, victim, FLOW_END_EVICTED);
+	return 0;
+}
+
+size_t flow_mem_bytes(const struct flow_table *t)
+{
+	return (size_t)t->cnt.live * sizeof(struct flow_entry) +
+	       (size_t)(t->slot_mask + 1) * sizeof(*t->slots) + t->max_chunks * sizeof(*t->chunks) +
+	       (t->gone ? evt_bytes(t->gone) : 0);
+}
+
+/*
+ * May a returning evicted connection, last seen at gone_ts, take a place?
+ * A free one, yes (unless under pressure); else only the place of a closed
+ * connection, of a half-open one (a SYN flood must not lock out the
+ * connections it pushed out) or of one idle since before gone_ts:
+ * otherwise, with more connections sending than the table holds, each
+ * packet would evict one and resume another (one summary a packet: the
+ * churn this prevents).
+ */
+static bool room_to_resume(struct flow_table *t, int64_t gone_ts)
+{
+	if (!t->pressure && (t->free_head != FLOW_NIL || t->nchunks < t->max_chunks))
+		return true;
+	if (t->lru_head[1] != FLOW_NIL)
+		return true;
+	uint32_t victim = t->lru_head[0];
+	if (victim == FLOW_NIL)
+		return false;
+	const struct tcp_conn *v = &entry(t, victim)->conn;
+	return v->info.last_ts <= gone_ts || tcp_is_half_open(v);
+}
+
+/* The packet of a remembered connection: resume it (0) or drop it (-1). */
+static int may_resume(struct flow_table *t, const struct flow_key *k, uint32_t h,
+		      const struct dec_packet *d, struct flow_resume *rs)
+{
+	struct evt_rec *r = t->gone ? evt_find(t->gone, k, h) : NULL;
+
+	if (!r)
+		return 1;
+	/* A SYN starts a new instance (tcp_is_new_instance(), without the
+	 * old one's ISN to compare: a retransmitted SYN is rare here). */
+	if ((d->tcp.flags & (DEC_TH_SYN | DEC_TH_ACK)) == DEC_TH_SYN) {
+		evt_forget(t->gone, r);
+		return 1;
+	}
+	if (!room_to_resume(t, r->last_ts)) {
+		t->cnt.evicted_packets++;
+		return -1;
+	}
+	bool src_is_a = d->tcp.sport == k->pa && memcmp(d->src.a, k->a, 16) == 0;
+	rs->id = r->id;
+	rs->src_is_client = src_is_a == ((r->flags & FLOW_REM_CLIENT_IS_A) != 0);
+	evt_forget(t->gone, r);
+	return 0;
+}
+
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
-			     bool *created)
+			     enum flow_got *got, struct flow_resume *rs)
 {
 	struct flow_key k;
 	make_key(d, vantage, &k);
 	uint32_t h = key_hash(&k);
 	uint32_t i;
 
-	*created = false;
+	*got = FLOW_HIT;
 	struct flow_entry *found = find_entry(t, &k, h, &i);
 	if (found) {
 		uint32_t idx = found->self;
@@ -363,15 +473,24 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 		return &found->conn;
 	}
 
-	uint32_t idx = alloc_entry(t);
+	/* The miss path: only here is the evicted-key memory consulted. */
+	int rc = may_resume(t, &k, h, d, rs);
+	if (rc < 0) {
+		*got = FLOW_DROPPED;
+		return NULL;
+	}
+	*got = rc == 0 ? FLOW_RESUMED : FLOW_NEW;
+	/* A resume under pressure replaces the victim room_to_resume() chose. */
+	uint32_t idx = rc == 0 && t->pressure ? FLOW_NIL : alloc_entry(t);
 	if (idx == FLOW_NIL) {
 		uint32_t victim = lru_oldest(t);
-		if (victim == FLOW_NIL)
-			return NULL; /* out of memory with nothing to evict */
-		end_entry(t, victim, FLOW_END_EVICTED);
+		if (victim != FLOW_NIL)
+			end_entry(t, victim, FLOW_END_EVICTED);
 		idx = alloc_entry(t);
-		if (idx == FLOW_NIL)
+		if (idx == FLOW_NIL) {
+			*got = FLOW_NOMEM; /* out of memory with nothing to evict */
 			return NULL;
+		}
 		/* Eviction may have shifted slots: find the free one again. */
 		for (i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask)
 			;
@@ -385,10 +504,12 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	t->slots[i].hash = h;
 	t->slots[i].idx = idx + 1;
 	lru_append(t, idx);
-	t->cnt.created++;
+	if (*got == FLOW_RESUMED)
+		t->cnt.resumed++;
+	else
+		t->cnt.created++;
 	if (++t->cnt.live > t->cnt.max_live)
 		t->cnt.max_live = t->cnt.live;
-	*created = true;
 	return &e->conn;
 }
 

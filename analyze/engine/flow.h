@@ -25,6 +25,8 @@
 
 struct flow_config {
 	uint32_t max_flows;	  /* live connection cap (>= 1) */
+	uint32_t remember;	  /* evicted connections remembered (0: FLOW_REMEMBER_MIN or
+				     2 x max_flows, whichever is more) */
 	int64_t idle_timeout_ns;  /* open connections: <= 0 never expire */
 	int64_t closed_linger_ns; /* closed connections: <= 0 never expire */
 };
@@ -37,15 +39,51 @@ struct flow_table;
 struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
 			    char *errbuf, size_t errlen);
 
+enum { FLOW_REMEMBER_MIN = 65536 };
+
+/* What flow_lookup() found. */
+enum flow_got {
+	FLOW_HIT = 0, /* a live connection */
+	FLOW_NEW,     /* a new one: the caller initializes it (tcp_conn_init) */
+	FLOW_RESUMED, /* an evicted one back: initialize it from struct flow_resume */
+	FLOW_DROPPED, /* NULL: an evicted one, no idle connection to make room */
+	FLOW_NOMEM,   /* NULL: out of memory */
+};
+
+/* An evicted connection coming back: its id and roles before eviction. */
+struct flow_resume {
+	uint64_t id;
+	bool src_is_client; /* the packet's source was the connection's client */
+};
+
 /*
  * The connection a decoded TCP packet seen at a vantage point (see
- * analyze/engine/source.h) belongs to, created (and *created set)
- * when new; a full table first evicts its least recently used connection.
- * Returns NULL only when memory runs out. The pointer is valid until the
+ * analyze/engine/source.h) belongs to. On a miss, a connection the table
+ * evicted earlier (its key remembered, bounded: analyze/engine/evtab.h)
+ * resumes with its old id unless the packet is a SYN starting a new one;
+ * else a new one is created. A full table (or one under pressure, see
+ * flow_set_pressure()) makes room by evicting its least recently used
+ * connection, except for a resume: that evicts only a connection idle
+ * since before the returning one was evicted (or a closed one), and is
+ * otherwise dropped (FLOW_DROPPED, counted), so that a working set larger
+ * than the table does not turn every packet into an eviction. *got says
+ * which; rs is filled for FLOW_RESUMED. The pointer is valid until the
  * next flow_* call that may end connections.
  */
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
-			     bool *created);
+			     enum flow_got *got, struct flow_resume *rs);
+
+/* Under pressure (the engine's --max-memory), a resume counts the table
+ * as full: it must evict an older idle connection or be dropped. */
+void flow_set_pressure(struct flow_table *t, bool on);
+
+/* Evict the least recently used connection (closed ones first), as a full
+ * table does: 0, or -1 when the table is empty. */
+int flow_evict_oldest(struct flow_table *t);
+
+/* Bytes the table holds for its live connections, index and evicted-key
+ * memory (what --max-memory counts; chunks stay allocated for reuse). */
+size_t flow_mem_bytes(const struct flow_table *t);
 
 /*
  * Hints for a caller that knows the packets coming (a batch): flow_hash()

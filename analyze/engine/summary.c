@@ -1,4 +1,4 @@
-/* summary.c - the names of the summary's enums: one table per enum, for every reporter. */
+/* summary.c - the names of the summary's enums, and joining an evicted connection's parts. */
 #include "analyze/engine/summary.h"
 
 #include <string.h>
@@ -74,4 +74,93 @@ const char *sum_retrans_kind_name(enum sum_retrans_kind k)
 	    [SUM_RTX_OTHER] = "other",
 	};
 	return (unsigned)k < SUM_RTX_KIND_COUNT ? names[k] : "other";
+}
+
+static void rtt_merge(struct sum_rtt *a, const struct sum_rtt *b)
+{
+	if (!b->n)
+		return;
+	if (!a->n || b->min_ns < a->min_ns)
+		a->min_ns = b->min_ns;
+	if (!a->n || b->max_ns > a->max_ns)
+		a->max_ns = b->max_ns;
+	a->n += b->n;
+	a->sum_ns += b->sum_ns;
+}
+
+/* The earliest of two times, 0 meaning none. */
+static int64_t ts_min(int64_t a, int64_t b)
+{
+	return !a || (b && b < a) ? b : a;
+}
+
+static int64_t ts_max(int64_t a, int64_t b)
+{
+	return b > a ? b : a;
+}
+
+static void dir_merge(struct sum_dir *a, const struct sum_dir *b)
+{
+	/* Minima only of the parts that saw what they are minima of. */
+	if (b->data_packets && (!a->data_packets || b->min_payload < a->min_payload))
+		a->min_payload = b->min_payload;
+	if (b->packets && (!a->packets || b->min_window < a->min_window))
+		a->min_window = b->min_window;
+#define SUM_ADD(f) a->f += b->f;
+	SUM_ADD(packets) SUM_ADD(ip_bytes) SUM_ADD(data_packets) SUM_ADD(payload_bytes);
+	SUM_ADD(unique_bytes) SUM_ADD(pure_acks) SUM_ADD(retrans) SUM_ADD(retrans_bytes);
+	SUM_ADD(fast_retrans) SUM_ADD(rto_retrans) SUM_ADD(tlp_retrans) SUM_ADD(tlp_new_data);
+	SUM_ADD(spurious_retrans) SUM_ADD(spurious_dsack) SUM_ADD(lost_upstream);
+	SUM_ADD(out_of_order) SUM_ADD(fills_undecided) SUM_ADD(lost_segments) SUM_ADD(dup_acks);
+	SUM_ADD(ack_reordering) SUM_ADD(zero_windows) SUM_ADD(window_full) SUM_ADD(keepalives);
+	SUM_ADD(acked_unseen) SUM_ADD(unseen_bytes) SUM_ADD(sack_acks) SUM_ADD(dsack_blocks);
+	SUM_ADD(oversize) SUM_ADD(new_acks) SUM_ADD(syn) SUM_ADD(fin) SUM_ADD(rst);
+#undef SUM_ADD
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++) {
+		a->ooo_by[k] += b->ooo_by[k];
+		a->lost_upstream_by[k] += b->lost_upstream_by[k];
+	}
+	if (b->max_in_flight > a->max_in_flight)
+		a->max_in_flight = b->max_in_flight;
+	if (b->max_payload > a->max_payload)
+		a->max_payload = b->max_payload;
+	if (b->max_window > a->max_window)
+		a->max_window = b->max_window;
+	/* What the SYNs said comes from the part that saw them. */
+	if (!a->mss)
+		a->mss = b->mss;
+	if (a->wscale < 0)
+		a->wscale = b->wscale;
+	if (!a->isn_known) {
+		a->isn = b->isn;
+		a->isn_known = b->isn_known;
+	}
+	rtt_merge(&a->rtt, &b->rtt);
+	rtt_merge(&a->rtt_ts, &b->rtt_ts);
+	a->first_ts = ts_min(a->first_ts, b->first_ts);
+	a->last_ts = ts_max(a->last_ts, b->last_ts);
+	a->first_data_ts = ts_min(a->first_data_ts, b->first_data_ts);
+	a->last_data_ts = ts_max(a->last_data_ts, b->last_data_ts);
+}
+
+void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b)
+{
+	a->roles_from_syn |= b->roles_from_syn;
+	a->last_ts = b->last_ts;
+	a->last_input = b->last_input;
+	a->last_frame = b->last_frame;
+	a->state = b->state;
+	a->wscale_known |= b->wscale_known;
+	a->sack_permitted |= b->sack_permitted;
+	a->timestamps |= b->timestamps;
+	if (a->handshake_rtt_ns < 0)
+		a->handshake_rtt_ns = b->handshake_rtt_ns;
+	a->queue_mask |= b->queue_mask;
+	a->queues_known |= b->queues_known;
+	a->queues_overflow |= b->queues_overflow;
+	a->evicted = b->evicted;
+	a->evicted_and_resumed = true;
+	a->det = b->det;
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		dir_merge(&a->dir[k], &b->dir[k]);
 }

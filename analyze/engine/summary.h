@@ -61,51 +61,83 @@ enum sum_retrans_kind {
  * Statistics of one direction: segments sent by this side, and what the
  * other side's ACKs said about them. Counters follow the rules documented in
  * analyze/engine/tcp.c and tcpsift(1) ("PER-DIRECTION STATISTICS").
+ *
+ * Two groups, by how often the engine touches them: the hot ones nearly
+ * every segment moves (and every connection has; dup and SACK ACKs come
+ * in runs), the cold ones only retransmissions, gaps, windows and the
+ * like do. A live
+ * connection (struct tcp_half) keeps the hot group in place and the cold
+ * one in a pooled block taken on its first use; struct sum_dir, what
+ * reporters see, is both (by name, or as .hot and .cold).
  */
-struct sum_dir {
-	uint64_t packets;	/* TCP segments sent by this side */
-	uint64_t ip_bytes;	/* IP length on the wire of those */
-	uint64_t data_packets;	/* segments with payload (not keep-alives) */
-	uint64_t payload_bytes; /* all payload bytes, retransmissions included */
-	uint64_t unique_bytes;	/* snd_nxt - ISN: distinct sequence space sent */
-	uint64_t pure_acks;	/* no payload, no SYN/FIN/RST */
-	uint64_t retrans;	/* retransmitted segments (all kinds) */
-	uint64_t retrans_bytes;
-	uint64_t fast_retrans; /* after >= 3 dup ACKs or within SACK recovery */
-	uint64_t rto_retrans;  /* after a silence >= the estimated RTO */
-	uint64_t tlp_retrans;  /* tail-loss probes (RFC 8985): highest segment, no loss signal */
-	uint64_t tlp_new_data; /* ... probes with new data: >= 2 segments in flight, no ACK */
-	uint64_t spurious_retrans; /* bytes already cumulatively ACKed, or D-SACKed later */
-	uint64_t spurious_dsack;   /* ... of which proven by a later D-SACK (RFC 2883, 3708) */
-	uint64_t lost_upstream;	   /* retransmissions filling a gap: original lost before capture */
-	uint64_t out_of_order;	   /* never-seen bytes below snd_nxt sent *before* it */
-	uint64_t ooo_by[SUM_BY_COUNT];		 /* out_of_order by what decided it */
-	uint64_t lost_upstream_by[SUM_BY_COUNT]; /* lost_upstream by what decided it */
-	uint64_t fills_undecided; /* gap fills neither rule could decide (see tcp.c) */
-	uint64_t lost_segments;	  /* a gap opened: "previous segment not captured" */
-	uint64_t dup_acks;	  /* duplicate ACKs this side sent */
-	uint64_t ack_reordering;  /* cumulative ACKs this side sent that went backwards */
-	uint64_t zero_windows;	  /* segments advertising a zero window */
-	uint64_t window_full;	  /* segments that filled the peer's advertised window */
-	uint64_t keepalives;
-	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */
-	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */
-	uint64_t sack_acks;    /* ACKs this side sent carrying SACK blocks */
-	uint64_t dsack_blocks; /* D-SACK blocks this side sent (RFC 2883) */
-	uint64_t oversize;     /* payload larger than the peer's MSS (GSO/TSO/GRO) */
-	uint64_t new_acks;     /* ACKs this side sent that advanced the cumulative ACK */
-	uint64_t syn, fin, rst;
-	uint64_t max_in_flight;		     /* max snd_nxt - snd_una seen at a data segment */
-	uint32_t mss;			     /* MSS this side announced in its SYN (0: unknown) */
-	int8_t wscale;			     /* window shift it announced (-1: none/unknown) */
-	uint32_t min_payload, max_payload;   /* of data segments */
-	uint64_t min_window, max_window;     /* advertised receive window, scaled if known */
-	struct sum_rtt rtt;		     /* data -> covering ACK, Karn's rule */
-	struct sum_rtt rtt_ts;		     /* TSval -> first TSecr echo */
-	int64_t first_ts, last_ts;	     /* ns; 0 if no packet */
-	int64_t first_data_ts, last_data_ts; /* ns; 0 if no data */
-	uint32_t isn;
+#define SUM_DIR_HOT_FIELDS                                                                         \
+	uint64_t packets;	/* TCP segments sent by this side */                               \
+	uint64_t ip_bytes;	/* IP length on the wire of those */                               \
+	uint64_t data_packets;	/* segments with payload (not keep-alives) */                      \
+	uint64_t payload_bytes; /* all payload bytes, retransmissions included */                  \
+	uint64_t unique_bytes;	/* snd_nxt - ISN: distinct sequence space sent */                  \
+	uint64_t pure_acks;	/* no payload, no SYN/FIN/RST */                                   \
+	uint64_t new_acks;	/* ACKs this side sent that advanced the cumulative ACK */         \
+	uint64_t oversize;	/* payload larger than the peer's MSS (GSO/TSO/GRO) */             \
+	uint64_t dup_acks;	/* duplicate ACKs this side sent */                                \
+	uint64_t sack_acks;	/* ACKs this side sent carrying SACK blocks */                     \
+	uint64_t syn, fin, rst;                                                                    \
+	uint64_t max_in_flight;		     /* max snd_nxt - snd_una seen at a data segment */    \
+	uint32_t mss;			     /* MSS this side announced in its SYN (0: unknown) */ \
+	int8_t wscale;			     /* window shift it announced (-1: none/unknown) */    \
+	uint32_t min_payload, max_payload;   /* of data segments */                                \
+	uint64_t min_window, max_window;     /* advertised receive window, scaled if known */      \
+	struct sum_rtt rtt;		     /* data -> covering ACK, Karn's rule */               \
+	struct sum_rtt rtt_ts;		     /* TSval -> first TSecr echo */                       \
+	int64_t first_ts, last_ts;	     /* ns; 0 if no packet */                              \
+	int64_t first_data_ts, last_data_ts; /* ns; 0 if no data */                                \
+	uint32_t isn;                                                                              \
 	bool isn_known;
+
+#define SUM_DIR_COLD_FIELDS                                                                        \
+	uint64_t retrans; /* retransmitted segments (all kinds) */                                 \
+	uint64_t retrans_bytes;                                                                    \
+	uint64_t fast_retrans; /* after >= 3 dup ACKs or within SACK recovery */                   \
+	uint64_t rto_retrans;  /* after a silence >= the estimated RTO */                          \
+	uint64_t tlp_retrans;  /* tail-loss probes (RFC 8985): highest segment, no loss signal */  \
+	uint64_t tlp_new_data; /* ... probes with new data: >= 2 segments in flight, no ACK */     \
+	uint64_t spurious_retrans; /* bytes already cumulatively ACKed, or D-SACKed later */       \
+	uint64_t spurious_dsack;   /* ... of which proven by a later D-SACK (RFC 2883, 3708) */    \
+	uint64_t lost_upstream; /* retransmissions filling a gap: original lost before capture */  \
+	uint64_t out_of_order;	/* never-seen bytes below snd_nxt sent *before* it */              \
+	uint64_t ooo_by[SUM_BY_COUNT];		 /* out_of_order by what decided it */             \
+	uint64_t lost_upstream_by[SUM_BY_COUNT]; /* lost_upstream by what decided it */            \
+	uint64_t fills_undecided; /* gap fills neither rule could decide (see tcp.c) */            \
+	uint64_t lost_segments;	  /* a gap opened: "previous segment not captured" */              \
+	uint64_t ack_reordering;  /* cumulative ACKs this side sent that went backwards */         \
+	uint64_t zero_windows;	  /* segments advertising a zero window */                         \
+	uint64_t window_full;	  /* segments that filled the peer's advertised window */          \
+	uint64_t keepalives;                                                                       \
+	uint64_t acked_unseen; /* peer ACKs covering this side's bytes never captured */           \
+	uint64_t unseen_bytes; /* bytes of this side ACKed but never captured */                   \
+	uint64_t dsack_blocks; /* D-SACK blocks this side sent (RFC 2883) */
+
+struct sum_dir_hot {
+	SUM_DIR_HOT_FIELDS
+};
+
+struct sum_dir_cold {
+	SUM_DIR_COLD_FIELDS
+};
+
+struct sum_dir {
+	union {
+		struct {
+			SUM_DIR_HOT_FIELDS
+		};
+		struct sum_dir_hot hot;
+	};
+	union {
+		struct {
+			SUM_DIR_COLD_FIELDS
+		};
+		struct sum_dir_cold cold;
+	};
 };
 
 enum sum_state {
@@ -147,7 +179,8 @@ struct sum_det {
 	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */     \
 	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
-	bool evicted; /* ended by --max-flows pressure, not by FIN/RST/idle/end */                 \
+	bool evicted; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */       \
+	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */       \
 	struct sum_det det;
 
 struct sum_conn_ident {
@@ -266,6 +299,17 @@ static inline void sum_emit(const struct sum_sink *sink, const struct sum_event 
 	if (fn)
 		fn(sink->ctx, e);
 }
+
+/*
+ * Join b, the part of a connection that resumed after an eviction
+ * (b->evicted_and_resumed), into a, the part before it (same id, ended
+ * earlier): counters add up; minima, maxima and RTT samples combine; the
+ * first packet and what the SYNs said come from a, the last packet, the
+ * state and whether it was evicted again from b. The detectors' results
+ * are b's (their events of both parts were delivered as they came). The
+ * result is marked evicted_and_resumed.
+ */
+void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b);
 
 const char *sum_state_name(enum sum_state s);
 const char *sum_dir_name(unsigned dir); /* "c2s", "s2c" */

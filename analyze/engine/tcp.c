@@ -65,15 +65,21 @@ static bool ports_look_like_server(uint16_t port, uint16_t other)
 	return port < other;
 }
 
-void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
+/* roles: 1 the source is the client, 0 the server, -1 decide from d. */
+static void conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		      const struct pkt *p, int roles)
 {
 	memset(c, 0, sizeof(*c));
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		c->half[k].sent_cap = c->half[k].tsring_cap = TCP_RING_MIN;
 	struct sum_conn_ident *i = &c->info;
 	const struct dec_tcp *t = &d->tcp;
 	bool src_is_client;
 
 	i->id = id;
-	if ((t->flags & (DEC_TH_SYN | DEC_TH_ACK)) == DEC_TH_SYN) {
+	if (roles >= 0) {
+		src_is_client = roles;
+	} else if ((t->flags & (DEC_TH_SYN | DEC_TH_ACK)) == DEC_TH_SYN) {
 		src_is_client = true;
 		i->roles_from_syn = true;
 	} else if ((t->flags & (DEC_TH_SYN | DEC_TH_ACK)) == (DEC_TH_SYN | DEC_TH_ACK)) {
@@ -102,6 +108,18 @@ void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, 
 		c->half[k].st.wscale = -1;
 		c->hs_loop_ns[k] = -1;
 	}
+}
+
+void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d, const struct pkt *p)
+{
+	conn_init(c, id, d, p, -1);
+}
+
+void tcp_conn_resume(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		     const struct pkt *p, bool src_is_client)
+{
+	conn_init(c, id, d, p, src_is_client);
+	c->info.evicted_and_resumed = true;
 }
 
 enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d)
@@ -225,14 +243,14 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
 		/* R acknowledges bytes beyond any S was seen sending: a gap too. */
-		tcp_hole_open(o, o->snd_nxt, ack, p, o->st.data_packets, NULL);
+		tcp_hole_open(o, tp, o->snd_nxt, ack, p, o->st.data_packets, NULL);
 		advance_nxt(o, ack);
 	}
 	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
 	 * gap): R got them, so the capture lost them (Wireshark: "ACKed
 	 * segment that wasn't captured"). */
 	if (o->nholes && tcp_holes_acked(c, odir, ack, p, sink)) {
-		o->st.acked_unseen++;
+		tcp_cold(c, o)->acked_unseen++;
 		c->seg.kind |= TCP_SEG_ACKED_UNSEEN;
 	}
 
@@ -251,7 +269,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		if (o->npending)
 			tcp_pending_acked(c, odir, ack, p->ts_ns);
 	} else if (seq_lt(ack, o->snd_una)) {
-		h->st.ack_reordering++;
+		tcp_cold(c, h)->ack_reordering++;
 		c->seg.kind |= TCP_SEG_ACK_REORDERED;
 	}
 
@@ -286,7 +304,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 						seq_le(b[0].right, b[1].right));
 		if (dsack) {
 			struct sum_event e;
-			h->st.dsack_blocks++;
+			tcp_cold(c, h)->dsack_blocks++;
 			c->seg.kind |= TCP_SEG_DSACK;
 			event_init(&e, SUM_EV_DSACK, c, odir, p);
 			e.bytes = b[0].right - b[0].left;
@@ -332,7 +350,7 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	c->seg.window = win;
 
 	if (t->window == 0 && !syn_fin_rst) {
-		h->st.zero_windows++;
+		tcp_cold(c, h)->zero_windows++;
 		c->seg.kind |= TCP_SEG_ZERO_WINDOW;
 		if (!h->in_zero_window) {
 			h->in_zero_window = true;
@@ -412,7 +430,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	 * zero-window probe, the same packet) carries no byte at all. */
 	if (len <= 1 && !(t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST)) &&
 	    seq == h->snd_nxt - 1) {
-		h->st.keepalives++;
+		tcp_cold(c, h)->keepalives++;
 		h->keepalive_pending = true;
 		c->seg.kind |= TCP_SEG_KEEPALIVE;
 		return;
@@ -449,7 +467,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		c->seg.kind |= TCP_SEG_NEW_DATA;
 		if (seq_gt(seq, h->snd_nxt)) {
 			c->seg.kind |= TCP_SEG_OPENED_GAP;
-			h->st.lost_segments++;
+			tcp_cold(c, h)->lost_segments++;
 			if (sink && sink->frame) {
 				struct sum_event e;
 				event_init(&e, SUM_EV_CAPTURE_GAP, c, dir, p);
@@ -458,11 +476,11 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				sum_emit(sink, &e);
 			}
 			clock_of(&clk, d);
-			tcp_hole_open(h, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0),
+			tcp_hole_open(h, tp, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0),
 				      &clk);
 		}
 		if (len && probe_with_new_data(c, dir, gap)) {
-			h->st.tlp_new_data++;
+			tcp_cold(c, h)->tlp_new_data++;
 			c->seg.kind |= TCP_SEG_TLP;
 			if (sink && sink->frame) {
 				struct sum_event e;
@@ -481,7 +499,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
-		uint32_t unseen = h->nholes ? tcp_holes_fill(h, seq, seq + span, &hole) : 0;
+		uint32_t unseen = h->nholes ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
 		/* Judged before snd_nxt moves: a probe re-sends the highest. */
 		uint32_t why = tcp_retrans_why(c, dir, prm, seq, end, gap);
 
@@ -506,7 +524,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	if (len && r->have_last_ack && c->info.wscale_known &&
 	    (uint64_t)(uint32_t)(seq + len - r->last_ack) ==
 		scaled_window(c, r, r->last_win_raw, false))
-		h->st.window_full++;
+		tcp_cold(c, h)->window_full++;
 
 	if (h->have_una) {
 		uint64_t inflight = (uint32_t)(h->snd_nxt - h->snd_una);
@@ -523,6 +541,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	struct tcp_half *h = &c->half[dir];
 	struct sum_conn_ident *i = &c->info;
 
+	c->tp = tp;
 	/* Verdicts that waited for later packets (undecided fills, D-SACKs). */
 	if (c->next_settle && p->ts_ns >= c->next_settle)
 		tcp_settle(c, p->ts_ns, sink);
@@ -645,7 +664,11 @@ void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		const struct tcp_half *h = &c->half[dir];
-		out->dir[dir] = h->st;
+		out->dir[dir].hot = h->st;
+		if (h->cold)
+			out->dir[dir].cold = *h->cold;
+		else
+			memset(&out->dir[dir].cold, 0, sizeof(out->dir[dir].cold));
 		/* SYN and FIN take sequence space but carry no bytes. */
 		uint64_t *u = &out->dir[dir].unique_bytes;
 		*u -= (h->syn_seen && *u) ? 1 : 0;

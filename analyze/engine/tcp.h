@@ -28,9 +28,21 @@
 
 #define TCP_SENT_RING 32 /* outstanding segments remembered for RTT (Karn) */
 #define TCP_TS_RING   16 /* TSvals remembered for TSecr RTT samples */
-#define TCP_MAX_HOLES 64 /* unseen ranges tracked per direction (beyond: a hull) */
-#define TCP_PENDING   8	 /* undecided gap fills awaiting a second copy, per direction */
-#define TCP_RTX_RING  64 /* recent retransmissions a D-SACK may still prove spurious */
+/* The rings above start with TCP_RING_MIN entries and double (a block of
+ * the next pool size class, the entries copied) only when a direction has
+ * that many: most connections never have 32 segments in flight or send 16
+ * distinct TSvals. Size class k holds TCP_RING_MIN << k entries. */
+#define TCP_RING_MIN	 4
+#define TCP_SENT_CLASSES 4 /* 4, 8, 16, 32 */
+#define TCP_TS_CLASSES	 3 /* 4, 8, 16 */
+/* The gap, pending-fill and retransmission tables grow the same way,
+ * up to TCP_MAX_HOLES, TCP_PENDING and TCP_RTX_RING (powers of two). */
+#define TCP_HOLE_CLASSES    5  /* 4 .. 64 */
+#define TCP_PENDING_CLASSES 2  /* 4, 8 */
+#define TCP_RTX_CLASSES	    5  /* 4 .. 64 */
+#define TCP_MAX_HOLES	    64 /* unseen ranges tracked per direction (beyond: a hull) */
+#define TCP_PENDING	    8  /* undecided gap fills awaiting a second copy, per direction */
+#define TCP_RTX_RING	    64 /* recent retransmissions a D-SACK may still prove spurious */
 
 struct tcp_params {
 	int64_t rto_min_ns;	   /* floor of the RTO estimate (Linux TCP_RTO_MIN: 200 ms) */
@@ -112,31 +124,52 @@ struct tcp_sent {
 	int64_t ts;
 };
 
-struct tcp_tsrec {
+/* 12 bytes, not 16: a ring of them per direction of every connection
+ * with timestamps, most of them idle (whether it was echoed: a bit of
+ * tcp_half.tsring_echoed). */
+struct __attribute__((packed, aligned(4))) tcp_tsrec {
 	uint32_t tsval;
-	bool echoed;
 	int64_t ts;
 };
 
 /*
- * Where the per-direction rings (tcp_half.sent, .tsring) come from: one
- * pool of fixed-size blocks each, owned by whoever owns the connections
- * (the engine), as struct det_pools for the detectors' cold state.
+ * Where the per-direction rings (tcp_half.sent, .tsring) and cold counters
+ * come from: pools of fixed-size blocks, one per size class, owned by
+ * whoever owns the connections (the engine), as struct det_pools for the
+ * detectors' cold state.
  */
 struct tcp_pools {
-	struct pool *sent;   /* struct tcp_sent[TCP_SENT_RING] */
-	struct pool *tsring; /* struct tcp_tsrec[TCP_TS_RING] */
+	struct pool *sent[TCP_SENT_CLASSES];	   /* struct tcp_sent[TCP_RING_MIN << k] */
+	struct pool *tsring[TCP_TS_CLASSES];	   /* struct tcp_tsrec[TCP_RING_MIN << k] */
+	struct pool *holes[TCP_HOLE_CLASSES];	   /* struct tcp_hole[TCP_RING_MIN << k] */
+	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
+	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
+	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
+	/* Not a pool: the late original of the segment just processed, read
+	 * through tcp_seg_late(). One per engine, not per connection: only
+	 * the detectors of that same segment read it. */
+	struct tcp_late late;
+	/* Where a cold counter goes when no block could be had: counted as
+	 * failed, its value is lost (a connection's pointer never points here). */
+	struct sum_dir_cold cold_lost;
 };
 
 /* Create the pools (0), or -1 when out of memory (nothing left allocated). */
 int tcp_pools_init(struct tcp_pools *tp);
 /* Free the pools and every block in them; a zeroed struct is a no-op. */
 void tcp_pools_free(struct tcp_pools *tp);
-/* pool_get() calls of the pools that found no memory (samples not taken). */
+/* pool_get() calls of the pools that found no memory (samples or counts
+ * not taken). */
 uint64_t tcp_pools_failed(const struct tcp_pools *tp);
+/* Bytes of the blocks handed out (what --max-memory counts of the pools). */
+size_t tcp_pools_bytes(const struct tcp_pools *tp);
 
 struct tcp_half {
-	struct sum_dir st; /* exported statistics */
+	struct sum_dir_hot st; /* exported statistics, the hot ones */
+	/* The cold ones: NULL until this direction first counts one (most
+	 * never do; tcp_cold()), from struct tcp_pools; tcp_conn_release()
+	 * returns it, tcp_summarize() reads NULL as zeros. */
+	struct sum_dir_cold *cold;
 
 	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
 	uint32_t snd_una; /* highest cumulative ACK from the peer */
@@ -173,21 +206,28 @@ struct tcp_half {
 	 * this side has sequence space in flight (back to the pool when the
 	 * peer ACKs all of it: an idle connection holds none), tsring from
 	 * its first TSval on. NULL: none (or no memory: no samples).
-	 * tcp_conn_release() returns them. */
-	struct tcp_sent *sent;	  /* TCP_SENT_RING, from sent_head */
-	struct tcp_tsrec *tsring; /* TCP_TS_RING, next slot tsring_head */
-	uint8_t sent_head, sent_len;
-	uint8_t tsring_head;
-	/* Gaps, undecided fills and recent retransmissions: arrays allocated
-	 * the first time this direction has any (most never do), grown by
-	 * doubling from 4 up to TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING;
-	 * tcp_conn_release() frees them. rtx is a ring from rtx_head. */
+	 * tcp_conn_release() returns them. Their sizes (*_cap entries, a
+	 * size class: TCP_RING_MIN from tcp_conn_init() on) grow when full;
+	 * sent_cap stays when the ring goes back, so the next flight starts
+	 * at the size the last one needed. (Entries, not classes: the
+	 * per-segment code then needs no variable shift.) */
+	struct tcp_sent *sent;	  /* a FIFO from sent_head */
+	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
+	uint8_t sent_head, sent_len, sent_cap;
+	uint8_t tsring_head, tsring_cap;
+	uint16_t tsring_echoed; /* bit k: slot k's TSval was echoed (TCP_TS_RING <= 16) */
+	/* Gaps, undecided fills and recent retransmissions: arrays from
+	 * struct tcp_pools the first time this direction has any (most never
+	 * do), moved to the next size class when full, from 4 up to
+	 * TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING; tcp_conn_release()
+	 * returns them. rtx is a ring from rtx_head. */
 	struct tcp_hole *holes;
 	struct tcp_pending *pending;
 	struct tcp_rtx *rtx;
 	uint8_t cap_holes, cap_pending, cap_rtx;
 	uint8_t nholes;
 	uint32_t hole_overflow; /* gaps not tracked because the table was full */
+	uint32_t grow_failed;	/* table growths (gaps, fills, retransmissions) out of memory */
 	/* The hull of the gaps not tracked: below snd_nxt, what fills them
 	 * cannot be told from a retransmission of seen bytes. */
 	uint32_t hull_lo, hull_hi;
@@ -276,9 +316,7 @@ struct tcp_conn {
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
-	/* With TCP_SEG_OOO in seg.kind: this segment, the late original; with
-	 * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now. */
-	struct tcp_late late;
+	/* (The late original of this segment: tcp_seg_late().) */
 	/* The earliest a waiting verdict (an undecided fill, a retransmission
 	 * awaiting a D-SACK) may be final: packets before it skip the check. */
 	int64_t next_settle;
@@ -289,6 +327,9 @@ struct tcp_conn {
 	/* From the capture point to each side and back, from the handshake
 	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
 	int64_t hs_loop_ns[SUM_DIR_COUNT];
+	/* The pools tcp_segment() was given (the cold counters' blocks come
+	 * from there where no pools are passed); NULL before the first segment. */
+	struct tcp_pools *tp;
 	struct det_states det; /* cold: last */
 };
 
@@ -299,6 +340,14 @@ struct tcp_conn {
  */
 void tcp_conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
 		   const struct pkt *p);
+
+/*
+ * The same for a connection the flow table evicted and now resumes
+ * (flow_lookup() FLOW_RESUMED): its old id and roles, state as for a
+ * capture started mid-connection, marked evicted_and_resumed.
+ */
+void tcp_conn_resume(struct tcp_conn *c, uint64_t id, const struct dec_packet *d,
+		     const struct pkt *p, bool src_is_client);
 
 /* Which direction a decoded packet of this connection travels. */
 enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *d);
@@ -358,10 +407,18 @@ static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id di
 /* Smallest RTT sample of dir's data (ACK-based, else TSecr-based); -1 if none. */
 static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	const struct sum_dir *s = &c->half[dir].st;
+	const struct sum_dir_hot *s = &c->half[dir].st;
 	if (s->rtt.n)
 		return s->rtt.min_ns;
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
+}
+
+/* With TCP_SEG_OOO in c->seg.kind: this segment, the late original; with
+ * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now.
+ * Valid during the detector calls of that segment only. */
+static inline const struct tcp_late *tcp_seg_late(const struct tcp_conn *c)
+{
+	return &c->tp->late;
 }
 
 /* Relative sequence of an absolute one in dir's sequence space. */
@@ -373,10 +430,22 @@ static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir
 /* FIN seen both ways, or a RST. */
 bool tcp_is_closed(const struct tcp_conn *c);
 
+/* A handshake that never completed and carried no data (a SYN flood's
+ * connections): the cheapest to evict. */
+static inline bool tcp_is_half_open(const struct tcp_conn *c)
+{
+	return !c->handshake_done && (c->half[0].syn_seen || c->half[1].syn_seen) &&
+	       !c->half[0].st.data_packets && !c->half[1].st.data_packets;
+}
+
 /* Free what c allocated on first need (tcp_half's holes, pending, rtx) and
  * return its rings to tp, the pools tcp_segment() took them from; c may be
  * reused after tcp_conn_init(). Idempotent. */
 void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp);
+
+/* Growths of c's tables (gaps, pending fills, retransmissions) that found
+ * no memory. (Their bytes are the pools': tcp_pools_bytes.) */
+uint64_t tcp_conn_grow_failed(const struct tcp_conn *c);
 
 /* Close open episodes (zero window) at the end of the connection. */
 void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink);

@@ -169,10 +169,10 @@ static void note_late(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_
 {
 	struct tcp_half *h = &c->half[dir];
 
-	h->st.out_of_order++;
-	h->st.ooo_by[l->by < SUM_BY_COUNT ? l->by : SUM_BY_TIMING]++;
+	tcp_cold(c, h)->out_of_order++;
+	tcp_cold(c, h)->ooo_by[l->by < SUM_BY_COUNT ? l->by : SUM_BY_TIMING]++;
 	c->seg.kind |= seg_flag;
-	c->late = *l;
+	c->tp->late = *l;
 	late_emit(c, dir, l, sink);
 }
 
@@ -189,7 +189,7 @@ void tcp_pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
 	struct tcp_half *h = &c->half[dir];
 	const struct tcp_late *l = &h->pending[k].late;
 
-	h->st.fills_undecided++;
+	tcp_cold(c, h)->fills_undecided++;
 	if (sink && sink->frame) {
 		struct sum_event e;
 		frame_init(&e, SUM_EV_FILL_UNDECIDED, c, dir, l->ts, l->frame, l->input);
@@ -210,9 +210,9 @@ static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
 
 	if (h->npending == TCP_PENDING)
 		tcp_pending_undecided(c, dir, 0, sink);
-	if (!tcp_room((void **)&h->pending, h->npending, &h->cap_pending, sizeof(*h->pending),
-		      TCP_PENDING)) {
-		h->st.fills_undecided++; /* no memory to wait for a second copy */
+	if (!tcp_room(c->tp->pending, (void **)&h->pending, h->npending, &h->cap_pending,
+		      sizeof(*h->pending), TCP_PENDING, &h->grow_failed)) {
+		tcp_cold(c, h)->fills_undecided++; /* no memory to wait for a second copy */
 		return;
 	}
 	struct tcp_pending *q = &h->pending[h->npending++];
@@ -345,7 +345,7 @@ __attribute__((noinline)) void tcp_hull_fill(struct tcp_conn *c, enum sum_dir_id
 {
 	struct tcp_half *h = &c->half[dir];
 
-	h->st.fills_undecided++;
+	tcp_cold(c, h)->fills_undecided++;
 	c->seg.kind |= TCP_SEG_UNDECIDED;
 	if (sink && sink->frame) {
 		struct sum_event e;
@@ -378,8 +378,8 @@ __attribute__((noinline)) bool tcp_late_after_retrans(struct tcp_conn *c, enum s
 		if (clock_order(clk, &x->clk, ipid_trusted(h), &by) >= 0)
 			return false;
 		x->filled_gap = false;
-		h->st.lost_upstream--;
-		h->st.lost_upstream_by[x->by < SUM_BY_COUNT ? x->by : SUM_BY_TIMING]--;
+		tcp_cold(c, h)->lost_upstream--;
+		tcp_cold(c, h)->lost_upstream_by[x->by < SUM_BY_COUNT ? x->by : SUM_BY_TIMING]--;
 		struct tcp_late l = {
 		    .ts = p->ts_ns,
 		    .gap_ts = x->gap_ts,
@@ -441,8 +441,8 @@ __attribute__((noinline)) void tcp_fill_gap(struct tcp_conn *c, enum sum_dir_id 
 		 * have shown instead). */
 		tcp_note_retrans(c, dir, p, seq, end, len, why,
 				 &(struct tcp_gapfill){.by = by, .clk = clk, .hole = hole}, sink);
-		h->st.lost_upstream++;
-		h->st.lost_upstream_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
+		tcp_cold(c, h)->lost_upstream++;
+		tcp_cold(c, h)->lost_upstream_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
 		break;
 	case TCP_FILL_UNDECIDED:
 		c->seg.kind |= TCP_SEG_UNDECIDED;

@@ -5,39 +5,75 @@
 #include "analyze/engine/tcp_int.h"
 
 /* ---- the per-direction tables' memory (struct tcp_half) ----
- * The RTT rings have one size: blocks of struct tcp_pools. The gap,
+ * The RTT rings: blocks of struct tcp_pools by size class. The gap,
  * pending-fill and retransmission tables grow: tcp_room(). Both are
  * allocated on first need and go back in tcp_conn_release(). */
 
 /*
  * Room for one more element in *arr (n used of *cap, each size bytes):
  * allocated on first need, doubled from 4 up to max. false when it is full
- * at max or memory ran out (the caller then tracks nothing more, and says
- * so). A growth is rare: a handful per direction at most.
+ * at max or memory ran out (counted in *failed; the caller then tracks
+ * nothing more, and says so). A growth is rare: a handful per direction at most.
  */
-bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max)
+bool tcp_room(struct pool *const *pools, void **arr, uint8_t n, uint8_t *cap, size_t size,
+	      unsigned max, uint32_t *failed)
 {
 	if (n < *cap)
 		return true;
 	if (*cap >= max)
 		return false;
-	unsigned want = *cap ? 2u * *cap : 4u;
-	if (want > max)
-		want = max;
-	void *p = realloc(*arr, want * size);
-	if (!p)
+	unsigned want = *cap ? 2u * *cap : TCP_RING_MIN;
+	void *p = pool_get_raw(pools[tcp_cls(want)]);
+	if (!p) {
+		++*failed;
 		return false;
+	}
+	if (*arr) {
+		memcpy(p, *arr, n * size);
+		pool_put(pools[tcp_cls(*cap)], *arr);
+	}
 	*arr = p;
 	*cap = (uint8_t)want;
 	return true;
 }
 
+void tcp_table_put(struct pool *const *pools, void **arr, uint8_t *cap)
+{
+	if (*arr)
+		pool_put(pools[tcp_cls(*cap)], *arr);
+	*arr = NULL;
+	*cap = 0;
+}
+
+_Static_assert((TCP_RING_MIN << (TCP_HOLE_CLASSES - 1)) == TCP_MAX_HOLES, "hole classes");
+_Static_assert(TCP_TS_RING <= 16, "tcp_half.tsring_echoed has a bit per slot");
+_Static_assert((TCP_RING_MIN << (TCP_TS_CLASSES - 1)) == TCP_TS_RING, "TSval ring classes");
+_Static_assert((TCP_RING_MIN << (TCP_SENT_CLASSES - 1)) == TCP_SENT_RING, "sent ring classes");
+_Static_assert((TCP_RING_MIN << (TCP_PENDING_CLASSES - 1)) == TCP_PENDING, "pending classes");
+_Static_assert((TCP_RING_MIN << (TCP_RTX_CLASSES - 1)) == TCP_RTX_RING, "rtx classes");
+
 int tcp_pools_init(struct tcp_pools *tp)
 {
+	bool ok = true;
+
 	memset(tp, 0, sizeof(*tp));
-	tp->sent = pool_new(TCP_SENT_RING * sizeof(struct tcp_sent), 0);
-	tp->tsring = pool_new(TCP_TS_RING * sizeof(struct tcp_tsrec), 0);
-	if (!tp->sent || !tp->tsring) {
+	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
+		ok &= (tp->sent[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_sent), 0)) !=
+		      NULL;
+	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
+		ok &= (tp->tsring[k] =
+			   pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_tsrec), 0)) != NULL;
+	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++)
+		ok &= (tp->holes[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_hole), 0)) !=
+		      NULL;
+	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++)
+		ok &= (tp->pending[k] =
+			   pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_pending), 0)) != NULL;
+	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++)
+		ok &= (tp->rtx[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_rtx), 0)) !=
+		      NULL;
+	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
+	if (!ok) {
 		tcp_pools_free(tp);
 		return -1;
 	}
@@ -46,36 +82,138 @@ int tcp_pools_init(struct tcp_pools *tp)
 
 void tcp_pools_free(struct tcp_pools *tp)
 {
-	pool_free(tp->sent);
-	pool_free(tp->tsring);
-	tp->sent = tp->tsring = NULL;
+	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++) {
+		pool_free(tp->sent[k]);
+		tp->sent[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_TS_CLASSES; k++) {
+		pool_free(tp->tsring[k]);
+		tp->tsring[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++) {
+		pool_free(tp->holes[k]);
+		tp->holes[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++) {
+		pool_free(tp->pending[k]);
+		tp->pending[k] = NULL;
+	}
+	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++) {
+		pool_free(tp->rtx[k]);
+		tp->rtx[k] = NULL;
+	}
+	pool_free(tp->cold);
+	tp->cold = NULL;
+}
+
+/* Bytes handed out by pools[0, n). */
+static size_t pools_in_use(struct pool *const *pools, unsigned n)
+{
+	size_t bytes = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		if (pools[k])
+			bytes += pool_stats(pools[k])->in_use * pool_stats(pools[k])->block_size;
+	return bytes;
+}
+
+size_t tcp_pools_bytes(const struct tcp_pools *tp)
+{
+	return pools_in_use(tp->sent, TCP_SENT_CLASSES) + pools_in_use(tp->tsring, TCP_TS_CLASSES) +
+	       pools_in_use(tp->holes, TCP_HOLE_CLASSES) +
+	       pools_in_use(tp->pending, TCP_PENDING_CLASSES) +
+	       pools_in_use(tp->rtx, TCP_RTX_CLASSES) + pools_in_use(&tp->cold, 1);
+}
+
+uint64_t tcp_conn_grow_failed(const struct tcp_conn *c)
+{
+	return (uint64_t)c->half[0].grow_failed + c->half[1].grow_failed;
 }
 
 uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 {
 	uint64_t n = 0;
 
-	n += tp->sent ? pool_stats(tp->sent)->failed : 0;
-	n += tp->tsring ? pool_stats(tp->tsring)->failed : 0;
+	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
+		n += tp->sent[k] ? pool_stats(tp->sent[k])->failed : 0;
+	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
+		n += tp->tsring[k] ? pool_stats(tp->tsring[k])->failed : 0;
+	/* The gap, fill and retransmission tables' failures are the
+	 * connections' grow_failed (tcp_conn_grow_failed), not counted here. */
+	n += tp->cold ? pool_stats(tp->cold)->failed : 0;
 	return n;
+}
+
+struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h)
+{
+	if (!h->cold)
+		h->cold = c->tp ? pool_get(c->tp->cold) : NULL;
+	if (!h->cold)
+		return c->tp ? &c->tp->cold_lost : NULL;
+	return h->cold;
+}
+
+bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp)
+{
+	unsigned cap = h->sent_cap;
+
+	/* Unzeroed: only the sent_len entries from sent_head are read, and a
+	 * connection with short flights takes a ring for each. */
+	if (!h->sent)
+		return (h->sent = pool_get_raw(tp->sent[tcp_cls(cap)])) != NULL;
+	if (h->sent_len < cap)
+		return true;
+	struct tcp_sent *to = cap < TCP_SENT_RING ? pool_get_raw(tp->sent[tcp_cls(cap) + 1]) : NULL;
+	if (!to) {
+		/* Full at the largest (or no memory): forget the oldest; its
+		 * sample is lost, not wrong. */
+		h->sent_head = (h->sent_head + 1) & (cap - 1);
+		h->sent_len--;
+		return true;
+	}
+	/* Oldest first from slot 0: the FIFO's order is all that matters. */
+	for (unsigned k = 0; k < h->sent_len; k++)
+		to[k] = h->sent[(h->sent_head + k) & (cap - 1)];
+	pool_put(tp->sent[tcp_cls(cap)], h->sent);
+	h->sent = to;
+	h->sent_head = 0;
+	h->sent_cap = (uint8_t)(2 * cap);
+	return true;
+}
+
+int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp)
+{
+	unsigned cap = h->tsring_cap;
+	struct tcp_tsrec *to = pool_get(tp->tsring[tcp_cls(cap) + 1]);
+
+	if (!to)
+		return -1;
+	/* Same slots (see tsring_add()); the new ones are empty. */
+	memcpy(to, h->tsring, cap * sizeof(*to));
+	pool_put(tp->tsring[tcp_cls(cap)], h->tsring);
+	h->tsring = to;
+	h->tsring_cap = (uint8_t)(2 * cap);
+	return 0;
 }
 
 void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 {
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		struct tcp_half *h = &c->half[k];
-		pool_put(tp->sent, h->sent);
-		pool_put(tp->tsring, h->tsring);
+		if (h->sent)
+			pool_put(tp->sent[tcp_cls(h->sent_cap)], h->sent);
+		if (h->tsring)
+			pool_put(tp->tsring[tcp_cls(h->tsring_cap)], h->tsring);
+		pool_put(tp->cold, h->cold);
 		h->sent = NULL;
 		h->tsring = NULL;
+		h->cold = NULL;
 		h->sent_head = h->sent_len = h->tsring_head = 0;
-		free(h->holes);
-		free(h->pending);
-		free(h->rtx);
-		h->holes = NULL;
-		h->pending = NULL;
-		h->rtx = NULL;
-		h->cap_holes = h->cap_pending = h->cap_rtx = 0;
+		h->tsring_echoed = 0;
+		h->sent_cap = h->tsring_cap = TCP_RING_MIN;
+		tcp_table_put(tp->holes, (void **)&h->holes, &h->cap_holes);
+		tcp_table_put(tp->pending, (void **)&h->pending, &h->cap_pending);
+		tcp_table_put(tp->rtx, (void **)&h->rtx, &h->cap_rtx);
 		h->nholes = h->npending = h->rtx_len = h->rtx_head = 0;
 	}
 }
@@ -90,11 +228,11 @@ static void hole_remove(struct tcp_half *h, unsigned k)
 
 /* data_before: the direction's data segments before the gap appeared. */
 /* opener: the clocks of the segment that opened it, NULL for an ACK. */
-void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
-		   uint64_t data_before, const struct tcp_clock *opener)
+void tcp_hole_open(struct tcp_half *h, struct tcp_pools *tp, uint32_t start, uint32_t end,
+		   const struct pkt *p, uint64_t data_before, const struct tcp_clock *opener)
 {
-	if (!tcp_room((void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
-		      TCP_MAX_HOLES)) {
+	if (!tcp_room(tp->holes, (void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
+		      TCP_MAX_HOLES, &h->grow_failed)) {
 		h->hole_overflow++;
 		h->hull_lo = h->have_hull ? seq_min(h->hull_lo, start) : start;
 		h->hull_hi = h->have_hull ? seq_max(h->hull_hi, end) : end;
@@ -116,7 +254,8 @@ void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struc
  * Remove [seq, end) from the holes. Returns the bytes that were unseen and
  * sets *first to the hole that held the lowest of them (its copy).
  */
-__attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end,
+__attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp_pools *tp,
+						  uint32_t seq, uint32_t end,
 						  struct tcp_hole *first)
 {
 	uint32_t filled = 0;
@@ -147,8 +286,8 @@ __attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t s
 			struct tcp_hole tail = *o;
 			tail.start = hi;
 			o->end = lo;
-			if (tcp_room((void **)&h->holes, h->nholes, &h->cap_holes,
-				     sizeof(*h->holes), TCP_MAX_HOLES))
+			if (tcp_room(tp->holes, (void **)&h->holes, h->nholes, &h->cap_holes,
+				     sizeof(*h->holes), TCP_MAX_HOLES, &h->grow_failed))
 				h->holes[h->nholes++] = tail;
 			else
 				h->hole_overflow++;
@@ -179,7 +318,7 @@ __attribute__((noinline)) uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_
 		uint32_t bytes = hi - o->start;
 		struct sum_event e;
 
-		h->st.unseen_bytes += bytes;
+		tcp_cold(c, h)->unseen_bytes += bytes;
 		covered += bytes;
 		event_init(&e, SUM_EV_CAPTURE_LOSS, c, dir, p);
 		e.ts = o->open_ts;

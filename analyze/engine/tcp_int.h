@@ -49,6 +49,17 @@ enum {
 
 static const int64_t tcp_no_ts = 0; /* an empty tsring slot */
 
+/* Out of line (tcp_holes.c): tcp_cold()'s first use. */
+__attribute__((cold)) struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h);
+
+/* h's cold counters (struct tcp_half.cold), taken from the pools on their
+ * first use; without memory, a scratch block whose counts are lost
+ * (tcp_pools_failed() counts them). */
+static inline struct sum_dir_cold *tcp_cold(struct tcp_conn *c, struct tcp_half *h)
+{
+	return __builtin_expect(h->cold != NULL, 1) ? h->cold : tcp_cold_get(c, h);
+}
+
 /* ---- events ---- */
 
 /* An event of type about dir's data, at packet p (its fields then set by the caller). */
@@ -116,24 +127,31 @@ static inline void srtt_update(struct tcp_half *h, int64_t rtt)
 	h->srtt_ns += (rtt - h->srtt_ns) / 8;
 }
 
+/* The size class of a ring or table of cap (a power of two >= TCP_RING_MIN)
+ * elements: its pool in struct tcp_pools. */
+static inline unsigned tcp_cls(unsigned cap)
+{
+	return (unsigned)__builtin_ctz(cap) - (unsigned)__builtin_ctz(TCP_RING_MIN);
+}
+
+/* Out of line (tcp_holes.c): give h a sent ring with room for one more
+ * (a new one, the next size class, or the oldest forgotten at the
+ * largest); false: no memory, no ring. */
+bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp);
+/* Move h's full TSval ring into a block of the next size class; -1 (the
+ * ring unchanged) when no memory. */
+int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp);
+
 /* A segment of h's side ending at end left at ts: an RTT sample to come.
  * The ring comes from tp when h had nothing in flight (sent_acked() gives
  * an emptied one back); with a ring, a segment costs a pointer test. */
 static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t end, int64_t ts)
 {
-	/* Unzeroed: only the sent_len entries from sent_head are read, and a
-	 * connection with short flights takes a ring for each. */
-	if (__builtin_expect(!h->sent, 0) && !(h->sent = pool_get_raw(tp->sent)))
+	if (__builtin_expect(!h->sent || h->sent_len == h->sent_cap, 0) && !tcp_sent_room(h, tp))
 		return; /* no memory: no sample (tcp_pools_failed() counts it) */
 
-	unsigned idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
+	unsigned idx = (h->sent_head + h->sent_len) & (h->sent_cap - 1u);
 
-	if (h->sent_len == TCP_SENT_RING) {
-		/* Full: forget the oldest; its sample is lost, not wrong. */
-		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
-		h->sent_len--;
-		idx = (h->sent_head + h->sent_len) % TCP_SENT_RING;
-	}
 	h->sent[idx].end = end;
 	h->sent[idx].ts = ts;
 	h->sent[idx].retransmitted = false;
@@ -144,8 +162,10 @@ static inline void sent_push(struct tcp_half *h, struct tcp_pools *tp, uint32_t 
  * (sent_len is 0 without a ring, here and in sent_acked().) */
 static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 {
+	unsigned mask = h->sent_cap - 1u;
+
 	for (unsigned k = 0; k < h->sent_len; k++) {
-		struct tcp_sent *s = &h->sent[(h->sent_head + k) % TCP_SENT_RING];
+		struct tcp_sent *s = &h->sent[(h->sent_head + k) & mask];
 		if (seq_gt(s->end, seq))
 			s->retransmitted = true;
 	}
@@ -158,15 +178,16 @@ static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t ack, int64_t now)
 {
 	int64_t sample = -1;
+	unsigned mask = h->sent_cap - 1u;
 
 	while (h->sent_len) {
 		struct tcp_sent *s = &h->sent[h->sent_head];
 		if (seq_gt(s->end, ack))
 			break;
 		sample = s->retransmitted ? -1 : now - s->ts;
-		h->sent_head = (h->sent_head + 1) % TCP_SENT_RING;
+		h->sent_head = (h->sent_head + 1) & mask;
 		if (!--h->sent_len) {
-			pool_put(tp->sent, h->sent);
+			pool_put(tp->sent[tcp_cls(h->sent_cap)], h->sent);
 			h->sent = NULL;
 			h->sent_head = 0;
 		}
@@ -178,20 +199,28 @@ static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 }
 
 /* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it.
- * The ring comes from tp the first time, as in sent_push(). */
+ * The ring comes from tp the first time, as in sent_push(). Slots fill
+ * from 0 and only the largest class wraps, so a smaller ring is the
+ * largest one's first slots (the rest empty): growing keeps every slot
+ * where it was, and tsring_echo() finds what it would have found. */
 static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t tsval, int64_t ts)
 {
-	if (__builtin_expect(!h->tsring, 0) && !(h->tsring = pool_get(tp->tsring)))
+	if (__builtin_expect(!h->tsring, 0) &&
+	    !(h->tsring = pool_get(tp->tsring[tcp_cls(h->tsring_cap)])))
 		return; /* no memory: no sample */
 
-	unsigned last = (h->tsring_head + TCP_TS_RING - 1) % TCP_TS_RING;
+	unsigned cap = h->tsring_cap;
+	unsigned last = (h->tsring_head + cap - 1) & (cap - 1);
 
 	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
 		return; /* same ms tick: keep the first time it was seen */
+	if (__builtin_expect(h->tsring_head == cap, 0) && tcp_tsring_grow(h, tp) < 0)
+		h->tsring_head = 0; /* no memory: wrap early (older samples lost) */
 	h->tsring[h->tsring_head].tsval = tsval;
 	h->tsring[h->tsring_head].ts = ts;
-	h->tsring[h->tsring_head].echoed = false;
-	h->tsring_head = (h->tsring_head + 1) % TCP_TS_RING;
+	h->tsring_echoed &= (uint16_t) ~(1u << h->tsring_head);
+	if (++h->tsring_head == TCP_TS_RING)
+		h->tsring_head = 0;
 }
 
 /* The peer echoed tsecr: a sample for h's side, the first echo only. */
@@ -199,11 +228,13 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 {
 	if (!h->tsring)
 		return; /* it never sent a TSval */
-	for (unsigned k = 0; k < TCP_TS_RING; k++) {
-		struct tcp_tsrec *r = &h->tsring[k];
-		if (r->ts != tcp_no_ts && r->tsval == tsecr) {
-			if (!r->echoed) {
-				r->echoed = true;
+	/* Slot order, lowest first (the first match counts), over the whole
+	 * ring: its size is TCP_RING_MIN times a power of two. */
+	for (struct tcp_tsrec *r = h->tsring, *end = r + h->tsring_cap; r < end; r++) {
+		if (r->tsval == tsecr && r->ts != tcp_no_ts) {
+			uint16_t bit = (uint16_t)(1u << (r - h->tsring));
+			if (!(h->tsring_echoed & bit)) {
+				h->tsring_echoed |= bit;
 				rtt_add(&h->st.rtt_ts, now - r->ts);
 			}
 			return;
@@ -213,13 +244,18 @@ static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 
 /* ---- tcp_holes.c: the gaps in a direction's sequence space ---- */
 
-/* Room for one more element in *arr, allocated on first need (false: full). */
-bool tcp_room(void **arr, uint8_t n, uint8_t *cap, size_t size, unsigned max);
+/* Room for one more element in *arr, from pools (by size class) on first
+ * need (false: full, or no memory: then counted in *failed). */
+bool tcp_room(struct pool *const *pools, void **arr, uint8_t n, uint8_t *cap, size_t size,
+	      unsigned max, uint32_t *failed);
+/* Give *arr (cap elements, from pools) back; *arr NULL, *cap 0 after. */
+void tcp_table_put(struct pool *const *pools, void **arr, uint8_t *cap);
 /* [start, end) of h's sequence space was skipped: a gap (opener NULL: by an ACK). */
-void tcp_hole_open(struct tcp_half *h, uint32_t start, uint32_t end, const struct pkt *p,
-		   uint64_t data_before, const struct tcp_clock *opener);
+void tcp_hole_open(struct tcp_half *h, struct tcp_pools *tp, uint32_t start, uint32_t end,
+		   const struct pkt *p, uint64_t data_before, const struct tcp_clock *opener);
 /* [seq, end) arrived: the bytes that were in gaps; *first the gap of the lowest. */
-uint32_t tcp_holes_fill(struct tcp_half *h, uint32_t seq, uint32_t end, struct tcp_hole *first);
+uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp_pools *tp, uint32_t seq, uint32_t end,
+			struct tcp_hole *first);
 /* R ACKed up to ack: gaps below it are capture loss (events to sink); bytes. */
 uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, const struct pkt *p,
 			 const struct sum_sink *sink);

@@ -54,16 +54,18 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 	struct tcp_half *h = &c->half[dir];
 
 	if (h->rtx_len == h->cap_rtx && h->cap_rtx < TCP_RTX_RING) {
-		/* Grow the ring, its oldest first again. */
-		unsigned want = h->cap_rtx ? 2u * h->cap_rtx : 4u;
-		struct tcp_rtx *n = malloc(want * sizeof(*n));
+		/* Grow the ring (the next size class), its oldest first again. */
+		unsigned want = h->cap_rtx ? 2u * h->cap_rtx : TCP_RING_MIN;
+		struct tcp_rtx *n = pool_get_raw(c->tp->rtx[tcp_cls(want)]);
 		if (n) {
 			for (unsigned k = 0; k < h->rtx_len; k++)
 				n[k] = h->rtx[(h->rtx_head + k) % h->cap_rtx];
-			free(h->rtx);
+			tcp_table_put(c->tp->rtx, (void **)&h->rtx, &h->cap_rtx);
 			h->rtx = n;
 			h->cap_rtx = (uint8_t)want;
 			h->rtx_head = 0;
+		} else {
+			h->grow_failed++;
 		}
 	}
 	if (!h->cap_rtx) {
@@ -93,8 +95,8 @@ __attribute__((noinline)) void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id
 			continue;
 		if (!x->spurious) {
 			x->spurious = x->dsack = true;
-			h->st.spurious_retrans++;
-			h->st.spurious_dsack++;
+			tcp_cold(c, h)->spurious_retrans++;
+			tcp_cold(c, h)->spurious_dsack++;
 		}
 		return;
 	}
@@ -189,20 +191,20 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 			x.gap_data_pkts = fill->hole->open_data_pkts;
 		}
 	}
-	h->st.retrans++;
-	h->st.retrans_bytes += len;
+	tcp_cold(c, h)->retrans++;
+	tcp_cold(c, h)->retrans_bytes += len;
 	c->seg.kind |= TCP_SEG_RETRANS | why;
 	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
-		h->st.spurious_retrans++;
+		tcp_cold(c, h)->spurious_retrans++;
 		c->seg.kind |= TCP_SEG_SPURIOUS;
 		x.spurious = true;
 	}
 	if (why & TCP_SEG_RTO)
-		h->st.rto_retrans++;
+		tcp_cold(c, h)->rto_retrans++;
 	else if (why & TCP_SEG_TLP)
-		h->st.tlp_retrans++;
+		tcp_cold(c, h)->tlp_retrans++;
 	else if (why & TCP_SEG_FAST)
-		h->st.fast_retrans++;
+		tcp_cold(c, h)->fast_retrans++;
 	x.kind = (uint8_t)retrans_kind(why);
 	sent_mark_retrans(h, seq);
 	rtx_push(c, dir, &x, sink);

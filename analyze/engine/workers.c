@@ -29,8 +29,12 @@
  */
 
 enum {
-	WK_BATCH = 2048, /* packets a batch: one lock round trip per worker */
-	WK_SLOTS = 6,	 /* batches in flight */
+	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
+	WK_SLOTS = 4,	/* batches in flight */
+	/* A batch's results can be large (a sweep ending thousands of
+	 * connections, 1.6 KB a summary); a buffer grown beyond this goes back
+	 * to it once merged, so memory follows live connections, not bursts. */
+	WK_OUT_KEEP = 256 * 1024,
 	WK_NOBODY = UINT32_MAX,
 	/* How far ahead of its packet a worker loads (own packets). */
 	WK_AHEAD_ENTRY = 12,
@@ -259,16 +263,23 @@ static void map_del(struct wk_idmap *m, uint64_t key)
 static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 {
 	switch (r->kind) {
-	case WK_BEGIN:
-		if (map_put(&w->map, map_key(worker, r->id), ++w->next_id) < 0) {
-			w->lost++;
-			return;
+	case WK_BEGIN: {
+		/* A connection evicted earlier that comes back (flow.h) keeps its
+		 * id: the map still has it. */
+		uint64_t key = map_key(worker, r->id), id = map_get(&w->map, key);
+		if (!id) {
+			if (map_put(&w->map, key, w->next_id + 1) < 0) {
+				w->lost++;
+				return;
+			}
+			id = ++w->next_id;
 		}
 		if (++w->live > w->max_live)
 			w->max_live = w->live;
 		if (w->sink.begin)
-			w->sink.begin(w->sink.ctx, w->next_id);
+			w->sink.begin(w->sink.ctx, id);
 		return;
+	}
 	case WK_EVENT: {
 		struct sum_event *e = (struct sum_event *)(r + 1);
 		e->conn = map_get(&w->map, map_key(worker, e->conn));
@@ -279,7 +290,10 @@ static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 		struct sum_conn *c = (struct sum_conn *)(r + 1);
 		uint64_t key = map_key(worker, c->id);
 		c->id = map_get(&w->map, key);
-		map_del(&w->map, key);
+		/* An evicted one may resume with its id: its entry stays (the map
+		 * grows with evicted connections, 32 bytes each at most). */
+		if (!c->evicted)
+			map_del(&w->map, key);
 		w->live--;
 		if (w->sink.conn)
 			w->sink.conn(w->sink.ctx, c);
@@ -384,8 +398,14 @@ static void merge_slot(struct wk_pool *w, struct wk_slot *s)
 			emit(w, first, r);
 		}
 	}
-	for (unsigned k = 0; k < w->n; k++)
-		s->out[k].len = 0;
+	for (unsigned k = 0; k < w->n; k++) {
+		struct wk_buf *b = &s->out[k];
+		b->len = 0;
+		if (b->cap > WK_OUT_KEEP) {
+			free(b->p);
+			*b = (struct wk_buf){0};
+		}
+	}
 }
 
 /* ---- threads ---- */
@@ -623,23 +643,11 @@ void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_
 	memset(eng, 0, sizeof(*eng));
 	memset(flows, 0, sizeof(*flows));
 	for (unsigned k = 0; k < w->n; k++) {
-		const struct eng_counters *c = eng_counters(w->w[k].eng);
-		const struct flow_counters *f = eng_flow_counters(w->w[k].eng);
-		eng->packets += c->packets;
-		eng->wire_bytes += c->wire_bytes;
-		for (unsigned s = 0; s < DEC_STATUS_COUNT; s++)
-			eng->status[s] += c->status[s];
-		for (unsigned s = 0; s < DEC_ERR_COUNT; s++)
-			eng->malformed[s] += c->malformed[s];
-		eng->malformed_total += c->malformed_total;
-		eng->snaplen_cut += c->snaplen_cut;
-		eng->bad_tcp_options += c->bad_tcp_options;
-		eng->no_memory += c->no_memory + w->w[k].lost;
-		flows->created += f->created;
-		for (unsigned r = 0; r < FLOW_END_COUNT; r++)
-			flows->ended[r] += f->ended[r];
-		flows->live += f->live;
+		eng_counters_add(eng, eng_counters(w->w[k].eng));
+		flow_counters_add(flows, eng_flow_counters(w->w[k].eng));
+		eng->no_memory += w->w[k].lost;
 	}
+	/* The stream's clock is the reader's (workers never see it). */
 	eng->first_ts = w->cnt.first_ts;
 	eng->last_ts = w->cnt.last_ts;
 	eng->ts_backwards = w->cnt.ts_backwards;
@@ -720,6 +728,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 	struct eng_config ecfg = *cfg;
 	ecfg.shard_k = ecfg.shard_n = 0;
 	ecfg.flow.max_flows = (cfg->flow.max_flows + nthreads - 1) / nthreads;
+	ecfg.max_memory = cfg->max_memory / nthreads;
 	for (unsigned k = 0; k < nthreads; k++) {
 		struct wk_worker *me = &w->w[k];
 		struct sum_sink ws = {

@@ -126,6 +126,20 @@ int cs_put(struct cs_store *s, const struct sum_conn *c)
 		return rc;
 	if (s->fd < 0 && id * CS_REC > s->mem_cap && (rc = spill(s)) < 0)
 		return rc;
+	bool again = (s->present[(id - 1) / 64] >> ((id - 1) % 64)) & 1;
+	struct sum_conn joined;
+	if (again && c->evicted_and_resumed) {
+		/* The part after an eviction joins the part before it. */
+		if (s->fd >= 0) {
+			if (pread(s->fd, &joined, CS_REC, (off_t)((id - 1) * CS_REC)) !=
+			    (ssize_t)CS_REC)
+				return ERR_SYSTEM;
+		} else {
+			joined = s->mem[id - 1];
+		}
+		sum_conn_merge(&joined, c);
+		c = &joined;
+	}
 	if (s->fd >= 0) {
 		if ((rc = write_at(s->fd, c, CS_REC, (off_t)((id - 1) * CS_REC))) < 0)
 			return rc;

@@ -25,8 +25,11 @@ struct cs_store;
 /* NULL with a one-line reason in errbuf (out of memory). */
 struct cs_store *cs_new(size_t mem_cap, char *errbuf, size_t errlen);
 
-/* Keep c (its id >= 1; an id given twice keeps the last). 0, ERR_NOMEM or
- * ERR_SYSTEM (the temporary file; errno set). */
+/* Keep c (its id >= 1). An id given again keeps the last, unless c is
+ * the part of a connection that resumed after an eviction
+ * (evicted_and_resumed): that joins the one kept (sum_conn_merge()), so
+ * one row covers the whole connection. 0, ERR_NOMEM or ERR_SYSTEM (the
+ * temporary file; errno set). */
 int cs_put(struct cs_store *s, const struct sum_conn *c);
 
 /* The summaries in id order (*n of them; ids never given are skipped).

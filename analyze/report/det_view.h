@@ -23,6 +23,8 @@ struct jo_writer;
 struct jo_fields;
 struct rep_data;
 struct rep_run;
+struct ji_ctx;
+struct json_t;
 
 /* Totals over a run's connections, one member per detector, each the
  * detector's own struct prefix_totals (its _types.h). */
@@ -76,6 +78,12 @@ struct det_view {
 	/* Its members of summary.findings; null each unless known (the
 	 * detectors did not run). */
 	void (*json_findings)(struct jo_fields *f, const struct det_totals *t, bool known);
+	/* The reader's side (analyze/report/jsonin.h, tcpsift merge): its
+	 * connection member v back into c->det, the members of one of its
+	 * events o back into e; a failure sticks in x. What json_conn does
+	 * not write stays 0 (see tcpsift(1), merge). */
+	void (*json_read_conn)(struct ji_ctx *x, const struct json_t *v, struct sum_conn *c);
+	void (*json_read_event)(struct ji_ctx *x, const struct json_t *o, struct sum_event *e);
 
 	/* Totals: a finished connection's results (analyze), or one event as
 	 * it comes (the TUI's live tallies, which are counts of events). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report/dirjson.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -60,94 +61,60 @@ static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_
 }
 
 /* One direction's statistics as an object value; peer is the other
- * direction (for the ACK ratio). Keys in sorted order. */
+ * direction (for the ACK ratio). The members come from dirjson.h, which
+ * the reader (jsonin.c) reads back from. */
+#define DJ_U64_W(key, m) jo_kint(w, key, (int64_t)d->m);
+#define DJ_BY_W(key, m)	 w_by(w, key, d->m);
+#define DJ_RTT_W(key, m) w_rtt(w, key, &d->m);
+#define DJ_TS_W(key, m)                                                                            \
+	if (d->packets)                                                                            \
+		jo_ksec(w, key, d->m);                                                             \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_U64_PKT_W(key, m)                                                                       \
+	if (d->packets)                                                                            \
+		jo_kint(w, key, (int64_t)d->m);                                                    \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_U32_DATA_W(key, m)                                                                      \
+	if (d->data_packets)                                                                       \
+		jo_kint(w, key, d->m);                                                             \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_U32_NZ_W(key, m)                                                                        \
+	if (d->m)                                                                                  \
+		jo_kint(w, key, d->m);                                                             \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_ISN_W(key, m)                                                                           \
+	if (d->isn_known)                                                                          \
+		jo_kint(w, key, d->m);                                                             \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_WSCALE_W(key, m)                                                                        \
+	if (d->m >= 0)                                                                             \
+		jo_kint(w, key, d->m);                                                             \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_AVG_PAYLOAD_W(key, m)                                                                   \
+	if (d->data_packets)                                                                       \
+		jo_kreal(w, key, (double)d->payload_bytes / (double)d->data_packets);              \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_GOODPUT_W(key, m)	w_rate(w, key, d->unique_bytes, dur_ns);
+#define DJ_THROUGHPUT_W(key, m) w_rate(w, key, d->payload_bytes, dur_ns);
+#define DJ_SEG_PER_ACK_W(key, m)                                                                   \
+	if (peer->new_acks)                                                                        \
+		jo_kreal(w, key, (double)d->data_packets / (double)peer->new_acks);                \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_W(key, kind, m) kind##_W(key, m)
+
 static void w_dir(struct jo_writer *w, const struct sum_dir *d, const struct sum_dir *peer,
 		  int64_t dur_ns)
 {
 	jo_w_obj(w);
-	jo_kint(w, "ack_reordering", (int64_t)d->ack_reordering);
-	jo_kint(w, "acked_unseen", (int64_t)d->acked_unseen);
-	if (d->data_packets)
-		jo_kreal(w, "avg_payload", (double)d->payload_bytes / (double)d->data_packets);
-	else
-		jo_knull(w, "avg_payload");
-	jo_kint(w, "data_packets", (int64_t)d->data_packets);
-	jo_kint(w, "dsack_blocks", (int64_t)d->dsack_blocks);
-	jo_kint(w, "dup_acks", (int64_t)d->dup_acks);
-	jo_kint(w, "fast_retransmissions", (int64_t)d->fast_retrans);
-	jo_kint(w, "fills_undecided", (int64_t)d->fills_undecided);
-	jo_kint(w, "fin", (int64_t)d->fin);
-	if (d->packets)
-		jo_ksec(w, "first_ts", d->first_ts);
-	else
-		jo_knull(w, "first_ts");
-	w_rate(w, "goodput_bps", d->unique_bytes, dur_ns);
-	jo_kint(w, "ip_bytes", (int64_t)d->ip_bytes);
-	if (d->isn_known)
-		jo_kint(w, "isn", d->isn);
-	else
-		jo_knull(w, "isn");
-	jo_kint(w, "keepalives", (int64_t)d->keepalives);
-	if (d->packets)
-		jo_ksec(w, "last_ts", d->last_ts);
-	else
-		jo_knull(w, "last_ts");
-	jo_kint(w, "lost_segments", (int64_t)d->lost_segments);
-	jo_kint(w, "lost_upstream", (int64_t)d->lost_upstream);
-	w_by(w, "lost_upstream_by", d->lost_upstream_by);
-	jo_kint(w, "max_in_flight", (int64_t)d->max_in_flight);
-	if (d->data_packets)
-		jo_kint(w, "max_payload", d->max_payload);
-	else
-		jo_knull(w, "max_payload");
-	if (d->packets)
-		jo_kint(w, "max_window", (int64_t)d->max_window);
-	else
-		jo_knull(w, "max_window");
-	if (d->data_packets)
-		jo_kint(w, "min_payload", d->min_payload);
-	else
-		jo_knull(w, "min_payload");
-	if (d->packets)
-		jo_kint(w, "min_window", (int64_t)d->min_window);
-	else
-		jo_knull(w, "min_window");
-	if (d->mss)
-		jo_kint(w, "mss", d->mss);
-	else
-		jo_knull(w, "mss");
-	jo_kint(w, "new_acks", (int64_t)d->new_acks);
-	jo_kint(w, "out_of_order", (int64_t)d->out_of_order);
-	w_by(w, "out_of_order_by", d->ooo_by);
-	jo_kint(w, "oversize_segments", (int64_t)d->oversize);
-	jo_kint(w, "packets", (int64_t)d->packets);
-	jo_kint(w, "payload_bytes", (int64_t)d->payload_bytes);
-	jo_kint(w, "pure_acks", (int64_t)d->pure_acks);
-	jo_kint(w, "retrans_bytes", (int64_t)d->retrans_bytes);
-	jo_kint(w, "retransmissions", (int64_t)d->retrans);
-	jo_kint(w, "rst", (int64_t)d->rst);
-	jo_kint(w, "rto_retransmissions", (int64_t)d->rto_retrans);
-	w_rtt(w, "rtt", &d->rtt);
-	w_rtt(w, "rtt_ts", &d->rtt_ts);
-	jo_kint(w, "sack_acks", (int64_t)d->sack_acks);
-	if (peer->new_acks)
-		jo_kreal(w, "segments_per_ack", (double)d->data_packets / (double)peer->new_acks);
-	else
-		jo_knull(w, "segments_per_ack");
-	jo_kint(w, "spurious_by_dsack", (int64_t)d->spurious_dsack);
-	jo_kint(w, "spurious_retransmissions", (int64_t)d->spurious_retrans);
-	jo_kint(w, "syn", (int64_t)d->syn);
-	w_rate(w, "throughput_bps", d->payload_bytes, dur_ns);
-	jo_kint(w, "tlp_new_data", (int64_t)d->tlp_new_data);
-	jo_kint(w, "tlp_retransmissions", (int64_t)d->tlp_retrans);
-	jo_kint(w, "unique_bytes", (int64_t)d->unique_bytes);
-	jo_kint(w, "unseen_bytes", (int64_t)d->unseen_bytes);
-	jo_kint(w, "window_full", (int64_t)d->window_full);
-	if (d->wscale >= 0)
-		jo_kint(w, "wscale", d->wscale);
-	else
-		jo_knull(w, "wscale");
-	jo_kint(w, "zero_windows", (int64_t)d->zero_windows);
+	SUM_DIR_JSON(DJ_W)
 	jo_w_obj_end(w);
 }
 
@@ -215,6 +182,7 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 	w_endpoint(conn_key(&cw, "client"), &c->client, c->client_port);
 	jo_w_sec(conn_key(&cw, "duration_s"), dur);
 	jo_w_bool(conn_key(&cw, "evicted"), c->evicted);
+	jo_w_bool(conn_key(&cw, "evicted_and_resumed"), c->evicted_and_resumed);
 	jo_w_sec(conn_key(&cw, "first_ts"), c->first_ts);
 	jo_w_int(conn_key(&cw, "first_ts_ns"), c->first_ts);
 	jo_w_arr(conn_key(&cw, "frames"));
@@ -435,7 +403,8 @@ static void w_findings(struct jo_writer *w, const struct rep_totals *t, bool det
 	jo_w_fields(w, &f);
 }
 
-static void w_flows(struct jo_writer *w, const struct flow_counters *f)
+static void w_flows(struct jo_writer *w, const struct flow_counters *f,
+		    const struct eng_counters *e)
 {
 	jo_w_key(w, "flows");
 	jo_w_obj(w);
@@ -443,8 +412,26 @@ static void w_flows(struct jo_writer *w, const struct flow_counters *f)
 	jo_kint(w, "ended_closed", (int64_t)f->ended[FLOW_END_CLOSED]);
 	jo_kint(w, "ended_idle", (int64_t)f->ended[FLOW_END_IDLE]);
 	jo_kint(w, "evicted", (int64_t)f->ended[FLOW_END_EVICTED]);
+	jo_kint(w, "evicted_by_memory", (int64_t)e->mem_evictions);
+	jo_kint(w, "evicted_forgotten", (int64_t)f->forgotten);
+	jo_kint(w, "evicted_not_remembered", (int64_t)f->remember_failed);
+	jo_kint(w, "evicted_packets_dropped", (int64_t)f->evicted_packets);
 	jo_kint(w, "max_live", (int64_t)f->max_live);
+	jo_kint(w, "memory_peak", (int64_t)e->mem_peak);
 	jo_kint(w, "port_reused", (int64_t)f->ended[FLOW_END_REUSED]);
+	jo_kint(w, "resumed", (int64_t)f->resumed);
+	jo_w_obj_end(w);
+}
+
+/* Allocations that failed, by what went without (0 in a healthy run). */
+static void w_alloc_failed(struct jo_writer *w, const struct eng_counters *e)
+{
+	jo_w_key(w, "alloc_failed");
+	jo_w_obj(w);
+	jo_kint(w, "connections", (int64_t)e->no_memory);
+	jo_kint(w, "detector_state", (int64_t)e->nomem_detectors);
+	jo_kint(w, "rtt_rings", (int64_t)e->nomem_rtt_rings);
+	jo_kint(w, "tcp_tables", (int64_t)e->nomem_tables);
 	jo_w_obj_end(w);
 }
 
@@ -474,6 +461,7 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 	const struct eng_counters *e = &run->eng;
 
 	jo_w_obj(w);
+	w_alloc_failed(w, e);
 	jo_kint(w, "bad_tcp_options", (int64_t)e->bad_tcp_options);
 	jo_kint(w, "connections", (int64_t)run->flows.created);
 	w_counts(w, t);
@@ -485,7 +473,7 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 		jo_ksec(w, "first_ts", e->first_ts);
 	else
 		jo_knull(w, "first_ts");
-	w_flows(w, &run->flows);
+	w_flows(w, &run->flows, e);
 	if (ndjson)
 		jo_kstr(w, "kind", "summary");
 	if (e->packets || e->other_shards)
@@ -497,6 +485,13 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 	jo_kint(w, "no_memory", (int64_t)e->no_memory);
 	jo_kint(w, "other_shards", (int64_t)e->other_shards);
 	jo_kint(w, "packets", (int64_t)e->packets);
+	if (run->shard_n) { /* which shard of --shard K/N (merge checks it has all) */
+		jo_w_key(w, "shard");
+		jo_w_obj(w);
+		jo_kint(w, "k", run->shard_k);
+		jo_kint(w, "n", run->shard_n);
+		jo_w_obj_end(w);
+	}
 	jo_kint(w, "snaplen_cut", (int64_t)e->snaplen_cut);
 	jo_kint(w, "tcp_packets", (int64_t)e->status[DEC_TCP]);
 	if (ndjson) {

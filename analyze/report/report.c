@@ -96,6 +96,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 	t->conns_with_ooo += ooo != 0;
 	t->conns_with_loss += loss != 0;
 	t->conns_evicted += c->evicted;
+	t->conns_resumed += c->evicted_and_resumed;
 
 	det_totals_add_conn(&t->det, c);
 }
@@ -216,6 +217,29 @@ static void csv_row(const struct report *r, const struct sum_event *e)
 	fprintf(f, ",%" PRIu32 ",%" PRIu64 "\n", e->rel_seq, e->bytes);
 }
 
+/* Keep e among the REP_FRAME_EXAMPLES earliest of l (by time, input,
+ * frame), in that order. */
+static void frame_example(struct rep_frame_list *l, const struct sum_event *e)
+{
+	unsigned k = l->n;
+
+	while (k > 0 && (l->ex[k - 1].ts > e->ts ||
+			 (l->ex[k - 1].ts == e->ts && (l->ex[k - 1].input > e->input ||
+						       (l->ex[k - 1].input == e->input &&
+							l->ex[k - 1].frame > e->frame_first)))))
+		k--;
+	if (k >= REP_FRAME_EXAMPLES)
+		return;
+	unsigned last = l->n < REP_FRAME_EXAMPLES ? l->n : REP_FRAME_EXAMPLES - 1;
+	memmove(&l->ex[k + 1], &l->ex[k], (last - k) * sizeof(l->ex[0]));
+	l->ex[k].ts = e->ts;
+	l->ex[k].frame = e->frame_first;
+	l->ex[k].conn = e->conn;
+	l->ex[k].input = e->input;
+	if (l->n < REP_FRAME_EXAMPLES)
+		l->n++;
+}
+
 /* A per-frame verdict: counted, the first few kept for the text, and with
  * --frames / --frames-csv written as it comes. */
 static void on_frame(void *ctx, const struct sum_event *e)
@@ -224,12 +248,7 @@ static void on_frame(void *ctx, const struct sum_event *e)
 	struct rep_frame_list *l = &r->frames[e->type < SUM_EV_TYPE_COUNT ? e->type : 0];
 
 	l->count++;
-	if (l->n < REP_FRAME_EXAMPLES) {
-		l->ex[l->n].frame = e->frame_first;
-		l->ex[l->n].conn = e->conn;
-		l->ex[l->n].input = e->input;
-		l->n++;
-	}
+	frame_example(l, e);
 	if (r->cfg.frames_csv)
 		csv_row(r, e);
 	if (r->cfg.frames)
@@ -262,6 +281,53 @@ struct sum_sink rep_sink(struct report *r)
 	return s;
 }
 
+#define CMP(x, y)                                                                                  \
+	if ((x) != (y))                                                                            \
+		return (x) < (y) ? -1 : 1;
+
+int rep_event_cmp(const struct sum_event *a, const struct sum_event *b)
+{
+	CMP(a->ts, b->ts);
+	CMP(a->conn, b->conn);
+	CMP(a->type, b->type);
+	CMP(a->dir, b->dir);
+	CMP(a->input, b->input);
+	CMP(a->frame_first, b->frame_first);
+	CMP(a->frame_last, b->frame_last);
+	return 0;
+}
+
+/* Stable: events equal by rep_event_cmp keep the order found. */
+static void sort_events(struct sum_event *a, struct sum_event *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	sort_events(a, tmp, h);
+	sort_events(a + h, tmp, n - h);
+	while (i < h && j < n)
+		tmp[k++] = rep_event_cmp(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+	while (i < h)
+		tmp[k++] = a[i++];
+	memcpy(a, tmp, k * sizeof(*a)); /* a[j..n) is in place */
+}
+
+/* Sort events[n] by rep_event_cmp(), stably. 0 or ERR_NOMEM. */
+static int rep_sort_events(struct sum_event *events, size_t n)
+{
+	struct sum_event *tmp;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return ERR_NOMEM;
+	sort_events(events, tmp, n);
+	free(tmp);
+	return 0;
+}
+
 int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t errlen)
 {
 	struct rep_data d = {0};
@@ -279,9 +345,13 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		return rc;
 	}
 	d.store = r->conns;
+	if (rep_sort_events(r->events, r->nevents) < 0) {
+		rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
+		return ERR_NOMEM;
+	}
 	d.events = r->events;
 	d.nevents = r->nevents;
-	d.events_dropped = r->events_dropped;
+	d.events_dropped = r->events_dropped + run->events_dropped;
 	d.tot = r->tot;
 	d.frames = r->frames;
 	switch (r->cfg.format) {

@@ -57,6 +57,7 @@ struct rep_run {
 	const char *const *vantage_names; /* by sum_conn.vantage */
 	bool detectors;			  /* the detectors ran (else their findings are unknown) */
 	uint32_t shard_k, shard_n;	  /* --shard K/N; shard_n 0: not sharded */
+	uint64_t events_dropped;	  /* dropped before the report (merge: by the shards) */
 };
 
 struct report;
@@ -83,20 +84,24 @@ struct rep_totals {
 	uint64_t window_full, keepalives, acked_unseen, unseen_bytes, capture_loss_segments;
 	uint64_t dsack, oversize, lost_segments, lost_upstream, ack_reordering;
 	uint64_t conns_with_retrans, conns_with_ooo, conns_with_loss, conns_evicted;
+	uint64_t conns_resumed; /* parts of connections that resumed after an eviction */
 	int64_t zw_time_ns;
 	uint64_t ooo_by[SUM_BY_COUNT], lost_upstream_by[SUM_BY_COUNT];
 	uint64_t tlp, tlp_new_data, spurious_dsack, fills_undecided;
 	struct det_totals det; /* from the detectors (sum_conn.det), through their views */
 };
 
-/* The first few frames of one kind of per-frame verdict, for the text
- * findings: real frame numbers a user can look up, not connection spans. */
+/* The earliest few frames of one kind of per-frame verdict (by time,
+ * input, frame: not the order verdicts were decided in, so that a merge of
+ * shards finds the same), for the text findings: real frame numbers a user
+ * can look up, not connection spans. */
 #define REP_FRAME_EXAMPLES 8
 
 struct rep_frame_list {
 	uint64_t count;
 	unsigned n;
 	struct {
+		int64_t ts;
 		uint64_t frame, conn;
 		uint32_t input;
 	} ex[REP_FRAME_EXAMPLES];
@@ -108,13 +113,19 @@ struct rep_data {
 	const struct sum_conn *conns; /* sorted by id: read them with rep_conn_at() */
 	size_t nconns;
 	const struct cs_store *store;	/* where conns live (NULL: plain memory) */
-	const struct sum_event *events; /* in the order found */
+	const struct sum_event *events; /* in canonical order (rep_event_cmp) */
 	size_t nevents;
 	uint64_t events_dropped;
 	struct rep_totals tot;
 	/* By per-frame verdict type (SUM_EV_RETRANS ..), the others empty. */
 	const struct rep_frame_list *frames;
 };
+
+/* The order of events in text and JSON: by time, then connection id, type,
+ * direction, input and frames; ties keep the order found. One order a
+ * one-pass run and `tcpsift merge` of its shards both give (the order
+ * found depends on how connections interleave). <0, 0, >0 as strcmp. */
+int rep_event_cmp(const struct sum_event *a, const struct sum_event *b);
 
 /* Connection k of d (k < d->nconns). Loops walking the connections in
  * order read them through this: every 1024 it lets the store drop the

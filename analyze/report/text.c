@@ -340,13 +340,20 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 			snprintf(where, sizeof(where), "@%u", c->vantage);
 		fprintf(out,
 			"%3" PRIu64 " %-20s %-20s %6s %5s %5s %4" PRIu64 " %4" PRIu64
-			" %-15s %s%s%s\n",
+			" %-15s %s%s%s%s\n",
 			c->id, cl, sv, dur, up, down, both_dirs(c, DIR_METRIC(retrans)),
 			both_dirs(c, DIR_METRIC(out_of_order)), rtt, sum_state_label(c->state, 6),
-			c->evicted ? "*" : "", where);
+			c->evicted ? "*" : "", c->evicted_and_resumed ? "^" : "", where);
 	}
 	if (d->tot.conns_evicted)
-		fputs("  * evicted under --max-flows: statistics cover only part of it\n", out);
+		fputs(
+		    "  * evicted under --max-flows or --max-memory: statistics cover only part of "
+		    "it\n",
+		    out);
+	if (d->tot.conns_resumed)
+		fputs("  ^ evicted and resumed: the parts before and after added up (the second "
+		      "began mid-stream)\n",
+		      out);
 }
 
 static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run);
@@ -407,6 +414,34 @@ int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	return werr(out);
 }
 
+/* Evictions and allocation failures: lines only when there were some. */
+static void write_evictions(FILE *out, const struct rep_run *run)
+{
+	const struct flow_counters *f = &run->flows;
+	const struct eng_counters *e = &run->eng;
+
+	if (f->ended[FLOW_END_EVICTED])
+		fprintf(out,
+			"  %" PRIu64 " connections evicted by --max-flows or --max-memory (%" PRIu64
+			" by --max-memory), %" PRIu64 " resumed\n",
+			f->ended[FLOW_END_EVICTED], e->mem_evictions, f->resumed);
+	if (f->evicted_packets)
+		fprintf(out,
+			"  %" PRIu64 " packets of evicted connections dropped: no idle connection "
+			"to make room\n",
+			f->evicted_packets);
+	if (f->forgotten || f->remember_failed)
+		fprintf(out,
+			"  %" PRIu64 " evicted connections forgotten (%" PRIu64
+			" not remembered): back, they would be new ones\n",
+			f->forgotten + f->remember_failed, f->remember_failed);
+	if (e->no_memory || e->nomem_detectors || e->nomem_rtt_rings || e->nomem_tables)
+		fprintf(out,
+			"  out of memory: %" PRIu64 " packets without a connection, %" PRIu64
+			" detector states, %" PRIu64 " RTT rings, %" PRIu64 " TCP tables\n",
+			e->no_memory, e->nomem_detectors, e->nomem_rtt_rings, e->nomem_tables);
+}
+
 static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	const struct eng_counters *e = &run->eng;
@@ -438,9 +473,7 @@ static void write_report(FILE *out, const struct rep_data *d, const struct rep_r
 	if (e->snaplen_cut)
 		fprintf(out, "  %" PRIu64 " TCP segments cut by the snaplen (headers intact)\n",
 			e->snaplen_cut);
-	if (run->flows.ended[FLOW_END_EVICTED])
-		fprintf(out, "  %" PRIu64 " connections evicted by --max-flows\n",
-			run->flows.ended[FLOW_END_EVICTED]);
+	write_evictions(out, run);
 	if (d->events_dropped)
 		fprintf(out, "  %" PRIu64 " events not kept (--max-events)\n", d->events_dropped);
 	if (run->nvantages > 1) {

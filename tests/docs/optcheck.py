@@ -10,7 +10,7 @@ an option takes a value:
   man -> --help   every entry there (.TP/.TQ tag lines: .B, .BI, .BR ...) is
                   an option of that verb's --help, and so is every long
                   option named in the verb's own section (.SH ANALYZE,
-                  CAPTURE, TUI);
+                  CAPTURE, TUI, MERGE);
   table -> --help with OPTNAMES (tests/tools/optnames, built from the
                   verbs' *_option_names()), the option table and --help
                   list the same long names;
@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-VERBS = ("analyze", "capture", "tui")
+VERBS = ("analyze", "capture", "tui", "merge")
 
 # Font escapes (\fB, \fI, \fR, \fP, \f(CW, \f[..]) carry no text.
 FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)")

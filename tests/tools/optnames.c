@@ -11,6 +11,7 @@
 
 #include "cli/cmd_analyze.h"
 #include "cli/cmd_capture.h"
+#include "cli/cmd_merge.h"
 #include "cli/cmd_tui.h"
 
 #define OPTNAMES_MAX 128
@@ -22,6 +23,7 @@ static const struct {
     {"analyze", analyze_option_names},
     {"capture", capture_option_names},
     {"tui", tui_option_names},
+    {"merge", merge_option_names},
 };
 
 int main(void)

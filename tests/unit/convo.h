@@ -105,69 +105,10 @@ static inline void convo_packet(int family, int dir, int64_t t_us, uint64_t *fra
 	p->frame = ++*frame;
 }
 
-/*
- * What a connection allocates on first need (its gap, pending-fill and
- * retransmission arrays) is released by the engine when the connection
- * ends. The tests keep their connections on the stack and start new ones
- * over old ones (convo_init() zeroes them), so after every segment the
- * arrays a connection holds are noted here by its address, freed when a
- * new conversation starts at that address, and at exit.
- */
-enum { CONVO_MAX_CONNS = 64 };
-static struct convo_arrays {
-	const struct tcp_conn *c;
-	void *p[SUM_DIR_COUNT][3];
-} convo_arrays[CONVO_MAX_CONNS];
-
-static void convo_free_arrays(struct convo_arrays *a)
-{
-	for (int k = 0; k < SUM_DIR_COUNT; k++)
-		for (int j = 0; j < 3; j++) {
-			free(a->p[k][j]);
-			a->p[k][j] = NULL;
-		}
-}
-
-static void convo_free_all(void)
-{
-	for (unsigned k = 0; k < CONVO_MAX_CONNS; k++)
-		convo_free_arrays(&convo_arrays[k]);
-}
-
-/* The slot of c (a new one when new_conv: what it held before is freed). */
-static inline struct convo_arrays *convo_slot(const struct tcp_conn *c, bool new_conv)
-{
-	static bool registered;
-	struct convo_arrays *free_slot = NULL;
-
-	if (!registered) {
-		atexit(convo_free_all);
-		registered = true;
-	}
-	for (unsigned k = 0; k < CONVO_MAX_CONNS; k++) {
-		if (convo_arrays[k].c == c) {
-			if (new_conv)
-				convo_free_arrays(&convo_arrays[k]);
-			return &convo_arrays[k];
-		}
-		if (!convo_arrays[k].c && !free_slot)
-			free_slot = &convo_arrays[k];
-	}
-	if (free_slot)
-		free_slot->c = c;
-	return free_slot;
-}
-
-static inline void convo_note_allocs(const struct tcp_conn *c)
-{
-	struct convo_arrays *a = convo_slot(c, false);
-
-	for (int k = 0; a && k < SUM_DIR_COUNT; k++) {
-		a->p[k][0] = c->half[k].holes;
-		a->p[k][1] = c->half[k].pending;
-		a->p[k][2] = c->half[k].rtx;
-	}
-}
+/* What a connection allocates on first need (its rings, gap, pending-fill
+ * and retransmission arrays, cold counters) comes from convo_tpools(): the
+ * tests keep their connections on the stack and start new ones over old
+ * ones, and the pools free every block at exit. */
 
 /* Run d/p into c (initialised by its first packet), then as far as run says;
  * one: the detector hook for CONVO_ONE_DETECTOR. */
@@ -178,14 +119,12 @@ static inline void convo_deliver(struct tcp_conn *c, bool *started, const struct
 				 const struct dec_packet *d, const struct pkt *p)
 {
 	if (!*started) {
-		convo_slot(c, true);
 		tcp_conn_init(c, 1, d, p);
 		*started = true;
 	} else if (run == CONVO_DETECTORS) {
 		det_before(c, p->ts_ns, env);
 	}
 	tcp_segment(c, prm, convo_tpools(), d, p, sink);
-	convo_note_allocs(c);
 	if (run == CONVO_DETECTORS)
 		det_segment(c, env);
 	else if (run == CONVO_ONE_DETECTOR)

@@ -61,6 +61,68 @@ static void run(size_t mem_cap, uint64_t n, uint64_t hole, int want_spill)
 	cs_free(s);
 }
 
+/* A connection evicted and resumed: its second part joins the first, in
+ * memory and spilled; an id given again without the mark replaces. */
+static void test_resumed(size_t mem_cap)
+{
+	char err[128];
+	struct cs_store *s = cs_new(mem_cap, err, sizeof(err));
+	const struct sum_conn *a;
+	size_t n;
+
+	for (uint64_t id = 1; id <= 300; id++) {
+		struct sum_conn c = conn(id);
+		c.evicted = true;
+		c.last_ts = c.first_ts + 10;
+		c.first_frame = id;
+		c.last_frame = id + 1;
+		c.dir[SUM_C2S].mss = 1460;
+		c.dir[SUM_C2S].rtt =
+		    (struct sum_rtt){.n = 2, .min_ns = 50, .max_ns = 70, .sum_ns = 120};
+		c.dir[SUM_S2C].data_packets = 1;
+		c.dir[SUM_S2C].min_payload = c.dir[SUM_S2C].max_payload = 500;
+		CHECK(cs_put(s, &c) == 0);
+	}
+	for (uint64_t id = 2; id <= 300; id += 2) {
+		struct sum_conn c = conn(id);
+		c.evicted_and_resumed = true;
+		c.state = SUM_STATE_CLOSED;
+		c.first_ts = (int64_t)id * 1000 + 100;
+		c.last_ts = c.first_ts + 50;
+		c.first_frame = 1000 + id;
+		c.last_frame = 2000 + id;
+		c.dir[SUM_C2S].rtt =
+		    (struct sum_rtt){.n = 1, .min_ns = 30, .max_ns = 30, .sum_ns = 30};
+		c.dir[SUM_S2C].data_packets = 2;
+		c.dir[SUM_S2C].min_payload = 100;
+		c.dir[SUM_S2C].max_payload = 900;
+		CHECK(cs_put(s, &c) == 0);
+	}
+	struct sum_conn r = conn(3); /* not resumed: replaces */
+	CHECK(cs_put(s, &r) == 0);
+	CHECK(cs_finish(s, &a, &n) == 0 && n == 300);
+	unsigned ok = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct sum_conn *c = &a[k];
+		uint64_t id = c->id;
+		const struct sum_dir *d = &c->dir[SUM_C2S], *e = &c->dir[SUM_S2C];
+		if (id == 3)
+			ok += !c->evicted && !c->evicted_and_resumed && c->last_ts == 0;
+		else if (id % 2)
+			ok += c->evicted && !c->evicted_and_resumed && d->packets == id * 3;
+		else
+			ok += !c->evicted && c->evicted_and_resumed && d->packets == id * 6 &&
+			      c->first_ts == (int64_t)id * 1000 &&
+			      c->last_ts == (int64_t)id * 1000 + 150 && c->first_frame == id &&
+			      c->last_frame == 2000 + id && c->state == SUM_STATE_CLOSED &&
+			      d->mss == 1460 && d->rtt.n == 3 && d->rtt.min_ns == 30 &&
+			      d->rtt.max_ns == 70 && d->rtt.sum_ns == 150 && e->data_packets == 3 &&
+			      e->min_payload == 100 && e->max_payload == 900;
+	}
+	CHECK_EQ_U(ok, 300);
+	cs_free(s);
+}
+
 int main(void)
 {
 	size_t rec = sizeof(struct sum_conn);
@@ -70,6 +132,8 @@ int main(void)
 	run(100 * rec, 5000, 0, 1);  /* spilled */
 	run(100 * rec, 5000, 3, 1);  /* spilled, with holes */
 	run(0, 3000, 0, 1);	     /* spilled from the first */
+	test_resumed(64u << 20);
+	test_resumed(0);
 	{
 		char err[128];
 		struct cs_store *s = cs_new(1 << 20, err, sizeof(err));

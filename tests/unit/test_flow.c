@@ -42,20 +42,29 @@ static void pkt_for(struct dec_packet *d, uint32_t host, uint16_t port, bool rep
 	d->src.family = d->dst.family = (uint8_t)family;
 }
 
-static struct tcp_conn *get(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
-			    int64_t now, uint64_t *next_id, bool *created)
+static struct tcp_conn *get_flags(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
+				  uint8_t flags, int64_t now, uint64_t *next_id, enum flow_got *got)
 {
 	struct dec_packet d;
 	struct pkt p = {.ts_ns = now};
+	struct flow_resume rs;
 
 	pkt_for(&d, host, port, reply, 4);
-	struct tcp_conn *c = flow_lookup(t, &d, 0, created);
-	if (c && *created) {
+	d.tcp.flags = flags;
+	struct tcp_conn *c = flow_lookup(t, &d, 0, got, &rs);
+	if (c && *got == FLOW_NEW)
 		tcp_conn_init(c, ++*next_id, &d, &p);
-	}
+	else if (c && *got == FLOW_RESUMED)
+		tcp_conn_resume(c, rs.id, &d, &p, rs.src_is_client);
 	if (c)
 		c->info.last_ts = now;
 	return c;
+}
+
+static struct tcp_conn *get(struct flow_table *t, uint32_t host, uint16_t port, bool reply,
+			    int64_t now, uint64_t *next_id, enum flow_got *got)
+{
+	return get_flags(t, host, port, reply, 0, now, next_id, got);
 }
 
 static void test_keying(void)
@@ -65,26 +74,27 @@ static void test_keying(void)
 	struct flow_config cfg = {.max_flows = 100, .idle_timeout_ns = 0};
 	struct flow_table *t = flow_new(&cfg, on_end, &e, err, sizeof(err));
 	uint64_t id = 0;
-	bool created;
+	enum flow_got created;
+	struct flow_resume rs;
 
 	CHECK(t != NULL);
 	struct tcp_conn *a = get(t, 1, 1000, false, 1, &id, &created);
-	CHECK(created);
+	CHECK(created == FLOW_NEW);
 	struct tcp_conn *b = get(t, 1, 1000, true, 2, &id, &created);
-	CHECK(!created);
+	CHECK(created == FLOW_HIT);
 	CHECK(a == b);
 	struct tcp_conn *c = get(t, 1, 1001, false, 3, &id, &created);
-	CHECK(created && c != a);
+	CHECK(created == FLOW_NEW && c != a);
 	/* The same addresses and ports in IPv6 are another flow. */
 	struct dec_packet d;
 	pkt_for(&d, 1, 1000, false, 6);
-	struct tcp_conn *v6 = flow_lookup(t, &d, 0, &created);
-	CHECK(created && v6 != a);
+	struct tcp_conn *v6 = flow_lookup(t, &d, 0, &created, &rs);
+	CHECK(created == FLOW_NEW && v6 != a);
 	/* The same 4-tuple at another vantage point is another flow. */
 	pkt_for(&d, 1, 1000, true, 4);
-	struct tcp_conn *far = flow_lookup(t, &d, 1, &created);
-	CHECK(created && far != a);
-	CHECK(flow_lookup(t, &d, 0, &created) == a && !created);
+	struct tcp_conn *far = flow_lookup(t, &d, 1, &created, &rs);
+	CHECK(created == FLOW_NEW && far != a);
+	CHECK(flow_lookup(t, &d, 0, &created, &rs) == a && created == FLOW_HIT);
 	CHECK_EQ_U(flow_counters(t)->live, 4);
 	flow_free(t);
 }
@@ -96,7 +106,7 @@ static void test_many_and_eviction(void)
 	struct flow_config cfg = {.max_flows = 1500, .idle_timeout_ns = 0};
 	struct flow_table *t = flow_new(&cfg, on_end, &e, err, sizeof(err));
 	uint64_t id = 0;
-	bool created;
+	enum flow_got created;
 	unsigned ok = 0;
 
 	/* 1500 flows spread over two chunks, all found again both ways. */
@@ -104,13 +114,13 @@ static void test_many_and_eviction(void)
 		get(t, h, 2000, false, h, &id, &created);
 	for (uint32_t h = 0; h < 1500; h++) {
 		struct tcp_conn *c = get(t, h, 2000, true, 2000 + h, &id, &created);
-		ok += !created && c->info.id == h + 1;
+		ok += created == FLOW_HIT && c->info.id == h + 1;
 	}
 	CHECK_EQ_U(ok, 1500);
 	CHECK_EQ_U(e.n, 0);
 	/* Full: a new flow evicts the least recently used (host 0, touched at 2000). */
 	get(t, 60000, 3000, false, 5000, &id, &created);
-	CHECK(created);
+	CHECK(created == FLOW_NEW);
 	CHECK_EQ_U(e.n, 1);
 	CHECK_EQ_U(e.ids[0], 1);
 	CHECK_EQ_U(e.why[0], FLOW_END_EVICTED);
@@ -119,7 +129,7 @@ static void test_many_and_eviction(void)
 	ok = 0;
 	for (uint32_t h = 1; h < 1500; h++) {
 		struct tcp_conn *c = get(t, h, 2000, false, 6000, &id, &created);
-		ok += !created && c->info.id == h + 1;
+		ok += created == FLOW_HIT && c->info.id == h + 1;
 	}
 	CHECK_EQ_U(ok, 1499);
 	flow_free(t);
@@ -132,7 +142,7 @@ static void test_expiry_and_drain(void)
 	struct flow_config cfg = {.max_flows = 64, .idle_timeout_ns = 100};
 	struct flow_table *t = flow_new(&cfg, on_end, &e, err, sizeof(err));
 	uint64_t id = 0;
-	bool created;
+	enum flow_got created;
 
 	get(t, 1, 1, false, 10, &id, &created);	 /* id 1 */
 	get(t, 2, 1, false, 20, &id, &created);	 /* id 2 */
@@ -159,10 +169,77 @@ static void test_expiry_and_drain(void)
 	flow_free(NULL);
 }
 
+/* An evicted connection comes back with its id and roles, once; a SYN on
+ * its tuple is a new connection; a working set larger than the table does
+ * not churn. */
+static void test_resume(void)
+{
+	struct ended e = {0};
+	char err[128];
+	struct flow_config cfg = {.max_flows = 2, .idle_timeout_ns = 0};
+	struct flow_table *t = flow_new(&cfg, on_end, &e, err, sizeof(err));
+	uint64_t id = 0;
+	enum flow_got got;
+
+	get_flags(t, 1, 5000, false, DEC_TH_SYN, 10, &id, &got); /* id 1, client 10.0.0.1 */
+	get_flags(t, 2, 5000, false, DEC_TH_SYN, 20, &id, &got); /* id 2 */
+	get_flags(t, 3, 5000, false, DEC_TH_SYN, 30, &id, &got); /* id 3 evicts id 1 */
+	CHECK_EQ_U(e.n, 1);
+	CHECK_EQ_U(e.ids[0], 1);
+	/* id 1's server answers: id 2 (idle since 20) was idle before id 1
+	 * (last seen 10) went? No: so this packet is dropped, not a churn. */
+	CHECK(get_flags(t, 1, 5000, true, DEC_TH_ACK, 40, &id, &got) == NULL);
+	CHECK_EQ_U(got, FLOW_DROPPED);
+	CHECK_EQ_U(flow_counters(t)->evicted_packets, 1);
+	CHECK_EQ_U(e.n, 1);
+	/* id 2 closes: its place goes to id 1, which resumes with its id and
+	 * its roles (the packet comes from the server). */
+	struct dec_packet d;
+	pkt_for(&d, 2, 5000, false, 4);
+	flow_set_closed(t, flow_find(t, &d, 0));
+	struct tcp_conn *c = get_flags(t, 1, 5000, true, DEC_TH_ACK, 50, &id, &got);
+	CHECK(c != NULL && got == FLOW_RESUMED);
+	CHECK_EQ_U(c->info.id, 1);
+	CHECK(c->info.evicted_and_resumed);
+	CHECK_EQ_U(c->info.client.a[3], 1);
+	CHECK_EQ_U(c->info.client_port, 5000);
+	CHECK_EQ_U(flow_counters(t)->resumed, 1);
+	CHECK_EQ_U(flow_counters(t)->created, 3);
+	CHECK_EQ_U(id, 3);
+	/* Its next packet is a hit. */
+	get_flags(t, 1, 5000, false, DEC_TH_ACK, 60, &id, &got);
+	CHECK_EQ_U(got, FLOW_HIT);
+	/* id 3 is evicted by a new connection (id 4); a SYN on id 3's tuple
+	 * later starts a new connection (id 5), not a resume. */
+	get_flags(t, 4, 5000, false, DEC_TH_SYN, 70, &id, &got);
+	CHECK_EQ_U(e.ids[e.n - 1], 3);
+	c = get_flags(t, 3, 5000, false, DEC_TH_SYN, 80, &id, &got);
+	CHECK(c != NULL && got == FLOW_NEW && c->info.id == 5);
+	CHECK_EQ_U(flow_counters(t)->resumed, 1);
+	flow_free(t);
+
+	/* 100 connections sending in turn through a table of 10: each is
+	 * created once and the packets of the evicted ones are dropped, not
+	 * each one an eviction. */
+	memset(&e, 0, sizeof(e));
+	cfg.max_flows = 10;
+	t = flow_new(&cfg, on_end, &e, err, sizeof(err));
+	id = 0;
+	for (int round = 0; round < 20; round++)
+		for (uint32_t h = 0; h < 100; h++)
+			get_flags(t, h, 6000, round & 1, round ? DEC_TH_ACK : DEC_TH_SYN,
+				  round * 1000 + h, &id, &got);
+	CHECK_EQ_U(flow_counters(t)->created, 100);
+	CHECK_EQ_U(e.n, 90);
+	CHECK_EQ_U(flow_counters(t)->evicted_packets, 19 * 90);
+	flow_free(t);
+}
+
 int main(void)
 {
 	test_keying();
 	test_many_and_eviction();
 	test_expiry_and_drain();
+	test_resume();
 	return unit_done("flow");
 }

@@ -308,7 +308,7 @@ static void test_fin_fills_gap(void)
 	send_seg(&v, &(struct seg){C2S, A | DEC_TH_FIN, DATA0 + MSS, IRS + 1, 0, 1020, 0, 10});
 	const struct reorder_summary *s = finish(&v);
 	CHECK_EQ_U(count_type(&v, SUM_EV_REORDER), 1);
-	CHECK_EQ_U(s->events, v.c.half[C2S].st.out_of_order);
+	CHECK_EQ_U(s->events, v.c.half[C2S].cold->out_of_order);
 	CHECK_EQ_U(s->max_extent, 1);
 	CHECK_EQ_U(v.ev[0].extent, 1);
 	CHECK_EQ_U(v.ev[0].queue_switch, 1);

@@ -300,6 +300,7 @@ static void pick_conn(struct sum_conn *c, bool zero)
 	c->queues_known = coin();
 	c->queues_overflow = coin();
 	c->evicted = coin();
+	c->evicted_and_resumed = coin();
 	pick_stall(&c->det.stall);
 	pick_sack(&c->det.sack);
 	pick_reorder(&c->det.reorder);
@@ -487,7 +488,7 @@ static void test_conn_edges(void)
 	c.client.family = 4;
 	c.server.family = 6;
 	c.roles_from_syn = c.wscale_known = c.sack_permitted = c.timestamps = true;
-	c.queues_known = c.queues_overflow = c.evicted = true;
+	c.queues_known = c.queues_overflow = c.evicted = c.evicted_and_resumed = true;
 	c.state = SUM_STATE_RESET;
 	c.first_ts = INT64_MAX;
 	c.last_ts = 0;

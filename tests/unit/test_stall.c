@@ -482,7 +482,7 @@ static void test_probe_with_new_data(void)
 	finish(&v);
 	CHECK_EQ_U(v.nev, 1);
 	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
-	CHECK_EQ_U(v.c.half[S2C].st.tlp_new_data, 1);
+	CHECK_EQ_U(v.c.half[S2C].cold->tlp_new_data, 1);
 	CHECK_EQ_U(v.c.info.det.stall.think_time, 0);
 }
 

@@ -177,17 +177,17 @@ static void test_rings_pooled(void)
 	struct convo v;
 	struct sum_conn s;
 	struct tcp_pools *tp = convo_tpools();
-	uint64_t sent0 = pool_stats(tp->sent)->in_use, ts0 = pool_stats(tp->tsring)->in_use;
+	uint64_t sent0 = pool_stats(tp->sent[0])->in_use, ts0 = pool_stats(tp->tsring[0])->in_use;
 
 	convo_init(&v, 4);
 	handshake(&v, 1);
 	/* Both SYNs ACKed: nothing in flight, the sent rings went back. */
 	CHECK(v.c.half[C2S].sent == NULL && v.c.half[S2C].sent == NULL);
 	CHECK(v.c.half[C2S].tsring != NULL && v.c.half[S2C].tsring != NULL);
-	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0);
+	CHECK_EQ_U(pool_stats(tp->sent[0])->in_use, sent0);
 	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 1000, 1000, 1000, 1, 3, 100});
 	CHECK(v.c.half[C2S].sent != NULL);
-	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0 + 1);
+	CHECK_EQ_U(pool_stats(tp->sent[0])->in_use, sent0 + 1);
 	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 1400, 1, 101, 3});
 	CHECK(v.c.half[C2S].sent == NULL);
 	tcp_summarize(&v.c, &s);
@@ -200,8 +200,8 @@ static void test_rings_pooled(void)
 	CHECK_EQ_U(s.dir[C2S].rtt_ts.max_ns, 400000);
 	tcp_conn_release(&v.c, tp);
 	CHECK(v.c.half[C2S].tsring == NULL && v.c.half[S2C].tsring == NULL);
-	CHECK_EQ_U(pool_stats(tp->sent)->in_use, sent0);
-	CHECK_EQ_U(pool_stats(tp->tsring)->in_use, ts0);
+	CHECK_EQ_U(pool_stats(tp->sent[0])->in_use, sent0);
+	CHECK_EQ_U(pool_stats(tp->tsring[0])->in_use, ts0);
 }
 
 static void test_retransmission_seen_bytes(void)
@@ -243,12 +243,12 @@ static void test_reorder_by_tsval(void)
 	/* The engine's decision is in c.seg; the event is the reorder
 	 * detector's (reorder.c, tests/unit/test_reorder.c). */
 	CHECK(v.nev == 0);
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.late.by == SUM_BY_TSVAL);
-	CHECK_EQ_U(v.c.late.extent, 2);
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_TSVAL);
+	CHECK_EQ_U(tcp_seg_late(&v.c)->extent, 2);
 	CHECK_EQ_U(v.c.seg.rel_seq, 1);
-	CHECK_EQ_U(v.c.late.rel_seq, 1);
-	CHECK_EQ_U(v.c.late.gap_ts, 1000000);
-	CHECK_EQ_U(v.c.late.data_no, 3);
+	CHECK_EQ_U(tcp_seg_late(&v.c)->rel_seq, 1);
+	CHECK_EQ_U(tcp_seg_late(&v.c)->gap_ts, 1000000);
+	CHECK_EQ_U(tcp_seg_late(&v.c)->data_no, 3);
 
 	/* A later TSval for the gap filler: a retransmission of bytes lost
 	 * before the capture point, even if it comes quickly. */
@@ -279,7 +279,7 @@ static void test_reorder_by_ipid_and_timing(void)
 	send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 100, 1000, t + 100000, 0, 0, 0, 110});
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.late.by == SUM_BY_IPID);
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_IPID);
 
 	/* IPv6, no timestamps, no dup ACK or SACK seen: causality. The path
 	 * RTT is 200 us (handshake); a retransmission needs a loss signal or
@@ -290,7 +290,7 @@ static void test_reorder_by_ipid_and_timing(void)
 	handshake(&v, 0);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1, 100, 1000, 1000});
 	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 100, 1000, 1050});
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.late.by == SUM_BY_CAUSALITY);
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_CAUSALITY);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 301, IRS + 1, 100, 1000, 2000});
 	send_seg(&v, &(struct seg){C2S, A, ISS + 201, IRS + 1, 100, 1000, 12000});
 	CHECK(v.c.seg.kind & TCP_SEG_UNDECIDED);
@@ -604,8 +604,8 @@ static void test_causality_and_second_copy(void)
 	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1300, 1, 11, 2});
 	CHECK(v.c.seg.kind & TCP_SEG_RETRANS);
 	CHECK(v.c.seg.kind & TCP_SEG_LATE_FOUND);
-	CHECK_EQ_U(v.c.late.by, SUM_BY_SECOND_COPY);
-	CHECK_EQ_U(v.c.late.frame, 6);
+	CHECK_EQ_U(tcp_seg_late(&v.c)->by, SUM_BY_SECOND_COPY);
+	CHECK_EQ_U(tcp_seg_late(&v.c)->frame, 6);
 	/* The client D-SACKs the second copy: the retransmission was spurious. */
 	send_seg(
 	    &v,
@@ -628,7 +628,7 @@ static void test_causality_and_second_copy(void)
 				   1,
 				   {IRS + 3001, IRS + 4001}});
 	send_seg(&v, &(struct seg){S2C, A, IRS + 2001, ISS + 1, 1000, 1000, 2050, 1, 12, 4});
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && v.c.late.by == SUM_BY_CAUSALITY);
+	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_CAUSALITY);
 	tcp_finish(&v.c, &v.sink);
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[S2C].out_of_order, 2);

@@ -372,7 +372,7 @@ static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 
 static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uint32_t nfull)
 {
-	const struct sum_dir *st = &c->half[sm->dir].st;
+	const struct sum_dir_hot *st = &c->half[sm->dir].st;
 	int64_t dur = st->last_data_ts - st->first_data_ts;
 
 	sm->stalls = c->info.det.stall.count;

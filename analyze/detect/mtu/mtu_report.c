@@ -1,7 +1,9 @@
 /* mtu_report.c - JSON and text for the MTU / alignment detector's results. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "analyze/report/det_view.h"
+#include "analyze/report/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -56,13 +58,22 @@ static void mtu_json_conn(struct jo_writer *w, const struct sum_conn *c)
 		jo_kstr(w, "collapse_by", mtu_collapse_names[s->collapse_by]);
 	else
 		jo_knull(w, "collapse_by");
-	if (s->transfer_ns) {
+	if (s->transfer_ns)
 		jo_ksec(w, "collapse_idle_s", s->idle_ns);
-		jo_ksec(w, "collapse_transfer_s", s->transfer_ns);
-	} else {
+	else
 		jo_knull(w, "collapse_idle_s");
-		jo_knull(w, "collapse_transfer_s");
+	/* The stalls when the collapse was judged (the text says them). */
+	if (s->collapse && s->collapse_by == MTU_COLLAPSE_STALLS) {
+		jo_ksec(w, "collapse_stall_time_s", s->stall_ns);
+		jo_kint(w, "collapse_stalls", s->stalls);
+	} else {
+		jo_knull(w, "collapse_stall_time_s");
+		jo_knull(w, "collapse_stalls");
 	}
+	if (s->transfer_ns)
+		jo_ksec(w, "collapse_transfer_s", s->transfer_ns);
+	else
+		jo_knull(w, "collapse_transfer_s");
 	if (s->implied_mtu[s->dir & 1])
 		jo_kstr(w, "dir", sum_dir_name(s->dir & 1));
 	else
@@ -228,6 +239,95 @@ static bool mtu_any(const struct det_totals *t)
 	return t->mtu.misaligned || t->mtu.icmp_too_big || t->mtu.blackholes;
 }
 
+/* {"c2s": n|null, "s2c": n|null} back into v[2] (null: 0). */
+static void r_pair(struct ji_ctx *x, const json_t *o, const char *key, uint32_t v[2])
+{
+	json_t *p = ji_get(x, o, key);
+
+	v[0] = (uint32_t)ji_int_or(x, p, "c2s", 0);
+	v[1] = (uint32_t)ji_int_or(x, p, "s2c", 0);
+}
+
+/* The reader's side of mtu_json_conn() (tcpsift merge). */
+static void mtu_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_conn *c)
+{
+	struct mtu_summary *s = &c->det.mtu;
+	const char *dirs[2] = {sum_dir_name(0), sum_dir_name(1)};
+	json_t *t, *fs;
+
+	s->aligned_above = (uint32_t)ji_int_or(x, v, "aligned_above", 0);
+	s->aligned_below = (uint32_t)ji_int_or(x, v, "aligned_below", 0);
+	s->collapse = ji_bool(x, v, "collapse");
+	if (s->collapse)
+		s->collapse_by = (uint8_t)ji_enum(x, v, "collapse_by", mtu_collapse_names,
+						  MTU_COLLAPSE_BY_COUNT);
+	s->idle_ns = ji_sec_or(x, v, "collapse_idle_s", 0);
+	s->stall_ns = ji_sec_or(x, v, "collapse_stall_time_s", 0);
+	s->stalls = (uint32_t)ji_int_or(x, v, "collapse_stalls", 0);
+	s->transfer_ns = ji_sec_or(x, v, "collapse_transfer_s", 0);
+	t = ji_get(x, v, "dir");
+	if (t && !json_is_null(t))
+		s->dir = (uint8_t)ji_enum(x, v, "dir", dirs, 2);
+	fs = ji_get(x, v, "full_size");
+	s->full_size[0] = ji_bool(x, fs, "c2s");
+	s->full_size[1] = ji_bool(x, fs, "s2c");
+	r_pair(x, v, "header_bytes", s->header_bytes);
+	s->icmp_mtu = (uint32_t)ji_int_or(x, v, "icmp_mtu", 0);
+	s->icmp_too_big = (uint32_t)ji_int(x, v, "icmp_too_big");
+	r_pair(x, v, "implied_mtu", s->implied_mtu);
+	r_pair(x, v, "largest_payload", s->largest_payload);
+	s->misaligned = ji_bool(x, v, "misaligned");
+	t = ji_get(x, v, "misaligned_dirs");
+	if (t && !json_is_array(t))
+		ji_fail(x, "\"misaligned_dirs\" is not an array");
+	for (size_t k = 0; t && k < json_array_size(t); k++) {
+		const char *d = json_string_value(json_array_get(t, k));
+		if (d && strcmp(d, dirs[0]) == 0)
+			s->misaligned_dir[0] = true;
+		else if (d && strcmp(d, dirs[1]) == 0)
+			s->misaligned_dir[1] = true;
+		else
+			ji_fail(x, "\"misaligned_dirs\" holds something else than a direction");
+	}
+	r_pair(x, v, "mss", s->mss);
+	r_pair(x, v, "oversize", s->oversize);
+	s->oversize_segments = (uint32_t)ji_int(x, v, "oversize_segments");
+	s->payload_mod_4096 = (uint32_t)ji_int_or(x, v, "payload_mod_4096", 0);
+	s->pmtu_blackhole = ji_bool(x, v, "pmtu_blackhole");
+	s->blackhole_mtu = (uint32_t)ji_int_or(x, v, "pmtu_blackhole_mtu", 0);
+	s->blackhole_resends = (uint32_t)ji_int(x, v, "pmtu_blackhole_resends");
+	s->blackhole_shrunk_mtu = (uint32_t)ji_int_or(x, v, "pmtu_blackhole_shrunk_mtu", 0);
+	s->blackholes = (uint32_t)ji_int(x, v, "pmtu_blackholes");
+	r_pair(x, v, "superframes", s->superframes);
+}
+
+/* The reader's side of mtu_json_event(). */
+static void mtu_json_read_event(struct ji_ctx *x, const json_t *o, struct sum_event *e)
+{
+	struct mtu_event *m = &e->u.mtu;
+
+	m->mtu = (uint32_t)ji_int_or(x, o, "mtu", 0);
+	m->reason = ji_str(x, o, "reason", false);
+	if (e->type == SUM_EV_MTU_ALIGNMENT) {
+		m->kind = MTU_PMTU_NONE;
+		m->aligned_above = (uint32_t)ji_int_or(x, o, "aligned_above", 0);
+		m->aligned_below = (uint32_t)ji_int_or(x, o, "aligned_below", 0);
+		m->payload = (uint32_t)ji_int(x, o, "payload");
+		m->payload_mod_4096 = (uint32_t)ji_int(x, o, "payload_mod_4096");
+		e->segments = (uint32_t)ji_int(x, o, "segments");
+		return;
+	}
+	m->kind = (uint8_t)ji_enum(x, o, "pmtu_kind", mtu_pmtu_names, MTU_PMTU_KIND_COUNT);
+	if (m->kind == MTU_PMTU_ICMP) {
+		m->icmp_code = (uint8_t)ji_int(x, o, "icmp_code");
+		m->icmp_type = (uint8_t)ji_int(x, o, "icmp_type");
+	} else if (m->kind == MTU_PMTU_BLACKHOLE) {
+		m->big_mtu = (uint32_t)ji_int_or(x, o, "big_mtu", 0);
+		m->payload = (uint32_t)ji_int(x, o, "payload");
+		m->retransmissions = (uint32_t)ji_int(x, o, "retransmissions");
+	}
+}
+
 static void mtu_json_findings(struct jo_fields *f, const struct det_totals *t, bool known)
 {
 	if (known)
@@ -304,6 +404,8 @@ const struct det_view mtu_view = {
     .json_conn = mtu_json_conn,
     .json_event = mtu_json_event,
     .json_findings = mtu_json_findings,
+    .json_read_conn = mtu_json_read_conn,
+    .json_read_event = mtu_json_read_event,
     .add_conn = mtu_add_conn,
     .add_event = mtu_add_event,
     .any = mtu_any,

@@ -132,7 +132,7 @@ __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const str
 	bool data = (sg->kind & TCP_SEG_DATA) && !(sg->kind & TCP_SEG_KEEPALIVE);
 
 	if (sg->kind & (TCP_SEG_OOO | TCP_SEG_LATE_FOUND))
-		emit_reorder(c, env, ds, &c->late);
+		emit_reorder(c, env, ds, tcp_seg_late(c));
 	/* No packet of the connection carried a queue id (tcp.c): every ring
 	 * entry is still 0, unknown, and stays so; nothing to record. */
 	if (!data || !c->info.queues_known)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "analyze/report/det_view.h"
+#include "analyze/report/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -32,6 +33,41 @@ static void reorder_json_conn(struct jo_writer *w, const struct sum_conn *c)
 		jo_knull(w, "reorder_queue_unknown");
 	}
 	jo_w_obj_end(w);
+}
+
+/* The reader's side of reorder_json_conn() (tcpsift merge). The queue
+ * range is not written: taken from the connection's queues (read before). */
+static void reorder_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_conn *c)
+{
+	struct reorder_summary *s = &c->det.reorder;
+	json_t *qs = ji_get(x, v, "queue_switches");
+
+	s->ack_reordering = (uint32_t)ji_int(x, v, "ack_reordering");
+	s->events = (uint32_t)ji_int(x, v, "events");
+	s->max_extent = (uint32_t)ji_int(x, v, "max_extent");
+	s->queues_known = qs && !json_is_null(qs);
+	s->queue_switches = (uint32_t)ji_int_or(x, v, "queue_switches", 0);
+	s->queues_used = (uint32_t)ji_int(x, v, "queues_used");
+	s->reorder_on_queue_switch = (uint32_t)ji_int_or(x, v, "reorder_on_queue_switch", 0);
+	s->switch_unknown = (uint32_t)ji_int_or(x, v, "reorder_queue_unknown", 0);
+	s->queue_min = s->queue_max = -1;
+	if (s->queues_known && c->queue_mask) {
+		s->queue_min = __builtin_ctzll(c->queue_mask);
+		s->queue_max = 63 - __builtin_clzll(c->queue_mask);
+	}
+}
+
+/* The reader's side of reorder_json_event(). */
+static void reorder_json_read_event(struct ji_ctx *x, const json_t *o, struct sum_event *e)
+{
+	const char *bys[SUM_BY_COUNT];
+	json_t *qs = ji_get(x, o, "queue_switch");
+
+	for (unsigned k = 0; k < SUM_BY_COUNT; k++)
+		bys[k] = sum_reorder_by_name((enum sum_reorder_by)k);
+	e->by = (uint8_t)ji_enum(x, o, "decided_by", bys, SUM_BY_COUNT);
+	e->extent = (uint32_t)ji_int(x, o, "extent");
+	e->queue_switch = (int8_t)(!qs || json_is_null(qs) ? -1 : ji_bool(x, o, "queue_switch"));
 }
 
 static void queue_range(FILE *out, const struct reorder_summary *s)
@@ -211,6 +247,8 @@ const struct det_view reorder_view = {
     .json_conn = reorder_json_conn,
     .json_event = reorder_json_event,
     .json_findings = reorder_json_findings,
+    .json_read_conn = reorder_json_read_conn,
+    .json_read_event = reorder_json_read_event,
     .add_conn = reorder_add_conn,
     .add_event = reorder_add_event,
     .any = reorder_any,

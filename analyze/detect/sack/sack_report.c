@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/report/det_view.h"
+#include "analyze/report/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -66,6 +67,52 @@ static void sack_json_event(struct jo_fields *f, const struct sum_event *e)
 	jo_f_str(f, "lost", h->passed_capture ? "downstream" : "upstream");
 	jo_f_bool(f, "passed_capture", h->passed_capture);
 	jo_f_int(f, "segments", h->segments);
+}
+
+/* The reader's side of sack_json_conn() (tcpsift merge). */
+static void sack_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_conn *c)
+{
+	struct sackb_summary *s = &c->det.sack;
+	const char *names[SACKB_CLOSED_COUNT];
+	uint64_t by_closed[SACKB_CLOSED_COUNT];
+
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
+		names[k] = sackb_closed_by_name((enum sackb_closed_by)k);
+	ji_named_counts(x, v, "closed_by", names, by_closed, SACKB_CLOSED_COUNT);
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
+		s->by_closed[k] = (uint32_t)by_closed[k];
+	s->dsack = (uint32_t)ji_int(x, v, "dsack");
+	s->hole_bytes = (uint64_t)ji_int(x, v, "hole_bytes");
+	s->holes = (uint32_t)ji_int(x, v, "holes");
+	s->overflow = (uint32_t)ji_int(x, v, "holes_not_tracked");
+	s->invalid_blocks = (uint32_t)ji_int(x, v, "invalid_blocks");
+	s->lost_downstream = (uint32_t)ji_int(x, v, "lost_downstream");
+	s->lost_upstream = (uint32_t)ji_int(x, v, "lost_upstream");
+	s->max_hole_bytes_outstanding = (uint64_t)ji_int(x, v, "max_bytes_in_holes");
+	s->recoveries = (uint32_t)ji_int(x, v, "recoveries");
+	s->open_at_end_dirs = (uint32_t)ji_int(x, v, "recoveries_open_at_end");
+	s->recovery_max_ns = ji_sec(x, v, "recovery_max_s");
+	s->recovery_time_ns = ji_sec(x, v, "recovery_time_s");
+	s->reneged_bytes = (uint64_t)ji_int(x, v, "reneged_bytes");
+	s->reneging = (uint32_t)ji_int(x, v, "reneging");
+	s->reordered_downstream = (uint32_t)ji_int(x, v, "reordered_downstream");
+	s->block_overflow = (uint32_t)ji_int(x, v, "sacked_ranges_not_tracked");
+}
+
+/* The reader's side of sack_json_event(). */
+static void sack_json_read_event(struct ji_ctx *x, const json_t *o, struct sum_event *e)
+{
+	struct sackb_event *h = &e->u.hole;
+	const char *names[SACKB_CLOSED_COUNT];
+
+	if (e->type != SUM_EV_SACK_HOLE)
+		return;
+	for (unsigned k = 0; k < SACKB_CLOSED_COUNT; k++)
+		names[k] = sackb_closed_by_name((enum sackb_closed_by)k);
+	h->closed_by = (uint8_t)ji_enum(x, o, "closed_by", names, SACKB_CLOSED_COUNT);
+	h->reason = ji_str(x, o, "closed_reason", false);
+	h->passed_capture = ji_bool(x, o, "passed_capture");
+	h->segments = (uint32_t)ji_int(x, o, "segments");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -344,6 +391,8 @@ const struct det_view sack_view = {
     .json_conn = sack_json_conn,
     .json_event = sack_json_event,
     .json_findings = sack_json_findings,
+    .json_read_conn = sack_json_read_conn,
+    .json_read_event = sack_json_read_event,
     .add_conn = sack_add_conn,
     .add_event = sack_add_event,
     .any = sack_any,

@@ -183,8 +183,9 @@ static const char sackb_r_open[] = "still open when the connection ended";
 static bool dir_complete(const struct tcp_conn *c, enum sum_dir_id dir)
 {
 	const struct tcp_half *h = &c->half[dir];
+	const struct sum_dir_cold *k = h->cold; /* NULL: all its counts 0 */
 
-	return !h->st.lost_segments && !h->st.acked_unseen && !h->nholes && !h->hole_overflow;
+	return !(k && (k->lost_segments || k->acked_unseen)) && !h->nholes && !h->hole_overflow;
 }
 
 static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/report/det_view.h"
+#include "analyze/report/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 
@@ -101,6 +102,60 @@ static void stall_json_event(struct jo_fields *f, const struct sum_event *e)
 	jo_f_bool(f, "recurring", s->recurring);
 	jo_f_int(f, "rwnd", (int64_t)s->rwnd);
 	jo_f_bool(f, "timer_like", s->timer_like);
+}
+
+/* The reader's side of stall_json_conn() (tcpsift merge). */
+static void stall_json_read_conn(struct ji_ctx *x, const json_t *v, struct sum_conn *c)
+{
+	struct stall_summary *s = &c->det.stall;
+	const char *names[STALL_CLASS_COUNT];
+	uint64_t by_class[STALL_CLASS_COUNT];
+	int64_t hist[STALL_HIST_BUCKETS];
+	json_t *ad = ji_get(x, v, "ack_delay");
+
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		names[k] = stall_class_name((enum stall_class)k);
+	if (ad && !json_is_null(ad)) {
+		s->ack_delay_n = (uint32_t)ji_int(x, ad, "n");
+		s->ack_delay_sum_ns =
+		    ji_avg_sum(x, ji_sec(x, ad, "avg_s"), s->ack_delay_n, "ack_delay");
+		s->ack_delay_max_ns = ji_sec(x, ad, "max_s");
+		s->ack_delay_min_ns = ji_sec(x, ad, "min_s");
+	}
+	ji_named_counts(x, v, "by_class", names, by_class, STALL_CLASS_COUNT);
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		s->by_class[k] = (uint32_t)by_class[k];
+	s->capture_gaps = (uint32_t)ji_int(x, v, "capture_gaps");
+	s->count = (uint32_t)ji_int(x, v, "count");
+	ji_ints(x, v, "histogram", hist, STALL_HIST_BUCKETS);
+	for (unsigned k = 0; k < STALL_HIST_BUCKETS; k++)
+		s->hist[k] = (uint32_t)hist[k];
+	s->max_ns = ji_sec(x, v, "max_s");
+	s->recurring = (uint32_t)ji_int(x, v, "recurring");
+	s->think_time = (uint32_t)ji_int(x, v, "think_time");
+	s->think_time_ns = ji_sec(x, v, "think_time_s");
+	s->time_ns = ji_sec(x, v, "time_s");
+	s->timer_like = (uint32_t)ji_int(x, v, "timer_like");
+	s->timer_like_ns = ji_sec(x, v, "timer_like_time_s");
+}
+
+/* The reader's side of stall_json_event(). */
+static void stall_json_read_event(struct ji_ctx *x, const json_t *o, struct sum_event *e)
+{
+	struct stall_event *s = &e->u.stall;
+	const char *names[STALL_CLASS_COUNT];
+
+	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
+		names[k] = stall_class_name((enum stall_class)k);
+	s->ack_delay_ns = ji_sec_or(x, o, "ack_delay_s", -1);
+	s->advice = ji_str(x, o, "advice", true);
+	s->cls = (uint8_t)ji_enum(x, o, "class", names, STALL_CLASS_COUNT);
+	s->evidence = ji_str(x, o, "evidence", false);
+	s->in_flight = (uint32_t)ji_int(x, o, "in_flight");
+	s->reason = ji_str(x, o, "reason", false);
+	s->recurring = ji_bool(x, o, "recurring");
+	s->rwnd = (uint64_t)ji_int(x, o, "rwnd");
+	s->timer_like = ji_bool(x, o, "timer_like");
 }
 
 static int stall_cmp_i64(const void *a, const void *b)
@@ -452,6 +507,8 @@ const struct det_view stall_view = {
     .json_conn = stall_json_conn,
     .json_event = stall_json_event,
     .json_findings = stall_json_findings,
+    .json_read_conn = stall_json_read_conn,
+    .json_read_event = stall_json_read_event,
     .add_conn = stall_add_conn,
     .add_event = stall_add_event,
     .any = stall_any,

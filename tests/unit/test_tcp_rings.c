@@ -1,0 +1,134 @@
+/* test_tcp_rings.c - unit tests of the RTT rings' size classes and the cold counters (tcp_int.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/engine/tcp_int.h"
+#include "tests/unit/unit.h"
+
+static uint64_t in_use(const struct pool *p)
+{
+	return pool_stats(p)->in_use;
+}
+
+/* The sent ring doubles 4 -> 8 -> 16 -> 32 only when full, keeps its FIFO
+ * order across each move, forgets the oldest only at 32, goes back to its
+ * class's pool when drained and starts the next flight at that class. */
+static void test_sent_classes(void)
+{
+	struct tcp_pools tp;
+	struct tcp_half h;
+
+	CHECK(tcp_pools_init(&tp) == 0);
+	memset(&h, 0, sizeof(h));
+	h.sent_cap = h.tsring_cap = TCP_RING_MIN; /* as tcp_conn_init() */
+	for (unsigned k = 1; k <= 20; k++) {
+		sent_push(&h, &tp, 100 * k, 1000 * k);
+		unsigned want = k <= 4 ? 4 : k <= 8 ? 8 : k <= 16 ? 16 : 32;
+		CHECK_EQ_U(h.sent_cap, want);
+	}
+	CHECK_EQ_U(h.sent_len, 20);
+	CHECK_EQ_U(in_use(tp.sent[3]), 1);
+	CHECK_EQ_U(in_use(tp.sent[0]) + in_use(tp.sent[1]) + in_use(tp.sent[2]), 0);
+	/* Karn: everything ending beyond 1050 was retransmitted. */
+	sent_mark_retrans(&h, 1050);
+	sent_acked(&h, &tp, 1000, 30000); /* pops 10 segments: sample from the 10th */
+	CHECK_EQ_U(h.st.rtt.n, 1);
+	CHECK_EQ_U(h.st.rtt.min_ns, 30000 - 10000);
+	CHECK_EQ_U(h.sent_len, 10);
+	sent_acked(&h, &tp, 2000, 40000); /* all retransmitted: no sample, ring back */
+	CHECK_EQ_U(h.st.rtt.n, 1);
+	CHECK(h.sent == NULL);
+	CHECK_EQ_U(in_use(tp.sent[3]), 0);
+	CHECK_EQ_U(h.sent_cap, 32);
+	/* The next flight takes the size the last one needed; at 32 the
+	 * oldest goes: acking it gives no sample, the next one does. */
+	for (unsigned k = 1; k <= 40; k++)
+		sent_push(&h, &tp, 5000 + 10 * k, 100000 + k);
+	CHECK_EQ_U(h.sent_cap, 32);
+	CHECK_EQ_U(h.sent_len, 32);
+	sent_acked(&h, &tp, 5000 + 10 * 8, 200000); /* the 8 oldest were forgotten */
+	CHECK_EQ_U(h.st.rtt.n, 1);
+	sent_acked(&h, &tp, 5000 + 10 * 9, 200000);
+	CHECK_EQ_U(h.st.rtt.n, 2);
+	CHECK_EQ_U(h.st.rtt.max_ns, 200000 - 100009);
+	tcp_pools_free(&tp);
+}
+
+/* The TSval ring keeps every slot where the largest ring would have it:
+ * it grows 4 -> 8 -> 16 at the 5th and 9th distinct TSval, a repeated
+ * TSval takes no slot, and only at 16 does the oldest get overwritten. */
+static void test_tsring_classes(void)
+{
+	struct tcp_pools tp;
+	struct tcp_half h;
+
+	CHECK(tcp_pools_init(&tp) == 0);
+	memset(&h, 0, sizeof(h));
+	h.sent_cap = h.tsring_cap = TCP_RING_MIN; /* as tcp_conn_init() */
+	for (unsigned k = 1; k <= 4; k++) {
+		tsring_add(&h, &tp, 10 * k, 1000 * k);
+		tsring_add(&h, &tp, 10 * k, 1000 * k + 1); /* same tick: ignored */
+	}
+	CHECK_EQ_U(h.tsring_cap, 4);
+	CHECK_EQ_U(h.tsring_head, 4);
+	tsring_echo(&h, 20, 5000); /* sample 5000 - 2000 */
+	CHECK_EQ_U(h.st.rtt_ts.n, 1);
+	CHECK_EQ_U(h.st.rtt_ts.max_ns, 3000);
+	tsring_add(&h, &tp, 50, 5000);
+	CHECK_EQ_U(h.tsring_cap, 8);
+	CHECK_EQ_U(in_use(tp.tsring[0]), 0);
+	CHECK_EQ_U(h.tsring[1].tsval, 20);
+	CHECK(h.tsring_echoed == 1u << 1); /* its slot kept its place */
+	tsring_echo(&h, 20, 9000);	   /* echoed before: no second sample */
+	CHECK_EQ_U(h.st.rtt_ts.n, 1);
+	for (unsigned k = 6; k <= 17; k++)
+		tsring_add(&h, &tp, 10 * k, 1000 * k);
+	CHECK_EQ_U(h.tsring_cap, 16);
+	CHECK_EQ_U(h.tsring_head, 1); /* the 17th went to slot 0 */
+	tsring_echo(&h, 10, 20000);   /* overwritten: no sample */
+	CHECK_EQ_U(h.st.rtt_ts.n, 1);
+	tsring_echo(&h, 170, 20000);
+	CHECK_EQ_U(h.st.rtt_ts.n, 2);
+	CHECK_EQ_U(h.st.rtt_ts.min_ns, 3000);
+	tsring_echo(&h, 160, 20000);
+	CHECK_EQ_U(h.st.rtt_ts.max_ns, 4000);
+	CHECK_EQ_U(in_use(tp.tsring[2]), 1);
+	pool_put(tp.tsring[tcp_cls(h.tsring_cap)], h.tsring);
+	tcp_pools_free(&tp);
+}
+
+/* Cold counters: a block on first use, none before; returned by release. */
+static void test_cold_counters(void)
+{
+	struct tcp_pools tp;
+	struct tcp_conn *c = calloc(1, sizeof(*c));
+
+	CHECK(c != NULL && tcp_pools_init(&tp) == 0);
+	c->tp = &tp;
+	CHECK(c->half[0].cold == NULL);
+	tcp_cold(c, &c->half[1])->keepalives++;
+	tcp_cold(c, &c->half[1])->keepalives++;
+	CHECK(c->half[0].cold == NULL && c->half[1].cold != NULL);
+	CHECK_EQ_U(c->half[1].cold->keepalives, 2);
+	CHECK_EQ_U(in_use(tp.cold), 1);
+
+	struct sum_conn s;
+	tcp_summarize(c, &s);
+	CHECK_EQ_U(s.dir[1].keepalives, 2);
+	CHECK_EQ_U(s.dir[0].keepalives, 0);
+	tcp_conn_release(c, &tp);
+	CHECK(c->half[1].cold == NULL);
+	CHECK_EQ_U(in_use(tp.cold), 0);
+	CHECK_EQ_U(tcp_pools_failed(&tp), 0);
+	tcp_pools_free(&tp);
+	free(c);
+}
+
+int main(void)
+{
+	test_sent_classes();
+	test_tsring_classes();
+	test_cold_counters();
+	return unit_done("tcp_rings");
+}
