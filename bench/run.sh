@@ -221,10 +221,10 @@ if [ "$tcpsift_ok" = 1 ] && [ "$small_n" -ge 10000 ]; then
 	capture "$small" "$small_n" "$mem_conns" "$mem_conns"
 	capture "$big" "$packets" "$mem_conns" "$mem_conns"
 	cat "$small" "$big" >/dev/null
-	runs=1 measure tcpsift-mem "$t_tcpsift" "$tcpsift" analyze --json "$small"
+	runs=1 measure tcpsift-mem "$t_tcpsift" "$tcpsift" analyze --json --threads 1 "$small"
 	mem_status=$m_status
 	[ "$m_status" = ok ] && mem_small=$m_rss_kib
-	runs=1 measure tcpsift-mem "$t_tcpsift" "$tcpsift" analyze --json "$big"
+	runs=1 measure tcpsift-mem "$t_tcpsift" "$tcpsift" analyze --json --threads 1 "$big"
 	[ "$m_status" = ok ] && mem_big=$m_rss_kib
 	mem_conns_small=$("$tcpsift" analyze --json "$small" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["connections"])')
 	mem_conns_big=$("$tcpsift" analyze --json "$big" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["connections"])')
