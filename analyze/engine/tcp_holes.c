@@ -52,58 +52,23 @@ _Static_assert((TCP_RING_MIN << (TCP_SENT_CLASSES - 1)) == TCP_SENT_RING, "sent 
 _Static_assert((TCP_RING_MIN << (TCP_PENDING_CLASSES - 1)) == TCP_PENDING, "pending classes");
 _Static_assert((TCP_RING_MIN << (TCP_RTX_CLASSES - 1)) == TCP_RTX_RING, "rtx classes");
 
-int tcp_pools_init(struct tcp_pools *tp)
+/* The size classes of one kind of table: pools[k] holds TCP_RING_MIN << k
+ * elements of elem bytes. The helpers below each serve every kind. */
+static bool classes_new(struct pool **pools, unsigned n, size_t elem)
 {
 	bool ok = true;
 
-	memset(tp, 0, sizeof(*tp));
-	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
-		ok &= (tp->sent[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_sent), 0)) !=
-		      NULL;
-	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
-		ok &= (tp->tsring[k] =
-			   pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_tsrec), 0)) != NULL;
-	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++)
-		ok &= (tp->holes[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_hole), 0)) !=
-		      NULL;
-	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++)
-		ok &= (tp->pending[k] =
-			   pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_pending), 0)) != NULL;
-	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++)
-		ok &= (tp->rtx[k] = pool_new((TCP_RING_MIN << k) * sizeof(struct tcp_rtx), 0)) !=
-		      NULL;
-	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
-	if (!ok) {
-		tcp_pools_free(tp);
-		return -1;
-	}
-	return 0;
+	for (unsigned k = 0; k < n; k++)
+		ok &= (pools[k] = pool_new((TCP_RING_MIN << k) * elem, 0)) != NULL;
+	return ok;
 }
 
-void tcp_pools_free(struct tcp_pools *tp)
+static void classes_free(struct pool **pools, unsigned n)
 {
-	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++) {
-		pool_free(tp->sent[k]);
-		tp->sent[k] = NULL;
+	for (unsigned k = 0; k < n; k++) {
+		pool_free(pools[k]);
+		pools[k] = NULL;
 	}
-	for (unsigned k = 0; k < TCP_TS_CLASSES; k++) {
-		pool_free(tp->tsring[k]);
-		tp->tsring[k] = NULL;
-	}
-	for (unsigned k = 0; k < TCP_HOLE_CLASSES; k++) {
-		pool_free(tp->holes[k]);
-		tp->holes[k] = NULL;
-	}
-	for (unsigned k = 0; k < TCP_PENDING_CLASSES; k++) {
-		pool_free(tp->pending[k]);
-		tp->pending[k] = NULL;
-	}
-	for (unsigned k = 0; k < TCP_RTX_CLASSES; k++) {
-		pool_free(tp->rtx[k]);
-		tp->rtx[k] = NULL;
-	}
-	pool_free(tp->cold);
-	tp->cold = NULL;
 }
 
 /* Bytes handed out by pools[0, n). */
@@ -115,6 +80,44 @@ static size_t pools_in_use(struct pool *const *pools, unsigned n)
 		if (pools[k])
 			bytes += pool_stats(pools[k])->in_use * pool_stats(pools[k])->block_size;
 	return bytes;
+}
+
+/* pool_get() calls of pools[0, n) that found no memory. */
+static uint64_t pools_failed(struct pool *const *pools, unsigned n)
+{
+	uint64_t failed = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		failed += pools[k] ? pool_stats(pools[k])->failed : 0;
+	return failed;
+}
+
+int tcp_pools_init(struct tcp_pools *tp)
+{
+	bool ok = true;
+
+	memset(tp, 0, sizeof(*tp));
+	ok &= classes_new(tp->sent, TCP_SENT_CLASSES, sizeof(struct tcp_sent));
+	ok &= classes_new(tp->tsring, TCP_TS_CLASSES, sizeof(struct tcp_tsrec));
+	ok &= classes_new(tp->holes, TCP_HOLE_CLASSES, sizeof(struct tcp_hole));
+	ok &= classes_new(tp->pending, TCP_PENDING_CLASSES, sizeof(struct tcp_pending));
+	ok &= classes_new(tp->rtx, TCP_RTX_CLASSES, sizeof(struct tcp_rtx));
+	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
+	if (!ok) {
+		tcp_pools_free(tp);
+		return -1;
+	}
+	return 0;
+}
+
+void tcp_pools_free(struct tcp_pools *tp)
+{
+	classes_free(tp->sent, TCP_SENT_CLASSES);
+	classes_free(tp->tsring, TCP_TS_CLASSES);
+	classes_free(tp->holes, TCP_HOLE_CLASSES);
+	classes_free(tp->pending, TCP_PENDING_CLASSES);
+	classes_free(tp->rtx, TCP_RTX_CLASSES);
+	classes_free(&tp->cold, 1);
 }
 
 size_t tcp_pools_bytes(const struct tcp_pools *tp)
@@ -132,16 +135,10 @@ uint64_t tcp_conn_grow_failed(const struct tcp_conn *c)
 
 uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 {
-	uint64_t n = 0;
-
-	for (unsigned k = 0; k < TCP_SENT_CLASSES; k++)
-		n += tp->sent[k] ? pool_stats(tp->sent[k])->failed : 0;
-	for (unsigned k = 0; k < TCP_TS_CLASSES; k++)
-		n += tp->tsring[k] ? pool_stats(tp->tsring[k])->failed : 0;
 	/* The gap, fill and retransmission tables' failures are the
 	 * connections' grow_failed (tcp_conn_grow_failed), not counted here. */
-	n += tp->cold ? pool_stats(tp->cold)->failed : 0;
-	return n;
+	return pools_failed(tp->sent, TCP_SENT_CLASSES) + pools_failed(tp->tsring, TCP_TS_CLASSES) +
+	       pools_failed(&tp->cold, 1);
 }
 
 struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h)
