@@ -52,6 +52,13 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 		e->sink.conn(e->sink.ctx, &s);
 }
 
+static void id_forgotten(void *ctx, uint64_t id)
+{
+	struct engine *e = ctx;
+
+	e->sink.forget(e->sink.ctx, id);
+}
+
 static void release_conn(void *ctx, struct tcp_conn *c)
 {
 	struct engine *e = ctx;
@@ -104,6 +111,8 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 		free(e);
 		return NULL;
 	}
+	if (e->sink.forget)
+		flow_on_forget(e->flows, id_forgotten);
 	return e;
 }
 

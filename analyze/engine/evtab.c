@@ -63,8 +63,8 @@ struct evt_rec *evt_find(struct evt_table *t, const void *key, uint32_t h)
 	return NULL;
 }
 
-void evt_put(struct evt_table *t, const void *key, uint32_t h, uint64_t id, int64_t last_ts,
-	     uint32_t flags)
+uint64_t evt_put(struct evt_table *t, const void *key, uint32_t h, uint64_t id, int64_t last_ts,
+		 uint32_t flags)
 {
 	struct evt_rec *b = bucket(t, h), *r = evt_find(t, key, h);
 
@@ -78,12 +78,14 @@ void evt_put(struct evt_table *t, const void *key, uint32_t h, uint64_t id, int6
 		*nx = (uint8_t)((*nx + 1) % EVT_WAYS);
 		t->cnt.forgotten++;
 	}
+	uint64_t gone = r->id != id ? r->id : 0;
 	memcpy(r->key, key, EVT_KEY_BYTES);
 	r->id = id;
 	r->last_ts = last_ts;
 	r->hash = h;
 	r->flags = flags;
 	t->cnt.remembered++;
+	return gone;
 }
 
 void evt_forget(struct evt_table *t, struct evt_rec *r)

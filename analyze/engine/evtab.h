@@ -45,9 +45,10 @@ struct evt_table;
 struct evt_table *evt_new(uint32_t capacity);
 
 /* Remember key (hash h) as connection id, last seen at last_ts; a record
- * of the same key is replaced, else a full bucket forgets its oldest. */
-void evt_put(struct evt_table *t, const void *key, uint32_t h, uint64_t id, int64_t last_ts,
-	     uint32_t flags);
+ * of the same key is replaced, else a full bucket forgets its oldest.
+ * Returns the id of the record it let go (it can never resume), else 0. */
+uint64_t evt_put(struct evt_table *t, const void *key, uint32_t h, uint64_t id, int64_t last_ts,
+		 uint32_t flags);
 
 /* The record of key, or NULL; valid until the next evt_put() or evt_forget(). */
 struct evt_rec *evt_find(struct evt_table *t, const void *key, uint32_t h);

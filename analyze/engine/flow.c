@@ -46,6 +46,7 @@ struct flow_slot {
 struct flow_table {
 	struct flow_config cfg;
 	flow_end_fn *end;
+	flow_forget_fn *forget; /* NULL: nobody asked */
 	void *ctx;
 	struct flow_slot *slots;
 	uint32_t slot_mask;
@@ -285,7 +286,9 @@ static void remember(struct flow_table *t, const struct flow_entry *e)
 	uint32_t flags = i->client_port == e->key.pa && memcmp(i->client.a, e->key.a, 16) == 0
 			     ? FLOW_REM_CLIENT_IS_A
 			     : 0;
-	evt_put(t->gone, &e->key, e->hash, i->id, i->last_ts, flags);
+	uint64_t gone = evt_put(t->gone, &e->key, e->hash, i->id, i->last_ts, flags);
+	if (gone && t->forget)
+		t->forget(t->ctx, gone);
 	t->cnt.forgotten = evt_counters(t->gone)->forgotten;
 }
 
@@ -390,6 +393,11 @@ void flow_set_pressure(struct flow_table *t, bool on)
 	t->pressure = on;
 }
 
+void flow_on_forget(struct flow_table *t, flow_forget_fn *fn)
+{
+	t->forget = fn;
+}
+
 int flow_evict_oldest(struct flow_table *t)
 {
 	uint32_t victim = lru_oldest(t);
@@ -440,7 +448,10 @@ static int may_resume(struct flow_table *t, const struct flow_key *k, uint32_t h
 	/* A SYN starts a new instance (tcp_is_new_instance(), without the
 	 * old one's ISN to compare: a retransmitted SYN is rare here). */
 	if ((d->tcp.flags & (DEC_TH_SYN | DEC_TH_ACK)) == DEC_TH_SYN) {
+		uint64_t gone = r->id;
 		evt_forget(t->gone, r);
+		if (t->forget)
+			t->forget(t->ctx, gone);
 		return 1;
 	}
 	if (!room_to_resume(t, r->last_ts)) {

@@ -32,6 +32,9 @@ struct flow_config {
 };
 
 typedef void flow_end_fn(void *ctx, struct tcp_conn *c, enum flow_end why);
+/* An evicted connection's id that can no longer resume: its key was let go
+ * (a fuller table, or the tuple started anew). */
+typedef void flow_forget_fn(void *ctx, uint64_t id);
 
 struct flow_table;
 
@@ -76,6 +79,9 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 /* Under pressure (the engine's --max-memory), a resume counts the table
  * as full: it must evict an older idle connection or be dropped. */
 void flow_set_pressure(struct flow_table *t, bool on);
+
+/* Call fn (with flow_new()'s ctx) for each id flow_forget_fn describes. */
+void flow_on_forget(struct flow_table *t, flow_forget_fn *fn);
 
 /* Evict the least recently used connection (closed ones first), as a full
  * table does: 0, or -1 when the table is empty. */

@@ -283,6 +283,9 @@ struct sum_sink {
 	 * them leaves this NULL and the engine builds none. */
 	void (*frame)(void *ctx, const struct sum_event *e);
 	void (*segment)(void *ctx, const struct sum_seg *s);
+	/* An evicted connection's id that will never resume (its key was let
+	 * go): a sink that maps ids (analyze/engine/workers.c) drops it. */
+	void (*forget)(void *ctx, uint64_t id);
 	void *ctx;
 };
 

@@ -43,14 +43,14 @@ enum {
 };
 
 enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
-enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_CONN };
+enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_CONN, WK_FORGET };
 
 /* One result, followed by its struct sum_event or sum_conn. */
 struct wk_rec {
 	uint32_t entry; /* packet index in the batch */
 	uint8_t phase, kind;
 	uint32_t size; /* of the whole record, a multiple of 8 */
-	uint64_t id;   /* WK_BEGIN: the worker's id of the new connection */
+	uint64_t id;   /* WK_BEGIN, WK_FORGET: the worker's id of the connection */
 };
 
 struct wk_buf {
@@ -169,6 +169,11 @@ static void on_event(void *ctx, const struct sum_event *e)
 static void on_conn(void *ctx, const struct sum_conn *c)
 {
 	buf_push(ctx, WK_CONN, 0, c, sizeof(*c));
+}
+
+static void on_forget(void *ctx, uint64_t id)
+{
+	buf_push(ctx, WK_FORGET, id, NULL, 0);
 }
 
 /* ---- id map ---- */
@@ -290,8 +295,9 @@ static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 		struct sum_conn *c = (struct sum_conn *)(r + 1);
 		uint64_t key = map_key(worker, c->id);
 		c->id = map_get(&w->map, key);
-		/* An evicted one may resume with its id: its entry stays (the map
-		 * grows with evicted connections, 32 bytes each at most). */
+		/* An evicted one may resume with its id: its entry stays until
+		 * its engine lets the key go (WK_FORGET), so the map holds no
+		 * more than live connections and the engines' evtab records. */
 		if (!c->evicted)
 			map_del(&w->map, key);
 		w->live--;
@@ -299,6 +305,11 @@ static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 			w->sink.conn(w->sink.ctx, c);
 		return;
 	}
+	case WK_FORGET:
+		/* Its summary came before, from the same worker (it was
+		 * evicted, then its key was let go). */
+		map_del(&w->map, map_key(worker, r->id));
+		return;
 	}
 }
 
@@ -734,6 +745,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		struct sum_sink ws = {
 		    .begin = on_begin,
 		    .conn = on_conn,
+		    .forget = on_forget,
 		    .event = w->sink.event ? on_event : NULL,
 		    .frame = w->sink.frame ? on_event : NULL,
 		    .ctx = me,

@@ -45,7 +45,8 @@ static void test_put_find_forget(void)
 	CHECK(evt_find(t, k, hash_of(1)) == NULL);
 	/* A key put again replaces its record. */
 	key_of(3, k);
-	evt_put(t, k, hash_of(3), 333, 1, 0);
+	CHECK_EQ_U(evt_put(t, k, hash_of(3), 333, 1, 0), 3); /* id 3 let go */
+	CHECK_EQ_U(evt_put(t, k, hash_of(3), 333, 2, 0), 0); /* the same id */
 	CHECK_EQ_U(evt_find(t, k, hash_of(3))->id, 333);
 	evt_forget(t, evt_find(t, k, hash_of(3)));
 	CHECK(evt_find(t, k, hash_of(3)) == NULL);
@@ -60,9 +61,11 @@ static void test_overwrite_oldest(void)
 	struct evt_table *t = evt_new(EVT_WAYS);
 	uint8_t k[EVT_KEY_BYTES];
 
+	/* Each put past a full bucket says which id it let go (the workers'
+	 * id map drops it: analyze/engine/workers.c). */
 	for (uint32_t n = 1; n <= EVT_WAYS + 3; n++) {
 		key_of(n, k);
-		evt_put(t, k, 42, n, n, 0);
+		CHECK_EQ_U(evt_put(t, k, 42, n, n, 0), n > EVT_WAYS ? n - EVT_WAYS : 0);
 	}
 	CHECK_EQ_U(evt_counters(t)->forgotten, 3);
 	for (uint32_t n = 1; n <= EVT_WAYS + 3; n++) {
