@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-scale check-shard check-threads check-tui check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-scale check-shard check-threads check-tui check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
 
 all: tcpsift
@@ -105,8 +105,8 @@ check:
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-shard check-threads check-tui
-	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-lab \
+	  check-shard check-threads check-tui check-hostile-files
+	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@tests/summary.sh
@@ -123,6 +123,15 @@ check-golden: tests
 # Memory bounded by live connections (peak RSS: run on an unsanitized build).
 check-scale: tests $(BENCH_BIN)
 	@tests/scale/run.sh $(O)
+
+# Crafted hostile files (tests/hostile/gen.py): exit code, one-line error,
+# no sanitizer report; run in the sanitizer tree.
+check-hostile-files: tests
+	@tests/hostile/run.sh $(O)/tcpsift
+
+# A million SYNs under --max-memory in every format (peak RSS: unsanitized).
+check-floods: tests
+	@tests/hostile/floods.sh $(O)
 
 check-docs: tests
 	@tests/docs/run.sh $(O)/tcpsift

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# hostile/run.sh BIN - crafted captures (tests/hostile/gen.py writes them and
+# their expectations): each gives its expected exit code, at most one stderr
+# line saying what is wrong and where, no sanitizer report, no hang, and in
+# every output format a report a consumer can parse.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+T_SUITE=hostile
+. tests/lib.sh
+bin=${1:?usage: run.sh BIN}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 tests/hostile/gen.py "$tmp" || { t_fail "gen.py failed"; t_done; exit; }
+
+# json_check FILE EXPR: the report parses and EXPR holds over its summary s.
+json_check() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
+
+sanitized() { grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|Assertion|Abort' "$1"; }
+
+while IFS=$'\x1f' read -r name want err check; do
+	f=$tmp/$name
+	for fmt in --json --ndjson text; do
+		opt=$fmt
+		[ $fmt = text ] && opt=
+		timeout 30 "$bin" analyze $opt --no-progress "$f" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		what="$name ($fmt)"
+		if [ $rc -ne "$want" ]; then
+			t_fail "$what: exit $rc, want $want: $(head -c 300 "$tmp/err")"
+			continue
+		fi
+		if sanitized "$tmp/err"; then
+			t_fail "$what: $(grep -m1 -E 'runtime error|Sanitizer|Assertion|Abort' "$tmp/err")"
+			continue
+		fi
+		lines=$(wc -l <"$tmp/err")
+		if [ -z "$err" ]; then
+			[ "$lines" -eq 0 ] || { t_fail "$what: unexpected stderr: $(head -c 300 "$tmp/err")"; continue; }
+		elif [ "$lines" -ne 1 ] || ! grep -qiE "^tcpsift analyze: .*$err" "$tmp/err"; then
+			t_fail "$what: want one line matching /$err/, got $lines: $(head -c 300 "$tmp/err")"
+			continue
+		fi
+		case $fmt in
+		--json)
+			if [ -n "$check" ] && ! json_check "$tmp/out" "$check" 2>"$tmp/py"; then
+				t_fail "$what: report fails $check: $(tail -1 "$tmp/py")"
+				continue
+			fi ;;
+		--ndjson)
+			if ! python3 -c 'import json,sys
+for l in open(sys.argv[1]): json.loads(l)' "$tmp/out" 2>"$tmp/py"; then
+				t_fail "$what: a line is not JSON: $(tail -1 "$tmp/py")"
+				continue
+			fi ;;
+		esac
+		t_pass "$what: exit $rc"
+	done
+done <"$tmp/cases.txt"
+t_done
