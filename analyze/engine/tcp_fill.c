@@ -107,12 +107,13 @@ static int64_t earliest_retrans(const struct tcp_conn *c, enum sum_dir_id dir,
 				const struct tcp_hole *hole)
 {
 	int64_t rtt = tcp_path_rtt(c);
-	int64_t timer = hole->open_ts + TCP_TLP_MIN_NS + (rtt > 0 ? 2 * rtt : 0);
+	int64_t timer = clock_sat_add(clock_sat_add(hole->open_ts, TCP_TLP_MIN_NS),
+				      rtt > 0 ? clock_sat_mul(rtt, 2) : 0);
 
 	if (!hole->trigger_ts)
 		return timer;
 	int64_t up = loop_to(c, dir);
-	int64_t signal = hole->trigger_ts + (up > 0 ? up : 0);
+	int64_t signal = clock_sat_add(hole->trigger_ts, up > 0 ? up : 0);
 	return signal < timer ? signal : timer;
 }
 
@@ -322,7 +323,7 @@ __attribute__((noinline)) void tcp_settle(struct tcp_conn *c, int64_t now,
 				continue;
 			}
 			if (q->acked_ts)
-				settle_at(c, q->acked_ts + wait + 1);
+				settle_at(c, clock_sat_add(q->acked_ts, clock_sat_add(wait, 1)));
 			k++;
 		}
 		while (h->rtx_len && now > h->rtx[h->rtx_head].due)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "analyze/detect/stall/stall_int.h"
+#include "common/clock.h"
 
 /* The rules are in stall.c (and DESIGN.md "Stalls"). */
 
@@ -188,12 +189,12 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	if (f->timer_like) {
 		/* Ambiguous: apart from the stalls the evidence proves. */
 		s->timer_like++;
-		s->timer_like_ns += f->duration;
+		s->timer_like_ns = clock_sat_add(s->timer_like_ns, f->duration);
 		det_emit(env, &e);
 		return;
 	}
 	s->count++;
-	s->time_ns += f->duration;
+	s->time_ns = clock_sat_add(s->time_ns, f->duration);
 	s->by_class[f->cls]++;
 	if (f->duration > s->max_ns)
 		s->max_ns = f->duration;
@@ -202,7 +203,7 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 			s->ack_delay_min_ns = f->ack_delay;
 		if (!s->ack_delay_n || f->ack_delay > s->ack_delay_max_ns)
 			s->ack_delay_max_ns = f->ack_delay;
-		s->ack_delay_sum_ns += f->ack_delay;
+		s->ack_delay_sum_ns = clock_sat_add(s->ack_delay_sum_ns, f->ack_delay);
 		s->ack_delay_n++;
 	}
 	det_emit(env, &e);
@@ -392,7 +393,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
 			c->info.det.stall.think_time++;
-			c->info.det.stall.think_time_ns += seg->ts - st->last_ts;
+			c->info.det.stall.think_time_ns =
+			    clock_sat_add(c->info.det.stall.think_time_ns, seg->ts - st->last_ts);
 			return;
 		}
 		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
