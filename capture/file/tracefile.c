@@ -231,9 +231,36 @@ static int tf_child_packet(struct tf_out *o, libtrace_packet_t *pk)
 	return tf_put(o, buf, m.len);
 }
 
+/*
+ * The child's write buffer. File scope, against the rule of no mutable
+ * globals, because the fatal-signal handler below must reach it: it exists
+ * only in the child (the parent never touches it), one per child process.
+ */
+static struct tf_out tf_child_out;
+
+/* libtrace aborted or crashed: hand over the packets read before it (the
+ * buffer holds whole messages: libtrace is never called mid-message), then
+ * die of the same signal for the parent to name. write(2) is
+ * async-signal-safe. */
+static void tf_child_fatal(int sig)
+{
+	struct tf_out *o = &tf_child_out;
+	size_t done = 0;
+
+	while (done < o->n) {
+		ssize_t w = write(o->fd, o->buf + done, o->n - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void __attribute__((noreturn)) tf_child(const char *uri, int fd, int errfd)
 {
-	static struct tf_out o; /* the child's own copy: no sharing */
+	static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+	struct tf_out *o = &tf_child_out;
 	libtrace_t *t;
 	libtrace_packet_t *pk;
 	struct tf_msg m = {.kind = TF_MSG_OPEN};
@@ -246,35 +273,37 @@ static void __attribute__((noreturn)) tf_child(const char *uri, int fd, int errf
 	signal(SIGPIPE, SIG_DFL);
 	if (dup2(errfd, STDERR_FILENO) == -1)
 		_exit(1);
-	o.fd = fd;
+	o->fd = fd;
+	for (size_t k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
+		signal(fatal[k], tf_child_fatal);
 	t = trace_create(uri);
 	if (t == NULL)
 		_exit(1);
 	if (trace_is_err(t)) {
-		tf_child_error(&o, t, "open");
+		tf_child_error(o, t, "open");
 		_exit(0);
 	}
 	if (trace_start(t) == -1) {
-		tf_child_error(&o, t, "start");
+		tf_child_error(o, t, "start");
 		_exit(0);
 	}
 	pk = trace_create_packet();
-	if (pk == NULL || tf_put(&o, &m, sizeof(m)) < 0 || tf_flush(&o) < 0)
+	if (pk == NULL || tf_put(o, &m, sizeof(m)) < 0 || tf_flush(o) < 0)
 		_exit(1);
 	for (;;) {
 		int n = trace_read_packet(t, pk);
 
 		if (n == 0) {
 			m.kind = TF_MSG_END;
-			if (tf_put(&o, &m, sizeof(m)) == 0)
-				tf_flush(&o);
+			if (tf_put(o, &m, sizeof(m)) == 0)
+				tf_flush(o);
 			break;
 		}
 		if (n < 0) {
-			tf_child_error(&o, t, "read");
+			tf_child_error(o, t, "read");
 			break;
 		}
-		if (tf_child_packet(&o, pk) < 0)
+		if (tf_child_packet(o, pk) < 0)
 			break;
 	}
 	/* No trace_destroy(): _exit() frees all, and a damaged trace's
