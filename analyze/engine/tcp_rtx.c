@@ -76,7 +76,7 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 		tcp_rtx_pop(c, dir, sink);
 	h->rtx[(h->rtx_head + h->rtx_len) % h->cap_rtx] = *x;
 	h->rtx_len++;
-	settle_at(c, x->due + 1);
+	settle_at(c, clock_sat_add(x->due, 1));
 }
 
 /*
@@ -149,7 +149,7 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * SRTT is the capture point's, so only SRTT + 2 ms is required.
 	 */
 	if (!r->dupack_run && !r->sacking && end == h->snd_nxt &&
-	    gap >= h->srtt_ns + TCP_TLP_MIN_NS && !rtx_seen(h, seq, end))
+	    gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && !rtx_seen(h, seq, end))
 		return TCP_SEG_TLP;
 	if (gap >= rto)
 		return TCP_SEG_RTO;

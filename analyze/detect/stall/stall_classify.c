@@ -262,11 +262,12 @@ static bool stall_receiver_limited(const struct stall_dir_state *d)
 static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int64_t pause)
 {
 	const struct tcp_half *h = &c->half[dir];
-	int64_t rto = h->srtt_ns + 4 * h->rttvar_ns;
+	int64_t rto = clock_sat_add(h->srtt_ns, clock_sat_mul(h->rttvar_ns, 4));
 
 	if (pause >= STALL_TIMER_LO_NS && pause <= STALL_TIMER_HI_NS)
 		return true;
-	return rto > STALL_TIMER_HI_NS && abs64(pause - rto) <= rto / 20;
+	/* pause >= 0 (not a step back in time): the difference fits. */
+	return rto > STALL_TIMER_HI_NS && pause >= 0 && abs64(pause - rto) <= rto / 20;
 }
 
 /* A retransmission ended the gap: which kind of wait it was. */

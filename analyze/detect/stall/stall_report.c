@@ -188,7 +188,8 @@ static int64_t stall_median(int64_t *v, size_t n)
 	if (!n)
 		return -1;
 	qsort(v, n, sizeof(*v), stall_cmp_i64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	/* Halfway without the sum: two spans near INT64_MAX would overflow it. */
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
 /* What one printed line needs from its group's events, gathered for all
