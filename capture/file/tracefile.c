@@ -39,11 +39,12 @@ enum tf_linktype {
  * modules parse untrusted bytes with C we cannot fix here. Validating the
  * records first would mean re-implementing every format's parser and
  * tracking each libtrace release's asserts, and still leave its crashes;
- * in a child an abort, a crash or a hang ends one input with a one-line
- * error instead of the process. The child only calls libtrace and writes
- * what it returned, unchanged, down a pipe; everything that decides (the
- * bounds, the link type, the IP header, the timestamp) runs in the parent,
- * where the fuzz target sees it (tests/fuzz/fuzz_tracefile.c).
+ * in a child an abort or a crash ends one input with a one-line error
+ * instead of the process (a hang in libtrace still waits: SIGINT/SIGTERM
+ * are the parent's, and the child dies with it, PR_SET_PDEATHSIG). The child only calls libtrace
+ * and writes what it returned, unchanged, down a pipe; everything that decides (the bounds, the
+ * link type, the IP header, the timestamp) runs in the parent, where the fuzz target sees it
+ * (tests/fuzz/fuzz_tracefile.c).
  *
  *   child:  trace_read_packet -> struct tf_msg + up to TF_MAX_BYTES --pipe--> parent: tf_next
  *           its stderr (libtrace's assert message) ------------------pipe--> parent: the error

@@ -1,4 +1,5 @@
-/* fuzz_pcapng_opts.c - libFuzzer target: any bytes as the option areas of a well-formed pcapng file. */
+/* fuzz_pcapng_opts.c - libFuzzer target: any bytes as the option areas of a well-formed pcapng
+ * file. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,8 +189,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* The time is in range, and at an end only when clamped. */
 			if (p.ts_ns < 0 || p.iface >= sf_iface_count(r) || p.wirelen < p.caplen)
 				abort();
-			if ((p.ts_ns == 0 || p.ts_ns == CLOCK_TS_MAX) ? false
-								      : (p.have & PKT_HAVE_TS_CLAMPED))
+			if ((p.ts_ns == 0 || p.ts_ns == CLOCK_TS_MAX)
+				? false
+				: (p.have & PKT_HAVE_TS_CLAMPED))
 				abort();
 		}
 		if (rc < 0 && sf_error(r)[0] == '\0')

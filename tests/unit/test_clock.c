@@ -1,4 +1,5 @@
-/* test_clock.c - the time range of pkt.ts_ns and the saturating arithmetic on times (common/clock.h). */
+/* test_clock.c - the time range of pkt.ts_ns and the saturating arithmetic on times
+ * (common/clock.h). */
 #include <stdint.h>
 
 #include "common/clock.h"
@@ -22,7 +23,9 @@ static void test_ts_sat(void)
 	CHECK_EQ_U(clock_ts_sat((__int128)1000 << 60, &c), (uint64_t)CLOCK_TS_MAX);
 	CHECK(c);
 	c = false;
-	CHECK_EQ_U(clock_ts_sat((__int128)UINT64_MAX * CLOCK_NS_PER_S + (__int128)INT64_MAX * CLOCK_NS_PER_S, &c),
+	CHECK_EQ_U(clock_ts_sat((__int128)UINT64_MAX * CLOCK_NS_PER_S +
+				    (__int128)INT64_MAX * CLOCK_NS_PER_S,
+				&c),
 		   (uint64_t)CLOCK_TS_MAX);
 	CHECK(c);
 	c = false;
