@@ -12,7 +12,9 @@ Writes into OUTDIR one file per case and OUTDIR/MANIFEST, one line a case:
 
 NAME is the file; URI-PREFIX is what tcpsift is given before it ("-" for
 none, "legacypos:" ...); EXPECT is "ok" (exit 0, no error line), "any"
-(exit 0, or 3 with one error line: libtrace garbage) ; CLAMPED is how many
+(exit 0, or 3 with one error line: libtrace garbage), "abort" (libtrace
+aborts after two good records: exit 3, one line naming the signal, the two
+packets reported); CLAMPED is how many
 packets carry a time outside 1970..2262 (summary.timestamps_clamped; "-"
 for the libtrace cases, whose times are whatever the garbage says).
 tests/hostile/times.sh runs them. Standard library only; the same bytes on
@@ -257,6 +259,12 @@ def main(argv):
     a = [2**63 - 5000 + 1000 * k for k in range(10)]
     put("pcapng-across-2^63.pcapng", pcapng(a, tsresol=9), "-", "ok",
         clamped([exact_ns(x, 9, None) for x in a]))
+
+    # legacypos records (ts 8, slen 4, wlen 4, 48 bytes): a wire length of
+    # 0 trips libtrace 3's assert in legacypos_get_wire_length().
+    lp = b"".join(struct.pack(">QII", (1_700_000_000 + k) << 32, 48, w) + bytes(range(48))
+                  for k, w in enumerate([40, 40, 0, 70000]))
+    put("legacypos-wlen-0.bin", lp, "legacypos:", "abort", "-")
 
     # Garbage through libtrace's formats: no abort, whatever it does.
     rnd = random.Random(13)

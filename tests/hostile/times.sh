@@ -41,6 +41,17 @@ while read -r name prefix expect clamped; do
 			grep -E 'runtime error|SUMMARY' "$work/err" | head -3
 			continue
 		fi
+		if [ "$expect" = abort ]; then
+			if [ "$rc" -eq 3 ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+				grep -q 'libtrace failed after 2 records (killed by signal 6' "$work/err" &&
+				grep -q '^ "packets": 2,' "$work/out.json"; then
+				t_pass "$case_: libtrace aborted, 2 packets kept, one line"
+			else
+				t_fail "$case_: exit $rc, expected 3 with libtrace's abort in one line"
+				head -3 "$work/err"
+			fi
+			continue
+		fi
 		if [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 3 ] && [ "$expect" = any ]; }; then
 			t_fail "$case_: exit $rc (expected ${expect/any/0 or 3})"
 			head -3 "$work/err"
