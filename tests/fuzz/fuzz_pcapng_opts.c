@@ -40,8 +40,8 @@ struct out {
 
 static void put(struct out *o, const void *p, size_t n)
 {
-	if (o->n + n > OPTS_MAX_FILE)
-		return;
+	if (n == 0 || o->n + n > OPTS_MAX_FILE)
+		return; /* n == 0: p may be NULL, which memcpy may not be given */
 	memcpy(o->b + o->n, p, n);
 	o->n += n;
 }
