@@ -46,7 +46,7 @@ FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-scale check-shard check-threads check-tui check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
-        check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
+        check-format check-layers check-fuzz check-hostile-times bench lab-matrix fuzz format install clean
 
 all: tcpsift
 
@@ -109,6 +109,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
+	@$(MAKE) --no-print-directory check-hostile-times
 	@tests/summary.sh
 
 check-unit: tests
@@ -192,6 +193,13 @@ check-fuzz:
 	    $(MAKE) --no-print-directory fuzz || exit 1; \
 	  else echo "check-fuzz: clang has no libFuzzer (-fsanitize=fuzzer): replay only" >&2; fi; fi
 	@tests/fuzz/run.sh build/san $(FUZZ_SECONDS)
+
+# Absurd capture times (1970..2262 and beyond, pcapng resolutions and
+# offsets) and libtrace formats on garbage, under ASan+UBSan: exit codes,
+# one-line errors and warnings, summary.timestamps_clamped.
+check-hostile-times:
+	@$(MAKE) --no-print-directory O=build/san SAN=1 build/san/tcpsift
+	@tests/hostile/times.sh build/san/tcpsift
 
 bench:
 	@scripts/deps.sh bench

@@ -578,6 +578,12 @@ int analyze_main(int argc, char **argv)
 			"tcpsift analyze: warning: %" PRIu64
 			" packets of a link type tcpsift cannot decode\n",
 			run.eng.malformed[-DEC_ERR_LINKTYPE]);
+	if (!cfg.quiet && run.eng.ts_clamped)
+		fprintf(stderr,
+			"tcpsift analyze: warning: %" PRIu64
+			" packets timed before 1970 or after 2262 (not 64-bit nanoseconds): "
+			"taken as the nearest end (summary.timestamps_clamped)\n",
+			run.eng.ts_clamped);
 	if (analyze_stop && !cfg.quiet)
 		fputs("tcpsift analyze: interrupted: reporting what was read\n", stderr);
 

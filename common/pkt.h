@@ -26,9 +26,10 @@ enum pkt_linktype {
 
 /* Which optional fields of struct pkt are valid. */
 enum pkt_have {
-	PKT_HAVE_QUEUE = 1u << 0,     /* pcapng epb_queue, or --queue-per-file */
-	PKT_HAVE_FLAGS = 1u << 1,     /* pcapng epb_flags */
-	PKT_HAVE_DROPCOUNT = 1u << 2, /* pcapng epb_dropcount */
+	PKT_HAVE_QUEUE = 1u << 0,      /* pcapng epb_queue, or --queue-per-file */
+	PKT_HAVE_FLAGS = 1u << 1,      /* pcapng epb_flags */
+	PKT_HAVE_DROPCOUNT = 1u << 2,  /* pcapng epb_dropcount */
+	PKT_HAVE_TS_CLAMPED = 1u << 3, /* the file's time was outside ts_ns's range: saturated */
 };
 
 /* epb_flags bits 0-1 (pcapng spec, section "Enhanced Packet Block"). */
@@ -39,7 +40,7 @@ enum pkt_dir {
 };
 
 struct pkt {
-	int64_t ts_ns;	     /* capture time, ns since the Unix epoch */
+	int64_t ts_ns;	     /* capture time, ns since the Unix epoch, in [0, CLOCK_TS_MAX] */
 	const uint8_t *data; /* caplen bytes, borrowed until the next read */
 	uint32_t caplen;     /* bytes present at data */
 	uint32_t wirelen;    /* original length on the wire (>= caplen) */

@@ -40,6 +40,7 @@ struct eng_counters {
 	uint64_t snaplen_cut;	  /* TCP segments whose payload the snaplen cut */
 	uint64_t bad_tcp_options; /* TCP option areas that ran past the header */
 	uint64_t ts_backwards;	  /* packets older than the one before (never assume order) */
+	uint64_t ts_clamped;	  /* packets timed before 1970 or after 2262: saturated (pkt.h) */
 	uint64_t no_memory;	  /* TCP packets dropped: no memory for their connection */
 	/* Allocations that failed, by what went without (each is counted
 	 * where it happened and the analysis goes on with less): */
@@ -71,6 +72,7 @@ static inline void eng_counters_add(struct eng_counters *d, const struct eng_cou
 	d->snaplen_cut += s->snaplen_cut;
 	d->bad_tcp_options += s->bad_tcp_options;
 	d->ts_backwards += s->ts_backwards;
+	d->ts_clamped += s->ts_clamped;
 	d->no_memory += s->no_memory;
 	d->nomem_rtt_rings += s->nomem_rtt_rings;
 	d->nomem_tables += s->nomem_tables;

@@ -232,6 +232,7 @@ static void eng_mem_check(struct engine *e)
 bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
 		    bool own_stream)
 {
+	n->ts_clamped += own_stream && (p->have & PKT_HAVE_TS_CLAMPED);
 	if (k->seen++ == 0) {
 		n->first_ts = n->last_ts = p->ts_ns;
 		k->last_sweep = p->ts_ns;
@@ -330,8 +331,12 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 void eng_packet(struct engine *e, const struct pkt *p)
 {
 	struct dec_packet d;
+	struct pkt sane;
 	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
 	uint32_t nshards = e->cfg.shard_n;
+
+	if (p->ts_ns < 0) /* a caller that did not saturate (engine.h) */
+		p = eng_ts_clamp(p, &sane);
 
 	if (eng_clock_step(&e->clock, &e->cnt, p, st, nshards <= 1 || e->cfg.shard_k == 1))
 		eng_sweep(e, p->ts_ns);

@@ -40,6 +40,20 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 		       size_t errlen);
 
 /*
+ * pkt.ts_ns may be any int64: a negative time (before 1970: no reader makes
+ * one, a test or a fuzzer may) is taken as 0 with PKT_HAVE_TS_CLAMPED, as a
+ * reader saturates (common/clock.h), so that every difference of two times
+ * the engine takes fits in an int64. This makes that copy in *tmp.
+ */
+static inline const struct pkt *eng_ts_clamp(const struct pkt *p, struct pkt *tmp)
+{
+	*tmp = *p;
+	tmp->ts_ns = 0;
+	tmp->have |= PKT_HAVE_TS_CLAMPED;
+	return tmp;
+}
+
+/*
  * Account one packet; p and its bytes are only borrowed for the call.
  * Under --shard K/N a packet of another shard only moves the clock (capture
  * time, idle expiry: connections end as in a one-pass run) and counts in

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "common/clock.h"
+
 /* Each state's JSON name and a short form for narrow table cells. */
 static const struct {
 	const char *name, *short_name;
@@ -85,7 +87,7 @@ static void rtt_merge(struct sum_rtt *a, const struct sum_rtt *b)
 	if (!a->n || b->max_ns > a->max_ns)
 		a->max_ns = b->max_ns;
 	a->n += b->n;
-	a->sum_ns += b->sum_ns;
+	a->sum_ns = clock_sat_add(a->sum_ns, b->sum_ns);
 }
 
 /* The earliest of two times, 0 meaning none. */

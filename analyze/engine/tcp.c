@@ -219,7 +219,7 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	uint32_t seg = h->st.max_payload ? h->st.max_payload : r->st.mss;
 
-	return gap >= h->srtt_ns + TCP_TLP_MIN_NS && seg && r->last_ts < h->last_ts &&
+	return gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && seg && r->last_ts < h->last_ts &&
 	       !r->dupack_run && !r->sacking && tcp_in_flight(c, dir) >= 2 * seg;
 }
 

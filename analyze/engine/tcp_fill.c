@@ -90,7 +90,7 @@ static int64_t loop_to(const struct tcp_conn *c, enum sum_dir_id side)
 int64_t tcp_path_rtt(const struct tcp_conn *c)
 {
 	int64_t a = loop_to(c, SUM_C2S), b = loop_to(c, SUM_S2C);
-	int64_t sum = a >= 0 && b >= 0 ? a + b : -1;
+	int64_t sum = a >= 0 && b >= 0 ? clock_sat_add(a, b) : -1;
 
 	return min_known(sum, c->info.handshake_rtt_ns);
 }
@@ -107,12 +107,13 @@ static int64_t earliest_retrans(const struct tcp_conn *c, enum sum_dir_id dir,
 				const struct tcp_hole *hole)
 {
 	int64_t rtt = tcp_path_rtt(c);
-	int64_t timer = hole->open_ts + TCP_TLP_MIN_NS + (rtt > 0 ? 2 * rtt : 0);
+	int64_t timer = clock_sat_add(clock_sat_add(hole->open_ts, TCP_TLP_MIN_NS),
+				      rtt > 0 ? clock_sat_mul(rtt, 2) : 0);
 
 	if (!hole->trigger_ts)
 		return timer;
 	int64_t up = loop_to(c, dir);
-	int64_t signal = hole->trigger_ts + (up > 0 ? up : 0);
+	int64_t signal = clock_sat_add(hole->trigger_ts, up > 0 ? up : 0);
 	return signal < timer ? signal : timer;
 }
 
@@ -289,7 +290,7 @@ static int64_t pending_wait(const struct tcp_conn *c, enum sum_dir_id dir)
 {
 	int64_t up = loop_to(c, dir);
 
-	return up >= 0 ? 2 * up + TCP_TLP_MIN_NS : 200000000;
+	return up >= 0 ? clock_sat_add(clock_sat_mul(up, 2), TCP_TLP_MIN_NS) : 200000000;
 }
 
 /* R's cumulative ACK reached ack: pending fills of dir below it wait no
@@ -302,7 +303,7 @@ __attribute__((noinline)) void tcp_pending_acked(struct tcp_conn *c, enum sum_di
 	for (unsigned k = 0; k < h->npending; k++)
 		if (!h->pending[k].acked_ts && seq_ge(ack, h->pending[k].end)) {
 			h->pending[k].acked_ts = now;
-			settle_at(c, now + pending_wait(c, dir) + 1);
+			settle_at(c, clock_sat_add(now, clock_sat_add(pending_wait(c, dir), 1)));
 		}
 }
 
@@ -322,13 +323,13 @@ __attribute__((noinline)) void tcp_settle(struct tcp_conn *c, int64_t now,
 				continue;
 			}
 			if (q->acked_ts)
-				settle_at(c, q->acked_ts + wait + 1);
+				settle_at(c, clock_sat_add(q->acked_ts, clock_sat_add(wait, 1)));
 			k++;
 		}
 		while (h->rtx_len && now > h->rtx[h->rtx_head].due)
 			tcp_rtx_pop(c, (enum sum_dir_id)dir, sink);
 		if (h->rtx_len)
-			settle_at(c, h->rtx[h->rtx_head].due + 1);
+			settle_at(c, clock_sat_add(h->rtx[h->rtx_head].due, 1));
 	}
 }
 

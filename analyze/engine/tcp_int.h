@@ -33,6 +33,7 @@
 
 #include "analyze/engine/seq.h"
 #include "analyze/engine/tcp.h"
+#include "common/clock.h"
 
 /* Is a side's IP ID a per-connection counter? learn_ipid() (tcp.c) counts
  * its steps, ipid_trusted() (tcp_fill.c) decides. */
@@ -106,7 +107,7 @@ static inline void rtt_add(struct sum_rtt *r, int64_t v)
 		r->min_ns = v;
 	if (r->n == 0 || v > r->max_ns)
 		r->max_ns = v;
-	r->sum_ns += v;
+	r->sum_ns = clock_sat_add(r->sum_ns, v);
 	r->n++;
 }
 

@@ -76,7 +76,7 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 		tcp_rtx_pop(c, dir, sink);
 	h->rtx[(h->rtx_head + h->rtx_len) % h->cap_rtx] = *x;
 	h->rtx_len++;
-	settle_at(c, x->due + 1);
+	settle_at(c, clock_sat_add(x->due, 1));
 }
 
 /*
@@ -114,7 +114,7 @@ static int64_t rtx_settle(const struct tcp_conn *c)
 {
 	int64_t rtt = tcp_path_rtt(c), wait = 1000000000;
 
-	return rtt > 0 && 4 * rtt > wait ? 4 * rtt : wait;
+	return rtt > 0 && clock_sat_mul(rtt, 4) > wait ? clock_sat_mul(rtt, 4) : wait;
 }
 
 /* Was any of [seq, end) retransmitted recently (the ring)? */
@@ -137,7 +137,7 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap)
 {
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
-	int64_t rto = h->srtt_ns ? h->srtt_ns + 4 * h->rttvar_ns : 0;
+	int64_t rto = h->srtt_ns ? clock_sat_add(h->srtt_ns, clock_sat_mul(h->rttvar_ns, 4)) : 0;
 
 	if (rto < prm->rto_min_ns)
 		rto = prm->rto_min_ns;
@@ -149,7 +149,7 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * SRTT is the capture point's, so only SRTT + 2 ms is required.
 	 */
 	if (!r->dupack_run && !r->sacking && end == h->snd_nxt &&
-	    gap >= h->srtt_ns + TCP_TLP_MIN_NS && !rtx_seen(h, seq, end))
+	    gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && !rtx_seen(h, seq, end))
 		return TCP_SEG_TLP;
 	if (gap >= rto)
 		return TCP_SEG_RTO;
@@ -173,7 +173,7 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 	    .start = seq,
 	    .end = end,
 	    .ts = p->ts_ns,
-	    .due = c->seg.ts + rtx_settle(c),
+	    .due = clock_sat_add(c->seg.ts, rtx_settle(c)),
 	    .frame = p->frame,
 	    .input = p->input,
 	    .len = len,

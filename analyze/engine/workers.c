@@ -573,6 +573,8 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 	uint32_t i = s->n++;
 	struct wk_entry *e = &s->e[i];
 	e->p = *p;
+	if (p->ts_ns < 0) /* as eng_packet() */
+		eng_ts_clamp(p, &e->p);
 	e->p.data = NULL;
 	e->status = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &e->d);
 	bool own_stream = w->cfg.shard_n <= 1 || w->cfg.shard_k == 1;
@@ -662,6 +664,7 @@ void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_
 	eng->first_ts = w->cnt.first_ts;
 	eng->last_ts = w->cnt.last_ts;
 	eng->ts_backwards = w->cnt.ts_backwards;
+	eng->ts_clamped = w->cnt.ts_clamped;
 	eng->other_shards = w->cnt.other_shards;
 	eng->no_memory += w->lost;
 	flows->max_live = w->max_live;

@@ -499,6 +499,7 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 		w_tool(w, run);
 	}
 	jo_kint(w, "timestamps_backwards", (int64_t)e->ts_backwards);
+	jo_kint(w, "timestamps_clamped", (int64_t)e->ts_clamped);
 	if (ndjson) {
 		jo_w_key(w, "vantages");
 		w_vantages(w, run);

@@ -627,6 +627,9 @@ int ji_summary(struct ji_ctx *x, const json_t *s, const json_t *tool, const json
 	}
 	e->snaplen_cut = (uint64_t)ji_int(x, s, "snaplen_cut");
 	e->ts_backwards = (uint64_t)ji_int(x, s, "timestamps_backwards");
+	/* Added after schema 2 began: absent from older reports. */
+	if (json_object_get(s, "timestamps_clamped"))
+		e->ts_clamped = (uint64_t)ji_int(x, s, "timestamps_clamped");
 	out->schema = (int)ji_int(x, tool, "schema");
 	out->version = ji_str(x, tool, "version", false);
 	if (vantages && !json_is_array(vantages))

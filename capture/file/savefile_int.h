@@ -78,9 +78,9 @@ enum sf_lenorder {
 /* Public interface data plus what timestamps and caplen checks need. */
 struct sf_ifslot {
 	struct sf_iface pub;
+	__int128 off_ns;  /* if_tsoffset (signed seconds, as the pcapng draft says) in ns */
 	uint64_t ts_mult; /* ns per tick for 10^-0..10^-9 resolutions, else 0 */
 	uint64_t tsresol; /* ticks per second */
-	uint64_t off_ns;  /* if_tsoffset in ns, modulo 2^64 as libpcap's arithmetic is */
 	uint32_t snap;	  /* snaplen as libpcap adjusts it (0 or > INT_MAX: the default) */
 	uint8_t ts_shift; /* tsresol == 2^ts_shift when ts_binary */
 	uint8_t ts_binary;

@@ -57,6 +57,8 @@ static int sf_pcap_next(struct sf_reader *r, struct pkt *p)
 	/* libpcap hands out at most the file's snaplen and skips the rest
 	 * (files from Solaris 2.3 bufmod, or fuzzed). */
 	take = caplen > r->pcap_snap ? r->pcap_snap : caplen;
+	/* At most (2^32 - 1) s + (2^32 - 1) us < 2^62 ns: always in pkt.ts_ns's
+	 * range (common/clock.h), whatever the magic. */
 	p->ts_ns = (int64_t)((uint64_t)sf_rd32(h + PCAP_REC_TS_SEC, r->big) * CLOCK_NS_PER_S +
 			     (uint64_t)sf_rd32(h + PCAP_REC_TS_FRAC, r->big) * r->ts_mult);
 	p->data = h + hl;

@@ -213,7 +213,7 @@ static int sf_ng_idb(struct sf_reader *r, const uint8_t *b, uint32_t total, uint
 			if (saw_tsoffset++)
 				return sf_fail(r, ERR_INPUT_CORRUPT, off,
 					       "more than one if_tsoffset");
-			s->off_ns = sf_rd64(o, big) * CLOCK_NS_PER_S;
+			s->off_ns = (__int128)(int64_t)sf_rd64(o, big) * CLOCK_NS_PER_S;
 			break;
 		default:
 			break;
@@ -327,10 +327,15 @@ static void sf_ng_pkt_options(struct sf_reader *r, struct pkt *p, struct sf_ifsl
 	}
 }
 
-/* Ticks since the epoch to ns. Arithmetic is modulo 2^64 like libpcap's
- * (sec + tsoffset, frac scaled), so garbage timestamps wrap identically
- * instead of being undefined. */
-static uint64_t sf_ng_ts_slow(const struct sf_ifslot *s, uint64_t t)
+/*
+ * Ticks since the epoch to ns, exactly (128-bit), then saturated into
+ * pkt.ts_ns's range with p->have's PKT_HAVE_TS_CLAMPED set (common/clock.h).
+ * libpcap computes modulo 2^64 instead, so a time past 2262 or before 1970
+ * wraps there into another plausible-looking time; tests/tools/pcapcmp.c
+ * knows. 2^64 ticks of 2^-0 (or 10^-0) s are 2^94 ns, and if_tsoffset adds
+ * up to +-2^93 ns: the sum fits in 128 bits.
+ */
+static __int128 sf_ng_ts_slow(const struct sf_ifslot *s, uint64_t t)
 {
 	uint64_t sec = t / s->tsresol, frac = t % s->tsresol, frac_ns;
 
@@ -340,16 +345,21 @@ static uint64_t sf_ng_ts_slow(const struct sf_ifslot *s, uint64_t t)
 		frac_ns = (uint64_t)(((unsigned __int128)frac * CLOCK_NS_PER_S) >> s->ts_shift);
 	else
 		frac_ns = frac / (s->tsresol / CLOCK_NS_PER_S);
-	return sec * CLOCK_NS_PER_S + frac_ns + s->off_ns;
+	return (__int128)sec * CLOCK_NS_PER_S + frac_ns + s->off_ns;
 }
 
-static inline int64_t sf_ng_ts(const struct sf_ifslot *s, uint64_t t)
+static inline void sf_ng_ts(const struct sf_ifslot *s, uint64_t t, struct pkt *p)
 {
-	/* t/res*1e9 + t%res*(1e9/res) == t*(1e9/res) exactly, even modulo 2^64,
-	 * so the common resolutions need no division. */
+	bool clamped = false;
+
+	/* t/res*1e9 + t%res*(1e9/res) == t*(1e9/res) exactly, so the common
+	 * resolutions need no division. */
 	if (s->ts_mult != 0)
-		return (int64_t)(t * s->ts_mult + s->off_ns);
-	return (int64_t)sf_ng_ts_slow(s, t);
+		p->ts_ns = clock_ts_sat((__int128)t * s->ts_mult + s->off_ns, &clamped);
+	else
+		p->ts_ns = clock_ts_sat(sf_ng_ts_slow(s, t), &clamped);
+	if (clamped)
+		p->have |= PKT_HAVE_TS_CLAMPED;
 }
 
 static int sf_ng_bad_iface(struct sf_reader *r, uint64_t off, uint32_t id)
@@ -415,12 +425,14 @@ static int sf_ng_epb(struct sf_reader *r, struct pkt *p, const uint8_t *b, uint3
 	room = total - PCAPNG_EPB_MIN;
 	if (sf_ng_caplen_check(r, s, caplen, room, off) < 0)
 		return r->err;
-	p->ts_ns = sf_ng_ts(s, (uint64_t)sf_rd32(b + PCAPNG_EPB_TS_HIGH, big) << 32 |
-				   sf_rd32(b + PCAPNG_EPB_TS_LOW, big));
 	p->queue = 0;
 	p->epb_flags = 0;
 	p->dropcount = 0;
 	p->have = 0;
+	sf_ng_ts(s,
+		 (uint64_t)sf_rd32(b + PCAPNG_EPB_TS_HIGH, big) << 32 |
+		     sf_rd32(b + PCAPNG_EPB_TS_LOW, big),
+		 p);
 	if (!epb) {
 		unsigned drops = sf_rd16(b + PCAPNG_PB_DROPS, big);
 
@@ -454,11 +466,11 @@ static int sf_ng_spb(struct sf_reader *r, struct pkt *p, const uint8_t *b, uint3
 	caplen = len > s->snap ? s->snap : len;
 	if (sf_ng_caplen_check(r, s, caplen, total - PCAPNG_SPB_MIN, off) < 0)
 		return r->err;
-	p->ts_ns = sf_ng_ts(s, 0);
 	p->queue = 0;
 	p->epb_flags = 0;
 	p->dropcount = 0;
 	p->have = 0;
+	sf_ng_ts(s, 0, p);
 	sf_ng_fill(r, p, s, r->sect_base, b + PCAPNG_SPB_DATA, caplen, len);
 	return 1;
 }

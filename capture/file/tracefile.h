@@ -31,17 +31,21 @@
 struct tf_reader;
 
 /*
- * Open and start a libtrace input URI. Returns NULL on failure with a
+ * Open and start a libtrace input URI in a child process (forked here:
+ * call it before starting threads). Returns NULL on failure with a
  * one-line reason in errbuf (no trailing newline). The caller owns the
- * reader.
+ * reader; tf_close() ends the child.
  */
 struct tf_reader *tf_open(const char *uri, char *errbuf, size_t errlen);
 
 /*
  * Read the next packet into *p. Returns 1 for a packet, 0 at the end of the
  * trace, or a negative enum err_code (common/err.h): ERR_INPUT when
- * libtrace reports an error reading the trace, ERR_NOMEM; tf_error()
- * then says what. p->data is borrowed until the next tf_next()/tf_close().
+ * libtrace reports an error reading the trace, or when it died (libtrace
+ * runs in a child process of tf_open()'s, so its asserts and crashes end
+ * the input, not tcpsift: tracefile.c), ERR_NOMEM; tf_error() then says
+ * what, in one line. Times outside pkt.ts_ns's range are saturated and
+ * flagged (PKT_HAVE_TS_CLAMPED). p->data is borrowed until the next tf_next()/tf_close().
  * p->input is left for the caller; p->frame counts packets handed out,
  * from 1; p->iface is 0.
  */

@@ -5,21 +5,27 @@
 
 #include "analyze/engine/engine.h"
 #include "analyze/report/report.h"
+#include "common/clock.h"
 #include "tui/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * Input: one byte choosing the link type (low 7 bits, an index into
+ * Input: one byte choosing the link type (low 6 bits, an index into
  * linktypes[]), then records of [2-byte length][1-byte time step][bytes],
  * all big endian. With the top bit of byte 0 set each record carries a
  * 2-byte wire extra after the time step: [length][step][extra][bytes],
  * wirelen = length + extra, so snaplen-cut frames keep a wire length that
  * their IP length fits in (a fixed extra cannot cover 1500-byte segments
  * cut to 128 bytes and 64 KiB GSO frames alike). A tiny flow table (8) forces
- * eviction and port-reuse paths; time steps of up to 255 ms with a 1 s
+ * eviction and port-reuse paths; time steps of up to 254 ms with a 1 s
  * idle timeout exercise expiry; a step of 255 is a clock jump of 2^50 ns
- * (days). The report is written to /dev/null as JSON and text, so reporters
+ * (days). With bit 6 of byte 0 set (the link type index is the low 6
+ * bits), a step of 255 instead sets the time to the 8 bytes after the step
+ * (and wire extra): any int64, so the whole range reaches the engine,
+ * negative times included (it takes those as 0: engine.h), and the ms steps
+ * after a time near CLOCK_TS_MAX saturate as a reader's times do
+ * (common/clock.h). The report is written to /dev/null as JSON and text, so reporters
  * see whatever the engine produced, and the dashboard's model (tui/model.c)
  * is fed the same results and snapshotted, as the TUI does.
  */
@@ -96,7 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					.ctx = &tee};
 		struct engine *eng = eng_new(&cfg, &sink, err, sizeof(err));
 		uint32_t lt =
-		    linktypes[(data[0] & 0x7f) % (sizeof(linktypes) / sizeof(linktypes[0]))];
+		    linktypes[(data[0] & 0x3f) % (sizeof(linktypes) / sizeof(linktypes[0]))];
+		bool wide = data[0] & 0x40;
 		size_t rec_hdr = data[0] & 0x80 ? 5 : 3;
 		size_t off = 1;
 		uint64_t frame = 0;
@@ -106,11 +113,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size_t len = (size_t)data[off] << 8 | data[off + 1];
 			uint32_t extra =
 			    rec_hdr == 5 ? (uint32_t)data[off + 3] << 8 | data[off + 4] : 0;
-			if (data[off + 2] == 255)
-				ts += (int64_t)1 << 50;
-			else
-				ts += (int64_t)data[off + 2] * 1000000;
+			uint8_t step = data[off + 2];
+
 			off += rec_hdr;
+			if (step == 255 && wide) {
+				uint64_t v = 0;
+
+				for (int k = 0; k < 8 && off < size; k++)
+					v = v << 8 | data[off++];
+				ts = (int64_t)v;
+			} else if (step == 255) {
+				ts = clock_sat_add(ts, (int64_t)1 << 50);
+			} else {
+				ts = clock_sat_add(ts, (int64_t)step * 1000000);
+			}
 			if (len > size - off)
 				len = size - off;
 			struct pkt p = {.ts_ns = ts,

@@ -867,15 +867,24 @@ def analyze_to_pcap(buf):
     it, so tcpsift or tshark can show what a seed or a crasher holds."""
     if not buf:
         return b""
-    lt = ANALYZE_LT[(buf[0] & 0x7F) % len(ANALYZE_LT)]
+    lt = ANALYZE_LT[(buf[0] & 0x3F) % len(ANALYZE_LT)]
     rec_hdr = 5 if buf[0] & 0x80 else 3
+    wide = buf[0] & 0x40  # step 255 sets the clock to the next 8 bytes
     out = struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 0x40000, lt)
     off, ts = 1, 1000 * 10**9
     while off + rec_hdr <= len(buf):
         n, step = struct.unpack(">HB", buf[off : off + 3])
         extra = struct.unpack(">H", buf[off + 3 : off + 5])[0] if rec_hdr == 5 else 0
-        ts += (1 << 50) if step == 255 else step * 10**6
         off += rec_hdr
+        if step == 255 and wide:
+            v = int.from_bytes(buf[off : off + 8], "big")
+            off += min(8, len(buf) - off)
+            ts = v - (1 << 64) if v >> 63 else v
+        else:
+            ts += (1 << 50) if step == 255 else step * 10**6
+        ts = min(max(ts, 0), (1 << 63) - 1)  # as the engine and a reader saturate
+        # classic pcap holds 32-bit seconds: later times wrap there (tcpsift
+        # would read 2106 at most), so this view is exact only up to 2106
         data = buf[off : off + n]
         off += len(data)
         out += struct.pack("<IIII", ts // 10**9 & 0xFFFFFFFF, ts % 10**9, len(data), len(data) + extra) + data

@@ -7,6 +7,7 @@
 #include <pcap/pcap.h>
 
 #include "capture/file/savefile.h"
+#include "common/clock.h"
 
 /*
  * Usage: pcapcmp FILE
@@ -33,6 +34,9 @@
  *  - libpcap 1.10.3 reads classic pcap ts_sec/ts_usec as signed 32-bit
  *    (struct pcap_timeval), so times past 2038 come out negative; the pcap
  *    spec (draft-ietf-opsawg-pcap) and sf_* make them unsigned.
+ *  - libpcap computes pcapng times modulo 2^64; sf_* saturates a time
+ *    before 1970 or after 2262 (PKT_HAVE_TS_CLAMPED). Both are compared
+ *    saturated; only where libpcap's seconds wrapped do they differ.
  *
  * sf_* raises wirelen to caplen where a file has len < caplen (pkt.h
  * promises wirelen >= caplen); libpcap passes len through, so len is
@@ -61,10 +65,13 @@ static int is_libpcap_limit(const char *err)
 	return 0;
 }
 
-/* libpcap's time as ns, modulo 2^64 as sf_* computes it. */
+/* libpcap's time as ns, saturated into pkt.ts_ns's range as sf_* does. */
 static uint64_t pcap_ns(const struct pcap_pkthdr *h)
 {
-	return (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+	bool clamped = false;
+
+	return (uint64_t)clock_ts_sat((__int128)h->ts.tv_sec * CLOCK_NS_PER_S + h->ts.tv_usec,
+				      &clamped);
 }
 
 static int compare(const char *file, pcap_t *pc, struct sf_reader *sr)
@@ -90,6 +97,15 @@ static int compare(const char *file, pcap_t *pc, struct sf_reader *sr)
 					       " has ts_sec/ts_frac >= 2^31, which libpcap 1.10.3 "
 					       "reads as signed (%lld.%09ld); sf_* reads %" PRId64
 					       " ns (unsigned, as the pcap spec says)\n",
+					       file, n, (long long)h->ts.tv_sec,
+					       (long)h->ts.tv_usec, p.ts_ns);
+					return CMP_OK;
+				}
+				if (p.have & PKT_HAVE_TS_CLAMPED) {
+					printf("pcapcmp: %s: SKIP libpcap: packet %" PRIu64
+					       " has a time outside 1970..2262, which libpcap "
+					       "computes modulo 2^64 (%lld.%09ld); sf_* saturates "
+					       "it to %" PRId64 " ns\n",
 					       file, n, (long long)h->ts.tv_sec,
 					       (long)h->ts.tv_usec, p.ts_ns);
 					return CMP_OK;

@@ -129,9 +129,39 @@ static void test_max_memory(void)
 	eng_free(e);
 }
 
+/* Times at the ends of the range and beyond: a negative time is taken as
+ * 0 and counted with the readers' clamped ones; RTTs and gaps of 2^62 ns
+ * and more stay defined (UBSan in the sanitizer tree says so). */
+static void test_time_ends(void)
+{
+	struct eng_config cfg;
+	struct got g = {0};
+	struct sum_sink sink = {.conn = on_conn, .ctx = &g};
+	char err[128];
+
+	eng_config_defaults(&cfg);
+	struct engine *e = eng_new(&cfg, &sink, err, sizeof(err));
+	CHECK(e != NULL);
+	feed(e, 1, false, 0x02, 100, 0, INT64_MIN);  /* SYN before 1970 */
+	feed(e, 1, true, 0x12, 900, 101, INT64_MAX); /* SYN/ACK at the end of time */
+	feed(e, 1, false, 0x10, 101, 901, (int64_t)1 << 62);
+	feed(e, 1, false, 0x18, 101, 901, INT64_MAX - 1); /* data */
+	feed(e, 1, true, 0x10, 901, 111, -1);		  /* its ACK, before 1970 */
+	feed(e, 1, false, 0x18, 111, 901, INT64_MAX);
+	feed(e, 1, true, 0x10, 901, 121, 0);
+	eng_finish(e);
+	const struct eng_counters *n = eng_counters(e);
+	CHECK_EQ_U(n->ts_clamped, 2);
+	CHECK_EQ_U(n->first_ts, 0);
+	CHECK_EQ_U((uint64_t)n->last_ts, (uint64_t)INT64_MAX);
+	CHECK(g.n >= 1); /* the jumps may end it idle and start it again */
+	eng_free(e);
+}
+
 int main(void)
 {
 	test_resume();
 	test_max_memory();
+	test_time_ends();
 	return unit_done("engine");
 }

@@ -1167,6 +1167,56 @@ static void test_stdin(const char *plain)
 	close(saved);
 }
 
+/* Times outside 1970..2262 saturate, flagged; those inside are exact, even
+ * next to the ends and with a negative if_tsoffset (common/clock.h). */
+static void test_ng_time_range(void)
+{
+	static const struct {
+		int tsresol; /* < 0: none (us) */
+		int64_t off; /* if_tsoffset, s */
+		uint64_t ticks;
+		int64_t ns; /* expected */
+		int clamped;
+	} c[] = {
+	    {-1, 0, 1ull << 60, INT64_MAX, 1}, /* 2^70 ns */
+	    {-1, 0, 9223372036854775ull, 9223372036854775000ll, 0},
+	    {-1, 0, 9223372036854776ull, INT64_MAX, 1},
+	    {9, 0, (uint64_t)INT64_MAX, INT64_MAX, 0}, /* the last ns */
+	    {9, 0, 1ull << 63, INT64_MAX, 1},
+	    {9, 0, UINT64_MAX, INT64_MAX, 1},
+	    {9, -1, 999999999, 0, 1}, /* 1 ns before 1970 */
+	    {9, -1, 1000000000, 0, 0},
+	    {9, -1, 1000000001, 1, 0},
+	    {9, INT64_MIN, UINT64_MAX, 0, 1},
+	    {9, INT64_MAX, 0, INT64_MAX, 1},
+	    {0x81, 0, UINT64_MAX, INT64_MAX, 1}, /* 2^-1 s ticks */
+	    {0x81, 0, 3, 1500000000, 0},
+	    {0xBF, 0, UINT64_MAX, 1999999999, 0}, /* 2^-63: 2 s at most */
+	    {0, 0, 9223372036ull, 9223372036000000000ll, 0},
+	    {0, 0, 9223372037ull, INT64_MAX, 1},
+	    {0, 9223372036ll, 1, INT64_MAX, 1},
+	    {19, 0, UINT64_MAX, 1844674407ll, 0}, /* 10^-19: 1.8 s */
+	};
+	struct bb b = {0};
+	struct sf_reader *r;
+	struct pkt p;
+
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		b.n = 0;
+		ng_shb(&b, (int)(k & 1));
+		ng_idb(&b, 1, 0, NULL, c[k].tsresol, c[k].off != 0, c[k].off);
+		ng_epb(&b, 0, c[k].ticks, 20, 20, 1);
+		r = open_ok(write_file(&b, "time-range.pcapng"));
+		if (!r)
+			continue;
+		CHECK_EQ_U(sf_next(r, &p), 1);
+		CHECK_EQ_U((uint64_t)p.ts_ns, (uint64_t)c[k].ns);
+		CHECK_EQ_U(!!(p.have & PKT_HAVE_TS_CLAMPED), (uint64_t)c[k].clamped);
+		sf_close(r);
+	}
+	bb_free(&b);
+}
+
 int main(void)
 {
 	struct bb b = {0};
@@ -1188,6 +1238,7 @@ int main(void)
 	test_ng_bad_options();
 	test_ng_errors();
 	test_ng_iface_cap();
+	test_ng_time_range();
 	test_big_files();
 
 	pcap_hdr(&b, 0xA1B2C3D4, 2, 4, 65535, 1);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/engine/seq.h"
+#include "common/clock.h"
 
 /*
  * Rules (DESIGN.md "MTU / alignment"; tcpsift(1), FINDINGS):
@@ -231,8 +232,8 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 		int64_t rtt = tcp_min_rtt(c, s->dir);
 		int64_t k = env->prm ? env->prm->stall_rtt_factor : DET_DEFAULT_STALL_RTT_FACTOR;
 
-		if (rtt > 0 && rtt * k > thr)
-			thr = rtt * k;
+		if (rtt > 0 && clock_sat_mul(rtt, k) > thr)
+			thr = clock_sat_mul(rtt, k);
 		for (int d = 0; gap >= thr && d < SUM_DIR_COUNT; d++) {
 			bool peer_before = st->last_data && st->last_dir != d;
 			bool peer_after = data && s->dir != (enum sum_dir_id)d;

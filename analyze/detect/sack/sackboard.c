@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/engine/seq.h"
+#include "common/clock.h"
 
 /*
  * Rules (DESIGN.md "SACK holes"; tcpsift(1), FINDINGS). For a data
@@ -423,7 +424,7 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 			d = 0; /* capture timestamps went backwards */
 		sd->in_recovery = false;
 		sum->recoveries++;
-		sum->recovery_time_ns += d;
+		sum->recovery_time_ns = clock_sat_add(sum->recovery_time_ns, d);
 		if (d > sum->recovery_max_ns)
 			sum->recovery_max_ns = d;
 	}
@@ -526,7 +527,7 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
 				d = 0;
 			sd->in_recovery = false;
 			sum->recoveries++;
-			sum->recovery_time_ns += d;
+			sum->recovery_time_ns = clock_sat_add(sum->recovery_time_ns, d);
 			if (d > sum->recovery_max_ns)
 				sum->recovery_max_ns = d;
 			sum->open_at_end_dirs++;

@@ -2,6 +2,7 @@
 #include "analyze/detect/stall/stall.h"
 
 #include "analyze/detect/stall/stall_int.h"
+#include "common/clock.h"
 
 /*
  * Rules (DESIGN.md "Stalls", tcpsift(1) FINDINGS). A gap is a period with no
@@ -57,7 +58,7 @@
 static int64_t stall_path_rtt(const struct tcp_conn *c)
 {
 	int64_t a = tcp_min_rtt(c, SUM_C2S), b = tcp_min_rtt(c, SUM_S2C);
-	int64_t sum = a >= 0 && b >= 0 ? a + b : (a >= 0 ? a : b);
+	int64_t sum = a >= 0 && b >= 0 ? clock_sat_add(a, b) : (a >= 0 ? a : b);
 	int64_t hs = c->info.handshake_rtt_ns;
 
 	if (hs >= 0 && (sum < 0 || hs < sum))
@@ -69,8 +70,8 @@ static int64_t stall_threshold(const struct tcp_conn *c, const struct det_params
 {
 	int64_t thr = prm->stall_min_ns, rtt = stall_path_rtt(c);
 
-	if (rtt > 0 && (int64_t)prm->stall_rtt_factor * rtt > thr)
-		thr = (int64_t)prm->stall_rtt_factor * rtt;
+	if (rtt > 0 && clock_sat_mul(rtt, prm->stall_rtt_factor) > thr)
+		thr = clock_sat_mul(rtt, prm->stall_rtt_factor);
 	return thr;
 }
 

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "analyze/detect/stall/stall_int.h"
+#include "common/clock.h"
 
 /* The rules are in stall.c (and DESIGN.md "Stalls"). */
 
@@ -188,12 +189,12 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	if (f->timer_like) {
 		/* Ambiguous: apart from the stalls the evidence proves. */
 		s->timer_like++;
-		s->timer_like_ns += f->duration;
+		s->timer_like_ns = clock_sat_add(s->timer_like_ns, f->duration);
 		det_emit(env, &e);
 		return;
 	}
 	s->count++;
-	s->time_ns += f->duration;
+	s->time_ns = clock_sat_add(s->time_ns, f->duration);
 	s->by_class[f->cls]++;
 	if (f->duration > s->max_ns)
 		s->max_ns = f->duration;
@@ -202,7 +203,7 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 			s->ack_delay_min_ns = f->ack_delay;
 		if (!s->ack_delay_n || f->ack_delay > s->ack_delay_max_ns)
 			s->ack_delay_max_ns = f->ack_delay;
-		s->ack_delay_sum_ns += f->ack_delay;
+		s->ack_delay_sum_ns = clock_sat_add(s->ack_delay_sum_ns, f->ack_delay);
 		s->ack_delay_n++;
 	}
 	det_emit(env, &e);
@@ -261,11 +262,12 @@ static bool stall_receiver_limited(const struct stall_dir_state *d)
 static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int64_t pause)
 {
 	const struct tcp_half *h = &c->half[dir];
-	int64_t rto = h->srtt_ns + 4 * h->rttvar_ns;
+	int64_t rto = clock_sat_add(h->srtt_ns, clock_sat_mul(h->rttvar_ns, 4));
 
 	if (pause >= STALL_TIMER_LO_NS && pause <= STALL_TIMER_HI_NS)
 		return true;
-	return rto > STALL_TIMER_HI_NS && abs64(pause - rto) <= rto / 20;
+	/* pause >= 0 (not a step back in time): the difference fits. */
+	return rto > STALL_TIMER_HI_NS && pause >= 0 && abs64(pause - rto) <= rto / 20;
 }
 
 /* A retransmission ended the gap: which kind of wait it was. */
@@ -392,7 +394,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
 			c->info.det.stall.think_time++;
-			c->info.det.stall.think_time_ns += seg->ts - st->last_ts;
+			c->info.det.stall.think_time_ns =
+			    clock_sat_add(c->info.det.stall.think_time_ns, seg->ts - st->last_ts);
 			return;
 		}
 		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,

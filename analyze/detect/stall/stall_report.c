@@ -7,6 +7,7 @@
 #include "analyze/report/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
+#include "common/clock.h"
 
 const char *stall_class_name(enum stall_class c)
 {
@@ -187,7 +188,8 @@ static int64_t stall_median(int64_t *v, size_t n)
 	if (!n)
 		return -1;
 	qsort(v, n, sizeof(*v), stall_cmp_i64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	/* Halfway without the sum: two spans near INT64_MAX would overflow it. */
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
 /* What one printed line needs from its group's events, gathered for all
@@ -367,14 +369,14 @@ static void stall_add_conn(struct det_totals *dt, const struct sum_conn *c)
 	struct stall_totals *t = &dt->stall;
 
 	t->count += s->count;
-	t->time_ns += s->time_ns;
+	t->time_ns = clock_sat_add(t->time_ns, s->time_ns);
 	t->conns += s->count != 0;
 	for (unsigned k = 0; k < STALL_CLASS_COUNT; k++)
 		t->by_class[k] += s->by_class[k];
 	t->timer_like += s->timer_like;
-	t->timer_like_ns += s->timer_like_ns;
+	t->timer_like_ns = clock_sat_add(t->timer_like_ns, s->timer_like_ns);
 	t->think += s->think_time;
-	t->think_ns += s->think_time_ns;
+	t->think_ns = clock_sat_add(t->think_ns, s->think_time_ns);
 	t->capture_gaps += s->capture_gaps;
 	t->c40 += s->hist[STALL_HIST_DELACK40];
 	t->c200 += s->hist[STALL_HIST_TIMER200];
@@ -387,12 +389,12 @@ static void stall_add_event(struct det_totals *dt, const struct sum_event *e)
 
 	if (e->u.stall.timer_like) {
 		t->timer_like++;
-		t->timer_like_ns += e->duration_ns;
+		t->timer_like_ns = clock_sat_add(t->timer_like_ns, e->duration_ns);
 		return;
 	}
 	t->count++;
 	t->by_class[e->u.stall.cls % STALL_CLASS_COUNT]++;
-	t->time_ns += e->duration_ns;
+	t->time_ns = clock_sat_add(t->time_ns, e->duration_ns);
 }
 
 static bool stall_any(const struct det_totals *t)
