@@ -51,7 +51,7 @@ void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 		    a, b, c, t->conns, t->live);
 	if (h->drops_known) {
 		x += tv_putf(1, x, cols - x, "  drops ");
-		attrset(tv_pair_attr(v, h->kernel_drops + h->if_drops + h->our_drops ? TV_P_BAD
+		attrset(tv_pair_attr(v, (h->kernel_drops + h->if_drops + h->our_drops) ? TV_P_BAD
 										     : TV_P_GOOD));
 		if (h->mode == PL_LIVE)
 			x +=
