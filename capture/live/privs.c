@@ -62,11 +62,9 @@ int priv_drop(const char *user, enum priv_outcome *out, char *errbuf, size_t err
 	}
 	if (!user)
 		user = PRIV_DEFAULT_USER;
-	errno = 0;
 	struct passwd *pw = getpwnam(user);
 	if (!pw && explicit_user) {
-		snprintf(errbuf, errlen, "-Z %s: no such user%s%s", user, errno ? ": " : "",
-			 errno ? strerror(errno) : "");
+		snprintf(errbuf, errlen, "-Z %s: no such user", user);
 		return ERR_SYSTEM;
 	}
 	int rc = priv_clear_bounding_set(errbuf, errlen);
