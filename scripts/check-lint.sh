@@ -5,6 +5,7 @@
 #               `make check` runs it (check-cppcheck)
 #   clang-tidy  the checks in .clang-tidy (clang static analyzer, bugprone,
 #               cert); minutes on 2 cores: `make lint` runs both
+# LINT_FILES="FILE..." limits either to those files.
 # Clean means no finding; each suppression says why where it is: inline
 # (/* cppcheck-suppress ID ; why */, NOLINT(check): why) or below with the
 # reason. One line per finding (file:line: id: message), then the tally.
@@ -16,6 +17,8 @@ T_SUITE=lint
 what=${1:-all}
 mapfile -t src < <(git ls-files -- 'common/*.c' 'capture/*.c' 'analyze/*.c' 'tui/*.c' 'cli/*.c' \
 	tcpsift.c)
+# LINT_FILES="a.c b.c": only those (a quicker look while fixing).
+[ -z "${LINT_FILES:-}" ] || read -r -a src <<<"$LINT_FILES"
 defs=(-D_GNU_SOURCE -DTCPSIFT_VERSION='"lint"')
 jobs=${LINT_JOBS:-2}
 
