@@ -2,6 +2,8 @@
 #include "cli/cliopt.h"
 
 #include "capture/live/iflist.h"
+#include "capture/live/privs.h"
+#include "cli/exit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -58,6 +60,42 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int cli_parse_mode(const char *s, unsigned *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || *s < '0' || *s > '7')
+		return -1;
+	unsigned long v = strtoul(s, &end, 8);
+	if (errno || *end || v == 0 || v > 0777)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped)
+{
+	enum priv_outcome out;
+	char err[256];
+	int rc = priv_drop(user, &out, err, sizeof(err));
+
+	*dropped = false;
+	if (rc < 0) {
+		fprintf(stderr, "tcpsift %s: %s\n", verb, err);
+		return exit_for_error(rc);
+	}
+	/* Root writing files where others can plant links is what -Z avoids:
+	 * never stay root without saying so (-Z root says it was meant). */
+	if (out == PRIV_ROOT_NO_USER && !quiet)
+		fprintf(stderr,
+			"tcpsift %s: warning: no user '%s' to drop root to: still running as root "
+			"(-Z USER to choose one, -Z root to keep root)\n",
+			verb, PRIV_DEFAULT_USER);
+	*dropped = out == PRIV_DROPPED;
+	return -1;
 }
 
 int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)

@@ -3,6 +3,7 @@
 #define TCPSIFT_CLIOPT_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +51,17 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * 512 MiB; a bare number is MiB, as --report-memory counts); 0 or -1
  * when malformed or outside [min, max] bytes. */
 int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A file mode: octal permission bits, 1 to 0777 (leading 0 optional); 0 or -1. */
+int cli_parse_mode(const char *s, unsigned *out);
+
+/*
+ * priv_drop() (capture/live/privs.h) for a verb that captures live: the
+ * failure, or staying root without -Z because no tcpdump user exists, gets
+ * one line on stderr (the warning unless quiet). *dropped: now another
+ * user. -1 to go on, else the exit code.
+ */
+int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped);
 
 /* "tcpsift VERB: bad value 'VAL' for --OPT: WANT" on stderr, one line. */
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want);

@@ -18,7 +18,6 @@
 
 #include "capture/live/iflist.h"
 #include "capture/file/pcapwriter.h"
-#include "capture/live/privs.h"
 #include "capture/live/ring.h"
 
 /* Set by SIGINT/SIGTERM/SIGHUP: stop the readers, write what they hold, close. */
@@ -42,6 +41,8 @@ enum opt_id {
 	OPT_PRIORITY,
 	OPT_FORMAT,
 	OPT_DURATION,
+	OPT_OVERWRITE,
+	OPT_FILE_MODE,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -54,8 +55,12 @@ static const struct cli_opt capture_opts[] = {
     {"file-size", OPT_FILE_SIZE, "MiB", "start a new file when one reaches this size"},
     {"rotate-seconds", OPT_ROTATE_SECONDS, "SEC", "start a new file every SEC seconds"},
     {"file-count", OPT_FILE_COUNT, "FILES", "keep at most FILES files, removing the oldest"},
+    {"overwrite", OPT_OVERWRITE, NULL,
+     "replace an existing output file (a regular file of ours; default: refuse)"},
+    {"file-mode", OPT_FILE_MODE, "MODE", "octal permissions of the files written (default 0640)"},
     {"format", OPT_FORMAT, "FMT", "pcapng (default) or pcap (nanosecond classic pcap)"},
-    {"user", OPT_USER, "USER", "run as USER once the sockets are open (root: tcpdump)"},
+    {"user", OPT_USER, "USER",
+     "run as USER once the sockets are open (default tcpdump; root keeps root)"},
     {"count", OPT_COUNT, "COUNT", "stop after writing COUNT packets"},
     {"duration", OPT_DURATION, "SEC", "stop after SEC seconds"},
     {"priority", OPT_PRIORITY, "LEVEL",
@@ -82,6 +87,8 @@ struct capture_cfg {
 	uint64_t rotate_s;
 	uint32_t file_count;
 	enum pw_format format;
+	bool overwrite;
+	unsigned file_mode;
 	const char *user;
 	uint64_t count;
 	double duration_s;
@@ -163,6 +170,13 @@ static int on_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_USER:
 		cfg->user = arg;
+		break;
+	case OPT_OVERWRITE:
+		cfg->overwrite = true;
+		break;
+	case OPT_FILE_MODE:
+		if (cli_parse_mode(arg, &cfg->file_mode) < 0)
+			return bad_value("file-mode", arg, "octal permissions, 1 to 0777");
 		break;
 	case OPT_COUNT:
 		if (cli_parse_u64(arg, 1, UINT64_MAX, &v) < 0)
@@ -360,12 +374,11 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	/* Sockets are open: nothing below needs root, output files included. */
 	bool dropped;
-	orc = priv_drop(cfg.user, &dropped, err, sizeof(err));
-	if (orc < 0) {
-		fprintf(stderr, "tcpsift capture: %s\n", err);
+	orc = cli_priv_drop("capture", cfg.user, cfg.quiet, &dropped);
+	if (orc >= 0) {
 		ring_close(r);
 		free(cfg.filter_args);
-		return exit_for_error(orc);
+		return orc;
 	}
 
 	unsigned n = ring_nsockets(r);
@@ -381,11 +394,16 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	    .rotate_ns = (int64_t)cfg.rotate_s * CLOCK_NS_PER_S,
 	    .max_files = cfg.file_count,
 	    .comment = comment,
+	    .overwrite = cfg.overwrite,
+	    .file_mode = cfg.file_mode ? cfg.file_mode : PW_FILE_MODE_DEFAULT,
 	};
 	struct pw_writer *w = ring_pw_open(r, &wcfg, err, sizeof(err));
 	if (!w) {
+		/* The hint is about permissions, not a refused link or name. */
 		fprintf(stderr, "tcpsift capture: %s%s\n", err,
-			dropped ? " (running as the -Z user now; -Z root keeps root)" : "");
+			dropped && strstr(err, strerror(EACCES))
+			    ? " (running as the -Z user now; -Z root keeps root)"
+			    : "");
 		ring_close(r);
 		free(cfg.filter_args);
 		return TCPSIFT_EXIT_INPUT;

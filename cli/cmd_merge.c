@@ -461,6 +461,7 @@ static int run_merge(struct merge *m, FILE *out, char *err, size_t errlen)
 			rc = feed(m, s, &sink, &mr, &f1, err, errlen);
 	}
 	if (rc == 0) {
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		mr.input_ptrs = calloc(mr.ninputs ? mr.ninputs : 1, sizeof(*mr.input_ptrs));
 		rc = mr.input_ptrs ? 0 : ERR_NOMEM;
 		if (rc < 0)

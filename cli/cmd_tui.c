@@ -17,7 +17,6 @@
 
 #include "cli/cmd_analyze.h"
 #include "cli/cliopt.h"
-#include "capture/live/privs.h"
 #include "tui/player.h"
 #include "tui/view.h"
 
@@ -40,6 +39,7 @@ enum opt_id {
 	OPT_NO_COLOR,
 	OPT_ASCII,
 	OPT_QUEUE_PER_FILE,
+	OPT_OVERWRITE,
 };
 
 static const struct cli_opt tui_opts[] = {
@@ -53,6 +53,8 @@ static const struct cli_opt tui_opts[] = {
      "replay: each -r file is one RX queue (per-queue captures)"},
     CLI_RING_OPTS("live: "),
     {"write", OPT_WRITE, "FILE", "live: also write the packets to FILE (pcapng)"},
+    {"overwrite", OPT_OVERWRITE, NULL,
+     "live: -w may replace an existing file (a regular file of ours; default: refuse)"},
     {"user", OPT_USER, "USER", "live: run as USER once the sockets are open (root: tcpdump)"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections tracked at most (262144)"},
     {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
@@ -76,6 +78,7 @@ struct tui_cfg {
 	bool paused;
 	struct cli_ring_opts ring;
 	const char *write;
+	bool overwrite;
 	const char *user;
 	uint64_t max_flows, keep_ended;
 	const char *conn_filter;
@@ -147,6 +150,9 @@ static int on_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_USER:
 		cfg->user = arg;
+		break;
+	case OPT_OVERWRITE:
+		cfg->overwrite = true;
 		break;
 	case OPT_MAX_FLOWS:
 		if (cli_parse_u64(arg, 1, 1u << 26, &v) < 0)
@@ -331,6 +337,7 @@ int tui_main(int argc, char **argv)
 	    .start_paused = cfg.paused,
 	    .queue_per_file = cfg.queue_per_file,
 	    .write_path = cfg.write,
+	    .overwrite = cfg.overwrite,
 	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
 	};
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
@@ -347,12 +354,11 @@ int tui_main(int argc, char **argv)
 		return exit_for_error(prc); /* a bad filter: usage */
 	}
 	/* Live, the sockets (and the -w file) are open: root is no longer needed. */
-	bool dropped;
-	if (cfg.iface && (prc = priv_drop(cfg.user, &dropped, err, sizeof(err))) < 0) {
-		fprintf(stderr, "tcpsift tui: %s\n", err);
+	bool dropped = false;
+	if (cfg.iface && (prc = cli_priv_drop("tui", cfg.user, false, &dropped)) >= 0) {
 		pl_free(pl);
 		free(cfg.filter_args);
-		return exit_for_error(prc);
+		return prc;
 	}
 	char source[300];
 	if (cfg.iface)

@@ -105,8 +105,9 @@ static int index_grow(struct tm_model *m)
 	free(m->index);
 	m->index = n;
 	m->index_mask = nmask;
+	/* The analyzer's null conns with nconns > 0 cannot be: both grow together. */
 	for (uint32_t k = 0; k < m->nconns; k++)
-		if (m->conns[k].id)
+		if (m->conns[k].id) /* NOLINT(clang-analyzer-core.NullDereference) */
 			*index_find(m, m->conns[k].id) = k + 1;
 	return 0;
 }
@@ -142,7 +143,9 @@ static struct tm_conn *conn_get(struct tm_model *m, uint64_t id)
 		return NULL;
 	if (m->free_head != TM_NIL) {
 		slot = m->free_head;
-		m->free_head = m->conns[slot].next_free;
+		/* A free slot means conns exists (the analyzer cannot tell). */
+		m->free_head =
+		    m->conns[slot].next_free; /* NOLINT(clang-analyzer-core.NullDereference) */
 	} else {
 		if (m->nconns == m->cap) {
 			uint32_t ncap = m->cap ? m->cap * 2 : 256;
@@ -155,7 +158,7 @@ static struct tm_conn *conn_get(struct tm_model *m, uint64_t id)
 		slot = m->nconns++;
 	}
 	c = &m->conns[slot];
-	memset(c, 0, sizeof(*c));
+	memset(c, 0, sizeof(*c)); /* NOLINT(clang-analyzer-core.NonNullParamChecker): as above */
 	c->id = id;
 	*index_find(m, id) = slot + 1;
 	m->used++;
@@ -238,10 +241,11 @@ void tm_timeline_add(struct tm_timeline *tl, int64_t ts, unsigned dir, uint32_t 
 
 void tm_timeline_mark(struct tm_timeline *tl, int64_t from, int64_t to, uint8_t flags)
 {
+	/* to first: it sets an empty timeline's t0 and widens it to fit, which
+	 * moves the indexes; then from, then to's index after all that. */
+	(void)timeline_bucket(tl, to);
+	unsigned first = timeline_bucket(tl, from);
 	unsigned last = timeline_bucket(tl, to);
-	unsigned first = timeline_bucket(tl, from); /* after: widening moves indexes */
-
-	last = timeline_bucket(tl, to);
 	for (unsigned k = first; k <= last && k < TM_BUCKETS; k++)
 		tl->b[k].flags |= flags;
 }

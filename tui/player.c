@@ -81,7 +81,8 @@ static int open_live(struct player *p, char *errbuf, size_t errlen)
 	struct pw_config wcfg = {.path = p->cfg.write_path,
 				 .format = PW_PCAPNG,
 				 .snaplen = p->cfg.ring.snaplen,
-				 .comment = "tcpsift tui live capture"};
+				 .comment = "tcpsift tui live capture",
+				 .overwrite = p->cfg.overwrite};
 	p->writer = ring_pw_open(p->ring, &wcfg, errbuf, errlen);
 	return p->writer ? 0 : ERR_SYSTEM;
 }

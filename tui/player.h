@@ -36,6 +36,7 @@ struct pl_config {
 	bool queue_per_file; /* replay: input k is RX queue k (analyze --queue-per-file) */
 	struct ring_config ring;
 	const char *write_path; /* live: also write the packets here (pcapng), or NULL */
+	bool overwrite;		/* live: write_path may replace a regular file of ours */
 	struct eng_config eng;
 	struct tm_config model;
 	int64_t publish_ns; /* wall time between snapshots (100 ms) */

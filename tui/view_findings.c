@@ -51,8 +51,8 @@ void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 		    a, b, c, t->conns, t->live);
 	if (h->drops_known) {
 		x += tv_putf(1, x, cols - x, "  drops ");
-		attrset(tv_pair_attr(v, h->kernel_drops + h->if_drops + h->our_drops ? TV_P_BAD
-										     : TV_P_GOOD));
+		attrset(tv_pair_attr(
+		    v, (h->kernel_drops + h->if_drops + h->our_drops) ? TV_P_BAD : TV_P_GOOD));
 		if (h->mode == PL_LIVE)
 			x +=
 			    tv_putf(1, x, cols - x, "kernel %" PRIu64 " if %" PRIu64 " us %" PRIu64,

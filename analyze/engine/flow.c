@@ -556,7 +556,7 @@ static void order_sort(struct flow_table *t, uint32_t n)
 
 void flow_expire(struct flow_table *t, int64_t now)
 {
-	int64_t timeout[2] = {t->cfg.idle_timeout_ns, t->cfg.closed_linger_ns};
+	const int64_t timeout[2] = {t->cfg.idle_timeout_ns, t->cfg.closed_linger_ns};
 	uint32_t n = 0;
 	bool sorted = true;
 

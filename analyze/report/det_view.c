@@ -53,7 +53,7 @@ void det_fmt_dur_short(char *b, size_t n, int64_t ns)
 		snprintf(b, n, "%.2fms", x / 1e6);
 	else if (ns < 1000000000)
 		snprintf(b, n, "%.0fms", x / 1e6);
-	else if (ns < 100000000000ll)
+	else if (ns < 100000000000LL)
 		snprintf(b, n, "%.2fs", x / 1e9);
 	else
 		snprintf(b, n, "%.0fs", x / 1e9);

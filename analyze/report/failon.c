@@ -131,7 +131,7 @@ int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen)
 			p++;
 		size_t nlen = (size_t)(p - name);
 		unsigned m;
-		const char *unit, *mname = "";
+		const char *unit, *mname;
 		unsigned nm = fo_count();
 		for (m = 0; m < nm; m++) {
 			mname = fo_name(m, &unit);

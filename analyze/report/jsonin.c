@@ -662,16 +662,16 @@ static bool num_char(char c)
 
 char *ji_quote_reals(const char *in, size_t n, size_t *outn)
 {
-	size_t reals = 0, k = 0, o = 0;
-	bool str = false;
+	size_t reals = 0;
 
 	/* First count the reals (two quotes each), then copy. */
 	for (int pass = 0; pass < 2; pass++) {
 		char *out = NULL;
+		size_t k = 0, o = 0;
+		bool str = false;
 		if (pass == 1 && !(out = malloc(n + 2 * reals + 1)))
 			return NULL;
-		str = false;
-		for (k = 0, o = 0; k < n;) {
+		while (k < n) {
 			char c = in[k];
 			if (str) {
 				if (c == '\\' && k + 1 < n) {

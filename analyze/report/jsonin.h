@@ -88,8 +88,8 @@ struct ji_summary {
 int ji_input(struct ji_ctx *x, const json_t *o, struct src_input *in);
 /* summary: the summary object; tool and vantages: the document's
  * "tcpsift" and "vantages" (NDJSON: members of the summary line). */
-int ji_summary(struct ji_ctx *x, const json_t *summary, const json_t *tool, const json_t *vantages,
-	       struct ji_summary *s);
+int ji_summary(struct ji_ctx *x, const json_t *s, const json_t *tool, const json_t *vantages,
+	       struct ji_summary *out);
 
 /* ---- files ---- */
 

@@ -243,10 +243,12 @@ static char *key_then(struct jo_writer *w, const char *key, size_t value)
 		/* Eight at a time (the reservation has room): no memset call for
 		 * the few spaces of a report's nesting. */
 		for (size_t k = 0; k < pad; k += 8)
+			/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): bytes, no NUL */
 			memcpy(p + k, "        ", 8);
 		p += pad;
 	}
 	*p++ = '"';
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): JSON bytes, no NUL */
 	memcpy(p, key, n);
 	p += n;
 	*p++ = '"';

@@ -14,6 +14,7 @@ void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint
 	/* Insertion sort of the indices: a handful of names, once per call. */
 	for (unsigned k = 0; k < n; k++) {
 		unsigned j = k;
+		/* cppcheck-suppress uninitvar ; order[0..k) was set by the earlier rounds */
 		for (; j > 0 && strcmp(names[k], names[order[j - 1]]) < 0; j--)
 			order[j] = order[j - 1];
 		order[j] = k;

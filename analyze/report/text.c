@@ -285,7 +285,7 @@ static const char *rtt_unit(int64_t max_ns, double *div)
 		*div = 1e3;
 		return "us";
 	}
-	if (max_ns < 10000000000ll) {
+	if (max_ns < 10000000000LL) {
 		*div = 1e6;
 		return "ms";
 	}
@@ -300,10 +300,10 @@ static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
 
 	if (r) {
 		const char *u = rtt_unit(r->max_ns, &div);
-		int prec = div == 1e3 ? 0 : 1; /* whole us, else tenths */
+		int prec = div == 1e3 ? 0 : 1;		    /* whole us, else tenths */
+		int64_t avg_ns = r->sum_ns / (int64_t)r->n; /* whole ns, as JSON's avg_s */
 		snprintf(buf, len, "%.*f/%.*f/%.*f%s", prec, (double)r->min_ns / div, prec,
-			 (double)(r->sum_ns / (int64_t)r->n) / div, prec, (double)r->max_ns / div,
-			 u);
+			 (double)avg_ns / div, prec, (double)r->max_ns / div, u);
 	} else if (c->handshake_rtt_ns >= 0) {
 		const char *u = rtt_unit(c->handshake_rtt_ns, &div);
 		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)c->handshake_rtt_ns / div,

@@ -149,6 +149,11 @@ static int pw_check_config(const struct pw_config *cfg, const struct pw_iface *i
 		snprintf(errbuf, errlen, "negative rotation time");
 		return ERR_USAGE;
 	}
+	if (cfg->file_mode > 0777) {
+		snprintf(errbuf, errlen, "file mode %#o: only permission bits (0777)",
+			 cfg->file_mode);
+		return ERR_USAGE;
+	}
 	if (cfg->max_files > PW_MAX_FILES) {
 		snprintf(errbuf, errlen, "at most %u files in a ring", PW_MAX_FILES);
 		return ERR_USAGE;
@@ -188,6 +193,8 @@ struct pw_writer *pw_open(const struct pw_config *cfg, const struct pw_iface *if
 	w->rotate_bytes = cfg->rotate_bytes;
 	w->rotate_ns = cfg->rotate_ns;
 	w->max_files = cfg->max_files;
+	w->overwrite = cfg->overwrite;
+	w->file_mode = cfg->file_mode ? cfg->file_mode : PW_FILE_MODE_DEFAULT;
 	w->ring = cfg->rotate_bytes > 0 || cfg->rotate_ns > 0;
 	w->is_stdout = strcmp(cfg->path, "-") == 0;
 	if (w->is_stdout && w->ring) {

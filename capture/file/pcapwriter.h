@@ -38,7 +38,11 @@ struct pw_config {
 	int64_t rotate_ns;     /* -G: rotate every this many ns of capture time (0: never) */
 	uint32_t max_files;    /* -W: keep at most this many files, oldest removed (0: all) */
 	const char *comment;   /* shb_comment, NULL for none */
+	bool overwrite;	       /* reuse an existing regular file of ours (see pw_open) */
+	unsigned file_mode;    /* permission bits of every file, exactly (0: 0640) */
 };
+
+#define PW_FILE_MODE_DEFAULT 0640u
 
 /* One capture interface (an IDB): a socket, or one queue of a NIC. */
 struct pw_iface {
@@ -55,7 +59,18 @@ struct pw_ifstats {
 
 struct pw_writer;
 
-/* Open (the first file of) the output. NULL with a reason in errbuf. */
+/*
+ * Open (the first file of) the output. NULL with a reason in errbuf.
+ *
+ * A capturer may run as root in a directory others can write to, so a file
+ * is never opened through a planted link and never clobbered by default:
+ * it is created (O_CREAT | O_EXCL, which also refuses a symlink, dangling
+ * or not), and an existing name is refused. With overwrite, an existing
+ * name is reused only when it is a regular file owned by the effective uid
+ * with a single link (opened O_NOFOLLOW, checked, then truncated). Every
+ * file gets file_mode exactly (fchmod: the umask does not widen or narrow
+ * what was asked). Ring files follow the same rules at each rotation.
+ */
 struct pw_writer *pw_open(const struct pw_config *cfg, const struct pw_iface *ifaces,
 			  unsigned nifaces, char *errbuf, size_t errlen);
 

@@ -45,6 +45,8 @@ struct pw_writer {
 	uint32_t max_files;
 	bool ring;	/* rotate_bytes or rotate_ns set: names carry seq + time */
 	bool is_stdout; /* "-": no truncation, never closed */
+	bool overwrite; /* an existing regular file of ours may be truncated */
+	unsigned file_mode;
 	char *path;
 	char *comment;
 	char os[160];

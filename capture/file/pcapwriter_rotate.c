@@ -67,6 +67,81 @@ int pw_ring_check_dir(const struct pw_writer *w, char *errbuf, size_t errlen)
 	return 0;
 }
 
+/*
+ * Reuse the existing file name for writing (overwrite asked): only a
+ * regular file of ours with one link, so neither a link planted by someone
+ * else (a symlink: O_NOFOLLOW; a hard link to another file: st_nlink) nor a
+ * device or FIFO (O_NONBLOCK: a FIFO without a reader must not block us)
+ * gets our bytes. Truncated only after the checks. fd, or -1 with w->err.
+ */
+static int pw_reuse_file(struct pw_writer *w, const char *name)
+{
+	struct stat st;
+	int fd = open(name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd == -1) {
+		w->err = errno;
+		if (errno == ELOOP)
+			pw_seterr(w, "%s is a symbolic link: not followed", name);
+		else
+			pw_seterr(w, "open %s: %s", name, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1) {
+		w->err = errno;
+		pw_seterr(w, "stat %s: %s", name, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		w->err = EEXIST;
+		pw_seterr(w, "%s exists and is not a regular file: not overwritten", name);
+	} else if (st.st_uid != geteuid()) {
+		w->err = EPERM;
+		pw_seterr(w, "%s belongs to uid %u, not to us (uid %u): not overwritten", name,
+			  (unsigned)st.st_uid, (unsigned)geteuid());
+	} else if (st.st_nlink != 1) {
+		w->err = EMLINK;
+		pw_seterr(w, "%s has %lu links: not overwritten", name, (unsigned long)st.st_nlink);
+	} else if (fcntl(fd, F_SETFL, 0) == -1 || ftruncate(fd, 0) == -1) {
+		w->err = errno;
+		pw_seterr(w, "truncate %s: %s", name, strerror(errno));
+	} else {
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+/* Create name, or reuse it when asked; then give it the mode asked for. fd,
+ * or -1 with w->err and the reason in w->errbuf. */
+static int pw_create_file(struct pw_writer *w, const char *name)
+{
+	struct stat st;
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, w->file_mode);
+
+	if (fd == -1 && errno == EEXIST && w->overwrite) {
+		fd = pw_reuse_file(w, name);
+		if (fd == -1)
+			return -1;
+	} else if (fd == -1) {
+		w->err = errno;
+		if (errno != EEXIST)
+			pw_seterr(w, "open %s: %s", name, strerror(errno));
+		else if (lstat(name, &st) == 0 && S_ISLNK(st.st_mode))
+			pw_seterr(w, "%s is a symbolic link: not followed, not replaced", name);
+		else
+			pw_seterr(
+			    w, "%s exists: not overwritten (--overwrite replaces a file of ours)",
+			    name);
+		return -1;
+	}
+	if (fchmod(fd, w->file_mode) == -1) {
+		w->err = errno;
+		pw_seterr(w, "chmod %s: %s", name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int pw_file_open(struct pw_writer *w, int64_t start_ns)
 {
 	int fd;
@@ -82,12 +157,9 @@ int pw_file_open(struct pw_writer *w, int64_t start_ns)
 			pw_ring_push(w, sec);
 			pw_ring_name(w, w->fname, w->seq, sec);
 		}
-		fd = open(w->fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd == -1) {
-			w->err = errno;
-			pw_seterr(w, "open %s: %s", w->fname, strerror(errno));
+		fd = pw_create_file(w, w->fname);
+		if (fd == -1)
 			return ERR_SYSTEM;
-		}
 	}
 	w->fd = fd;
 	w->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);

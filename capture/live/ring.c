@@ -38,9 +38,12 @@ uint64_t ring_default_buffer_bytes(void)
 	char line[128];
 	FILE *f = fopen("/proc/meminfo", "r");
 
+	/* strtoull, not sscanf: 0 (then the guess below) on garbage, a cap on overflow. */
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &avail_kib) == 1)
+		if (strncmp(line, "MemAvailable:", 13) == 0) {
+			avail_kib = strtoull(line + 13, NULL, 10);
 			break;
+		}
 	if (f)
 		fclose(f);
 	if (avail_kib == 0)
@@ -83,7 +86,7 @@ int ring_open(const struct ring_config *cfg, struct ring **out, char *errbuf, si
 		rc = ERR_USAGE;
 		goto err;
 	}
-	uint64_t qsize = ring_floor_pow2(cfg->queue_bytes / r->n ? cfg->queue_bytes / r->n : 1);
+	uint64_t qsize = ring_floor_pow2((cfg->queue_bytes / r->n) ? cfg->queue_bytes / r->n : 1);
 	uint64_t maxrec = RING_ALIGN8(RING_REC_HDR + cfg->snaplen);
 	if (qsize < 4 * maxrec) {
 		snprintf(errbuf, errlen,

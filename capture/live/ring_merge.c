@@ -154,7 +154,7 @@ int ring_next(struct ring *r, struct pkt *p, unsigned *sock, int timeout_ms)
 			return RING_END;
 		int64_t now = clock_ns(CLOCK_MONOTONIC);
 		if (deadline == 0)
-			deadline = now + (int64_t)timeout_ms * 1000000ll;
+			deadline = now + (int64_t)timeout_ms * 1000000LL;
 		if (now >= deadline)
 			return 0;
 		ring_wait_for_packets(r, deadline - now);

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 /* Longest a reader waits for room in its queue before dropping (see ring_reader_wait). */
-#define RING_WAIT_NS (2000 * 1000000ll)
+#define RING_WAIT_NS (2000 * 1000000LL)
 /* Its naps meanwhile: short at first (room usually comes within one write),
  * then doubling to 1 ms, so a writer stuck on a slow disk or pipe does not
  * cost 20 000 wake-ups a second per reader; a queue drains far slower. */
@@ -18,7 +18,7 @@
 #define RING_WAIT_NAP_MAX_NS 1000000l
 
 /* How often a reader refreshes its pcap_stats counters. */
-#define RING_STATS_NS (200 * 1000000ll)
+#define RING_STATS_NS (200 * 1000000LL)
 /* Packets per pcap_dispatch: returns often enough to see a stop request
  * even when the kernel ring stays backed up. */
 #define RING_DISPATCH_MAX 1024
@@ -188,7 +188,7 @@ void *ring_reader_main(void *arg)
 
 	/* A packet still in an unretired block is at most two retire periods
 	 * old (TPACKET_V3's block timer), plus scheduling slack. */
-	const int64_t lag = 2ll * r->cfg.block_timeout_ms * 1000000ll + 20000000ll;
+	const int64_t lag = 2LL * r->cfg.block_timeout_ms * 1000000LL + 20000000LL;
 	for (;;) {
 		int64_t t0 = clock_ns(CLOCK_REALTIME);
 		int n = pcap_dispatch(rd->h, RING_DISPATCH_MAX, ring_reader_cb, (u_char *)rd);

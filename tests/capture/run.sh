@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # capture/run.sh TCPSIFT - `tcpsift capture` against real traffic in network
 # namespaces: fanout over queues, file rotation, SIGINT, disk full, the
-# interface going down, stdout, the fanout merge, -D.
+# interface going down, stdout, the fanout merge, -D, the privilege drop,
+# safe output files (planted links, modes, no way back to root).
 #
 # Runs every tests/capture/*.sh scenario (this runner excepted) as
 # `SCRIPT TCPSIFT LAB_PEER` (lab-peer from $(dirname TCPSIFT)/tests/tools,

@@ -428,6 +428,147 @@ static void test_open_errors(void)
 	pw_free(NULL);
 }
 
+/* --- safe output files ------------------------------------------------------------ */
+
+/* Bytes of a file, or -1 when it cannot be read; the first ones into buf. */
+static long file_bytes(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long n;
+
+	if (fd == -1)
+		return -1;
+	n = read(fd, buf, len);
+	close(fd);
+	return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	CHECK(fd != -1);
+	if (fd == -1)
+		return;
+	CHECK_EQ_U(write(fd, text, strlen(text)), strlen(text));
+	close(fd);
+}
+
+/* pw_open on path: NULL and err containing want, or a writer closed at once (want NULL). */
+static void open_expect(struct pw_config *cfg, const char *path, const char *want)
+{
+	static const struct pw_iface ifs[] = {{"eth0", PKT_LINKTYPE_ETHERNET, -1}};
+	char err[256] = "";
+	struct pw_writer *w;
+
+	cfg->path = path;
+	w = pw_open(cfg, ifs, 1, err, sizeof(err));
+	if (want == NULL) {
+		CHECK(w != NULL);
+		if (w == NULL)
+			fprintf(stderr, "  %s: %s\n", path, err);
+		CHECK_EQ_U(pw_close(w), 0);
+	} else {
+		CHECK(w == NULL);
+		CHECK(strstr(err, want) != NULL);
+		if (strstr(err, want) == NULL)
+			fprintf(stderr, "  %s: '%s', want '%s'\n", path, err, want);
+	}
+	pw_free(w);
+}
+
+/*
+ * A capture may run as root in a directory others write to: a planted
+ * symlink (dangling or not), a hard link, a FIFO or someone's file at the
+ * output name must never receive the capture, nor be truncated.
+ */
+static void test_safe_files(void)
+{
+	char dir[256], path[300], target[300], lnk[300], buf[64];
+	struct pw_config cfg = {.format = PW_PCAPNG};
+	struct stat st;
+	mode_t old_umask = umask(077);
+
+	path_in(dir, sizeof(dir), "safe");
+	CHECK(mkdir(dir, 0755) == 0);
+
+	/* A new file gets 0640 exactly, whatever the umask; or the mode asked. */
+	snprintf(path, sizeof(path), "%s/new.pcapng", dir);
+	open_expect(&cfg, path, NULL);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640);
+	CHECK(file_bytes(path, buf, 4) == 4 && memcmp(buf, "\x0a\x0d\x0d\x0a", 4) == 0);
+	umask(old_umask);
+
+	/* An existing name: refused and untouched, unless overwrite. */
+	write_text(path, "precious");
+	open_expect(&cfg, path, "exists: not overwritten");
+	CHECK(file_bytes(path, buf, sizeof(buf)) == 8);
+	CHECK(chmod(path, 0666) == 0);
+	cfg.overwrite = true;
+	cfg.file_mode = 0600;
+	open_expect(&cfg, path, NULL);
+	CHECK(file_bytes(path, buf, 4) == 4 && memcmp(buf, "\x0a\x0d\x0d\x0a", 4) == 0);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600);
+	cfg.file_mode = 01777;
+	open_expect(&cfg, path, "only permission bits");
+	cfg.file_mode = 0;
+
+	/* A symlink to a victim, dangling or not: never followed, overwrite or not. */
+	snprintf(target, sizeof(target), "%s/victim", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link.pcapng", dir);
+	write_text(target, "victim");
+	CHECK(symlink(target, lnk) == 0);
+	for (int ow = 0; ow < 2; ow++) {
+		cfg.overwrite = ow;
+		open_expect(&cfg, lnk, "symbolic link: not followed");
+		CHECK(file_bytes(target, buf, sizeof(buf)) == 6 && memcmp(buf, "victim", 6) == 0);
+		CHECK(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode));
+	}
+	snprintf(target, sizeof(target), "%s/nothing-yet", dir);
+	snprintf(lnk, sizeof(lnk), "%s/dangling.pcapng", dir);
+	CHECK(symlink(target, lnk) == 0);
+	open_expect(&cfg, lnk, "symbolic link");
+	CHECK(lstat(target, &st) == -1 && errno == ENOENT);
+
+	/* A hard link to a victim, a FIFO (no reader: must not block): refused. */
+	snprintf(target, sizeof(target), "%s/victim", dir);
+	snprintf(lnk, sizeof(lnk), "%s/hard.pcapng", dir);
+	CHECK(link(target, lnk) == 0);
+	cfg.overwrite = true;
+	open_expect(&cfg, lnk, "has 2 links");
+	CHECK(file_bytes(target, buf, sizeof(buf)) == 6);
+	snprintf(path, sizeof(path), "%s/fifo.pcapng", dir);
+	CHECK(mkfifo(path, 0600) == 0);
+	open_expect(&cfg, path, "fifo.pcapng");
+	open_expect(&cfg, "/dev/null", "not a regular file");
+	cfg.overwrite = false;
+
+	/* A ring file's name is known in advance (seq + first packet's time): a
+	 * link planted there ends the capture with an error, the victim intact. */
+	{
+		static const struct pw_iface ifs[] = {{"eth0", PKT_LINKTYPE_ETHERNET, -1}};
+		static uint8_t data[60];
+		struct pkt p = {.data = data, .caplen = 60, .wirelen = 60, .ts_ns = T0_NS};
+		struct pw_config rc = {.format = PW_PCAPNG, .rotate_bytes = 1 << 20};
+		char err[256];
+		struct pw_writer *w;
+
+		snprintf(path, sizeof(path), "%s/ring.pcapng", dir);
+		snprintf(lnk, sizeof(lnk), "%s/ring_00001_20251130110402.pcapng", dir);
+		CHECK(symlink(target, lnk) == 0);
+		rc.path = path;
+		w = pw_open(&rc, ifs, 1, err, sizeof(err));
+		CHECK(w != NULL);
+		if (w != NULL) {
+			CHECK(pw_write(w, 0, &p) == ERR_SYSTEM);
+			CHECK(strstr(pw_error(w), "symbolic link") != NULL);
+			pw_close(w);
+			pw_free(w);
+		}
+		CHECK(file_bytes(target, buf, sizeof(buf)) == 6 && memcmp(buf, "victim", 6) == 0);
+	}
+}
+
 /* --- classic pcap -------------------------------------------------------------- */
 
 static void test_pcap(void)
@@ -914,9 +1055,14 @@ static void test_disk_full(void)
 static void bench_write(uint32_t len, unsigned have)
 {
 	static const struct pw_iface ifs[] = {{"eth0", PKT_LINKTYPE_ETHERNET, 0}};
-	struct pw_config cfg = {.path = "/dev/null", .format = PW_PCAPNG};
+	/* "-" on /dev/null: a named device is refused (not a regular file). */
+	struct pw_config cfg = {.path = "-", .format = PW_PCAPNG};
 	static uint8_t data[MAX_DATA];
 	char err[256];
+	int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC), saved = dup(STDOUT_FILENO);
+
+	fflush(stdout);
+	CHECK(null_fd != -1 && saved != -1 && dup2(null_fd, STDOUT_FILENO) != -1);
 	struct pw_writer *w = pw_open(&cfg, ifs, 1, err, sizeof(err));
 	struct pkt p = {
 	    .data = data, .caplen = len, .wirelen = len, .have = have, .queue = 1, .epb_flags = 1};
@@ -925,18 +1071,25 @@ static void bench_write(uint32_t len, unsigned have)
 	int bad = 0;
 	double ns;
 
-	CHECK(w != NULL);
-	if (w == NULL)
+	if (w == NULL) {
+		dup2(saved, STDOUT_FILENO);
+		CHECK(w != NULL);
 		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (unsigned i = 0; i < n; i++) {
 		p.ts_ns = T0_NS + i;
 		bad |= pw_write(w, 0, &p);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	CHECK_EQ_U(bad, 0);
-	CHECK_EQ_U(pw_close(w), 0);
+	int closed = pw_close(w);
+
 	pw_free(w);
+	CHECK(dup2(saved, STDOUT_FILENO) != -1);
+	close(saved);
+	close(null_fd);
+	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(closed, 0);
 	ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
 	printf("  pw_write %4u B%s to /dev/null: %.1f ns/packet\n", len,
 	       have ? " +queue+flags" : "", ns);
@@ -962,6 +1115,7 @@ int main(void)
 		printf("  tshark not installed: tshark checks skipped\n");
 
 	test_open_errors();
+	test_safe_files();
 	test_pcapng();
 	test_mixed_linktypes();
 	test_pcap();

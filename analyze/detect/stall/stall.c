@@ -58,6 +58,7 @@
 static int64_t stall_path_rtt(const struct tcp_conn *c)
 {
 	int64_t a = tcp_min_rtt(c, SUM_C2S), b = tcp_min_rtt(c, SUM_S2C);
+	/* cppcheck-suppress knownConditionTrueFalse ; a is -1 only when C2S has no RTT sample */
 	int64_t sum = a >= 0 && b >= 0 ? clock_sat_add(a, b) : (a >= 0 ? a : b);
 	int64_t hs = c->info.handshake_rtt_ns;
 
