@@ -85,8 +85,9 @@ struct det_ops {
 	/* An ICMP/ICMPv6 error (d->icmp) quoting one of c's segments. */
 	void (*icmp)(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 		     const struct det_env *env);
-	/* The connection ends: emit what is pending, fill c->info.det. */
-	void (*finish)(struct tcp_conn *c, const struct det_env *env);
+	/* The connection ends: emit what is pending, fill its result in out
+	 * (zeroed by the caller; detectors earlier in the table filled theirs). */
+	void (*finish)(struct tcp_conn *c, const struct det_env *env, struct sum_det *out);
 };
 
 /*
@@ -99,7 +100,12 @@ void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
 void det_segment(struct tcp_conn *c, const struct det_env *env);
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 	      const struct det_env *env);
-void det_finish(struct tcp_conn *c, const struct det_env *env);
+/* The detectors' results of c, which ends: into out (zeroed here). A live
+ * connection keeps none (448 bytes each): they are made now from its state. */
+void det_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out);
+/* What c's detectors have counted so far, for a live view (out zeroed here):
+ * the stall counts; the other results are made at the end. */
+void det_live(const struct tcp_conn *c, struct sum_det *out);
 /* Return c's cold states to env's pools (after det_finish(), or instead of
  * it when the connection is dropped); c may be reused after tcp_conn_init(). */
 void det_release(struct tcp_conn *c, const struct det_env *env);

@@ -311,8 +311,9 @@ struct det_states {
 };
 
 struct tcp_conn {
-	struct sum_conn_ident info; /* identity, roles, flags, detectors' results; stats
-				       live in half[].st (tcp_summarize() joins them) */
+	struct sum_conn_ident info; /* identity, roles, flags; stats live in half[].st
+				       (tcp_summarize() joins them), the detectors'
+				       results are made at the end (det_finish()) */
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
@@ -363,7 +364,8 @@ bool tcp_is_new_instance(const struct tcp_conn *c, const struct dec_packet *d);
 void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_pools *tp,
 		 const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink);
 
-/* Fill the summary of the connection as it stands (it may go on). */
+/* Fill the summary of the connection as it stands (it may go on), all
+ * but out->det (the detectors': det_finish(), det_live()). */
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out);
 
 /* ---- read-only views for detectors ---- */

@@ -370,13 +370,14 @@ static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 	return 0;
 }
 
-static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uint32_t nfull)
+static void judge_collapse(const struct tcp_conn *c, const struct stall_summary *stall,
+			   struct mtu_summary *sm, uint32_t nfull)
 {
 	const struct sum_dir_hot *st = &c->half[sm->dir].st;
 	int64_t dur = st->last_data_ts - st->first_data_ts;
 
-	sm->stalls = c->info.det.stall.count;
-	sm->stall_ns = c->info.det.stall.time_ns;
+	sm->stalls = stall->count;
+	sm->stall_ns = stall->time_ns;
 	if (sm->stalls) {
 		sm->collapse = true;
 		sm->collapse_by = MTU_COLLAPSE_STALLS;
@@ -418,9 +419,9 @@ static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 	det_emit(env, &e);
 }
 
-static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
+static void mtu_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
-	struct mtu_summary *sm = &c->info.det.mtu;
+	struct mtu_summary *sm = &out->mtu;
 	const struct mtu_state *st = c->det.mtu;	   /* NULL: no data */
 	const struct mtu_pmtu_state *pm = c->det.mtu_pmtu; /* NULL: nothing PMTU */
 	int full[SUM_DIR_COUNT] = {-1, -1};		   /* index of the full-size payload */
@@ -486,7 +487,7 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 		if (sm->misaligned_dir[k])
 			emit_alignment(c, (enum sum_dir_id)k, full[k], env);
 	if (sm->misaligned)
-		judge_collapse(c, sm, c->dhot.mtu.dir[best].count[full[best]]);
+		judge_collapse(c, &out->stall, sm, c->dhot.mtu.dir[best].count[full[best]]);
 }
 
 const struct det_ops mtu_ops = {

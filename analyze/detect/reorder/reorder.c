@@ -152,11 +152,11 @@ void reorder_segment(struct tcp_conn *c, const struct det_env *env)
 		reorder_note(c, env);
 }
 
-static void reorder_finish(struct tcp_conn *c, const struct det_env *env)
+static void reorder_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	static const struct reorder_state none; /* never needed: as zeroed */
 	const struct reorder_state *st = c->det.reorder ? c->det.reorder : &none;
-	struct reorder_summary *s = &c->info.det.reorder;
+	struct reorder_summary *s = &out->reorder;
 
 	(void)env;
 	s->events = st->events;

@@ -494,7 +494,7 @@ void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 		sackb_work(c, env, data, ack);
 }
 
-static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
+static void sackb_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	if (!c->det.sack)
 		return; /* never SACKed: the summary stays zero */
@@ -532,7 +532,7 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
 			sum->open_at_end_dirs++;
 		}
 	}
-	c->info.det.sack = *sum;
+	out->sack = *sum;
 }
 
 const struct det_ops sackb_ops = {

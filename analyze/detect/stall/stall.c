@@ -209,7 +209,7 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 	}
 }
 
-static void stall_finish(struct tcp_conn *c, const struct det_env *env)
+static void stall_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	struct stall_hot *st = &c->dhot.stall;
 
@@ -219,6 +219,8 @@ static void stall_finish(struct tcp_conn *c, const struct det_env *env)
 		if (st->d[k].zw_open)
 			stall_zw_close(c, env, (enum sum_dir_id)k, st->last_ts, st->last_frame,
 				       true);
+	if (c->det.stall)
+		out->stall = c->det.stall->sum;
 }
 
 const struct det_ops stall_ops = {

@@ -161,7 +161,8 @@ struct stall_found {
 
 static void stall_emit(struct tcp_conn *c, const struct det_env *env, const struct stall_found *f)
 {
-	struct stall_summary *s = &c->info.det.stall;
+	struct stall_state *cold = DET_COLD_GET(c, env, stall);
+	struct stall_summary lost = {0}, *s = cold ? &cold->sum : &lost; /* no memory: uncounted */
 	struct sum_event e;
 
 	det_event_init(&e, SUM_EV_STALL, c, f->dir, f->start, f->frame_before, f->input);
@@ -178,10 +179,8 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
 	e.u.stall.timer_like = f->timer_like;
 	if ((f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN) &&
-	    f->duration >= STALL_TIMER_MIN_NS) {
-		struct stall_state *cold = DET_COLD_GET(c, env, stall);
+	    f->duration >= STALL_TIMER_MIN_NS)
 		e.u.stall.recurring = cold && stall_recurs(cold, f->duration);
-	}
 
 	s->hist[stall_bucket(f->duration)]++;
 	s->recurring += e.u.stall.recurring;
@@ -311,7 +310,7 @@ static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum 
 __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	struct stall_state *cold; /* (stall.def) allocated when an episode opens */
+	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
 	const struct tcp_seg *seg = &c->seg;
 	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
@@ -320,7 +319,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 	/* The packet shows the capture missed some of the connection: the
 	 * silence may be the capture's, not TCP's. */
 	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
-		c->info.det.stall.capture_gaps++;
+		if ((cold = DET_COLD_GET(c, env, stall)))
+			cold->sum.capture_gaps++;
 		return;
 	}
 
@@ -391,8 +391,10 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
-			c->info.det.stall.think_time++;
-			c->info.det.stall.think_time_ns += seg->ts - st->last_ts;
+			if ((cold = DET_COLD_GET(c, env, stall))) {
+				cold->sum.think_time++;
+				cold->sum.think_time_ns += seg->ts - st->last_ts;
+			}
 			return;
 		}
 		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
