@@ -317,6 +317,9 @@ struct tcp_conn {
 	struct tcp_half half[SUM_DIR_COUNT];
 	struct tcp_seg seg;  /* the segment just processed (for detectors) */
 	struct det_hot dhot; /* next to seg: see struct det_hot */
+	/* The cold states' pointers, next to dhot: some (mtu's sizes) are read
+	 * for every data segment. */
+	struct det_states det;
 	/* (The late original of this segment: tcp_seg_late().) */
 	/* The earliest a waiting verdict (an undecided fill, a retransmission
 	 * awaiting a D-SACK) may be final: packets before it skip the check. */
@@ -331,7 +334,6 @@ struct tcp_conn {
 	/* The pools tcp_segment() was given (the cold counters' blocks come
 	 * from there where no pools are passed); NULL before the first segment. */
 	struct tcp_pools *tp;
-	struct det_states det; /* cold: last */
 };
 
 /*

@@ -168,6 +168,10 @@ static void test_misaligned_ipv4_ts(void)
 	mc_init(&v, 4, true);
 	handshake(&v, 63500, 63500);
 	bulk(&v, 6, 63488, 1000, 100, 50);
+	/* Sizes are kept per direction, from its first data segment: the
+	 * client sent none. */
+	CHECK(v.c.det.mtu_s2c != NULL);
+	CHECK(v.c.det.mtu_c2s == NULL);
 	finish(&v);
 	CHECK(m->misaligned);
 	CHECK(m->misaligned_dir[S2C]);
