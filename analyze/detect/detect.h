@@ -20,13 +20,13 @@
  * totals, --fail-on, the dashboard) is its view (<name>_report.c,
  * analyze/report/det_view.h). For every TCP
  * segment the engine first runs the TCP reconstruction (tcp.c), which
- * records what it decided in c->seg, then calls every detector's segment():
+ * records what it decided in c->tp->seg, then calls every detector's segment():
  * detectors read the connection (through tcp.h's views), never change the
  * TCP state, and emit struct sum_event through env->sink. Just before the
  * reconstruction, det_before() lets a detector see the connection as the
  * previous packet left it (the stall detector, at a gap).
  *
- *   packet -> det_before() -> tcp_segment() -> c->seg -> det_segment()
+ *   packet -> det_before() -> tcp_segment() -> c->tp->seg -> det_segment()
  *                                                  -> each segment()
  *   ICMP error quoting c's segment ---> det_icmp()     -> each ops->icmp()
  *   connection ends ---------------> det_finish()     -> each ops->finish()
@@ -77,7 +77,7 @@ size_t det_pools_bytes(const struct det_pools *dp);
 
 /*
  * What a detector does besides prefix_segment(c, env), which det_segment()
- * calls directly for every segment (c->seg describes it): an indirect call
+ * calls directly for every segment (c->tp->seg describes it): an indirect call
  * per segment and detector cost as much as some detectors' common case.
  */
 struct det_ops {

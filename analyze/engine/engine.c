@@ -141,7 +141,7 @@ static void icmp_to_conn(struct engine *e, const struct dec_packet *d, const str
 
 static void deliver_segment(const struct engine *e, const struct tcp_conn *c, const struct pkt *p)
 {
-	const struct tcp_seg *g = &c->seg;
+	const struct tcp_seg *g = &c->tp->seg;
 	struct sum_seg s = {
 	    .conn = c->info.id,
 	    .ts = g->ts,

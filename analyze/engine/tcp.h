@@ -133,6 +133,54 @@ struct __attribute__((packed, aligned(4))) tcp_tsrec {
 };
 
 /*
+ * What the engine decided about the segment it just processed, for the
+ * detectors (analyze/detect/detect.h): one record, rewritten for every segment.
+ */
+enum tcp_seg_kind {
+	TCP_SEG_DATA = 1u << 0,	    /* carries payload */
+	TCP_SEG_NEW_DATA = 1u << 1, /* reaches beyond snd_nxt */
+	TCP_SEG_RETRANS = 1u << 2,  /* a retransmission (any kind) */
+	TCP_SEG_OOO = 1u << 3,	    /* an original that arrived late */
+	TCP_SEG_KEEPALIVE = 1u << 4,
+	TCP_SEG_PURE_ACK = 1u << 5, /* no payload, no SYN/FIN/RST */
+	TCP_SEG_DUP_ACK = 1u << 6,
+	TCP_SEG_ACK_ADVANCED = 1u << 7,	  /* its ACK moved the peer's snd_una */
+	TCP_SEG_OPENED_GAP = 1u << 8,	  /* began beyond snd_nxt */
+	TCP_SEG_FILLED_GAP = 1u << 9,	  /* carried bytes never captured before */
+	TCP_SEG_SPURIOUS = 1u << 10,	  /* retransmitted bytes already ACKed */
+	TCP_SEG_RTO = 1u << 11,		  /* retransmission after >= RTO silence */
+	TCP_SEG_FAST = 1u << 12,	  /* retransmission in dup-ACK/SACK recovery */
+	TCP_SEG_ZERO_WINDOW = 1u << 13,	  /* advertises a zero window */
+	TCP_SEG_WINDOW_OPENED = 1u << 14, /* first non-zero window after zero ones */
+	TCP_SEG_SACK = 1u << 15,	  /* carries SACK blocks */
+	TCP_SEG_DSACK = 1u << 16,	  /* its first SACK block is a D-SACK */
+	TCP_SEG_ACKED_UNSEEN = 1u << 17,  /* ACKs bytes the capture never saw */
+	TCP_SEG_ACK_REORDERED = 1u << 18, /* cumulative ACK went backwards */
+	TCP_SEG_SYN = 1u << 19,
+	TCP_SEG_FIN = 1u << 20,
+	TCP_SEG_RST = 1u << 21,
+	TCP_SEG_PUSH = 1u << 22,
+	TCP_SEG_TLP = 1u << 23,	      /* retransmission: a tail-loss probe (RFC 8985) */
+	TCP_SEG_UNDECIDED = 1u << 24, /* filled a gap: late original or retransmission, undecided */
+	TCP_SEG_LATE_FOUND = 1u << 25, /* an earlier undecided fill turned out a late original */
+};
+
+struct tcp_seg {
+	enum sum_dir_id dir; /* its sender's direction */
+	uint32_t kind;	     /* enum tcp_seg_kind bits */
+	uint32_t len;	     /* payload on the wire */
+	uint32_t seq, ack;   /* absolute */
+	uint32_t rel_seq;    /* relative to its direction's base */
+	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
+	uint64_t window;     /* the window it advertises, scaled when known */
+	int64_t ts;
+	uint64_t frame;
+	uint32_t input;
+	int32_t queue;		    /* -1 when unknown */
+	const struct dec_packet *d; /* valid during the detector calls only */
+};
+
+/*
  * Where the per-direction rings (tcp_half.sent, .tsring) and cold counters
  * come from: pools of fixed-size blocks, one per size class, owned by
  * whoever owns the connections (the engine), as struct det_pools for the
@@ -145,9 +193,11 @@ struct tcp_pools {
 	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
 	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
 	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
-	/* Not a pool: the late original of the segment just processed, read
-	 * through tcp_seg_late(). One per engine, not per connection: only
-	 * the detectors of that same segment read it. */
+	/* Not pools: what tcp_segment() decided about the segment it just
+	 * processed (c->tp->seg) and its late original, read through
+	 * tcp_seg_late(). One per engine, not per connection (72 bytes each):
+	 * only the detectors of that same segment read them. */
+	struct tcp_seg seg;
 	struct tcp_late late;
 	/* Where a cold counter goes when no block could be had: counted as
 	 * failed, its value is lost (a connection's pointer never points here). */
@@ -237,60 +287,12 @@ struct tcp_half {
 };
 
 /*
- * What the engine decided about the segment it just processed, for the
- * detectors (analyze/detect/detect.h): one record, rewritten for every segment.
- */
-enum tcp_seg_kind {
-	TCP_SEG_DATA = 1u << 0,	    /* carries payload */
-	TCP_SEG_NEW_DATA = 1u << 1, /* reaches beyond snd_nxt */
-	TCP_SEG_RETRANS = 1u << 2,  /* a retransmission (any kind) */
-	TCP_SEG_OOO = 1u << 3,	    /* an original that arrived late */
-	TCP_SEG_KEEPALIVE = 1u << 4,
-	TCP_SEG_PURE_ACK = 1u << 5, /* no payload, no SYN/FIN/RST */
-	TCP_SEG_DUP_ACK = 1u << 6,
-	TCP_SEG_ACK_ADVANCED = 1u << 7,	  /* its ACK moved the peer's snd_una */
-	TCP_SEG_OPENED_GAP = 1u << 8,	  /* began beyond snd_nxt */
-	TCP_SEG_FILLED_GAP = 1u << 9,	  /* carried bytes never captured before */
-	TCP_SEG_SPURIOUS = 1u << 10,	  /* retransmitted bytes already ACKed */
-	TCP_SEG_RTO = 1u << 11,		  /* retransmission after >= RTO silence */
-	TCP_SEG_FAST = 1u << 12,	  /* retransmission in dup-ACK/SACK recovery */
-	TCP_SEG_ZERO_WINDOW = 1u << 13,	  /* advertises a zero window */
-	TCP_SEG_WINDOW_OPENED = 1u << 14, /* first non-zero window after zero ones */
-	TCP_SEG_SACK = 1u << 15,	  /* carries SACK blocks */
-	TCP_SEG_DSACK = 1u << 16,	  /* its first SACK block is a D-SACK */
-	TCP_SEG_ACKED_UNSEEN = 1u << 17,  /* ACKs bytes the capture never saw */
-	TCP_SEG_ACK_REORDERED = 1u << 18, /* cumulative ACK went backwards */
-	TCP_SEG_SYN = 1u << 19,
-	TCP_SEG_FIN = 1u << 20,
-	TCP_SEG_RST = 1u << 21,
-	TCP_SEG_PUSH = 1u << 22,
-	TCP_SEG_TLP = 1u << 23,	      /* retransmission: a tail-loss probe (RFC 8985) */
-	TCP_SEG_UNDECIDED = 1u << 24, /* filled a gap: late original or retransmission, undecided */
-	TCP_SEG_LATE_FOUND = 1u << 25, /* an earlier undecided fill turned out a late original */
-};
-
-struct tcp_seg {
-	enum sum_dir_id dir; /* its sender's direction */
-	uint32_t kind;	     /* enum tcp_seg_kind bits */
-	uint32_t len;	     /* payload on the wire */
-	uint32_t seq, ack;   /* absolute */
-	uint32_t rel_seq;    /* relative to its direction's base */
-	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
-	uint64_t window;     /* the window it advertises, scaled when known */
-	int64_t ts;
-	uint64_t frame;
-	uint32_t input;
-	int32_t queue;		    /* -1 when unknown */
-	const struct dec_packet *d; /* valid during the detector calls only */
-};
-
-/*
  * The state of every detector, owned by the connection, in two parts.
  * Every segment runs every detector, and with thousands of live connections
  * each cache line a detector touches per segment is a likely cache miss. So
  * the few fields a detector reads or writes for every segment (its common
  * case: in-order data, pure ACKs) sit together in struct det_hot, right
- * after c->seg; the rest, in struct det_states, is only touched when a
+ * after c->tp; the rest, in struct det_states, is only touched when a
  * detector has work (a gap, SACK blocks, an RTO, a new payload size ...).
  * A detector whose state most connections never need (DET_COLD) keeps
  * only a pointer there: the state comes from a pool on first need and goes
@@ -315,12 +317,15 @@ struct tcp_conn {
 				       (tcp_summarize() joins them), the detectors'
 				       results are made at the end (det_finish()) */
 	struct tcp_half half[SUM_DIR_COUNT];
-	struct tcp_seg seg;  /* the segment just processed (for detectors) */
-	struct det_hot dhot; /* next to seg: see struct det_hot */
+	/* The pools tcp_segment() was given (the cold counters' blocks come
+	 * from there where no pools are passed), and the record of the segment
+	 * just processed (tp->seg, for the detectors); NULL before the first
+	 * segment. */
+	struct tcp_pools *tp;
+	struct det_hot dhot; /* next to tp: see struct det_hot */
 	/* The cold states' pointers, next to dhot: some (mtu's sizes) are read
 	 * for every data segment. */
 	struct det_states det;
-	/* (The late original of this segment: tcp_seg_late().) */
 	/* The earliest a waiting verdict (an undecided fill, a retransmission
 	 * awaiting a D-SACK) may be final: packets before it skip the check. */
 	int64_t next_settle;
@@ -331,9 +336,6 @@ struct tcp_conn {
 	/* From the capture point to each side and back, from the handshake
 	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
 	int64_t hs_loop_ns[SUM_DIR_COUNT];
-	/* The pools tcp_segment() was given (the cold counters' blocks come
-	 * from there where no pools are passed); NULL before the first segment. */
-	struct tcp_pools *tp;
 };
 
 /*
@@ -417,7 +419,7 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
 }
 
-/* With TCP_SEG_OOO in c->seg.kind: this segment, the late original; with
+/* With TCP_SEG_OOO in c->tp->seg.kind: this segment, the late original; with
  * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now.
  * Valid during the detector calls of that segment only. */
 static inline const struct tcp_late *tcp_seg_late(const struct tcp_conn *c)

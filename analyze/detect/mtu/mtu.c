@@ -96,7 +96,7 @@ mtu_dir_get(struct tcp_conn *c, enum sum_dir_id dir, const struct det_env *env)
 __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_state *ds,
 						  unsigned k)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	const struct dec_packet *d = s->d;
 	struct mtu_dir_hot *dh = &ds->hot;
 
@@ -125,7 +125,7 @@ __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu
 /* Remember the segment's payload size among the MTU_SIZES largest of ds. */
 static void track_size(struct tcp_conn *c, struct mtu_state *ds)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	const struct dec_packet *d = s->d;
 	struct mtu_dir_hot *dh = &ds->hot;
 	uint32_t peer_mss = tcp_peer_mss(c, s->dir);
@@ -154,7 +154,7 @@ static void track_size(struct tcp_conn *c, struct mtu_state *ds)
 static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
 			   struct mtu_pmtu_dir *ds, const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct sum_event e;
 
 	det_event_init(&e, SUM_EV_PMTU, c, s->dir, ds->bh_first_ts, ds->bh_first_frame, s->input);
@@ -186,7 +186,7 @@ static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
 __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh,
 						      const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct mtu_pmtu_dir *ds;
 
 	if (!s->len)
@@ -228,7 +228,7 @@ __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct
  */
 static void track_idle(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct mtu_hot *st = &c->dhot.mtu;
 	bool data = (s->kind & TCP_SEG_DATA) && !(s->kind & TCP_SEG_KEEPALIVE);
 	int64_t thr = env->prm ? env->prm->stall_min_ns : DET_DEFAULT_STALL_MIN_NS;
@@ -259,7 +259,7 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 
 void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct mtu_state *peer = mtu_dir(c, (enum sum_dir_id) !s->dir), *ds;
 
 	track_idle(c, env);

@@ -112,7 +112,7 @@ static void stall_track_rwnd(const struct tcp_conn *c, struct stall_dir_state *d
 static void stall_snapshot(struct tcp_conn *c)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 
 	st->d[seg->dir].last_tx_ts = seg->ts;
@@ -172,7 +172,7 @@ void stall_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
 void stall_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	int64_t thr = -1;
 	bool gap = false;
 

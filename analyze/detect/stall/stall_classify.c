@@ -270,7 +270,7 @@ static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int6
 /* A retransmission ended the gap: which kind of wait it was. */
 static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
 	if (seg->kind & TCP_SEG_RTO)
@@ -292,7 +292,7 @@ static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum su
  * and nothing from R: its probe timer, not its application, ended it. */
 static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
 	if (stall_receiver_limited(&c->dhot.stall.d[dir]))
@@ -311,7 +311,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 {
 	struct stall_hot *st = &c->dhot.stall;
 	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 	struct stall_found f;
@@ -434,7 +434,7 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 {
 	struct stall_hot *hot = &c->dhot.stall;
 	const struct stall_state *st = c->det.stall; /* allocated with dack_open */
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 
 	if (seg->ts - st->dack_ack_ts > thr) {
 		hot->dack_open = false; /* nothing came soon: nobody waited */
