@@ -70,8 +70,10 @@ static void conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *
 		      const struct pkt *p, int roles)
 {
 	memset(c, 0, sizeof(*c));
-	for (int k = 0; k < SUM_DIR_COUNT; k++)
-		c->half[k].sent_cap = c->half[k].tsring_cap = TCP_RING_MIN;
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		c->half[k].sent_cap = TCP_RING_MIN;
+		c->half[k].tsring_cap = TCP_TS_MIN;
+	}
 	struct sum_conn_ident *i = &c->info;
 	const struct dec_tcp *t = &d->tcp;
 	bool src_is_client;

@@ -31,10 +31,14 @@
 /* The rings above start with TCP_RING_MIN entries and double (a block of
  * the next pool size class, the entries copied) only when a direction has
  * that many: most connections never have 32 segments in flight or send 16
- * distinct TSvals. Size class k holds TCP_RING_MIN << k entries. */
+ * distinct TSvals. Size class k holds TCP_RING_MIN << k entries (the
+ * TSval ring: TCP_TS_MIN << k). */
 #define TCP_RING_MIN	 4
 #define TCP_SENT_CLASSES 4 /* 4, 8, 16, 32 */
-#define TCP_TS_CLASSES	 3 /* 4, 8, 16 */
+/* The TSval ring starts at 2: an idle connection (and each of its
+ * directions has one, from its first TSval on) keeps 24 bytes, not 48. */
+#define TCP_TS_MIN     2
+#define TCP_TS_CLASSES 4 /* 2, 4, 8, 16 */
 /* The gap, pending-fill and retransmission tables grow the same way,
  * up to TCP_MAX_HOLES, TCP_PENDING and TCP_RTX_RING (powers of two). */
 #define TCP_HOLE_CLASSES    5  /* 4 .. 64 */
@@ -188,7 +192,7 @@ struct tcp_seg {
  */
 struct tcp_pools {
 	struct pool *sent[TCP_SENT_CLASSES];	   /* struct tcp_sent[TCP_RING_MIN << k] */
-	struct pool *tsring[TCP_TS_CLASSES];	   /* struct tcp_tsrec[TCP_RING_MIN << k] */
+	struct pool *tsring[TCP_TS_CLASSES];	   /* struct tcp_tsrec[TCP_TS_MIN << k] */
 	struct pool *holes[TCP_HOLE_CLASSES];	   /* struct tcp_hole[TCP_RING_MIN << k] */
 	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
 	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
@@ -233,6 +237,7 @@ struct tcp_half {
 	 * in either direction when segments are reordered). */
 	uint16_t last_ipid;
 	bool have_ipid;
+	bool in_zero_window; /* (zw_start ... below: here to fill a hole) */
 	uint32_t ipid_near, ipid_far;
 
 	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
@@ -245,7 +250,6 @@ struct tcp_half {
 	int64_t last_ts;	    /* last segment from this side */
 	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */
 
-	bool in_zero_window;
 	int64_t zw_start;
 	uint64_t zw_frame;
 	uint32_t zw_input;
@@ -257,7 +261,7 @@ struct tcp_half {
 	 * peer ACKs all of it: an idle connection holds none), tsring from
 	 * its first TSval on. NULL: none (or no memory: no samples).
 	 * tcp_conn_release() returns them. Their sizes (*_cap entries, a
-	 * size class: TCP_RING_MIN from tcp_conn_init() on) grow when full;
+	 * size class: TCP_RING_MIN, TCP_TS_MIN from tcp_conn_init() on) grow when full;
 	 * sent_cap stays when the ring goes back, so the next flight starts
 	 * at the size the last one needed. (Entries, not classes: the
 	 * per-segment code then needs no variable shift.) */

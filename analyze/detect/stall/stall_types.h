@@ -47,12 +47,12 @@ struct stall_dir_state {
 	uint64_t rwnd_max;  /* the largest R advertised so far */
 	uint32_t in_flight; /* snd_nxt - snd_una */
 	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
-	bool rwnd_known;
 	/* Kept after every packet. */
 	int64_t last_data_ts;
 	int64_t last_tx_ts; /* S's last packet of any kind */
 	uint32_t last_len;  /* payload of S's last new data segment */
 	uint32_t mss;	    /* effective segment size of S's data */
+	bool rwnd_known;    /* (with rwnd: here, with the flags, to pack them) */
 	bool has_data;	    /* S has sent data */
 	bool last_push;	    /* S's last new data segment carried PSH (or FIN) */
 	bool r_answered;    /* R sent data after S's last data segment */
