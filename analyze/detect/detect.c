@@ -56,11 +56,19 @@ void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *
 			det_table[k]->icmp(c, d, p, env);
 }
 
-void det_finish(struct tcp_conn *c, const struct det_env *env)
+void det_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
+	memset(out, 0, sizeof(*out));
 	for (size_t k = 0; k < DET_COUNT; k++)
 		if (det_table[k]->finish)
-			det_table[k]->finish(c, env);
+			det_table[k]->finish(c, env, out);
+}
+
+void det_live(const struct tcp_conn *c, struct sum_det *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (c->det.stall)
+		out->stall = c->det.stall->sum;
 }
 
 int det_pools_init(struct det_pools *dp)

@@ -20,13 +20,13 @@
  * totals, --fail-on, the dashboard) is its view (<name>_report.c,
  * analyze/report/det_view.h). For every TCP
  * segment the engine first runs the TCP reconstruction (tcp.c), which
- * records what it decided in c->seg, then calls every detector's segment():
+ * records what it decided in c->tp->seg, then calls every detector's segment():
  * detectors read the connection (through tcp.h's views), never change the
  * TCP state, and emit struct sum_event through env->sink. Just before the
  * reconstruction, det_before() lets a detector see the connection as the
  * previous packet left it (the stall detector, at a gap).
  *
- *   packet -> det_before() -> tcp_segment() -> c->seg -> det_segment()
+ *   packet -> det_before() -> tcp_segment() -> c->tp->seg -> det_segment()
  *                                                  -> each segment()
  *   ICMP error quoting c's segment ---> det_icmp()     -> each ops->icmp()
  *   connection ends ---------------> det_finish()     -> each ops->finish()
@@ -77,7 +77,7 @@ size_t det_pools_bytes(const struct det_pools *dp);
 
 /*
  * What a detector does besides prefix_segment(c, env), which det_segment()
- * calls directly for every segment (c->seg describes it): an indirect call
+ * calls directly for every segment (c->tp->seg describes it): an indirect call
  * per segment and detector cost as much as some detectors' common case.
  */
 struct det_ops {
@@ -85,8 +85,9 @@ struct det_ops {
 	/* An ICMP/ICMPv6 error (d->icmp) quoting one of c's segments. */
 	void (*icmp)(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 		     const struct det_env *env);
-	/* The connection ends: emit what is pending, fill c->info.det. */
-	void (*finish)(struct tcp_conn *c, const struct det_env *env);
+	/* The connection ends: emit what is pending, fill its result in out
+	 * (zeroed by the caller; detectors earlier in the table filled theirs). */
+	void (*finish)(struct tcp_conn *c, const struct det_env *env, struct sum_det *out);
 };
 
 /*
@@ -99,7 +100,12 @@ void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
 void det_segment(struct tcp_conn *c, const struct det_env *env);
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 	      const struct det_env *env);
-void det_finish(struct tcp_conn *c, const struct det_env *env);
+/* The detectors' results of c, which ends: into out (zeroed here). A live
+ * connection keeps none (448 bytes each): they are made now from its state. */
+void det_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out);
+/* What c's detectors have counted so far, for a live view (out zeroed here):
+ * the stall counts; the other results are made at the end. */
+void det_live(const struct tcp_conn *c, struct sum_det *out);
 /* Return c's cold states to env's pools (after det_finish(), or instead of
  * it when the connection is dropped); c may be reused after tcp_conn_init(). */
 void det_release(struct tcp_conn *c, const struct det_env *env);

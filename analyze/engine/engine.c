@@ -42,7 +42,9 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	e->grow_failed += tcp_conn_grow_failed(c);
 	tcp_finish(c, &e->sink);
 	if (e->cfg.detectors)
-		det_finish(c, &e->env);
+		det_finish(c, &e->env, &s.det);
+	else
+		memset(&s.det, 0, sizeof(s.det));
 	tcp_summarize(c, &s);
 	tcp_conn_release(c, &e->tpools);
 	det_release(c, &e->env);
@@ -148,7 +150,7 @@ static void icmp_to_conn(struct engine *e, const struct dec_packet *d, const str
 
 static void deliver_segment(const struct engine *e, const struct tcp_conn *c, const struct pkt *p)
 {
-	const struct tcp_seg *g = &c->seg;
+	const struct tcp_seg *g = &c->tp->seg;
 	struct sum_seg s = {
 	    .conn = c->info.id,
 	    .ts = g->ts,
@@ -183,6 +185,7 @@ static void summarize_live(void *ctx, const struct tcp_conn *c)
 	const struct live_walk *w = ctx;
 	struct sum_conn s;
 
+	det_live(c, &s.det);
 	tcp_summarize(c, &s);
 	w->fn(w->ctx, &s);
 }

@@ -156,11 +156,12 @@ struct sum_det {
 };
 
 /*
- * A connection's summary but its per-direction statistics: identity,
- * roles, flags and the detectors' results. struct tcp_conn keeps this
- * while the connection lives (its statistics live in its halves, and
- * tcp_summarize() copies them into dir[]); struct sum_conn below is these
- * fields (by name, or all at once as .ident) and dir[].
+ * A connection's summary but its per-direction statistics and the
+ * detectors' results: identity, roles and flags. struct tcp_conn keeps
+ * this while the connection lives (its statistics live in its halves, and
+ * tcp_summarize() copies them into dir[]; the detectors' results are made
+ * when it ends, det_finish()); struct sum_conn below is these fields (by
+ * name, or all at once as .ident), det and dir[].
  */
 #define SUM_CONN_IDENT_FIELDS                                                                      \
 	uint64_t id; /* 1-based, in order of first packet */                                       \
@@ -180,8 +181,7 @@ struct sum_det {
 	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
 	bool evicted; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */       \
-	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */       \
-	struct sum_det det;
+	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */
 
 struct sum_conn_ident {
 	SUM_CONN_IDENT_FIELDS
@@ -194,6 +194,7 @@ struct sum_conn {
 		};
 		struct sum_conn_ident ident;
 	};
+	struct sum_det det;
 	struct sum_dir dir[SUM_DIR_COUNT];
 };
 

@@ -70,8 +70,10 @@ static void conn_init(struct tcp_conn *c, uint64_t id, const struct dec_packet *
 		      const struct pkt *p, int roles)
 {
 	memset(c, 0, sizeof(*c));
-	for (int k = 0; k < SUM_DIR_COUNT; k++)
-		c->half[k].sent_cap = c->half[k].tsring_cap = TCP_RING_MIN;
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		c->half[k].sent_cap = TCP_RING_MIN;
+		c->half[k].tsring_cap = TCP_TS_MIN;
+	}
 	struct sum_conn_ident *i = &c->info;
 	const struct dec_tcp *t = &d->tcp;
 	bool src_is_client;
@@ -251,14 +253,14 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	 * segment that wasn't captured"). */
 	if (o->nholes && tcp_holes_acked(c, odir, ack, p, sink)) {
 		tcp_cold(c, o)->acked_unseen++;
-		c->seg.kind |= TCP_SEG_ACKED_UNSEEN;
+		c->tp->seg.kind |= TCP_SEG_ACKED_UNSEEN;
 	}
 
 	if (!o->have_una || seq_gt(ack, o->snd_una)) {
 		if (o->have_una) {
 			h->st.new_acks++;
-			c->seg.kind |= TCP_SEG_ACK_ADVANCED;
-			c->seg.acked = ack - o->snd_una;
+			c->tp->seg.kind |= TCP_SEG_ACK_ADVANCED;
+			c->tp->seg.acked = ack - o->snd_una;
 		}
 		o->snd_una = ack;
 		o->have_una = true;
@@ -270,7 +272,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 			tcp_pending_acked(c, odir, ack, p->ts_ns);
 	} else if (seq_lt(ack, o->snd_una)) {
 		tcp_cold(c, h)->ack_reordering++;
-		c->seg.kind |= TCP_SEG_ACK_REORDERED;
+		c->tp->seg.kind |= TCP_SEG_ACK_REORDERED;
 	}
 
 	/* The ACK answering a keep-alive repeats the last one by design. */
@@ -281,7 +283,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	    !keepalive_ack) {
 		h->st.dup_acks++;
 		h->dupack_run++;
-		c->seg.kind |= TCP_SEG_DUP_ACK;
+		c->tp->seg.kind |= TCP_SEG_DUP_ACK;
 		if (sink && sink->frame) {
 			struct sum_event e;
 			/* About the other direction's data, like the D-SACK. */
@@ -296,7 +298,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	if (t->opt.has_sack && t->opt.nsack) {
 		const struct dec_sack_block *b = t->opt.sack;
 		h->st.sack_acks++;
-		c->seg.kind |= TCP_SEG_SACK;
+		c->tp->seg.kind |= TCP_SEG_SACK;
 		/* RFC 2883 sec. 4: the first block reports a duplicate when it lies
 		 * below the cumulative ACK or inside the second block. */
 		bool dsack =
@@ -305,7 +307,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		if (dsack) {
 			struct sum_event e;
 			tcp_cold(c, h)->dsack_blocks++;
-			c->seg.kind |= TCP_SEG_DSACK;
+			c->tp->seg.kind |= TCP_SEG_DSACK;
 			event_init(&e, SUM_EV_DSACK, c, odir, p);
 			e.bytes = b[0].right - b[0].left;
 			e.rel_seq = b[0].left - o->base;
@@ -319,7 +321,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	}
 	/* The first duplicate ACK or SACK about a gap the capture saw in S's
 	 * data: S may retransmit once it gets there (decide_fill(), tcp_fill.c). */
-	if (o->nholes && ((c->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
+	if (o->nholes && ((c->tp->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
 		tcp_holes_asked(o, ack, p->ts_ns);
 	h->last_ack = ack;
 	h->last_win_raw = t->window;
@@ -347,11 +349,11 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 		h->st.min_window = win;
 	if (win > h->st.max_window)
 		h->st.max_window = win;
-	c->seg.window = win;
+	c->tp->seg.window = win;
 
 	if (t->window == 0 && !syn_fin_rst) {
 		tcp_cold(c, h)->zero_windows++;
-		c->seg.kind |= TCP_SEG_ZERO_WINDOW;
+		c->tp->seg.kind |= TCP_SEG_ZERO_WINDOW;
 		if (!h->in_zero_window) {
 			h->in_zero_window = true;
 			h->zw_start = p->ts_ns;
@@ -368,7 +370,7 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 		e.input = h->zw_input;
 		sum_emit(sink, &e);
 		h->in_zero_window = false;
-		c->seg.kind |= TCP_SEG_WINDOW_OPENED;
+		c->tp->seg.kind |= TCP_SEG_WINDOW_OPENED;
 	}
 }
 
@@ -432,7 +434,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	    seq == h->snd_nxt - 1) {
 		tcp_cold(c, h)->keepalives++;
 		h->keepalive_pending = true;
-		c->seg.kind |= TCP_SEG_KEEPALIVE;
+		c->tp->seg.kind |= TCP_SEG_KEEPALIVE;
 		return;
 	}
 
@@ -464,9 +466,9 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 
 	struct tcp_clock clk;
 	if (seq_ge(seq, h->snd_nxt)) {
-		c->seg.kind |= TCP_SEG_NEW_DATA;
+		c->tp->seg.kind |= TCP_SEG_NEW_DATA;
 		if (seq_gt(seq, h->snd_nxt)) {
-			c->seg.kind |= TCP_SEG_OPENED_GAP;
+			c->tp->seg.kind |= TCP_SEG_OPENED_GAP;
 			tcp_cold(c, h)->lost_segments++;
 			if (sink && sink->frame) {
 				struct sum_event e;
@@ -481,7 +483,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		}
 		if (len && probe_with_new_data(c, dir, gap)) {
 			tcp_cold(c, h)->tlp_new_data++;
-			c->seg.kind |= TCP_SEG_TLP;
+			c->tp->seg.kind |= TCP_SEG_TLP;
 			if (sink && sink->frame) {
 				struct sum_event e;
 				event_init(&e, SUM_EV_TLP_NEW_DATA, c, dir, p);
@@ -546,7 +548,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	if (c->next_settle && p->ts_ns >= c->next_settle)
 		tcp_settle(c, p->ts_ns, sink);
 
-	struct tcp_seg *sg = &c->seg;
+	struct tcp_seg *sg = &tp->seg;
 	memset(sg, 0, sizeof(*sg));
 	sg->dir = dir;
 	sg->len = t->payload_len;

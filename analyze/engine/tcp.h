@@ -31,10 +31,14 @@
 /* The rings above start with TCP_RING_MIN entries and double (a block of
  * the next pool size class, the entries copied) only when a direction has
  * that many: most connections never have 32 segments in flight or send 16
- * distinct TSvals. Size class k holds TCP_RING_MIN << k entries. */
+ * distinct TSvals. Size class k holds TCP_RING_MIN << k entries (the
+ * TSval ring: TCP_TS_MIN << k). */
 #define TCP_RING_MIN	 4
 #define TCP_SENT_CLASSES 4 /* 4, 8, 16, 32 */
-#define TCP_TS_CLASSES	 3 /* 4, 8, 16 */
+/* The TSval ring starts at 2: an idle connection (and each of its
+ * directions has one, from its first TSval on) keeps 24 bytes, not 48. */
+#define TCP_TS_MIN     2
+#define TCP_TS_CLASSES 4 /* 2, 4, 8, 16 */
 /* The gap, pending-fill and retransmission tables grow the same way,
  * up to TCP_MAX_HOLES, TCP_PENDING and TCP_RTX_RING (powers of two). */
 #define TCP_HOLE_CLASSES    5  /* 4 .. 64 */
@@ -133,110 +137,6 @@ struct __attribute__((packed, aligned(4))) tcp_tsrec {
 };
 
 /*
- * Where the per-direction rings (tcp_half.sent, .tsring) and cold counters
- * come from: pools of fixed-size blocks, one per size class, owned by
- * whoever owns the connections (the engine), as struct det_pools for the
- * detectors' cold state.
- */
-struct tcp_pools {
-	struct pool *sent[TCP_SENT_CLASSES];	   /* struct tcp_sent[TCP_RING_MIN << k] */
-	struct pool *tsring[TCP_TS_CLASSES];	   /* struct tcp_tsrec[TCP_RING_MIN << k] */
-	struct pool *holes[TCP_HOLE_CLASSES];	   /* struct tcp_hole[TCP_RING_MIN << k] */
-	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
-	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
-	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
-	/* Not a pool: the late original of the segment just processed, read
-	 * through tcp_seg_late(). One per engine, not per connection: only
-	 * the detectors of that same segment read it. */
-	struct tcp_late late;
-	/* Where a cold counter goes when no block could be had: counted as
-	 * failed, its value is lost (a connection's pointer never points here). */
-	struct sum_dir_cold cold_lost;
-};
-
-/* Create the pools (0), or -1 when out of memory (nothing left allocated). */
-int tcp_pools_init(struct tcp_pools *tp);
-/* Free the pools and every block in them; a zeroed struct is a no-op. */
-void tcp_pools_free(struct tcp_pools *tp);
-/* pool_get() calls of the pools that found no memory (samples or counts
- * not taken). */
-uint64_t tcp_pools_failed(const struct tcp_pools *tp);
-/* Bytes of the blocks handed out (what --max-memory counts of the pools). */
-size_t tcp_pools_bytes(const struct tcp_pools *tp);
-
-struct tcp_half {
-	struct sum_dir_hot st; /* exported statistics, the hot ones */
-	/* The cold ones: NULL until this direction first counts one (most
-	 * never do; tcp_cold()), from struct tcp_pools; tcp_conn_release()
-	 * returns it, tcp_summarize() reads NULL as zeros. */
-	struct sum_dir_cold *cold;
-
-	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
-	uint32_t snd_una; /* highest cumulative ACK from the peer */
-	uint32_t snd_nxt; /* highest sequence end sent */
-	bool have_nxt, have_una;
-	bool syn_seen, fin_seen, rst_seen;
-	bool ws_opt, sack_opt, ts_opt; /* options in this side's SYN */
-
-	/* IPv4 IP ID behaviour, learned per flow from the size of successive
-	 * differences (a per-connection counter moves by about one per segment,
-	 * in either direction when segments are reordered). */
-	uint16_t last_ipid;
-	bool have_ipid;
-	uint32_t ipid_near, ipid_far;
-
-	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
-	uint32_t last_ack;
-	uint16_t last_win_raw;
-	bool have_last_ack;
-	uint32_t dupack_run; /* consecutive dup ACKs, reset by an advancing ACK */
-	bool sacking;	     /* its last ACK carried SACK blocks above the ACK */
-
-	int64_t last_ts;	    /* last segment from this side */
-	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */
-
-	bool in_zero_window;
-	int64_t zw_start;
-	uint64_t zw_frame;
-	uint32_t zw_input;
-	bool oversize_reported;
-	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
-
-	/* RTT sample rings, from struct tcp_pools on first need: sent while
-	 * this side has sequence space in flight (back to the pool when the
-	 * peer ACKs all of it: an idle connection holds none), tsring from
-	 * its first TSval on. NULL: none (or no memory: no samples).
-	 * tcp_conn_release() returns them. Their sizes (*_cap entries, a
-	 * size class: TCP_RING_MIN from tcp_conn_init() on) grow when full;
-	 * sent_cap stays when the ring goes back, so the next flight starts
-	 * at the size the last one needed. (Entries, not classes: the
-	 * per-segment code then needs no variable shift.) */
-	struct tcp_sent *sent;	  /* a FIFO from sent_head */
-	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
-	uint8_t sent_head, sent_len, sent_cap;
-	uint8_t tsring_head, tsring_cap;
-	uint16_t tsring_echoed; /* bit k: slot k's TSval was echoed (TCP_TS_RING <= 16) */
-	/* Gaps, undecided fills and recent retransmissions: arrays from
-	 * struct tcp_pools the first time this direction has any (most never
-	 * do), moved to the next size class when full, from 4 up to
-	 * TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING; tcp_conn_release()
-	 * returns them. rtx is a ring from rtx_head. */
-	struct tcp_hole *holes;
-	struct tcp_pending *pending;
-	struct tcp_rtx *rtx;
-	uint8_t cap_holes, cap_pending, cap_rtx;
-	uint8_t nholes;
-	uint32_t hole_overflow; /* gaps not tracked because the table was full */
-	uint32_t grow_failed;	/* table growths (gaps, fills, retransmissions) out of memory */
-	/* The hull of the gaps not tracked: below snd_nxt, what fills them
-	 * cannot be told from a retransmission of seen bytes. */
-	uint32_t hull_lo, hull_hi;
-	bool have_hull;
-	uint8_t npending; /* pending: oldest first */
-	uint8_t rtx_head, rtx_len;
-};
-
-/*
  * What the engine decided about the segment it just processed, for the
  * detectors (analyze/detect/detect.h): one record, rewritten for every segment.
  */
@@ -285,12 +185,118 @@ struct tcp_seg {
 };
 
 /*
+ * Where the per-direction rings (tcp_half.sent, .tsring) and cold counters
+ * come from: pools of fixed-size blocks, one per size class, owned by
+ * whoever owns the connections (the engine), as struct det_pools for the
+ * detectors' cold state.
+ */
+struct tcp_pools {
+	struct pool *sent[TCP_SENT_CLASSES];	   /* struct tcp_sent[TCP_RING_MIN << k] */
+	struct pool *tsring[TCP_TS_CLASSES];	   /* struct tcp_tsrec[TCP_TS_MIN << k] */
+	struct pool *holes[TCP_HOLE_CLASSES];	   /* struct tcp_hole[TCP_RING_MIN << k] */
+	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
+	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
+	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
+	/* Not pools: what tcp_segment() decided about the segment it just
+	 * processed (c->tp->seg) and its late original, read through
+	 * tcp_seg_late(). One per engine, not per connection (72 bytes each):
+	 * only the detectors of that same segment read them. */
+	struct tcp_seg seg;
+	struct tcp_late late;
+	/* Where a cold counter goes when no block could be had: counted as
+	 * failed, its value is lost (a connection's pointer never points here). */
+	struct sum_dir_cold cold_lost;
+};
+
+/* Create the pools (0), or -1 when out of memory (nothing left allocated). */
+int tcp_pools_init(struct tcp_pools *tp);
+/* Free the pools and every block in them; a zeroed struct is a no-op. */
+void tcp_pools_free(struct tcp_pools *tp);
+/* pool_get() calls of the pools that found no memory (samples or counts
+ * not taken). */
+uint64_t tcp_pools_failed(const struct tcp_pools *tp);
+/* Bytes of the blocks handed out (what --max-memory counts of the pools). */
+size_t tcp_pools_bytes(const struct tcp_pools *tp);
+
+struct tcp_half {
+	struct sum_dir_hot st; /* exported statistics, the hot ones */
+	/* The cold ones: NULL until this direction first counts one (most
+	 * never do; tcp_cold()), from struct tcp_pools; tcp_conn_release()
+	 * returns it, tcp_summarize() reads NULL as zeros. */
+	struct sum_dir_cold *cold;
+
+	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
+	uint32_t snd_una; /* highest cumulative ACK from the peer */
+	uint32_t snd_nxt; /* highest sequence end sent */
+	bool have_nxt, have_una;
+	bool syn_seen, fin_seen, rst_seen;
+	bool ws_opt, sack_opt, ts_opt; /* options in this side's SYN */
+
+	/* IPv4 IP ID behaviour, learned per flow from the size of successive
+	 * differences (a per-connection counter moves by about one per segment,
+	 * in either direction when segments are reordered). */
+	uint16_t last_ipid;
+	bool have_ipid;
+	bool in_zero_window; /* (zw_start ... below: here to fill a hole) */
+	uint32_t ipid_near, ipid_far;
+
+	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
+	uint32_t last_ack;
+	uint16_t last_win_raw;
+	bool have_last_ack;
+	uint32_t dupack_run; /* consecutive dup ACKs, reset by an advancing ACK */
+	bool sacking;	     /* its last ACK carried SACK blocks above the ACK */
+
+	int64_t last_ts;	    /* last segment from this side */
+	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */
+
+	int64_t zw_start;
+	uint64_t zw_frame;
+	uint32_t zw_input;
+	bool oversize_reported;
+	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
+
+	/* RTT sample rings, from struct tcp_pools on first need: sent while
+	 * this side has sequence space in flight (back to the pool when the
+	 * peer ACKs all of it: an idle connection holds none), tsring from
+	 * its first TSval on. NULL: none (or no memory: no samples).
+	 * tcp_conn_release() returns them. Their sizes (*_cap entries, a
+	 * size class: TCP_RING_MIN, TCP_TS_MIN from tcp_conn_init() on) grow when full;
+	 * sent_cap stays when the ring goes back, so the next flight starts
+	 * at the size the last one needed. (Entries, not classes: the
+	 * per-segment code then needs no variable shift.) */
+	struct tcp_sent *sent;	  /* a FIFO from sent_head */
+	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
+	uint8_t sent_head, sent_len, sent_cap;
+	uint8_t tsring_head, tsring_cap;
+	uint16_t tsring_echoed; /* bit k: slot k's TSval was echoed (TCP_TS_RING <= 16) */
+	/* Gaps, undecided fills and recent retransmissions: arrays from
+	 * struct tcp_pools the first time this direction has any (most never
+	 * do), moved to the next size class when full, from 4 up to
+	 * TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING; tcp_conn_release()
+	 * returns them. rtx is a ring from rtx_head. */
+	struct tcp_hole *holes;
+	struct tcp_pending *pending;
+	struct tcp_rtx *rtx;
+	uint8_t cap_holes, cap_pending, cap_rtx;
+	uint8_t nholes;
+	uint32_t hole_overflow; /* gaps not tracked because the table was full */
+	uint32_t grow_failed;	/* table growths (gaps, fills, retransmissions) out of memory */
+	/* The hull of the gaps not tracked: below snd_nxt, what fills them
+	 * cannot be told from a retransmission of seen bytes. */
+	uint32_t hull_lo, hull_hi;
+	bool have_hull;
+	uint8_t npending; /* pending: oldest first */
+	uint8_t rtx_head, rtx_len;
+};
+
+/*
  * The state of every detector, owned by the connection, in two parts.
  * Every segment runs every detector, and with thousands of live connections
  * each cache line a detector touches per segment is a likely cache miss. So
  * the few fields a detector reads or writes for every segment (its common
  * case: in-order data, pure ACKs) sit together in struct det_hot, right
- * after c->seg; the rest, in struct det_states, is only touched when a
+ * after c->tp; the rest, in struct det_states, is only touched when a
  * detector has work (a gap, SACK blocks, an RTO, a new payload size ...).
  * A detector whose state most connections never need (DET_COLD) keeps
  * only a pointer there: the state comes from a pool on first need and goes
@@ -311,12 +317,19 @@ struct det_states {
 };
 
 struct tcp_conn {
-	struct sum_conn_ident info; /* identity, roles, flags, detectors' results; stats
-				       live in half[].st (tcp_summarize() joins them) */
+	struct sum_conn_ident info; /* identity, roles, flags; stats live in half[].st
+				       (tcp_summarize() joins them), the detectors'
+				       results are made at the end (det_finish()) */
 	struct tcp_half half[SUM_DIR_COUNT];
-	struct tcp_seg seg;  /* the segment just processed (for detectors) */
-	struct det_hot dhot; /* next to seg: see struct det_hot */
-	/* (The late original of this segment: tcp_seg_late().) */
+	/* The pools tcp_segment() was given (the cold counters' blocks come
+	 * from there where no pools are passed), and the record of the segment
+	 * just processed (tp->seg, for the detectors); NULL before the first
+	 * segment. */
+	struct tcp_pools *tp;
+	struct det_hot dhot; /* next to tp: see struct det_hot */
+	/* The cold states' pointers, next to dhot: some (mtu's sizes) are read
+	 * for every data segment. */
+	struct det_states det;
 	/* The earliest a waiting verdict (an undecided fill, a retransmission
 	 * awaiting a D-SACK) may be final: packets before it skip the check. */
 	int64_t next_settle;
@@ -327,10 +340,6 @@ struct tcp_conn {
 	/* From the capture point to each side and back, from the handshake
 	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
 	int64_t hs_loop_ns[SUM_DIR_COUNT];
-	/* The pools tcp_segment() was given (the cold counters' blocks come
-	 * from there where no pools are passed); NULL before the first segment. */
-	struct tcp_pools *tp;
-	struct det_states det; /* cold: last */
 };
 
 /*
@@ -363,7 +372,8 @@ bool tcp_is_new_instance(const struct tcp_conn *c, const struct dec_packet *d);
 void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_pools *tp,
 		 const struct dec_packet *d, const struct pkt *p, const struct sum_sink *sink);
 
-/* Fill the summary of the connection as it stands (it may go on). */
+/* Fill the summary of the connection as it stands (it may go on), all
+ * but out->det (the detectors': det_finish(), det_live()). */
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out);
 
 /* ---- read-only views for detectors ---- */
@@ -413,7 +423,7 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
 }
 
-/* With TCP_SEG_OOO in c->seg.kind: this segment, the late original; with
+/* With TCP_SEG_OOO in c->tp->seg.kind: this segment, the late original; with
  * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now.
  * Valid during the detector calls of that segment only. */
 static inline const struct tcp_late *tcp_seg_late(const struct tcp_conn *c)

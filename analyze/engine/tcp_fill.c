@@ -172,7 +172,7 @@ static void note_late(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_
 
 	tcp_cold(c, h)->out_of_order++;
 	tcp_cold(c, h)->ooo_by[l->by < SUM_BY_COUNT ? l->by : SUM_BY_TIMING]++;
-	c->seg.kind |= seg_flag;
+	c->tp->seg.kind |= seg_flag;
 	c->tp->late = *l;
 	late_emit(c, dir, l, sink);
 }
@@ -258,14 +258,14 @@ __attribute__((noinline)) bool tcp_pending_second_copy(struct tcp_conn *c, enum 
 			struct tcp_pending q0 = *q;
 			struct pkt p0 = {
 			    .ts_ns = q0.late.ts, .frame = q0.late.frame, .input = q0.late.input};
-			uint32_t kind = c->seg.kind;
+			uint32_t kind = c->tp->seg.kind;
 			pending_remove(h, k);
 			struct tcp_gapfill gf = {.by = SUM_BY_SECOND_COPY};
 			tcp_note_retrans(c, dir, &p0, q0.start, q0.end, q0.late.len, q0.why, &gf,
 					 sink);
 			/* tcp_note_retrans() marked this segment; it is not the
 			 * retransmission, the earlier one was. */
-			c->seg.kind = kind;
+			c->tp->seg.kind = kind;
 			struct tcp_late l = q0.late;
 			l.by = SUM_BY_SECOND_COPY;
 			l.ts = p->ts_ns;
@@ -347,7 +347,7 @@ __attribute__((noinline)) void tcp_hull_fill(struct tcp_conn *c, enum sum_dir_id
 	struct tcp_half *h = &c->half[dir];
 
 	tcp_cold(c, h)->fills_undecided++;
-	c->seg.kind |= TCP_SEG_UNDECIDED;
+	c->tp->seg.kind |= TCP_SEG_UNDECIDED;
 	if (sink && sink->frame) {
 		struct sum_event e;
 		event_init(&e, SUM_EV_FILL_UNDECIDED, c, dir, p);
@@ -388,10 +388,10 @@ __attribute__((noinline)) bool tcp_late_after_retrans(struct tcp_conn *c, enum s
 		    .gap_frame = x->gap_frame,
 		    .data_no = h->st.data_packets,
 		    .input = p->input,
-		    .len = c->seg.len,
+		    .len = c->tp->seg.len,
 		    .extent = (uint32_t)(h->st.data_packets - 1 - x->gap_data_pkts),
 		    .rel_seq = seq - h->base,
-		    .queue = c->seg.queue,
+		    .queue = c->tp->seg.queue,
 		    .by = by,
 		};
 		note_late(c, dir, &l, TCP_SEG_OOO, sink);
@@ -427,10 +427,10 @@ __attribute__((noinline)) void tcp_fill_gap(struct tcp_conn *c, enum sum_dir_id 
 	    .len = len,
 	    .extent = (uint32_t)(h->st.data_packets - (len ? 1 : 0) - hole->open_data_pkts),
 	    .rel_seq = seq - h->base,
-	    .queue = c->seg.queue,
+	    .queue = c->tp->seg.queue,
 	};
 
-	c->seg.kind |= TCP_SEG_FILLED_GAP;
+	c->tp->seg.kind |= TCP_SEG_FILLED_GAP;
 	switch (decide_fill(c, dir, prm, clk, hole, p->ts_ns, &by)) {
 	case TCP_FILL_LATE:
 		l.by = by;
@@ -446,7 +446,7 @@ __attribute__((noinline)) void tcp_fill_gap(struct tcp_conn *c, enum sum_dir_id 
 		tcp_cold(c, h)->lost_upstream_by[by < SUM_BY_COUNT ? by : SUM_BY_TIMING]++;
 		break;
 	case TCP_FILL_UNDECIDED:
-		c->seg.kind |= TCP_SEG_UNDECIDED;
+		c->tp->seg.kind |= TCP_SEG_UNDECIDED;
 		pending_add(c, dir, seq, seq + span, &l, clk, why, sink);
 		break;
 	}

@@ -47,19 +47,19 @@ void tcp_table_put(struct pool *const *pools, void **arr, uint8_t *cap)
 
 _Static_assert((TCP_RING_MIN << (TCP_HOLE_CLASSES - 1)) == TCP_MAX_HOLES, "hole classes");
 _Static_assert(TCP_TS_RING <= 16, "tcp_half.tsring_echoed has a bit per slot");
-_Static_assert((TCP_RING_MIN << (TCP_TS_CLASSES - 1)) == TCP_TS_RING, "TSval ring classes");
+_Static_assert((TCP_TS_MIN << (TCP_TS_CLASSES - 1)) == TCP_TS_RING, "TSval ring classes");
 _Static_assert((TCP_RING_MIN << (TCP_SENT_CLASSES - 1)) == TCP_SENT_RING, "sent ring classes");
 _Static_assert((TCP_RING_MIN << (TCP_PENDING_CLASSES - 1)) == TCP_PENDING, "pending classes");
 _Static_assert((TCP_RING_MIN << (TCP_RTX_CLASSES - 1)) == TCP_RTX_RING, "rtx classes");
 
-/* The size classes of one kind of table: pools[k] holds TCP_RING_MIN << k
- * elements of elem bytes. The helpers below each serve every kind. */
-static bool classes_new(struct pool **pools, unsigned n, size_t elem)
+/* The size classes of one kind of table: pools[k] holds min << k elements
+ * of elem bytes. The helpers below each serve every kind. */
+static bool classes_new(struct pool **pools, unsigned n, unsigned min, size_t elem)
 {
 	bool ok = true;
 
 	for (unsigned k = 0; k < n; k++)
-		ok &= (pools[k] = pool_new((TCP_RING_MIN << k) * elem, 0)) != NULL;
+		ok &= (pools[k] = pool_new((min << k) * elem, 0)) != NULL;
 	return ok;
 }
 
@@ -97,11 +97,12 @@ int tcp_pools_init(struct tcp_pools *tp)
 	bool ok = true;
 
 	memset(tp, 0, sizeof(*tp));
-	ok &= classes_new(tp->sent, TCP_SENT_CLASSES, sizeof(struct tcp_sent));
-	ok &= classes_new(tp->tsring, TCP_TS_CLASSES, sizeof(struct tcp_tsrec));
-	ok &= classes_new(tp->holes, TCP_HOLE_CLASSES, sizeof(struct tcp_hole));
-	ok &= classes_new(tp->pending, TCP_PENDING_CLASSES, sizeof(struct tcp_pending));
-	ok &= classes_new(tp->rtx, TCP_RTX_CLASSES, sizeof(struct tcp_rtx));
+	ok &= classes_new(tp->sent, TCP_SENT_CLASSES, TCP_RING_MIN, sizeof(struct tcp_sent));
+	ok &= classes_new(tp->tsring, TCP_TS_CLASSES, TCP_TS_MIN, sizeof(struct tcp_tsrec));
+	ok &= classes_new(tp->holes, TCP_HOLE_CLASSES, TCP_RING_MIN, sizeof(struct tcp_hole));
+	ok &=
+	    classes_new(tp->pending, TCP_PENDING_CLASSES, TCP_RING_MIN, sizeof(struct tcp_pending));
+	ok &= classes_new(tp->rtx, TCP_RTX_CLASSES, TCP_RING_MIN, sizeof(struct tcp_rtx));
 	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
 	if (!ok) {
 		tcp_pools_free(tp);
@@ -181,13 +182,13 @@ bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp)
 int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp)
 {
 	unsigned cap = h->tsring_cap;
-	struct tcp_tsrec *to = pool_get(tp->tsring[tcp_cls(cap) + 1]);
+	struct tcp_tsrec *to = pool_get(tp->tsring[tcp_ts_cls(cap) + 1]);
 
 	if (!to)
 		return -1;
 	/* Same slots (see tsring_add()); the new ones are empty. */
 	memcpy(to, h->tsring, cap * sizeof(*to));
-	pool_put(tp->tsring[tcp_cls(cap)], h->tsring);
+	pool_put(tp->tsring[tcp_ts_cls(cap)], h->tsring);
 	h->tsring = to;
 	h->tsring_cap = (uint8_t)(2 * cap);
 	return 0;
@@ -200,14 +201,15 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 		if (h->sent)
 			pool_put(tp->sent[tcp_cls(h->sent_cap)], h->sent);
 		if (h->tsring)
-			pool_put(tp->tsring[tcp_cls(h->tsring_cap)], h->tsring);
+			pool_put(tp->tsring[tcp_ts_cls(h->tsring_cap)], h->tsring);
 		pool_put(tp->cold, h->cold);
 		h->sent = NULL;
 		h->tsring = NULL;
 		h->cold = NULL;
 		h->sent_head = h->sent_len = h->tsring_head = 0;
 		h->tsring_echoed = 0;
-		h->sent_cap = h->tsring_cap = TCP_RING_MIN;
+		h->sent_cap = TCP_RING_MIN;
+		h->tsring_cap = TCP_TS_MIN;
 		tcp_table_put(tp->holes, (void **)&h->holes, &h->cap_holes);
 		tcp_table_put(tp->pending, (void **)&h->pending, &h->cap_pending);
 		tcp_table_put(tp->rtx, (void **)&h->rtx, &h->cap_rtx);

@@ -135,6 +135,12 @@ static inline unsigned tcp_cls(unsigned cap)
 	return (unsigned)__builtin_ctz(cap) - (unsigned)__builtin_ctz(TCP_RING_MIN);
 }
 
+/* ... of a TSval ring (from TCP_TS_MIN). */
+static inline unsigned tcp_ts_cls(unsigned cap)
+{
+	return (unsigned)__builtin_ctz(cap) - (unsigned)__builtin_ctz(TCP_TS_MIN);
+}
+
 /* Out of line (tcp_holes.c): give h a sent ring with room for one more
  * (a new one, the next size class, or the oldest forgotten at the
  * largest); false: no memory, no ring. */
@@ -207,7 +213,7 @@ static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t tsval, int64_t ts)
 {
 	if (__builtin_expect(!h->tsring, 0) &&
-	    !(h->tsring = pool_get(tp->tsring[tcp_cls(h->tsring_cap)])))
+	    !(h->tsring = pool_get(tp->tsring[tcp_ts_cls(h->tsring_cap)])))
 		return; /* no memory: no sample */
 
 	unsigned cap = h->tsring_cap;

@@ -173,7 +173,7 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 	    .start = seq,
 	    .end = end,
 	    .ts = p->ts_ns,
-	    .due = clock_sat_add(c->seg.ts, rtx_settle(c)),
+	    .due = clock_sat_add(c->tp->seg.ts, rtx_settle(c)),
 	    .frame = p->frame,
 	    .input = p->input,
 	    .len = len,
@@ -193,10 +193,10 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 	}
 	tcp_cold(c, h)->retrans++;
 	tcp_cold(c, h)->retrans_bytes += len;
-	c->seg.kind |= TCP_SEG_RETRANS | why;
+	c->tp->seg.kind |= TCP_SEG_RETRANS | why;
 	if (r->have_last_ack && h->have_una && seq_le(end, h->snd_una)) {
 		tcp_cold(c, h)->spurious_retrans++;
-		c->seg.kind |= TCP_SEG_SPURIOUS;
+		c->tp->seg.kind |= TCP_SEG_SPURIOUS;
 		x.spurious = true;
 	}
 	if (why & TCP_SEG_RTO)

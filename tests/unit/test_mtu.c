@@ -13,6 +13,7 @@
  */
 struct mconv {
 	struct tcp_conn c;
+	struct sum_det res; /* the detectors' results, from finish() */
 	struct tcp_params prm;
 	struct det_params dprm;
 	struct sum_sink sink;
@@ -100,7 +101,7 @@ static void bulk(struct mconv *v, unsigned n, uint32_t len, int64_t t0_us, int64
 static void finish(struct mconv *v)
 {
 	tcp_finish(&v->c, &v->sink);
-	mtu_ops.finish(&v->c, &v->env);
+	mtu_ops.finish(&v->c, &v->env, &v->res);
 }
 
 static unsigned count_ev(const struct mconv *v, enum sum_event_type t)
@@ -162,11 +163,15 @@ static void test_arithmetic(void)
 static void test_misaligned_ipv4_ts(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, true);
 	handshake(&v, 63500, 63500);
 	bulk(&v, 6, 63488, 1000, 100, 50);
+	/* Sizes are kept per direction, from its first data segment: the
+	 * client sent none. */
+	CHECK(v.c.det.mtu_s2c != NULL);
+	CHECK(v.c.det.mtu_c2s == NULL);
 	finish(&v);
 	CHECK(m->misaligned);
 	CHECK(m->misaligned_dir[S2C]);
@@ -201,9 +206,9 @@ static void test_aligned_controls(void)
 		handshake(&v, (int)mss, (int)mss);
 		bulk(&v, 4, mss - 12, 1000, 100, 50);
 		finish(&v);
-		CHECK(!v.c.info.det.mtu.misaligned);
-		CHECK(v.c.info.det.mtu.full_size[S2C]);
-		CHECK_EQ_U(v.c.info.det.mtu.implied_mtu[S2C], mtus[k]);
+		CHECK(!v.res.mtu.misaligned);
+		CHECK(v.res.mtu.full_size[S2C]);
+		CHECK_EQ_U(v.res.mtu.implied_mtu[S2C], mtus[k]);
 		CHECK_EQ_U(count_ev(&v, SUM_EV_MTU_ALIGNMENT), 0);
 	}
 	/* 1500: the alignment fields stay empty (the rule starts above 4096). */
@@ -212,14 +217,14 @@ static void test_aligned_controls(void)
 	handshake(&v, 1460, 1460);
 	bulk(&v, 4, 1448, 1000, 100, 50);
 	finish(&v);
-	CHECK_EQ_U(v.c.info.det.mtu.aligned_above, 0);
+	CHECK_EQ_U(v.res.mtu.aligned_above, 0);
 }
 
 /* 20532 without timestamps: payload 20492, 12 bytes into a sixth page. */
 static void test_20532_without_timestamps(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, false);
 	handshake(&v, 20492, 20492);
@@ -236,7 +241,7 @@ static void test_20532_without_timestamps(void)
 static void test_ipv6(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 6, false);
 	handshake(&v, 63480, 63480);
@@ -268,20 +273,20 @@ static void test_not_full_size(void)
 	handshake(&v, 65495, 65495);
 	bulk(&v, 6, 8216, 1000, 100, 50);
 	finish(&v);
-	CHECK(!v.c.info.det.mtu.full_size[S2C]);
-	CHECK(!v.c.info.det.mtu.misaligned);
-	CHECK_EQ_U(v.c.info.det.mtu.implied_mtu[S2C], 8268);
+	CHECK(!v.res.mtu.full_size[S2C]);
+	CHECK(!v.res.mtu.misaligned);
+	CHECK_EQ_U(v.res.mtu.implied_mtu[S2C], 8268);
 
 	mc_init(&v, 4, true);
 	bulk(&v, 2, 63488, 1000, 100, 50);
 	finish(&v);
-	CHECK(!v.c.info.det.mtu.misaligned);
+	CHECK(!v.res.mtu.misaligned);
 
 	mc_init(&v, 4, true);
 	bulk(&v, 3, 63488, 1000, 100, 50);
 	finish(&v);
-	CHECK(v.c.info.det.mtu.misaligned);
-	CHECK_EQ_U(v.c.info.det.mtu.aligned_below, 61492);
+	CHECK(v.res.mtu.misaligned);
+	CHECK_EQ_U(v.res.mtu.aligned_below, 61492);
 
 	/* The seed's 16 kB trace, no SYN: one 47460-byte super-frame among
 	 * 16344-byte segments (MTU 16384 without timestamps). */
@@ -289,12 +294,12 @@ static void test_not_full_size(void)
 	bulk(&v, 4, 16344, 1000, 100, 50);
 	seg(&v, S2C, A, IRS + 1 + 4 * 16344, ISS + 1, 47460, 2000, 0);
 	finish(&v);
-	CHECK(v.c.info.det.mtu.full_size[S2C]);
-	CHECK_EQ_U(v.c.info.det.mtu.largest_payload[S2C], 16344);
-	CHECK_EQ_U(v.c.info.det.mtu.implied_mtu[S2C], 16384);
-	CHECK(v.c.info.det.mtu.misaligned);
-	CHECK_EQ_U(v.c.info.det.mtu.aligned_below, 12328);
-	CHECK_EQ_U(v.c.info.det.mtu.aligned_above, 16424);
+	CHECK(v.res.mtu.full_size[S2C]);
+	CHECK_EQ_U(v.res.mtu.largest_payload[S2C], 16344);
+	CHECK_EQ_U(v.res.mtu.implied_mtu[S2C], 16384);
+	CHECK(v.res.mtu.misaligned);
+	CHECK_EQ_U(v.res.mtu.aligned_below, 12328);
+	CHECK_EQ_U(v.res.mtu.aligned_above, 16424);
 
 	/* A TSO capture without SYN: recurring 45 and 41 x 1448 frames are
 	 * super-frames of one 1448-byte segment, not a 65212-byte MTU. */
@@ -307,15 +312,15 @@ static void test_not_full_size(void)
 		q += 59368;
 	}
 	finish(&v);
-	CHECK(!v.c.info.det.mtu.full_size[S2C]);
-	CHECK(!v.c.info.det.mtu.misaligned);
+	CHECK(!v.res.mtu.full_size[S2C]);
+	CHECK(!v.res.mtu.misaligned);
 }
 
 /* Super-frames above the MSS: counted by tcp.c, left out of the MTU. */
 static void test_oversize(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, true);
 	handshake(&v, 1460, 1460);
@@ -334,7 +339,7 @@ static void test_oversize(void)
 static void test_superframes(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, true);
 	v.presumed = true;
@@ -378,7 +383,7 @@ static void icmp(struct mconv *v, int family, uint8_t type, uint8_t code, uint32
 static void test_icmp_too_big(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, true);
 	handshake(&v, 1460, 1460);
@@ -411,7 +416,7 @@ static void test_icmp_too_big(void)
 static void test_blackhole(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, true);
 	handshake(&v, 1460, 1460);
@@ -464,13 +469,13 @@ static void test_blackhole(void)
 static void test_collapse(void)
 {
 	struct mconv v;
-	const struct mtu_summary *m = &v.c.info.det.mtu;
+	const struct mtu_summary *m = &v.res.mtu;
 
 	mc_init(&v, 4, true);
 	handshake(&v, 63500, 63500);
 	bulk(&v, 6, 63488, 1000, 100, 50);
-	v.c.info.det.stall.count = 12;
-	v.c.info.det.stall.time_ns = 2400000000ll;
+	v.res.stall.count = 12;
+	v.res.stall.time_ns = 2400000000ll;
 	finish(&v);
 	CHECK(m->misaligned && m->collapse);
 	CHECK_EQ_U(m->collapse_by, MTU_COLLAPSE_STALLS);
@@ -481,7 +486,7 @@ static void test_collapse(void)
 	mc_init(&v, 4, true);
 	handshake(&v, 61452, 61452);
 	bulk(&v, 6, 61440, 1000, 100, 50);
-	v.c.info.det.stall.count = 12;
+	v.res.stall.count = 12;
 	finish(&v);
 	CHECK(!m->misaligned && !m->collapse);
 

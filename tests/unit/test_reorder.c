@@ -17,6 +17,7 @@
  * the reorder detector alone (the other detectors are not this test's). */
 struct convo {
 	struct tcp_conn c;
+	struct sum_det res; /* the detectors' results, from finish() */
 	struct tcp_params prm;
 	struct det_params dprm;
 	struct det_env env;
@@ -73,8 +74,8 @@ static void send_seg(struct convo *v, const struct seg *s)
 
 static const struct reorder_summary *finish(struct convo *v)
 {
-	reorder_ops.finish(&v->c, &v->env);
-	return &v->c.info.det.reorder;
+	reorder_ops.finish(&v->c, &v->env, &v->res);
+	return &v->res.reorder;
 }
 
 enum { S = DEC_TH_SYN, A = DEC_TH_ACK };

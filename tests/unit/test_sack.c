@@ -118,7 +118,7 @@ static void ack(struct convo *v, uint32_t rel, int64_t t_us, unsigned n, const u
 static void finish(struct convo *v, struct sum_conn *s)
 {
 	tcp_finish(&v->c, &v->sink);
-	det_finish(&v->c, &v->env);
+	det_finish(&v->c, &v->env, &s->det);
 	tcp_summarize(&v->c, s);
 }
 

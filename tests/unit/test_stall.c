@@ -16,6 +16,7 @@
  * and then every detector, as the engine does. */
 struct convo {
 	struct tcp_conn c;
+	struct sum_det res; /* the detectors' results, from finish() */
 	struct tcp_params prm;
 	struct det_params det;
 	struct det_env env;
@@ -74,7 +75,7 @@ static void send_seg(struct convo *v, const struct seg *s)
 
 static void finish(struct convo *v)
 {
-	det_finish(&v->c, &v->env);
+	det_finish(&v->c, &v->env, &v->res);
 }
 
 enum { S = DEC_TH_SYN, A = DEC_TH_ACK, F = DEC_TH_FIN, P = DEC_TH_PSH };
@@ -125,7 +126,7 @@ static void test_delayed_ack_nagle(void)
 	CHECK_EQ_U(v.ev[0].frame_first, 4); /* the first 100 bytes */
 	CHECK_EQ_U(v.ev[0].frame_last, 5);  /* the delayed ACK */
 	CHECK(strstr(s->reason, "Nagle") != NULL);
-	const struct stall_summary *sum = &v.c.info.det.stall;
+	const struct stall_summary *sum = &v.res.stall;
 	CHECK_EQ_U(sum->count, 2);
 	CHECK_EQ_U(sum->by_class[STALL_DELAYED_ACK], 2);
 	CHECK_EQ_U(sum->hist[STALL_HIST_DELACK40], 2);
@@ -168,7 +169,7 @@ static void test_think_time(void)
 	}
 	finish(&v);
 	CHECK_EQ_U(v.nev, 0);
-	CHECK_EQ_U(v.c.info.det.stall.think_time, 2);
+	CHECK_EQ_U(v.res.stall.think_time, 2);
 }
 
 /* Turn-boundary pauses of 204 ms ending with a small pushed segment: a
@@ -195,9 +196,9 @@ static void test_timer_like_turn_boundary(void)
 	CHECK_EQ_U(v.ev[0].duration_ns, 204000000);
 	CHECK(!v.ev[0].u.stall.recurring);
 	CHECK(v.ev[1].u.stall.recurring);
-	CHECK_EQ_U(v.c.info.det.stall.timer_like, 2);
-	CHECK_EQ_U(v.c.info.det.stall.recurring, 1);
-	CHECK_EQ_U(v.c.info.det.stall.hist[STALL_HIST_TIMER200], 2);
+	CHECK_EQ_U(v.res.stall.timer_like, 2);
+	CHECK_EQ_U(v.res.stall.recurring, 1);
+	CHECK_EQ_U(v.res.stall.hist[STALL_HIST_TIMER200], 2);
 }
 
 /* The seed's pattern (netdev 2013, splice + SPLICE_F_MORE): a full segment
@@ -306,8 +307,8 @@ static void test_unknown_capture_loss(void)
 	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 60000});
 	finish(&v);
 	CHECK_EQ_U(v.nev, 0);
-	CHECK_EQ_U(v.c.info.det.stall.capture_gaps, 1);
-	CHECK_EQ_U(v.c.info.det.stall.count, 0);
+	CHECK_EQ_U(v.res.stall.capture_gaps, 1);
+	CHECK_EQ_U(v.res.stall.count, 0);
 }
 
 /* A 30 ms delayed ACK: a stall with the 10 ms floor, not when the path RTT
@@ -353,7 +354,7 @@ static void test_delayed_ack_full_segment(void)
 	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_DELAYED_ACK);
 	CHECK_EQ_U(v.ev[0].u.stall.ack_delay_ns, 200000000);
 	CHECK(strstr(v.ev[0].u.stall.reason, "Nagle") == NULL);
-	CHECK_EQ_U(v.c.info.det.stall.hist[STALL_HIST_TIMER200], 1);
+	CHECK_EQ_U(v.res.stall.hist[STALL_HIST_TIMER200], 1);
 }
 
 /* The first response of a connection held ~200 ms after the request (S
@@ -375,8 +376,8 @@ static void test_timer_like_first_response(void)
 		CHECK(v.ev[0].u.stall.timer_like);
 		CHECK_EQ_U(v.ev[0].dir, S2C);
 		CHECK(v.ev[0].u.stall.evidence != NULL);
-		CHECK_EQ_U(v.c.info.det.stall.count, 0);
-		CHECK_EQ_U(v.c.info.det.stall.timer_like, 1);
+		CHECK_EQ_U(v.res.stall.count, 0);
+		CHECK_EQ_U(v.res.stall.timer_like, 1);
 	}
 }
 
@@ -404,8 +405,8 @@ static void test_think_time_sweep(void)
 	}
 	finish(&v);
 	CHECK_EQ_U(v.nev, 0);
-	CHECK_EQ_U(v.c.info.det.stall.count, 0);
-	CHECK_EQ_U(v.c.info.det.stall.think_time, 9);
+	CHECK_EQ_U(v.res.stall.count, 0);
+	CHECK_EQ_U(v.res.stall.think_time, 9);
 }
 
 /* A slow reader: in flight fills the receiver's window; it ACKs (opening
@@ -427,8 +428,8 @@ static void test_rwnd_limited(void)
 	CHECK_EQ_U(v.nev, 1);
 	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_RWND_LIMITED);
 	CHECK(strstr(v.ev[0].u.stall.advice, "TCP_NODELAY would not help") != NULL);
-	CHECK_EQ_U(v.c.info.det.stall.by_class[STALL_RWND_LIMITED], 1);
-	CHECK_EQ_U(v.c.info.det.stall.by_class[STALL_DELAYED_ACK], 0);
+	CHECK_EQ_U(v.res.stall.by_class[STALL_RWND_LIMITED], 1);
+	CHECK_EQ_U(v.res.stall.by_class[STALL_DELAYED_ACK], 0);
 }
 
 /* A tail-loss probe ends a 30 ms gap: its own class, not rto. */
@@ -444,7 +445,7 @@ static void test_tlp(void)
 	finish(&v);
 	CHECK_EQ_U(v.nev, 1);
 	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
-	CHECK_EQ_U(v.c.info.det.stall.by_class[STALL_RTO], 0);
+	CHECK_EQ_U(v.res.stall.by_class[STALL_RTO], 0);
 }
 
 /* A receiver that holds its ACK with two full segments unacknowledged
@@ -483,7 +484,7 @@ static void test_probe_with_new_data(void)
 	CHECK_EQ_U(v.nev, 1);
 	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
 	CHECK_EQ_U(v.c.half[S2C].cold->tlp_new_data, 1);
-	CHECK_EQ_U(v.c.info.det.stall.think_time, 0);
+	CHECK_EQ_U(v.res.stall.think_time, 0);
 }
 
 /* The same probe after segments without PSH (a write larger than the
@@ -529,7 +530,7 @@ static void test_window_probe_with_data(void)
 		finish(&v);
 		if (control) {
 			CHECK_EQ_U(v.nev, 0);
-			CHECK_EQ_U(v.c.info.det.stall.think_time, 1);
+			CHECK_EQ_U(v.res.stall.think_time, 1);
 			continue;
 		}
 		CHECK_EQ_U(v.nev, 1);
@@ -555,6 +556,7 @@ static void test_text_report(void)
 	nagle_round(&v, 45000, 1, 41000);
 	finish(&v);
 	tcp_summarize(&v.c, &conn);
+	conn.det = v.res;
 	memset(&d, 0, sizeof(d));
 	d.conns = &conn;
 	d.nconns = 1;

@@ -240,12 +240,12 @@ static void test_reorder_by_tsval(void)
 	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
 	CHECK_EQ_U(s.dir[C2S].retrans, 0);
 	CHECK_EQ_U(s.dir[C2S].lost_segments, 1);
-	/* The engine's decision is in c.seg; the event is the reorder
+	/* The engine's decision is in c.tp->seg; the event is the reorder
 	 * detector's (reorder.c, tests/unit/test_reorder.c). */
 	CHECK(v.nev == 0);
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_TSVAL);
+	CHECK((v.c.tp->seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_TSVAL);
 	CHECK_EQ_U(tcp_seg_late(&v.c)->extent, 2);
-	CHECK_EQ_U(v.c.seg.rel_seq, 1);
+	CHECK_EQ_U(v.c.tp->seg.rel_seq, 1);
 	CHECK_EQ_U(tcp_seg_late(&v.c)->rel_seq, 1);
 	CHECK_EQ_U(tcp_seg_late(&v.c)->gap_ts, 1000000);
 	CHECK_EQ_U(tcp_seg_late(&v.c)->data_no, 3);
@@ -279,7 +279,7 @@ static void test_reorder_by_ipid_and_timing(void)
 	send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 100, 1000, t + 100000, 0, 0, 0, 110});
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_IPID);
+	CHECK((v.c.tp->seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_IPID);
 
 	/* IPv6, no timestamps, no dup ACK or SACK seen: causality. The path
 	 * RTT is 200 us (handshake); a retransmission needs a loss signal or
@@ -290,10 +290,10 @@ static void test_reorder_by_ipid_and_timing(void)
 	handshake(&v, 0);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 1, 100, 1000, 1000});
 	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 100, 1000, 1050});
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_CAUSALITY);
+	CHECK((v.c.tp->seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_CAUSALITY);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 301, IRS + 1, 100, 1000, 2000});
 	send_seg(&v, &(struct seg){C2S, A, ISS + 201, IRS + 1, 100, 1000, 12000});
-	CHECK(v.c.seg.kind & TCP_SEG_UNDECIDED);
+	CHECK(v.c.tp->seg.kind & TCP_SEG_UNDECIDED);
 	tcp_finish(&v.c, &v.sink);
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[C2S].out_of_order, 1);
@@ -599,11 +599,11 @@ static void test_causality_and_second_copy(void)
 		C2S, A, ISS + 1, IRS + 1, 0, 1000, 1010, 1, 3, 10, 0, 1, {IRS + 1001, IRS + 2001}});
 	/* 40 us later than a retransmission could have come back: undecided. */
 	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1150, 1, 10, 2});
-	CHECK(v.c.seg.kind & TCP_SEG_UNDECIDED);
+	CHECK(v.c.tp->seg.kind & TCP_SEG_UNDECIDED);
 	/* A second copy, sent a tick later: the first was the late original. */
 	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1300, 1, 11, 2});
-	CHECK(v.c.seg.kind & TCP_SEG_RETRANS);
-	CHECK(v.c.seg.kind & TCP_SEG_LATE_FOUND);
+	CHECK(v.c.tp->seg.kind & TCP_SEG_RETRANS);
+	CHECK(v.c.tp->seg.kind & TCP_SEG_LATE_FOUND);
 	CHECK_EQ_U(tcp_seg_late(&v.c)->by, SUM_BY_SECOND_COPY);
 	CHECK_EQ_U(tcp_seg_late(&v.c)->frame, 6);
 	/* The client D-SACKs the second copy: the retransmission was spurious. */
@@ -628,7 +628,7 @@ static void test_causality_and_second_copy(void)
 				   1,
 				   {IRS + 3001, IRS + 4001}});
 	send_seg(&v, &(struct seg){S2C, A, IRS + 2001, ISS + 1, 1000, 1000, 2050, 1, 12, 4});
-	CHECK((v.c.seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_CAUSALITY);
+	CHECK((v.c.tp->seg.kind & TCP_SEG_OOO) && tcp_seg_late(&v.c)->by == SUM_BY_CAUSALITY);
 	tcp_finish(&v.c, &v.sink);
 	tcp_summarize(&v.c, &s);
 	CHECK_EQ_U(s.dir[S2C].out_of_order, 2);

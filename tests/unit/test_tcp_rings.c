@@ -21,7 +21,8 @@ static void test_sent_classes(void)
 
 	CHECK(tcp_pools_init(&tp) == 0);
 	memset(&h, 0, sizeof(h));
-	h.sent_cap = h.tsring_cap = TCP_RING_MIN; /* as tcp_conn_init() */
+	h.sent_cap = TCP_RING_MIN; /* as tcp_conn_init() */
+	h.tsring_cap = TCP_TS_MIN;
 	for (unsigned k = 1; k <= 20; k++) {
 		sent_push(&h, &tp, 100 * k, 1000 * k);
 		unsigned want = k <= 4 ? 4 : k <= 8 ? 8 : k <= 16 ? 16 : 32;
@@ -56,7 +57,7 @@ static void test_sent_classes(void)
 }
 
 /* The TSval ring keeps every slot where the largest ring would have it:
- * it grows 4 -> 8 -> 16 at the 5th and 9th distinct TSval, a repeated
+ * it grows 2 -> 4 -> 8 -> 16 at the 3rd, 5th and 9th distinct TSval, a repeated
  * TSval takes no slot, and only at 16 does the oldest get overwritten. */
 static void test_tsring_classes(void)
 {
@@ -65,8 +66,11 @@ static void test_tsring_classes(void)
 
 	CHECK(tcp_pools_init(&tp) == 0);
 	memset(&h, 0, sizeof(h));
-	h.sent_cap = h.tsring_cap = TCP_RING_MIN; /* as tcp_conn_init() */
+	h.sent_cap = TCP_RING_MIN; /* as tcp_conn_init() */
+	h.tsring_cap = TCP_TS_MIN;
 	for (unsigned k = 1; k <= 4; k++) {
+		if (k == 3)
+			CHECK_EQ_U(h.tsring_cap, 2);
 		tsring_add(&h, &tp, 10 * k, 1000 * k);
 		tsring_add(&h, &tp, 10 * k, 1000 * k + 1); /* same tick: ignored */
 	}
@@ -77,7 +81,7 @@ static void test_tsring_classes(void)
 	CHECK_EQ_U(h.st.rtt_ts.max_ns, 3000);
 	tsring_add(&h, &tp, 50, 5000);
 	CHECK_EQ_U(h.tsring_cap, 8);
-	CHECK_EQ_U(in_use(tp.tsring[0]), 0);
+	CHECK_EQ_U(in_use(tp.tsring[0]) + in_use(tp.tsring[1]), 0);
 	CHECK_EQ_U(h.tsring[1].tsval, 20);
 	CHECK(h.tsring_echoed == 1u << 1); /* its slot kept its place */
 	tsring_echo(&h, 20, 9000);	   /* echoed before: no second sample */
@@ -93,8 +97,8 @@ static void test_tsring_classes(void)
 	CHECK_EQ_U(h.st.rtt_ts.min_ns, 3000);
 	tsring_echo(&h, 160, 20000);
 	CHECK_EQ_U(h.st.rtt_ts.max_ns, 4000);
-	CHECK_EQ_U(in_use(tp.tsring[2]), 1);
-	pool_put(tp.tsring[tcp_cls(h.tsring_cap)], h.tsring);
+	CHECK_EQ_U(in_use(tp.tsring[3]), 1);
+	pool_put(tp.tsring[tcp_ts_cls(h.tsring_cap)], h.tsring);
 	tcp_pools_free(&tp);
 }
 

@@ -78,19 +78,29 @@ static uint16_t seg_header(const struct dec_packet *d, uint32_t len)
 	return (uint16_t)(h > 0xffffu ? 0xffffu : h);
 }
 
+/* dir's payload sizes, NULL before its first data segment. */
+static inline struct mtu_state *mtu_dir(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	return dir == SUM_C2S ? c->det.mtu_c2s : c->det.mtu_s2c;
+}
+
+/* ... taken at its first data segment (NULL: no memory). */
+__attribute__((noinline)) static struct mtu_state *
+mtu_dir_get(struct tcp_conn *c, enum sum_dir_id dir, const struct det_env *env)
+{
+	return dir == SUM_C2S ? DET_COLD_GET(c, env, mtu_c2s) : DET_COLD_GET(c, env, mtu_s2c);
+}
+
 /* A payload size new to the MTU_SIZES largest of dir: insert it at k. Out of
  * line (as the other rare paths of mtu_segment()): inlined, their register
  * saves would cost every segment. */
-__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_dir_hot *dh,
-						  unsigned k, const struct det_env *env)
+__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_state *ds,
+						  unsigned k)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	const struct dec_packet *d = s->d;
-	struct mtu_state *st = DET_COLD_GET(c, env, mtu);
+	struct mtu_dir_hot *dh = &ds->hot;
 
-	if (!st)
-		return; /* no memory: the size goes unseen (dh stays as ds) */
-	struct mtu_dir_state *ds = &st->dir[s->dir];
 	if (dh->nsizes < MTU_SIZES)
 		dh->nsizes++;
 	/* At most MTU_SIZES - 1 moves: a loop, not three memmove() calls
@@ -113,11 +123,12 @@ __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu
 	z->rel_seq = s->rel_seq;
 }
 
-/* Remember the segment's payload size among the MTU_SIZES largest. */
-static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh, const struct det_env *env)
+/* Remember the segment's payload size among the MTU_SIZES largest of ds. */
+static void track_size(struct tcp_conn *c, struct mtu_state *ds)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	const struct dec_packet *d = s->d;
+	struct mtu_dir_hot *dh = &ds->hot;
 	uint32_t peer_mss = tcp_peer_mss(c, s->dir);
 	unsigned k;
 
@@ -127,9 +138,7 @@ static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh, const struct 
 	 * bytes: captures of TSO/GSO frames and BIG TCP (Linux >= 5.19)
 	 * show them, with or without a SYN to learn the MSS from. */
 	if (d->ip_len_presumed || (d->src.family == 4 && d->l3_len > 65535)) {
-		struct mtu_state *st = DET_COLD_GET(c, env, mtu);
-		if (st)
-			st->dir[s->dir].superframes++;
+		ds->superframes++;
 		return;
 	}
 	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
@@ -140,13 +149,13 @@ static void track_size(struct tcp_conn *c, struct mtu_dir_hot *dh, const struct 
 	}
 	if (k == MTU_SIZES)
 		return; /* smaller than every size kept */
-	size_insert(c, dh, k, env);
+	size_insert(c, ds, k);
 }
 
 static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
 			   struct mtu_pmtu_dir *ds, const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct sum_event e;
 
 	det_event_init(&e, SUM_EV_PMTU, c, s->dir, ds->bh_first_ts, ds->bh_first_frame, s->input);
@@ -178,7 +187,7 @@ static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
 __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh,
 						      const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct mtu_pmtu_dir *ds;
 
 	if (!s->len)
@@ -220,7 +229,7 @@ __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct
  */
 static void track_idle(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
+	const struct tcp_seg *s = &c->tp->seg;
 	struct mtu_hot *st = &c->dhot.mtu;
 	bool data = (s->kind & TCP_SEG_DATA) && !(s->kind & TCP_SEG_KEEPALIVE);
 	int64_t thr = env->prm ? env->prm->stall_min_ns : DET_DEFAULT_STALL_MIN_NS;
@@ -251,23 +260,24 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 
 void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct tcp_seg *s = &c->seg;
-	struct mtu_dir_hot *dh = &c->dhot.mtu.dir[s->dir];
-	struct mtu_dir_hot *peer = &c->dhot.mtu.dir[!s->dir];
+	const struct tcp_seg *s = &c->tp->seg;
+	struct mtu_state *peer = mtu_dir(c, (enum sum_dir_id) !s->dir), *ds;
 
 	track_idle(c, env);
 
 	/* The peer's ACK covering the re-sent big segment: it got through. */
-	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer->bh_rto) {
+	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer && peer->hot.bh_rto) {
 		const struct mtu_pmtu_dir *pc = &c->det.mtu_pmtu->dir[!s->dir];
 		if (seq_ge(s->ack, pc->bh_seq + pc->bh_len))
-			peer->bh_rto = 0;
+			peer->hot.bh_rto = 0;
 	}
 	if (!(s->kind & TCP_SEG_DATA) || (s->kind & TCP_SEG_KEEPALIVE) || !s->d)
 		return;
-	track_size(c, dh, env);
+	if (!(ds = mtu_dir(c, s->dir)) && !(ds = mtu_dir_get(c, s->dir, env)))
+		return; /* no memory: the size goes unseen */
+	track_size(c, ds);
 	if (s->kind & TCP_SEG_RETRANS)
-		watch_blackhole(c, dh, env);
+		watch_blackhole(c, &ds->hot, env);
 }
 
 static bool addr_eq(const struct dec_addr *a, const struct dec_addr *b)
@@ -342,9 +352,10 @@ static bool looks_super(const struct mtu_dir_hot *dh, unsigned z)
  * its MTU is the path's)? Returns the index in ds->sizes (-1: no data);
  * icmp_mtu: the MTU dir's last ICMP too-big carried (0: none).
  */
-static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_dir_hot *dh,
-		     const struct mtu_dir_state *ds, uint32_t icmp_mtu, bool *full)
+static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_state *ds,
+		     uint32_t icmp_mtu, bool *full)
 {
+	const struct mtu_dir_hot *dh = &ds->hot;
 	uint32_t peer_mss = c->half[!dir].st.mss, own_mss = c->half[dir].st.mss;
 
 	*full = false;
@@ -371,13 +382,14 @@ static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 	return 0;
 }
 
-static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uint32_t nfull)
+static void judge_collapse(const struct tcp_conn *c, const struct stall_summary *stall,
+			   struct mtu_summary *sm, uint32_t nfull)
 {
 	const struct sum_dir_hot *st = &c->half[sm->dir].st;
 	int64_t dur = st->last_data_ts - st->first_data_ts;
 
-	sm->stalls = c->info.det.stall.count;
-	sm->stall_ns = c->info.det.stall.time_ns;
+	sm->stalls = stall->count;
+	sm->stall_ns = stall->time_ns;
 	if (sm->stalls) {
 		sm->collapse = true;
 		sm->collapse_by = MTU_COLLAPSE_STALLS;
@@ -400,15 +412,16 @@ static void judge_collapse(const struct tcp_conn *c, struct mtu_summary *sm, uin
 static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 			   const struct det_env *env)
 {
-	const struct mtu_size *z = &c->det.mtu->dir[dir].sizes[k];
-	uint32_t payload = c->dhot.mtu.dir[dir].payload[k];
+	const struct mtu_state *ds = mtu_dir(c, dir); /* there: dir has a size */
+	const struct mtu_size *z = &ds->sizes[k];
+	uint32_t payload = ds->hot.payload[k];
 	struct sum_event e;
 	uint32_t below, above, mod;
 
 	mtu_misaligned(payload, z->hdr, &below, &above, &mod);
 	det_event_init(&e, SUM_EV_MTU_ALIGNMENT, c, dir, z->ts, z->frame, z->input);
 	e.bytes = payload;
-	e.segments = c->dhot.mtu.dir[dir].count[k];
+	e.segments = ds->hot.count[k];
 	e.rel_seq = z->rel_seq;
 	e.u.mtu.mtu = payload + z->hdr;
 	e.u.mtu.aligned_below = below;
@@ -419,19 +432,17 @@ static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 	det_emit(env, &e);
 }
 
-static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
+static void mtu_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
-	struct mtu_summary *sm = &c->info.det.mtu;
-	const struct mtu_state *st = c->det.mtu;	   /* NULL: no data */
+	struct mtu_summary *sm = &out->mtu;
 	const struct mtu_pmtu_state *pm = c->det.mtu_pmtu; /* NULL: nothing PMTU */
 	int full[SUM_DIR_COUNT] = {-1, -1};		   /* index of the full-size payload */
 	int best = -1;
 
 	memset(sm, 0, sizeof(*sm));
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		const struct mtu_dir_state *ds = st ? &st->dir[k] : NULL;
+		const struct mtu_state *ds = mtu_dir(c, (enum sum_dir_id)k); /* NULL: no data */
 		const struct mtu_pmtu_dir *pd = pm ? &pm->dir[k] : NULL;
-		const struct mtu_dir_hot *dh = &c->dhot.mtu.dir[k];
 		uint32_t below, above, mod;
 		bool is_full;
 
@@ -445,19 +456,18 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 			sm->blackhole_shrunk_mtu = pd->bh_small_mtu;
 			sm->blackhole_resends = pd->bh_resends;
 		}
-		/* dh->nsizes is 0 without ds (size_insert()). */
 		int z =
-		    ds ? full_size(c, (enum sum_dir_id)k, dh, ds, pd ? pd->icmp_mtu : 0, &is_full)
-		       : -1;
+		    ds ? full_size(c, (enum sum_dir_id)k, ds, pd ? pd->icmp_mtu : 0, &is_full) : -1;
 		if (z < 0)
 			continue;
 		full[k] = z;
-		sm->largest_payload[k] = dh->payload[z];
+		sm->largest_payload[k] = ds->hot.payload[z];
 		sm->header_bytes[k] = ds->sizes[z].hdr;
-		sm->implied_mtu[k] = dh->payload[z] + ds->sizes[z].hdr;
+		sm->implied_mtu[k] = ds->hot.payload[z] + ds->sizes[z].hdr;
 		sm->full_size[k] = is_full;
-		sm->misaligned_dir[k] = is_full && mtu_misaligned(dh->payload[z], ds->sizes[z].hdr,
-								  &below, &above, &mod);
+		sm->misaligned_dir[k] =
+		    is_full &&
+		    mtu_misaligned(ds->hot.payload[z], ds->sizes[z].hdr, &below, &above, &mod);
 		/* The direction the single-value fields describe: misaligned
 		 * first, then MSS-limited, then the largest MTU. */
 		if (best < 0) {
@@ -487,7 +497,8 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env)
 		if (sm->misaligned_dir[k])
 			emit_alignment(c, (enum sum_dir_id)k, full[k], env);
 	if (sm->misaligned)
-		judge_collapse(c, sm, c->dhot.mtu.dir[best].count[full[best]]);
+		judge_collapse(c, &out->stall, sm,
+			       mtu_dir(c, (enum sum_dir_id)best)->hot.count[full[best]]);
 }
 
 const struct det_ops mtu_ops = {

@@ -28,17 +28,18 @@
 #define MTU_SIZES 4u /* largest distinct payload sizes remembered per direction */
 
 /* The first segment of one of a direction's payload sizes (the size and
- * its count: struct mtu_dir_hot, same index). */
-struct mtu_size {
-	uint16_t hdr; /* IP + TCP header bytes of the first one */
-	uint16_t opt; /* TCP option bytes of the first one */
+ * its count: struct mtu_dir_hot, same index). 28 bytes, not 32: four per
+ * direction that sent data. */
+struct __attribute__((packed, aligned(4))) mtu_size {
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input, rel_seq;
+	uint16_t hdr; /* IP + TCP header bytes of the first one */
+	uint16_t opt; /* TCP option bytes of the first one */
 };
 
 /* Per-direction state of every data segment: the largest segments that fit
- * the MSS, and whether a black hole run is open. */
+ * the MSS, and whether a black hole run is open (struct mtu_state). */
 struct mtu_dir_hot {
 	uint32_t payload[MTU_SIZES]; /* largest first */
 	uint32_t count[MTU_SIZES];   /* segments of exactly that payload */
@@ -49,7 +50,6 @@ struct mtu_dir_hot {
 /* Per-connection state read or written for every segment (inside struct
  * tcp_conn's det_hot, next to the segment record: see tcp.h). */
 struct mtu_hot {
-	struct mtu_dir_hot dir[2]; /* by enum sum_dir_id */
 	/* Idle gaps of the connection, for the throughput-collapse test: the
 	 * latest packet, and the silences since, not bracketed by the peer's
 	 * data, per data dir. */
@@ -59,17 +59,13 @@ struct mtu_hot {
 	bool have_last, last_data;
 };
 
-/* Per-direction state touched only when a size is first seen or a frame
- * has to be looked at. */
-struct mtu_dir_state {
-	struct mtu_size sizes[MTU_SIZES]; /* as mtu_dir_hot.payload */
-	uint32_t superframes;		  /* IP length 0 or > 65535: never a wire frame */
-};
-
-/* Cold (DET_COLD): from the first data segment that brings a new size (or
- * a super-frame) on; a connection that never sends data has none. */
+/* One direction's payload sizes (DET_COLD, one block per direction:
+ * mtu_c2s, mtu_s2c): from its first data segment on; a direction that never
+ * sends data has none (an idle connection's server, most often). */
 struct mtu_state {
-	struct mtu_dir_state dir[2]; /* by enum sum_dir_id */
+	struct mtu_dir_hot hot;
+	struct mtu_size sizes[MTU_SIZES]; /* as hot.payload */
+	uint32_t superframes;		  /* IP length 0 or > 65535: never a wire frame */
 };
 
 /* Per-direction PMTU state: black holes and ICMP too-big. */

@@ -88,7 +88,7 @@ static int8_t overtaken_across_queues(const struct reorder_dir_state *ds, uint64
 static void emit_reorder(struct tcp_conn *c, const struct det_env *env,
 			 const struct reorder_dir_state *ds, const struct tcp_late *l)
 {
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 	struct reorder_state *st = c->det.reorder;
 	struct sum_event e;
 	struct tcp_seg q = {.queue = l->queue};
@@ -115,7 +115,7 @@ static void emit_reorder(struct tcp_conn *c, const struct det_env *env,
 /* Out of line: inlined, its register saves would cost every segment. */
 __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 	/* Cold state (reorder.def): most connections never reorder and carry
 	 * no queue ids. */
 	struct reorder_state *st = DET_COLD_GET(c, env, reorder);
@@ -147,16 +147,16 @@ __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const str
 void reorder_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	/* The common segment: in order, and no queue ids to record. */
-	if ((c->seg.kind & (TCP_SEG_ACK_REORDERED | TCP_SEG_OOO | TCP_SEG_LATE_FOUND)) ||
+	if ((c->tp->seg.kind & (TCP_SEG_ACK_REORDERED | TCP_SEG_OOO | TCP_SEG_LATE_FOUND)) ||
 	    c->info.queues_known)
 		reorder_note(c, env);
 }
 
-static void reorder_finish(struct tcp_conn *c, const struct det_env *env)
+static void reorder_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	static const struct reorder_state none; /* never needed: as zeroed */
 	const struct reorder_state *st = c->det.reorder ? c->det.reorder : &none;
-	struct reorder_summary *s = &c->info.det.reorder;
+	struct reorder_summary *s = &out->reorder;
 
 	(void)env;
 	s->events = st->events;

@@ -299,7 +299,7 @@ static void renege_check(struct tcp_conn *c, const struct det_env *env, enum sum
 			 uint32_t una)
 {
 	struct sackb_dir *sd = &c->det.sack->dir[dir];
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 
 	if (sd->renege_pending) {
 		if (seq_gt(una, sd->renege_una))
@@ -325,7 +325,7 @@ static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, u
 {
 	struct sackb_dir *sd = &c->det.sack->dir[dir];
 	struct sackb_summary *sum = &c->det.sack->sum;
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 
 	if (sd->nholes == SACKB_MAX_HOLES) {
 		sum->overflow++;
@@ -349,7 +349,7 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 {
 	struct sackb_dir *sd = &c->det.sack->dir[dir];
 	struct sackb_summary *sum = &c->det.sack->sum;
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 	const struct dec_tcp_opts *opt = &sg->d->tcp.opt;
 	const struct tcp_half *h = &c->half[dir];
 	uint32_t una = h->snd_una;
@@ -435,7 +435,7 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 {
 	struct sackb_dir *sd = &c->det.sack->dir[dir];
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 	uint32_t seq = sg->seq, end = sg->seq + sg->len;
 	bool retrans = sg->kind & TCP_SEG_RETRANS;
 
@@ -466,7 +466,7 @@ static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 __attribute__((noinline)) static void sackb_work(struct tcp_conn *c, const struct det_env *env,
 						 bool data, bool ack)
 {
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 
 	/* The scoreboard is cold state (sack.def): allocated by the first
 	 * segment that has work for it, an ACK with SACK blocks or a D-SACK
@@ -481,7 +481,7 @@ __attribute__((noinline)) static void sackb_work(struct tcp_conn *c, const struc
 
 void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 {
-	const struct tcp_seg *sg = &c->seg;
+	const struct tcp_seg *sg = &c->tp->seg;
 	const struct dec_packet *d = sg->d;
 	enum sum_dir_id rd = (enum sum_dir_id) !sg->dir; /* the data its ACK is about */
 	/* Data of a direction whose scoreboard holds something: may fill a hole. */
@@ -495,7 +495,7 @@ void sackb_segment(struct tcp_conn *c, const struct det_env *env)
 		sackb_work(c, env, data, ack);
 }
 
-static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
+static void sackb_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	if (!c->det.sack)
 		return; /* never SACKed: the summary stays zero */
@@ -533,7 +533,7 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env)
 			sum->open_at_end_dirs++;
 		}
 	}
-	c->info.det.sack = *sum;
+	out->sack = *sum;
 }
 
 const struct det_ops sackb_ops = {

@@ -114,7 +114,7 @@ static void stall_track_rwnd(const struct tcp_conn *c, struct stall_dir_state *d
 static void stall_snapshot(struct tcp_conn *c)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 
 	st->d[seg->dir].last_tx_ts = seg->ts;
@@ -174,7 +174,7 @@ void stall_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
 void stall_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	int64_t thr = -1;
 	bool gap = false;
 
@@ -211,7 +211,7 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 	}
 }
 
-static void stall_finish(struct tcp_conn *c, const struct det_env *env)
+static void stall_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	struct stall_hot *st = &c->dhot.stall;
 
@@ -221,6 +221,8 @@ static void stall_finish(struct tcp_conn *c, const struct det_env *env)
 		if (st->d[k].zw_open)
 			stall_zw_close(c, env, (enum sum_dir_id)k, st->last_ts, st->last_frame,
 				       true);
+	if (c->det.stall)
+		out->stall = c->det.stall->sum;
 }
 
 const struct det_ops stall_ops = {

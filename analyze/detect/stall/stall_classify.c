@@ -162,7 +162,8 @@ struct stall_found {
 
 static void stall_emit(struct tcp_conn *c, const struct det_env *env, const struct stall_found *f)
 {
-	struct stall_summary *s = &c->info.det.stall;
+	struct stall_state *cold = DET_COLD_GET(c, env, stall);
+	struct stall_summary lost = {0}, *s = cold ? &cold->sum : &lost; /* no memory: uncounted */
 	struct sum_event e;
 
 	det_event_init(&e, SUM_EV_STALL, c, f->dir, f->start, f->frame_before, f->input);
@@ -179,10 +180,8 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
 	e.u.stall.timer_like = f->timer_like;
 	if ((f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN) &&
-	    f->duration >= STALL_TIMER_MIN_NS) {
-		struct stall_state *cold = DET_COLD_GET(c, env, stall);
+	    f->duration >= STALL_TIMER_MIN_NS)
 		e.u.stall.recurring = cold && stall_recurs(cold, f->duration);
-	}
 
 	s->hist[stall_bucket(f->duration)]++;
 	s->recurring += e.u.stall.recurring;
@@ -273,7 +272,7 @@ static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int6
 /* A retransmission ended the gap: which kind of wait it was. */
 static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
 	if (seg->kind & TCP_SEG_RTO)
@@ -295,7 +294,7 @@ static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum su
  * and nothing from R: its probe timer, not its application, ended it. */
 static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
 	if (stall_receiver_limited(&c->dhot.stall.d[dir]))
@@ -313,8 +312,8 @@ static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum 
 __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	struct stall_state *cold; /* (stall.def) allocated when an episode opens */
-	const struct tcp_seg *seg = &c->seg;
+	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
+	const struct tcp_seg *seg = &c->tp->seg;
 	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 	struct stall_found f;
@@ -322,7 +321,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 	/* The packet shows the capture missed some of the connection: the
 	 * silence may be the capture's, not TCP's. */
 	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
-		c->info.det.stall.capture_gaps++;
+		if ((cold = DET_COLD_GET(c, env, stall)))
+			cold->sum.capture_gaps++;
 		return;
 	}
 
@@ -393,9 +393,11 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
-			c->info.det.stall.think_time++;
-			c->info.det.stall.think_time_ns =
-			    clock_sat_add(c->info.det.stall.think_time_ns, seg->ts - st->last_ts);
+			if ((cold = DET_COLD_GET(c, env, stall))) {
+				cold->sum.think_time++;
+				cold->sum.think_time_ns =
+				    clock_sat_add(cold->sum.think_time_ns, seg->ts - st->last_ts);
+			}
 			return;
 		}
 		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
@@ -435,7 +437,7 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 {
 	struct stall_hot *hot = &c->dhot.stall;
 	const struct stall_state *st = c->det.stall; /* allocated with dack_open */
-	const struct tcp_seg *seg = &c->seg;
+	const struct tcp_seg *seg = &c->tp->seg;
 
 	if (seg->ts - st->dack_ack_ts > thr) {
 		hot->dack_open = false; /* nothing came soon: nobody waited */

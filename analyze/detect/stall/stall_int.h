@@ -21,7 +21,7 @@
 
 #include "analyze/detect/stall/stall.h"
 
-/* The packet c->seg ended a gap of the connection: classify it. */
+/* The packet c->tp->seg ended a gap of the connection: classify it. */
 void stall_gap(struct tcp_conn *c, const struct det_env *env);
 /* S's first packet after the ACK that ended a gap (thr: the gap threshold):
  * did S wait for it? */

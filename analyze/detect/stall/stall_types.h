@@ -47,12 +47,12 @@ struct stall_dir_state {
 	uint64_t rwnd_max;  /* the largest R advertised so far */
 	uint32_t in_flight; /* snd_nxt - snd_una */
 	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
-	bool rwnd_known;
 	/* Kept after every packet. */
 	int64_t last_data_ts;
 	int64_t last_tx_ts; /* S's last packet of any kind */
 	uint32_t last_len;  /* payload of S's last new data segment */
 	uint32_t mss;	    /* effective segment size of S's data */
+	bool rwnd_known;    /* (with rwnd: here, with the flags, to pack them) */
 	bool has_data;	    /* S has sent data */
 	bool last_push;	    /* S's last new data segment carried PSH (or FIN) */
 	bool r_answered;    /* R sent data after S's last data segment */
@@ -83,27 +83,6 @@ struct stall_zw {
 	bool probe_data; /* S ended the silence with a window probe carrying data */
 };
 
-/* Per-connection state touched only when a gap or a stall is being decided
- * (inside struct tcp_conn: fixed size). */
-struct stall_state {
-	struct stall_zw zw[2]; /* by enum sum_dir_id, valid while d[].zw_open */
-
-	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
-	 * sends new data right after it (decided on S's next packet). Valid
-	 * while stall_hot.dack_open. */
-	uint8_t dack_dir;
-	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
-	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
-	uint64_t dack_rwnd;
-	int64_t dack_start, dack_ack_ts, dack_delay;
-	uint64_t dack_frame_before, dack_frame_ack;
-	uint32_t dack_input;
-
-	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
-	int64_t timer_len[STALL_TIMER_RING];
-	uint8_t timer_head, timer_n;
-};
-
 /*
  * Per-connection result, copied into the connection summary. count,
  * time_ns, by_class and max_ns cover the stalls the evidence proves; the
@@ -126,6 +105,31 @@ struct stall_summary {
 	uint32_t capture_gaps; /* silences the capture made: packets missing in them */
 	uint32_t think_time;   /* pauses judged application think time (not stalls) */
 	int64_t think_time_ns; /* ... their total length */
+};
+
+/* Per-connection state touched only when a gap or a stall is being decided
+ * (DET_COLD: taken when the first one is, so a connection without gaps has
+ * none). */
+struct stall_state {
+	/* The counts so far (det_finish() hands them out as the result). */
+	struct stall_summary sum;
+
+	struct stall_zw zw[2]; /* by enum sum_dir_id, valid while d[].zw_open */
+
+	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
+	 * sends new data right after it (decided on S's next packet). Valid
+	 * while stall_hot.dack_open. */
+	uint8_t dack_dir;
+	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
+	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
+	uint64_t dack_rwnd;
+	int64_t dack_start, dack_ack_ts, dack_delay;
+	uint64_t dack_frame_before, dack_frame_ack;
+	uint32_t dack_input;
+
+	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
+	int64_t timer_len[STALL_TIMER_RING];
+	uint8_t timer_head, timer_n;
 };
 
 /* Detail of a "stall" event (struct sum_event.u.stall). */
