@@ -20,7 +20,7 @@ WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes \
             -Wmissing-prototypes -Werror
 CPPFLAGS += -D_GNU_SOURCE -I. -DTCPSIFT_VERSION='"$(VERSION)"'
 CFLAGS   ?= -O2 -g
-LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lncursesw -lm -pthread
+LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lz -lbz2 -llzma -lncursesw -lm -pthread
 
 ifneq ($(SAN),)
 SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DJO_CHECK_ORDER \
