@@ -46,7 +46,7 @@ FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-scale check-shard check-threads check-tui check-tshark check-public check-lab check-matrix check-capture \
-        check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
+        check-hostile check-format check-layers check-fuzz bench lab-matrix fuzz format install clean
 
 all: tcpsift
 
@@ -105,7 +105,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-shard check-threads check-tui
+	  check-shard check-threads check-tui check-hostile
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
@@ -123,6 +123,11 @@ check-golden: tests
 # Memory bounded by live connections (peak RSS: run on an unsanitized build).
 check-scale: tests $(BENCH_BIN)
 	@tests/scale/run.sh $(O)
+
+# Hostile conditions for the reader (tests/hostile/reads.sh): signals during
+# every kind of wait, cut compressed files, unreadable inputs among several.
+check-hostile: tests
+	@tests/hostile/reads.sh $(O)/tcpsift
 
 check-docs: tests
 	@tests/docs/run.sh $(O)/tcpsift

@@ -119,11 +119,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "Inputs (several are merged by timestamp):\n"
 	      "  FILE     pcap (us/ns, either byte order) or pcapng, read by tcpsift's own\n"
-	      "           reader; .gz/.bz2/.xz/.lzo content is detected and read via libwandio\n"
+	      "           reader; gzip, bzip2 and xz content is detected and decoded (a cut\n"
+	      "           file keeps every packet before the cut); a FIFO waits for its writer\n"
 	      "  -        the same from standard input (tcpdump -w - | tcpsift analyze -)\n"
 	      "  URI      other trace formats through libtrace: erf:FILE, legacyeth:FILE,\n"
-	      "           legacypos:FILE, legacyatm:FILE, tsh:FILE, duck:FILE ...\n"
-	      "           (pcapfile:FILE and pcapng:FILE are read as FILE, by the reader above)\n"
+	      "           legacypos:FILE, legacyatm:FILE, tsh:FILE, duck:FILE ... (regular\n"
+	      "           files; pcapfile:FILE and pcapng:FILE are read as FILE, by the reader\n"
+	      "           above). Live URIs (int:, ring:, pcapint:, dpdk:, rt: ...) are refused:\n"
+	      "           tcpsift capture -i IFACE --analyze analyses live traffic\n"
 	      "\n"
 	      "Options:\n",
 	      f);
@@ -131,9 +134,11 @@ static void usage(FILE *f)
 	char names[512];
 	fo_names(names, sizeof(names));
 	fprintf(f, "\n--fail-on metrics: %s\n", names);
-	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error, 3 unreadable or\n"
-	      "invalid input (the report is still written for what could be read).\n"
-	      "See tcpsift(1).\n",
+	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error (also a live URI),\n"
+	      "3 the report does not cover all of the input: an input unreadable, empty,\n"
+	      "invalid or cut short, or SIGINT/SIGTERM ended the read (any wait for input\n"
+	      "ends within 100 ms). The report is still written for what could be read,\n"
+	      "with its errors listed (JSON \"errors\"). See tcpsift(1).\n",
 	      f);
 }
 

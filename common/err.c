@@ -1,6 +1,8 @@
 /* err.c - names of the error classes (err.h). */
 #include "common/err.h"
 
+#include <string.h>
+
 const char *err_class_name(int code)
 {
 	switch (code) {
@@ -23,12 +25,19 @@ const char *err_class_name(int code)
 	}
 }
 
+static const char *const err_reasons[] = {"usage",   "system",	  "memory", "unreadable", "format",
+					  "corrupt", "truncated", "empty",  "interrupted"};
+_Static_assert(sizeof(err_reasons) / sizeof(err_reasons[0]) == -ERR_CODE_MIN, "one name a code");
+
 const char *err_reason_name(int code)
 {
-	static const char *const names[] = {"usage",   "system",    "memory", "unreadable",
-					    "format",  "corrupt",   "truncated", "empty",
-					    "interrupted"};
+	return code < 0 && code >= ERR_CODE_MIN ? err_reasons[-code - 1] : "unknown";
+}
 
-	_Static_assert(sizeof(names) / sizeof(names[0]) == -ERR_CODE_MIN, "one name a code");
-	return code < 0 && code >= ERR_CODE_MIN ? names[-code - 1] : "unknown";
+int err_of_reason_name(const char *name)
+{
+	for (int k = 0; k < -ERR_CODE_MIN; k++)
+		if (strcmp(err_reasons[k], name) == 0)
+			return -k - 1;
+	return ERR_INPUT;
 }

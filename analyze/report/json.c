@@ -318,10 +318,13 @@ static void w_input(struct jo_writer *w, const struct src_input *in, const char 
 	else
 		jo_knull(w, "capture_drops");
 	jo_kbool(w, "compressed", in->compressed);
-	if (in->error)
+	if (in->error) {
 		jo_kstr(w, "error", in->errmsg);
-	else
+		jo_kstr(w, "error_reason", err_reason_name(in->error));
+	} else {
 		jo_knull(w, "error");
+		jo_knull(w, "error_reason");
+	}
 	if (in->packets)
 		jo_ksec(w, "first_ts", in->first_ts);
 	else

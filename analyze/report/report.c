@@ -89,7 +89,9 @@ unsigned rep_each_error(const struct rep_run *run, rep_error_fn *fn, void *ctx)
 		e = (struct rep_error){.input = -1, .code = ERR_INTERRUPTED};
 		snprintf(e.message, sizeof(e.message),
 			 "interrupted by %s: the report covers the packets read before it",
-			 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+			 sig == SIGINT	  ? "SIGINT"
+			 : sig == SIGTERM ? "SIGTERM"
+					  : "a signal");
 		n++;
 		if (fn)
 			fn(ctx, &e);

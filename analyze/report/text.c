@@ -149,8 +149,7 @@ static void write_errors(FILE *out, const struct rep_run *run)
 
 	if (!n)
 		return;
-	fprintf(out, "  %u error%s: the report covers what could be read\n", n,
-		n == 1 ? "" : "s");
+	fprintf(out, "  %u error%s: the report covers what could be read\n", n, n == 1 ? "" : "s");
 	rep_each_error(run, text_error, out);
 }
 

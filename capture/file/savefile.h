@@ -71,13 +71,12 @@ struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *st
 /*
  * Read the next packet into *p. Returns 1 for a packet, 0 at a clean end of
  * file, or a negative enum err_code (common/err.h): ERR_INPUT (read(2)
- * failed), ERR_INTERRUPTED (sf_open_stop's stop), ERR_INPUT_FORMAT (not a capture file, or a version we
- * do not read), ERR_INPUT_CORRUPT (a bogus length, a bad block, an option
- * overrun, compressed data that does not decode), ERR_INPUT_TRUNCATED (the
- * file ends inside a record, or its compressed stream ends early) or
- * ERR_NOMEM; sf_error() then says what and at which byte offset. p->data
- * is borrowed until the next sf_next()/sf_close(). p->input is left for
- * the caller; p->frame counts packets from 1.
+ * failed), ERR_INTERRUPTED (sf_open_stop's stop), ERR_INPUT_FORMAT (not a capture file, or a
+ * version we do not read), ERR_INPUT_CORRUPT (a bogus length, a bad block, an option overrun,
+ * compressed data that does not decode), ERR_INPUT_TRUNCATED (the file ends inside a record, or its
+ * compressed stream ends early) or ERR_NOMEM; sf_error() then says what and at which byte offset.
+ * p->data is borrowed until the next sf_next()/sf_close(). p->input is left for the caller;
+ * p->frame counts packets from 1.
  */
 int sf_next(struct sf_reader *r, struct pkt *p);
 

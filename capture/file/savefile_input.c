@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const char *const sf_zip_names[SF_ZIP_COUNT] = {"none", "gzip", "bzip2",
-							"xz",	"lzo",	"zstd"};
+						       "xz",   "lzo",  "zstd"};
 
 const char *sf_zip_name(enum sf_zip z)
 {

@@ -115,9 +115,9 @@ struct sf_reader {
 	/* input */
 	int fd;
 	int own_fd;
-	int regular;			     /* a regular file: read(2) never waits */
-	const volatile sig_atomic_t *stop;   /* non-zero: end every wait (NULL: none) */
-	struct sf_unzip *uz;		     /* the decoder of a compressed stream, else NULL */
+	int regular;			   /* a regular file: read(2) never waits */
+	const volatile sig_atomic_t *stop; /* non-zero: end every wait (NULL: none) */
+	struct sf_unzip *uz;		   /* the decoder of a compressed stream, else NULL */
 	enum sf_zip zip;
 	int eof;
 	uint64_t size;

@@ -20,7 +20,7 @@
  * as one, as gzip -dc, bzip2 -dc and xz -dc read them.
  */
 
-#define SF_ZIP_IN     (64u * 1024u)
+#define SF_ZIP_IN      (64u * 1024u)
 #define SF_XZ_MEMLIMIT ((uint64_t)256 << 20) /* xz -9 needs 65 MiB; a hostile header more */
 
 struct sf_unzip {
@@ -88,8 +88,7 @@ int sf_zip_start(struct sf_reader *r, const uint8_t *first, size_t n)
  * One decoder step from u->next/avail into dst: bytes produced, with
  * *end set when a stream ended; -1 for bad data (u->why says why).
  */
-static ssize_t zip_step(struct sf_reader *r, struct sf_unzip *u, uint8_t *dst, size_t len,
-			int *end)
+static ssize_t zip_step(struct sf_reader *r, struct sf_unzip *u, uint8_t *dst, size_t len, int *end)
 {
 	size_t in0 = u->avail, out;
 	int rc;
@@ -149,8 +148,8 @@ static ssize_t zip_step(struct sf_reader *r, struct sf_unzip *u, uint8_t *dst, s
 		if (lr == LZMA_STREAM_END) {
 			*end = 1;
 		} else if (lr == LZMA_MEMLIMIT_ERROR) {
-			snprintf(u->why, sizeof(u->why), "needs more than %" PRIu64 " MiB to decode",
-				 SF_XZ_MEMLIMIT >> 20);
+			snprintf(u->why, sizeof(u->why),
+				 "needs more than %" PRIu64 " MiB to decode", SF_XZ_MEMLIMIT >> 20);
 			return out ? (ssize_t)out : -1;
 		} else if (lr != LZMA_OK && lr != LZMA_BUF_ERROR) {
 			snprintf(u->why, sizeof(u->why), "liblzma error %d", (int)lr);

@@ -217,9 +217,9 @@ int tf_is_uri(const char *arg)
 
 int tf_uri_is_live(const char *uri)
 {
-	static const char *const live[] = {"int",  "ring", "pcapint",  "bpf",	   "dag",
-					   "dpdk", "xdp",  "dpdkndag", "ndag",	   "rt",
-					   "rtclient", "etsilive"};
+	static const char *const live[] = {"int",  "ring", "pcapint",  "bpf",
+					   "dag",  "dpdk", "xdp",      "dpdkndag",
+					   "ndag", "rt",   "rtclient", "etsilive"};
 	const char *colon = strchr(uri, ':');
 	size_t n = colon != NULL ? (size_t)(colon - uri) : 0;
 
