@@ -22,7 +22,7 @@ WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes \
             -Wmissing-prototypes -Werror
 CPPFLAGS += -D_GNU_SOURCE -I. -DTCPSIFT_VERSION='"$(VERSION)"'
 CFLAGS   ?= -O2 -g
-LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lncursesw -lm -pthread
+LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lz -lbz2 -llzma -lncursesw -lm -pthread
 
 ifneq ($(SAN),)
 SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DJO_CHECK_ORDER \
@@ -63,7 +63,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-scale check-shard check-threads check-tui check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
         bench lab-matrix fuzz format install clean
 
@@ -125,7 +125,7 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-shard check-threads check-tui check-hostile-files
+	  check-shard check-threads check-tui check-hostile check-hostile-files
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
@@ -153,6 +153,11 @@ check-hostile-files: tests
 # A million SYNs under --max-memory in every format (peak RSS: unsanitized).
 check-floods: tests
 	@tests/hostile/floods.sh $(O)
+
+# Hostile conditions for the reader (tests/hostile/reads.sh): signals during
+# every kind of wait, cut compressed files, unreadable inputs among several.
+check-hostile: tests
+	@tests/hostile/reads.sh $(O)/tcpsift
 
 check-docs: tests
 	@tests/docs/run.sh $(O)/tcpsift

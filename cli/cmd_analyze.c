@@ -23,7 +23,8 @@
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
 
-/* Set by SIGINT/SIGTERM: stop reading, report what was read. */
+/* Set by SIGINT/SIGTERM to the signal: stop reading (every wait for input
+ * watches it: src_config.stop), report what was read, exit 3. */
 static volatile sig_atomic_t analyze_stop;
 
 enum opt_id {
@@ -118,11 +119,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "Inputs (several are merged by timestamp):\n"
 	      "  FILE     pcap (us/ns, either byte order) or pcapng, read by tcpsift's own\n"
-	      "           reader; .gz/.bz2/.xz/.lzo content is detected and read via libwandio\n"
+	      "           reader; gzip, bzip2 and xz content is detected and decoded (a cut\n"
+	      "           file keeps every packet before the cut); a FIFO waits for its writer\n"
 	      "  -        the same from standard input (tcpdump -w - | tcpsift analyze -)\n"
 	      "  URI      other trace formats through libtrace: erf:FILE, legacyeth:FILE,\n"
-	      "           legacypos:FILE, legacyatm:FILE, tsh:FILE, duck:FILE ...\n"
-	      "           (pcapfile:FILE and pcapng:FILE are read as FILE, by the reader above)\n"
+	      "           legacypos:FILE, legacyatm:FILE, tsh:FILE, duck:FILE ... (regular\n"
+	      "           files; pcapfile:FILE and pcapng:FILE are read as FILE, by the reader\n"
+	      "           above). Live URIs (int:, ring:, pcapint:, dpdk:, rt: ...) are refused:\n"
+	      "           tcpsift capture -i IFACE --analyze analyses live traffic\n"
 	      "\n"
 	      "Options:\n",
 	      f);
@@ -130,9 +134,11 @@ static void usage(FILE *f)
 	char names[512];
 	fo_names(names, sizeof(names));
 	fprintf(f, "\n--fail-on metrics: %s\n", names);
-	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error, 3 unreadable or\n"
-	      "invalid input (the report is still written for what could be read).\n"
-	      "See tcpsift(1).\n",
+	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error (also a live URI),\n"
+	      "3 the report does not cover all of the input: an input unreadable, empty,\n"
+	      "invalid or cut short, or SIGINT/SIGTERM ended the read (any wait for input\n"
+	      "ends within 100 ms). The report is still written for what could be read,\n"
+	      "with its errors listed (JSON \"errors\"). See tcpsift(1).\n",
 	      f);
 }
 
@@ -298,8 +304,7 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	analyze_stop = 1;
+	analyze_stop = sig;
 }
 
 /*
@@ -423,15 +428,13 @@ static void progress_end(const struct progress *pr)
 		fputs("\r\033[K", stderr);
 }
 
-/* Does the input have at least one interface of a link type we decode? */
-static bool input_decodable(const struct src_input *in)
+static void print_error(void *ctx, const struct rep_error *e)
 {
-	if (in->nifaces == 0)
-		return dec_linktype_supported(in->linktype);
-	for (unsigned k = 0; k < in->nifaces; k++)
-		if (dec_linktype_supported(in->ifaces[k].linktype))
-			return true;
-	return false;
+	(void)ctx;
+	if (e->path)
+		fprintf(stderr, "tcpsift analyze: %s: %s\n", e->path, e->message);
+	else
+		fprintf(stderr, "tcpsift analyze: %s\n", e->message);
 }
 
 int analyze_main(int argc, char **argv)
@@ -456,7 +459,17 @@ int analyze_main(int argc, char **argv)
 		return TCPSIFT_EXIT_USAGE;
 	}
 
-	struct src_config scfg = {.filter = cfg.filter, .queue_per_file = cfg.queue_per_file};
+	/* Before the inputs open: a FIFO's writer is waited for there. No
+	 * SA_RESTART: the signal ends a wait in poll(2) at once. */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct src_config scfg = {.filter = cfg.filter,
+				  .queue_per_file = cfg.queue_per_file,
+				  .keep_going = true,
+				  .stop = &analyze_stop};
 	struct source *src;
 	rc = src_open(paths, ninputs, &scfg, &src, err, sizeof(err));
 	if (rc < 0) {
@@ -518,16 +531,18 @@ int analyze_main(int argc, char **argv)
 		return TCPSIFT_EXIT_INPUT;
 	}
 
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	struct progress pr = {0};
 	progress_start(&pr, cfg.progress == 1 || (cfg.progress < 0 && isatty(2)));
 	struct pkt p;
 	uint64_t n = 0;
-	while (!analyze_stop && src_next(src, &p) > 0) {
+	bool stopped = false;
+	for (;;) {
+		if (analyze_stop) {
+			stopped = true;
+			break;
+		}
+		if (src_next(src, &p) <= 0)
+			break;
 		wk_packet(eng, &p);
 		if ((++n & 0x3ff) == 0 && pr.on)
 			progress_tick(&pr, src, eng, n);
@@ -540,23 +555,8 @@ int analyze_main(int argc, char **argv)
 	const char **vantages = calloc(nvantages ? nvantages : 1, sizeof(*vantages));
 	for (unsigned v = 0; vantages && v < nvantages; v++)
 		vantages[v] = src_vantage_name(src, v);
-	int input_error = 0;
-	for (unsigned k = 0; inputs && k < ninputs; k++) {
+	for (unsigned k = 0; inputs && k < ninputs; k++)
 		inputs[k] = src_input(src, k);
-		if (inputs[k]->error) {
-			input_error = 1;
-			fprintf(stderr, "tcpsift analyze: %s: %s\n", inputs[k]->path,
-				inputs[k]->errmsg);
-		} else if (inputs[k]->packets && !input_decodable(inputs[k])) {
-			/* Nothing in it can be analysed: an error, not an empty report. */
-			input_error = 1;
-			fprintf(stderr,
-				"tcpsift analyze: %s: link type %u (%s) is not one tcpsift decodes "
-				"(Ethernet, Linux SLL/SLL2, BSD loopback, raw IP)\n",
-				inputs[k]->path, inputs[k]->linktype,
-				src_linktype_name(inputs[k]->linktype));
-		}
-	}
 	struct rep_run run = {
 	    .version = TCPSIFT_VERSION,
 	    .filter = cfg.filter,
@@ -568,7 +568,11 @@ int analyze_main(int argc, char **argv)
 	    .detectors = cfg.eng.detectors,
 	    .shard_k = cfg.eng.shard_k,
 	    .shard_n = cfg.eng.shard_n,
+	    .stopped_by = stopped || src_stopped(src) ? (analyze_stop ? analyze_stop : SIGTERM) : 0,
 	};
+	/* Inputs that failed, or hold nothing tcpsift decodes, or a stop: named
+	 * here and in the report's errors, exit 3. */
+	bool input_error = rep_each_error(&run, print_error, NULL) > 0;
 	wk_counters(eng, &run.eng, &run.flows);
 	/* Packets the BPF filter dropped belong to no connection: shard 1's. */
 	if (cfg.eng.shard_n > 1 && cfg.eng.shard_k != 1)
@@ -584,8 +588,6 @@ int analyze_main(int argc, char **argv)
 			" packets timed before 1970 or after 2262 (not 64-bit nanoseconds): "
 			"taken as the nearest end (summary.timestamps_clamped)\n",
 			run.eng.ts_clamped);
-	if (analyze_stop && !cfg.quiet)
-		fputs("tcpsift analyze: interrupted: reporting what was read\n", stderr);
 
 	char werr[256] = "";
 	rc = rep_finish(rep, &run, werr, sizeof(werr));

@@ -1,6 +1,8 @@
 /* err.c - names of the error classes (err.h). */
 #include "common/err.h"
 
+#include <string.h>
+
 const char *err_class_name(int code)
 {
 	switch (code) {
@@ -14,8 +16,28 @@ const char *err_class_name(int code)
 	case ERR_INPUT_FORMAT:
 	case ERR_INPUT_CORRUPT:
 	case ERR_INPUT_TRUNCATED:
+	case ERR_INPUT_EMPTY:
 		return "input";
+	case ERR_INTERRUPTED:
+		return "interrupted";
 	default:
 		return code < 0 ? "unknown" : "none";
 	}
+}
+
+static const char *const err_reasons[] = {"usage",   "system",	  "memory", "unreadable", "format",
+					  "corrupt", "truncated", "empty",  "interrupted"};
+_Static_assert(sizeof(err_reasons) / sizeof(err_reasons[0]) == -ERR_CODE_MIN, "one name a code");
+
+const char *err_reason_name(int code)
+{
+	return code < 0 && code >= ERR_CODE_MIN ? err_reasons[-code - 1] : "unknown";
+}
+
+int err_of_reason_name(const char *name)
+{
+	for (int k = 0; k < -ERR_CODE_MIN; k++)
+		if (strcmp(err_reasons[k], name) == 0)
+			return -k - 1;
+	return ERR_INPUT;
 }

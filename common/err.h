@@ -16,14 +16,17 @@
  * message.
  */
 enum err_code {
-	ERR_USAGE = -1,		  /* the request cannot work: a bad filter, a bad option value */
-	ERR_SYSTEM = -2,	  /* the system refused: errno, permissions, no such interface */
-	ERR_NOMEM = -3,		  /* out of memory */
-	ERR_INPUT = -4,		  /* the input is unreadable: libtrace's error, a read failure */
-	ERR_INPUT_FORMAT = -5,	  /* not a capture file, or a version we do not read */
-	ERR_INPUT_CORRUPT = -6,	  /* a bogus length, a bad block, an option overrun */
-	ERR_INPUT_TRUNCATED = -7, /* the file ends inside a record */
-	ERR_CODE_MIN = -7,
+	ERR_USAGE = -1,		/* the request cannot work: a bad filter, a bad option value */
+	ERR_SYSTEM = -2,	/* the system refused: errno, permissions, no such interface */
+	ERR_NOMEM = -3,		/* out of memory */
+	ERR_INPUT = -4,		/* the input is unreadable: libtrace's error, a read failure */
+	ERR_INPUT_FORMAT = -5,	/* not a capture file, or a version we do not read */
+	ERR_INPUT_CORRUPT = -6, /* a bogus length, a bad block, an option overrun */
+	ERR_INPUT_TRUNCATED =
+	    -7, /* the file ends inside a record, or its compressed stream ends early */
+	ERR_INPUT_EMPTY = -8, /* not one byte: a file left behind empty (rotation, ENOSPC) */
+	ERR_INTERRUPTED = -9, /* a stop was asked for (SIGINT/SIGTERM) while waiting for input */
+	ERR_CODE_MIN = -9,
 };
 
 static inline bool err_is_usage(int code)
@@ -33,5 +36,13 @@ static inline bool err_is_usage(int code)
 
 /* "usage", "system", "memory", "input" (the class), for messages and tests. */
 const char *err_class_name(int code);
+
+/* The code itself in one word, for reports ("errors" in tcpsift(1)): "usage",
+ * "system", "memory", "unreadable", "format", "corrupt", "truncated",
+ * "empty", "interrupted". */
+const char *err_reason_name(int code);
+
+/* The code err_reason_name() names; ERR_INPUT for a name it does not give. */
+int err_of_reason_name(const char *name);
 
 #endif

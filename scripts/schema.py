@@ -133,6 +133,7 @@ def build():
         with_kind("event", "event"), with_kind("connection", "connection"),
         with_kind("input", "input"),
         with_kind("summary", "summary", {"tcpsift": {"$ref": "#/$defs/tool"},
+                                         "errors": {"type": "array", "items": {"$ref": "#/$defs/error"}},
                                          "vantages": {"type": "array", "items": {"type": "string"}}}),
     ]}
     doc = expand(core["document"])

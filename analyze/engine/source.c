@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "capture/file/savefile.h"
 #include "capture/file/tracefile.h"
@@ -38,6 +39,7 @@ struct source {
 	unsigned nfilters;
 	struct src_filter filters[SRC_MAX_FILTERS];
 	uint64_t filtered_out;
+	bool stopped;
 	unsigned nvantages;
 	char vantage[SRC_MAX_VANTAGES][64];
 };
@@ -164,11 +166,13 @@ static void collect_ifaces(struct src_reader *r)
 	r->info.drops = isb ? isb_drops : epb_drops;
 }
 
-static void reader_end(struct src_reader *r, int rc)
+static void reader_end(struct source *s, struct src_reader *r, int rc)
 {
 	r->ended = true;
 	r->has_cur = false;
-	if (rc < 0) {
+	if (rc == ERR_INTERRUPTED) {
+		s->stopped = true; /* the run's end, not this input's fault */
+	} else if (rc < 0) {
 		r->info.error = rc;
 		snprintf(r->info.errmsg, sizeof(r->info.errmsg), "%s",
 			 r->sf ? sf_error(r->sf) : tf_error(r->tf));
@@ -217,7 +221,7 @@ static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
 	r->need_read = false;
 	int rc = r->sf ? sf_next(r->sf, &r->cur) : tf_next(r->tf, &r->cur);
 	if (rc <= 0) {
-		reader_end(r, rc);
+		reader_end(s, r, rc);
 		return;
 	}
 	struct pkt *p = &r->cur;
@@ -237,6 +241,31 @@ static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
 		r->info.first_ts = p->ts_ns;
 	r->info.wire_bytes += p->wirelen;
 	r->has_cur = true;
+}
+
+/* What analyze refuses among libtrace URIs: live sources (they never end)
+ * and a file part that is not a regular file (libtrace's reader thread
+ * would wait on a pipe where no stop reaches it). */
+static int check_trace_uri(const char *uri, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	const char *file = strchr(uri, ':') + 1;
+
+	if (tf_uri_is_live(uri)) {
+		snprintf(errbuf, errlen,
+			 "%s: a live source: analyze reads capture files (to analyse live "
+			 "traffic: tcpsift capture -i IFACE --analyze)",
+			 uri);
+		return ERR_USAGE;
+	}
+	if (strcmp(file, "-") == 0 || (stat(file, &st) == 0 && !S_ISREG(st.st_mode))) {
+		snprintf(errbuf, errlen,
+			 "%s: libtrace formats are read from regular files only (not a pipe, "
+			 "FIFO or device): write it to a file first",
+			 uri);
+		return ERR_USAGE;
+	}
+	return 0;
 }
 
 int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
@@ -267,31 +296,57 @@ int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
 	for (unsigned k = 0; k < n; k++) {
 		struct src_reader *r = &s->in[k];
 		r->info.path = paths[k];
+		r->info.format = r->fmt;
 		r->need_read = true;
+		snprintf(r->fmt, sizeof(r->fmt), "none");
+	}
+	for (unsigned k = 0; k < n; k++) {
+		struct src_reader *r = &s->in[k];
 		const char *path = paths[k];
+		int code = ERR_INPUT;
+		if (s->stopped || (cfg->stop && *cfg->stop)) {
+			s->stopped = true; /* not opened: ended, not failed */
+			r->ended = true;
+			continue;
+		}
 		/* pcap and pcapng named as libtrace URIs still go to our reader:
 		 * faster, and libtrace 3.0.22 lacks SLL2/NULL and caps caplen. */
 		if (strncmp(path, "pcapfile:", 9) == 0 || strncmp(path, "pcapng:", 7) == 0)
 			path = strchr(path, ':') + 1;
 		if (path == paths[k] && tf_is_uri(path)) {
+			rc = check_trace_uri(path, errbuf, errlen);
+			if (rc < 0) {
+				src_close(s);
+				return rc;
+			}
 			r->tf = tf_open(paths[k], err, sizeof(err));
 			const char *colon = strchr(paths[k], ':');
 			snprintf(r->fmt, sizeof(r->fmt), "libtrace:%.*s",
 				 (int)(colon ? colon - paths[k] : 0), paths[k]);
 		} else {
-			r->sf = sf_open(path, err, sizeof(err));
+			r->sf = sf_open_stop(path, cfg->stop, &code, err, sizeof(err));
 			if (r->sf) {
 				snprintf(r->fmt, sizeof(r->fmt), "%s",
 					 sf_format_name(sf_format(r->sf)));
 				r->info.compressed = sf_compressed(r->sf) != 0;
 			}
 		}
-		if (!r->sf && !r->tf) {
+		if (r->sf || r->tf)
+			continue;
+		if (code == ERR_INTERRUPTED) {
+			s->stopped = true;
+			r->ended = true;
+			continue;
+		}
+		if (!cfg->keep_going || code == ERR_NOMEM) {
 			snprintf(errbuf, errlen, "%s: %s", paths[k], err);
 			src_close(s);
-			return ERR_INPUT;
+			return code == ERR_NOMEM ? ERR_NOMEM : ERR_INPUT;
 		}
-		r->info.format = r->fmt;
+		/* Named and counted in the report; the other inputs are read. */
+		r->ended = true;
+		r->info.error = code;
+		snprintf(r->info.errmsg, sizeof(r->info.errmsg), "%s", err);
 	}
 	*out = s;
 	return 0;
@@ -300,6 +355,11 @@ int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
 int src_next(struct source *s, struct pkt *p)
 {
 	for (;;) {
+		/* Here too: a filter that drops everything never returns to the caller. */
+		if (s->cfg.stop && *s->cfg.stop) {
+			s->stopped = true;
+			return 0;
+		}
 		struct src_reader *best = NULL;
 		for (unsigned k = 0; k < s->n; k++) {
 			struct src_reader *r = &s->in[k];
@@ -320,6 +380,11 @@ int src_next(struct source *s, struct pkt *p)
 		}
 		s->filtered_out++;
 	}
+}
+
+bool src_stopped(const struct source *s)
+{
+	return s->stopped;
 }
 
 unsigned src_count(const struct source *s)

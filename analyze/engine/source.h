@@ -2,6 +2,7 @@
 #ifndef TCPSIFT_SOURCE_H
 #define TCPSIFT_SOURCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +11,7 @@
 
 /*
  * A source owns its inputs: capture files read by our own reader
- * (capture/savefile: pcap, pcapng, compressed through libwandio) and
+ * (capture/savefile: pcap, pcapng, gzip/bzip2/xz-compressed) and
  * libtrace URIs (capture/tracefile: erf:, legacyeth:, ...). Several inputs
  * are merged by timestamp; a BPF filter compiled by libpcap drops packets
  * exactly as tcpdump would. An input that fails mid-file stops there: its
@@ -30,6 +31,13 @@
 struct src_config {
 	const char *filter;  /* BPF expression or NULL */
 	bool queue_per_file; /* tag packets with their input index as queue id */
+	/* An input that cannot be opened ends at once with its error in its
+	 * struct src_input, the others are read (else src_open() fails). */
+	bool keep_going;
+	/* A signal handler's flag (handler without SA_RESTART), or NULL: once
+	 * non-zero, every wait for input ends within SF_STOP_POLL_MS and
+	 * src_next() returns 0; src_stopped() then says so. */
+	const volatile sig_atomic_t *stop;
 };
 
 struct src_iface {
@@ -61,8 +69,12 @@ struct source;
  * Open every input: 0 with the source in *out (the caller owns it), or,
  * with *out NULL and a one-line reason in errbuf (naming the file), a
  * negative enum err_code (common/err.h): ERR_USAGE for a filter that does
- * not compile, ERR_INPUT for an input that cannot be opened or is no
- * capture, ERR_SYSTEM, ERR_NOMEM.
+ * not compile or a live libtrace URI (int:eth0, rt:host ...: `tcpsift
+ * capture` reads those) or a libtrace URI on a pipe, FIFO or device (its
+ * reads could not be interrupted), ERR_INPUT (or the reader's code) for an
+ * input that cannot be opened or is no capture (unless cfg->keep_going),
+ * ERR_SYSTEM, ERR_NOMEM. A stop while opening leaves the inputs not opened
+ * yet ended, without an error.
  */
 int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
 	     struct source **out, char *errbuf, size_t errlen);
@@ -75,6 +87,7 @@ int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
 int src_next(struct source *s, struct pkt *p);
 
 unsigned src_count(const struct source *s);
+bool src_stopped(const struct source *s); /* the stop flag ended the read early */
 const struct src_input *src_input(const struct source *s, unsigned i);
 uint64_t src_filtered_out(const struct source *s); /* packets the filter dropped */
 

@@ -282,6 +282,32 @@ void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *ki
 	jo_w_fields(w, &f);
 }
 
+static void w_error(void *ctx, const struct rep_error *e)
+{
+	struct jo_writer *w = ctx;
+
+	jo_w_obj(w);
+	if (e->input >= 0)
+		jo_kint(w, "input", e->input);
+	else
+		jo_knull(w, "input");
+	jo_kstr(w, "message", e->message);
+	if (e->path)
+		jo_kstr(w, "path", e->path);
+	else
+		jo_knull(w, "path");
+	jo_kstr(w, "reason", err_reason_name(e->code));
+	jo_w_obj_end(w);
+}
+
+/* What kept the report from covering all of its input ([] when nothing did). */
+static void w_errors(struct jo_writer *w, const struct rep_run *run)
+{
+	jo_w_arr(w);
+	rep_each_error(run, w_error, w);
+	jo_w_arr_end(w);
+}
+
 /* One input file: what was read, its interfaces and drop counters. */
 static void w_input(struct jo_writer *w, const struct src_input *in, const char *kind)
 {
@@ -292,10 +318,13 @@ static void w_input(struct jo_writer *w, const struct src_input *in, const char 
 	else
 		jo_knull(w, "capture_drops");
 	jo_kbool(w, "compressed", in->compressed);
-	if (in->error)
+	if (in->error) {
 		jo_kstr(w, "error", in->errmsg);
-	else
+		jo_kstr(w, "error_reason", err_reason_name(in->error));
+	} else {
 		jo_knull(w, "error");
+		jo_knull(w, "error_reason");
+	}
 	if (in->packets)
 		jo_ksec(w, "first_ts", in->first_ts);
 	else
@@ -452,8 +481,8 @@ static void w_vantages(struct jo_writer *w, const struct rep_run *run)
 	jo_w_arr_end(w);
 }
 
-/* The run's summary; NDJSON's summary line also carries "kind", "tcpsift"
- * and "vantages" (ndjson true). */
+/* The run's summary; NDJSON's summary line also carries "errors", "kind",
+ * "tcpsift" and "vantages" (ndjson true). */
 static void w_summary(struct jo_writer *w, const struct rep_data *d, const struct rep_run *run,
 		      bool ndjson)
 {
@@ -466,6 +495,10 @@ static void w_summary(struct jo_writer *w, const struct rep_data *d, const struc
 	jo_kint(w, "connections", (int64_t)run->flows.created);
 	w_counts(w, t);
 	w_decoded(w, e);
+	if (ndjson) {
+		jo_w_key(w, "errors");
+		w_errors(w, run);
+	}
 	jo_kint(w, "events_dropped", (int64_t)d->events_dropped);
 	jo_kint(w, "filtered_out", (int64_t)run->filtered_out);
 	w_findings(w, t, run->detectors);
@@ -539,6 +572,8 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 		jo_w_commit(&w);
 	}
 	jo_w_raw(&w, "]");
+	put_key(&w, "errors", false);
+	w_errors(&w, run);
 	put_key(&w, "events", false);
 	jo_w_raw(&w, "[");
 	for (size_t k = 0; k < d->nevents && !w.err; k++) {

@@ -548,7 +548,10 @@ int ji_input(struct ji_ctx *x, const json_t *o, struct src_input *in)
 	in->compressed = ji_bool(x, o, "compressed");
 	err = ji_str(x, o, "error", true);
 	if (err) {
-		in->error = ERR_INPUT; /* the code is not written: any will do */
+		/* The reason names the code: a merge lists the errors as the shards did. */
+		const char *why =
+		    json_object_get(o, "error_reason") ? ji_str(x, o, "error_reason", true) : NULL;
+		in->error = why ? err_of_reason_name(why) : ERR_INPUT;
 		snprintf(in->errmsg, sizeof(in->errmsg), "%s", err);
 	}
 	in->first_ts = ji_sec_or(x, o, "first_ts", 0);

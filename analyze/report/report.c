@@ -6,8 +6,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "analyze/engine/decode.h"
 
 struct report {
 	struct rep_config cfg;
@@ -43,6 +46,57 @@ void rep_write_error(int code, int sys_errno, char *errbuf, size_t errlen)
 	else if (code < 0)
 		snprintf(errbuf, errlen, "cannot write the report (%s error)",
 			 err_class_name(code));
+}
+
+/* Does the input have at least one interface of a link type we decode? */
+static bool input_decodable(const struct src_input *in)
+{
+	if (in->nifaces == 0)
+		return dec_linktype_supported(in->linktype);
+	for (unsigned k = 0; k < in->nifaces; k++)
+		if (dec_linktype_supported(in->ifaces[k].linktype))
+			return true;
+	return false;
+}
+
+unsigned rep_each_error(const struct rep_run *run, rep_error_fn *fn, void *ctx)
+{
+	struct rep_error e;
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < run->ninputs; k++) {
+		const struct src_input *in = run->inputs[k];
+		e = (struct rep_error){.input = (int)k, .path = in->path};
+		if (in->error) {
+			e.code = in->error;
+			snprintf(e.message, sizeof(e.message), "%s", in->errmsg);
+		} else if (in->packets && !input_decodable(in)) {
+			/* Nothing in it can be analysed: an error, not an empty report. */
+			e.code = ERR_INPUT_FORMAT;
+			snprintf(e.message, sizeof(e.message),
+				 "link type %u (%s) is not one tcpsift decodes (Ethernet, Linux "
+				 "SLL/SLL2, BSD loopback, raw IP)",
+				 in->linktype, src_linktype_name(in->linktype));
+		} else {
+			continue;
+		}
+		n++;
+		if (fn)
+			fn(ctx, &e);
+	}
+	if (run->stopped_by) {
+		int sig = run->stopped_by;
+		e = (struct rep_error){.input = -1, .code = ERR_INTERRUPTED};
+		snprintf(e.message, sizeof(e.message),
+			 "interrupted by %s: the report covers the packets read before it",
+			 sig == SIGINT	  ? "SIGINT"
+			 : sig == SIGTERM ? "SIGTERM"
+					  : "a signal");
+		n++;
+		if (fn)
+			fn(ctx, &e);
+	}
+	return n;
 }
 
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)

@@ -58,7 +58,24 @@ struct rep_run {
 	bool detectors;			  /* the detectors ran (else their findings are unknown) */
 	uint32_t shard_k, shard_n;	  /* --shard K/N; shard_n 0: not sharded */
 	uint64_t events_dropped;	  /* dropped before the report (merge: by the shards) */
+	int stopped_by;			  /* the signal that ended the read early, or 0 */
 };
+
+/* One thing that kept the report from covering all of its input (the
+ * report's "errors", tcpsift(1)). */
+struct rep_error {
+	int input;	  /* index into rep_run.inputs, or -1: the run's own */
+	int code;	  /* enum err_code: err_reason_name() names it */
+	const char *path; /* the input's (borrowed from the run), or NULL */
+	char message[320];
+};
+
+typedef void rep_error_fn(void *ctx, const struct rep_error *e);
+
+/* Call fn (unless NULL) on each error of run in order: each input that
+ * failed (its reader's error) or holds packets of no link type tcpsift
+ * decodes, then the run's interruption. Returns how many there are. */
+unsigned rep_each_error(const struct rep_run *run, rep_error_fn *fn, void *ctx);
 
 struct report;
 

@@ -119,15 +119,38 @@ static void write_inputs(FILE *out, const struct rep_run *run)
 	for (unsigned k = 0; k < run->ninputs; k++) {
 		const struct src_input *in = run->inputs[k];
 		char drops[64] = "unknown";
+		if (strcmp(in->format, "none") == 0) { /* never opened: see the errors */
+			fprintf(out, "  %s: not read\n", in->path);
+			continue;
+		}
 		if (in->drops_known)
 			snprintf(drops, sizeof(drops), "%" PRIu64, in->drops);
 		fprintf(out, "  %s: %s%s %s, %" PRIu64 " packets, %.3f s, capture drops %s\n",
 			in->path, in->format, in->compressed ? " (compressed)" : "",
 			src_linktype_name(in->linktype), in->packets,
 			in->packets ? (double)(in->last_ts - in->first_ts) / 1e9 : 0.0, drops);
-		if (in->error)
-			fprintf(out, "  %s: stopped early: %s\n", in->path, in->errmsg);
 	}
+}
+
+static void text_error(void *ctx, const struct rep_error *e)
+{
+	FILE *out = ctx;
+
+	if (e->path)
+		fprintf(out, "    %s: %s\n", e->path, e->message);
+	else
+		fprintf(out, "    %s\n", e->message);
+}
+
+/* What kept the report from covering all of its input, when anything did. */
+static void write_errors(FILE *out, const struct rep_run *run)
+{
+	unsigned n = rep_each_error(run, NULL, NULL);
+
+	if (!n)
+		return;
+	fprintf(out, "  %u error%s: the report covers what could be read\n", n, n == 1 ? "" : "s");
+	rep_each_error(run, text_error, out);
 }
 
 static uint64_t total_drops(const struct rep_run *run, bool *known)
@@ -499,6 +522,7 @@ static void write_report(FILE *out, const struct rep_data *d, const struct rep_r
 		run->version, run->ninputs, run->ninputs == 1 ? "" : "s", e->packets,
 		e->status[DEC_TCP], e->malformed_total, run->flows.created);
 	write_inputs(out, run);
+	write_errors(out, run);
 	if (run->shard_n > 1)
 		fprintf(out,
 			"  shard %u of %u: %" PRIu64

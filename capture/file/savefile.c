@@ -18,9 +18,11 @@ static int sf_open_format(struct sf_reader *r)
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
+		if (r->end == r->pos && r->uz != NULL)
+			return sf_fail(r, ERR_INPUT_EMPTY, 0, "empty after %s decompression",
+				       sf_zip_name(r->zip));
 		if (r->end == r->pos)
-			return sf_fail(r, ERR_INPUT_FORMAT, 0,
-				       "empty input, not a pcap or pcapng file");
+			return sf_fail(r, ERR_INPUT_EMPTY, SF_NO_OFFSET, "empty input (0 bytes)");
 		return sf_fail(r, ERR_INPUT_TRUNCATED, 0,
 			       "input is %zu bytes, too short for a pcap or pcapng header",
 			       r->end - r->pos);
@@ -40,16 +42,10 @@ static int sf_open_format(struct sf_reader *r)
 		break;
 	}
 	inner = sf_zip_kind(r->buf + r->pos, r->end - r->pos);
-	if (r->wio != NULL && inner == SF_ZIP_LZO && r->zip == SF_ZIP_LZO)
-		return sf_fail(r, ERR_INPUT_FORMAT, 0,
-			       "lzo-compressed input: this libwandio cannot decompress lzo "
-			       "(decompress it with lzop -d first)");
-	if (r->wio == NULL && inner != SF_ZIP_NONE)
-		return sf_fail(r, ERR_INPUT_FORMAT, 0,
-			       "%s-compressed stdin can only be read from a pipe or a file "
-			       "(decompress it first, or pass the file name)",
-			       sf_zip_name(inner));
-	if (r->wio != NULL)
+	if (r->uz != NULL && inner != SF_ZIP_NONE)
+		return sf_fail(r, ERR_INPUT_FORMAT, 0, "%s-compressed twice (%s inside %s)",
+			       sf_zip_name(inner), sf_zip_name(inner), sf_zip_name(r->zip));
+	if (r->uz != NULL)
 		return sf_fail(
 		    r, ERR_INPUT_FORMAT, 0,
 		    "not a pcap or pcapng file after %s decompression (magic 0x%08" PRIx32 ")",
@@ -60,20 +56,31 @@ static int sf_open_format(struct sf_reader *r)
 
 struct sf_reader *sf_open(const char *path, char *errbuf, size_t errlen)
 {
+	return sf_open_stop(path, NULL, NULL, errbuf, errlen);
+}
+
+struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *stop, int *code,
+			       char *errbuf, size_t errlen)
+{
 	struct sf_reader *r = calloc(1, sizeof(*r));
 
+	if (code != NULL)
+		*code = ERR_NOMEM;
 	if (r == NULL) {
 		if (errlen > 0)
 			snprintf(errbuf, errlen, "out of memory");
 		return NULL;
 	}
 	r->fd = -1;
+	r->stop = stop;
 	if (sf_input_open(r, path) < 0 || sf_open_format(r) < 0)
 		goto err;
 	return r;
 err:
 	if (errlen > 0)
 		snprintf(errbuf, errlen, "%s", r->msg);
+	if (code != NULL)
+		*code = r->err;
 	sf_close(r);
 	return NULL;
 }
@@ -106,7 +113,7 @@ const char *sf_format_name(enum sf_format f)
 
 int sf_compressed(const struct sf_reader *r)
 {
-	return r->wio != NULL;
+	return r->uz != NULL;
 }
 
 unsigned sf_iface_count(const struct sf_reader *r)
@@ -131,15 +138,14 @@ uint64_t sf_offset(const struct sf_reader *r)
 
 uint64_t sf_size(const struct sf_reader *r)
 {
-	return r->wio != NULL ? 0 : r->size;
+	return r->uz != NULL ? 0 : r->size;
 }
 
 void sf_close(struct sf_reader *r)
 {
 	if (r == NULL)
 		return;
-	if (r->wio != NULL)
-		wandio_destroy(r->wio);
+	sf_zip_free(r->uz);
 	if (r->own_fd)
 		close(r->fd);
 	free(r->buf);

@@ -2,6 +2,7 @@
 #ifndef TCPSIFT_SAVEFILE_H
 #define TCPSIFT_SAVEFILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,8 +12,9 @@
 /*
  * One reader owns one open file (or stdin for "-"), a large read buffer and
  * the interface table. Uncompressed input is read with read(2) in large
- * blocks and records are handed out as pointers into that buffer; gzip, bzip2,
- * xz and lzo input (detected by magic, not by name) goes through libwandio.
+ * blocks and records are handed out as pointers into that buffer; gzip, bzip2
+ * and xz input (detected by magic, not by name) is decoded into it
+ * (savefile_zip.c), keeping every byte before a cut or a corrupt spot.
  *
  * Formats: classic pcap (magic a1b2c3d4 us, a1b23c4d ns, either byte order;
  * the FCS/reserved bits of the link-type field are masked as libpcap does,
@@ -56,14 +58,25 @@ struct sf_reader;
 struct sf_reader *sf_open(const char *path, char *errbuf, size_t errlen);
 
 /*
+ * As sf_open(), and every wait for input (a FIFO with no writer yet, a
+ * quiet pipe, FIFO or terminal) also ends once *stop is non-zero (a signal
+ * handler's flag; its handler installed without SA_RESTART), within
+ * SF_STOP_POLL_MS (100 ms): the open fails, or sf_next() returns
+ * ERR_INTERRUPTED. With code non-NULL a failed open leaves its enum
+ * err_code there (ERR_INPUT_EMPTY for a 0-byte input, ERR_INTERRUPTED ...).
+ */
+struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *stop, int *code,
+			       char *errbuf, size_t errlen);
+
+/*
  * Read the next packet into *p. Returns 1 for a packet, 0 at a clean end of
- * file, or a negative enum err_code (common/err.h): ERR_INPUT (read(2) or
- * libwandio failed), ERR_INPUT_FORMAT (not a capture file, or a version we
- * do not read), ERR_INPUT_CORRUPT (a bogus length, a bad block, an option
- * overrun), ERR_INPUT_TRUNCATED (the file ends inside a record) or
- * ERR_NOMEM; sf_error() then says what and at which byte offset. p->data
- * is borrowed until the next sf_next()/sf_close(). p->input is left for
- * the caller; p->frame counts packets from 1.
+ * file, or a negative enum err_code (common/err.h): ERR_INPUT (read(2)
+ * failed), ERR_INTERRUPTED (sf_open_stop's stop), ERR_INPUT_FORMAT (not a capture file, or a
+ * version we do not read), ERR_INPUT_CORRUPT (a bogus length, a bad block, an option overrun,
+ * compressed data that does not decode), ERR_INPUT_TRUNCATED (the file ends inside a record, or its
+ * compressed stream ends early) or ERR_NOMEM; sf_error() then says what and at which byte offset.
+ * p->data is borrowed until the next sf_next()/sf_close(). p->input is left for the caller;
+ * p->frame counts packets from 1.
  */
 int sf_next(struct sf_reader *r, struct pkt *p);
 
@@ -72,7 +85,7 @@ const char *sf_error(const struct sf_reader *r);
 
 enum sf_format sf_format(const struct sf_reader *r);
 const char *sf_format_name(enum sf_format f); /* "pcap", "pcap-ns", "pcapng" */
-int sf_compressed(const struct sf_reader *r); /* 1 when read through libwandio */
+int sf_compressed(const struct sf_reader *r); /* 1 when gzip, bzip2 or xz was decoded */
 
 /*
  * Interfaces seen so far (pcapng may add more later in the file); after

@@ -1,22 +1,20 @@
-/* savefile_input.c - the reader's input: one large read buffer filled by read(2) or libwandio. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* tee(2), pipe2(2) */
-#endif
+/* savefile_input.c - the reader's input: one large read buffer filled by read(2) or a decoder. */
 #include "capture/file/savefile_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-static const char *const sf_zip_names[SF_ZIP_COUNT] = {"none", "gzip", "bzip2", "xz", "lzo"};
+static const char *const sf_zip_names[SF_ZIP_COUNT] = {"none", "gzip", "bzip2",
+						       "xz",   "lzo",  "zstd"};
 
 const char *sf_zip_name(enum sf_zip z)
 {
@@ -60,6 +58,49 @@ static int sf_grow(struct sf_reader *r, size_t need)
 	return 0;
 }
 
+/* Wait until fd has data, its writer left, or *r->stop is set (then
+ * ERR_INTERRUPTED). A signal handler setting the flag interrupts poll(2)
+ * (its handler is installed without SA_RESTART); the timeout covers a
+ * signal that reached another thread, or came just before the call. */
+static int sf_wait_readable(struct sf_reader *r)
+{
+	struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+	int timeout = r->stop != NULL ? SF_STOP_POLL_MS : -1;
+
+	for (;;) {
+		if (r->stop != NULL && *r->stop)
+			return sf_fail(r, ERR_INTERRUPTED, SF_NO_OFFSET,
+				       "interrupted while waiting for input");
+		int n = poll(&pfd, 1, timeout);
+		if (n > 0)
+			return 0; /* data, hang-up or an error: read(2) says which */
+		if (n == -1 && errno != EINTR)
+			return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "poll: %s", strerror(errno));
+	}
+}
+
+ssize_t sf_raw_read(struct sf_reader *r, void *dst, size_t len)
+{
+	for (;;) {
+		if (!r->regular) {
+			int rc = sf_wait_readable(r);
+			if (rc < 0)
+				return rc;
+		}
+		ssize_t n = read(r->fd, dst, len);
+		if (n >= 0)
+			return n;
+		if (errno == EAGAIN)
+			continue; /* another reader of a shared pipe took the data */
+		if (errno != EINTR)
+			return sf_fail(r, ERR_INPUT, r->buf_off + r->end, "read: %s",
+				       strerror(errno));
+		if (r->stop != NULL && *r->stop)
+			return sf_fail(r, ERR_INTERRUPTED, SF_NO_OFFSET,
+				       "interrupted while waiting for input");
+	}
+}
+
 int sf_refill(struct sf_reader *r, size_t need)
 {
 	if (r->err)
@@ -79,27 +120,12 @@ int sf_refill(struct sf_reader *r, size_t need)
 
 		if (r->eof)
 			return 0;
-		if (r->wio != NULL) {
-			off_t w = wandio_read(r->wio, r->buf + r->end, (off_t)(r->cap - r->end));
-
-			/* libwandio drops what the failing read had decompressed
-			 * (up to its ~1 MiB block), so a truncated compressed
-			 * file loses that much before this error. */
-			if (w < 0)
-				return sf_fail(
-				    r, ERR_INPUT, r->buf_off + r->end,
-				    "%s decompression failed (corrupt or truncated stream)",
-				    sf_zip_name(r->zip));
-			n = (ssize_t)w;
-		} else {
-			n = read(r->fd, r->buf + r->end, r->cap - r->end);
-			if (n == -1) {
-				if (errno == EINTR)
-					continue;
-				return sf_fail(r, ERR_INPUT, r->buf_off + r->end, "read: %s",
-					       strerror(errno));
-			}
-		}
+		if (r->uz != NULL)
+			n = sf_zip_read(r, r->buf + r->end, r->cap - r->end);
+		else
+			n = sf_raw_read(r, r->buf + r->end, r->cap - r->end);
+		if (n < 0)
+			return (int)n;
 		if (n == 0) {
 			r->eof = 1;
 			return 0;
@@ -159,82 +185,72 @@ enum sf_zip sf_zip_kind(const uint8_t *m, size_t n)
 		return SF_ZIP_XZ;
 	if (n >= 4 && memcmp(m, "\x89LZO", 4) == 0)
 		return SF_ZIP_LZO;
+	if (n >= 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0)
+		return SF_ZIP_ZSTD;
 	return SF_ZIP_NONE;
 }
 
-/*
- * Look at the first bytes of a pipe without consuming them: tee(2) copies
- * pipe contents into a scratch pipe, so libwandio can still read the stream
- * from its start. Returns the bytes peeked (0 at EOF) or -1.
- */
-static ssize_t sf_pipe_peek(int fd, uint8_t *dst, size_t len)
+/* Read until len bytes or the end of the input: the magic is looked at
+ * before anything is decoded, so nothing needs to be peeked and put back. */
+static ssize_t sf_read_full(struct sf_reader *r, uint8_t *dst, size_t len)
 {
-	int pp[2];
-	ssize_t n = -1;
+	size_t got = 0;
 
-	if (pipe2(pp, O_CLOEXEC) == -1)
-		return -1;
-	for (int tries = 0; tries < 2000; tries++) {
-		struct timespec ms = {0, 1000000};
-
-		n = tee(fd, pp[1], len, 0);
-		/* Two bytes tell every compressed magic from every pcap one; a
-		 * writer that has produced just one byte so far gets a moment. */
-		if (n != 1)
+	while (got < len) {
+		ssize_t n = sf_raw_read(r, dst + got, len - got);
+		if (n < 0)
+			return n;
+		if (n == 0)
 			break;
-		nanosleep(&ms, NULL);
+		got += (size_t)n;
 	}
-	if (n > 0)
-		n = read(pp[0], dst, (size_t)n);
-	close(pp[0]);
-	close(pp[1]);
-	return n;
+	return (ssize_t)got;
 }
 
 int sf_input_open(struct sf_reader *r, const char *path)
 {
 	const int is_stdin = strcmp(path, "-") == 0;
 	uint8_t m[8];
-	ssize_t got = 0;
+	ssize_t got;
 	struct stat st;
 	size_t cap = SF_BUF_INIT;
 
 	if (is_stdin) {
 		r->fd = 0;
 	} else {
-		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO with no writer yet opens at once (and is then
+		 * waited for by poll(2), which a stop ends) instead of blocking
+		 * in open(2) beyond the reach of any signal flag. */
+		r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (r->fd == -1)
 			return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "cannot open: %s",
 				       strerror(errno));
 		r->own_fd = 1;
+		int fl = fcntl(r->fd, F_GETFL);
+		if (fl == -1 || fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK) == -1)
+			return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "fcntl: %s", strerror(errno));
 	}
 	if (fstat(r->fd, &st) == -1)
 		return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "cannot stat: %s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return sf_fail(r, ERR_INPUT, SF_NO_OFFSET, "is a directory, not a capture file");
 	if (S_ISREG(st.st_mode)) {
-		off_t at = lseek(r->fd, 0, SEEK_CUR);
-
-		got = pread(r->fd, m, sizeof(m), at == -1 ? 0 : at);
+		r->regular = 1;
 		r->size = (uint64_t)st.st_size;
 		if (st.st_size < (off_t)SF_BUF_INIT)
 			cap = (size_t)st.st_size + 1 < SF_BUF_SMALL ? SF_BUF_SMALL
 								    : (size_t)st.st_size + 1;
-	} else if (S_ISFIFO(st.st_mode)) {
-		got = sf_pipe_peek(r->fd, m, sizeof(m));
 	}
-	r->zip = got > 0 ? sf_zip_kind(m, (size_t)got) : SF_ZIP_NONE;
+	got = sf_read_full(r, m, sizeof(m));
+	if (got < 0)
+		return (int)got;
+	r->zip = sf_zip_kind(m, (size_t)got);
+	if (r->zip == SF_ZIP_LZO || r->zip == SF_ZIP_ZSTD)
+		return sf_fail(r, ERR_INPUT_FORMAT, 0,
+			       "%s-compressed input: tcpsift reads gzip, bzip2 and xz (decompress "
+			       "it with %s first)",
+			       sf_zip_name(r->zip), r->zip == SF_ZIP_LZO ? "lzop -d" : "zstd -d");
 	if (r->zip != SF_ZIP_NONE) {
-		/* libwandio opens the name itself; "-" is stdin to it too, and
-		 * it closes fd 0 on destroy. Nothing was consumed above. */
-		r->wio = wandio_create(is_stdin ? "-" : path);
-		if (r->wio == NULL)
-			return sf_fail(r, ERR_INPUT, 0, "libwandio cannot open the %s stream",
-				       sf_zip_name(r->zip));
-		if (r->own_fd)
-			close(r->fd);
-		r->fd = -1;
-		r->own_fd = 0;
 		r->size = 0;
 		cap = SF_BUF_INIT;
 	}
@@ -242,5 +258,9 @@ int sf_input_open(struct sf_reader *r, const char *path)
 	if (r->buf == NULL)
 		return sf_fail(r, ERR_NOMEM, 0, "out of memory for the read buffer");
 	r->cap = cap;
+	if (r->zip != SF_ZIP_NONE)
+		return sf_zip_start(r, m, (size_t)got);
+	memcpy(r->buf, m, (size_t)got);
+	r->end = (size_t)got;
 	return 0;
 }

@@ -3,10 +3,10 @@
 #ifndef TCPSIFT_SAVEFILE_INT_H
 #define TCPSIFT_SAVEFILE_INT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <wandio.h>
+#include <sys/types.h>
 
 #include "capture/file/pcapng_format.h"
 #include "capture/file/savefile.h"
@@ -18,7 +18,8 @@
  * sf-pcapng.c:
  *
  *   savefile.c         the public API: open (input, then format by magic), dispatch, close
- *   savefile_input.c   the read buffer, read(2) or libwandio, the pipe peek, errors
+ *   savefile_input.c   the read buffer, read(2) that a stop can interrupt, errors
+ *   savefile_zip.c     gzip, bzip2 and xz streams decoded into the buffer
  *   savefile_pcap.c    classic pcap: its header and records
  *   savefile_pcapng.c  pcapng: sections, interfaces, packet and statistics blocks
  *
@@ -63,7 +64,8 @@ enum sf_zip {
 	SF_ZIP_GZIP,
 	SF_ZIP_BZIP2,
 	SF_ZIP_XZ,
-	SF_ZIP_LZO,
+	SF_ZIP_LZO,  /* recognised, not read */
+	SF_ZIP_ZSTD, /* recognised, not read */
 	SF_ZIP_COUNT,
 };
 
@@ -113,7 +115,9 @@ struct sf_reader {
 	/* input */
 	int fd;
 	int own_fd;
-	io_t *wio;
+	int regular;			   /* a regular file: read(2) never waits */
+	const volatile sig_atomic_t *stop; /* non-zero: end every wait (NULL: none) */
+	struct sf_unzip *uz;		   /* the decoder of a compressed stream, else NULL */
 	enum sf_zip zip;
 	int eof;
 	uint64_t size;
@@ -173,11 +177,40 @@ static inline int sf_need(struct sf_reader *r, size_t need)
 }
 
 /*
- * Open path ("-": stdin), peek at its first bytes without consuming them
- * and choose read(2) or libwandio by the compression magic found; allocate
- * the buffer (smaller for small regular files). 0 or a negative enum err_code.
+ * Open path ("-": stdin) without waiting for a FIFO's writer, read its
+ * first bytes and choose plain reads or a decoder by the compression magic
+ * found; allocate the buffer (smaller for small regular files). 0 or a
+ * negative enum err_code.
  */
 int sf_input_open(struct sf_reader *r, const char *path);
+
+/*
+ * read(2) from the input into dst: bytes read, 0 at its end, or a negative
+ * enum err_code after sf_fail(). On anything but a regular file it first
+ * waits with poll(2) for data, and ends that wait with ERR_INTERRUPTED
+ * within SF_STOP_POLL_MS once *r->stop is set.
+ */
+ssize_t sf_raw_read(struct sf_reader *r, void *dst, size_t len);
+
+#define SF_STOP_POLL_MS 100
+
+/* --- compressed input (savefile_zip.c) ------------------------------------- */
+
+/*
+ * Start decoding a stream of kind r->zip whose first n bytes (already read
+ * from the input) are at first. 0 or a negative enum err_code.
+ */
+int sf_zip_start(struct sf_reader *r, const uint8_t *first, size_t n);
+
+/*
+ * Decode into dst: bytes (> 0), 0 at the clean end of the last stream, or
+ * a negative enum err_code after sf_fail(): ERR_INPUT_TRUNCATED when the
+ * compressed input ends inside a stream, ERR_INPUT_CORRUPT for bad data.
+ * Every byte decoded before the error is returned first, by earlier calls.
+ */
+ssize_t sf_zip_read(struct sf_reader *r, uint8_t *dst, size_t len);
+
+void sf_zip_free(struct sf_unzip *uz); /* NULL is a no-op */
 
 /* The compression a stream's first n bytes announce, SF_ZIP_NONE if none. */
 enum sf_zip sf_zip_kind(const uint8_t *m, size_t n);

@@ -597,3 +597,17 @@ int tf_is_uri(const char *arg)
 	}
 	return 0;
 }
+
+int tf_uri_is_live(const char *uri)
+{
+	static const char *const live[] = {"int",  "ring", "pcapint",  "bpf",
+					   "dag",  "dpdk", "xdp",      "dpdkndag",
+					   "ndag", "rt",   "rtclient", "etsilive"};
+	const char *colon = strchr(uri, ':');
+	size_t n = colon != NULL ? (size_t)(colon - uri) : 0;
+
+	for (size_t i = 0; n > 0 && i < sizeof(live) / sizeof(live[0]); i++)
+		if (strlen(live[i]) == n && strncmp(uri, live[i], n) == 0)
+			return 1;
+	return 0;
+}

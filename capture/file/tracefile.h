@@ -66,4 +66,11 @@ void tf_close(struct tf_reader *r); /* NULL is a no-op */
  */
 int tf_is_uri(const char *arg);
 
+/*
+ * 1 when uri names a live source rather than a file: an interface or
+ * device (int:, ring:, pcapint:, bpf:, dag:, dpdk:, xdp: ...) or a network
+ * feed (rt:, ndag:, etsilive: ...). Such a trace never ends by itself.
+ */
+int tf_uri_is_live(const char *uri);
+
 #endif

@@ -20,7 +20,7 @@ for f in "${files[@]}"; do
 	fi
 done
 
-# Compressed input goes through libwandio and must give the same report.
+# Compressed input is decoded by the reader and must give the same report.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=samples/demo-http-loss.pcapng

@@ -28,7 +28,7 @@
  *    length in the old order. (sf_*'s block limits are no larger than
  *    libpcap's, so that error with sf_* reading on has no other cause.)
  *  - libpcap reads only uncompressed files; sf_* decompresses gzip, bzip2
- *    and xz through libwandio (tests/unit/test_savefile.c checks those).
+ *    and xz itself (tests/unit/test_savefile.c checks those).
  *  - libpcap 1.10.3 accepts non-zero reserved bits in the pcap link-type
  *    field; libpcap master and sf_* reject them.
  *  - libpcap 1.10.3 reads classic pcap ts_sec/ts_usec as signed 32-bit
