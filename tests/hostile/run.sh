@@ -2,7 +2,8 @@
 # hostile/run.sh BIN - crafted captures (tests/hostile/gen.py writes them and
 # their expectations): each gives its expected exit code, at most one stderr
 # line saying what is wrong and where, no sanitizer report, no hang, and in
-# every output format a report a consumer can parse.
+# every output format a report a consumer can parse (JSON: one document
+# valid by the schema, its errors list naming the input when it failed).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=hostile
@@ -12,13 +13,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 tests/hostile/gen.py "$tmp" || { t_fail "gen.py failed"; t_done; exit; }
 
-# json_check FILE EXPR: the report parses and EXPR holds over its summary s.
+# json_check FILE RC EXPR: the report is one valid document (the schema's),
+# its errors list names the input when the run failed (exit 3) and is empty
+# otherwise, and EXPR (if any) holds over its summary s.
 json_check() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "$3" <<'PY'
 import json, sys
+import jsonschema
 d = json.load(open(sys.argv[1]))
+jsonschema.validate(d, json.load(open("man/tcpsift-report.schema.json")))
 s = d["summary"]
-sys.exit(0 if eval(sys.argv[2]) else 1)
+if (int(sys.argv[2]) == 3) != (len(d["errors"]) == 1):
+    sys.exit("errors list %r with exit %s" % (d["errors"], sys.argv[2]))
+if sys.argv[3] and not eval(sys.argv[3]):
+    sys.exit("fails " + sys.argv[3])
 PY
 }
 
@@ -49,8 +57,8 @@ while IFS=$'\x1f' read -r name want err check; do
 		fi
 		case $fmt in
 		--json)
-			if [ -n "$check" ] && ! json_check "$tmp/out" "$check" 2>"$tmp/py"; then
-				t_fail "$what: report fails $check: $(tail -1 "$tmp/py")"
+			if ! json_check "$tmp/out" $rc "$check" 2>"$tmp/py"; then
+				t_fail "$what: $(tail -1 "$tmp/py")"
 				continue
 			fi ;;
 		--ndjson)
