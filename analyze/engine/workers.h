@@ -11,10 +11,11 @@
 #include "common/pkt.h"
 
 /*
- * --threads N. The caller's thread reads and decodes each packet once and
- * hands it, in batches, to N worker threads, each with its own engine
- * (engine.h); a connection's packets all go to one worker, chosen by a
- * symmetric hash of the 4-tuple. The reader keeps the stream's clock and
+ * --threads N. The caller's thread copies each packet's bytes into a batch
+ * for N worker threads, each with its own engine (engine.h), that decode
+ * and analyse them; a connection's packets all go to one worker, chosen by a
+ * symmetric hash of the 4-tuple (read by dec_peek_tuple(), a full decode
+ * only when it is unsure). The reader keeps the stream's clock and
  * has every worker sweep where one engine would (eng_clock_step), so
  * connections end idle exactly when they would in one engine. What the workers deliver is merged
  * back in the order one engine would have delivered it, with the ids one engine would have given
