@@ -45,9 +45,9 @@ enum {
 };
 
 enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
-enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_CONN };
+enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_SEG, WK_CONN };
 
-/* One result, followed by its struct sum_event or sum_conn. */
+/* One result, followed by its struct sum_event, sum_seg or sum_conn. */
 struct wk_rec {
 	uint32_t entry; /* packet index in the batch */
 	uint8_t phase, kind;
@@ -176,6 +176,11 @@ static void on_event(void *ctx, const struct sum_event *e)
 	buf_push(ctx, WK_EVENT, 0, e, sizeof(*e));
 }
 
+static void on_segment(void *ctx, const struct sum_seg *g)
+{
+	buf_push(ctx, WK_SEG, 0, g, sizeof(*g));
+}
+
 static void on_conn(void *ctx, const struct sum_conn *c)
 {
 	buf_push(ctx, WK_CONN, 0, c, sizeof(*c));
@@ -294,6 +299,12 @@ static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 		struct sum_event *e = (struct sum_event *)(r + 1);
 		e->conn = map_get(&w->map, map_key(worker, e->conn));
 		sum_emit(&w->sink, e);
+		return;
+	}
+	case WK_SEG: {
+		struct sum_seg *g = (struct sum_seg *)(r + 1);
+		g->conn = map_get(&w->map, map_key(worker, g->conn));
+		w->sink.segment(w->sink.ctx, g);
 		return;
 	}
 	case WK_CONN: {
@@ -657,6 +668,57 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 		publish(w);
 }
 
+void wk_flush(struct wk_pool *w)
+{
+	if (w->single || w->finished)
+		return;
+	if (w->cur && w->cur->n)
+		publish(w); /* merges what is through */
+	else
+		while (merge_oldest(w, false))
+			;
+}
+
+void wk_sync(struct wk_pool *w)
+{
+	if (w->single || w->finished)
+		return;
+	if (w->cur && w->cur->n)
+		publish(w);
+	while (merge_oldest(w, true))
+		;
+}
+
+struct live_map {
+	const struct wk_pool *w;
+	unsigned worker;
+	void (*fn)(void *ctx, const struct sum_conn *c);
+	void *ctx;
+};
+
+static void live_mapped(void *ctx, const struct sum_conn *c)
+{
+	const struct live_map *m = ctx;
+	struct sum_conn s = *c;
+
+	s.id = map_get(&m->w->map, map_key(m->worker, c->id));
+	m->fn(m->ctx, &s);
+}
+
+void wk_foreach_live(const struct wk_pool *w, void (*fn)(void *ctx, const struct sum_conn *c),
+		     void *ctx)
+{
+	if (w->single) {
+		eng_foreach_live(w->single, fn, ctx);
+		return;
+	}
+	/* The workers are idle (wk_sync): their engines are read from here. */
+	for (unsigned k = 0; k < w->n; k++) {
+		struct live_map m = {w, k, fn, ctx};
+		eng_foreach_live(w->w[k].eng, live_mapped, &m);
+	}
+}
+
 static void stop_threads(struct wk_pool *w)
 {
 	pthread_mutex_lock(&w->mu);
@@ -777,11 +839,6 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		}
 		return w;
 	}
-	if (w->sink.segment) {
-		snprintf(errbuf, errlen, "live segment views need one thread");
-		free(w);
-		return NULL;
-	}
 	if (pthread_mutex_init(&w->mu, NULL) != 0)
 		goto nomem;
 	if (pthread_cond_init(&w->work, NULL) != 0) {
@@ -821,6 +878,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		    .conn = on_conn,
 		    .event = w->sink.event ? on_event : NULL,
 		    .frame = w->sink.frame ? on_event : NULL,
+		    .segment = w->sink.segment ? on_segment : NULL,
 		    .ctx = me,
 		};
 		me->pool = w;
