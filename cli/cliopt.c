@@ -1,6 +1,7 @@
 /* cliopt.c - getopt_long tables, --help lines and number parsing from an option table. */
 #include "cli/cliopt.h"
 
+#include "analyze/engine/workers.h"
 #include "capture/live/iflist.h"
 #include "capture/live/privs.h"
 #include "cli/exit.h"
@@ -128,6 +129,18 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want)
 {
 	fprintf(stderr, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+}
+
+int cli_threads(const char *verb, const char *arg, unsigned *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, 1, WK_MAX, &v) < 0) {
+		cli_bad_value(verb, "threads", arg, "a count from 1 to 64");
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
 }
 
 void cli_getopt_error(const char *verb, int c, char **argv)

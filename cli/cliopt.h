@@ -66,6 +66,10 @@ int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped)
 /* "tcpsift VERB: bad value 'VAL' for --OPT: WANT" on stderr, one line. */
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want);
 
+/* --threads N of analyze, tui and capture --analyze (workers.h): 0 with
+ * *out set, or -1 once cli_bad_value() said why. */
+int cli_threads(const char *verb, const char *arg, unsigned *out);
+
 /* getopt_long returned ':' (a value is missing) or '?': say which, one line. */
 void cli_getopt_error(const char *verb, int c, char **argv);
 

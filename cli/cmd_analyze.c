@@ -257,9 +257,8 @@ static int on_option(void *ctx, int c, const char *arg)
 		cfg->frames_csv = arg;
 		break;
 	case OPT_THREADS:
-		if (cli_parse_u64(arg, 1, WK_MAX, &v) < 0)
-			return bad_value("threads", arg, "a count from 1 to 64");
-		cfg->threads = (unsigned)v;
+		if (cli_threads("analyze", arg, &cfg->threads) < 0)
+			return TCPSIFT_EXIT_USAGE;
 		break;
 	case OPT_SHARD:
 		if (parse_shard(arg, &cfg->eng.shard_k, &cfg->eng.shard_n) < 0)

@@ -43,6 +43,7 @@ enum opt_id {
 	OPT_DURATION,
 	OPT_OVERWRITE,
 	OPT_FILE_MODE,
+	OPT_THREADS,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -68,6 +69,8 @@ static const struct cli_opt capture_opts[] = {
     {"analyze", OPT_ANALYZE, NULL,
      "also analyse what is written; the report at exit (stdout, or stderr with -w -)"},
     {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
+    {"threads", OPT_THREADS, "N",
+     "--analyze: analysis threads (default: the CPUs it may use, at most 64)"},
     {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
     {"list-interfaces", OPT_LIST, NULL, "list the interfaces to capture on, numbered, and exit"},
     {"help", OPT_HELP, NULL, "this help"},
@@ -93,8 +96,9 @@ struct capture_cfg {
 	uint64_t count;
 	double duration_s;
 	bool quiet;
-	bool list;   /* -D: list the interfaces, capture nothing */
-	int analyze; /* 0: no; 1: text report; 2: JSON report */
+	bool list;	  /* -D: list the interfaces, capture nothing */
+	int analyze;	  /* 0: no; 1: text report; 2: JSON report */
+	unsigned threads; /* --analyze's; 0: one a CPU */
 	bool normal_priority;
 	const struct capture_tap_ops *tap; /* for --analyze; NULL: not in this build */
 };
@@ -210,6 +214,10 @@ static int on_option(void *ctx, int c, const char *arg)
 			return TCPSIFT_EXIT_USAGE;
 		}
 		cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
+		break;
+	case OPT_THREADS:
+		if (cli_threads("capture", arg, &cfg->threads) < 0)
+			return TCPSIFT_EXIT_USAGE;
 		break;
 	case OPT_HELP:
 		usage(stdout);
@@ -413,7 +421,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	void *an = NULL;
 	FILE *an_out = strcmp(cfg.output, "-") == 0 ? stderr : stdout;
 	if (cfg.analyze) {
-		an = tap->open(cfg.analyze == 2, an_out, err, sizeof(err));
+		an = tap->open(cfg.analyze == 2, cfg.threads, an_out, err, sizeof(err));
 		if (!an) {
 			fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
 			pw_close(w);
@@ -454,7 +462,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
 	bool stopping = false, write_failed = false, err_reported = false;
-	double start = clock_now_s(), last_tick = start;
+	double start = clock_now_s(), last_tick = start, last_flush = start;
 	uint64_t unwritten = 0;
 	struct pkt p;
 	unsigned sock;
@@ -497,6 +505,10 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 				progress ? "\r\033[K" : "", rerr);
 			rc = TCPSIFT_EXIT_INPUT;
 			capture_stop = 1;
+		}
+		if (an && t - last_flush >= 0.1) {
+			last_flush = t;
+			tap->flush(an);
 		}
 		if (t - last_tick >= 1.0) {
 			last_tick = t;

@@ -25,10 +25,13 @@ struct capture_tap_end {
  * main() hands it in, so capture/ never includes analyze/.
  */
 struct capture_tap_ops {
-	/* A new analyzer writing its report (JSON or text) to out; NULL with
-	 * a reason in errbuf. */
-	void *(*open)(bool json, FILE *out, char *errbuf, size_t errlen);
+	/* A new analyzer with threads analysis threads (0: one a CPU) writing
+	 * its report (JSON or text) to out; NULL with a reason in errbuf. */
+	void *(*open)(bool json, unsigned threads, FILE *out, char *errbuf, size_t errlen);
 	void (*packet)(void *tap, const struct pkt *p);
+	/* Called every 100 ms or so: analyse what waits in a partial batch
+	 * (--threads), so that a slow capture is not held back. */
+	void (*flush)(void *tap);
 	/* End of capture: write the report, free the analyzer; 0, or an enum
 	 * err_code after saying why on stderr (one line). */
 	int (*close)(void *tap, const struct capture_tap_end *end);

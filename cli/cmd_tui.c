@@ -40,6 +40,7 @@ enum opt_id {
 	OPT_ASCII,
 	OPT_QUEUE_PER_FILE,
 	OPT_OVERWRITE,
+	OPT_THREADS,
 };
 
 static const struct cli_opt tui_opts[] = {
@@ -58,6 +59,8 @@ static const struct cli_opt tui_opts[] = {
     {"user", OPT_USER, "USER", "live: run as USER once the sockets are open (root: tcpdump)"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections tracked at most (262144)"},
     {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
+    {"threads", OPT_THREADS, "N",
+     "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"conn-filter", OPT_CONN_FILTER, "EXPR", "start with this '/' filter on the table"},
     {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)"},
     {"ascii", OPT_ASCII, NULL, "ASCII only (default: UTF-8 when the locale is)"},
@@ -81,6 +84,7 @@ struct tui_cfg {
 	bool overwrite;
 	const char *user;
 	uint64_t max_flows, keep_ended;
+	unsigned threads; /* 0: wk_default_threads() */
 	const char *conn_filter;
 	bool no_color, ascii, queue_per_file;
 };
@@ -158,6 +162,10 @@ static int on_option(void *ctx, int c, const char *arg)
 		if (cli_parse_u64(arg, 1, 1u << 26, &v) < 0)
 			return bad_value("max-flows", arg, "a count from 1 to 67108864");
 		cfg->max_flows = v;
+		break;
+	case OPT_THREADS:
+		if (cli_threads("tui", arg, &cfg->threads) < 0)
+			return TCPSIFT_EXIT_USAGE;
 		break;
 	case OPT_KEEP_ENDED:
 		if (cli_parse_u64(arg, 1, 1u << 22, &v) < 0)
@@ -339,6 +347,7 @@ int tui_main(int argc, char **argv)
 	    .write_path = cfg.write,
 	    .overwrite = cfg.overwrite,
 	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
+	    .threads = cfg.threads,
 	};
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
 	pc.ring.queue_bytes = 64ull << 20;

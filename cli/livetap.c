@@ -7,15 +7,16 @@
 #include <string.h>
 
 #include "analyze/engine/engine.h"
+#include "analyze/engine/workers.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
 
 struct live_tap {
 	struct report *rep;
-	struct engine *eng;
+	struct wk_pool *eng;
 };
 
-static void *tap_open(bool json, FILE *out, char *errbuf, size_t errlen)
+static void *tap_open(bool json, unsigned threads, FILE *out, char *errbuf, size_t errlen)
 {
 	struct live_tap *t = calloc(1, sizeof(*t));
 	struct eng_config ecfg;
@@ -31,7 +32,7 @@ static void *tap_open(bool json, FILE *out, char *errbuf, size_t errlen)
 		goto err;
 	struct sum_sink sink = rep_sink(t->rep);
 	eng_config_defaults(&ecfg);
-	t->eng = eng_new(&ecfg, &sink, errbuf, errlen);
+	t->eng = wk_new(&ecfg, threads ? threads : wk_default_threads(), &sink, errbuf, errlen);
 	if (!t->eng)
 		goto err;
 	return t;
@@ -44,7 +45,13 @@ err:
 static void tap_packet(void *tap, const struct pkt *p)
 {
 	struct live_tap *t = tap;
-	eng_packet(t->eng, p);
+	wk_packet(t->eng, p);
+}
+
+static void tap_flush(void *tap)
+{
+	struct live_tap *t = tap;
+	wk_flush(t->eng);
 }
 
 /* The live interface as the report's one input: its drops are the capture's,
@@ -53,8 +60,11 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 {
 	struct live_tap *t = tap;
 
-	eng_finish(t->eng);
-	const struct eng_counters *n = eng_counters(t->eng);
+	wk_finish(t->eng);
+	struct eng_counters cnt;
+	struct flow_counters flows;
+	wk_counters(t->eng, &cnt, &flows);
+	const struct eng_counters *n = &cnt;
 	struct src_iface ifc = {.linktype = end->linktype,
 				.ifdrop = end->if_drops,
 				.osdrop = end->kernel_drops + end->our_drops,
@@ -79,7 +89,7 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	    .ninputs = 1,
 	    .inputs = inputs,
 	    .eng = *n,
-	    .flows = *eng_flow_counters(t->eng),
+	    .flows = flows,
 	    .nvantages = 1,
 	    .vantage_names = &vantage,
 	    .detectors = true,
@@ -88,7 +98,7 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	int rc = rep_finish(t->rep, &run, err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
-	eng_free(t->eng);
+	wk_free(t->eng);
 	rep_free(t->rep);
 	free(t);
 	return rc;
@@ -97,5 +107,6 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 const struct capture_tap_ops analyze_live_tap = {
     .open = tap_open,
     .packet = tap_packet,
+    .flush = tap_flush,
     .close = tap_close,
 };

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "analyze/engine/source.h"
+#include "analyze/engine/workers.h"
 #include "capture/file/pcapwriter.h"
 #include "common/err.h"
 
@@ -30,7 +31,7 @@ struct player {
 	struct source *src;
 	struct ring *ring;
 	struct pw_writer *writer;
-	struct engine *eng;
+	struct wk_pool *eng; /* --threads: the workers of analyze */
 	struct tm_model *model;
 	pthread_t thread;
 	bool started;
@@ -127,7 +128,8 @@ int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_
 	if (!p->model)
 		goto err;
 	struct sum_sink sink = tm_sink(p->model);
-	p->eng = eng_new(&cfg->eng, &sink, errbuf, errlen);
+	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
+	p->eng = wk_new(&cfg->eng, nthreads, &sink, errbuf, errlen);
 	if (!p->eng)
 		goto err;
 	p->state = p->paused ? PL_PAUSED : PL_PLAYING;
@@ -212,7 +214,9 @@ static void header_drops(struct player *p, struct pl_header *h)
 static void publish(struct player *p)
 {
 	struct pl_view *v = &p->views[p->back];
-	const struct eng_counters *n = eng_counters(p->eng);
+	struct eng_counters cnt;
+	struct flow_counters flows;
+	const struct eng_counters *n = &cnt;
 	uint64_t detail_id;
 
 	pthread_mutex_lock(&p->lock);
@@ -220,7 +224,12 @@ static void publish(struct player *p)
 	v->h.speed = p->speed;
 	pthread_mutex_unlock(&p->lock);
 
-	eng_foreach_live(p->eng, tm_update_live, p->model);
+	/* Every packet handed in so far, analysed and its results in the
+	 * model: the same numbers whatever --threads (a live capture's
+	 * partial batch goes to the workers here, so this bounds its delay). */
+	wk_sync(p->eng);
+	wk_counters(p->eng, &cnt, &flows);
+	wk_foreach_live(p->eng, tm_update_live, p->model);
 	if (tm_snapshot_fill(p->model, &v->m, detail_id) < 0)
 		snprintf(p->error, sizeof(p->error), "out of memory for the connection table");
 	v->h.mode = p->cfg.mode;
@@ -329,7 +338,7 @@ static void replay_loop(struct player *p)
 				continue;
 			}
 		}
-		eng_packet(p->eng, &pk);
+		wk_packet(p->eng, &pk);
 		have = false;
 		if (c.paused) {
 			take_step(p);
@@ -338,7 +347,7 @@ static void replay_loop(struct player *p)
 		}
 	}
 	/* End of input: every connection ends, exactly as analyze reports it. */
-	eng_finish(p->eng);
+	wk_finish(p->eng);
 	for (unsigned k = 0; k < src_count(p->src); k++) {
 		const struct src_input *in = src_input(p->src, k);
 		if (in->error) {
@@ -364,6 +373,7 @@ static void live_loop(struct player *p)
 	unsigned sock;
 	bool stopping = false, write_failed = false;
 	double next_publish = 0;
+	uint64_t packets = 0;
 
 	for (;;) {
 		int got = ring_next(p->ring, &pk, &sock, 20);
@@ -374,8 +384,8 @@ static void live_loop(struct player *p)
 				write_failed = true;
 				snprintf(p->error, sizeof(p->error), "%s", pw_error(p->writer));
 			}
-			eng_packet(p->eng, &pk);
-			if ((eng_counters(p->eng)->packets & 0xff) != 0)
+			wk_packet(p->eng, &pk);
+			if ((++packets & 0xff) != 0)
 				continue;
 		}
 		double now = clock_now_s();
@@ -396,7 +406,7 @@ static void live_loop(struct player *p)
 	}
 	if (p->writer && pw_close(p->writer) < 0 && !p->error[0])
 		snprintf(p->error, sizeof(p->error), "%s", pw_error(p->writer));
-	eng_finish(p->eng);
+	wk_finish(p->eng);
 	if (p->state != PL_FAILED)
 		p->state = PL_ENDED;
 	publish(p);
@@ -507,7 +517,7 @@ void pl_free(struct player *p)
 	}
 	ring_close(p->ring);
 	src_close(p->src);
-	eng_free(p->eng);
+	wk_free(p->eng);
 	tm_free(p->model);
 	for (unsigned k = 0; k < 3; k++)
 		tm_snapshot_free(&p->views[k].m);

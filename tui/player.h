@@ -38,6 +38,7 @@ struct pl_config {
 	const char *write_path; /* live: also write the packets here (pcapng), or NULL */
 	bool overwrite;		/* live: write_path may replace a regular file of ours */
 	struct eng_config eng;
+	unsigned threads; /* analysis threads (workers.h); 0: wk_default_threads() */
 	struct tm_config model;
 	int64_t publish_ns; /* wall time between snapshots (100 ms) */
 };

@@ -244,3 +244,87 @@ bool dec_linktype_supported(uint32_t linktype)
 		return false;
 	}
 }
+
+/* dec_peek_tuple() from the IP header at p on: the checks dec_ipv4() and
+ * dec_ipv6() make before they read the tuple, and no more. */
+static int peek_ip(const uint8_t *p, uint32_t cap, struct dec_packet *t)
+{
+	if (cap < 1)
+		return DEC_PEEK_NONE; /* ip_truncated */
+	if (p[0] >> 4 == 4) {
+		uint32_t hlen = (uint32_t)(p[0] & 0x0f) * 4u;
+		if (hlen < IP4_MIN_HLEN || cap < hlen + 4)
+			return DEC_PEEK_NONE; /* ip_bad, ip_ or tcp_truncated */
+		if ((ld_be16(p + 6) & 0x3fffu) != 0)
+			return DEC_PEEK_NONE; /* a fragment */
+		if (p[9] == IPP_ICMP)
+			return DEC_PEEK_UNSURE; /* may quote a TCP segment */
+		if (p[9] != IPP_TCP)
+			return DEC_PEEK_NONE;
+		memset(&t->src, 0, sizeof(t->src));
+		memset(&t->dst, 0, sizeof(t->dst));
+		set_addr(&t->src, 4, p + 12);
+		set_addr(&t->dst, 4, p + 16);
+		t->tcp.sport = ld_be16(p + hlen);
+		t->tcp.dport = ld_be16(p + hlen + 2);
+		return DEC_PEEK_TCP;
+	}
+	if (p[0] >> 4 != 6)
+		return DEC_PEEK_NONE; /* ip_bad */
+	if (cap < IP6_HLEN + 4)
+		return DEC_PEEK_NONE;
+	if (p[6] == IPP_UDP)
+		return DEC_PEEK_NONE;
+	if (p[6] != IPP_TCP)
+		return DEC_PEEK_UNSURE; /* ICMPv6, extension headers */
+	set_addr(&t->src, 6, p + 8);
+	set_addr(&t->dst, 6, p + 24);
+	t->tcp.sport = ld_be16(p + IP6_HLEN);
+	t->tcp.dport = ld_be16(p + IP6_HLEN + 2);
+	return DEC_PEEK_TCP;
+}
+
+int dec_peek_tuple(const uint8_t *data, uint32_t caplen, uint32_t linktype, struct dec_packet *t)
+{
+	uint32_t off;
+	uint16_t etype;
+
+	switch (linktype) {
+	case PKT_LINKTYPE_ETHERNET:
+		if (caplen < ETH_HLEN + 4)
+			return DEC_PEEK_UNSURE;
+		etype = ld_be16(data + 12);
+		off = ETH_HLEN;
+		if (etype == ETHERTYPE_8021Q) {
+			etype = ld_be16(data + 16);
+			off += 4;
+		}
+		break;
+	case PKT_LINKTYPE_LINUX_SLL:
+		if (caplen < SLL_HLEN || !sll_is_ethertype(ld_be16(data + 2)))
+			return DEC_PEEK_UNSURE;
+		etype = ld_be16(data + 14);
+		off = SLL_HLEN;
+		break;
+	case PKT_LINKTYPE_RAW:
+	case PKT_LINKTYPE_DLT_RAW_OLD:
+	case PKT_LINKTYPE_DLT_RAW_OLD2:
+	case PKT_LINKTYPE_IPV4:
+	case PKT_LINKTYPE_IPV6:
+		/* dec_ipv4/6 check the version nibble themselves */
+		if (caplen < 1 || (data[0] >> 4 != 4 && data[0] >> 4 != 6))
+			return DEC_PEEK_UNSURE;
+		if ((linktype == PKT_LINKTYPE_IPV4 && data[0] >> 4 != 4) ||
+		    (linktype == PKT_LINKTYPE_IPV6 && data[0] >> 4 != 6))
+			return DEC_PEEK_NONE; /* ip_bad */
+		return peek_ip(data, caplen, t);
+	default:
+		return DEC_PEEK_UNSURE;
+	}
+	if (etype != ETHERTYPE_IPV4 && etype != ETHERTYPE_IPV6)
+		return DEC_PEEK_UNSURE;
+	/* The version nibble must match the EtherType, as dec_ipv4/6 check. */
+	if (caplen > off && (data[off] >> 4) != (etype == ETHERTYPE_IPV4 ? 4 : 6))
+		return DEC_PEEK_NONE;
+	return peek_ip(data + off, caplen - off, t);
+}

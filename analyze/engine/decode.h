@@ -152,6 +152,24 @@ struct dec_packet {
 int dec_packet(const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint32_t linktype,
 	       struct dec_packet *d);
 
+/*
+ * What routing a packet to its connection needs, at a fraction of
+ * dec_packet()'s cost (workers.c: the reader routes, the workers decode).
+ * Common framings only (Ethernet with at most one 802.1Q tag, Linux cooked,
+ * raw IP; IPv4, IPv6 without extension headers); no option parsing, no
+ * length checks beyond the bytes it reads. Returns
+ *   DEC_PEEK_TCP:    if dec_packet() returns DEC_TCP, its addresses and
+ *                    ports are *t's (t->tcp.sport/dport, src, dst set);
+ *   DEC_PEEK_NONE:   dec_packet() returns neither DEC_TCP nor DEC_ICMP: no
+ *                    connection's packet;
+ *   DEC_PEEK_UNSURE: anything else (ICMP, VLAN stacks, PPPoE, IPv6 extension
+ *                    headers, other link types): call dec_packet().
+ * Only t->src, t->dst, t->tcp.sport and t->tcp.dport are written, and only
+ * with DEC_PEEK_TCP.
+ */
+enum dec_peek { DEC_PEEK_UNSURE = -1, DEC_PEEK_NONE = 0, DEC_PEEK_TCP = 1 };
+int dec_peek_tuple(const uint8_t *data, uint32_t caplen, uint32_t linktype, struct dec_packet *t);
+
 /* Parse a TCP option area (also used by tests). Never fails: see flags. */
 void dec_tcp_options(const uint8_t *p, uint32_t len, uint32_t cap, struct dec_tcp_opts *o);
 

@@ -232,7 +232,7 @@ static void eng_mem_check(struct engine *e)
 	flow_set_pressure(e->flows, used > low);
 }
 
-bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
+bool eng_clock_tick(struct eng_clock *k, struct eng_counters *n, const struct pkt *p,
 		    bool own_stream)
 {
 	n->ts_clamped += own_stream && (p->have & PKT_HAVE_TS_CLAMPED);
@@ -246,9 +246,15 @@ bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pk
 	}
 	if (p->ts_ns < n->first_ts)
 		n->first_ts = p->ts_ns;
+	return p->ts_ns - k->last_sweep >= ENG_SWEEP_NS;
+}
+
+bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
+		    bool own_stream)
+{
 	/* Every decoded packet of the stream, this shard's or not, may sweep, so
 	 * that connections end idle when they would in a one-pass run. */
-	if (status < 0 || p->ts_ns - k->last_sweep < ENG_SWEEP_NS)
+	if (!eng_clock_tick(k, n, p, own_stream) || status < 0)
 		return false;
 	k->last_sweep = p->ts_ns;
 	return true;

@@ -82,6 +82,11 @@ struct eng_clock {
 /* Account p (dec_packet() gave status); true: sweep now (eng_sweep). */
 bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pkt *p, int status,
 		    bool own_stream);
+/* eng_clock_step() for a caller that decodes only when it must: account p
+ * and say whether a sweep is due if p decodes (status >= 0); if it does,
+ * the caller sets k->last_sweep = p->ts_ns and sweeps. */
+bool eng_clock_tick(struct eng_clock *k, struct eng_counters *n, const struct pkt *p,
+		    bool own_stream);
 
 /*
  * eng_packet() in pieces, for a caller that decodes packets and routes each

@@ -31,6 +31,11 @@
 enum {
 	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
 	WK_SLOTS = 4,	/* batches in flight */
+	/* A batch's packet bytes: 512 full-size Ethernet frames. (2048-packet
+	 * batches cost the reader some 7 % less CPU in wake-ups, but the
+	 * results of 4 such batches in flight put --threads 2 35 MiB over one
+	 * thread on tests/scale's SYN flood, beyond its bound of 32.) */
+	WK_BYTES = 1024 * 1024,
 	/* A batch's results can be large (a sweep ending thousands of
 	 * connections, 1.6 KB a summary); a buffer grown beyond this goes back
 	 * to it once merged, so memory follows live connections, not bursts. */
@@ -43,9 +48,9 @@ enum {
 };
 
 enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
-enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_CONN, WK_FORGET };
+enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_SEG, WK_CONN, WK_FORGET };
 
-/* One result, followed by its struct sum_event or sum_conn. */
+/* One result, followed by its struct sum_event, sum_seg or sum_conn. */
 struct wk_rec {
 	uint32_t entry; /* packet index in the batch */
 	uint8_t phase, kind;
@@ -59,11 +64,16 @@ struct wk_buf {
 };
 
 struct wk_entry {
-	struct pkt p; /* data NULL: the bytes stay with the source */
+	struct pkt p; /* data: a copy in the slot's bytes */
+	/* Written by the owner: dec_packet()'s status (or WK_OTHER_SHARD), its
+	 * eng_prefetch_slot(), what it decoded. */
 	int32_t status;
-	uint32_t hash; /* the owner's eng_prefetch_slot(), written by it */
+	uint32_t hash;
 	struct dec_packet d;
 };
+
+/* An entry's status when --shard K/N leaves it to another shard. */
+#define WK_OTHER_SHARD INT32_MIN
 
 struct wk_sweep {
 	uint32_t entry; /* sweep before this packet */
@@ -74,6 +84,8 @@ struct wk_sweep {
 struct wk_slot {
 	struct wk_entry *e; /* WK_BATCH */
 	uint32_t n;
+	unsigned char *bytes; /* the packets' bytes: the reader copies, workers decode */
+	size_t used, cap;
 	uint32_t *own;		/* worker k's packets: own[k * WK_BATCH + j], j < nown[k] */
 	uint32_t *nown;		/* [nthreads] */
 	struct wk_sweep *sweep; /* WK_BATCH */
@@ -94,7 +106,8 @@ struct wk_worker {
 	struct wk_buf *out;
 	uint32_t entry;
 	uint8_t phase;
-	uint64_t lost; /* results dropped: no memory to keep them */
+	uint64_t lost;	       /* results dropped: no memory to keep them */
+	uint64_t other_shards; /* --shard K/N: packets it decoded to another shard */
 };
 
 /* A worker's id of a live connection -> the run's id. */
@@ -124,7 +137,7 @@ struct wk_pool {
 	uint64_t next_id;
 	uint32_t live, max_live;
 	struct eng_clock clock;	 /* the stream's, kept here for every engine */
-	struct eng_counters cnt; /* its fields: first_ts, last_ts, ts_backwards, other_shards */
+	struct eng_counters cnt; /* its fields: first_ts, last_ts, ts_backwards */
 	uint64_t lost;		 /* results the merge could not map (a bug if ever) */
 };
 
@@ -164,6 +177,11 @@ static void on_begin(void *ctx, uint64_t id)
 static void on_event(void *ctx, const struct sum_event *e)
 {
 	buf_push(ctx, WK_EVENT, 0, e, sizeof(*e));
+}
+
+static void on_segment(void *ctx, const struct sum_seg *g)
+{
+	buf_push(ctx, WK_SEG, 0, g, sizeof(*g));
 }
 
 static void on_conn(void *ctx, const struct sum_conn *c)
@@ -289,6 +307,12 @@ static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
 		struct sum_event *e = (struct sum_event *)(r + 1);
 		e->conn = map_get(&w->map, map_key(worker, e->conn));
 		sum_emit(&w->sink, e);
+		return;
+	}
+	case WK_SEG: {
+		struct sum_seg *g = (struct sum_seg *)(r + 1);
+		g->conn = map_get(&w->map, map_key(worker, g->conn));
+		w->sink.segment(w->sink.ctx, g);
 		return;
 	}
 	case WK_CONN: {
@@ -421,16 +445,30 @@ static void merge_slot(struct wk_pool *w, struct wk_slot *s)
 
 /* ---- threads ---- */
 
+/* The decode of a packet routed here, and the first of the prefetch
+ * stages (run_batch): the --shard filter needs the decoded packet. */
+static void decode_own(struct wk_worker *me, struct wk_entry *e)
+{
+	const struct eng_config *cfg = &me->pool->cfg;
+
+	e->status = dec_packet(e->p.data, e->p.caplen, e->p.wirelen, e->p.linktype, &e->d);
+	if (cfg->shard_n > 1 && shard_of_packet(e->status, &e->d, cfg->shard_n) != cfg->shard_k) {
+		e->status = WK_OTHER_SHARD;
+		me->other_shards++;
+		e->hash = 0;
+		return;
+	}
+	e->hash = eng_prefetch_slot(me->eng, &e->p, e->status, &e->d);
+}
+
 static void run_batch(struct wk_worker *me, struct wk_slot *s)
 {
 	const uint32_t *own = s->own + (size_t)me->index * WK_BATCH;
 	uint32_t nown = s->nown[me->index], j = 0;
 
 	me->out = &s->out[me->index];
-	for (uint32_t a = 0; a < nown && a < WK_AHEAD_SLOT; a++) {
-		struct wk_entry *e = &s->e[own[a]];
-		e->hash = eng_prefetch_slot(me->eng, &e->p, e->status, &e->d);
-	}
+	for (uint32_t a = 0; a < nown && a < WK_AHEAD_SLOT; a++)
+		decode_own(me, &s->e[own[a]]);
 	/* Its packets and every sweep, merged in packet order; a sweep at a
 	 * packet runs before it, as in eng_packet(). */
 	for (uint32_t k = 0; k <= s->nsweep; k++) {
@@ -447,16 +485,15 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 				for (size_t off = 0; off < sizeof(*e); off += 64)
 					__builtin_prefetch(ahead + off);
 			}
-			if (j + WK_AHEAD_SLOT < nown) {
-				struct wk_entry *a = &s->e[own[j + WK_AHEAD_SLOT]];
-				a->hash = eng_prefetch_slot(me->eng, &a->p, a->status, &a->d);
-			}
+			if (j + WK_AHEAD_SLOT < nown)
+				decode_own(me, &s->e[own[j + WK_AHEAD_SLOT]]);
 			if (j + WK_AHEAD_CONN < nown) {
 				const struct wk_entry *a = &s->e[own[j + WK_AHEAD_CONN]];
 				eng_prefetch_conn(me->eng, a->status, a->hash);
 			}
 			me->entry = own[j];
-			eng_own(me->eng, &e->p, e->status, &e->d);
+			if (e->status != WK_OTHER_SHARD)
+				eng_own(me->eng, &e->p, e->status, &e->d);
 		}
 		if (k < s->nsweep) {
 			me->phase = WK_SWEEP;
@@ -506,6 +543,7 @@ static bool merge_oldest(struct wk_pool *w, bool wait)
 		return false;
 	merge_slot(w, s);
 	s->n = s->nsweep = 0;
+	s->used = 0;
 	memset(s->nown, 0, w->n * sizeof(*s->nown));
 	w->merged++;
 	return true;
@@ -533,28 +571,77 @@ static uint64_t tuple_hash(const struct dec_addr *a, uint16_t pa, const struct d
 {
 	uint64_t x[4];
 
+	/* The reader's per-packet cost: one multiply a word, one finaliser
+	 * (only N workers to spread over; ids and order never depend on it). */
 	memcpy(x, a->a, 16);
 	memcpy(x + 2, b->a, 16);
-	return mix64(mix64(x[0] ^ mix64(x[1] ^ pa)) + mix64(x[2] ^ mix64(x[3] ^ pb)));
+	uint64_t ha = (x[0] ^ pa) * 0x9e3779b97f4a7c15ull + x[1] * 0xc2b2ae3d27d4eb4full;
+	uint64_t hb = (x[2] ^ pb) * 0x9e3779b97f4a7c15ull + x[3] * 0xc2b2ae3d27d4eb4full;
+	return mix64(ha + hb);
 }
 
-static uint32_t route(struct wk_pool *w, const struct wk_entry *e)
+/*
+ * The worker of a packet, before anyone decoded it: by the tuple
+ * dec_peek_tuple() reads, or what dec_packet() says when it is unsure (ICMP
+ * quoting a TCP segment goes to that connection's worker). A packet of no
+ * connection goes to worker 0; the --shard filter is the owner's, after its
+ * decode.
+ */
+static uint32_t route(const struct wk_pool *w, const struct pkt *p)
 {
-	const struct dec_packet *d = &e->d;
+	struct dec_packet d;
 	uint64_t h;
+	int st;
 
-	if (w->cfg.shard_n > 1 && shard_of_packet(e->status, d, w->cfg.shard_n) != w->cfg.shard_k) {
-		w->cnt.other_shards++;
-		return WK_NOBODY;
+	switch (dec_peek_tuple(p->data, p->caplen, p->linktype, &d)) {
+	case DEC_PEEK_TCP:
+		h = tuple_hash(&d.src, d.tcp.sport, &d.dst, d.tcp.dport);
+		break;
+	case DEC_PEEK_NONE:
+		return 0;
+	default:
+		st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+		if (st == DEC_TCP)
+			h = tuple_hash(&d.src, d.tcp.sport, &d.dst, d.tcp.dport);
+		else if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6)
+			h = tuple_hash(&d.icmp.inner_src, d.icmp.inner_sport, &d.icmp.inner_dst,
+				       d.icmp.inner_dport);
+		else
+			return 0;
 	}
-	if (e->status == DEC_TCP)
-		h = tuple_hash(&d->src, d->tcp.sport, &d->dst, d->tcp.dport);
-	else if (e->status == DEC_ICMP && d->icmp.has_inner && d->icmp.inner_proto == 6)
-		h = tuple_hash(&d->icmp.inner_src, d->icmp.inner_sport, &d->icmp.inner_dst,
-			       d->icmp.inner_dport);
-	else
-		return 0; /* no connection's: counted once, by worker 0 */
 	return (uint32_t)(h % w->n);
+}
+
+/* Whether a sweep is due before p: the clock needs only to know whether p
+ * decodes, and asks the decoder only when a sweep is due (once a second of
+ * capture). */
+static bool clock_step(struct wk_pool *w, const struct pkt *p)
+{
+	bool own_stream = w->cfg.shard_n <= 1 || w->cfg.shard_k == 1;
+	struct dec_packet d;
+
+	if (!eng_clock_tick(&w->clock, &w->cnt, p, own_stream) ||
+	    dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d) < 0)
+		return false;
+	w->clock.last_sweep = p->ts_ns;
+	return true;
+}
+
+/* A slot's bytes hold at least one packet of any size: grown (rarely, and
+ * only empty) to the largest packet seen. */
+static int slot_room(struct wk_slot *s, uint32_t caplen)
+{
+	if (caplen <= s->cap)
+		return 0;
+	size_t cap = s->cap;
+	while (cap < caplen)
+		cap *= 2;
+	unsigned char *b = realloc(s->bytes, cap);
+	if (!b)
+		return ERR_NOMEM;
+	s->bytes = b;
+	s->cap = cap;
+	return 0;
 }
 
 void wk_packet(struct wk_pool *w, const struct pkt *p)
@@ -563,11 +650,19 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 		eng_packet(w->single, p);
 		return;
 	}
+	if (w->cur && w->cur->cap - w->cur->used < p->caplen)
+		publish(w);
 	if (!w->cur) {
 		/* The slot of batch `filled` held batch filled - WK_SLOTS. */
 		if (w->filled - w->merged == WK_SLOTS)
 			merge_oldest(w, true);
 		w->cur = &w->slot[w->filled % WK_SLOTS];
+		if (slot_room(w->cur, p->caplen) < 0) {
+			/* Not analysed: counted as one engine out of memory counts. */
+			w->lost++;
+			w->cur = NULL;
+			return;
+		}
 	}
 	struct wk_slot *s = w->cur;
 	uint32_t i = s->n++;
@@ -575,16 +670,69 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 	e->p = *p;
 	if (p->ts_ns < 0) /* as eng_packet() */
 		eng_ts_clamp(p, &e->p);
-	e->p.data = NULL;
-	e->status = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &e->d);
-	bool own_stream = w->cfg.shard_n <= 1 || w->cfg.shard_k == 1;
-	if (eng_clock_step(&w->clock, &w->cnt, &e->p, e->status, own_stream))
+	e->p.data = s->bytes + s->used;
+	memcpy(s->bytes + s->used, p->data, p->caplen);
+	/* 8-aligned copies: the decoder loads a few bytes at a time */
+	s->used += (p->caplen + 7) & ~(size_t)7;
+	if (s->used > s->cap)
+		s->used = s->cap;
+	if (clock_step(w, &e->p))
 		s->sweep[s->nsweep++] = (struct wk_sweep){i, p->ts_ns};
-	uint32_t o = route(w, e);
-	if (o != WK_NOBODY)
-		s->own[(size_t)o * WK_BATCH + s->nown[o]++] = i;
+	uint32_t o = route(w, p);
+	s->own[(size_t)o * WK_BATCH + s->nown[o]++] = i;
 	if (s->n == WK_BATCH)
 		publish(w);
+}
+
+void wk_flush(struct wk_pool *w)
+{
+	if (w->single || w->finished)
+		return;
+	if (w->cur && w->cur->n)
+		publish(w); /* merges what is through */
+	else
+		while (merge_oldest(w, false))
+			;
+}
+
+void wk_sync(struct wk_pool *w)
+{
+	if (w->single || w->finished)
+		return;
+	if (w->cur && w->cur->n)
+		publish(w);
+	while (merge_oldest(w, true))
+		;
+}
+
+struct live_map {
+	const struct wk_pool *w;
+	unsigned worker;
+	void (*fn)(void *ctx, const struct sum_conn *c);
+	void *ctx;
+};
+
+static void live_mapped(void *ctx, const struct sum_conn *c)
+{
+	const struct live_map *m = ctx;
+	struct sum_conn s = *c;
+
+	s.id = map_get(&m->w->map, map_key(m->worker, c->id));
+	m->fn(m->ctx, &s);
+}
+
+void wk_foreach_live(const struct wk_pool *w, void (*fn)(void *ctx, const struct sum_conn *c),
+		     void *ctx)
+{
+	if (w->single) {
+		eng_foreach_live(w->single, fn, ctx);
+		return;
+	}
+	/* The workers are idle (wk_sync): their engines are read from here. */
+	for (unsigned k = 0; k < w->n; k++) {
+		struct live_map m = {w, k, fn, ctx};
+		eng_foreach_live(w->w[k].eng, live_mapped, &m);
+	}
 }
 
 static void stop_threads(struct wk_pool *w)
@@ -659,13 +807,13 @@ void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_
 		eng_counters_add(eng, eng_counters(w->w[k].eng));
 		flow_counters_add(flows, eng_flow_counters(w->w[k].eng));
 		eng->no_memory += w->w[k].lost;
+		eng->other_shards += w->w[k].other_shards;
 	}
 	/* The stream's clock is the reader's (workers never see it). */
 	eng->first_ts = w->cnt.first_ts;
 	eng->last_ts = w->cnt.last_ts;
 	eng->ts_backwards = w->cnt.ts_backwards;
 	eng->ts_clamped = w->cnt.ts_clamped;
-	eng->other_shards = w->cnt.other_shards;
 	eng->no_memory += w->lost;
 	flows->max_live = w->max_live;
 }
@@ -708,11 +856,6 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		}
 		return w;
 	}
-	if (w->sink.segment) {
-		snprintf(errbuf, errlen, "live segment views need one thread");
-		free(w);
-		return NULL;
-	}
 	if (pthread_mutex_init(&w->mu, NULL) != 0)
 		goto nomem;
 	if (pthread_cond_init(&w->work, NULL) != 0) {
@@ -734,11 +877,13 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		w->slot[s].own = malloc((size_t)nthreads * WK_BATCH * sizeof(*w->slot[s].own));
 		w->slot[s].nown = calloc(nthreads, sizeof(*w->slot[s].nown));
 		w->slot[s].sweep = malloc(WK_BATCH * sizeof(*w->slot[s].sweep));
-		if (!w->slot[s].e || !w->slot[s].out || !w->slot[s].own || !w->slot[s].nown ||
-		    !w->slot[s].sweep)
+		w->slot[s].cap = WK_BYTES;
+		w->slot[s].bytes = malloc(WK_BYTES);
+		if (!w->slot[s].e || !w->slot[s].bytes || !w->slot[s].out || !w->slot[s].own ||
+		    !w->slot[s].nown || !w->slot[s].sweep)
 			goto nomem;
 	}
-	/* The --shard filter is the reader's; each table holds its share. */
+	/* The --shard filter is the workers' (decode_own); each table holds its share. */
 	struct eng_config ecfg = *cfg;
 	ecfg.shard_k = ecfg.shard_n = 0;
 	ecfg.flow.max_flows = (cfg->flow.max_flows + nthreads - 1) / nthreads;
@@ -751,6 +896,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		    .forget = on_forget,
 		    .event = w->sink.event ? on_event : NULL,
 		    .frame = w->sink.frame ? on_event : NULL,
+		    .segment = w->sink.segment ? on_segment : NULL,
 		    .ctx = me,
 		};
 		me->pool = w;
@@ -799,6 +945,7 @@ void wk_free(struct wk_pool *w)
 		free(w->slot[s].own);
 		free(w->slot[s].nown);
 		free(w->slot[s].sweep);
+		free(w->slot[s].bytes);
 	}
 	if (w->sync_init) {
 		pthread_cond_destroy(&w->done);

@@ -11,10 +11,11 @@
 #include "common/pkt.h"
 
 /*
- * --threads N. The caller's thread reads and decodes each packet once and
- * hands it, in batches, to N worker threads, each with its own engine
- * (engine.h); a connection's packets all go to one worker, chosen by a
- * symmetric hash of the 4-tuple. The reader keeps the stream's clock and
+ * --threads N. The caller's thread copies each packet's bytes into a batch
+ * for N worker threads, each with its own engine (engine.h), that decode
+ * and analyse them; a connection's packets all go to one worker, chosen by a
+ * symmetric hash of the 4-tuple (read by dec_peek_tuple(), a full decode
+ * only when it is unsure). The reader keeps the stream's clock and
  * has every worker sweep where one engine would (eng_clock_step), so
  * connections end idle exactly when they would in one engine. What the workers deliver is merged
  * back in the order one engine would have delivered it, with the ids one engine would have given
@@ -24,10 +25,16 @@
  * over-full table evicts depends on the table.
  *
  * The pool owns the threads, their engines and the batches in flight
- * (WK_BATCH packets x WK_SLOTS, and the results of those batches); the
- * sink is called from the caller's thread only, inside wk_packet() and
- * wk_finish(). sink.segment (live views) is not supported with N > 1.
- * With N == 1 there is no thread: packets go straight to one engine.
+ * (WK_BATCH packets x WK_SLOTS, their bytes, and the results of those
+ * batches); the sink is called from the caller's thread only, inside
+ * wk_packet(), wk_flush(), wk_sync() and wk_finish(). With N == 1 there is
+ * no thread: packets go straight to one engine.
+ *
+ * Live views (the TUI, capture --analyze): packets wait in a batch until
+ * it is full; wk_flush() hands a partial one over (a slow capture's
+ * latency), wk_sync() also waits for the workers, after which the sink has
+ * had every result up to the last packet and the live connections and
+ * counters are those one engine would show there.
  */
 
 struct wk_pool;
@@ -43,7 +50,19 @@ void wk_packet(struct wk_pool *w, const struct pkt *p);
  * delivered; the threads are gone after it. */
 void wk_finish(struct wk_pool *w);
 
-/* The run's counters, as one engine's (valid after wk_finish()). */
+/* Hand the batch being filled to the workers now; deliver the results of
+ * those that are through, without waiting. */
+void wk_flush(struct wk_pool *w);
+
+/* wk_flush(), then wait for every batch handed over and deliver its results. */
+void wk_sync(struct wk_pool *w);
+
+/* Summaries of the connections live now (eng_foreach_live(), with the
+ * run's ids), after wk_sync(); called in the caller's thread. */
+void wk_foreach_live(const struct wk_pool *w, void (*fn)(void *ctx, const struct sum_conn *c),
+		     void *ctx);
+
+/* The run's counters, as one engine's (after wk_sync() or wk_finish()). */
 void wk_counters(const struct wk_pool *w, struct eng_counters *eng, struct flow_counters *flows);
 
 /* Connections live now, as far as the results merged so far tell. */

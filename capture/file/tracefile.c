@@ -81,7 +81,8 @@ struct tf_msg {
 	uint32_t l3_off;  /* trace_get_layer3() - buffer, when asked for */
 	uint32_t l3_rem;  /* its remaining bytes */
 	uint32_t l3_type; /* its ethertype; 0: no layer 3 */
-	/* cppcheck-suppress unusedStructMember ; explicit padding: the struct goes through a pipe whole */
+	/* cppcheck-suppress unusedStructMember ; explicit padding: the struct goes through a pipe
+	 * whole */
 	uint32_t pad;
 };
 

@@ -4,7 +4,9 @@
 # stream), the public captures when present, and a generated capture whose
 # connections pause and end idle (tests/shard/mkcap.py), in text, JSON and
 # NDJSON with per-frame verdicts (also as CSV), combined with --shard and
-# with sweeps every second (--idle-timeout 1). Then --threads' usage errors.
+# with sweeps every second (--idle-timeout 1); the generated capture again
+# with malformed, fragmented, tagged and non-IP copies of its packets
+# (mknoise.py). Then --threads' usage errors.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=threads
@@ -63,6 +65,13 @@ same gen.ndjson --ndjson --frames --idle-timeout 1 "$out/gen.pcap"
 same gen.txt --idle-timeout 1 "$out/gen.pcap"
 same gen-shard.json --json --shard 2/3 "$out/gen.pcap"
 same gen-shard.ndjson --ndjson --frames --shard 1/3 --idle-timeout 2 "$out/gen.pcap"
+# The framings the reader routes by a peek or hands to a full decode
+# (VLAN tags, fragments, IPv6 extension headers, bad and cut headers, not
+# IP): each counted once, by one worker, whatever N.
+python3 tests/threads/mknoise.py "$out/gen.pcap" "$out/noise.pcap" || t_fail "mknoise.py"
+same noise.json --json --frames --idle-timeout 1 "$out/noise.pcap"
+same noise.txt "$out/noise.pcap"
+same noise-shard.ndjson --ndjson --frames --shard 3/4 --idle-timeout 2 "$out/noise.pcap"
 for t in 1 2; do
 	"$bin" analyze --no-progress --threads $t --frames-csv "$out/gen.$t.csv" "$out/gen.pcap" \
 		>/dev/null 2>&1

@@ -3,7 +3,8 @@
 #
 # First, without a screen, the dashboard's table (tests/tools/tui-rows: the
 # player and model run to the end) equals analyze --json, connection by
-# connection, on every sample and every capture in ../shared/pcaps/public.
+# connection, on every sample and every capture in ../shared/pcaps/public,
+# and is the same with --threads 1 and 2, also at up to 8 points of each sample.
 # Then replays samples from samples/ and checks, from tmux capture-pane:
 #   - the connections, findings and numbers on screen are the ones
 #     `tcpsift analyze --json` reports for the same files (per connection:
@@ -89,6 +90,29 @@ for f in samples/*.pcap samples/*.pcapng "$pub"/*.pcap "$pub"/*.pcapng; do
 	fi
 done
 check "parity ran on the samples and the public captures ($nparity files)" [ "$nparity" -ge 20 ]
+
+# ---- the same numbers with --threads 1 and 2, at the end and on the way ----
+# tui-rows --every K: paused, stepped K packets at a time, the table (live
+# connections' bytes, rates, RTT) after each step: the workers' snapshots
+# between batches (wk_sync) must show what one engine shows.
+nthr=0
+for f in samples/*.pcap samples/*.pcapng; do
+	n=$(basename "$f")
+	pk=$(awk '$1 == "total" {print $2}' "$TUI_DIR/$n.tsv")
+	[ -n "$pk" ] && [ "$pk" -gt 0 ] || continue
+	k=$(((pk + 7) / 8))
+	"$rows_bin" --threads 1 --every $k "$f" >"$TUI_DIR/$n.t1" 2>/dev/null
+	"$rows_bin" --threads 2 --every $k "$f" >"$TUI_DIR/$n.t2" 2>/dev/null
+	# a snapshot after every whole step of k packets, then the end
+	if [ "$(grep -c '^at' "$TUI_DIR/$n.t1")" = $((pk / k)) ] &&
+		cmp -s "$TUI_DIR/$n.t1" "$TUI_DIR/$n.t2"; then
+		nthr=$((nthr + 1))
+	else
+		t_fail "$n: tui --threads 2 shows other numbers than --threads 1 (every $k of $pk packets)"
+		diff "$TUI_DIR/$n.t1" "$TUI_DIR/$n.t2" | head -5
+	fi
+done
+check "tui --threads 2 = --threads 1 at up to 8 points of each of $nthr samples" [ "$nthr" -ge 20 ]
 
 # ---- 200x50: the numbers are analyze's ----
 files=(samples/demo-http-loss.pcapng samples/rr-nagle-delack.pcap samples/reorder-relay.pcap

@@ -1313,6 +1313,8 @@ static void mk_template(struct buf *o, uint32_t lt, uint32_t which)
 			put32(&t, 1280);
 			putn(&t, q.b, q.n);
 			mk_ip6(&ip, 58, NULL, &t, -1);
+		} else if (which & 16) {
+			mk_ip6(&ip, 6, NULL, &t, -1); /* no extension header */
 		} else {
 			mk_ip6(&ip, 0, &e, &t, -1);
 		}
@@ -1320,9 +1322,29 @@ static void mk_template(struct buf *o, uint32_t lt, uint32_t which)
 	if (lt == PKT_LINKTYPE_ETHERNET && (which & 8)) {
 		mk_pppoe(&pp, 0x11, ver == 4 ? 0x21 : 0x57, false, &ip);
 		mk_eth(o, tp, vid, 2, 0x8864, &pp);
+	} else if (lt == PKT_LINKTYPE_ETHERNET && (which & 32)) {
+		mk_eth(o, tp + 1, vid, 1, ver == 4 ? 0x0800 : 0x86dd, &ip); /* one 802.1Q tag */
 	} else {
 		mk_link(o, lt, ver, &ip);
 	}
+}
+
+/* dec_peek_tuple()'s promise against dec_packet()'s result rc, d on the
+ * bytes the last decode() left at the end of tail_buf. */
+static bool peek_agrees(uint32_t caplen, uint32_t lt, int rc, const struct dec_packet *d,
+			uint32_t *tcp)
+{
+	struct dec_packet t;
+	int pk = dec_peek_tuple(at(caplen, 0), caplen, lt, &t);
+
+	if (pk == DEC_PEEK_NONE)
+		return rc != DEC_TCP && rc != DEC_ICMP;
+	if (pk != DEC_PEEK_TCP || rc != DEC_TCP)
+		return pk == DEC_PEEK_TCP || pk == DEC_PEEK_UNSURE;
+	(*tcp)++;
+	return t.src.family == d->src.family && t.dst.family == d->dst.family &&
+	       memcmp(t.src.a, d->src.a, 16) == 0 && memcmp(t.dst.a, d->dst.a, 16) == 0 &&
+	       t.tcp.sport == d->tcp.sport && t.tcp.dport == d->tcp.dport;
 }
 
 static void test_random(void)
@@ -1346,7 +1368,7 @@ static void test_random(void)
 	volatile uint32_t sink = 0;
 
 	for (size_t l = 0; l < sizeof(lts) / sizeof(lts[0]); l++) {
-		uint32_t bad = 0;
+		uint32_t bad = 0, peek_bad = 0, peek_tcp = 0;
 
 		memset(seen, 0, sizeof(seen));
 		for (uint32_t it = 0; it < 100000; it++) {
@@ -1367,6 +1389,7 @@ static void test_random(void)
 			caplen = o.n;
 			wirelen = caplen + ((r >> 4) & 1 ? rnd() % 70000 : 0);
 			rc = decode(o.b, caplen, wirelen, lts[l], &d);
+			peek_bad += !peek_agrees(caplen, lts[l], rc, &d, &peek_tcp);
 			if (rc <= -DEC_ERR_COUNT || rc >= DEC_STATUS_COUNT) {
 				bad++;
 				continue;
@@ -1387,8 +1410,13 @@ static void test_random(void)
 			}
 		}
 		CHECK_EQ_U(bad, 0);
+		CHECK_EQ_U(peek_bad, 0);
 		if (lts[l] != 147) /* templates must reach TCP often */
 			CHECK(seen[DEC_TCP + DEC_ERR_COUNT] > 1000);
+		/* and the peek where it knows the framing */
+		if (lts[l] == PKT_LINKTYPE_ETHERNET || lts[l] == PKT_LINKTYPE_RAW ||
+		    lts[l] == PKT_LINKTYPE_LINUX_SLL || lts[l] == PKT_LINKTYPE_IPV6)
+			CHECK(peek_tcp > 1000);
 	}
 	(void)sink;
 }
