@@ -66,9 +66,9 @@ int main(int argc, char **argv)
 
 	for (; first + 1 < argc; first += 2) {
 		if (strcmp(argv[first], "--threads") == 0)
-			threads = (unsigned)atoi(argv[first + 1]);
+			threads = (unsigned)strtoul(argv[first + 1], NULL, 10);
 		else if (strcmp(argv[first], "--every") == 0)
-			every = (unsigned)atoi(argv[first + 1]);
+			every = (unsigned)strtoul(argv[first + 1], NULL, 10);
 		else
 			break;
 	}
