@@ -361,15 +361,22 @@ static void fmt_units(char *buf, size_t len, double v, bool binary, const char *
 static uint64_t rss_bytes(void)
 {
 	FILE *f = fopen("/proc/self/statm", "r");
-	unsigned long long size, resident;
+	char line[128], *end;
 	long page = sysconf(_SC_PAGESIZE);
-	int got;
 
 	if (!f)
 		return 0;
-	got = fscanf(f, "%llu %llu", &size, &resident);
+	bool got = fgets(line, sizeof(line), f) != NULL;
 	fclose(f);
-	return got == 2 && page > 0 ? (uint64_t)resident * (uint64_t)page : 0;
+	if (!got || page <= 0)
+		return 0;
+	/* "size resident ...": the second field, in pages. */
+	const char *p = strchr(line, ' ');
+	if (!p)
+		return 0;
+	errno = 0;
+	unsigned long long resident = strtoull(p + 1, &end, 10);
+	return errno == 0 && end != p + 1 ? (uint64_t)resident * (uint64_t)page : 0;
 }
 
 static void progress_tick(struct progress *pr, const struct source *src, const struct wk_pool *eng,
@@ -500,7 +507,8 @@ int analyze_main(int argc, char **argv)
 			return TCPSIFT_EXIT_INPUT;
 		}
 	}
-	const char **names = calloc(ninputs, sizeof(*names));
+	const char **names = calloc(ninputs ? ninputs : 1,
+				    sizeof(*names)); // NOLINT(bugprone-sizeof-expression): pointers
 	for (unsigned k = 0; names && k < ninputs; k++)
 		names[k] = src_input(src, k)->path;
 	struct rep_config rcfg = {.format = cfg.format,
@@ -549,9 +557,12 @@ int analyze_main(int argc, char **argv)
 	progress_end(&pr);
 	wk_finish(eng);
 
-	const struct src_input **inputs = calloc(ninputs, sizeof(*inputs));
+	const struct src_input **inputs = calloc(
+	    ninputs ? ninputs : 1, sizeof(*inputs)); // NOLINT(bugprone-sizeof-expression): pointers
 	unsigned nvantages = src_vantage_count(src);
-	const char **vantages = calloc(nvantages ? nvantages : 1, sizeof(*vantages));
+	const char **vantages =
+	    calloc(nvantages ? nvantages : 1,
+		   sizeof(*vantages)); // NOLINT(bugprone-sizeof-expression): pointers
 	for (unsigned v = 0; vantages && v < nvantages; v++)
 		vantages[v] = src_vantage_name(src, v);
 	for (unsigned k = 0; inputs && k < ninputs; k++)

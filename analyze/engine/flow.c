@@ -149,7 +149,8 @@ struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, voi
 	t->slots = calloc(nslots, sizeof(*t->slots));
 	t->slot_mask = (uint32_t)(nslots - 1);
 	t->max_chunks = (cfg->max_flows + FLOW_CHUNK - 1) / FLOW_CHUNK;
-	t->chunks = calloc(t->max_chunks, sizeof(*t->chunks));
+	/* An array of pointers: sizeof a pointer is right. */
+	t->chunks = calloc(t->max_chunks, sizeof(*t->chunks)); // NOLINT(bugprone-sizeof-expression)
 	if (!t->slots || !t->chunks)
 		goto nomem;
 	t->free_head = FLOW_NIL;
@@ -166,7 +167,7 @@ void flow_free(struct flow_table *t)
 {
 	if (!t)
 		return;
-	for (uint32_t k = 0; k < t->nchunks; k++)
+	for (uint32_t k = 0; t->chunks && k < t->nchunks; k++)
 		free(t->chunks[k]);
 	free(t->order);
 	free(t->chunks);
@@ -411,8 +412,8 @@ int flow_evict_oldest(struct flow_table *t)
 size_t flow_mem_bytes(const struct flow_table *t)
 {
 	return (size_t)t->cnt.live * sizeof(struct flow_entry) +
-	       (size_t)(t->slot_mask + 1) * sizeof(*t->slots) + t->max_chunks * sizeof(*t->chunks) +
-	       (t->gone ? evt_bytes(t->gone) : 0);
+	       (size_t)(t->slot_mask + 1) * sizeof(*t->slots) +
+	       t->max_chunks * sizeof(struct flow_entry *) + (t->gone ? evt_bytes(t->gone) : 0);
 }
 
 /*

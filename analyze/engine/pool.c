@@ -77,7 +77,7 @@ void *pool_get_raw(struct pool *p)
 {
 	struct pool_free_block *b;
 
-	if (!p->free_head && pool_grow(p) < 0) {
+	if (!p->free_head && (pool_grow(p) < 0 || !p->free_head)) {
 		p->st.failed++;
 		return NULL;
 	}

@@ -21,52 +21,53 @@ static uint64_t rotl(uint64_t x, int b)
 	return x << b | x >> (64 - b);
 }
 
-#define SIPROUND(v0, v1, v2, v3)                                                                   \
-	do {                                                                                       \
-		v0 += v1;                                                                          \
-		v1 = rotl(v1, 13);                                                                 \
-		v1 ^= v0;                                                                          \
-		v0 = rotl(v0, 32);                                                                 \
-		v2 += v3;                                                                          \
-		v3 = rotl(v3, 16);                                                                 \
-		v3 ^= v2;                                                                          \
-		v0 += v3;                                                                          \
-		v3 = rotl(v3, 21);                                                                 \
-		v3 ^= v0;                                                                          \
-		v2 += v1;                                                                          \
-		v1 = rotl(v1, 17);                                                                 \
-		v1 ^= v2;                                                                          \
-		v2 = rotl(v2, 32);                                                                 \
-	} while (0)
+/* One SipRound over the state v[0..3]. */
+static void sipround(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = rotl(v[1], 13);
+	v[1] ^= v[0];
+	v[0] = rotl(v[0], 32);
+	v[2] += v[3];
+	v[3] = rotl(v[3], 16);
+	v[3] ^= v[2];
+	v[0] += v[3];
+	v[3] = rotl(v[3], 21);
+	v[3] ^= v[0];
+	v[2] += v[1];
+	v[1] = rotl(v[1], 17);
+	v[1] ^= v[2];
+	v[2] = rotl(v[2], 32);
+}
 
 /* The reference algorithm (https://www.aumasson.jp/siphash/siphash.pdf):
  * 2 compression rounds per 8-byte word, 4 finalization rounds. */
 uint64_t shard_siphash24(const uint8_t key[16], const uint8_t *msg, size_t len)
 {
 	uint64_t k0 = le64(key), k1 = le64(key + 8);
-	uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
-	uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
+	uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
+			 k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull};
 	size_t whole = len - len % 8;
 
 	for (size_t i = 0; i < whole; i += 8) {
 		uint64_t m = le64(msg + i);
-		v3 ^= m;
-		SIPROUND(v0, v1, v2, v3);
-		SIPROUND(v0, v1, v2, v3);
-		v0 ^= m;
+		v[3] ^= m;
+		sipround(v);
+		sipround(v);
+		v[0] ^= m;
 	}
 	uint8_t last[8] = {0};
 	memcpy(last, msg + whole, len % 8);
 	last[7] = (uint8_t)len;
 	uint64_t m = le64(last);
-	v3 ^= m;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	v0 ^= m;
-	v2 ^= 0xff;
+	v[3] ^= m;
+	sipround(v);
+	sipround(v);
+	v[0] ^= m;
+	v[2] ^= 0xff;
 	for (int r = 0; r < 4; r++)
-		SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+		sipround(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
 static uint8_t *put_endpoint(uint8_t *p, const struct dec_addr *a, size_t alen, uint16_t port)

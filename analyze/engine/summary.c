@@ -47,7 +47,9 @@ const char *sum_event_name(enum sum_event_type t)
 	    [SUM_EV_FILL_UNDECIDED] = "fill_undecided",
 	    [SUM_EV_CAPTURE_GAP] = "capture_gap",
 	    [SUM_EV_TLP_NEW_DATA] = "tlp_new_data",
-#define DET_EVENT(enum_value, json_name, detector) [enum_value] = json_name,
+/* A designated initializer cannot be parenthesised. */
+#define DET_EVENT(enum_value, json_name, detector)                                                 \
+	[enum_value] = json_name, /* NOLINT(bugprone-macro-parentheses) */
 #include "analyze/detect/detectors.h"
 	};
 	return (unsigned)t < SUM_EV_TYPE_COUNT ? names[t] : "unknown";

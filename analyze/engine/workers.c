@@ -236,6 +236,8 @@ static int map_put(struct wk_idmap *m, uint64_t key, uint64_t val)
 {
 	if ((m->n + 1) * 2 > (m->s ? m->mask + 1 : 0) && map_grow(m) < 0)
 		return ERR_NOMEM;
+	if (!m->s) /* map_grow() allocated it: for the analyzer */
+		return ERR_NOMEM;
 	size_t j = mix64(key) & m->mask;
 	while (m->s[j].key && m->s[j].key != key)
 		j = (j + 1) & m->mask;

@@ -111,12 +111,11 @@ int sf_pcap_open(struct sf_reader *r, uint32_t magic_be)
 			       "savefile linktype reserved field not zero (0x%08" PRIx32 ")",
 			       PCAP_LT_RESERVED(ltfield));
 
-	if (major == 2 && minor < 3)
+	/* Before 2.3, and DG/UX's 543.0: caplen and len swapped (sf-pcap.c). */
+	if ((major == 2 && minor < 3) || major == 543)
 		r->len_order = SF_LEN_SWAPPED;
 	else if (major == 2 && minor == 3)
 		r->len_order = SF_LEN_MAYBE;
-	else if (major == 543)
-		r->len_order = SF_LEN_SWAPPED;
 	else
 		r->len_order = SF_LEN_NORMAL;
 
