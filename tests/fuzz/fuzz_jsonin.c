@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tests/fuzz/fuzz_memfd.h"
 #include "analyze/report/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
@@ -26,25 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ji_item *it;
 	struct ji_file *f;
 	struct jo_writer w;
-	size_t off = 0;
 	int fd, rc;
 
 	if (size > (1u << 20))
 		return 0;
-	fd = memfd_create("fuzz_jsonin", MFD_CLOEXEC);
-	if (fd == -1) {
-		perror("memfd_create");
-		abort();
-	}
-	while (off < size) {
-		ssize_t n = write(fd, data + off, size - off);
-		if (n <= 0) {
-			perror("write");
-			abort();
-		}
-		off += (size_t)n;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd = fuzz_memfd("fuzz_jsonin", data, size, path, sizeof(path));
 	f = ji_open(path, NULL, err, sizeof(err));
 	if (!f) {
 		if (!err[0])

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tests/fuzz/fuzz_memfd.h"
 #include "capture/file/savefile.h"
 #include "common/clock.h"
 
@@ -169,15 +170,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		block(&o, 0x00000005, body, t.n, opts, u.n);
 	}
 
-	int fd = memfd_create("fuzz_pcapng_opts", MFD_CLOEXEC);
 	char path[64], err[256];
 	uint8_t sum = 0;
-
-	if (fd == -1 || write(fd, file, o.n) != (ssize_t)o.n) {
-		perror("memfd");
-		abort();
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int fd = fuzz_memfd("fuzz_pcapng_opts", file, o.n, path, sizeof(path));
 	struct sf_reader *r = sf_open(path, err, sizeof(err));
 	if (r != NULL) {
 		struct pkt p;

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tests/fuzz/fuzz_memfd.h"
 #include "capture/file/savefile.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -30,24 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sf_reader *r;
 	struct pkt p;
 	uint8_t sum = 0;
-	size_t off = 0;
 	int fd, rc;
 
-	fd = memfd_create("fuzz_savefile", MFD_CLOEXEC);
-	if (fd == -1) {
-		perror("memfd_create");
-		abort();
-	}
-	while (off < size) {
-		ssize_t n = write(fd, data + off, size - off);
-
-		if (n <= 0) {
-			perror("write");
-			abort();
-		}
-		off += (size_t)n;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd = fuzz_memfd("fuzz_savefile", data, size, path, sizeof(path));
 	r = sf_open(path, err, sizeof(err));
 	if (r != NULL) {
 		while ((rc = sf_next(r, &p)) == 1) {

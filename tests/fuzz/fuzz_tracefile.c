@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tests/fuzz/fuzz_memfd.h"
 #include "capture/file/tracefile.h"
 #include "common/clock.h"
 
@@ -39,31 +40,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char uri[96], err[256];
+	char uri[96], path[64], err[256];
 	struct tf_reader *r;
 	struct pkt p;
 	uint8_t sum = 0;
-	size_t off = 1;
 	int fd, rc;
 
 	if (size < 1)
 		return 0;
-	fd = memfd_create("fuzz_tracefile", MFD_CLOEXEC);
-	if (fd == -1) {
-		perror("memfd_create");
-		abort();
-	}
-	while (off < size) {
-		ssize_t n = write(fd, data + off, size - off);
-
-		if (n <= 0) {
-			perror("write");
-			abort();
-		}
-		off += (size_t)n;
-	}
-	snprintf(uri, sizeof(uri), "%s:/proc/self/fd/%d",
-		 formats[data[0] % (sizeof(formats) / sizeof(formats[0]))], fd);
+	fd = fuzz_memfd("fuzz_tracefile", data + 1, size - 1, path, sizeof(path));
+	snprintf(uri, sizeof(uri), "%s:%s",
+		 formats[data[0] % (sizeof(formats) / sizeof(formats[0]))], path);
 	err[0] = '\0';
 	r = tf_open(uri, err, sizeof(err));
 	if (r == NULL && err[0] == '\0')
