@@ -13,6 +13,8 @@ file and its expectation.
 import os
 import struct
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from inetsum import csum  # noqa: E402
 
 out = sys.argv[1]
 cases = []
@@ -34,15 +36,6 @@ def pcap_rec(data, ts=1_700_000_000, frac=0, caplen=None, wirelen=None, endian="
     cl = len(data) if caplen is None else caplen
     wl = len(data) if wirelen is None else wirelen
     return struct.pack(endian + "IIII", ts, frac, cl, wl) + data
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 ETH = b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01"

@@ -32,18 +32,11 @@ import os
 import random
 import struct
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from inetsum import csum  # noqa: E402
 
 NS = 10**9
 TS_MAX = 2**63 - 1
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def frame(src, dst, sport, dport, seq, ack, flags, payload=b""):

@@ -12,15 +12,9 @@ Ground truth for tests/scale/run.sh: N connections, N (or 5 N) packets.
 """
 import struct
 import sys
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from inetsum import csum  # noqa: E402
 
 
 SERVER = bytes([192, 0, 2, 1])
