@@ -1,5 +1,6 @@
 """inetsum.py - the Internet checksum (RFC 1071) for the test generators
-(tests/hostile/gen.py, gen_times.py, tests/scale/syns.py), one copy."""
+(tests/hostile/gen.py, gen_times.py, tests/scale/syns.py and the sample
+converters in this folder), one copy."""
 import struct
 
 

@@ -25,17 +25,10 @@ zeros; TCP/IP checksums are computed over the full (uncaptured) payload.
 import struct
 import sys
 
+from inetsum import csum  # tests/tools, this script's own folder
+
 SNAPLEN = 128
 T0 = 1357410728.071602  # 2013-01-05 18:32:08.071602, the seed's first SYN
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 class Writer:

@@ -26,20 +26,13 @@ import re
 import struct
 import sys
 
+from inetsum import csum  # tests/tools, this script's own folder
+
 LINE = re.compile(
     r"^\s*(\d\d):(\d\d):(\d\d)\.(\d{6}) IP (\d+\.\d+\.\d+\.\d+)\.(\d+) > "
     r"(\d+\.\d+\.\d+\.\d+)\.(\d+): ([SFPR.]+|[SFPR]*\.?)\s*"
     r"(?:(\d+):(\d+)\((\d+)\)\s*)?(?:ack (\d+)\s*)?win (\d+)\s*(?:<([^>]*)>)?\s*$"
 )
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def tcp_options(text):

@@ -29,6 +29,8 @@ import re
 import struct
 import sys
 
+from inetsum import csum  # tests/tools, this script's own folder
+
 SNAPLEN = 128
 
 PKT = re.compile(
@@ -41,15 +43,6 @@ ACK = re.compile(r"\back (?P<a>\d+)")
 WIN = re.compile(r"\bwin (?P<w>\d+)")
 LEN = re.compile(r"\blength (?P<n>\d+)")
 OPTS = re.compile(r"<(?P<o>[^>]*)>|options \[(?P<n>[^\]]*)\]")
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def tcp_options(text, syn):
