@@ -32,19 +32,8 @@ mkdir -m 1777 "$out"
 chmod 755 "$LAB_TMP"
 
 # start_capture ARGS...: tcpsift capture in B (no -Z added), its pid in CAP_PID.
-start_capture() {
-	local pidf="$LAB_TMP/cap.$RANDOM.pid" log="$LAB_TMP/cap.log" i
-	: >"$log"
-	# shellcheck disable=SC2016 # $$ and $0 belong to the inner sh
-	lab_bg "$LAB_NS_B" sh -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$LAB_BIN" capture "$@" 2>"$log"
-	CAP_JOB=$LAB_LAST_PID CAP_PID=""
-	for i in $(seq 100); do
-		[ -z "$CAP_PID" ] && [ -s "$pidf" ] && CAP_PID=$(cat "$pidf")
-		[ -n "$CAP_PID" ] && grep -q 'listening on' "$log" && return 0
-		sleep 0.05
-	done
-	lab_abort "capture did not start: $(head -n 2 "$log")"
-}
+LAB_CAP_WRAP=()
+start_capture() { lab_tcpsift_capture "$(umask)" "$@"; }
 # ids PID: "ruid euid suid fsuid rgid egid sgid fsgid groups..."
 ids() { awk '/^Uid:/ {u = $2" "$3" "$4" "$5} /^Gid:/ {g = $2" "$3" "$4" "$5}
 	/^Groups:/ {$1 = ""; gr = $0} END {print u, g gr}' "/proc/$1/status"; }

@@ -85,21 +85,7 @@ refused "-Z nosuchuser" "-Z nosuchuser: no such user" -Z nosuchuser -w "$out/nou
 lab_check "-Z nosuchuser wrote a file" ! -e "$out/nouser.pcapng"
 
 # start_capture ARGS...: a capture in B (umask 077), its pid in CAP_PID, stderr in CAP_LOG.
-start_capture() {
-	local pidf="$LAB_TMP/cap.$RANDOM.pid" i
-	CAP_LOG="$LAB_TMP/cap.$RANDOM.log"
-	: >"$CAP_LOG"
-	# shellcheck disable=SC2016 # $$ and $0 belong to the inner sh
-	lab_bg "$LAB_NS_B" "${WRAP[@]}" sh -c 'umask 077; echo $$ >"$0"; exec "$@"' "$pidf" \
-		"$LAB_BIN" capture -i "$LAB_IF_B" "$@" 2>"$CAP_LOG"
-	CAP_JOB=$LAB_LAST_PID CAP_PID=""
-	for i in $(seq 100); do
-		[ -z "$CAP_PID" ] && [ -s "$pidf" ] && CAP_PID=$(cat "$pidf")
-		[ -n "$CAP_PID" ] && grep -q 'listening on' "$CAP_LOG" && return 0
-		sleep 0.05
-	done
-	lab_abort "capture did not start: $(head -n 2 "$CAP_LOG")"
-}
+start_capture() { lab_tcpsift_capture 077 -i "$LAB_IF_B" "$@"; }
 # status: "uid NoNewPrivs CapBnd" of the running capture, then stop it.
 status() {
 	local s
@@ -111,7 +97,7 @@ status() {
 	echo "$s"
 }
 tcpdump_uid=$(id -u tcpdump)
-WRAP=()
+LAB_CAP_WRAP=()
 
 start_capture -w "$out/dropped.pcapng"
 dropped=$(status)
@@ -131,7 +117,7 @@ lab_check "-Z root: warned: $(head -n 1 "$CAP_LOG")" "$(grep -c warning "$CAP_LO
 grep -v '^tcpdump:' /etc/passwd >"$LAB_TMP/passwd"
 chmod 644 "$LAB_TMP/passwd"
 # shellcheck disable=SC2016 # $0 belongs to the inner sh
-WRAP=(unshare -m sh -c 'mount --bind "$0" /etc/passwd && exec "$@"' "$LAB_TMP/passwd")
+LAB_CAP_WRAP=(unshare -m sh -c 'mount --bind "$0" /etc/passwd && exec "$@"' "$LAB_TMP/passwd")
 start_capture -w "$out/nouser-default.pcapng"
 nouser=$(status)
 warn=$(grep -c "warning: no user 'tcpdump' to drop root to: still running as root" "$CAP_LOG" || true)

@@ -172,6 +172,28 @@ lab_bg()
 	LAB_PIDS+=("$LAB_LAST_PID")
 }
 
+# lab_tcpsift_capture UMASK ARGS...: `tcpsift capture ARGS` in B under the
+# command prefix ${LAB_CAP_WRAP[@]} (may be empty) with umask UMASK, until it
+# says it is listening; its pid in CAP_PID, its job in CAP_JOB, its stderr in
+# CAP_LOG. Aborts the scenario when it does not start within 5 s.
+lab_tcpsift_capture()
+{
+	local umask=$1 pidf="$LAB_TMP/cap.$RANDOM.pid" i
+	shift
+	CAP_LOG="$LAB_TMP/cap.$RANDOM.log"
+	: >"$CAP_LOG"
+	# shellcheck disable=SC2016 # $$, $0 and $1 belong to the inner sh
+	lab_bg "$LAB_NS_B" "${LAB_CAP_WRAP[@]}" sh -c 'umask "$1"; echo $$ >"$0"; shift; exec "$@"' \
+		"$pidf" "$umask" "$LAB_BIN" capture "$@" 2>"$CAP_LOG"
+	CAP_JOB=$LAB_LAST_PID CAP_PID=""
+	for i in $(seq 100); do
+		[ -z "$CAP_PID" ] && [ -s "$pidf" ] && CAP_PID=$(cat "$pidf")
+		[ -n "$CAP_PID" ] && grep -q 'listening on' "$CAP_LOG" && return 0
+		sleep 0.05
+	done
+	lab_abort "capture did not start: $(head -n 2 "$CAP_LOG")"
+}
+
 # lab_wait PID: wait for a lab_bg process, return its exit status.
 lab_wait()
 {
