@@ -240,20 +240,6 @@ static void on_signal(int sig)
 	tui_stop = 1;
 }
 
-static void init_colors(void)
-{
-	start_color();
-	use_default_colors();
-	init_pair(1, COLOR_WHITE, COLOR_BLUE); /* title */
-	init_pair(2, COLOR_BLACK, COLOR_CYAN); /* table head */
-	init_pair(3, COLOR_YELLOW, -1);	       /* stalls */
-	init_pair(4, COLOR_RED, -1);	       /* holes, loss */
-	init_pair(5, COLOR_CYAN, -1);	       /* reordering */
-	init_pair(6, COLOR_MAGENTA, -1);       /* mtu */
-	init_pair(7, COLOR_GREEN, -1);	       /* good */
-	init_pair(8, COLOR_BLUE, -1);	       /* dim (ended rows) */
-}
-
 /* One line for the shell after the screen is gone. */
 static void print_summary(const struct pl_view *pv)
 {
@@ -425,7 +411,7 @@ int tui_main(int argc, char **argv)
 	curs_set(0);
 	set_escdelay(25);
 	if (vc.color && has_colors())
-		init_colors(); /* else the view draws with attributes only */
+		tv_init_colors(); /* else the view draws with attributes only */
 
 	run_screen(pl, view);
 

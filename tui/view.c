@@ -22,6 +22,20 @@ struct tv_view *tv_new(const struct tv_config *cfg, char *errbuf, size_t errlen)
 	return v;
 }
 
+void tv_init_colors(void)
+{
+	start_color();
+	use_default_colors();
+	init_pair(1, COLOR_WHITE, COLOR_BLUE); /* title */
+	init_pair(2, COLOR_BLACK, COLOR_CYAN); /* table head */
+	init_pair(3, COLOR_YELLOW, -1);	       /* stalls */
+	init_pair(4, COLOR_RED, -1);	       /* holes, loss */
+	init_pair(5, COLOR_CYAN, -1);	       /* reordering */
+	init_pair(6, COLOR_MAGENTA, -1);       /* mtu */
+	init_pair(7, COLOR_GREEN, -1);	       /* good */
+	init_pair(8, COLOR_BLUE, -1);	       /* dim (ended rows) */
+}
+
 void tv_free(struct tv_view *v)
 {
 	if (!v)

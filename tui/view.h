@@ -46,6 +46,10 @@ struct tv_view;
 struct tv_view *tv_new(const struct tv_config *cfg, char *errbuf, size_t errlen);
 void tv_free(struct tv_view *v); /* NULL is a no-op */
 
+/* The colour pairs the view draws with: once, after newterm(), when the
+ * terminal has colours and tv_config.color is set. */
+void tv_init_colors(void);
+
 /* Draw v's screen for pv on stdscr (the caller calls doupdate/refresh). */
 void tv_draw(struct tv_view *v, const struct pl_view *pv);
 

@@ -30,7 +30,7 @@ Outputs, one folder per target (tests/fuzz/run.sh replays each):
 
   fuzz_analyze/   the conversations, also re-framed for every link type the
                   target knows, and windows of the samples. Format (see
-                  fuzz_analyze.c): byte 0 = index into its linktypes[]
+                  fuzz_records.h): byte 0 = index into its fz_linktypes[]
                   (| 0x80: records carry a 2-byte wire extra); records of
                   [len:2][ms step:1][extra:2 if 0x80][bytes], big endian.
   fuzz_decode/    single packets, one per distinct header shape. Format (see
@@ -57,7 +57,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TARGETS = ("fuzz_analyze", "fuzz_decode", "fuzz_savefile")
+TARGETS = ("fuzz_analyze", "fuzz_decode", "fuzz_savefile", "fuzz_tui")
 
 
 # ---- the targets' link type tables, read from their sources ----
@@ -78,8 +78,33 @@ def c_linktypes(path, array):
     return out
 
 
-ANALYZE_LT = c_linktypes("fuzz_analyze.c", "linktypes")
+ANALYZE_LT = c_linktypes("fuzz_records.h", "fz_linktypes")
 DECODE_LT = c_linktypes("fuzz_decode.c", "fuzz_linktypes")
+
+
+def c_key_names(path, array):
+    """The curses key names of fuzz_tui.c's table, in order: key byte 0x80 + i."""
+    with open(os.path.join(HERE, path)) as f:
+        body = re.search(re.escape(array) + r"\[\]\s*=\s*\{(.*?)\};", f.read(), re.S).group(1)
+    return [x.strip() for x in body.split(",") if x.strip()]
+
+
+TUI_KEYS = c_key_names("fuzz_tui.c", "fz_keys")
+
+
+def tui_keys(*parts):
+    """Key bytes for fuzz_tui: strings are typed as they are, KEY_* names
+    become 0x80 + their index in fz_keys[]."""
+    out = b""
+    for p in parts:
+        out += bytes([0x80 + TUI_KEYS.index(p)]) if p.startswith("KEY_") else p.encode()
+    return out
+
+
+def tui_input(cols, rows, flags, keys, records):
+    """[cols - 20][rows - 3][flags][nkeys][keys] + a fuzz_analyze input (fuzz_tui.c)."""
+    assert 20 <= cols <= 275 and 3 <= rows <= 72 and len(keys) < 256
+    return bytes([cols - 20, rows - 3, flags, len(keys)]) + keys + records
 
 
 # ---- packet building ----
@@ -1042,6 +1067,27 @@ def corpus_files():
         de["seed-synth-unknown-linktype"] = bytes([DECODE_LT.index(unknown[0]), 0]) + b"\x45" * 40
     de["seed-synth-empty"] = bytes([DECODE_LT.index(1), 0])
     an["seed-synth-empty"] = bytes([0])
+
+    # The dashboard: a few conversations at the usual sizes, in the small
+    # and the wide, with the keys people press (move, open the detail, sort,
+    # filter by BPF and by substring, freeze, help, resize).
+    tu = out["fuzz_tui"]
+    scripts = {
+        "none": (80, 24, 0x03, b""),
+        "move-detail": (80, 24, 0x03, tui_keys("jjj\n", "KEY_DOWN", "KEY_UP", "\x1b", "G\n")),
+        "sort-freeze": (132, 40, 0x01, tui_keys("sssS", "f", "KEY_NPAGE", "KEY_PPAGE", "s", "f")),
+        "filter-bpf": (100, 30, 0x07, tui_keys("/port 80\n", "j\n", "/tcp and host 10.0.0.1\n")),
+        "filter-substring": (90, 24, 0x2b, tui_keys("/10.0\n", "/\x7f\x7f\x7fzz", "\x1b", "/\n")),
+        "help-resize": (250, 60, 0xe3, tui_keys("?", "x", "KEY_RESIZE", "jj\n", "KEY_RESIZE", "KEY_END")),
+        "tiny": (20, 3, 0x12, tui_keys("j\n", "?", "q", "/a\n", "KEY_HOME")),
+    }
+    for conv, lt in (("v4-loss-sack", 1), ("v6-loss-sack", 1), ("flows-evict-reuse", 1), ("seq-wrap", 1)):
+        recs = an.get(f"seed-synth-{conv}-lt{lt}")
+        if recs is None:
+            continue
+        for key, (cols, rows, flags, keys) in scripts.items():
+            tu[f"seed-synth-{conv}-{key}"] = tui_input(cols, rows, flags, keys, recs)
+    tu["seed-synth-empty"] = tui_input(80, 24, 0, b"", b"")
 
     sf["seed-synth-v4-le-us.pcap"] = pcap_file(conv_loss_sack(4), 1)
     sf["seed-synth-v6-be-ns.pcap"] = pcap_file(conv_ipv6_ext(), 1, endian=">", nano=True)
