@@ -21,6 +21,7 @@
 #include "analyze/engine/workers.h"
 #include "analyze/report/failon.h"
 #include "analyze/report/report.h"
+#include "common/idset.h"
 #include "analyze/engine/source.h"
 
 /* Set by SIGINT/SIGTERM to the signal: stop reading (every wait for input
@@ -52,6 +53,7 @@ enum opt_id {
 	OPT_MAX_MEMORY,
 	OPT_SHARD,
 	OPT_THREADS,
+	OPT_CONN,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -83,6 +85,8 @@ static const struct cli_opt analyze_opts[] = {
      "skip the detectors (stalls, SACK, queues, MTU): their findings null"},
     {"shard", OPT_SHARD, "K/N",
      "only the connections of shard K of N (a 4-tuple hash, see SHARDS)"},
+    {"conn", OPT_CONN, "LIST",
+     "only these connections, by the report's ids: 3, 1,4-9 or 7- (the summary counts them)"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
@@ -107,7 +111,8 @@ struct analyze_cfg {
 	struct fo_expr fail_expr;
 	bool frames;
 	const char *frames_csv;
-	unsigned threads; /* 0: wk_default_threads() */
+	unsigned threads;      /* 0: wk_default_threads() */
+	const char *conn_list; /* --conn */
 };
 
 static void usage(FILE *f)
@@ -255,6 +260,9 @@ static int on_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_FRAMES_CSV:
 		cfg->frames_csv = arg;
+		break;
+	case OPT_CONN:
+		cfg->conn_list = arg;
 		break;
 	case OPT_THREADS:
 		if (cli_threads("analyze", arg, &cfg->threads) < 0)
@@ -455,6 +463,12 @@ int analyze_main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 
+	struct idset *only = NULL;
+	if (cfg.conn_list && !(only = idset_parse(cfg.conn_list, err, sizeof(err)))) {
+		fprintf(stderr, "tcpsift analyze: --conn %s\n", err);
+		return TCPSIFT_EXIT_USAGE;
+	}
+
 	unsigned ninputs = (unsigned)(argc - optind);
 	const char *const *paths = (const char *const *)&argv[optind];
 	unsigned stdin_count = 0;
@@ -462,6 +476,7 @@ int analyze_main(int argc, char **argv)
 		stdin_count += strcmp(paths[k], "-") == 0;
 	if (stdin_count > 1) {
 		fputs("tcpsift analyze: standard input ('-') given more than once\n", stderr);
+		idset_free(only);
 		return TCPSIFT_EXIT_USAGE;
 	}
 
@@ -480,6 +495,7 @@ int analyze_main(int argc, char **argv)
 	rc = src_open(paths, ninputs, &scfg, &src, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
+		idset_free(only);
 		/* A filter that does not compile is a usage error, not bad input. */
 		return exit_for_error(rc);
 	}
@@ -491,6 +507,7 @@ int analyze_main(int argc, char **argv)
 			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.output,
 				strerror(errno));
 			src_close(src);
+			idset_free(only);
 			return TCPSIFT_EXIT_INPUT;
 		}
 	}
@@ -504,6 +521,7 @@ int analyze_main(int argc, char **argv)
 			src_close(src);
 			if (out != stdout)
 				fclose(out);
+			idset_free(only);
 			return TCPSIFT_EXIT_INPUT;
 		}
 	}
@@ -518,6 +536,7 @@ int analyze_main(int argc, char **argv)
 				  .frames_csv = csv,
 				  .input_names = names,
 				  .ninput_names = names ? ninputs : 0,
+				  .only = only,
 				  /* 0 MiB asked: spill every connection (1 byte is below one) */
 				  .conn_mem = cfg.report_memory == SIZE_MAX ? 0
 					      : cfg.report_memory	    ? cfg.report_memory
@@ -535,6 +554,7 @@ int analyze_main(int argc, char **argv)
 			fclose(out);
 		if (csv && csv != stdout)
 			fclose(csv);
+		idset_free(only);
 		return TCPSIFT_EXIT_INPUT;
 	}
 
@@ -614,6 +634,7 @@ int analyze_main(int argc, char **argv)
 	rep_free(rep);
 	src_close(src);
 	free(names);
+	idset_free(only);
 	if (csv && csv != stdout && fclose(csv) != 0 && rc == 0) {
 		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.frames_csv,
 			strerror(errno));

@@ -170,10 +170,18 @@ static void add_event_totals(struct rep_totals *t, const struct sum_event *e)
 	}
 }
 
+/* Is connection id outside --conn? */
+static bool not_selected(const struct report *r, uint64_t id)
+{
+	return r->cfg.only && !idset_has(r->cfg.only, id);
+}
+
 static void on_conn(void *ctx, const struct sum_conn *c)
 {
 	struct report *r = ctx;
 
+	if (not_selected(r, c->id))
+		return;
 	add_conn_totals(&r->tot, c);
 	if (r->cfg.format == REP_NDJSON) {
 		if (rep_ndjson_conn(&r->ndjson, c) < 0)
@@ -189,6 +197,8 @@ static void on_event(void *ctx, const struct sum_event *e)
 {
 	struct report *r = ctx;
 
+	if (not_selected(r, e->conn))
+		return;
 	add_event_totals(&r->tot, e);
 	keep_event(r, e);
 }
@@ -301,6 +311,8 @@ static void on_frame(void *ctx, const struct sum_event *e)
 	struct report *r = ctx;
 	struct rep_frame_list *l = &r->frames[e->type < SUM_EV_TYPE_COUNT ? e->type : 0];
 
+	if (not_selected(r, e->conn))
+		return;
 	l->count++;
 	frame_example(l, e);
 	if (r->cfg.frames_csv)

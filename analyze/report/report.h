@@ -12,6 +12,7 @@
 #include "analyze/engine/summary.h"
 #include "analyze/report/det_view.h"
 #include "common/err.h"
+#include "common/idset.h"
 
 /*
  * A report owns copies of every connection summary and (up to max_events)
@@ -40,6 +41,9 @@ struct rep_config {
 	/* Connection summaries kept in memory for text/JSON beyond this go to a
 	 * temporary file (connstore.h); 0: REP_CONN_MEM_DEFAULT. */
 	size_t conn_mem;
+	/* --conn: only these connections and their events are reported and
+	 * counted (borrowed; NULL: all). */
+	const struct idset *only;
 };
 
 #define REP_CONN_MEM_DEFAULT (64u << 20)
