@@ -1,4 +1,5 @@
-/* fuzz_records.h - the packet-record input of the engine-level fuzz targets (fuzz_analyze, fuzz_tui). */
+/* fuzz_records.h - the packet-record input of the engine-level fuzz targets (fuzz_analyze,
+ * fuzz_tui). */
 #ifndef TCPSIFT_FUZZ_RECORDS_H
 #define TCPSIFT_FUZZ_RECORDS_H
 
@@ -48,7 +49,8 @@ static inline void fz_records_init(struct fz_records *r, const uint8_t *data, si
 	    .size = size,
 	    .off = 1,
 	    .rec_hdr = data[0] & 0x80 ? 5 : 3,
-	    .linktype = fz_linktypes[(data[0] & 0x3f) % (sizeof(fz_linktypes) / sizeof(fz_linktypes[0]))],
+	    .linktype =
+		fz_linktypes[(data[0] & 0x3f) % (sizeof(fz_linktypes) / sizeof(fz_linktypes[0]))],
 	    .wide = data[0] & 0x40,
 	    .ts = 1000000000000ll,
 	};

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 
 static const int fz_keys[] = {
-    KEY_UP,   KEY_DOWN,	 KEY_PPAGE, KEY_NPAGE,	   KEY_HOME,  KEY_END, KEY_ENTER,
+    KEY_UP,   KEY_DOWN,	 KEY_PPAGE, KEY_NPAGE,	   KEY_HOME,   KEY_END,	 KEY_ENTER,
     KEY_LEFT, KEY_RIGHT, KEY_DC,    KEY_BACKSPACE, KEY_RESIZE, KEY_F(1), KEY_BTAB,
 };
 
@@ -107,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.flow.closed_linger_ns = 500000000;
 	struct tm_config mc = {.keep_ended = 4};
 	struct tv_config vc = {.color = flags & 1, .utf8 = flags & 2, .source = "fuzz.pcapng"};
-	struct fz_tui t = {.model = tm_new(&mc, err, sizeof(err)), .view = tv_new(&vc, err, sizeof(err))};
+	struct fz_tui t = {.model = tm_new(&mc, err, sizeof(err)),
+			   .view = tv_new(&vc, err, sizeof(err))};
 	struct pl_header *h = &t.pv.h;
 
 	if (!t.model || !t.view)
