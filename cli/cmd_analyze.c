@@ -54,6 +54,7 @@ enum opt_id {
 	OPT_SHARD,
 	OPT_THREADS,
 	OPT_CONN,
+	OPT_HTML,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -61,6 +62,8 @@ static const struct cli_opt analyze_opts[] = {
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
     {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift(1))"},
     {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
+    {"html", OPT_HTML, NULL,
+     "the report as one HTML page (open -o FILE.html in a browser; --plot adds graphs)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
      "tag each input's packets with its index as queue id"},
@@ -198,6 +201,9 @@ static int on_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_NDJSON:
 		cfg->format = REP_NDJSON;
+		break;
+	case OPT_HTML:
+		cfg->format = REP_HTML;
 		break;
 	case OPT_OUTPUT:
 		cfg->output = arg;

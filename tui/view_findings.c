@@ -114,39 +114,6 @@ static enum tv_pair event_pair(const struct sum_event *e)
 	}
 }
 
-/* One line of what an event says: its detector's words, or the engine's. */
-static void describe_event(char *b, size_t n, const struct sum_event *e)
-{
-	const struct det_view *dv = det_view_of_event(e->type);
-	char d[32];
-
-	if (dv) {
-		dv->event_line(b, n, e);
-		return;
-	}
-	tv_fmt_dur(d, sizeof(d), e->duration_ns);
-	switch (e->type) {
-	case SUM_EV_ZERO_WINDOW:
-		snprintf(b, n, "zero window for %s", d);
-		break;
-	case SUM_EV_CAPTURE_LOSS:
-		snprintf(b, n, "capture missed %" PRIu64 " B (~%" PRIu32 " segments)", e->bytes,
-			 e->segments);
-		break;
-	case SUM_EV_DSACK:
-		snprintf(b, n, "D-SACK: %" PRIu64 " B received twice", e->bytes);
-		break;
-	case SUM_EV_OVERSIZE:
-		snprintf(b, n,
-			 "segment of %" PRIu64 " B above the MSS (GSO/TSO/GRO at the capture)",
-			 e->bytes);
-		break;
-	default:
-		snprintf(b, n, "%s", sum_event_name(e->type));
-		break;
-	}
-}
-
 void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
 {
 	char t[32], what[256];
@@ -158,7 +125,7 @@ void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, i
 	for (int k = 0; k + 1 < rows && (uint32_t)k < pv->m.nlog; k++) {
 		const struct sum_event *e = &pv->m.log[k];
 		fmt_reltime(t, sizeof(t), e->ts, h->first_ts);
-		describe_event(what, sizeof(what), e);
+		det_describe_event(what, sizeof(what), e);
 		int x = tv_putf(y + 1 + k, 0, cols, " %10s #%-4" PRIu64 " %s ", t, e->conn,
 				e->dir == SUM_C2S ? "c>s" : "s>c");
 		attrset(tv_pair_attr(v, event_pair(e)));

@@ -1,6 +1,7 @@
 /* det_view.c - the table of views and the loops every reporter shares. */
 #include "analyze/report/det_view.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 const struct det_view *const det_views[DET_VIEW_COUNT] = {
@@ -57,4 +58,36 @@ void det_fmt_dur_short(char *b, size_t n, int64_t ns)
 		snprintf(b, n, "%.2fs", x / 1e9);
 	else
 		snprintf(b, n, "%.0fs", x / 1e9);
+}
+
+void det_describe_event(char *b, size_t n, const struct sum_event *e)
+{
+	const struct det_view *dv = det_view_of_event(e->type);
+	char d[32];
+
+	if (dv) {
+		dv->event_line(b, n, e);
+		return;
+	}
+	det_fmt_dur_short(d, sizeof(d), e->duration_ns);
+	switch (e->type) {
+	case SUM_EV_ZERO_WINDOW:
+		snprintf(b, n, "zero window for %s", d);
+		break;
+	case SUM_EV_CAPTURE_LOSS:
+		snprintf(b, n, "capture missed %" PRIu64 " B (~%" PRIu32 " segments)", e->bytes,
+			 e->segments);
+		break;
+	case SUM_EV_DSACK:
+		snprintf(b, n, "D-SACK: %" PRIu64 " B received twice", e->bytes);
+		break;
+	case SUM_EV_OVERSIZE:
+		snprintf(b, n,
+			 "segment of %" PRIu64 " B above the MSS (GSO/TSO/GRO at the capture)",
+			 e->bytes);
+		break;
+	default:
+		snprintf(b, n, "%s", sum_event_name(e->type));
+		break;
+	}
 }

@@ -143,6 +143,11 @@ int det_view_index_of_event(enum sum_event_type t);
  * "4.10ms", "40ms", "1.36s", "-" for a negative one. */
 void det_fmt_dur_short(char *buf, size_t len, int64_t ns);
 
+/* One line of what an event says: its detector's words (event_line), or
+ * the engine's for its own events (zero window, capture loss, D-SACK ...).
+ * The TUI's findings log and the HTML report print it. */
+void det_describe_event(char *buf, size_t len, const struct sum_event *e);
+
 /* Add a connection's / an event's results to every detector's totals. */
 void det_totals_add_conn(struct det_totals *t, const struct sum_conn *c);
 void det_totals_add_event(struct det_totals *t, const struct sum_event *e);

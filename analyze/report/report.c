@@ -427,6 +427,15 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		rc = rep_ndjson_tail(&r->ndjson, &d, run);
 		sys_errno = r->ndjson.sys_errno;
 		break;
+	case REP_HTML:
+		rc = rep_write_html(r->cfg.out, &d, run, r->cfg.html_dir);
+		sys_errno = errno;
+		if (rc == 0 && r->cfg.json_out) {
+			rc = rep_write_json(r->cfg.json_out, &d, run, errbuf, errlen);
+			if (rc < 0)
+				return rc;
+		}
+		break;
 	default:
 		rc = rep_write_text(r->cfg.out, &d, run);
 		sys_errno = errno;

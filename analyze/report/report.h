@@ -26,6 +26,7 @@ enum rep_format {
 	REP_TEXT = 0,
 	REP_JSON,
 	REP_NDJSON,
+	REP_HTML, /* one page: --plot DIR's index.html */
 	REP_FORMAT_COUNT,
 };
 
@@ -44,6 +45,10 @@ struct rep_config {
 	/* --conn: only these connections and their events are reported and
 	 * counted (borrowed; NULL: all). */
 	const struct idset *only;
+	/* REP_HTML: where the graphs are (borrowed), and a FILE that gets the
+	 * JSON document too (not owned; NULL: none). */
+	const char *html_dir;
+	FILE *json_out;
 };
 
 #define REP_CONN_MEM_DEFAULT (64u << 20)
@@ -165,6 +170,12 @@ void rep_fmt_dur(char *buf, size_t len, int64_t ns);
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 
 int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
+/* The text report without its connection table: the run and the findings. */
+int rep_write_text_findings(FILE *out, const struct rep_data *d, const struct rep_run *run);
+/* The report as one HTML page (html.c): graph_dir is where --plot wrote the
+ * connections' graphs, linked when present (NULL: none). */
+int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *run,
+		   const char *graph_dir);
 int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *run, char *errbuf,
 		   size_t errlen);
 /* errbuf gets the line for a write failure code (sys_errno: its errno). */

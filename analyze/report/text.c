@@ -380,6 +380,7 @@ static void write_table(FILE *out, const struct rep_data *d, const struct rep_ru
 }
 
 static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run);
+static void write_head(FILE *out, const struct rep_data *d, const struct rep_run *run);
 
 enum { TEXT_WIDTH = 100 };
 
@@ -469,19 +470,33 @@ static int wrap_close(void *cookie)
 	return 0;
 }
 
-int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+typedef void text_part_fn(FILE *out, const struct rep_data *d, const struct rep_run *run);
+
+/* Write a part of the report through the wrapping stream. */
+static int write_part(FILE *out, text_part_fn *part, const struct rep_data *d,
+		      const struct rep_run *run)
 {
 	struct wrap_stream w = {.out = out};
 	FILE *wrap =
 	    fopencookie(&w, "w", (cookie_io_functions_t){.write = wrap_write, .close = wrap_close});
 
 	if (!wrap) {
-		write_report(out, d, run); /* no memory to wrap: unwrapped is still right */
+		part(out, d, run); /* no memory to wrap: unwrapped is still right */
 		return werr(out);
 	}
-	write_report(wrap, d, run);
+	part(wrap, d, run);
 	fclose(wrap);
 	return werr(out);
+}
+
+int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	return write_part(out, write_report, d, run);
+}
+
+int rep_write_text_findings(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	return write_part(out, write_head, d, run);
 }
 
 /* Evictions and allocation failures: lines only when there were some. */
@@ -513,6 +528,13 @@ static void write_evictions(FILE *out, const struct rep_run *run)
 }
 
 static void write_report(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	write_head(out, d, run);
+	write_table(out, d, run);
+}
+
+/* The run's lines and the findings: all but the connection table. */
+static void write_head(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	const struct eng_counters *e = &run->eng;
 
@@ -554,5 +576,4 @@ static void write_report(FILE *out, const struct rep_data *d, const struct rep_r
 		fputc('\n', out);
 	}
 	write_findings(out, d, run);
-	write_table(out, d, run);
 }

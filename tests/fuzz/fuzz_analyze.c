@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * Input: the packet records of fuzz_records.h. A tiny flow table (8)
  * forces eviction and port-reuse paths; time steps of up to 254 ms with a
  * 1 s idle timeout exercise expiry. The report is written to /dev/null as
- * JSON and text, so reporters see whatever the engine produced, and the
+ * JSON, text and HTML, so reporters see whatever the engine produced, and the
  * dashboard's model (tui/model.c) is fed the same results and snapshotted,
  * as the TUI does (fuzz_tui also draws it and presses keys).
  */
@@ -66,10 +66,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.flow.idle_timeout_ns = 1000000000;
 	cfg.flow.closed_linger_ns = 500000000;
 
-	for (int fmt = REP_TEXT; fmt <= REP_JSON; fmt++) {
+	static const enum rep_format formats[] = {REP_TEXT, REP_JSON, REP_HTML};
+
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
 		/* --frames and --frames-csv too, so the per-frame verdicts
 		 * and their report paths are fuzzed with the rest. */
-		struct rep_config rc = {.format = (enum rep_format)fmt,
+		struct rep_config rc = {.format = formats[f],
 					.out = null,
 					.max_events = 64,
 					.frames = true,
