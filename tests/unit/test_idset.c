@@ -22,7 +22,8 @@ static void test_single_and_ranges(void)
 	s = parse("9-12,1,4-5,11-20,6");
 	CHECK(s);
 	for (uint64_t id = 0; id < 25; id++)
-		CHECK_EQ_U(idset_has(s, id), id == 1 || (id >= 4 && id <= 6) || (id >= 9 && id <= 20));
+		CHECK_EQ_U(idset_has(s, id),
+			   id == 1 || (id >= 4 && id <= 6) || (id >= 9 && id <= 20));
 	CHECK_EQ_U(idset_count(s), 1 + 3 + 12);
 	CHECK_EQ_U(idset_first(s), 1);
 	idset_free(s);
@@ -35,8 +36,8 @@ static void test_single_and_ranges(void)
 
 static void test_rejects(void)
 {
-	static const char *const bad[] = {"",	"0",   "a",	"1,",	"1,,2", "5-3",
-					  "-3", "1 2", "1-2-3", "+1", "99999999999999999999"};
+	static const char *const bad[] = {
+	    "", "0", "a", "1,", "1,,2", "5-3", "-3", "1 2", "1-2-3", "+1", "99999999999999999999"};
 	char err[160];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
