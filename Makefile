@@ -254,7 +254,8 @@ format:
 
 install: tcpsift
 	install -D -m 0755 tcpsift $(DESTDIR)/usr/local/bin/tcpsift
-	install -D -m 0644 man/tcpsift.1 $(DESTDIR)/usr/local/share/man/man1/tcpsift.1
+	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man1 man/*.1
+	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man5 man/*.5
 	install -D -m 0644 man/tcpsift-report.schema.json \
 	  $(DESTDIR)/usr/local/share/tcpsift/tcpsift-report.schema.json
 

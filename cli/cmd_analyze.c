@@ -60,7 +60,7 @@ enum opt_id {
 /* One table drives getopt_long, --help and the man-page test. */
 static const struct cli_opt analyze_opts[] = {
     {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
-    {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift(1))"},
+    {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift-json(5))"},
     {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
     {"html", OPT_HTML, NULL,
      "the report as one HTML page (open -o FILE.html in a browser; --plot adds graphs)"},
@@ -146,7 +146,7 @@ static void usage(FILE *f)
 	      "3 the report does not cover all of the input: an input unreadable, empty,\n"
 	      "invalid or cut short, or SIGINT/SIGTERM ended the read (any wait for input\n"
 	      "ends within 100 ms). The report is still written for what could be read,\n"
-	      "with its errors listed (JSON \"errors\"). See tcpsift(1).\n",
+	      "with its errors listed (JSON \"errors\"). See tcpsift-analyze(1).\n",
 	      f);
 }
 

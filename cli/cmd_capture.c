@@ -118,7 +118,7 @@ static void usage(FILE *f)
 	fputs("\nStop with SIGINT or SIGTERM: everything captured so far is written and the\n"
 	      "file is closed valid. Exit status: 0 ok, 2 usage error, 3 capture or output\n"
 	      "error (disk full, interface gone; the file written so far stays valid).\n"
-	      "See tcpsift(1).\n",
+	      "See tcpsift-capture(1).\n",
 	      f);
 }
 

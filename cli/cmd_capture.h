@@ -41,7 +41,7 @@ struct capture_tap_ops {
  * refused). Returns an enum tcpsift_exit. */
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap);
 
-/* Long option names, for the test that the man page documents each. */
+/* Long option names, for the test that its man page documents each. */
 size_t capture_option_names(const char **names, size_t max);
 
 #endif

@@ -13,7 +13,7 @@
 #include "cli/cliopt.h"
 
 /*
- * Two passes over the shards' reports (tcpsift(1), MERGE). The first reads
+ * Two passes over the shards' reports (tcpsift-merge(1)). The first reads
  * every report through: the shard it says it is, its inputs, and the first
  * packet (time, input, frame) of each connection by the shard's own id.
  * Sorting those gives the one-pass ids (a one-pass run numbers connections
@@ -67,7 +67,7 @@ static void usage(FILE *f)
 	cli_print_options(f, merge_opts, N_OPTS, 26);
 	fputs("\nExit status: 0 ok, 2 usage error, 3 a report missing, unreadable, not a\n"
 	      "shard's or not of the same run as the others.\n"
-	      "See tcpsift(1), MERGE.\n",
+	      "See tcpsift-merge(1).\n",
 	      f);
 }
 

@@ -9,7 +9,7 @@
 /* Run the verb; argv[0] is "merge". Returns an enum tcpsift_exit. */
 int merge_main(int argc, char **argv);
 
-/* Long option names, for the test that the man page documents each. */
+/* Long option names, for the test that its man page documents each. */
 size_t merge_option_names(const char **names, size_t max);
 
 #endif

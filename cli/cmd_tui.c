@@ -106,7 +106,7 @@ static void usage(FILE *f)
 	cli_print_options(f, tui_opts, N_OPTS, 26);
 	fputs("\nKeys: arrows/j/k move, Enter detail, s/S sort, / filter, f freeze, p pause,\n"
 	      "n step, +/- speed, ? help, q quit. Exit status: 0 ok, 2 usage error, 3 input\n"
-	      "or capture error. See tcpsift(1).\n",
+	      "or capture error. See tcpsift-tui(1).\n",
 	      f);
 }
 

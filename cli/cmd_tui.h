@@ -9,7 +9,7 @@
 /* Run the verb; argv[0] is "tui". Returns an enum tcpsift_exit. */
 int tui_main(int argc, char **argv);
 
-/* Long option names, for the test that the man page documents each. */
+/* Long option names, for the test that its man page documents each. */
 size_t tui_option_names(const char **names, size_t max);
 
 #endif

@@ -37,7 +37,7 @@ static inline bool err_is_usage(int code)
 /* "usage", "system", "memory", "input" (the class), for messages and tests. */
 const char *err_class_name(int code);
 
-/* The code itself in one word, for reports ("errors" in tcpsift(1)): "usage",
+/* The code itself in one word, for reports ("errors" in tcpsift-json(5)): "usage",
  * "system", "memory", "unreadable", "format", "corrupt", "truncated",
  * "empty", "interrupted". */
 const char *err_reason_name(int code);

@@ -32,7 +32,7 @@
  *   connection ends ---------------> det_finish()     -> each ops->finish()
  */
 
-/* Thresholds, from the command line (tcpsift(1), FINDINGS). */
+/* Thresholds, from the command line (tcpsift-analyze(1), FINDINGS). */
 struct det_params {
 	int64_t stall_min_ns;	   /* a gap shorter than this is never a stall (10 ms) */
 	uint32_t stall_rtt_factor; /* ... nor shorter than this many min RTTs (4) */

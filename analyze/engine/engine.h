@@ -130,7 +130,7 @@ const struct flow_counters *eng_flow_counters(const struct engine *e);
 
 void eng_free(struct engine *e); /* NULL is a no-op */
 
-/* Defaults, documented in tcpsift(1). */
+/* Defaults, documented in tcpsift-analyze(1). */
 #define ENG_DEFAULT_MAX_FLOWS 262144u
 /* Longer than Linux keeps retransmitting before giving up (tcp_retries2 = 15:
  * 924.6 s), so an RTO backoff never splits a connection. */

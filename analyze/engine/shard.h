@@ -9,7 +9,7 @@
 
 /*
  * `analyze --shard K/N` keeps the connections whose hash falls in shard K.
- * The hash is documented in tcpsift(1) so that other tools can place a
+ * The hash is documented in tcpsift-analyze(1) so that other tools can place a
  * connection without tcpsift; it is the same on every run, machine and
  * byte order, and the same for both directions of a connection:
  *

@@ -60,7 +60,7 @@ enum sum_retrans_kind {
 /*
  * Statistics of one direction: segments sent by this side, and what the
  * other side's ACKs said about them. Counters follow the rules documented in
- * analyze/engine/tcp.c and tcpsift(1) ("PER-DIRECTION STATISTICS").
+ * analyze/engine/tcp.c and tcpsift-analyze(1) ("PER-DIRECTION STATISTICS").
  *
  * Two groups, by how often the engine touches them: the hot ones nearly
  * every segment moves (and every connection has; dup and SACK ACKs come

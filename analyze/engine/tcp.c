@@ -6,7 +6,7 @@
 #include "analyze/engine/tcp_int.h"
 
 /*
- * Rules (also in tcpsift(1), PER-DIRECTION STATISTICS). For a segment from
+ * Rules (also in tcpsift-analyze(1), PER-DIRECTION STATISTICS). For a segment from
  * side S (half h) to R (half r):
  *
  *  - keep-alive: 0 or 1 byte at snd_nxt - 1, no SYN/FIN/RST (RFC 9293

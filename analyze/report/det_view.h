@@ -81,7 +81,7 @@ struct det_view {
 	/* The reader's side (analyze/report/jsonin.h, tcpsift merge): its
 	 * connection member v back into c->det, the members of one of its
 	 * events o back into e; a failure sticks in x. What json_conn does
-	 * not write stays 0 (see tcpsift(1), merge). */
+	 * not write stays 0 (see tcpsift-merge(1)). */
 	void (*json_read_conn)(struct ji_ctx *x, const struct json_t *v, struct sum_conn *c);
 	void (*json_read_event)(struct ji_ctx *x, const struct json_t *o, struct sum_event *e);
 

@@ -8,7 +8,7 @@
 #include "analyze/report/report.h"
 
 /*
- * The contract is tcpsift(1), JSON OUTPUT (schema 2), checked by
+ * The contract is tcpsift-json(5) (schema 2), checked by
  * man/tcpsift-report.schema.json. Keys are sorted and connections come in
  * first-packet order so the same capture always gives the same bytes
  * (golden tests rely on it). Times are seconds written exactly from

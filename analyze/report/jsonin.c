@@ -821,7 +821,7 @@ struct ji_file *ji_open(const char *path, struct ji_pool *pool, char *errbuf, si
 		f->lineno = 0;
 		return f;
 	}
-	/* A document: read whole (tcpsift(1), merge). */
+	/* A document: read whole (tcpsift-merge(1)). */
 	rewind(f->f);
 	char *text = NULL;
 	size_t len = 0, cap = 0, got;

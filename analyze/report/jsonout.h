@@ -12,7 +12,7 @@
 /*
  * Every JSON byte tcpsift writes comes from here, written straight from the
  * caller's data with no intermediate tree: what keeps --json fast. The
- * layout is fixed (tcpsift(1), JSON OUTPUT): keys in strcmp order at every
+ * layout is fixed (tcpsift-json(5)): keys in strcmp order at every
  * level, so the same capture always gives the same bytes; pretty output
  * indents by `indent` spaces a level ("key": value), compact has no spaces.
  * Times are written exactly from integer nanoseconds (jo_w_sec); other

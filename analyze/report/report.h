@@ -71,7 +71,7 @@ struct rep_run {
 };
 
 /* One thing that kept the report from covering all of its input (the
- * report's "errors", tcpsift(1)). */
+ * report's "errors", tcpsift-json(5)). */
 struct rep_error {
 	int input;	  /* index into rep_run.inputs, or -1: the run's own */
 	int code;	  /* enum err_code: err_reason_name() names it */

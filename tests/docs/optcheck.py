@@ -1,30 +1,31 @@
 #!/usr/bin/env python3
-"""optcheck.py MANPAGE TCPSIFT SAMPLE [OPTNAMES] - the man page's options and each verb's --help agree.
+"""optcheck.py MANDIR TCPSIFT SAMPLE [OPTNAMES] - each verb's man page and its --help agree.
 
+The verbs are those "tcpsift --help" lists; each has its own page
+MANDIR/tcpsift-VERB.1, and every MANDIR/tcpsift-*.1 page is a verb's.
 Both directions, whole option names (--frames is not documented by a
 --frames-csv entry), short options paired with their long ones, and whether
 an option takes a value:
 
   --help -> man   every option a verb's --help lists has an entry in the
-                  man page's OPTIONS section under "Options of tcpsift VERB";
+                  OPTIONS section of tcpsift-VERB.1;
   man -> --help   every entry there (.TP/.TQ tag lines: .B, .BI, .BR ...) is
                   an option of that verb's --help, and so is every long
-                  option named in the verb's own section (.SH ANALYZE,
-                  CAPTURE, TUI, MERGE);
+                  option named in the page's DESCRIPTION;
   table -> --help with OPTNAMES (tests/tools/optnames, built from the
                   verbs' *_option_names()), the option table and --help
                   list the same long names;
-  --fail-on       every metric "analyze --help" names is in the man page's
-                  "Metrics:" list, and every metric there is one analyze
-                  accepts (run on SAMPLE: not exit 2).
+  --fail-on       every metric "analyze --help" names is in
+                  tcpsift-analyze.1's "Metrics:" list, and every metric there
+                  is one analyze accepts (run on SAMPLE: not exit 2).
 
 Prints one "PASS what" or "FAIL what" line per check for tests/docs/run.sh.
 """
+import glob
+import os
 import re
 import subprocess
 import sys
-
-VERBS = ("analyze", "capture", "tui", "merge")
 
 # Font escapes (\fB, \fI, \fR, \fP, \f(CW, \f[..]) carry no text.
 FONT = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)")
@@ -65,7 +66,7 @@ class Opt:
         self.long, self.short, self.takes_value, self.where = long, short, takes_value, where
 
 
-def parse_tag(line, lineno, fails):
+def parse_tag(page, line, lineno, fails):
     """The options of one .TP/.TQ tag line: [Opt] (a tag may name one option
     with its short form, or nothing at all)."""
     words = line.split(None, 1)
@@ -77,7 +78,7 @@ def parse_tag(line, lineno, fails):
         if m:
             name = m.group(1)
             if re.search(r"(?<!\\)-", name):
-                fails.append(f"man/tcpsift.1:{lineno}: --{name.replace(chr(92), '')} written "
+                fails.append(f"{page}:{lineno}: --{name.replace(chr(92), '')} written "
                              "with a plain '-' (groff prints a hyphen; write \\-)")
             name = name.replace("\\-", "-")
             # A value follows when a later token is more than punctuation.
@@ -89,7 +90,7 @@ def parse_tag(line, lineno, fails):
                 s = SHORT.fullmatch(x.strip())
                 if s:
                     short = s.group(1)
-            opts.append(Opt(name, short, value, f"man/tcpsift.1:{lineno}"))
+            opts.append(Opt(name, short, value, f"{page}:{lineno}"))
     if not opts:
         # A short option alone (no long name): keep it, paired with nothing.
         for k, tok in enumerate(toks):
@@ -97,53 +98,53 @@ def parse_tag(line, lineno, fails):
             if s:
                 rest = [x.strip() for x in toks[k + 1 :]]
                 value = any(x and x not in (",", "|") for x in rest)
-                opts.append(Opt(None, s.group(1), value, f"man/tcpsift.1:{lineno}"))
+                opts.append(Opt(None, s.group(1), value, f"{page}:{lineno}"))
     return opts
 
 
-def parse_man(path, fails):
-    """{verb: [Opt]} from OPTIONS, {verb: {long: lineno}} from the verb sections."""
-    lines = open(path, encoding="utf-8").read().split("\n")
-    entries = {v: [] for v in VERBS}
-    mentions = {v: {} for v in VERBS}
-    section, verb, want_verb, want_tag = None, None, False, False
+def parse_man(page, fails):
+    """[Opt] from the page's OPTIONS, {long: lineno} from its DESCRIPTION."""
+    lines = open(page, encoding="utf-8").read().split("\n")
+    entries, mentions = [], {}
+    section, want_tag = None, False
     for n, line in enumerate(lines, 1):
         if line.startswith(".SH"):
             section = " ".join(roff_tokens(line[3:])).strip()
-            verb, want_verb, want_tag = None, False, False
+            want_tag = False
             continue
-        if section in (v.upper() for v in VERBS):
+        if section == "DESCRIPTION":
             for m in LONG.finditer(FONT.sub("", line)):
-                mentions[section.lower()].setdefault(m.group(1).replace("\\-", "-"), n)
+                mentions.setdefault(m.group(1).replace("\\-", "-"), n)
         if section != "OPTIONS":
-            continue
-        if line.startswith("Options of"):
-            want_verb = True
-            continue
-        if want_verb:
-            m = re.search(r"tcpsift (\w+)", line)
-            if not m or m.group(1) not in VERBS:
-                fails.append(f"man/tcpsift.1:{n}: 'Options of' names no verb of {VERBS}")
-            else:
-                verb = m.group(1)
-            want_verb = False
             continue
         if line.startswith((".TP", ".TQ")):
             want_tag = True
             continue
         if want_tag:
             want_tag = False
-            opts = parse_tag(line, n, fails)
+            opts = parse_tag(page, line, n, fails)
             if not opts:
-                fails.append(f"man/tcpsift.1:{n}: an OPTIONS entry names no option: {line}")
-            elif verb is None:
-                fails.append(f"man/tcpsift.1:{n}: an option entry before any 'Options of tcpsift VERB'")
-            else:
-                entries[verb].extend(opts)
-    for v in VERBS:
-        if not entries[v]:
-            fails.append(f"man/tcpsift.1: no 'Options of tcpsift {v}' entries found")
+                fails.append(f"{page}:{n}: an OPTIONS entry names no option: {line}")
+            entries.extend(opts)
+    if not entries:
+        fails.append(f"{page}: no OPTIONS entries found")
     return entries, mentions
+
+
+def verbs_of(tcpsift, mandir, fails):
+    """The verbs "tcpsift --help" lists ("  VERB ..." lines), each checked
+    to have its page, and every verb page checked to be a verb's."""
+    p = subprocess.run([tcpsift, "--help"], capture_output=True, text=True)
+    verbs = [m.group(1) for m in re.finditer(r"^  ([a-z]+) ", p.stdout, re.M) if m.group(1) != "tcpsift"]
+    if not verbs:
+        fails.append("tcpsift --help lists no verbs")
+    pages = {os.path.basename(f)[len("tcpsift-") : -2] for f in glob.glob(os.path.join(mandir, "tcpsift-*.1"))}
+    for v in verbs:
+        if v not in pages:
+            fails.append(f"{mandir}/tcpsift-{v}.1 missing: tcpsift --help lists the verb {v}")
+    for v in sorted(pages - set(verbs)):
+        fails.append(f"{mandir}/tcpsift-{v}.1 is the page of no verb tcpsift --help lists")
+    return [v for v in verbs if v in pages]
 
 
 # "  -f, --filter EXPR   help" and "      --ndjson   help": option lines of --help.
@@ -193,7 +194,7 @@ def check_fail_on(man, tcpsift, sample, passes, fails):
     text = FONT.sub("", open(man, encoding="utf-8").read()).replace("\\-", "-")
     m = re.search(r"^Metrics: (.*?)\.(?:\s|$)", text, re.M | re.S)
     if not m:
-        fails.append("man/tcpsift.1: no 'Metrics:' list in the --fail-on entry")
+        fails.append(f"{man}: no 'Metrics:' list in the --fail-on entry")
         return
     man_metrics = metric_list(" ".join(m.group(1).split()))
     p = subprocess.run([tcpsift, "analyze", "--help"], capture_output=True, text=True)
@@ -205,42 +206,44 @@ def check_fail_on(man, tcpsift, sample, passes, fails):
         if name in man_metrics:
             passes.append(f"man lists --fail-on metric {name}")
         else:
-            fails.append(f"man/tcpsift.1 does not list --fail-on metric {name} (analyze --help does)")
+            fails.append(f"{man} does not list --fail-on metric {name} (analyze --help does)")
     for name in man_metrics:
         if not re.fullmatch(r"[a-z_]+", name):
-            fails.append(f"man/tcpsift.1: '{name}' in the --fail-on Metrics: list is not a metric name")
+            fails.append(f"{man}: '{name}' in the --fail-on Metrics: list is not a metric name")
             continue
         r = subprocess.run([tcpsift, "analyze", "--fail-on", f"{name}>0", sample],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode in (0, 1):
             passes.append(f"analyze takes the man page's --fail-on metric {name}")
         else:
-            fails.append(f"man/tcpsift.1 lists --fail-on metric {name}; analyze --fail-on "
+            fails.append(f"{man} lists --fail-on metric {name}; analyze --fail-on "
                          f"'{name}>0' exits {r.returncode}: {r.stderr.strip()[:160]}")
 
 
 def main():
     if len(sys.argv) not in (4, 5):
-        sys.exit("usage: optcheck.py MANPAGE TCPSIFT SAMPLE [OPTNAMES]")
-    man, tcpsift, sample = sys.argv[1], sys.argv[2], sys.argv[3]
+        sys.exit("usage: optcheck.py MANDIR TCPSIFT SAMPLE [OPTNAMES]")
+    mandir, tcpsift, sample = sys.argv[1], sys.argv[2], sys.argv[3]
     optnames = sys.argv[4] if len(sys.argv) == 5 else None
     fails, passes = [], []
-    entries, mentions = parse_man(man, fails)
+    verbs = verbs_of(tcpsift, mandir, fails)
     table = None
     if optnames:
         p = subprocess.run([optnames], capture_output=True, text=True)
         if p.returncode != 0:
             fails.append(f"{optnames} exits {p.returncode}")
-        table = {v: set() for v in VERBS}
+        table = {v: set() for v in verbs}
         for line in p.stdout.split("\n"):
             if line.strip():
                 v, name = line.split()
                 table.setdefault(v, set()).add(name)
-    for verb in VERBS:
+    for verb in verbs:
+        page = os.path.join(mandir, f"tcpsift-{verb}.1")
+        entries, mentions = parse_man(page, fails)
         helps = parse_help(tcpsift, verb, fails)
         hmap = {o.long: o for o in helps}
         mmap = {}
-        for o in entries[verb]:
+        for o in entries:
             if o.long is None:
                 if not any(h.short == o.short for h in helps):
                     fails.append(f"{o.where}: man documents {verb} -{o.short}, not in --help")
@@ -254,7 +257,7 @@ def main():
         for name, h in hmap.items():
             o = mmap.get(name)
             if o is None:
-                fails.append(f"man/tcpsift.1 does not document {verb} --{name}")
+                fails.append(f"{page} does not document {verb} --{name}")
                 continue
             passes.append(f"man documents {verb} --{name}")
             if h.short != o.short:
@@ -273,11 +276,11 @@ def main():
                              f"which {verb} --help does not list")
             else:
                 passes.append(f"{verb} --help lists man's --{name}")
-        for name, n in sorted(mentions[verb].items()):
+        for name, n in sorted(mentions.items()):
             if name in hmap:
-                passes.append(f"{verb.upper()} section's --{name} is a {verb} option")
+                passes.append(f"{verb} page's DESCRIPTION: --{name} is a {verb} option")
             else:
-                fails.append(f"man/tcpsift.1:{n}: the {verb.upper()} section names --{name}, "
+                fails.append(f"{page}:{n}: DESCRIPTION names --{name}, "
                              f"which {verb} --help does not list")
         if table is not None:
             t = table.get(verb, set())
@@ -287,7 +290,7 @@ def main():
                 fails.append(f"{verb}: --help prints --{name}, the option table lacks it")
             if t == set(hmap):
                 passes.append(f"{verb}: --help prints exactly the option table ({len(t)} options)")
-    check_fail_on(man, tcpsift, sample, passes, fails)
+    check_fail_on(os.path.join(mandir, "tcpsift-analyze.1"), tcpsift, sample, passes, fails)
     for p in passes:
         print("PASS", p)
     for f in fails:

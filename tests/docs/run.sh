@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# docs/run.sh TCPSIFT - the man page documents exactly the options each verb's
-# --help lists (and its --fail-on metrics), the README names the setup
+# docs/run.sh TCPSIFT - each verb's man page (man/tcpsift-VERB.1) documents
+# exactly the options its --help lists (and --fail-on's metrics), every page
+# renders without a warning, the README names the setup
 # commands; --help and --version work, usage errors are one line, exit 2.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -8,7 +9,7 @@ T_SUITE=docs
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 
-# The man page and each verb's --help list the same options, whole names,
+# Each verb's page and its --help list the same options, whole names,
 # both ways, short forms and values alike (tests/docs/optcheck.py); with the
 # optnames tool built beside the binary, --help is also checked against the
 # verbs' option tables.
@@ -21,7 +22,7 @@ while IFS= read -r line; do
 	FAIL\ *) t_fail "${line#FAIL }" ;;
 	*) t_fail "optcheck.py: $line" ;;
 	esac
-done < <(python3 tests/docs/optcheck.py man/tcpsift.1 "$bin" samples/rr-nagle-delack.pcap \
+done < <(python3 tests/docs/optcheck.py man "$bin" samples/rr-nagle-delack.pcap \
 	${optnames:+"$optnames"} 2>&1)
 [ "$nopt" -gt 50 ] || t_fail "optcheck.py checked only $nopt things"
 "$bin" --version | grep -qE '^tcpsift ' && t_pass "--version" || t_fail "--version"
@@ -29,7 +30,10 @@ done < <(python3 tests/docs/optcheck.py man/tcpsift.1 "$bin" samples/rr-nagle-de
 for w in "make demo" "make check"; do
 	grep -q "$w" README.md && t_pass "README: $w" || t_fail "README lacks '$w'"
 done
-w=$(groff -man -Tutf8 -ww -z man/tcpsift.1 2>&1); [ -z "$w" ] && t_pass "man page renders cleanly" || t_fail "man page warnings: $w"
+for page in man/*.[1-8]; do
+	w=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+	[ -z "$w" ] && t_pass "$page renders cleanly" || t_fail "$page warnings: $w"
+done
 
 # Progress goes to stderr only, never into the report: one line rewritten
 # with \r (percent, bytes of the total, packets, rate, live connections,

@@ -6,7 +6,7 @@
 
 Checks, printing one FAIL line per problem (exit 1) or nothing (exit 0):
   - every connection of the one-pass report is in exactly one shard, the one
-    tests/shard/shardhash.py (tcpsift(1)'s hash, reimplemented) names, with the
+    tests/shard/shardhash.py (tcpsift-analyze(1)'s hash, reimplemented) names, with the
     same statistics; only "id" differs: ids are per run, each shard numbers
     its own connections from 1 in first-packet order;
   - the events are the same, each with its connection ("conn" by id);

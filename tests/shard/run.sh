@@ -3,7 +3,7 @@
 # sample (each alone, all merged as one stream) and a generated capture of
 # 300 connections (tests/shard/mkcap.py) analysed in one pass and as 4
 # shards; tests/shard/check.py compares connections, events and summary
-# counters, and places each connection by the hash of tcpsift(1)
+# counters, and places each connection by the hash of tcpsift-analyze(1)
 # reimplemented in tests/shard/shardhash.py. Then a 4-shard NDJSON job through
 # GNU parallel; `tcpsift merge` of 1, 2 and 4 shards of every sample, of all
 # of them, of both generated captures against the one-pass report (JSON and
@@ -65,7 +65,7 @@ for k in $(seq $N); do
 		t_fail "gen: shard $k has only $c of 343 connections"
 done
 
-# The job as tcpsift(1) shows it: GNU parallel runs the shards.
+# The job as tcpsift-analyze(1) shows it: GNU parallel runs the shards.
 if command -v parallel >/dev/null; then
 	par=$out/parallel
 	mkdir -p "$par"
@@ -81,8 +81,8 @@ else
 	t_fail "GNU parallel not installed (scripts/deps.sh check installs it)"
 fi
 
-# merge: the shards' reports back into the one-pass report (tcpsift(1),
-# MERGE). Byte for byte for JSON and text but for flows.max_live (the sum of
+# merge: the shards' reports back into the one-pass report (tcpsift-merge(1)):
+# byte for byte for JSON and text but for flows.max_live (the sum of
 # the shards' peaks: an upper bound, checked >=); NDJSON's lines sorted.
 # --frames so that the text's example frames are in the reports.
 mdir=$out/merge
@@ -156,7 +156,7 @@ else
 	t_skip "no $gen: the bench generator's capture not merged"
 fi
 
-# The job across machines as tcpsift(1) shows it, here on one: GNU parallel
+# The job across machines as tcpsift-analyze(1) shows it, here on one: GNU parallel
 # runs 4 shards writing JSON and NDJSON, merge puts them together.
 if command -v parallel >/dev/null; then
 	par=$mdir/parallel

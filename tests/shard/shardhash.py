@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""shardhash.py - tcpsift's --shard hash in Python, written from tcpsift(1) alone.
+"""shardhash.py - tcpsift's --shard hash in Python, written from tcpsift-analyze(1) alone.
 
 Usage: shardhash.py N ADDR PORT ADDR PORT   -> prints the hash (hex) and the shard.
 Imported by tests/shard/check.py to place every connection independently.
@@ -42,7 +42,7 @@ def siphash24(key, msg):
 def conn_hash(addr_a, port_a, addr_b, port_b):
     a, b = ipaddress.ip_address(addr_a), ipaddress.ip_address(addr_b)
     ea, eb = (a.packed, port_a), (b.packed, port_b)
-    lo, hi = min(ea, eb), max(ea, eb)  # bytes first, then port: tcpsift(1)
+    lo, hi = min(ea, eb), max(ea, eb)  # bytes first, then port: tcpsift-analyze(1)
     msg = bytes([a.version]) + lo[0] + struct.pack(">H", lo[1]) + hi[0] + struct.pack(">H", hi[1])
     return siphash24(KEY, msg)
 

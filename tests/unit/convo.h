@@ -53,7 +53,7 @@ static inline struct tcp_pools *convo_tpools(void)
 	return &convo_tcp_pools;
 }
 
-/* Engine parameters as the defaults of tcpsift(1); the sink collects events
+/* Engine parameters as the defaults of tcpsift-analyze(1); the sink collects events
  * through on_event(ctx, e); env points at dprm, sink and the pools. */
 static inline void convo_params(struct tcp_params *prm, struct det_params *dprm,
 				struct det_env *env, struct sum_sink *sink,

@@ -34,7 +34,7 @@ static void test_siphash_vectors(void)
 	CHECK_EQ_U(shard_siphash24(key, msg, 63), 0x958a324ceb064572ull);
 }
 
-/* Values also computed by tests/shard/shardhash.py, written from tcpsift(1):
+/* Values also computed by tests/shard/shardhash.py, written from tcpsift-analyze(1):
  * a change here breaks every shard list other tools made. */
 static void test_fixed_values(void)
 {

@@ -7,7 +7,7 @@
 #include "common/clock.h"
 
 /*
- * Rules (DESIGN.md "MTU / alignment"; tcpsift(1), FINDINGS):
+ * Rules (DESIGN.md "MTU / alignment"; tcpsift-analyze(1), FINDINGS):
  *
  *  - Full-size segment of a direction: its largest payload not above the
  *    MSS the receiver announced (larger ones are GSO/TSO/GRO super-frames,

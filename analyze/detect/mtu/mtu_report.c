@@ -145,7 +145,7 @@ static void mtu_json_event(struct jo_fields *f, const struct sum_event *e)
 	}
 }
 
-/* One connection's alignment sentence (see tcpsift(1), FINDINGS). */
+/* One connection's alignment sentence (see tcpsift-analyze(1), FINDINGS). */
 static void text_alignment(FILE *out, const struct sum_conn *c)
 {
 	const struct mtu_summary *s = &c->det.mtu;

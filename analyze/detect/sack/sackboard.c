@@ -7,7 +7,7 @@
 #include "common/clock.h"
 
 /*
- * Rules (DESIGN.md "SACK holes"; tcpsift(1), FINDINGS). For a data
+ * Rules (DESIGN.md "SACK holes"; tcpsift-analyze(1), FINDINGS). For a data
  * direction (sender S, receiver R), on every ACK from R:
  *
  *  - The scoreboard is rebuilt the way S keeps it (RFC 6675 sec. 3): R's

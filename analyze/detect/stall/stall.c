@@ -5,7 +5,7 @@
 #include "common/clock.h"
 
 /*
- * Rules (DESIGN.md "Stalls", tcpsift(1) FINDINGS). A gap is a period with no
+ * Rules (DESIGN.md "Stalls", tcpsift-analyze(1) FINDINGS). A gap is a period with no
  * packet of the connection longer than max(--stall-min, --stall-rtt-factor x
  * path RTT). It is decided when the packet that ends it arrives; what was
  * true at its start is the per-direction snapshot taken before that packet
