@@ -186,8 +186,7 @@ static int group_events(struct conn_events *g, const struct rep_data *d)
 }
 
 /* The events of connection id: [*first, return) of g->idx; the cursor moves on. */
-static size_t events_of(struct conn_events *g, const struct rep_data *d, uint64_t id,
-			size_t *first)
+static size_t events_of(struct conn_events *g, const struct rep_data *d, uint64_t id, size_t *first)
 {
 	while (g->at < g->n && d->events[g->idx[g->at]].conn < id)
 		g->at++;
@@ -239,9 +238,10 @@ static void write_run(FILE *out, const struct rep_data *d, const struct rep_run 
 	fprintf(out, " &middot; %s packets &middot; %zu connection%s", pk, d->nconns,
 		d->nconns == 1 ? "" : "s");
 	if (graph_dir)
-		fputs(" &middot; every connection and event: <a href=\"report.json\">report.json</a> "
-		      "(tcpsift-json(5))",
-		      out);
+		fputs(
+		    " &middot; every connection and event: <a href=\"report.json\">report.json</a> "
+		    "(tcpsift-json(5))",
+		    out);
 	fputs("</p>\n<table>\n<tr><th class=\"l\">input</th><th class=\"l\">format</th>"
 	      "<th>packets</th><th>duration</th><th>capture drops</th></tr>\n",
 	      out);
@@ -323,7 +323,8 @@ static void write_row(FILE *out, const struct sum_conn *c, const struct det_tota
 	fmt_rate(rate, sizeof(rate), r);
 	fmt_rtt(rtt, sizeof(rtt), c);
 	if (detailed)
-		fprintf(out, "<tr><td><a href=\"#c%" PRIu64 "\">%" PRIu64 "</a></td>", c->id, c->id);
+		fprintf(out, "<tr><td><a href=\"#c%" PRIu64 "\">%" PRIu64 "</a></td>", c->id,
+			c->id);
 	else
 		fprintf(out, "<tr><td>%" PRIu64 "</td>", c->id);
 	fputs("<td class=\"l\">", out);
@@ -384,8 +385,9 @@ static void write_detail(FILE *out, const struct sum_conn *c, const struct rep_d
 				continue;
 			if (!any)
 				fprintf(out, "<p>%s: ", dir_labels[dir]);
-			fprintf(out, "%s<a href=\"conn-%" PRIu64 "-%s-%s.svg\">%s</a>", any ? " &middot; " : "",
-				c->id, dir_names[dir], graph_names[g], graph_titles[g]);
+			fprintf(out, "%s<a href=\"conn-%" PRIu64 "-%s-%s.svg\">%s</a>",
+				any ? " &middot; " : "", c->id, dir_names[dir], graph_names[g],
+				graph_titles[g]);
 			any = true;
 		}
 		if (!any)
@@ -394,7 +396,8 @@ static void write_detail(FILE *out, const struct sum_conn *c, const struct rep_d
 		if (graph_exists(graph_dir, c->id, dir, 0))
 			fprintf(out,
 				"<a href=\"conn-%" PRIu64 "-%s-tseq.svg\"><img src=\"conn-%" PRIu64
-				"-%s-tseq.svg\" alt=\"time-sequence graph, %s\" loading=\"lazy\"></a>\n",
+				"-%s-tseq.svg\" alt=\"time-sequence graph, %s\" "
+				"loading=\"lazy\"></a>\n",
 				c->id, dir_names[dir], c->id, dir_names[dir], dir_names[dir]);
 	}
 	fputs("</div>\n", out);
@@ -456,8 +459,8 @@ int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *ru
 
 		for (size_t e = first; e < end; e++)
 			det_totals_add_event(&live, &d->events[g.idx[e]]);
-		bool detailed = ndetails < HTML_MAX_DETAILS &&
-				(end > first || has_graphs(graph_dir, c->id));
+		bool detailed =
+		    ndetails < HTML_MAX_DETAILS && (end > first || has_graphs(graph_dir, c->id));
 		ndetails += detailed;
 		write_row(out, c, &live, detailed, graph_dir);
 	}
