@@ -7,6 +7,9 @@
                              change to a part)
   schema.py validate FILE... validate --json documents and --ndjson streams
                              (one line an object) against the committed schema
+  schema.py members [--write] print every object's members, as roff, for
+                             man/tcpsift-json.5's MEMBERS (--write: replace
+                             them there); `check` fails when they differ
 
 The parts: analyze/report/report.schema.json (the document, connections,
 inputs, summary, the engine's events) and analyze/detect/<name>/<name>.schema.json
@@ -149,6 +152,96 @@ def build():
     return schema
 
 
+MAN_JSON = os.path.join(ROOT, "man", "tcpsift-json.5")
+MEMBERS_BEGIN = '.\\" members: begin (scripts/schema.py members --write; do not edit)\n'
+MEMBERS_END = '.\\" members: end\n'
+
+
+def members(schema):
+    """Every object of the report as roff: its path(s) in bold, then its
+    members, "?" when a member may be null, "*" when it may be absent, an
+    enum's values in parentheses. An object used at several paths (a $ref)
+    is listed once with all its paths; events as the members every type
+    has, then each type's own."""
+    defs = schema["$defs"]
+    order, paths, lists = [], {}, {}
+
+    def scalar(s):
+        """(nullable, description) of a member's value, None for an object."""
+        alts = s.get("anyOf", [s])
+        null = any(a.get("type") == "null" for a in alts)
+        alts = [a for a in alts if a.get("type") != "null"]
+        if "enum" in s:
+            vals = [v for v in s["enum"] if v is not None]
+            return None in s["enum"], "(%s)" % ", ".join(str(v) for v in vals)
+        if len(alts) == 1 and ("$ref" in alts[0] or alts[0].get("type") in ("object", "array")):
+            return null, None
+        return null, ""
+
+    def visit(s, path, key):
+        """An object schema s at path; key names it for de-duplication."""
+        if key in lists:
+            paths[key].append(path)
+            return
+        order.append(key)
+        paths[key] = [path]
+        items, nested = [], []
+        if "properties" not in s:  # {"*": int}: named counts
+            lists[key] = ["names of the counts, each an integer"]
+            return
+        req = set(s.get("required", []))
+        for name, m in sorted(s["properties"].items()):
+            null, what = scalar(m)
+            # \\% keeps a name whole (no hyphen), \\& keeps "?" from ending a sentence.
+            word = "\\%%\\fB%s\\fR%s%s\\&" % (name, "?" if null else "", "" if name in req else "*")
+            if what:
+                word += " " + what
+            items.append(word)
+            nested.append((name, m))
+        lists[key] = items
+        for name, m in nested:
+            alts = [a for a in m.get("anyOf", [m]) if a.get("type") != "null"]
+            t = alts[0] if alts else {}
+            sub = path + "." + name
+            if t.get("type") == "array":
+                t, sub = t["items"], sub + "[]"
+            if "$ref" in t:
+                ref = t["$ref"].split("/")[-1]
+                if ref == "event":
+                    events(sub)
+                elif "properties" in defs[ref] or "additionalProperties" in defs[ref]:
+                    visit(defs[ref], sub, ref)
+            elif t.get("type") == "object":
+                visit(t, sub, sub)
+
+    def events(path):
+        variants = defs["event"]["oneOf"]
+        common = set.intersection(*(set(v["properties"]) for v in variants))
+        first = variants[0]
+        visit({"properties": {k: v for k, v in first["properties"].items() if k in common},
+               "required": [k for k in first["required"] if k in common]}, path, "event")
+        lists["event"] = [w.replace("\\fBtype\\fR\\&", "\\fBtype\\fR\\& (below)") for w in lists["event"]]
+        for v in variants:
+            t = v["properties"]["type"]["const"]
+            own = {k: m for k, m in v["properties"].items() if k not in common}
+            visit({"properties": own, "required": v["required"]}, "%s of type %s" % (path, t), "event " + t)
+
+    visit(schema, "", "document")
+    out = [".ad l"]  # long names: a justified line could not be filled
+    for key in order:
+        ps = [p.lstrip(".") or "the document" for p in paths[key]]
+        out += [".TP", '.B "%s"' % ", ".join("\\%" + p for p in ps)]
+        out.append(", ".join(lists[key]) if lists[key] else "(no members of its own)")
+    out.append(".ad")
+    return "".join(l + "\n" for l in out)
+
+
+def man_members(text):
+    """The generated part of man/tcpsift-json.5, or None."""
+    a, b = text.find(MEMBERS_BEGIN), text.find(MEMBERS_END)
+    return None if a < 0 or b < a else text[a + len(MEMBERS_BEGIN) : b]
+
+
 def dump(schema):
     return json.dumps(schema, indent=1, sort_keys=False) + "\n"
 
@@ -208,13 +301,32 @@ def validate(paths):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("build", "check", "validate"):
+    if len(argv) < 2 or argv[1] not in ("build", "check", "validate", "members"):
         sys.stderr.write(__doc__)
         return 2
     if argv[1] == "build":
         sys.stdout.write(dump(build()))
         return 0
+    if argv[1] == "members":
+        text = members(build())
+        if argv[2:] == ["--write"]:
+            with open(MAN_JSON) as f:
+                man = f.read()
+            old = man_members(man)
+            if old is None:
+                print("schema: no members markers in %s" % MAN_JSON)
+                return 1
+            with open(MAN_JSON, "w") as f:
+                f.write(man.replace(MEMBERS_BEGIN + old + MEMBERS_END, MEMBERS_BEGIN + text + MEMBERS_END))
+        else:
+            sys.stdout.write(text)
+        return 0
     if argv[1] == "check":
+        with open(MAN_JSON) as f:
+            if man_members(f.read()) != members(build()):
+                print("schema: the MEMBERS of man/tcpsift-json.5 are not the schema's "
+                      "(run: scripts/schema.py members --write)")
+                return 1
         want = dump(build())
         try:
             with open(COMMITTED) as f:
