@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""jsondoc.py MANDIR - the JSON report as documented is the JSON report the schema describes.
+"""jsondoc.py MANDIR [TCPSIFT] - the JSON report as documented is the JSON report the schema describes.
 
   MEMBERS         man/tcpsift-json.5's list of every object's members is
                   the one scripts/schema.py generates from the schema (so a
@@ -8,6 +8,13 @@
                   prose of some page (outside that generated list);
   event types     the "Event types:" sentence of tcpsift-json(5) names
                   exactly the schema's event types.
+
+  validators      with TCPSIFT: scripts/schema.py's fast validator and
+                  jsonschema give the same verdict on real reports (a few
+                  samples, --json and --ndjson, trimmed to keep jsonschema
+                  quick) and on each of some hundred one-change breakages
+                  of them (a member removed, added, of another type, null,
+                  true for a number, a float, an unknown event type or kind).
 
 Prints one "PASS what" or "FAIL what" line per check for tests/docs/run.sh.
 """
@@ -47,10 +54,124 @@ def member_names(s):
     return names
 
 
+# Captures whose reports hold every event type but reneging between them.
+SAMPLES = ("zero-window.pcap", "reorder-relay.pcap", "mtu-pmtu-blackhole.pcap", "mtu-pmtu-icmp.pcap",
+           "sack-splice-16k-mtu.pcap", "mtu-20532-nots.pcap", "mtu-gso-offload.pcap", "two-ifaces.pcapng")
+
+
+def trim(doc):
+    """One connection and one event of each type: jsonschema takes ~0.1 s
+    per 10 kB, and each breakage is validated whole."""
+    doc["connections"] = doc["connections"][:1]
+    seen = {}
+    keep = []
+    for e in doc["events"]:
+        seen[e["type"]] = seen.get(e["type"], 0) + 1
+        if seen[e["type"]] <= 1:
+            keep.append(e)
+    doc["events"] = keep
+    return doc
+
+
+def breakages(obj):
+    """One-change copies of obj, each with what was changed."""
+    paths = []
+
+    def walk(o, path):
+        if isinstance(o, dict):
+            paths.append(path)
+            for k, v in o.items():
+                walk(v, path + (k,))
+        elif isinstance(o, list):
+            for i, v in enumerate(o[:2]):
+                walk(v, path + (i,))
+
+    walk(obj, ())
+
+    def at(o, path):
+        for k in path:
+            o = o[k]
+        return o
+
+    for n, path in enumerate(paths):
+        keys = sorted(at(obj, path))
+        if not keys:
+            continue
+        k = keys[n % len(keys)]
+        old = at(obj, path)[k]
+        changes = (("removed", None), ("added", 1), ("a string", "x"), ("null", None), ("true", True),
+                   ("1.5", 1.5), ("1.0", 1.0))
+        # Two kinds of change per object, in turn: every kind is met often.
+        for what, new in (changes[n % 7], changes[(n + 3) % 7]):
+            c = json.loads(json.dumps(obj))
+            o = at(c, path)
+            if what == "removed":
+                del o[k]
+            elif what == "added":
+                o["no_such_member"] = new
+            else:
+                if new is not None and type(new) is type(old) and new == old:
+                    continue
+                o[k] = new
+            yield "/".join(map(str, path + (k,))) + ": " + what, c
+    for bogus in ("type", "kind"):
+        c = json.loads(json.dumps(obj))
+        for e in c.get("events", [c])[:1]:
+            if bogus in e:
+                e[bogus] = "no_such_" + bogus
+                yield bogus + ": unknown", c
+
+
+def check_validators(tcpsift):
+    import jsonschema
+    with open(schema.COMMITTED) as f:
+        committed = json.load(f)
+    fast = schema.Fast(committed)
+    line = committed["$defs"]["ndjson_line"]
+    slow_doc = jsonschema.validators.validator_for(committed)(committed)
+    slow_line = jsonschema.validators.validator_for(committed)(dict(line, **{"$defs": committed["$defs"]}))
+    cases, kinds = [], {}
+    for name in SAMPLES:
+        path = os.path.join(ROOT, "samples", name)
+        doc = subprocess.run([tcpsift, "analyze", "--json", "--frames", "--no-progress", path],
+                             capture_output=True, text=True).stdout
+        doc = trim(json.loads(doc))
+        if cases:  # the NDJSON connection line has the members of a connection
+            doc["connections"] = []
+        cases.append((name, doc, False))
+        nd = subprocess.run([tcpsift, "analyze", "--ndjson", "--frames", "--no-progress", path],
+                            capture_output=True, text=True).stdout.splitlines()
+        for l in nd:  # one line of each kind and event type
+            o = json.loads(l)
+            key = o["kind"] + "/" + o.get("type", "")
+            kinds.setdefault(key, (f"{name} NDJSON {key}", o, True))
+    cases += [kinds[k] for k in sorted(kinds)]
+    agree = disagree = rejected = 0
+    for name, obj, nd in cases:
+        for what, o in [("as written", obj)] + list(breakages(obj)):
+            f = fast.ok(line if nd else committed, o)
+            j = (slow_line if nd else slow_doc).is_valid(o)
+            if what == "as written" and not (f and j):
+                print(f"FAIL {name}: a report as written is invalid (fast {f}, jsonschema {j})")
+            if f == j:
+                agree += 1
+                rejected += not f
+            else:
+                disagree += 1
+                print(f"FAIL validators disagree on {name}, {what}: fast {f}, jsonschema {j}")
+    if not disagree and rejected > 100:
+        print(f"PASS the fast validator and jsonschema agree on {agree} reports "
+              f"({rejected} of them broken and rejected)")
+    elif not disagree:
+        print(f"FAIL only {rejected} broken reports were rejected: the breakages test little")
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: jsondoc.py MANDIR")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: jsondoc.py MANDIR [TCPSIFT]")
     mandir = sys.argv[1]
+    if len(sys.argv) == 3:
+        check_validators(sys.argv[2])
     built = schema.build()
     p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "schema.py"), "check"],
                        capture_output=True, text=True)

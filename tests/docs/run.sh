@@ -26,14 +26,15 @@ done < <(python3 tests/docs/optcheck.py man "$bin" samples/rr-nagle-delack.pcap 
 	${optnames:+"$optnames"} 2>&1)
 [ "$nopt" -gt 50 ] || t_fail "optcheck.py checked only $nopt things"
 # tcpsift-json(5) lists every member of the schema (generated), explains
-# each name in prose somewhere, and names every event type.
+# each name in prose somewhere, and names every event type; the fast
+# validator of scripts/schema.py agrees with jsonschema.
 while IFS= read -r line; do
 	case "$line" in
 	PASS\ *) t_pass "${line#PASS }" ;;
 	FAIL\ *) t_fail "${line#FAIL }" ;;
 	*) t_fail "jsondoc.py: $line" ;;
 	esac
-done < <(python3 tests/docs/jsondoc.py man 2>&1)
+done < <(python3 tests/docs/jsondoc.py man "$bin" 2>&1)
 "$bin" --version | grep -qE '^tcpsift ' && t_pass "--version" || t_fail "--version"
 "$bin" --help | grep -q analyze && t_pass "--help" || t_fail "--help"
 for w in "make demo" "make check"; do
@@ -80,6 +81,8 @@ for _ in $(seq 40); do cat samples/demo-http-loss.pcapng; done >"$tmp/many.pcapn
 line=$(tr '\r' '\n' <"$tmp/err" | grep -m1 .)
 if cmp -s "$tmp/out.json" "$tmp/quiet.json"; then t_pass "--progress: the JSON is the same byte for byte"; else
 	t_fail "--progress changes the JSON"; fi
+scripts/schema.py validate "$tmp/quiet.json" >"$tmp/schema" 2>&1 && t_pass "schema: 40 sections' report valid" ||
+	t_fail "schema: $(head -c 300 "$tmp/schema")"
 if echo "$line" | grep -qE '^ *[0-9.]+% [0-9.]+ [KMG]?i?B/[0-9.]+ [KMG]?i?B  [0-9]+ pkts [0-9.]+ [kMG]?pkt/s  [0-9]+ live  RSS [0-9.]+ [KMG]?i?B  ETA [0-9:]+'; then
 	t_pass "--progress: percent, bytes, packets, rate, live, RSS, ETA"
 else
