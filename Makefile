@@ -9,6 +9,8 @@
 #   make check-fuzz replay tests/fuzz/corpus under ASan+UBSan; FUZZ_SECONDS=N
 #                   then also fuzzes each target N seconds (needs libFuzzer)
 #   make format     clang-format every source file in place
+#   make install    binary, man pages, JSON schema, bash completion under
+#                   PREFIX (/usr/local), staged under DESTDIR; make uninstall
 #   make lint       cppcheck and clang-tidy on the program's C (.clang-tidy;
 #                   minutes: `make check` runs only cppcheck)
 #
@@ -65,7 +67,7 @@ FUZZ_SECONDS ?= 0
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-html check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
-        bench lab-matrix fuzz format install clean
+        check-install bench lab-matrix fuzz format install uninstall clean
 
 all: tcpsift
 
@@ -125,7 +127,7 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-shard check-threads check-tui check-hostile check-hostile-files check-html
+	  check-install check-shard check-threads check-tui check-hostile check-hostile-files check-html
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
@@ -252,12 +254,38 @@ bench:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
-install: tcpsift
-	install -D -m 0755 tcpsift $(DESTDIR)/usr/local/bin/tcpsift
-	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man1 man/*.1
-	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man5 man/*.5
-	install -D -m 0644 man/tcpsift-report.schema.json \
-	  $(DESTDIR)/usr/local/share/tcpsift/tcpsift-report.schema.json
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary of $(O)
+# (built if needed), every man page (man/*.1, man/*.5), the JSON schemas and
+# the bash completion; uninstall removes exactly those files (and
+# share/tcpsift, ours). tests/install/run.sh checks both.
+PREFIX      ?= /usr/local
+BINDIR      := $(PREFIX)/bin
+MANDIR      := $(PREFIX)/share/man
+DATADIR     := $(PREFIX)/share/tcpsift
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+MAN1        := $(notdir $(wildcard man/*.1))
+MAN5        := $(notdir $(wildcard man/*.5))
+SCHEMAS     := $(notdir $(wildcard man/*.schema.json))
+
+install: $(O)/tcpsift
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	  $(DESTDIR)$(DATADIR) $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(O)/tcpsift $(DESTDIR)$(BINDIR)/tcpsift
+	install -m 0644 $(addprefix man/,$(MAN1)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(addprefix man/,$(MAN5)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(addprefix man/,$(SCHEMAS)) $(DESTDIR)$(DATADIR)/
+	install -m 0644 completion/tcpsift.bash $(DESTDIR)$(BASHCOMPDIR)/tcpsift
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tcpsift $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(MAN1)) \
+	  $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(MAN5)) $(addprefix $(DESTDIR)$(DATADIR)/,$(SCHEMAS)) \
+	  $(DESTDIR)$(BASHCOMPDIR)/tcpsift
+	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
+
+# make install into a scratch DESTDIR, twice (PREFIX too): the file list,
+# man --warnings on every page, the completion, then uninstall.
+check-install: tests
+	@tests/install/run.sh $(O)
 
 clean:
 	rm -rf build tcpsift

@@ -25,6 +25,16 @@ while IFS= read -r line; do
 done < <(python3 tests/docs/optcheck.py man "$bin" samples/rr-nagle-delack.pcap \
 	${optnames:+"$optnames"} 2>&1)
 [ "$nopt" -gt 50 ] || t_fail "optcheck.py checked only $nopt things"
+# tcpsift-json(5) lists every member of the schema (generated), explains
+# each name in prose somewhere, and names every event type; the fast
+# validator of scripts/schema.py agrees with jsonschema.
+while IFS= read -r line; do
+	case "$line" in
+	PASS\ *) t_pass "${line#PASS }" ;;
+	FAIL\ *) t_fail "${line#FAIL }" ;;
+	*) t_fail "jsondoc.py: $line" ;;
+	esac
+done < <(python3 tests/docs/jsondoc.py man "$bin" 2>&1)
 "$bin" --version | grep -qE '^tcpsift ' && t_pass "--version" || t_fail "--version"
 "$bin" --help | grep -q analyze && t_pass "--help" || t_fail "--help"
 for w in "make demo" "make check"; do
@@ -35,17 +45,44 @@ for page in man/*.[1-8]; do
 	[ -z "$w" ] && t_pass "$page renders cleanly" || t_fail "$page warnings: $w"
 done
 
+# Every man page example that reads samples/ runs with the exit status its
+# caption implies; the others are listed as skipped, with the rule
+# (tests/docs/examples.py).
+nran=0
+while IFS= read -r line; do
+	case "$line" in
+	PASS\ *) t_pass "${line#PASS }" ;;
+	FAIL\ *) t_fail "${line#FAIL }" ;;
+	SKIP\ *) t_skip "${line#SKIP }" ;;
+	COUNT\ *) read -r _ nran _ <<<"$line" ;;
+	*) t_fail "examples.py: $line" ;;
+	esac
+done < <(python3 tests/docs/examples.py man "$bin" 2>&1)
+[ "$nran" -ge 10 ] || t_fail "only $nran man page examples ran"
+
+# The README's demo report is the one the binary prints (the version aside).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+awk '/^`make demo` prints a report/ { f = 1 } f && /^```$/ { if (n++) exit; next } f && n' README.md |
+	sed -E 's/^tcpsift [^:]*:/tcpsift V:/' >"$tmp/readme.txt"
+"$bin" analyze samples/demo-http-loss.pcapng 2>&1 | sed -E 's/^tcpsift [^:]*:/tcpsift V:/' >"$tmp/demo.txt"
+if [ -s "$tmp/readme.txt" ] && diff -u "$tmp/readme.txt" "$tmp/demo.txt" >"$tmp/readme.diff"; then
+	t_pass "README: the demo report is what make demo prints"
+else
+	t_fail "README's demo report differs from the binary's: $(head -c 400 "$tmp/readme.diff")"
+fi
+
 # Progress goes to stderr only, never into the report: one line rewritten
 # with \r (percent, bytes of the total, packets, rate, live connections,
 # RSS, ETA), erased at the end.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 for _ in $(seq 40); do cat samples/demo-http-loss.pcapng; done >"$tmp/many.pcapng" # sections concatenate
 "$bin" analyze --json --no-progress "$tmp/many.pcapng" >"$tmp/quiet.json" 2>/dev/null
 "$bin" analyze --json --progress "$tmp/many.pcapng" >"$tmp/out.json" 2>"$tmp/err"
 line=$(tr '\r' '\n' <"$tmp/err" | grep -m1 .)
 if cmp -s "$tmp/out.json" "$tmp/quiet.json"; then t_pass "--progress: the JSON is the same byte for byte"; else
 	t_fail "--progress changes the JSON"; fi
+scripts/schema.py validate "$tmp/quiet.json" >"$tmp/schema" 2>&1 && t_pass "schema: 40 sections' report valid" ||
+	t_fail "schema: $(head -c 300 "$tmp/schema")"
 if echo "$line" | grep -qE '^ *[0-9.]+% [0-9.]+ [KMG]?i?B/[0-9.]+ [KMG]?i?B  [0-9]+ pkts [0-9.]+ [kMG]?pkt/s  [0-9]+ live  RSS [0-9.]+ [KMG]?i?B  ETA [0-9:]+'; then
 	t_pass "--progress: percent, bytes, packets, rate, live, RSS, ETA"
 else

@@ -19,9 +19,12 @@ python3 tests/hostile/gen.py "$tmp" || { t_fail "gen.py failed"; t_done; exit; }
 json_check() {
 	python3 - "$1" "$2" "$3" <<'PY'
 import json, sys
-import jsonschema
+sys.path.insert(0, "scripts")
+import schema  # scripts/schema.py: its fast validator, jsonschema's message
 d = json.load(open(sys.argv[1]))
-jsonschema.validate(d, json.load(open("man/tcpsift-report.schema.json")))
+full = json.load(open(schema.COMMITTED))
+if not schema.Fast(full).ok(full, d):
+    sys.exit("; ".join(schema.validate_slow(full, [("", d, False)])[:3]) or "invalid by the fast validator")
 s = d["summary"]
 if (int(sys.argv[2]) == 3) != (len(d["errors"]) == 1):
     sys.exit("errors list %r with exit %s" % (d["errors"], sys.argv[2]))
@@ -66,9 +69,20 @@ while IFS=$'\x1f' read -r name want err check; do
 for l in open(sys.argv[1]): json.loads(l)' "$tmp/out" 2>"$tmp/py"; then
 				t_fail "$what: a line is not JSON: $(tail -1 "$tmp/py")"
 				continue
-			fi ;;
+			fi
+			# Validated against the schema below, all in one call.
+			mkdir -p "$tmp/ndjson"
+			[ -s "$tmp/out" ] && cp "$tmp/out" "$tmp/ndjson/$name.ndjson" ;;
 		esac
 		t_pass "$what: exit $rc"
 	done
 done <"$tmp/cases.txt"
+reports=("$tmp"/ndjson/*.ndjson)
+if [ ! -f "${reports[0]}" ]; then
+	t_fail "schema: no NDJSON report to validate"
+elif scripts/schema.py validate "${reports[@]}" >"$tmp/schema" 2>&1; then
+	t_pass "schema: the ${#reports[@]} NDJSON reports are valid"
+else
+	t_fail "schema: $(head -c 300 "$tmp/schema")"
+fi
 t_done

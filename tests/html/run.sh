@@ -53,6 +53,12 @@ if [ -x "$dir/tests/tools/synflood" ]; then
 else
 	t_skip "no $dir/tests/tools/synflood: the row bound is not checked"
 fi
+# The --json reports the pages were checked against follow the schema.
+if scripts/schema.py validate "$tmp"/*.json >"$tmp/schema" 2>&1; then
+	t_pass "schema: the JSON reports are valid"
+else
+	t_fail "schema: $(head -c 300 "$tmp/schema")"
+fi
 
 # Rendered by a browser: ink and colours, against a blank page.
 shot() { # URL PNG

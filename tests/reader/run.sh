@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # reader/run.sh BUILD_DIR - our pcap/pcapng reader yields exactly what
 # libpcap yields (count, timestamps, lengths, bytes) on every sample and,
-# when present, every public capture; compressed copies read the same.
+# when present, every public capture; compressed copies read the same; the
+# JSON reports are valid against the schema.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=reader
@@ -24,17 +25,19 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=samples/demo-http-loss.pcapng
-"$dir/tcpsift" analyze --json "$src" | sed 's/"path": "[^"]*"/"path": ""/; s/"compressed": [a-z]*/"compressed": x/' >"$tmp/plain.json"
+# Each report as written (*.raw.json) is validated against the schema below.
+"$dir/tcpsift" analyze --json "$src" | tee "$tmp/plain.raw.json" |
+	sed 's/"path": "[^"]*"/"path": ""/; s/"compressed": [a-z]*/"compressed": x/' >"$tmp/plain.json"
 for z in gzip bzip2 xz; do
 	command -v $z >/dev/null || { t_skip "$z not installed"; continue; }
 	$z -c "$src" >"$tmp/c.$z"
-	"$dir/tcpsift" analyze --json "$tmp/c.$z" |
+	"$dir/tcpsift" analyze --json "$tmp/c.$z" | tee "$tmp/$z.raw.json" |
 		sed 's/"path": "[^"]*"/"path": ""/; s/"compressed": [a-z]*/"compressed": x/' >"$tmp/$z.json"
 	if cmp -s "$tmp/plain.json" "$tmp/$z.json"; then t_pass "$z input"; else
 		t_fail "$z input gives a different report"; fi
 done
 # Standard input, plain and compressed.
-if "$dir/tcpsift" analyze --json - <"$src" |
+if "$dir/tcpsift" analyze --json - <"$src" | tee "$tmp/stdin.raw.json" |
 	sed 's/"path": "[^"]*"/"path": ""/; s/"compressed": [a-z]*/"compressed": x/' | cmp -s - "$tmp/plain.json"; then
 	t_pass "stdin"
 else
@@ -68,5 +71,12 @@ PY
 	fi
 else
 	t_skip "tshark missing: merge test not run"
+fi
+reports=("$tmp"/*.raw.json)
+[ -f "$tmp/merged.json" ] && reports+=("$tmp/single.json" "$tmp/merged.json")
+if scripts/schema.py validate "${reports[@]}" >"$tmp/schema" 2>&1; then
+	t_pass "schema: the ${#reports[@]} JSON reports are valid"
+else
+	t_fail "schema: $(head -c 300 "$tmp/schema")"
 fi
 t_done

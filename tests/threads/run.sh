@@ -6,7 +6,8 @@
 # NDJSON with per-frame verdicts (also as CSV), combined with --shard and
 # with sweeps every second (--idle-timeout 1); the generated capture again
 # with malformed, fragmented, tagged and non-IP copies of its packets
-# (mknoise.py). Then --threads' usage errors.
+# (mknoise.py); every JSON and NDJSON report valid against the schema. Then
+# --threads' usage errors.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=threads
@@ -83,6 +84,17 @@ cmp -s "$out/gen.1.csv" "$out/gen.2.csv" && [ -s "$out/gen.1.csv" ] &&
 c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["connections"])' \
 	"$out/gen.json.1")
 [ "${c:-0}" -ge 100 ] && t_pass "gen: $c connections" || t_fail "gen: only ${c:-0} connections"
+
+# Every JSON and NDJSON report above follows the schema: one validation of
+# the --threads 1 copies (the others are the same bytes).
+reports=("$out"/*.json.1 "$out"/*.ndjson.1)
+if [ "${#reports[@]}" -lt 30 ]; then
+	t_fail "schema: only ${#reports[@]} JSON/NDJSON reports"
+elif scripts/schema.py validate "${reports[@]}" >"$out/schema.log" 2>&1; then
+	t_pass "schema: the ${#reports[@]} JSON/NDJSON reports are valid"
+else
+	t_fail "schema: $(head -c 300 "$out/schema.log")"
+fi
 
 for bad in 0 65 x -1; do
 	"$bin" analyze --threads "$bad" samples/zero-window.pcap >/dev/null 2>"$out/bad.err"

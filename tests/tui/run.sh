@@ -120,6 +120,14 @@ files=(samples/demo-http-loss.pcapng samples/rr-nagle-delack.pcap samples/reorde
 rargs=()
 for f in "${files[@]}"; do rargs+=(-r "$f"); done
 "$bin" analyze --json --no-progress "${files[@]}" >"$TUI_DIR/all.json" 2>/dev/null
+# Every analyze report the parity checks read follows the schema.
+reports=()
+for j in "$TUI_DIR"/*.json; do [ -s "$j" ] && reports+=("$j"); done
+if scripts/schema.py validate "${reports[@]}" >"$TUI_DIR/schema" 2>&1; then
+	t_pass "schema: the ${#reports[@]} analyze reports are valid"
+else
+	t_fail "schema: $(head -c 300 "$TUI_DIR/schema")"
+fi
 tui_start big 200 50 -- "${rargs[@]}" --max
 if tui_wait big '\[ended\]' 20; then t_pass "200x50 replay reaches the end"; else
 	t_fail "200x50 replay never ended: $(tui_screen big | head -3)"
