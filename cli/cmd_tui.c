@@ -277,7 +277,16 @@ static void run_screen(struct player *pl, struct tv_view *view)
 	while (!tui_stop) {
 		int key = getch();
 		if (key != ERR) {
-			switch (tv_key(view, key)) {
+			enum tv_action act;
+			MEVENT me;
+			if (key == KEY_MOUSE)
+				act = getmouse(&me) == OK &&
+					      (me.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED))
+					  ? tv_mouse(view, me.y, me.x)
+					  : TV_NONE;
+			else
+				act = tv_key(view, key);
+			switch (act) {
 			case TV_QUIT:
 				return;
 			case TV_PAUSE:
@@ -410,6 +419,9 @@ int tui_main(int argc, char **argv)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
+	/* Clicks only (a press is enough: some terminals send no release). */
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
+	mouseinterval(0);
 	if (vc.color && has_colors())
 		tv_init_colors(); /* else the view draws with attributes only */
 

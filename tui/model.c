@@ -392,6 +392,12 @@ struct sum_sink tm_sink(struct tm_model *m)
 	    .conn = on_conn, .event = on_event, .segment = on_segment, .ctx = m};
 }
 
+void tm_advance_clock(struct tm_model *m, int64_t now)
+{
+	if (now > m->now)
+		m->now = now;
+}
+
 void tm_update_live(void *model, const struct sum_conn *s)
 {
 	struct tm_model *m = model;
@@ -435,6 +441,7 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 		r->rate[d] = c->ended ? 0 : tm_rate_get(&c->rate, m->now, s->first_ts, d);
 		r->bytes[d] = s->dir[d].payload_bytes;
+		r->packets[d] = s->dir[d].packets;
 		r->retrans += s->dir[d].retrans;
 		r->ooo += s->dir[d].out_of_order;
 	}

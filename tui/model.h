@@ -67,9 +67,10 @@ struct tm_row {
 	uint16_t client_port, server_port;
 	enum sum_state state;
 	bool ended;
-	double rate[SUM_DIR_COUNT]; /* bytes/s over the last second of capture time */
-	uint64_t bytes[SUM_DIR_COUNT];
-	int64_t rtt_ns; /* smallest RTT measured either way (-1: none) */
+	double rate[SUM_DIR_COUNT];	 /* bytes/s over the last second of capture time */
+	uint64_t bytes[SUM_DIR_COUNT];	 /* payload, retransmissions included */
+	uint64_t packets[SUM_DIR_COUNT]; /* TCP segments */
+	int64_t rtt_ns;			 /* smallest RTT measured either way (-1: none) */
 	uint64_t retrans;
 	/* The detectors' columns (det_view.h), by view and column. */
 	struct det_cell det[DET_VIEW_COUNT][DET_MAX_COLUMNS];
@@ -100,7 +101,7 @@ struct tm_totals {
 };
 
 struct tm_snapshot {
-	int64_t now; /* capture time of the latest packet (ns) */
+	int64_t now; /* capture time of the latest packet (ns); live: at least the wall time */
 	struct tm_totals tot;
 	struct tm_row *rows; /* nrows of them, in connection id order */
 	uint32_t nrows, cap;
@@ -121,6 +122,11 @@ void tm_free(struct tm_model *m); /* NULL is a no-op */
 
 /* The sink to give the engine: it feeds the model. */
 struct sum_sink tm_sink(struct tm_model *m);
+
+/* Live capture: the clock moves on without packets. now (ns, the packets'
+ * clock: wall time) becomes the model's time if later, so rates decay to 0
+ * and connections age while nothing arrives. Replay never calls it. */
+void tm_advance_clock(struct tm_model *m, int64_t now);
 
 /* A live connection's current summary (engine's eng_foreach_live). */
 void tm_update_live(void *model, const struct sum_conn *c);

@@ -30,14 +30,24 @@ enum pl_state {
 
 /* What the header shows besides the model's totals. */
 #define PL_MAX_VANTAGES 16 /* names shown; more share the last */
+#define PL_MAX_INPUTS	64 /* inputs whose first packet times are kept; more share the last */
 
 struct pl_header {
 	enum pl_mode mode;
 	enum pl_state state;
 	double speed;
 	uint64_t packets, wire_bytes, malformed;
-	double pps, bps; /* over the last second of capture time */
+	double pps, bps; /* over the last second of now_ts */
 	int64_t first_ts, last_ts;
+	/* The clock rates and ages follow: replay, the latest packet's capture
+	 * time; live, the wall time (packets carry it), so they decay to 0 when
+	 * nothing arrives. */
+	int64_t now_ts;
+	/* Relative times count from the first packet of each input (merged
+	 * captures may be years apart): input k's in input_first_ts[k] (0: none
+	 * yet); cur_input is the latest packet's. */
+	int64_t input_first_ts[PL_MAX_INPUTS];
+	unsigned ninputs, cur_input;
 	double wall_s;	  /* since the start */
 	double progress;  /* replay: fraction of the input read, -1 unknown */
 	bool drops_known; /* the counters below mean something */

@@ -52,6 +52,8 @@ struct player {
 	struct pl_sample samples[PL_RATE_SAMPLES];
 	unsigned nsamples, sample_head;
 	double start_wall;
+	unsigned cur_input; /* of the latest packet */
+	int64_t live_first_ts;
 	enum pl_state state;
 	char error[sizeof(((struct pl_header *)0)->error)];
 	uint64_t seq;
@@ -142,9 +144,10 @@ err:
 
 /* ---- the player thread ---- */
 
+/* Packets/s and bits/s over the last second of h->now_ts. */
 static void header_rates(struct player *p, struct pl_header *h, const struct eng_counters *n)
 {
-	struct pl_sample now = {.ts = n->last_ts, .packets = n->packets, .bytes = n->wire_bytes};
+	struct pl_sample now = {.ts = h->now_ts, .packets = n->packets, .bytes = n->wire_bytes};
 	const struct pl_sample *base = NULL;
 
 	/* The newest sample at least a second of capture time old, else the
@@ -210,6 +213,25 @@ static void header_drops(struct player *p, struct pl_header *h)
 	h->progress = src_progress(p->src);
 }
 
+static void header_inputs(struct player *p, struct pl_header *h)
+{
+	memset(h->input_first_ts, 0, sizeof(h->input_first_ts));
+	h->cur_input = p->cur_input < PL_MAX_INPUTS ? p->cur_input : PL_MAX_INPUTS - 1;
+	if (!p->src) {
+		h->ninputs = 1;
+		h->input_first_ts[0] = p->live_first_ts;
+		return;
+	}
+	h->ninputs = src_count(p->src) < PL_MAX_INPUTS ? src_count(p->src) : PL_MAX_INPUTS;
+	for (unsigned k = 0; k < src_count(p->src); k++) {
+		const struct src_input *in = src_input(p->src, k);
+		unsigned slot = k < PL_MAX_INPUTS ? k : PL_MAX_INPUTS - 1;
+		if (in->packets &&
+		    (!h->input_first_ts[slot] || in->first_ts < h->input_first_ts[slot]))
+			h->input_first_ts[slot] = in->first_ts;
+	}
+}
+
 /* Build views[back] from the model and swap it with the ready one. */
 static void publish(struct player *p)
 {
@@ -229,6 +251,14 @@ static void publish(struct player *p)
 	 * partial batch goes to the workers here, so this bounds its delay). */
 	wk_sync(p->eng);
 	wk_counters(p->eng, &cnt, &flows);
+	v->h.now_ts = n->last_ts;
+	if (p->cfg.mode == PL_LIVE) {
+		/* The packets' clock is the wall clock: it runs without them. */
+		int64_t wall = clock_ns(CLOCK_REALTIME);
+		if (wall > v->h.now_ts)
+			v->h.now_ts = wall;
+		tm_advance_clock(p->model, v->h.now_ts);
+	}
 	wk_foreach_live(p->eng, tm_update_live, p->model);
 	if (tm_snapshot_fill(p->model, &v->m, detail_id) < 0)
 		snprintf(p->error, sizeof(p->error), "out of memory for the connection table");
@@ -242,6 +272,7 @@ static void publish(struct player *p)
 	v->h.wall_s = clock_now_s() - p->start_wall;
 	header_rates(p, &v->h, n);
 	header_drops(p, &v->h);
+	header_inputs(p, &v->h);
 	snprintf(v->h.error, sizeof(v->h.error), "%s", p->error);
 	v->seq = ++p->seq;
 
@@ -338,6 +369,7 @@ static void replay_loop(struct player *p)
 				continue;
 			}
 		}
+		p->cur_input = pk.input;
 		wk_packet(p->eng, &pk);
 		have = false;
 		if (c.paused) {
@@ -384,6 +416,8 @@ static void live_loop(struct player *p)
 				write_failed = true;
 				snprintf(p->error, sizeof(p->error), "%s", pw_error(p->writer));
 			}
+			if (!p->live_first_ts)
+				p->live_first_ts = pk.ts_ns;
 			wk_packet(p->eng, &pk);
 			if ((++packets & 0xff) != 0)
 				continue;

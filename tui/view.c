@@ -19,6 +19,7 @@ struct tv_view *tv_new(const struct tv_config *cfg, char *errbuf, size_t errlen)
 	v->cfg = *cfg;
 	tv_build_columns(v);
 	v->sort = v->at[TV_COL_ID];
+	v->head_y = -1;
 	return v;
 }
 
@@ -72,6 +73,7 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 
 	getmaxyx(stdscr, rows, cols);
 	erase();
+	v->head_y = -1; /* until the table draws its head */
 	if (v->help) {
 		tv_draw_help(v, rows, cols);
 		return;

@@ -56,6 +56,10 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv);
 /* A key from getch()/wget_wch (KEY_* or a character). */
 enum tv_action tv_key(struct tv_view *v, int key);
 
+/* A mouse click at (y, x) on the screen drawn last: on the table's head,
+ * sort by that column (again: reverse); on a row, select it. */
+enum tv_action tv_mouse(struct tv_view *v, int y, int x);
+
 /* The connection the detail view shows (0: none open). */
 uint64_t tv_detail_id(const struct tv_view *v);
 

@@ -152,11 +152,17 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 		attrset(A_NORMAL);
 		return;
 	}
+	const struct pl_header *h = &pv->h;
 	rep_format_endpoint(&s->client, s->client_port, a, sizeof(a));
 	rep_format_endpoint(&s->server, s->server_port, b, sizeof(b));
-	const struct pl_header *h = &pv->h;
-	tv_putf(y, 1, cols - 1, "CONNECTION #%" PRIu64 "  %s %s %s  %s%s  seen at %s", s->id, a,
+	char idle[48] = "";
+	if (!dt->ended && h->now_ts > s->last_ts &&
+	    (uint64_t)h->now_ts - (uint64_t)s->last_ts >= (uint64_t)TV_IDLE_NS)
+		snprintf(idle, sizeof(idle), ", idle %.0f s",
+			 ((double)h->now_ts - (double)s->last_ts) / 1e9);
+	tv_putf(y, 1, cols - 1, "CONNECTION #%" PRIu64 "  %s %s %s  %s%s%s  seen at %s", s->id, a,
 		v->cfg.utf8 ? "→" : "->", b, sum_state_name(s->state), dt->ended ? ", ended" : "",
+		idle,
 		h->nvantages
 		    ? h->vantage[s->vantage < PL_MAX_VANTAGES ? s->vantage : PL_MAX_VANTAGES - 1]
 		    : "?");

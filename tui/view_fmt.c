@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tui/view_int.h"
 
@@ -21,6 +22,17 @@ void tv_fmt_si(char *b, size_t n, double x)
 		snprintf(b, n, "%.0f", x);
 	else
 		snprintf(b, n, x < 9.995 ? "%.2f%c" : x < 99.95 ? "%.1f%c" : "%.0f%c", x, sfx[k]);
+}
+
+void tv_fmt_bytes(char *b, size_t n, uint64_t x)
+{
+	if (x < 1000) {
+		snprintf(b, n, "%" PRIu64 "B", x);
+		return;
+	}
+	tv_fmt_si(b, n, (double)x);
+	size_t l = strlen(b);
+	snprintf(b + l, n > l ? n - l : 0, "B");
 }
 
 void tv_fmt_dur(char *b, size_t n, int64_t ns)
@@ -77,6 +89,31 @@ int tv_putf(int y, int x, int max, const char *fmt, ...)
 	vsnprintf(b, sizeof(b), fmt, ap);
 	va_end(ap);
 	return tv_put(y, x, max, b);
+}
+
+/*
+ * A part of a line that is drawn whole or not at all (a number is never
+ * cut): its columns when it fits in [x, cols), else cols - x + 1, which
+ * takes x past cols so that every later part of the line is left out too.
+ */
+int tv_piece(int y, int x, int cols, const char *fmt, ...)
+{
+	char b[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	int n = tv_ucols(b);
+	if (x > cols || n > cols - x)
+		return x > cols ? 0 : cols - x + 1;
+	return tv_put(y, x, n, b);
+}
+
+bool tv_row_idle(const struct pl_view *pv, const struct tm_row *r)
+{
+	return !r->ended && pv->h.now_ts > r->last_ts &&
+	       (uint64_t)pv->h.now_ts - (uint64_t)r->last_ts >= (uint64_t)TV_IDLE_NS;
 }
 
 attr_t tv_pair_attr(const struct tv_view *v, enum tv_pair p)

@@ -38,6 +38,8 @@ enum tv_col {
 	TV_COL_STATE,
 	TV_COL_UP,
 	TV_COL_DOWN,
+	TV_COL_PKTS,
+	TV_COL_RATE,
 	TV_COL_RTT,
 	TV_COL_RETR,
 	TV_COL_OOO,
@@ -88,6 +90,9 @@ struct tv_view {
 	int ndrop;
 	int sort; /* a column */
 	bool sort_reverse;
+	bool rates;	       /* C>S, S>C: bits/s now; else (the default) bytes so far */
+	int head_y;	       /* the table head's line at the last draw (-1: none) */
+	int col_x[TV_COL_MAX]; /* where each column starts on it (-1: hidden) */
 	bool frozen;
 	uint64_t *frozen_ids; /* display order kept while frozen */
 	uint32_t nfrozen, frozen_cap;
@@ -114,9 +119,15 @@ struct tv_view {
 void tv_fmt_si(char *b, size_t n, double x);	  /* 1.23k, 45.6M: three digits */
 void tv_fmt_dur(char *b, size_t n, int64_t ns);	  /* as det_fmt_dur_short() */
 void tv_fmt_count(char *b, size_t n, uint64_t x); /* exact below 100000, else as tv_fmt_si() */
+void tv_fmt_bytes(char *b, size_t n, uint64_t x); /* 999B, 1.23kB, 45.6MB */
 int tv_ucols(const char *s);
 int tv_put(int y, int x, int max, const char *s);
 int tv_putf(int y, int x, int max, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int tv_piece(int y, int x, int cols, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A live connection is idle once no packet came for TV_IDLE_NS of the
+ * header's clock (wall time when capturing live). */
+#define TV_IDLE_NS 3000000000ll
+bool tv_row_idle(const struct pl_view *pv, const struct tm_row *r);
 attr_t tv_pair_attr(const struct tv_view *v, enum tv_pair p);
 enum tv_pair tv_tone_pair(enum det_tone t);
 attr_t tv_tone_attr(const struct tv_view *v, enum det_tone t);
@@ -138,11 +149,18 @@ void tv_draw_table(struct tv_view *v, const struct pl_view *pv, int y, int rows,
 /* ---- view_findings.c: the header and the findings log ---- */
 
 void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols);
+void tv_fmt_reltime(char *b, size_t n, const struct pl_header *h, int64_t ts, unsigned input);
 void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
 
 /* ---- view_detail.c: one connection ---- */
 
 void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
+
+/* Sort by column col (a display index): a new one in its natural order,
+ * the current one reversed (a click on the head). */
+void tv_sort_by(struct tv_view *v, int col);
+/* Sort by the next visible column to the left (step -1) or right (+1). */
+void tv_sort_step(struct tv_view *v, int step);
 
 /* ---- view_keys.c: keys, help and footer ---- */
 

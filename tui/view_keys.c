@@ -69,6 +69,34 @@ void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols
 
 /* ---- keys ---- */
 
+enum tv_action tv_mouse(struct tv_view *v, int y, int x)
+{
+	v->msg[0] = '\0';
+	if (v->editing || v->help)
+		return TV_NONE;
+	if (v->head_y >= 0 && y == v->head_y) {
+		/* The column under x: the last one starting at or left of it. */
+		int col = -1;
+		for (int k = 0; k < v->ncols; k++)
+			if (v->col_x[k] >= 0 && v->col_x[k] <= x &&
+			    (col < 0 || v->col_x[k] > v->col_x[col]))
+				col = k;
+		if (col < 0)
+			return TV_NONE;
+		tv_sort_by(v, col);
+		if (v->frozen)
+			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
+		return TV_REDRAW;
+	}
+	if (v->head_y >= 0 && y > v->head_y && y <= v->head_y + v->table_rows) {
+		uint32_t pos = v->top + (uint32_t)(y - v->head_y - 1);
+		if (pos < v->norder)
+			v->selected = v->rows[v->order[pos]].id;
+		return TV_REDRAW;
+	}
+	return TV_NONE;
+}
+
 static void move_selection(struct tv_view *v, long delta)
 {
 	uint32_t pos = tv_settle_selection(v, -1);
@@ -148,12 +176,16 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		v->detail = false;
 		return TV_REDRAW;
 	case 's':
-		do
-			v->sort = (v->sort + 1) % v->ncols;
-		while (!v->visible[v->sort]);
-		v->sort_reverse = false;
+	case '>':
+	case '<':
+		tv_sort_step(v, key == '<' ? -1 : 1);
 		if (v->frozen)
 			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
+		return TV_REDRAW;
+	case 't':
+		v->rates = !v->rates;
+		snprintf(v->msg, sizeof(v->msg),
+			 v->rates ? "C>S, S>C: bits/s now" : "C>S, S>C: bytes so far");
 		return TV_REDRAW;
 	case 'S':
 		v->sort_reverse = !v->sort_reverse;

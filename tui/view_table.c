@@ -18,6 +18,8 @@ static const struct tv_coldef tv_core_cols[TV_COL_CORE_COUNT] = {
     [TV_COL_STATE] = {"ST", 4, 1, false, true, TV_COL_STATE, 0, 0},
     [TV_COL_UP] = {"C>S", 7, 0, true, false, TV_COL_UP, 0, 0},
     [TV_COL_DOWN] = {"S>C", 7, 0, true, false, TV_COL_DOWN, 0, 0},
+    [TV_COL_PKTS] = {"PKTS", 6, 2, true, false, TV_COL_PKTS, 0, 0},
+    [TV_COL_RATE] = {"NOW", 7, 1, true, false, TV_COL_RATE, 0, 0},
     [TV_COL_RTT] = {"RTT", 6, 1, true, false, TV_COL_RTT, 0, 0},
     [TV_COL_RETR] = {"RETR", 5, 0, true, false, TV_COL_RETR, 0, 0},
     [TV_COL_OOO] = {"OOO", 5, 1, true, false, TV_COL_OOO, 0, 0},
@@ -66,7 +68,8 @@ static int cmp_addr(const struct dec_addr *a, uint16_t pa, const struct dec_addr
 
 #define CMP(x, y) ((x) < (y) ? -1 : (x) > (y))
 
-static int cmp_col(const struct tv_coldef *col, const struct tm_row *a, const struct tm_row *b)
+static int cmp_col(const struct tv_coldef *col, bool rates, const struct tm_row *a,
+		   const struct tm_row *b)
 {
 	if (col->core < 0)
 		return CMP(a->det[col->view][col->vcol].sort, b->det[col->view][col->vcol].sort);
@@ -78,9 +81,14 @@ static int cmp_col(const struct tv_coldef *col, const struct tm_row *a, const st
 	case TV_COL_STATE:
 		return CMP(a->state, b->state);
 	case TV_COL_UP:
-		return CMP(a->rate[SUM_C2S], b->rate[SUM_C2S]);
-	case TV_COL_DOWN:
-		return CMP(a->rate[SUM_S2C], b->rate[SUM_S2C]);
+	case TV_COL_DOWN: {
+		unsigned d = col->core == TV_COL_UP ? SUM_C2S : SUM_S2C;
+		return rates ? CMP(a->rate[d], b->rate[d]) : CMP(a->bytes[d], b->bytes[d]);
+	}
+	case TV_COL_PKTS:
+		return CMP(a->packets[0] + a->packets[1], b->packets[0] + b->packets[1]);
+	case TV_COL_RATE:
+		return CMP(a->rate[0] + a->rate[1], b->rate[0] + b->rate[1]);
 	case TV_COL_RTT:
 		return CMP(a->rtt_ns, b->rtt_ns);
 	case TV_COL_RETR:
@@ -99,7 +107,7 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	const struct tv_view *v = ctx;
 	const struct tm_row *a = &v->rows[*(const uint32_t *)pa],
 			    *b = &v->rows[*(const uint32_t *)pb];
-	int c = cmp_col(&v->cols[v->sort], a, b);
+	int c = cmp_col(&v->cols[v->sort], v->rates, a, b);
 
 	if (v->cols[v->sort].desc)
 		c = -c;
@@ -190,6 +198,31 @@ void tv_freeze(struct tv_view *v)
 		v->frozen_ids[v->nfrozen++] = v->rows[v->order[k]].id;
 }
 
+void tv_sort_by(struct tv_view *v, int col)
+{
+	if (col < 0 || col >= v->ncols)
+		return;
+	if (col == v->sort) {
+		v->sort_reverse = !v->sort_reverse;
+	} else {
+		v->sort = col;
+		v->sort_reverse = false;
+	}
+}
+
+void tv_sort_step(struct tv_view *v, int step)
+{
+	int col = v->sort;
+
+	for (int n = 0; n < v->ncols; n++) {
+		col = (col + step + v->ncols) % v->ncols;
+		if (v->visible[col])
+			break;
+	}
+	v->sort = col;
+	v->sort_reverse = false;
+}
+
 /* ---- the connection table ---- */
 
 /* Which columns fit in cols, and how wide the address columns get (the
@@ -249,29 +282,43 @@ static void cell(const struct tv_row_ctx *ctx, int *x, int col, const char *s)
 	*x += w + 1;
 }
 
+/* A column's head: C>S and S>C say which of bytes or bits/s they show. */
+static const char *head_of(const struct tv_view *v, int k)
+{
+	if (v->rates && k == v->at[TV_COL_UP])
+		return "C>S/s";
+	if (v->rates && k == v->at[TV_COL_DOWN])
+		return "S>C/s";
+	return v->cols[k].head;
+}
+
 static void draw_table_head(struct tv_view *v, int y, int cols)
 {
 	struct tv_row_ctx ctx = {v, y, cols};
 	int x = 1;
 
+	v->head_y = y;
 	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
 	for (int k = 0; k < v->ncols; k++) {
 		char b[32];
 		if (k == v->sort) {
 			bool down = v->cols[k].desc != v->sort_reverse;
-			snprintf(b, sizeof(b), "%s%s", v->cols[k].head,
+			snprintf(b, sizeof(b), "%s%s", head_of(v, k),
 				 v->cfg.utf8 ? (down ? "▼" : "▲") : (down ? "v" : "^"));
 		} else {
-			snprintf(b, sizeof(b), "%s", v->cols[k].head);
+			snprintf(b, sizeof(b), "%s", head_of(v, k));
 		}
+		v->col_x[k] = v->visible[k] && x < cols ? x : -1;
 		cell(&ctx, &x, k, b);
 	}
 	attrset(A_NORMAL);
 }
 
-static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r, bool selected,
-		     unsigned nvantages, const char (*vantages)[32])
+static void draw_row(struct tv_view *v, int y, int cols, const struct pl_view *pv,
+		     const struct tm_row *r, bool selected)
 {
+	unsigned nvantages = pv->h.nvantages;
+	const char(*vantages)[32] = pv->h.vantage;
 	struct tv_row_ctx ctx = {v, y, cols};
 	char b[96];
 	int x = 1;
@@ -289,11 +336,19 @@ static void draw_row(struct tv_view *v, int y, int cols, const struct tm_row *r,
 	cell(&ctx, &x, v->at[TV_COL_CLIENT], b);
 	rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
 	cell(&ctx, &x, v->at[TV_COL_SERVER], b);
-	cell(&ctx, &x, v->at[TV_COL_STATE], sum_state_label(r->state, 4));
+	cell(&ctx, &x, v->at[TV_COL_STATE],
+	     tv_row_idle(pv, r) ? "idle" : sum_state_label(r->state, 4));
 	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
-		tv_fmt_si(b, sizeof(b), r->rate[d] * 8);
+		if (v->rates)
+			tv_fmt_si(b, sizeof(b), r->rate[d] * 8);
+		else
+			tv_fmt_bytes(b, sizeof(b), r->bytes[d]);
 		cell(&ctx, &x, v->at[d == SUM_C2S ? TV_COL_UP : TV_COL_DOWN], b);
 	}
+	tv_fmt_count(b, sizeof(b), r->packets[0] + r->packets[1]);
+	cell(&ctx, &x, v->at[TV_COL_PKTS], b);
+	tv_fmt_si(b, sizeof(b), (r->rate[0] + r->rate[1]) * 8);
+	cell(&ctx, &x, v->at[TV_COL_RATE], b);
 	tv_fmt_dur(b, sizeof(b), r->rtt_ns);
 	cell(&ctx, &x, v->at[TV_COL_RTT], b);
 	tv_fmt_count(b, sizeof(b), r->retrans);
@@ -363,8 +418,7 @@ void tv_draw_table(struct tv_view *v, const struct pl_view *pv, int y, int rows,
 		if (i >= v->norder)
 			break;
 		const struct tm_row *r = &pv->m.rows[v->order[i]];
-		draw_row(v, y + 1 + k, cols, r, r->id == v->selected, pv->h.nvantages,
-			 (const char(*)[32])pv->h.vantage);
+		draw_row(v, y + 1 + k, cols, pv, r, r->id == v->selected);
 	}
 	if (v->norder == 0) {
 		attrset(tv_pair_attr(v, TV_P_DIM));
