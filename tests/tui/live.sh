@@ -40,23 +40,22 @@ tui_wait live '\[capturing\]' 10 || lab_abort "the tui did not start: $(tui_scre
 tui_screen live | head -n 2 | grep -q "$LAB_IF_B" ||
 	lab_fail "-i $ifnum: the header does not name $LAB_IF_B: $(tui_screen live | head -n 1)"
 
-lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout 20 -l "$LAB_IP4_A:5001" -m download -n 8M \
-	--pacing-rate 2M
+# Two request/response rounds of 4 MB paced at 2 MB/s (~2 s each) with a
+# 6 s pause between them: nothing on the wire while the connection stays open.
+lab_bg "$LAB_NS_A" "$LAB_PEER" server --timeout 30 -l "$LAB_IP4_A:5001" -m rr --rounds 2 \
+	--resp-size 4M --pacing-rate 2M
 srv=$LAB_LAST_PID
 lab_wait_listen "$LAB_NS_A" 5001 || lab_abort "server did not listen"
-lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout 20 -c "$LAB_IP4_A:5001" -b "$LAB_IP4_B:40001" \
-	-m download -n 8M
+lab_bg "$LAB_NS_B" "$LAB_PEER" client --timeout 30 -c "$LAB_IP4_A:5001" -b "$LAB_IP4_B:40001" \
+	-m rr --rounds 2 --resp-size 4M --think 6000
 cli=$LAB_LAST_PID
 
-# While it runs: the row's S>C rate (column 6) above 1 Mb/s.
-seen="" rate=""
-for _ in $(seq 60); do
-	sleep 0.1
-	row=$(tui_screen live | awk -v s="$LAB_IP4_A:5001" '$3 == s {print; exit}')
-	[ -n "$row" ] || continue
-	seen=$row
-	rate=$(awk '{print $6}' <<<"$row")
-	python3 - "$rate" <<'EOF' && break
+# field HEAD: the field number of HEAD in the table head on screen
+field() {
+	tui_screen live | awk -v h="$1" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/[▼▲]$/, "", x); if (x == h) {print i; exit}}}'
+}
+over1M() {
+	python3 - "$1" <<'EOF'
 import sys
 v = sys.argv[1]
 mult = {"k": 1e3, "M": 1e6, "G": 1e9}.get(v[-1:], 1)
@@ -66,11 +65,66 @@ except ValueError:
     sys.exit(1)
 sys.exit(0 if n > 1e6 else 1)
 EOF
+}
+row() { tui_screen live | awk -v s="$LAB_IP4_A:5001" '$3 == s {print; exit}'; }
+pkts() { tui_screen live | awk 'NR == 2 {print $1}'; }
+now_s() { date +%s.%N; }
+
+# While round 1 runs: the row's rate now (NOW, both ways) above 1 Mb/s.
+fnow=$(field NOW)
+[ -n "$fnow" ] || lab_abort "no NOW column: $(tui_screen live | sed -n 4p)"
+seen="" rate=""
+for _ in $(seq 60); do
+	sleep 0.1
+	r=$(row)
+	[ -n "$r" ] || continue
+	seen=$r
+	rate=$(awk -v f="$fnow" '{print $f}' <<<"$r")
+	over1M "$rate" && break
 	rate=""
 done
 tui_screen live >"$LAB_TMP/screen.txt"
-# p holds the screen while the capture goes on; p again shows it moved on.
-pkts() { tui_screen live | awk 'NR == 2 {print $1}'; }
+
+# The pause: the clock runs on without packets. The header's packets/s and
+# the row's rate reach 0 within 2 s of the last packet (+0.3 s: the 100 ms
+# publication and the screen's poll), the row turns idle, the title says
+# how long ago the last packet was.
+last_pk=$(pkts) t_last=$(now_s) t_zero="" hdr="" r=""
+for _ in $(seq 80); do
+	sleep 0.1
+	p=$(pkts)
+	if [ "$p" != "$last_pk" ]; then
+		last_pk=$p t_last=$(now_s)
+		continue
+	fi
+	hdr=$(tui_screen live | awk 'NR == 2 {print $3}')
+	r=$(awk -v f="$fnow" '{print $f}' <<<"$(row)")
+	if [ "$hdr" = 0 ] && [ "$r" = 0 ]; then
+		t_zero=$(now_s)
+		break
+	fi
+done
+lab_check "rates never reached 0 in the pause (header '$hdr' pkt/s, row '$r')" -n "$t_zero"
+zero_after=$(python3 -c "print('%.1f' % (${t_zero:-0} - $t_last))")
+python3 -c "import sys; sys.exit(not ${t_zero:-0} - $t_last <= 2.3)" ||
+	lab_fail "rates reached 0 only ${zero_after} s after the last packet"
+idle=""
+for _ in $(seq 40); do
+	sleep 0.1
+	r=$(row)
+	if [ "$(awk '{print $4}' <<<"$r")" = idle ] && tui_screen live | head -1 | grep -q ' s ago)'; then
+		idle=yes
+		break
+	fi
+done
+lab_check "the connection never showed idle (and the title 's ago'): $(row) / $(tui_screen live | head -1)" -n "$idle"
+
+# Round 2: p holds the screen while the capture goes on; p again shows it moved on.
+p0=$(pkts)
+for _ in $(seq 60); do
+	sleep 0.1
+	[ "$(pkts)" != "$p0" ] && break
+done
 tui_keys live p
 h0=$(pkts)
 sleep 0.6
@@ -97,4 +151,4 @@ rc=$(tui_wait_exit live 10) || rc=timeout
 lab_check "exit after q: $rc" "$rc" = 0
 tui_wait live 'tcpsift tui: ended, [0-9]+ packets, [1-9][0-9]* connections' 3 ||
 	lab_fail "no summary line: $(tui_screen live | grep 'tcpsift tui' | head -2)"
-lab_verdict "S>C rate $rate while the 16 Mb/s download ran, $pk packets, uid $tui_uid, exit $rc"
+lab_verdict "rate $rate while the 16 Mb/s transfer ran, 0 ${zero_after} s after it paused, idle, $pk packets, uid $tui_uid, exit $rc"

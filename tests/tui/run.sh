@@ -141,6 +141,15 @@ lines = open(screen, encoding="utf-8").read().split("\n")
 d = json.load(open(report))
 out = []
 def say(ok, what): out.append(("PASS " if ok else "FAIL ") + what)
+def fmt_bytes(x):  # as tv_fmt_bytes()
+    if x < 1000:
+        return "%dB" % x
+    k = 0
+    x = float(x)
+    while x >= 999.5 and k < 5:
+        x /= 1000
+        k += 1
+    return (("%.2f" if x < 9.995 else "%.1f" if x < 99.95 else "%.0f") % x) + " kMGTP"[k] + "B"
 # The frame: title, rates, findings, table head; no line wider than the terminal.
 say(lines[0].startswith(" tcpsift replay "), "title line")
 say(" pkts " in lines[1], "rates line")
@@ -158,7 +167,7 @@ for l in lines[4:]:
     if l.startswith(" FINDINGS"):
         break
     t = l.split()
-    if len(t) == 14 and t[0].isdigit():
+    if len(t) == len(heads) and t[0].isdigit():
         rows_seen[int(t[0])] = t
 conns = {c["id"]: c for c in d["connections"]}
 say(set(rows_seen) == set(conns), "every connection has a row (%d)" % len(conns))
@@ -171,8 +180,13 @@ for cid, c in conns.items():
     twice = sum(1 for o in d["connections"] if (o["client"], o["server"]) ==
                 (c["client"], c["server"]) and o["vantage"] != c["vantage"])
     where = "@" + vant[c["vantage"]] if twice else ""
+    pk = c["c2s"]["packets"] + c["s2c"]["packets"]
     want = {
         "client": c["client"] + where, "server": c["server"],
+        # totals, not rates: an ended connection keeps its bytes and packets
+        "c>s": fmt_bytes(c["c2s"]["payload_bytes"]), "s>c": fmt_bytes(c["s2c"]["payload_bytes"]),
+        "pkts": str(pk) if pk < 100000 else None,
+        "now": "0",
         "retr": str(c["c2s"]["retransmissions"] + c["s2c"]["retransmissions"]),
         "stall": str(c["stalls"]["count"]),
         "hole": str(c["sack"]["holes"]),
@@ -182,7 +196,7 @@ for cid, c in conns.items():
                        or c["mtu_findings"]["icmp_too_big"]) else "-",
     }
     got = dict(zip(heads, t))
-    bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
+    bad = {k: (got[k], v) for k, v in want.items() if v is not None and got[k] != v}
     say(not bad, "connection %d matches analyze%s" % (cid, (": " + str(bad)) if bad else ""))
 f = d["summary"]["findings"]
 m = re.search(r"stalls (\d+) .*holes (\d+) .*reorder (\d+) .*retransmissions (\d+)", lines[2])
@@ -199,17 +213,47 @@ done <"$TUI_DIR/cmp.out"
 [ -s "$TUI_DIR/cmp.out" ] || t_fail "200x50: screen comparison produced nothing"
 check "colours are used on a colour terminal" grep -qE $'\e\\[[0-9;]*3[1-7]m|\e\\[[0-9;]*38;5' "$TUI_DIR/big.esc"
 
-# Sort: s moves to the next column; STALL is the 9th; S reverses.
-tui_keys big s s s s s s s s
+# Sort: > and < move the sort column (s is >), S reverses, a click on a
+# column's head sorts by it (tmux passes the SGR mouse report on).
+col_of() { # FILE HEAD: the field number of HEAD in the table head of FILE
+	awk -v h="$2" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/[▼▲]$/, "", x); if (x == h) {print i; exit}}}' "$1"
+}
+nstall=$(col_of "$TUI_DIR/big.txt" STALL)
+for _ in $(seq $((nstall - 1))); do tui_tmux send-keys -t big '>'; done
+sleep 0.3
 tui_screen big >"$TUI_DIR/sort.txt"
-check "sort by STALL: marked in the head" grep -q 'STALL▼' "$TUI_DIR/sort.txt"
-first=$(awk '/^ +# /{getline; print $9; exit}' "$TUI_DIR/sort.txt")
+check "> to STALL: marked in the head" grep -q 'STALL▼' "$TUI_DIR/sort.txt"
+first=$(awk -v c="$nstall" '/^ +# /{getline; print $c; exit}' "$TUI_DIR/sort.txt")
 check "sort by STALL: most stalls first ($first)" [ "$first" = 19 ]
+tui_keys big '<'
+check "< moves the sort one column left" grep -q 'RETR▼' <(tui_screen big)
+tui_keys big '>'
 tui_keys big S
 tui_screen big >"$TUI_DIR/sort2.txt"
 check "S reverses the order" grep -q 'STALL▲' "$TUI_DIR/sort2.txt"
-last=$(awk '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {v=$9} END{print v}' "$TUI_DIR/sort2.txt")
+last=$(awk -v c="$nstall" '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {v=$c} END{print v}' "$TUI_DIR/sort2.txt")
 check "reversed: most stalls last ($last)" [ "$last" = 19 ]
+# a click on PKTS' head (SGR report: 1-based column and line)
+hy=$(awk '/^ +# /{print NR; exit}' "$TUI_DIR/sort2.txt")
+px=$(awk '/^ +# /{print index($0, " PKTS") + 2; exit}' "$TUI_DIR/sort2.txt")
+tui_tmux send-keys -t big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
+sleep 0.4
+tui_screen big >"$TUI_DIR/click.txt"
+npk=$(col_of "$TUI_DIR/click.txt" PKTS)
+check "a click on the PKTS head sorts by it" grep -q 'PKTS▼' "$TUI_DIR/click.txt"
+order=$(awk -v c="$npk" '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {print $c}' "$TUI_DIR/click.txt" | tr '\n' ' ')
+check "clicked PKTS: biggest first ($order)" python3 -c "import sys; v=[int(x) for x in sys.argv[1].split()]; sys.exit(v != sorted(v, reverse=True) or len(v) < 3)" "$order"
+tui_tmux send-keys -t big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
+check "a second click reverses it" tui_wait big 'PKTS▲' 2
+# a click on the third row selects it
+tui_tmux send-keys -t big -l $'\e'"[<0;10;$((hy + 3))M"$'\e'"[<0;10;$((hy + 3))m"
+sleep 0.3
+check "a click on a row selects it" python3 -c "import sys; l=sys.stdin.read().split('\n')[$((hy + 2))]; sys.exit('\x1b[7m' not in l)" < <(tui_screen_e big)
+# t: C>S and S>C as rates (an ended replay: 0), t again: the totals
+tui_keys big t
+check "t shows rates (C>S/s in the head)" grep -q 'C>S/s' <(tui_screen big)
+tui_keys big t
+check "t again: totals" grep -q ' C>S ' <(tui_screen big)
 
 # Filter: a capture filter, then a substring, then cleared.
 tui_keys big / 'port 8000' Enter
@@ -271,6 +315,8 @@ say(all(len(l) <= 80 for l in lines), "no line wider than 80")
 say(not any("\x1b" in l or "\ufffd" in l for l in lines), "no escape debris")
 say(any(l.split()[:3] == ["1", "10.0.2.1:40080", "10.0.1.1:80"] for l in lines if l.strip()),
     "the connection row, addresses whole")
+say(any(l.split()[:6] == ["1", "10.0.2.1:40080", "10.0.1.1:80", "fin", "72B", "2.00MB"]
+        for l in lines if l.strip()), "ended connection: its bytes, not 0 0")
 say(" hole 34 " in lines[2] and " retr 34" in lines[2], "short findings line: 34 holes, 34 retr")
 say(sum("sack_hole" in l for l in lines) >= 5, "findings log lists the SACK holes")
 say(lines[23].startswith(" q quit"), "key help on the last line")
