@@ -17,6 +17,7 @@
 
 #include "cli/cmd_analyze.h"
 #include "cli/cliopt.h"
+#include "tui/connfilter.h"
 #include "tui/player.h"
 #include "tui/view.h"
 
@@ -226,6 +227,16 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		cfg->filter_args = cli_join_args(argc, argv, optind);
 		cfg->filter = cfg->filter_args;
 	}
+	if (cfg->conn_filter) {
+		char err[256];
+		struct cf_filter *f = cf_new(cfg->conn_filter, err, sizeof(err));
+		if (!f) {
+			fprintf(stderr, "tcpsift tui: --conn-filter '%s': %s\n", cfg->conn_filter,
+				err);
+			return TCPSIFT_EXIT_USAGE;
+		}
+		cf_free(f);
+	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fputs("tcpsift tui: needs a terminal (for a report, use tcpsift analyze)\n",
 		      stderr);
@@ -382,8 +393,13 @@ int tui_main(int argc, char **argv)
 		free(cfg.filter_args);
 		return TCPSIFT_EXIT_INPUT;
 	}
-	if (cfg.conn_filter)
-		tv_set_filter(view, cfg.conn_filter);
+	if (cfg.conn_filter && tv_set_filter(view, cfg.conn_filter, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift tui: --conn-filter '%s': %s\n", cfg.conn_filter, err);
+		tv_free(view);
+		pl_free(pl);
+		free(cfg.filter_args);
+		return TCPSIFT_EXIT_USAGE;
+	}
 
 	/* Our handlers before newterm(): curses then leaves them alone and the
 	 * loop, not a signal handler, restores the terminal. */

@@ -28,11 +28,30 @@ struct cf_filter *cf_new(const char *expr, char *errbuf, size_t errlen)
 			*s = (char)(*s - 'A' + 'a');
 	/* Raw IP (v4 and v6 by the version nibble), as a capture file could hold. */
 	pcap_t *dead = pcap_open_dead(DLT_RAW, 128);
-	if (dead) {
-		f->bpf = pcap_compile(dead, &f->prog, expr, 1, PCAP_NETMASK_UNKNOWN) == 0;
-		pcap_close(dead);
+	if (!dead) {
+		snprintf(errbuf, errlen, "out of memory");
+		free(f);
+		return NULL;
 	}
+	f->bpf = pcap_compile(dead, &f->prog, expr, 1, PCAP_NETMASK_UNKNOWN) == 0;
+	if (!f->bpf && !cf_looks_like_address(expr)) {
+		snprintf(errbuf, errlen, "%s", pcap_geterr(dead));
+		pcap_close(dead);
+		free(f);
+		return NULL;
+	}
+	pcap_close(dead);
 	return f;
+}
+
+bool cf_looks_like_address(const char *expr)
+{
+	if (!*expr)
+		return false;
+	for (const char *s = expr; *s; s++)
+		if (!strchr("0123456789abcdefABCDEF.:[]", *s))
+			return false;
+	return true;
 }
 
 bool cf_is_bpf(const struct cf_filter *f)

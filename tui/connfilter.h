@@ -12,14 +12,20 @@
  * "port 443", "host 10.0.0.1 and tcp") matches a connection when it would
  * let through a packet of it either way: it is run by libpcap on a
  * synthetic IPv4/IPv6 + TCP header carrying the connection's addresses and
- * ports. Anything else is a case-insensitive substring of
- * "client:port server:port" (so "10.0.0", ":5201" or "[2001:db8" work).
+ * ports. Else, an expression made only of what addresses and ports are
+ * written with (hex digits, '.', ':', '[', ']') is a case-insensitive
+ * substring of "client:port server:port" (so "10.0.0", ":5201" or
+ * "[2001:db8" work). Anything else was meant as a capture filter and is
+ * refused with libpcap's error ("prot 80" is a typo, not a substring).
  * The filter owns its compiled program.
  */
 struct cf_filter;
 
-/* NULL only when out of memory (errbuf says so). */
+/* NULL with the reason in errbuf: libpcap's compile error, or out of memory. */
 struct cf_filter *cf_new(const char *expr, char *errbuf, size_t errlen);
+
+/* Could expr be a piece of an address or a port (see above)? */
+bool cf_looks_like_address(const char *expr);
 
 bool cf_is_bpf(const struct cf_filter *f); /* false: a substring */
 bool cf_match(const struct cf_filter *f, const struct tm_row *r);

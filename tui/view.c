@@ -52,19 +52,20 @@ uint64_t tv_detail_id(const struct tv_view *v)
 	return v->detail ? v->selected : 0;
 }
 
-void tv_set_filter(struct tv_view *v, const char *expr)
+int tv_set_filter(struct tv_view *v, const char *expr, char *errbuf, size_t errlen)
 {
-	char err[64];
+	struct cf_filter *f = NULL;
 
-	cf_free(v->filter);
-	v->filter = NULL;
-	v->filter_text[0] = '\0';
 	if (expr && *expr) {
-		v->filter = cf_new(expr, err, sizeof(err));
-		if (v->filter)
-			snprintf(v->filter_text, sizeof(v->filter_text), "%s", expr);
+		f = cf_new(expr, errbuf, errlen);
+		if (!f)
+			return -1;
 	}
+	cf_free(v->filter);
+	v->filter = f;
+	snprintf(v->filter_text, sizeof(v->filter_text), "%s", f ? expr : "");
 	v->top = 0;
+	return 0;
 }
 
 void tv_draw(struct tv_view *v, const struct pl_view *pv)
@@ -84,11 +85,22 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 	}
 	tv_layout(v, cols);
 	tv_build_order(v, &pv->m);
+	if (v->detail)
+		tv_settle_selection(v, 0);
+	tv_build_log(v, pv);
 	tv_draw_header(v, pv, cols);
 	int body = rows - 4; /* header 3, footer 1 */
-	if (v->detail) {
-		tv_settle_selection(v, 0);
-		tv_draw_detail(v, pv, 3, body, cols);
+	v->log_rows = 0;
+	if (v->log_open) {
+		tv_draw_finding(v, pv, 3, body, cols);
+	} else if (v->detail) {
+		/* The connection's own findings below its detail, when there is room. */
+		int log = body >= 24 ? (int)(v->nlogv + 1 < 8 ? v->nlogv + 1 : 8) : 0;
+		if (log == 1)
+			log = 2;
+		tv_draw_detail(v, pv, 3, body - log, cols);
+		if (log)
+			tv_draw_log(v, pv, 3 + body - log, log, cols);
 	} else {
 		/* The table takes what its rows need, between 5 lines and all
 		 * but 4; the findings log the rest. */
@@ -100,12 +112,16 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 		tv_draw_table(v, pv, 3, table, cols);
 		tv_draw_log(v, pv, 3 + body - log, log, cols);
 	}
-	if (pv->h.error[0]) {
+	if (v->editing && v->edit_err[0]) {
+		tv_hline_fill(rows - 2, 0, cols, tv_pair_attr(v, TV_P_BAD) | A_REVERSE);
+		tv_putf(rows - 2, 0, cols, " %s (Escape: keep the old filter)", v->edit_err);
+		attrset(A_NORMAL);
+	} else if (pv->h.error[0]) {
 		tv_hline_fill(rows - 2, 0, cols, tv_pair_attr(v, TV_P_BAD) | A_REVERSE);
 		tv_putf(rows - 2, 0, cols, " error: %s", pv->h.error);
 		attrset(A_NORMAL);
 	}
-	tv_draw_footer(v, pv, rows - 1, cols);
+	tv_draw_footer(v, pv, rows - 1, cols); /* it puts the prompt's cursor */
 	if (!v->editing)
 		move(rows - 1, cols - 1);
 }

@@ -63,7 +63,9 @@ enum tv_action tv_mouse(struct tv_view *v, int y, int x);
 /* The connection the detail view shows (0: none open). */
 uint64_t tv_detail_id(const struct tv_view *v);
 
-/* Set the '/' filter as if typed (for -F/--conn-filter at start). */
-void tv_set_filter(struct tv_view *v, const char *expr);
+/* Set the '/' filter as if typed (for --conn-filter at start): 0, or -1
+ * with the reason in errbuf (a capture filter that does not compile,
+ * connfilter.h; the filter is then unchanged). */
+int tv_set_filter(struct tv_view *v, const char *expr, char *errbuf, size_t errlen);
 
 #endif

@@ -1,9 +1,13 @@
 /* view_findings.c - the dashboard's header (rates, drops, findings totals) and findings log. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "analyze/report/jsonout.h"
+#include "analyze/report/report.h"
+#include "tui/connfilter.h"
 #include "tui/view_int.h"
 
 /* ---- header ---- */
@@ -244,27 +248,237 @@ static enum tv_pair event_pair(const struct sum_event *e)
 	}
 }
 
+/* Is e the finding v->log_cur (the one selected)? */
+static bool same_event(const struct sum_event *a, const struct sum_event *b)
+{
+	return a->conn == b->conn && a->type == b->type && a->ts == b->ts &&
+	       a->frame_first == b->frame_first && a->input == b->input && a->dir == b->dir;
+}
+
+/* Fill v->logv: the findings the pane shows, newest first: those of the
+ * connection open in the detail view, else those of connections the '/'
+ * filter lets through (a connection no longer in the table cannot be
+ * matched: with a filter, its findings go). Keeps the selection on the
+ * same finding as new ones arrive. */
+void tv_build_log(struct tv_view *v, const struct pl_view *pv)
+{
+	const struct tm_snapshot *m = &pv->m;
+
+	v->nlogv = 0;
+	for (uint32_t k = 0; k < m->nlog; k++) {
+		const struct sum_event *e = &m->log[k];
+		if (v->detail) {
+			if (e->conn != v->selected)
+				continue;
+		} else if (v->filter) {
+			uint32_t i = tv_find_row(m, e->conn);
+			if (i == UINT32_MAX || !cf_match(v->filter, &m->rows[i]))
+				continue;
+		}
+		v->logv[v->nlogv++] = k;
+	}
+	if (v->log_have_cur)
+		for (uint32_t k = 0; k < v->nlogv; k++)
+			if (same_event(&m->log[v->logv[k]], &v->log_cur)) {
+				v->log_sel = k;
+				break;
+			}
+	if (v->log_sel >= v->nlogv)
+		v->log_sel = v->nlogv ? v->nlogv - 1 : 0;
+	v->log_have_cur = v->nlogv > 0;
+	if (v->log_have_cur)
+		v->log_cur = m->log[v->logv[v->log_sel]];
+	else
+		v->log_open = false;
+}
+
+void tv_log_move(struct tv_view *v, long delta)
+{
+	long s = (long)v->log_sel + delta;
+
+	if (!v->nlogv)
+		return;
+	s = s < 0 ? 0 : s >= (long)v->nlogv ? (long)v->nlogv - 1 : s;
+	v->log_sel = (uint32_t)s;
+	v->log_have_cur = false; /* the next build keeps the index */
+}
+
 void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
 {
 	char t[32], what[256];
 	const struct pl_header *h = &pv->h;
 
+	v->log_y = y;
+	v->log_rows = rows - 1;
 	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
-	tv_putf(y, 1, cols - 1, "FINDINGS, newest first (%" PRIu32 " shown)", pv->m.nlog);
+	int x = tv_putf(y, 1, cols - 1, "%sFINDINGS%s, newest first (%" PRIu32 " of %" PRIu32 ")",
+			v->log_focus ? "> " : "",
+			v->detail   ? " of this connection"
+			: v->filter ? " (filter)"
+				    : "",
+			v->nlogv, pv->m.nlog);
+	tv_piece(y, x + 1, cols,
+		 v->log_focus ? "  ↑↓ select  ⏎ expand  Tab back" : "  Tab: browse");
 	attrset(A_NORMAL);
-	for (int k = 0; k + 1 < rows && (uint32_t)k < pv->m.nlog; k++) {
-		const struct sum_event *e = &pv->m.log[k];
+	int n = rows - 1;
+	if (n <= 0)
+		return;
+	/* Scroll so that the selection stays in view. */
+	if (v->log_sel < v->log_top)
+		v->log_top = v->log_sel;
+	if (v->log_sel >= v->log_top + (uint32_t)n)
+		v->log_top = v->log_sel - (uint32_t)n + 1;
+	if (v->log_top + (uint32_t)n > v->nlogv)
+		v->log_top = v->nlogv > (uint32_t)n ? v->nlogv - (uint32_t)n : 0;
+	for (int k = 0; k < n && v->log_top + (uint32_t)k < v->nlogv; k++) {
+		uint32_t i = v->log_top + (uint32_t)k;
+		const struct sum_event *e = &pv->m.log[v->logv[i]];
+		bool sel = v->log_focus && i == v->log_sel;
+		int ly = y + 1 + k;
 		tv_fmt_reltime(t, sizeof(t), h, e->ts, e->input);
 		det_describe_event(what, sizeof(what), e);
-		int x = tv_putf(y + 1 + k, 0, cols, " %10s #%-4" PRIu64 " %s ", t, e->conn,
-				e->dir == SUM_C2S ? "c>s" : "s>c");
-		attrset(tv_pair_attr(v, event_pair(e)));
-		x += tv_putf(y + 1 + k, x, cols - x, "%-12s", sum_event_name(e->type));
+		if (sel)
+			tv_hline_fill(ly, 0, cols, A_REVERSE);
+		/* The frames before the words: those are what a long line loses. */
+		x = tv_putf(ly, 0, cols, " %10s #%-4" PRIu64 " %s ", t, e->conn,
+			    e->dir == SUM_C2S ? "c>s" : "s>c");
+		attrset(sel ? A_REVERSE : tv_pair_attr(v, event_pair(e)));
+		x += tv_putf(ly, x, cols - x, "%-12s", sum_event_name(e->type));
+		attrset(sel ? A_REVERSE : A_NORMAL);
+		if (e->frame_first == e->frame_last)
+			x += tv_putf(ly, x, cols - x, " [%" PRIu64 "] ", e->frame_first);
+		else
+			x += tv_putf(ly, x, cols - x, " [%" PRIu64 "-%" PRIu64 "] ", e->frame_first,
+				     e->frame_last);
+		if (tv_put(ly, x, cols - x, what) < tv_ucols(what) && cols > 1)
+			tv_put(ly, cols - 1, 1, v->cfg.utf8 ? "…" : ">"); /* Enter shows it all */
 		attrset(A_NORMAL);
-		x += tv_put(y + 1 + k, x, cols - x, " ");
-		x += tv_put(y + 1 + k, x, cols - x, what);
-		if (cols - x > 20)
-			tv_putf(y + 1 + k, x, cols - x, "  [frames %" PRIu64 "-%" PRIu64 "]",
+	}
+}
+
+/* Words of s that fit in w columns from *at, one line; *at moves on. */
+static int wrap_line(const char *s, size_t *at, int w, char *out, size_t outlen)
+{
+	size_t len = strlen(s), from = *at, end = from, brk = 0;
+
+	while (end < len && (int)(end - from) < w) {
+		if (s[end] == ' ')
+			brk = end;
+		end++;
+	}
+	if (end < len && brk > from)
+		end = brk;
+	snprintf(out, outlen, "%.*s", (int)(end - from), s + from);
+	while (end < len && s[end] == ' ')
+		end++;
+	*at = end;
+	return (int)(end - from);
+}
+
+static void fmt_field(char *b, size_t n, const struct jo_field *f)
+{
+	switch (f->type) {
+	case JO_F_INT:
+		snprintf(b, n, "%" PRId64, f->v.i);
+		break;
+	case JO_F_REAL:
+		snprintf(b, n, "%g", f->v.r);
+		break;
+	case JO_F_SEC:
+		snprintf(b, n, "%.9f s", (double)f->v.i / 1e9);
+		break;
+	case JO_F_STR:
+		snprintf(b, n, "%s", f->v.s ? f->v.s : "");
+		break;
+	case JO_F_BOOL:
+		snprintf(b, n, "%s", f->v.b ? "true" : "false");
+		break;
+	case JO_F_INT_PAIR:
+		snprintf(b, n, "%" PRId64 "-%" PRId64, f->v.pair[0], f->v.pair[1]);
+		break;
+	default:
+		snprintf(b, n, "-");
+		break;
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct jo_field *)a)->key, ((const struct jo_field *)b)->key);
+}
+
+/* One finding in full: when and where, its words whole, its frames, and the
+ * evidence: every member the JSON report gives it (tcpsift-json(5)). */
+void tv_draw_finding(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
+{
+	const struct sum_event *e = &v->log_cur;
+	const struct pl_header *h = &pv->h;
+	char a[64], b[64], what[512];
+	int end = y + rows;
+
+	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
+	int x = tv_putf(y, 1, cols - 1, "FINDING %" PRIu32 " of %" PRIu32 ": %s on #%" PRIu64,
+			v->log_sel + 1, v->nlogv, sum_event_name(e->type), e->conn);
+	tv_piece(y, x + 1, cols, "  ↑↓ previous/next  ⏎/Esc back");
+	attrset(A_NORMAL);
+	y++;
+	tv_fmt_reltime(a, sizeof(a), h, e->ts, e->input);
+	if (y < end)
+		tv_putf(y++, 0, cols, "  time        t+%s of input %" PRIu32, a, e->input);
+	uint32_t i = tv_find_row(&pv->m, e->conn);
+	if (i != UINT32_MAX && y < end) {
+		const struct tm_row *r = &pv->m.rows[i];
+		rep_format_endpoint(&r->client, r->client_port, a, sizeof(a));
+		rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
+		tv_putf(y++, 0, cols, "  connection  #%" PRIu64 " %s %s %s, data %s", e->conn, a,
+			v->cfg.utf8 ? "→" : "->", b,
+			e->dir == SUM_C2S ? "client to server" : "server to client");
+	}
+	if (y < end) {
+		if (e->frame_first == e->frame_last)
+			tv_putf(y++, 0, cols, "  frame       %" PRIu64, e->frame_first);
+		else
+			tv_putf(y++, 0, cols, "  frames      %" PRIu64 " to %" PRIu64,
 				e->frame_first, e->frame_last);
+	}
+	det_describe_event(what, sizeof(what), e);
+	attrset(tv_pair_attr(v, event_pair(e)));
+	for (size_t at = 0, first = 1; at < strlen(what) && y < end; first = 0) {
+		char line[512];
+		wrap_line(what, &at, cols - 15 > 10 ? cols - 15 : 10, line, sizeof(line));
+		tv_putf(y++, 0, cols, "  %-11s %s", first ? "what" : "", line);
+	}
+	attrset(A_NORMAL);
+	struct jo_fields f;
+	rep_event_fields(&f, e);
+	qsort(f.f, f.n, sizeof(f.f[0]), by_key);
+	if (y < end)
+		tv_put(y++, 0, cols, "  evidence (as analyze --json writes it):");
+	/* Short members in two columns when they fit, then the long ones
+	 * (the detectors' reasons and advice) wrapped, whole. */
+	int colw = cols >= 100 ? (cols - 4) / 2 : cols - 4;
+	int ncol = colw < cols - 4 ? 2 : 1, c = 0;
+	for (unsigned k = 0; k < f.n && y < end; k++) {
+		char val[512];
+		fmt_field(val, sizeof(val), &f.f[k]);
+		if (23 + tv_ucols(val) > colw - 1)
+			continue;
+		tv_putf(y, 4 + c * colw, colw - 1, "%-22s %s", f.f[k].key, val);
+		if (++c == ncol) {
+			c = 0;
+			y++;
+		}
+	}
+	if (c)
+		y++;
+	for (unsigned k = 0; k < f.n && y < end; k++) {
+		char val[512], line[512];
+		fmt_field(val, sizeof(val), &f.f[k]);
+		if (23 + tv_ucols(val) <= colw - 1)
+			continue;
+		for (size_t at = 0, first = 1; at < strlen(val) && y < end; first = 0) {
+			wrap_line(val, &at, cols - 28 > 10 ? cols - 28 : 10, line, sizeof(line));
+			tv_putf(y++, 0, cols, "    %-22s %s", first ? f.f[k].key : "", line);
+		}
 	}
 }

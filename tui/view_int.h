@@ -80,6 +80,7 @@ struct tv_coldef {
 };
 
 #define TV_ADDR_MAX 47 /* "[ffff:...:ffff]:65535" */
+#define TV_HIST	    16 /* '/' filters remembered */
 
 struct tv_view {
 	struct tv_config cfg;
@@ -104,10 +105,25 @@ struct tv_view {
 	bool detail, help;
 	struct cf_filter *filter;
 	char filter_text[128];
+	/* The '/' prompt, a line editor: the text, the cursor, the old filter
+	 * shown selected (typing replaces it), the last compile error, and the
+	 * filters accepted before (Up/Down), newest last. */
 	bool editing;
 	char edit[128];
-	size_t edit_len;
+	size_t edit_len, edit_pos;
+	bool edit_selected;
+	char edit_err[160];
+	char hist[TV_HIST][128];
+	int nhist, hist_at; /* hist_at: the entry shown, nhist: the line being typed */
+	char hist_typed[128];
 	int table_rows; /* rows of the table at the last draw, for paging */
+	/* The findings pane: Tab focuses it; the findings shown (indexes into
+	 * the snapshot's log), the selected one (and a copy, to follow it as
+	 * new ones arrive), whether it is open in full, where it was drawn. */
+	bool log_focus, log_open, log_have_cur;
+	uint32_t logv[TM_LOG], nlogv, log_sel, log_top;
+	struct sum_event log_cur;
+	int log_y, log_rows;
 	bool visible[TV_COL_MAX];
 	int width[TV_COL_MAX];
 	char msg[128]; /* one-shot status message */
@@ -138,6 +154,8 @@ void tv_hline_fill(int y, int x, int n, attr_t a); /* n blanks in attribute a, w
 void tv_build_columns(struct tv_view *v); /* once, by tv_new() */
 /* Which columns fit in cols, and how wide the address columns get. */
 void tv_layout(struct tv_view *v, int cols);
+/* The row of connection id in s (rows are in id order), or UINT32_MAX. */
+uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id);
 /* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */
 int tv_build_order(struct tv_view *v, const struct tm_snapshot *s);
 void tv_freeze(struct tv_view *v); /* 'f': keep the row order, or let it go */
@@ -151,6 +169,12 @@ void tv_draw_table(struct tv_view *v, const struct pl_view *pv, int y, int rows,
 void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols);
 void tv_fmt_reltime(char *b, size_t n, const struct pl_header *h, int64_t ts, unsigned input);
 void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
+
+/* The findings the pane shows (the filter's, or the open connection's). */
+void tv_build_log(struct tv_view *v, const struct pl_view *pv);
+void tv_log_move(struct tv_view *v, long delta);
+/* The selected finding in full (Enter on the pane). */
+void tv_draw_finding(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
 
 /* ---- view_detail.c: one connection ---- */
 

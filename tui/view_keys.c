@@ -45,9 +45,21 @@ void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols
 {
 	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
 	if (v->editing) {
-		int x = tv_putf(y, 0, cols, " filter: %s", v->edit);
-		move(y, x < cols ? x : cols - 1);
+		/* The text scrolls so that the cursor stays on the screen. */
+		int x0 = tv_put(y, 0, cols, " filter: ");
+		int room = cols - x0 - 1;
+		size_t from = 0;
+		if (room < 1) {
+			attrset(A_NORMAL);
+			return;
+		}
+		if (v->edit_pos > (size_t)room)
+			from = v->edit_pos - (size_t)room;
+		if (v->edit_selected)
+			attrset(A_NORMAL | A_UNDERLINE);
+		tv_put(y, x0, room, v->edit + from);
 		attrset(A_NORMAL);
+		move(y, x0 + (int)(v->edit_pos - from));
 		return;
 	}
 	char right[200];
@@ -88,7 +100,17 @@ enum tv_action tv_mouse(struct tv_view *v, int y, int x)
 			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
 		return TV_REDRAW;
 	}
+	if (v->log_rows > 0 && y >= v->log_y && y <= v->log_y + v->log_rows) {
+		v->log_focus = true;
+		if (y > v->log_y) {
+			uint32_t pos = v->log_top + (uint32_t)(y - v->log_y - 1);
+			if (pos < v->nlogv)
+				tv_log_move(v, (long)pos - (long)v->log_sel);
+		}
+		return TV_REDRAW;
+	}
 	if (v->head_y >= 0 && y > v->head_y && y <= v->head_y + v->table_rows) {
+		v->log_focus = false;
 		uint32_t pos = v->top + (uint32_t)(y - v->head_y - 1);
 		if (pos < v->norder)
 			v->selected = v->rows[v->order[pos]].id;
@@ -111,23 +133,218 @@ static void move_selection(struct tv_view *v, long delta)
 	v->selected = v->rows[v->order[np]].id;
 }
 
+/* ---- the '/' prompt: a line editor ---- */
+
+static void edit_set(struct tv_view *v, const char *text)
+{
+	snprintf(v->edit, sizeof(v->edit), "%s", text);
+	v->edit_len = v->edit_pos = strlen(v->edit);
+	v->edit_selected = false;
+}
+
+static void edit_start(struct tv_view *v)
+{
+	v->editing = true;
+	edit_set(v, v->filter_text);
+	v->edit_selected = v->edit_len > 0; /* typing replaces the old filter */
+	v->edit_err[0] = '\0';
+	v->hist_at = v->nhist;
+	curs_set(1);
+}
+
+static void edit_stop(struct tv_view *v)
+{
+	v->editing = false;
+	v->edit_err[0] = '\0';
+	curs_set(0);
+}
+
+static void hist_add(struct tv_view *v, const char *text)
+{
+	if (!*text || (v->nhist && strcmp(v->hist[v->nhist - 1], text) == 0))
+		return;
+	if (v->nhist == TV_HIST) {
+		memmove(v->hist[0], v->hist[1], sizeof(v->hist[0]) * (TV_HIST - 1));
+		v->nhist--;
+	}
+	snprintf(v->hist[v->nhist++], sizeof(v->hist[0]), "%s", text);
+}
+
+/* Up (-1) / Down (+1) through the history; below the newest, the line typed. */
+static void hist_move(struct tv_view *v, int step)
+{
+	int at = v->hist_at + step;
+
+	if (at < 0 || at > v->nhist)
+		return;
+	if (v->hist_at == v->nhist)
+		snprintf(v->hist_typed, sizeof(v->hist_typed), "%s", v->edit);
+	v->hist_at = at;
+	edit_set(v, at == v->nhist ? v->hist_typed : v->hist[at]);
+}
+
+static void edit_insert(struct tv_view *v, char c)
+{
+	if (v->edit_len + 1 >= sizeof(v->edit))
+		return;
+	memmove(v->edit + v->edit_pos + 1, v->edit + v->edit_pos, v->edit_len - v->edit_pos + 1);
+	v->edit[v->edit_pos++] = c;
+	v->edit_len++;
+}
+
+/* Delete n bytes from at. */
+static void edit_delete(struct tv_view *v, size_t at, size_t n)
+{
+	if (at > v->edit_len)
+		return;
+	if (n > v->edit_len - at)
+		n = v->edit_len - at;
+	memmove(v->edit + at, v->edit + at + n, v->edit_len - at - n + 1);
+	v->edit_len -= n;
+	if (v->edit_pos > at + n)
+		v->edit_pos -= n;
+	else if (v->edit_pos > at)
+		v->edit_pos = at;
+}
+
+#define CTRL(c) ((c)&0x1f)
+
 static enum tv_action edit_key(struct tv_view *v, int key)
 {
+	bool was_selected = v->edit_selected;
+
+	v->edit_selected = false;
 	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
-		v->editing = false;
-		tv_set_filter(v, v->edit);
-		curs_set(0);
-	} else if (key == 27) { /* Escape: keep the old filter */
-		v->editing = false;
-		curs_set(0);
-	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
-		if (v->edit_len)
-			v->edit[--v->edit_len] = '\0';
-	} else if (key >= 32 && key < 127 && v->edit_len + 1 < sizeof(v->edit)) {
-		v->edit[v->edit_len++] = (char)key;
-		v->edit[v->edit_len] = '\0';
+		char err[sizeof(v->edit_err) - 16];
+		if (tv_set_filter(v, v->edit, err, sizeof(err)) < 0) {
+			/* Stay in the prompt with libpcap's reason: fix it or Escape. */
+			snprintf(v->edit_err, sizeof(v->edit_err), "not a filter: %s", err);
+			return TV_REDRAW;
+		}
+		hist_add(v, v->edit);
+		edit_stop(v);
+		return TV_REDRAW;
+	}
+	v->edit_err[0] = '\0';
+	switch (key) {
+	case 27: /* Escape: keep the old filter */
+		edit_stop(v);
+		break;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (was_selected)
+			edit_set(v, "");
+		else if (v->edit_pos)
+			edit_delete(v, v->edit_pos - 1, 1);
+		break;
+	case KEY_DC:
+	case CTRL('d'):
+		if (was_selected)
+			edit_set(v, "");
+		else
+			edit_delete(v, v->edit_pos, 1);
+		break;
+	case CTRL('u'): /* the whole line, as the prompt holds one thing */
+		edit_set(v, "");
+		break;
+	case CTRL('k'):
+		edit_delete(v, v->edit_pos, v->edit_len - v->edit_pos);
+		break;
+	case CTRL('w'): { /* the word before the cursor */
+		size_t p = v->edit_pos;
+		while (p && v->edit[p - 1] == ' ')
+			p--;
+		while (p && v->edit[p - 1] != ' ')
+			p--;
+		edit_delete(v, p, v->edit_pos - p);
+		break;
+	}
+	case KEY_LEFT:
+	case CTRL('b'):
+		if (v->edit_pos && !was_selected)
+			v->edit_pos--;
+		break;
+	case KEY_RIGHT:
+	case CTRL('f'):
+		if (v->edit_pos < v->edit_len)
+			v->edit_pos++;
+		break;
+	case KEY_HOME:
+	case CTRL('a'):
+		v->edit_pos = 0;
+		break;
+	case KEY_END:
+	case CTRL('e'):
+		v->edit_pos = v->edit_len;
+		break;
+	case KEY_UP:
+		hist_move(v, -1);
+		break;
+	case KEY_DOWN:
+		hist_move(v, 1);
+		break;
+	default:
+		if (key >= 32 && key < 127) {
+			if (was_selected)
+				edit_set(v, "");
+			edit_insert(v, (char)key);
+		} else {
+			v->edit_selected = was_selected; /* a key the prompt ignores */
+		}
+		break;
 	}
 	return TV_REDRAW;
+}
+
+/* Keys of the findings pane, focused (Tab) or one finding open (Enter):
+ * TV_NONE hands the key on to the table's. */
+static enum tv_action log_key(struct tv_view *v, int key)
+{
+	long page = v->log_rows > 1 ? v->log_rows - 1 : 1;
+
+	switch (key) {
+	case '\t':
+	case KEY_BTAB:
+		v->log_focus = v->log_open = false;
+		return TV_REDRAW;
+	case 27:
+		if (v->log_open)
+			v->log_open = false;
+		else
+			v->log_focus = false;
+		return TV_REDRAW;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		v->log_open = !v->log_open && v->nlogv > 0;
+		return TV_REDRAW;
+	case KEY_UP:
+	case 'k':
+		tv_log_move(v, -1);
+		return TV_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		tv_log_move(v, 1);
+		return TV_REDRAW;
+	case KEY_PPAGE:
+		tv_log_move(v, -page);
+		return TV_REDRAW;
+	case KEY_NPAGE:
+	case ' ':
+		tv_log_move(v, page);
+		return TV_REDRAW;
+	case KEY_HOME:
+	case 'g':
+		tv_log_move(v, -(long)TM_LOG);
+		return TV_REDRAW;
+	case KEY_END:
+	case 'G':
+		tv_log_move(v, (long)TM_LOG);
+		return TV_REDRAW;
+	default:
+		return TV_NONE;
+	}
 }
 
 enum tv_action tv_key(struct tv_view *v, int key)
@@ -138,6 +355,11 @@ enum tv_action tv_key(struct tv_view *v, int key)
 	if (v->help) {
 		v->help = false;
 		return key == 'q' ? TV_QUIT : TV_REDRAW;
+	}
+	if (v->log_focus || v->log_open) {
+		enum tv_action a = log_key(v, key);
+		if (a != TV_NONE)
+			return a;
 	}
 	int page = v->table_rows > 1 ? v->table_rows - 1 : 1;
 	switch (key) {
@@ -175,6 +397,10 @@ enum tv_action tv_key(struct tv_view *v, int key)
 	case 27: /* Escape closes the detail */
 		v->detail = false;
 		return TV_REDRAW;
+	case '\t':
+	case KEY_BTAB:
+		v->log_focus = true;
+		return TV_REDRAW;
 	case 's':
 	case '>':
 	case '<':
@@ -194,10 +420,7 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		tv_freeze(v);
 		return TV_REDRAW;
 	case '/':
-		v->editing = true;
-		snprintf(v->edit, sizeof(v->edit), "%s", v->filter_text);
-		v->edit_len = strlen(v->edit);
-		curs_set(1);
+		edit_start(v);
 		return TV_REDRAW;
 	case '?':
 	case 'h':

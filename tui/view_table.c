@@ -116,7 +116,7 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	return c ? c : CMP(a->id, b->id); /* stable: ties in id order */
 }
 
-static uint32_t find_row(const struct tm_snapshot *s, uint64_t id)
+uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id)
 {
 	uint32_t lo = 0, hi = s->nrows;
 
@@ -146,7 +146,7 @@ int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 		/* The frozen order first, then connections that are new since. */
 		uint32_t n = 0;
 		for (uint32_t k = 0; k < v->nfrozen; k++) {
-			uint32_t i = find_row(s, v->frozen_ids[k]);
+			uint32_t i = tv_find_row(s, v->frozen_ids[k]);
 			if (i != UINT32_MAX && (!v->filter || cf_match(v->filter, &s->rows[i])))
 				v->order[v->norder++] = i;
 			if (i != UINT32_MAX)

@@ -231,52 +231,57 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 }
 
 /* Events gather their members in a list: a detector's view adds its own. */
-void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind)
+void rep_event_fields(struct jo_fields *fl, const struct sum_event *e)
 {
-	struct jo_fields f;
-
-	jo_f_reset(&f);
-	jo_f_int(&f, "conn", (int64_t)e->conn);
-	jo_f_str(&f, "dir", sum_dir_name(e->dir));
+	jo_f_reset(fl);
+	jo_f_int(fl, "conn", (int64_t)e->conn);
+	jo_f_str(fl, "dir", sum_dir_name(e->dir));
 	if (e->duration_ns >= 0)
-		jo_f_sec(&f, "duration_s", e->duration_ns);
+		jo_f_sec(fl, "duration_s", e->duration_ns);
 	else
-		jo_f_null(&f, "duration_s");
-	jo_f_int(&f, "input", e->input);
-	jo_f_sec(&f, "ts", e->ts);
-	jo_f_str(&f, "type", sum_event_name(e->type));
-	jo_f_int_pair(&f, "frames", (int64_t)e->frame_first, (int64_t)e->frame_last);
-	jo_f_int(&f, "bytes", (int64_t)e->bytes);
-	jo_f_int(&f, "rel_seq", e->rel_seq);
+		jo_f_null(fl, "duration_s");
+	jo_f_int(fl, "input", e->input);
+	jo_f_sec(fl, "ts", e->ts);
+	jo_f_str(fl, "type", sum_event_name(e->type));
+	jo_f_int_pair(fl, "frames", (int64_t)e->frame_first, (int64_t)e->frame_last);
+	jo_f_int(fl, "bytes", (int64_t)e->bytes);
+	jo_f_int(fl, "rel_seq", e->rel_seq);
 	const struct det_view *v = det_view_of_event(e->type);
 	if (v)
-		v->json_event(&f, e);
+		v->json_event(fl, e);
 	switch (e->type) {
 	case SUM_EV_CAPTURE_LOSS:
-		jo_f_int(&f, "segments", e->segments);
+		jo_f_int(fl, "segments", e->segments);
 		break;
 	case SUM_EV_RETRANS:
-		jo_f_bool(&f, "filled_gap", e->u.frame.filled_gap);
-		jo_f_str(&f, "retrans_kind",
+		jo_f_bool(fl, "filled_gap", e->u.frame.filled_gap);
+		jo_f_str(fl, "retrans_kind",
 			 sum_retrans_kind_name((enum sum_retrans_kind)e->u.frame.kind));
-		jo_f_bool(&f, "spurious", e->u.frame.spurious);
-		jo_f_bool(&f, "spurious_by_dsack", e->u.frame.dsack);
+		jo_f_bool(fl, "spurious", e->u.frame.spurious);
+		jo_f_bool(fl, "spurious_by_dsack", e->u.frame.dsack);
 		break;
 	case SUM_EV_DUP_ACK:
-		jo_f_int(&f, "dup_count", e->u.frame.dup_count);
+		jo_f_int(fl, "dup_count", e->u.frame.dup_count);
 		break;
 	case SUM_EV_OUT_OF_ORDER:
-		jo_f_str(&f, "decided_by", sum_reorder_by_name((enum sum_reorder_by)e->by));
-		jo_f_int(&f, "extent", e->extent);
+		jo_f_str(fl, "decided_by", sum_reorder_by_name((enum sum_reorder_by)e->by));
+		jo_f_int(fl, "extent", e->extent);
 		break;
 	case SUM_EV_FILL_UNDECIDED:
-		jo_f_int(&f, "extent", e->extent);
+		jo_f_int(fl, "extent", e->extent);
 		break;
 	default:
 		break;
 	}
 	if (sum_event_is_frame(e->type))
-		jo_f_int(&f, "frame", (int64_t)e->frame_first);
+		jo_f_int(fl, "frame", (int64_t)e->frame_first);
+}
+
+void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind)
+{
+	struct jo_fields f;
+
+	rep_event_fields(&f, e);
 	if (kind)
 		jo_f_set_str(&f, "kind", kind);
 	jo_w_fields(w, &f);

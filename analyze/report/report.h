@@ -194,5 +194,8 @@ int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct 
  * the "kind" member of an NDJSON line. */
 void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind);
 void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind);
+/* The members rep_jw_event() writes for e (no "kind"), into f (reset first):
+ * the TUI shows them as a finding's evidence. */
+void rep_event_fields(struct jo_fields *f, const struct sum_event *e);
 
 #endif

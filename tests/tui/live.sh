@@ -52,7 +52,7 @@ cli=$LAB_LAST_PID
 
 # field HEAD: the field number of HEAD in the table head on screen
 field() {
-	tui_screen live | awk -v h="$1" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/[▼▲]$/, "", x); if (x == h) {print i; exit}}}'
+	tui_screen live | awk -v h="$1" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/(▼|▲)$/, "", x); if (x == h) {print i; exit}}}'
 }
 over1M() {
 	python3 - "$1" <<'EOF'

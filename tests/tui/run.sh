@@ -54,7 +54,8 @@ fits() {
 
 # ---- bad arguments (no terminal needed for these) ----
 for args in "" "-r" "-r x -i lo" "--speed 0 -r samples/nanosec.pcap" "--bogus" \
-	"-r samples/nanosec.pcap --keep-ended 0" "-i lo -w -"; do
+	"-r samples/nanosec.pcap --keep-ended 0" "-i lo -w -" \
+	"-r samples/nanosec.pcap --conn-filter prot"; do
 	# shellcheck disable=SC2086
 	"$bin" tui $args </dev/null >/dev/null 2>"$TUI_DIR/e"
 	rc=$?
@@ -160,7 +161,7 @@ say(not any("\x1b" in l or "\ufffd" in l for l in lines), "no escape debris")
 rows_seen = {}
 # Columns by the names in the table's head (the detectors' columns come
 # from their views: the order is theirs, not this test's).
-alias = {"#": "id", "c>s": "c2s", "s>c": "s2c"}
+alias = {"#": "id"}
 heads = next([alias.get(h, h) for h in (re.sub("[▼▲]$", "", x).lower() for x in l.split())]
              for l in lines if " CLIENT" in l and " RETR" in l)
 for l in lines[4:]:
@@ -216,7 +217,7 @@ check "colours are used on a colour terminal" grep -qE $'\e\\[[0-9;]*3[1-7]m|\e\
 # Sort: > and < move the sort column (s is >), S reverses, a click on a
 # column's head sorts by it (tmux passes the SGR mouse report on).
 col_of() { # FILE HEAD: the field number of HEAD in the table head of FILE
-	awk -v h="$2" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/[▼▲]$/, "", x); if (x == h) {print i; exit}}}' "$1"
+	awk -v h="$2" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/(▼|▲)$/, "", x); if (x == h) {print i; exit}}}' "$1"
 }
 nstall=$(col_of "$TUI_DIR/big.txt" STALL)
 for _ in $(seq $((nstall - 1))); do tui_tmux send-keys -t big '>'; done
@@ -272,6 +273,29 @@ tui_screen big >"$TUI_DIR/f3.txt"
 n=$(python3 -c "import json; print(len(json.load(open('$TUI_DIR/all.json'))['connections']))")
 check "empty filter shows every row ($n)" grep -qE " $n/$n *\$" "$TUI_DIR/f3.txt"
 
+# The prompt is a line editor: the old filter comes selected (typing
+# replaces it), arrows move, Ctrl-U clears, Up/Down walk the history; a
+# capture filter that does not compile is refused with libpcap's reason.
+footer() { tui_screen big | tail -n 1; }
+tui_keys big / 'port 8000' Enter
+tui_keys big / 'port 80' Enter
+check "typing replaces the selected old filter" grep -q 'filter: port 80 [0-9]' <(footer)
+tui_keys big / 'prt 8000' C-a Right o Enter
+check "Ctrl-A, Right, insert in the middle: 'port 8000'" grep -q 'filter: port 8000 1/' <(footer)
+tui_keys big / C-e BSpace BSpace BSpace BSpace BSpace Enter
+check "Ctrl-E then Backspace edits the old filter: 'port' is refused" grep -q 'not a filter: ' <(tui_screen big)
+tui_keys big C-u 'port 80' Enter
+check "Ctrl-U clears the line" grep -q 'filter: port 80 [0-9]' <(footer)
+tui_keys big / Up Up Enter
+check "Up Up: the filter before last ('port 8000')" grep -q 'filter: port 8000 1/' <(footer)
+tui_keys big / 'prot 80' Enter
+tui_screen big >"$TUI_DIR/badbpf.txt"
+check "a mistyped capture filter shows libpcap's error" grep -qE 'not a filter: .*syntax error' "$TUI_DIR/badbpf.txt"
+check "... and stays in the prompt with the text" grep -q '^ filter: prot 80' <(tail -n 1 "$TUI_DIR/badbpf.txt")
+tui_keys big Escape
+check "Escape keeps the old filter" grep -q 'filter: port 8000 1/' <(footer)
+tui_keys big / C-u Enter
+
 # Freeze: the order stays when the sort key changes.
 tui_keys big f
 tui_screen big >"$TUI_DIR/fr.txt"
@@ -287,6 +311,80 @@ for w in 'retransmissions' 'RTT min / avg' 'tput' 'seq ' 'stalls ' 'queues:'; do
 done
 tui_keys big Enter
 check "Enter again closes it" tui_wait big '^ +#' 2
+
+# Findings: Tab focuses the pane, Down scrolls it, Enter opens one finding
+# in full (its frames and members equal the JSON report's event), Escape
+# closes it; the pane follows the '/' filter and, in the detail view, shows
+# the open connection's findings only.
+loglines() { # FILE: the connection ids of the findings pane's lines
+	awk '/FINDINGS/{f=1; next} f && $3 ~ /^#[0-9]+$/ {print substr($3, 2)}' "$1"
+}
+tui_keys big Tab
+tui_screen big >"$TUI_DIR/log0.txt"
+check "Tab focuses the findings pane" grep -q '^ > FINDINGS' "$TUI_DIR/log0.txt"
+first0=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log0.txt")
+for _ in $(seq 40); do tui_tmux send-keys -t big Down; done
+sleep 0.3
+tui_screen big >"$TUI_DIR/log1.txt"
+first1=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log1.txt")
+check "Down past the pane's end scrolls it" [ "$first0" != "$first1" ]
+tui_keys big Enter
+tui_screen big >"$TUI_DIR/finding.txt"
+check "Enter opens the finding" grep -qE '^ FINDING 41 of [0-9]+: ' "$TUI_DIR/finding.txt"
+python3 - "$TUI_DIR/finding.txt" "$TUI_DIR/all.json" <<'EOF' >"$TUI_DIR/finding.out"
+import json, re, sys
+scr = open(sys.argv[1], encoding="utf-8").read()
+d = json.load(open(sys.argv[2]))
+def say(ok, what): print(("PASS " if ok else "FAIL ") + what)
+m = re.search(r"FINDING \d+ of \d+: (\S+) on #(\d+)", scr)
+fr = re.search(r"frames? +(\d+)(?: to (\d+))?", scr)
+mem, key = {}, None
+for l in scr.split("\n")[scr.split("\n").index(next(x for x in scr.split("\n") if "evidence (" in x)) + 1:]:
+    if not l.startswith("    "):
+        break
+    if l.startswith("     "):  # a long value, wrapped
+        if key:
+            mem[key] += " " + l.strip()
+        continue
+    t = re.split(r"\s{2,}", l.strip())
+    for k in range(0, len(t) - 1, 2):
+        key = t[k]
+        mem[key] = t[k + 1]
+if not (m and fr):
+    say(False, "the finding's type, connection and frames: %s" % scr[:300])
+    sys.exit()
+a, b = int(fr.group(1)), int(fr.group(2) or fr.group(1))
+ev = [e for e in d["events"] if e["type"] == m.group(1) and e["conn"] == int(m.group(2))
+      and e["frames"] == [a, b] and str(e["input"]) == mem.get("input")]
+say(len(ev) == 1, "the finding is one event of the JSON report (%s #%s frames %d-%d)" %
+    (m.group(1), m.group(2), a, b))
+if ev:
+    bad = [k for k, v in ev[0].items() if isinstance(v, (int, str)) and not isinstance(v, bool)
+           and k in mem and " ".join(mem[k].split()) != " ".join(str(v).split())[:len(" ".join(mem[k].split()))]]
+    say(not bad and len(mem) >= 8, "its evidence is the event's members (%d shown%s)" %
+        (len(mem), ", differ: " + ", ".join(bad) if bad else ""))
+EOF
+while read -r verdict what; do
+	if [ "$verdict" = PASS ]; then t_pass "finding: $what"; else t_fail "finding: $what"; fi
+done <"$TUI_DIR/finding.out"
+tui_keys big Down
+check "Down in a finding: the next one" grep -qE '^ FINDING 42 of ' <(tui_screen big)
+tui_keys big Escape
+check "Escape closes it" grep -q '^ > FINDINGS' <(tui_screen big)
+tui_keys big Tab / 'port 8000' Enter
+tui_screen big >"$TUI_DIR/logf.txt"
+ids=$(loglines "$TUI_DIR/logf.txt" | sort -u | tr '\n' ' ')
+check "the pane follows the filter: one connection's findings ($ids)" [ "$(wc -w <<<"$ids")" = 1 ]
+check "... and says so" grep -q 'FINDINGS (filter)' "$TUI_DIR/logf.txt"
+tui_keys big / C-u Enter
+# the detail of the connection with the SACK holes (34 of them)
+holes_id=$(python3 -c "import json; print(max(json.load(open('$TUI_DIR/all.json'))['connections'], key=lambda c: c['sack']['holes'])['id'])")
+tui_keys big / 'port 80' Enter g Enter
+tui_screen big >"$TUI_DIR/dlog.txt"
+ids=$(loglines "$TUI_DIR/dlog.txt" | sort -u | tr '\n' ' ')
+check "detail: the pane shows that connection's findings only ($ids, want $holes_id)" [ "$ids" = "$holes_id " ]
+check "detail: ... and says so" grep -q 'FINDINGS of this connection' "$TUI_DIR/dlog.txt"
+tui_keys big Escape / C-u Enter
 
 # Help.
 tui_keys big '?'

@@ -296,6 +296,19 @@ static void test_filter(void)
 		}
 		cf_free(f);
 	}
+	/* What looks like a capture filter but does not compile is refused
+	 * with libpcap's reason, never taken as a substring. */
+	static const char *const refused[] = {"prot 80", "host 10.0.0.999", "port", "tcp and",
+					      "10.0.0.1 or x y"};
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		err[0] = '\0';
+		struct cf_filter *f = cf_new(refused[k], err, sizeof(err));
+		if (f || !err[0])
+			fprintf(stderr, "filter '%s': accepted, or refused without a reason\n",
+				refused[k]);
+		CHECK(!f && err[0]);
+		cf_free(f);
+	}
 }
 
 /* The player, without a screen: a replay as fast as possible ends with the
