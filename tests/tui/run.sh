@@ -386,6 +386,64 @@ check "detail: the pane shows that connection's findings only ($ids, want $holes
 check "detail: ... and says so" grep -q 'FINDINGS of this connection' "$TUI_DIR/dlog.txt"
 tui_keys big Escape / C-u Enter
 
+# Widths 250 down to 80 in steps of 5: no line wider than the terminal, the
+# header's lines lose whole parts from their end (never a number cut), the
+# title's parts are whole, every row has every column its head has, and the
+# footer's count is whole.
+mkdir -p "$TUI_DIR/w"
+for w in $(seq 250 -5 80); do
+	tui_tmux resize-window -t big -x "$w" -y 50
+	# the redraw for the new width: the screen stops changing
+	prev=""
+	for _ in $(seq 20); do
+		sleep 0.1
+		cur=$(tui_screen big)
+		[ "$cur" = "$prev" ] && break
+		prev=$cur
+	done
+	printf '%s\n' "$cur" >"$TUI_DIR/w/$w"
+done
+tui_tmux resize-window -t big -x 200 -y 50
+python3 - "$TUI_DIR/w" "$(python3 -c "import json; print(len(json.load(open('$TUI_DIR/all.json'))['connections']))")" <<'EOF' >"$TUI_DIR/widths.out"
+import os, re, sys
+d, nconn = sys.argv[1], int(sys.argv[2])
+ref, bad = {}, []
+title = re.compile(r"^ tcpsift replay \S+ \(\+ more\)  \[ended\](  t\+\d+\.\d{3} s)?(  \d+% read)?"
+                   r"( +(capture (\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC)?( +run \d\d:\d\d)?)? *$")
+widths = sorted((int(w) for w in os.listdir(d)), reverse=True)
+for w in widths:
+    lines = open(os.path.join(d, str(w)), encoding="utf-8").read().split("\n")
+    where = "%d cols" % w
+    if any(len(l) > w for l in lines):
+        bad.append(where + ": a line wider than the terminal")
+    if not title.match(lines[0]):
+        bad.append(where + ": title %r" % lines[0])
+    for k in (1, 2):
+        l = lines[k].rstrip()
+        form = (k, l.startswith(" findings:"))
+        r = ref.setdefault(form, l)
+        if not (r.startswith(l) and (len(r) == len(l) or r[len(l)] == " ")):
+            bad.append(where + ": line %d %r is not a whole-part prefix of %r" % (k + 1, l, r))
+    head = next((l for l in lines if re.match(r"^ +#\S* CLIENT", l)), None)
+    if not head:
+        bad.append(where + ": no table head")
+        continue
+    body = lines[lines.index(head) + 1:]
+    body = body[:next((i for i, l in enumerate(body) if "FINDINGS" in l), len(body))]
+    rows = [l.split() for l in body if re.match(r"^ +\d+ ", l)]
+    if len(rows) != nconn or any(len(t) != len(head.split()) for t in rows):
+        bad.append(where + ": %d rows, of %s fields, head %d" %
+                   (len(rows), sorted(set(len(t) for t in rows)), len(head.split())))
+    foot = [l for l in lines if l.strip()][-1]
+    if not re.search(r" %d/%d ?$" % (nconn, nconn), foot):
+        bad.append(where + ": footer %r" % foot)
+print("%d widths from %d to %d" % (len(widths), widths[-1], widths[0]))
+for b in bad[:20]:
+    print("BAD " + b)
+EOF
+check "widths: $(head -1 "$TUI_DIR/widths.out"), all whole" [ "$(grep -c '^BAD' "$TUI_DIR/widths.out")" = 0 ]
+grep '^BAD' "$TUI_DIR/widths.out" | head -5
+
 # Help.
 tui_keys big '?'
 check "? shows the help" tui_wait big 'tcpsift tui: keys' 2
