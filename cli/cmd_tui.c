@@ -277,6 +277,65 @@ static void print_summary(const struct pl_view *pv)
 		fprintf(stderr, "tcpsift tui: %s\n", pv->h.error);
 }
 
+/* Put text on the terminal's clipboard: OSC 52, which xterm, tmux (with
+ * set-clipboard), kitty, iTerm2 and others take; the status line shows it
+ * too, for the rest. */
+static void copy_to_terminal(const char *text)
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(text);
+
+	fputs("\033]52;c;", stdout);
+	for (size_t k = 0; k < n; k += 3) {
+		uint32_t v = (uint32_t)(unsigned char)text[k] << 16;
+		if (k + 1 < n)
+			v |= (uint32_t)(unsigned char)text[k + 1] << 8;
+		if (k + 2 < n)
+			v |= (unsigned char)text[k + 2];
+		char q[5] = {b64[v >> 18 & 63], b64[v >> 12 & 63],
+			     k + 1 < n ? b64[v >> 6 & 63] : '=', k + 2 < n ? b64[v & 63] : '=', 0};
+		fputs(q, stdout);
+	}
+	fputs("\a", stdout);
+	fflush(stdout);
+}
+
+/* 'c' and 'w' on the selected connection; the outcome on the status line. */
+static void conn_action(struct player *pl, struct tv_view *view, enum tv_action act)
+{
+	struct tm_row r;
+	char line[512], err[300];
+
+	if (!tv_selected_row(view, &r))
+		return;
+	if (act == TV_COPY) {
+		char f[256];
+		cf_tshark_filter(f, sizeof(f), &r);
+		copy_to_terminal(f);
+		snprintf(line, sizeof(line), "copied: %s", f);
+		tv_status(view, line);
+		return;
+	}
+	/* A new file in the current directory, never over an existing one. */
+	char path[64];
+	snprintf(path, sizeof(path), "tcpsift-conn-%" PRIu64 ".pcapng", r.id);
+	for (unsigned k = 2; k < 100 && access(path, F_OK) == 0; k++)
+		snprintf(path, sizeof(path), "tcpsift-conn-%" PRIu64 "-%u.pcapng", r.id, k);
+	uint64_t written, skipped;
+	if (pl_write_conn(pl, &r, path, &written, &skipped, err, sizeof(err)) < 0) {
+		snprintf(line, sizeof(line), "w: %s", err);
+	} else {
+		int n =
+		    snprintf(line, sizeof(line), "wrote %" PRIu64 " packets of #%" PRIu64 " to %s",
+			     written, r.id, path);
+		if (skipped && n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n,
+				 " (%" PRIu64 " of another link type left out)", skipped);
+	}
+	tv_status(view, line);
+}
+
 /* The key/draw loop: at most ~10 redraws a second, keys at once. */
 static void run_screen(struct player *pl, struct tv_view *view)
 {
@@ -311,6 +370,10 @@ static void run_screen(struct player *pl, struct tv_view *view)
 				break;
 			case TV_SLOWER:
 				pl_speed(pl, 0.5);
+				break;
+			case TV_COPY:
+			case TV_WRITE:
+				conn_action(pl, view, act);
 				break;
 			default:
 				break;

@@ -1,6 +1,7 @@
 /* connfilter.c - match connections against a BPF expression or an address substring. */
 #include "tui/connfilter.h"
 
+#include <arpa/inet.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,4 +130,15 @@ void cf_free(struct cf_filter *f)
 	if (f->bpf)
 		pcap_freecode(&f->prog);
 	free(f);
+}
+
+void cf_tshark_filter(char *buf, size_t len, const struct tm_row *r)
+{
+	char a[64], b[64];
+	const char *ip = r->client.family == 6 ? "ipv6" : "ip";
+
+	inet_ntop(r->client.family == 6 ? AF_INET6 : AF_INET, r->client.a, a, sizeof(a));
+	inet_ntop(r->server.family == 6 ? AF_INET6 : AF_INET, r->server.a, b, sizeof(b));
+	snprintf(buf, len, "%s.addr==%s && %s.addr==%s && tcp.port==%u && tcp.port==%u", ip, a, ip,
+		 b, (unsigned)r->client_port, (unsigned)r->server_port);
 }

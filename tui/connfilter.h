@@ -32,4 +32,8 @@ bool cf_match(const struct cf_filter *f, const struct tm_row *r);
 
 void cf_free(struct cf_filter *f); /* NULL is a no-op */
 
+/* The Wireshark/tshark display filter of r's conversation (its two
+ * addresses and ports, as Wireshark's "Conversation Filter > TCP"). */
+void cf_tshark_filter(char *buf, size_t len, const struct tm_row *r);
+
 #endif

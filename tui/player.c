@@ -3,6 +3,7 @@
 #include "tui/player.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyze/engine/decode.h"
 #include "analyze/engine/source.h"
 #include "analyze/engine/workers.h"
 #include "capture/file/pcapwriter.h"
@@ -525,6 +527,106 @@ void pl_speed(struct player *p, double factor)
 	}
 	pthread_mutex_unlock(&p->lock);
 	atomic_store(&p->control, true);
+}
+
+static bool same_addr(const struct dec_addr *a, const struct dec_addr *b)
+{
+	return a->family == b->family && memcmp(a->a, b->a, a->family == 6 ? 16 : 4) == 0;
+}
+
+/* Is this decoded segment one of r's, either way? */
+static bool conn_segment(const struct tm_row *r, const struct dec_packet *d)
+{
+	const struct dec_tcp *t = &d->tcp;
+
+	if (same_addr(&d->src, &r->client) && same_addr(&d->dst, &r->server))
+		return t->sport == r->client_port && t->dport == r->server_port;
+	if (same_addr(&d->src, &r->server) && same_addr(&d->dst, &r->client))
+		return t->sport == r->server_port && t->dport == r->client_port;
+	return false;
+}
+
+int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
+		  uint64_t *skipped, char *errbuf, size_t errlen)
+{
+	struct source *src = NULL;
+	struct pw_writer *w = NULL;
+	struct pw_iface ifaces[PL_MAX_INPUTS];
+	int rc;
+
+	*written = *skipped = 0;
+	if (p->cfg.mode != PL_REPLAY) {
+		snprintf(
+		    errbuf, errlen,
+		    "a live capture's packets are in its -w file: tcpsift analyze --conn %" PRIu64
+		    " FILE",
+		    r->id);
+		return ERR_USAGE;
+	}
+	if (p->cfg.npaths > PL_MAX_INPUTS) {
+		snprintf(errbuf, errlen, "more than %d inputs", PL_MAX_INPUTS);
+		return ERR_USAGE;
+	}
+	struct src_config scfg = {.filter = p->cfg.filter, .queue_per_file = p->cfg.queue_per_file};
+	struct pkt pk;
+	/* An input's link type is known from its first packet: read until each
+	 * input has given one (at once, unless one starts much later). */
+	rc = src_open(p->cfg.paths, p->cfg.npaths, &scfg, &src, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	for (unsigned seen = 0; seen < p->cfg.npaths && src_next(src, &pk) > 0;) {
+		seen = 0;
+		for (unsigned k = 0; k < p->cfg.npaths; k++)
+			seen += src_input(src, k)->packets > 0;
+	}
+	for (unsigned k = 0; k < p->cfg.npaths; k++) {
+		const struct src_input *in = src_input(src, k);
+		ifaces[k] = (struct pw_iface){
+		    .name = p->cfg.paths[k], .linktype = in->linktype, .queue = -1};
+	}
+	src_close(src);
+	src = NULL;
+	rc = src_open(p->cfg.paths, p->cfg.npaths, &scfg, &src, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	struct pw_config wcfg = {.path = path,
+				 .format = PW_PCAPNG,
+				 .snaplen = 262144,
+				 .comment = "tcpsift tui: one connection's packets"};
+	w = pw_open(&wcfg, ifaces, p->cfg.npaths, errbuf, errlen);
+	if (!w) {
+		src_close(src);
+		return ERR_SYSTEM;
+	}
+	struct dec_packet d;
+	while ((rc = src_next(src, &pk)) > 0) {
+		if (pk.vantage != r->vantage || pk.ts_ns < r->first_ts || pk.ts_ns > r->last_ts)
+			continue;
+		if (dec_packet(pk.data, pk.caplen, pk.wirelen, pk.linktype, &d) != DEC_TCP ||
+		    !conn_segment(r, &d))
+			continue;
+		unsigned in = pk.input < p->cfg.npaths ? pk.input : 0;
+		if (pk.linktype != ifaces[in].linktype) {
+			(*skipped)++;
+			continue;
+		}
+		if (pw_write(w, in, &pk) < 0) {
+			snprintf(errbuf, errlen, "%s", pw_error(w));
+			rc = ERR_SYSTEM;
+			break;
+		}
+		(*written)++;
+	}
+	if (rc < 0 && rc != ERR_SYSTEM)
+		snprintf(errbuf, errlen, "reading the inputs again failed");
+	int crc = pw_close(w);
+	if (crc < 0 && rc >= 0) {
+		snprintf(errbuf, errlen, "%s", pw_error(w));
+		rc = crc;
+	}
+	pw_free(w);
+	src_close(src);
+	return rc < 0 ? rc : 0;
 }
 
 void pl_stop(struct player *p)

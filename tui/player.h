@@ -68,6 +68,21 @@ void pl_toggle_pause(struct player *p); /* replay: pause/resume; live: hold the 
 void pl_step(struct player *p);		/* paused replay: one more packet */
 void pl_speed(struct player *p, double factor);
 
+/*
+ * Write the packets of connection r (a row of a published view) to a new
+ * pcapng file at path (never over an existing file): replay only, read
+ * again from the inputs (with the same filter), the TCP segments of its
+ * two endpoints at its vantage point between its first and last packet,
+ * which are the packets `tcpsift analyze --conn ID` counts for it. One
+ * interface per input (its first link type; a packet of another link type
+ * is skipped and counted in *skipped). UI thread; it reads the files
+ * through, so the screen waits for it. 0 with *written, or a negative
+ * enum err_code with the reason in errbuf (ERR_USAGE: live, where the
+ * packets are in the -w file).
+ */
+int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
+		  uint64_t *skipped, char *errbuf, size_t errlen);
+
 /* Ask the thread to stop and join it (a live capture is drained first). */
 void pl_stop(struct player *p);
 

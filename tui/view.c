@@ -47,6 +47,21 @@ void tv_free(struct tv_view *v)
 	free(v);
 }
 
+bool tv_selected_row(const struct tv_view *v, struct tm_row *out)
+{
+	for (uint32_t k = 0; k < v->norder && v->rows; k++)
+		if (v->rows[v->order[k]].id == v->selected) {
+			*out = v->rows[v->order[k]];
+			return true;
+		}
+	return false;
+}
+
+void tv_status(struct tv_view *v, const char *text)
+{
+	snprintf(v->status, sizeof(v->status), "%s", text);
+}
+
 uint64_t tv_detail_id(const struct tv_view *v)
 {
 	return v->detail ? v->selected : 0;
@@ -116,6 +131,9 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 		tv_hline_fill(rows - 2, 0, cols, tv_pair_attr(v, TV_P_BAD) | A_REVERSE);
 		tv_putf(rows - 2, 0, cols, " %s (Escape: keep the old filter)", v->edit_err);
 		attrset(A_NORMAL);
+	} else if (v->status[0]) {
+		tv_hline_fill(rows - 2, 0, cols, A_NORMAL);
+		tv_putf(rows - 2, 0, cols, " %s", v->status);
 	} else if (pv->h.error[0]) {
 		tv_hline_fill(rows - 2, 0, cols, tv_pair_attr(v, TV_P_BAD) | A_REVERSE);
 		tv_putf(rows - 2, 0, cols, " error: %s", pv->h.error);

@@ -32,6 +32,8 @@ enum tv_action {
 	TV_FASTER,
 	TV_SLOWER,
 	TV_REDRAW, /* the screen must be redrawn now (a key changed the view) */
+	TV_COPY,   /* 'c': copy the selected connection's tshark filter */
+	TV_WRITE,  /* 'w': write the selected connection's packets to a file */
 	TV_ACTION_COUNT,
 };
 
@@ -59,6 +61,13 @@ enum tv_action tv_key(struct tv_view *v, int key);
 /* A mouse click at (y, x) on the screen drawn last: on the table's head,
  * sort by that column (again: reverse); on a row, select it. */
 enum tv_action tv_mouse(struct tv_view *v, int y, int x);
+
+/* The selected connection's row, as last drawn, into *out: false when
+ * none is selected. Valid between tv_draw() and the next pl_latest(). */
+bool tv_selected_row(const struct tv_view *v, struct tm_row *out);
+
+/* A line on the status line until the next key (what an action did). */
+void tv_status(struct tv_view *v, const char *text);
 
 /* The connection the detail view shows (0: none open). */
 uint64_t tv_detail_id(const struct tv_view *v);

@@ -126,8 +126,9 @@ struct tv_view {
 	int log_y, log_rows;
 	bool visible[TV_COL_MAX];
 	int width[TV_COL_MAX];
-	char msg[128]; /* one-shot status message */
-	bool held;     /* 'p' on a live capture: the screen is held, capture goes on */
+	char msg[128];	  /* one-shot status message */
+	char status[512]; /* what an action did ('c', 'w'), above the footer */
+	bool held;	  /* 'p' on a live capture: the screen is held, capture goes on */
 };
 
 /* ---- view_fmt.c: numbers and drawing primitives ---- */

@@ -350,6 +350,7 @@ static enum tv_action log_key(struct tv_view *v, int key)
 enum tv_action tv_key(struct tv_view *v, int key)
 {
 	v->msg[0] = '\0';
+	v->status[0] = '\0';
 	if (v->editing)
 		return edit_key(v, key);
 	if (v->help) {
@@ -408,6 +409,10 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		if (v->frozen)
 			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
 		return TV_REDRAW;
+	case 'c':
+		return v->selected ? TV_COPY : TV_NONE;
+	case 'w':
+		return v->selected ? TV_WRITE : TV_NONE;
 	case 't':
 		v->rates = !v->rates;
 		snprintf(v->msg, sizeof(v->msg),

@@ -541,6 +541,55 @@ fi
 check "600 random keys and resizes: exit 0 (got '$rc')" [ "$rc" = 0 ]
 check "after the monkey the terminal is usable" tui_terminal_sane monkey
 
+# ---- w and c on a connection ----
+# w writes the selected connection's packets to tcpsift-conn-ID.pcapng in
+# the current directory: analyze of that file finds one connection with the
+# packets and bytes `analyze --conn ID` counts on the inputs; c puts its
+# tshark filter on the terminal's clipboard (OSC 52: tmux keeps it as a
+# buffer) and on the status line.
+R=$PWD
+wfiles=("$R/samples/demo-http-loss.pcapng" "$R/samples/reorder-relay.pcap" "$R/samples/two-ifaces.pcapng")
+mkdir -p "$TUI_DIR/out"
+TUI_PREFIX="cd $TUI_DIR/out &&" tui_start act 140 30 -- -r "${wfiles[0]}" -r "${wfiles[1]}" \
+	-r "${wfiles[2]}" --max
+tui_tmux set -g set-clipboard on
+check "w/c replay reaches the end" tui_wait act '\[ended\]' 20
+nw=0
+for id in 1 2 3 4; do
+	tui_keys act g
+	for _ in $(seq $((id - 1))); do tui_tmux send-keys -t act j; done
+	tui_keys act w
+	if ! tui_wait act "wrote [0-9]+ packets of #$id to tcpsift-conn-$id.pcapng" 10; then
+		t_fail "w on #$id: $(tui_screen act | tail -2 | head -1)"
+		continue
+	fi
+	"$bin" analyze --json --no-progress "$TUI_DIR/out/tcpsift-conn-$id.pcapng" >"$TUI_DIR/w$id.json" 2>/dev/null
+	"$bin" analyze --json --no-progress --conn "$id" "${wfiles[@]}" >"$TUI_DIR/c$id.json" 2>/dev/null
+	if out=$(python3 - "$TUI_DIR/w$id.json" "$TUI_DIR/c$id.json" "$id" <<'EOF'
+import json, sys
+w, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+cc = [x for x in c["connections"] if x["id"] == int(sys.argv[3])]
+key = lambda x: [x[d][k] for d in ("c2s", "s2c") for k in ("packets", "payload_bytes")]
+ok = len(w["connections"]) == 1 and len(cc) == 1 and key(w["connections"][0]) == key(cc[0]) \
+    and w["summary"]["packets"] == sum(key(cc[0])[0::2])
+print("%s packets/bytes each way %s, analyze --conn %s" % ("=" if ok else "!=",
+      [key(x) for x in w["connections"]], [key(x) for x in cc]))
+sys.exit(not ok)
+EOF
+	); then
+		nw=$((nw + 1))
+	else
+		t_fail "w on #$id: the file $out"
+	fi
+done
+check "w: the file of each of 4 connections has analyze --conn's packets ($nw)" [ "$nw" = 4 ]
+tui_keys act g j c
+want=$(python3 -c "import json; c=json.load(open('$TUI_DIR/c2.json'))['connections'][0]; a,p=c['client'].rsplit(':',1); b,q=c['server'].rsplit(':',1); print('ip.addr==%s && ip.addr==%s && tcp.port==%s && tcp.port==%s' % (a,b,p,q))")
+check "c: the tshark filter on the status line" tui_wait act "copied: $(sed 's/[.&|=]/\\&/g' <<<"$want")" 3
+check "c: ... and on the clipboard (OSC 52)" [ "$(tui_tmux show-buffer 2>/dev/null)" = "$want" ]
+tui_keys act q
+check "w/c: exit 0" [ "$(tui_wait_exit act 10)" = 0 ]
+
 # ---- a terminal curses cannot drive: one line, exit 2, no curses exit() ----
 tui_start badterm 80 24 TERM=bogus-term -- -r samples/nanosec.pcap
 rc=$(tui_wait_exit badterm 5 || true)
