@@ -371,6 +371,10 @@ static void run_screen(struct player *pl, struct tv_view *view)
 			case TV_SLOWER:
 				pl_speed(pl, 0.5);
 				break;
+			case TV_SEEK_BACK:
+			case TV_SEEK_FORWARD:
+				pl_seek(pl, (act == TV_SEEK_BACK ? -10 : 10) * CLOCK_NS_PER_S);
+				break;
 			case TV_COPY:
 			case TV_WRITE:
 				conn_action(pl, view, act);

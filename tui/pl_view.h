@@ -35,6 +35,7 @@ enum pl_state {
 struct pl_header {
 	enum pl_mode mode;
 	enum pl_state state;
+	bool seeking; /* replay: playing unpaced up to a seek's target */
 	double speed;
 	uint64_t packets, wire_bytes, malformed;
 	double pps, bps; /* over the last second of now_ts */

@@ -46,7 +46,8 @@ struct player {
 	bool paused, hold, stop;
 	uint64_t steps; /* packets to play while paused */
 	double speed;
-	bool rebase; /* pacing restarts from the next packet (resume, new speed) */
+	bool rebase;	 /* pacing restarts from the next packet (resume, new speed) */
+	int64_t seek_ns; /* replay: jump by this much capture time (0: none) */
 	uint64_t detail_id;
 	_Atomic bool control; /* something above changed: the thread looks */
 
@@ -55,6 +56,10 @@ struct player {
 	unsigned nsamples, sample_head;
 	double start_wall;
 	unsigned cur_input; /* of the latest packet */
+	int64_t cur_ts;	    /* replay: capture time of the latest packet */
+	int64_t pos_ts;	    /* replay: where the screen is: cur_ts, or a seek's target */
+	int64_t ff_until;   /* replay: play without pacing up to this capture time (0: no) */
+	int64_t ff_first;   /* replay: a jump asked before the first packet: from there */
 	int64_t live_first_ts;
 	enum pl_state state;
 	char error[sizeof(((struct pl_header *)0)->error)];
@@ -266,6 +271,7 @@ static void publish(struct player *p)
 		snprintf(p->error, sizeof(p->error), "out of memory for the connection table");
 	v->h.mode = p->cfg.mode;
 	v->h.state = p->state;
+	v->h.seeking = p->ff_until != 0;
 	v->h.packets = n->packets;
 	v->h.wire_bytes = n->wire_bytes;
 	v->h.malformed = n->malformed_total;
@@ -291,6 +297,7 @@ struct pl_ctl {
 	uint64_t steps;
 	double speed;
 	bool rebase;
+	int64_t seek_ns;
 };
 
 static void read_control(struct player *p, struct pl_ctl *c)
@@ -302,6 +309,8 @@ static void read_control(struct player *p, struct pl_ctl *c)
 	c->speed = p->speed;
 	c->rebase = p->rebase;
 	p->rebase = false;
+	c->seek_ns = p->seek_ns;
+	p->seek_ns = 0;
 	pthread_mutex_unlock(&p->lock);
 	atomic_store(&p->control, false);
 }
@@ -314,7 +323,48 @@ static void take_step(struct player *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-static void replay_loop(struct player *p)
+/*
+ * Seeking keeps the model what analyze would show at that point: forward,
+ * the packets up to the target are played without pacing; backward, the
+ * replay starts again from the first packet into a fresh source, engine
+ * and model (replay_reset) and plays up to the target the same way.
+ * Returns the target of a jump back (replay_run returns to start again).
+ */
+static int replay_reset(struct player *p, char *errbuf, size_t errlen)
+{
+	struct src_config scfg = {.filter = p->cfg.filter, .queue_per_file = p->cfg.queue_per_file};
+	struct tm_model *model;
+	struct wk_pool *eng;
+
+	src_close(p->src);
+	p->src = NULL;
+	int rc = src_open(p->cfg.paths, p->cfg.npaths, &scfg, &p->src, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	model = tm_new(&p->cfg.model, errbuf, errlen);
+	if (!model)
+		return ERR_NOMEM;
+	struct sum_sink sink = tm_sink(model);
+	unsigned nthreads = p->cfg.threads ? p->cfg.threads : wk_default_threads();
+	eng = wk_new(&p->cfg.eng, nthreads, &sink, errbuf, errlen);
+	if (!eng) {
+		tm_free(model);
+		return ERR_NOMEM;
+	}
+	wk_free(p->eng);
+	tm_free(p->model);
+	p->eng = eng;
+	p->model = model;
+	p->nsamples = p->sample_head = 0;
+	p->cur_input = 0;
+	p->cur_ts = p->pos_ts = 0;
+	return 0;
+}
+
+/* Play the source until it ends and then wait: false when asked to stop,
+ * true to start again from the first packet (a jump back, target in
+ * p->ff_until). */
+static bool replay_run(struct player *p)
 {
 	struct pl_ctl c;
 	struct pkt pk;
@@ -331,6 +381,17 @@ static void replay_loop(struct player *p)
 				read_control(p, &c);
 			if (c.rebase)
 				paced = false;
+			if (c.seek_ns && !p->pos_ts) {
+				p->ff_first = c.seek_ns > 0 ? c.seek_ns : 0;
+				c.seek_ns = 0;
+			}
+			if (c.seek_ns) {
+				int64_t target = clock_sat_add(p->pos_ts, c.seek_ns);
+				c.seek_ns = 0;
+				p->ff_until = target > 0 ? target : 1;
+				if (target <= p->cur_ts)
+					return true;
+			}
 			double now = clock_now_s();
 			if (now >= next_publish) {
 				publish(p);
@@ -338,20 +399,36 @@ static void replay_loop(struct player *p)
 			}
 		}
 		if (c.stop)
-			return;
-		if (c.paused && c.steps == 0) {
+			return false;
+		bool ff = p->ff_until != 0 || p->ff_first != 0;
+		if (c.paused && c.steps == 0 && !ff) {
 			p->state = PL_PAUSED;
 			sleep_s(0.01);
 			since_check = 256;
 			continue;
 		}
-		p->state = PL_PLAYING;
+		p->state = c.paused && !ff ? PL_PAUSED : PL_PLAYING;
 		if (!have) {
 			if (src_next(p->src, &pk) <= 0)
 				break;
 			have = true;
+			if (p->ff_first) {
+				p->ff_until = clock_sat_add(pk.ts_ns, p->ff_first);
+				p->ff_first = 0;
+				ff = true;
+			}
 		}
-		if (c.speed > 0 && !c.paused) {
+		if (ff && pk.ts_ns >= p->ff_until) {
+			/* Arrived: pacing starts again here. */
+			p->pos_ts = p->ff_until;
+			p->ff_until = 0;
+			ff = false;
+			paced = false;
+			since_check = 256;
+			if (c.paused)
+				continue;
+		}
+		if (c.speed > 0 && !c.paused && !ff) {
 			double now = clock_now_s();
 			if (!paced) {
 				wall0 = now;
@@ -372,15 +449,20 @@ static void replay_loop(struct player *p)
 			}
 		}
 		p->cur_input = pk.input;
+		if (pk.ts_ns > p->cur_ts)
+			p->cur_ts = pk.ts_ns;
+		if (p->cur_ts > p->pos_ts)
+			p->pos_ts = p->cur_ts;
 		wk_packet(p->eng, &pk);
 		have = false;
-		if (c.paused) {
+		if (c.paused && !ff) {
 			take_step(p);
 			read_control(p, &c);
 			since_check = 256;
 		}
 	}
 	/* End of input: every connection ends, exactly as analyze reports it. */
+	p->ff_until = 0;
 	wk_finish(p->eng);
 	for (unsigned k = 0; k < src_count(p->src); k++) {
 		const struct src_input *in = src_input(p->src, k);
@@ -395,8 +477,32 @@ static void replay_loop(struct player *p)
 		publish(p);
 		read_control(p, &c);
 		if (c.stop)
-			return;
+			return false;
+		if (c.seek_ns < 0) { /* back from the end; forward there is nothing */
+			int64_t target = clock_sat_add(p->pos_ts, c.seek_ns);
+			p->ff_until = target > 0 ? target : 1;
+			return true;
+		}
 		sleep_s((double)p->cfg.publish_ns / 1e9);
+	}
+}
+
+static void replay_loop(struct player *p)
+{
+	while (replay_run(p)) {
+		char err[sizeof(p->error)];
+		p->error[0] = '\0';
+		if (replay_reset(p, err, sizeof(err)) < 0) {
+			snprintf(p->error, sizeof(p->error), "%s", err);
+			p->state = PL_FAILED;
+			struct pl_ctl c;
+			do {
+				publish(p);
+				sleep_s((double)p->cfg.publish_ns / 1e9);
+				read_control(p, &c);
+			} while (!c.stop);
+			return;
+		}
 	}
 }
 
@@ -627,6 +733,15 @@ int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, ui
 	pw_free(w);
 	src_close(src);
 	return rc < 0 ? rc : 0;
+}
+
+void pl_seek(struct player *p, int64_t delta_ns)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->cfg.mode == PL_REPLAY)
+		p->seek_ns = clock_sat_add(p->seek_ns, delta_ns);
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
 }
 
 void pl_stop(struct player *p)

@@ -67,6 +67,12 @@ const struct pl_view *pl_latest(struct player *p, uint64_t detail_id);
 void pl_toggle_pause(struct player *p); /* replay: pause/resume; live: hold the screen */
 void pl_step(struct player *p);		/* paused replay: one more packet */
 void pl_speed(struct player *p, double factor);
+/* Replay: jump by delta_ns of capture time (pl_header.seeking meanwhile):
+ * forward, the packets up to there play unpaced; back, the replay starts
+ * again from the first packet with a fresh engine and model and plays up
+ * to there the same way, so the screen is what it was at that time. A
+ * paused replay stays paused at the target. Live: nothing. */
+void pl_seek(struct player *p, int64_t delta_ns);
 
 /*
  * Write the packets of connection r (a row of a published view) to a new

@@ -31,9 +31,11 @@ enum tv_action {
 	TV_STEP,
 	TV_FASTER,
 	TV_SLOWER,
-	TV_REDRAW, /* the screen must be redrawn now (a key changed the view) */
-	TV_COPY,   /* 'c': copy the selected connection's tshark filter */
-	TV_WRITE,  /* 'w': write the selected connection's packets to a file */
+	TV_REDRAW,	 /* the screen must be redrawn now (a key changed the view) */
+	TV_COPY,	 /* 'c': copy the selected connection's tshark filter */
+	TV_SEEK_BACK,	 /* '[': replay 10 s of capture time back */
+	TV_SEEK_FORWARD, /* ']': 10 s on */
+	TV_WRITE,	 /* 'w': write the selected connection's packets to a file */
 	TV_ACTION_COUNT,
 };
 

@@ -58,7 +58,9 @@ static void draw_title(struct tv_view *v, const struct pl_view *pv, int cols)
 
 	tv_hline_fill(0, 0, cols, tv_pair_attr(v, TV_P_TITLE));
 	const char *state = pl_state_name(h->state);
-	if (h->mode == PL_REPLAY && h->state == PL_PLAYING) {
+	if (h->mode == PL_REPLAY && h->seeking) {
+		state = "seeking";
+	} else if (h->mode == PL_REPLAY && h->state == PL_PLAYING) {
 		if (h->speed > 0)
 			snprintf(a, sizeof(a), "playing %gx", h->speed);
 		else

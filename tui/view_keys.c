@@ -411,6 +411,10 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		return TV_REDRAW;
 	case 'c':
 		return v->selected ? TV_COPY : TV_NONE;
+	case '[':
+		return TV_SEEK_BACK;
+	case ']':
+		return TV_SEEK_FORWARD;
 	case 'w':
 		return v->selected ? TV_WRITE : TV_NONE;
 	case 't':

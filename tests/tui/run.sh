@@ -513,6 +513,58 @@ tui_keys step q
 rc=$(tui_wait_exit step 10)
 check "exit 0 after a resize (got '$rc')" [ "$rc" = 0 ]
 
+# ---- seek: ] and [ jump 10 s of capture time, the model kept consistent ----
+# A made-up capture: one connection sending a segment (and getting its ACK)
+# every second for 40 s. Paused at the start, ] plays up to 10 s after the
+# first packet, ] again to 20 s; [ goes back to 10 s by replaying from the
+# start into a fresh model: the packet counts and the row's packets are
+# exactly those of the packets before each target, and it stays paused.
+python3 - "$TUI_DIR/long.pcap" <<'EOF'
+import struct, sys
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def pkt(src, dst, sp, dp, seq, ack, flags, data=b""):
+    tcp = struct.pack("!HHIIBBHHH", sp, dp, seq, ack, 5 << 4, flags, 65535, 0, 0) + data
+    ph = bytes(src) + bytes(dst) + struct.pack("!BBH", 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum(ph + tcp)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0x4000, 64, 6, 0, bytes(src), bytes(dst))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return ip + tcp
+c, s = [10, 9, 0, 1], [10, 9, 0, 2]
+t0 = 1700000000.0
+out = [(t0, pkt(c, s, 40000, 80, 100, 0, 0x02)), (t0 + 0.001, pkt(s, c, 80, 40000, 500, 101, 0x12)),
+       (t0 + 0.002, pkt(c, s, 40000, 80, 101, 501, 0x10))]
+for k in range(40):
+    t = t0 + 0.5 + k
+    out.append((t, pkt(c, s, 40000, 80, 101 + 100 * k, 501, 0x18, b"x" * 100)))
+    out.append((t + 0.001, pkt(s, c, 80, 40000, 501, 201 + 100 * k, 0x10)))
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))  # raw IP
+    for t, p in out:
+        f.write(struct.pack("<IIII", int(t), int(round((t - int(t)) * 1e6)), len(p), len(p)) + p)
+EOF
+# packets before t0 + 10 s: 3 + 2 per second from 0.5 s on
+tui_start seek 120 24 -- -r "$TUI_DIR/long.pcap" --paused
+check "seek: starts paused" tui_wait seek '\[paused\]' 5
+tui_keys seek ']'
+check "] plays the first 10 s (23 packets), still paused" tui_wait seek '^ 23 pkts' 5
+check "... paused" grep -q '\[paused\]' <(tui_screen seek)
+tui_keys seek ']'
+check "] again: 20 s (43 packets)" tui_wait seek '^ 43 pkts' 5
+tui_keys seek '['
+check "[ goes back to 10 s: a fresh model (23 packets)" tui_wait seek '^ 23 pkts' 5
+check "[ ... its row counts 23 packets too" grep -qE '^ +1 10\.9\.0\.1:40000 +10\.9\.0\.2:80 +open +1\.00kB +0B +23 ' <(tui_screen seek)
+check "[ ... and 1 connection" grep -q 'conns 1 (1 live)' <(tui_screen seek)
+tui_keys seek ']' ']' ']' ']'
+check "] past the end: the replay ends with analyze's 83 packets" tui_wait seek '^ 83 pkts .*conns 1 \(0 live\)' 5
+tui_keys seek '['
+check "[ from the end: 10 s before the last packet (62 packets)" tui_wait seek '^ 62 pkts' 5
+tui_keys seek q
+check "seek: exit 0" [ "$(tui_wait_exit seek 10)" = 0 ]
+
 # ---- a monkey: 600 random keys and resizes, under whatever build this is ----
 tui_start monkey 100 30 -- -r samples/demo-http-loss.pcapng -r samples/reorder-relay.pcap \
 	-r samples/rr-nagle-delack.pcap --speed 4
