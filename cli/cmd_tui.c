@@ -62,7 +62,8 @@ static const struct cli_opt tui_opts[] = {
     {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
-    {"conn-filter", OPT_CONN_FILTER, "EXPR", "start with this '/' filter on the table"},
+    {"conn-filter", OPT_CONN_FILTER, "EXPR",
+     "start with this '/' filter on the table (a bad capture filter: exit 2)"},
     {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)"},
     {"ascii", OPT_ASCII, NULL, "ASCII only (default: UTF-8 when the locale is)"},
     {"help", OPT_HELP, NULL, "this help"},
@@ -105,9 +106,12 @@ static void usage(FILE *f)
 	      "Options:\n",
 	      f);
 	cli_print_options(f, tui_opts, N_OPTS, 26);
-	fputs("\nKeys: arrows/j/k move, Enter detail, s/S sort, / filter, f freeze, p pause,\n"
-	      "n step, +/- speed, ? help, q quit. Exit status: 0 ok, 2 usage error, 3 input\n"
-	      "or capture error. See tcpsift-tui(1).\n",
+	fputs("\nKeys: arrows/j/k move, Enter detail, </> sort (or click a column's head),\n"
+	      "S reverse, t bytes or rates, Tab findings (Enter: one in full), / filter,\n"
+	      "w write the connection's packets, c copy its tshark filter, f freeze,\n"
+	      "p pause, n step, +/- speed, [/] 10 s back/on, ? help, q quit.\n"
+	      "Exit status: 0 ok, 2 usage error, 3 input or capture error.\n"
+	      "See tcpsift-tui(1).\n",
 	      f);
 }
 

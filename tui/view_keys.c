@@ -15,21 +15,31 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "",
 	    "  Up/Down, j/k     move the selection      PgUp/PgDn, g/G  page, first, last",
 	    "  Enter            open/close the selected connection's detail",
-	    "  s / S            sort by the next column / reverse the order",
-	    "  /                filter: a capture filter (\"port 443\", \"host 10.0.0.1\")",
-	    "                   or a substring of the addresses; empty clears it",
+	    "  < / > (s)        sort by the column left / right; S reverses; a click on a",
+	    "                   column's head sorts by it (again: reversed), on a row selects it",
+	    "  t                C>S, S>C: bytes so far (default) or bits/s now",
+	    "  Tab              browse the findings: Up/Down, Enter shows one in full",
+	    "                   (frames, evidence), Escape or Tab goes back",
+	    "  /                filter: a capture filter (\"port 443\", \"host 10.0.0.1\") or",
+	    "                   a piece of an address (\"10.0.2.\", \":5201\"); anything else",
+	    "                   that does not compile shows libpcap's error. Ctrl-U clears,",
+	    "                   arrows and Ctrl-A/E move, Up/Down recall; empty clears it",
+	    "  w                write the selected connection's packets to tcpsift-conn-ID.pcapng",
+	    "  c                copy its tshark filter (terminal clipboard, OSC 52)",
 	    "  f                freeze the row order (new connections go last)",
 	    "  p                pause/resume the replay (live: hold the screen)",
 	    "  n                paused replay: play one more packet",
-	    "  + / -            replay faster / slower",
+	    "  + / -            replay faster / slower      [ / ]  replay 10 s back / on",
 	    "  ?                this help (any key closes it)",
 	    "  q                quit (so do Ctrl-C and SIGTERM)",
 	    "",
-	    "Columns: C>S/S>C throughput in bits/s over the last second of capture time;",
-	    "RTT the smallest measured; RETR retransmissions; STALL stalls inside transfers",
-	    "and LOST the time they cost; HOLE SACK holes; OOO out-of-order segments; Q RX",
-	    "queues used; MTU ! for a misaligned MTU, a PMTU black hole or ICMP too-big.",
-	    "Dim rows have ended. Numbers are the same analyze reports (tcpsift(1)).",
+	    "Columns: C>S/S>C payload bytes (t: bits/s over the last second), PKTS packets,",
+	    "NOW bits/s both ways over the last second (live: of the wall clock, so it falls",
+	    "to 0 when nothing arrives); RTT the smallest measured; RETR retransmissions;",
+	    "STALL stalls inside transfers and LOST the time they cost; HOLE SACK holes;",
+	    "OOO out-of-order segments; Q RX queues used; MTU ! for a misaligned MTU, a PMTU",
+	    "black hole or ICMP too-big. ST idle: no packet for 3 s. Dim rows have ended.",
+	    "Numbers are the same analyze reports (tcpsift-tui(1)).",
 	};
 	erase();
 	tv_hline_fill(0, 0, cols, tv_pair_attr(v, TV_P_TITLE));
@@ -71,11 +81,17 @@ void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols
 	if (n > cols / 2)
 		n = cols / 2;
 	tv_put(y, cols - n, n, right);
-	tv_put(y, 0, cols - n - 1,
-	       v->cfg.utf8
-		   ? " q quit  ↑↓ move  ⏎ detail  s sort  / filter  p pause  f freeze  ? help"
-		   : " q quit  j/k move  Enter detail  s sort  / filter  p pause  f freeze  ? "
-		     "help");
+	/* The keys, as many whole ones as fit. */
+	static const char *const keys_utf8[] = {
+	    "q quit",	    "? help",  "↑↓ move", "⏎ detail",	    "<> sort", "/ filter",
+	    "Tab findings", "w write", "c copy",  "t totals/rates", "p pause"};
+	static const char *const keys_ascii[] = {
+	    "q quit",	    "? help",  "j/k move", "Enter detail",   "<> sort", "/ filter",
+	    "Tab findings", "w write", "c copy",   "t totals/rates", "p pause"};
+	const char *const *keys = v->cfg.utf8 ? keys_utf8 : keys_ascii;
+	int x = 0, room = cols - n - 1;
+	for (size_t k = 0; k < sizeof(keys_utf8) / sizeof(keys_utf8[0]) && x <= room; k++)
+		x += tv_piece(y, x, room, "%s%s", k ? "  " : " ", keys[k]);
 	attrset(A_NORMAL);
 }
 

@@ -225,8 +225,11 @@ void tv_sort_step(struct tv_view *v, int step)
 
 /* ---- the connection table ---- */
 
+static const char *head_of(const struct tv_view *v, int k);
+
 /* Which columns fit in cols, and how wide the address columns get (the
- * detail view shows everything a dropped column would). */
+ * detail view shows everything a dropped column would). The sort column
+ * is as wide as its head and arrow, so that they never run into the next. */
 void tv_layout(struct tv_view *v, int cols)
 {
 	int client = v->at[TV_COL_CLIENT], server = v->at[TV_COL_SERVER];
@@ -234,12 +237,15 @@ void tv_layout(struct tv_view *v, int cols)
 	for (int k = 0; k < v->ncols; k++) {
 		v->visible[k] = true;
 		v->width[k] = v->cols[k].width;
+		int head = tv_ucols(head_of(v, k)) + (k == v->sort);
+		if (v->width[k] < head && k != client && k != server)
+			v->width[k] = head;
 	}
 	for (int drop = 0;; drop++) {
 		int used = 2; /* margins */
 		for (int k = 0; k < v->ncols; k++)
 			if (v->visible[k] && k != client && k != server)
-				used += v->cols[k].width + 1;
+				used += v->width[k] + 1;
 		int addr = (cols - used - 2) / 2;
 		if (addr >= 14 || drop == v->ndrop) {
 			addr = addr > TV_ADDR_MAX ? TV_ADDR_MAX : addr < 8 ? 8 : addr;

@@ -18,10 +18,12 @@ tui_start main 100 24 -- -r samples/demo-http-loss.pcapng -r samples/rr-nagle-de
 	-r samples/reorder-relay.pcap -r samples/zero-window.pcap -r samples/mtu-63540.pcap \
 	-r samples/mtu-pmtu-blackhole.pcap --max
 tui_wait main '\[ended\]' 20
-tui_keys main s s s s s s s
-shot "Replay of six samples, sorted by retransmissions (100x24)" main
+tui_keys main '>' '>' '>' '>' '>' '>' '>' '>'
+shot "Replay of six samples, sorted by retransmissions (> to RETR, 100x24)" main
 tui_keys main g Enter
 shot "Detail of the connection with the SACK holes (Enter)" main
+tui_keys main Escape Tab j j j j j j Enter
+shot "One finding in full (Tab, Down to it, Enter)" main
 tui_start stall 80 24 -- -r samples/rr-nagle-delack.pcap --max
 tui_wait stall '\[ended\]' 20
 tui_keys stall Enter
