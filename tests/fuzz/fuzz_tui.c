@@ -7,6 +7,7 @@
 
 #include "analyze/engine/engine.h"
 #include "tests/fuzz/fuzz_records.h"
+#include "tui/connfilter.h"
 #include "tui/model.h"
 #include "tui/pl_view.h"
 #include "tui/view.h"
@@ -20,19 +21,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * (the dashboard must cope with any terminal, however small); flags
  * choose colour, UTF-8, live or replay, the player's state and whether
  * drop counters are known. A key byte below 0x80 is that character
- * (control characters included: Escape, Enter, Backspace); from 0x80 on it
- * indexes fz_keys[] (arrows, pages, KEY_RESIZE, which also changes the
- * screen size). Packets go through the engine into the model as the
- * player feeds it (tui/player.c); every 8 packets the view draws a fresh
- * snapshot, with the detail of the connection it has open, and takes the
- * next key; keys left at the end are pressed on the ended replay. The
- * screen is a real curses one (newterm on /dev/null, TERM xterm-256color),
- * so every draw and every clip is the dashboard's own code.
+ * (control characters included: Escape, Enter, Backspace, Tab, Ctrl-U;
+ * '<', '>', 't', 'c', 'w', '[', ']' the dashboard's actions); from 0x80 to
+ * 0xbf it indexes fz_keys[] (arrows, pages, KEY_RESIZE, which also changes
+ * the screen size); from 0xc0 on it is a mouse click (tv_mouse) on line
+ * b - 0xc0, at a column taken from b (the table's head, a row, the
+ * findings pane, or nothing). 'c' also builds the connection's tshark
+ * filter, as the CLI does ('w' writes no file here). Packets go through the engine into the model
+ * as the player feeds it (tui/player.c); every 8 packets the view draws a fresh snapshot, with the
+ * detail of the connection it has open, and takes the next key; keys left at the end are pressed on
+ * the ended replay. The screen is a real curses one (newterm on /dev/null, TERM xterm-256color), so
+ * every draw and every clip is the dashboard's own code.
  */
 
 static const int fz_keys[] = {
-    KEY_UP,   KEY_DOWN,	 KEY_PPAGE, KEY_NPAGE,	   KEY_HOME,   KEY_END,	 KEY_ENTER,
-    KEY_LEFT, KEY_RIGHT, KEY_DC,    KEY_BACKSPACE, KEY_RESIZE, KEY_F(1), KEY_BTAB,
+    KEY_UP,
+    KEY_DOWN,
+    KEY_PPAGE,
+    KEY_NPAGE,
+    KEY_HOME,
+    KEY_END,
+    KEY_ENTER,
+    KEY_LEFT,
+    KEY_RIGHT,
+    KEY_DC,
+    KEY_BACKSPACE,
+    KEY_RESIZE,
+    KEY_F(1),
+    KEY_BTAB,
+    '\t',
+    '<',
+    '>',
+    't',
+    'c',
+    'w',
+    '[',
+    ']',
+    0x15 /* Ctrl-U */,
 };
 
 static SCREEN *screen;
@@ -76,13 +101,31 @@ static void draw(struct fz_tui *t)
 
 static void press(struct fz_tui *t, uint8_t b)
 {
+	if (b >= 0xc0) {
+		int rows, cols;
+		getmaxyx(stdscr, rows, cols);
+		(void)rows;
+		if (tv_mouse(t->view, b - 0xc0, (int)((unsigned)b * 37u % (unsigned)(cols + 2))) !=
+		    TV_NONE)
+			draw(t);
+		return;
+	}
 	int key = b < 0x80 ? b : fz_keys[(b - 0x80) % (sizeof(fz_keys) / sizeof(fz_keys[0]))];
 
 	if (key == KEY_RESIZE) {
 		t->resizes++;
 		resizeterm(3 + (int)(t->resizes * 29 % 70), 20 + (int)(t->resizes * 37 % 256));
 	}
-	if (tv_key(t->view, key) != TV_NONE)
+	enum tv_action a = tv_key(t->view, key);
+	if (a == TV_COPY) {
+		struct tm_row r;
+		char f[256];
+		if (tv_selected_row(t->view, &r)) {
+			cf_tshark_filter(f, sizeof(f), &r);
+			tv_status(t->view, f);
+		}
+	}
+	if (a != TV_NONE)
 		draw(t);
 }
 
@@ -143,6 +186,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (h->packets == 1)
 				h->first_ts = p.ts_ns;
 			h->last_ts = p.ts_ns;
+			/* Live: the wall clock runs ahead of the packets (rates
+			 * decay, connections go idle). */
+			h->now_ts = h->mode == PL_LIVE ? p.ts_ns + 4000000000ll : p.ts_ns;
+			if (h->mode == PL_LIVE)
+				tm_advance_clock(t.model, h->now_ts);
+			h->ninputs = 1 + (unsigned)(p.input % PL_MAX_INPUTS);
+			h->cur_input = p.input % PL_MAX_INPUTS;
+			if (!h->input_first_ts[h->cur_input])
+				h->input_first_ts[h->cur_input] = p.ts_ns;
 			h->wall_s = (double)h->packets / 1000;
 			h->progress = (double)in.off / (double)in.size;
 			if ((p.frame & 7) == 0) {

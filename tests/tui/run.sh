@@ -27,6 +27,7 @@ T_SUITE=tui
 . tests/tui/tmux.sh
 bin=$(realpath "${1:?usage: run.sh TCPSIFT}")
 TUI_BIN=$bin
+R=$PWD # samples by absolute path for sessions that run elsewhere (w writes into .)
 
 for t in tmux python3; do
 	command -v $t >/dev/null || {
@@ -565,15 +566,21 @@ check "[ from the end: 10 s before the last packet (62 packets)" tui_wait seek '
 tui_keys seek q
 check "seek: exit 0" [ "$(tui_wait_exit seek 10)" = 0 ]
 
-# ---- a monkey: 600 random keys and resizes, under whatever build this is ----
-tui_start monkey 100 30 -- -r samples/demo-http-loss.pcapng -r samples/reorder-relay.pcap \
-	-r samples/rr-nagle-delack.pcap --speed 4
-keys=(j k Up Down PgUp PgDown Home End g G Enter Escape s S f / p n + - '?' x 1 ' ' BSpace)
+# ---- a monkey: 600 random keys, clicks and resizes, under whatever build this is ----
+# (w writes its files into a scratch directory: the inputs by absolute path)
+mkdir -p "$TUI_DIR/monkey-out"
+TUI_PREFIX="cd $TUI_DIR/monkey-out &&" tui_start monkey 100 30 -- -r "$R/samples/demo-http-loss.pcapng" \
+	-r "$R/samples/reorder-relay.pcap" -r "$R/samples/rr-nagle-delack.pcap" --speed 4
+keys=(j k Up Down PgUp PgDown Home End g G Enter Escape s S f / p n + - '?' x 1 ' ' BSpace
+	'<' '>' t Tab BTab c w '[' ']' C-u Left Right click click)
 RANDOM=7 # the same sequence every run
 for i in $(seq 600); do
 	k=${keys[RANDOM % ${#keys[@]}]}
 	if [ "$k" = / ]; then
 		tui_tmux send-keys -t monkey / "port $((RANDOM % 9000))" Enter
+	elif [ "$k" = click ]; then
+		y=$((1 + RANDOM % 30)) x=$((1 + RANDOM % 100))
+		tui_tmux send-keys -t monkey -l $'\e'"[<0;$x;${y}M"$'\e'"[<0;$x;${y}m"
 	else
 		tui_tmux send-keys -t monkey "$k"
 	fi
@@ -599,7 +606,6 @@ check "after the monkey the terminal is usable" tui_terminal_sane monkey
 # packets and bytes `analyze --conn ID` counts on the inputs; c puts its
 # tshark filter on the terminal's clipboard (OSC 52: tmux keeps it as a
 # buffer) and on the status line.
-R=$PWD
 wfiles=("$R/samples/demo-http-loss.pcapng" "$R/samples/reorder-relay.pcap" "$R/samples/two-ifaces.pcapng")
 mkdir -p "$TUI_DIR/out"
 TUI_PREFIX="cd $TUI_DIR/out &&" tui_start act 140 30 -- -r "${wfiles[0]}" -r "${wfiles[1]}" \
