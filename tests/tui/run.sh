@@ -368,6 +368,7 @@ EOF
 while read -r verdict what; do
 	if [ "$verdict" = PASS ]; then t_pass "finding: $what"; else t_fail "finding: $what"; fi
 done <"$TUI_DIR/finding.out"
+check "finding: both comparisons ran" [ "$(grep -c '^PASS\|^FAIL' "$TUI_DIR/finding.out")" = 2 ]
 tui_keys big Down
 check "Down in a finding: the next one" grep -qE '^ FINDING 42 of ' <(tui_screen big)
 tui_keys big Escape
@@ -399,7 +400,7 @@ for w in $(seq 250 -5 80); do
 	for _ in $(seq 20); do
 		sleep 0.1
 		cur=$(tui_screen big)
-		[ "$cur" = "$prev" ] && break
+		[ "$cur" = "$prev" ] && [ "$(head -c 9 <<<"$cur")" = " tcpsift " ] && break
 		prev=$cur
 	done
 	printf '%s\n' "$cur" >"$TUI_DIR/w/$w"
@@ -442,6 +443,7 @@ print("%d widths from %d to %d" % (len(widths), widths[-1], widths[0]))
 for b in bad[:20]:
     print("BAD " + b)
 EOF
+check "widths: every width was compared" grep -qx '35 widths from 80 to 250' "$TUI_DIR/widths.out"
 check "widths: $(head -1 "$TUI_DIR/widths.out"), all whole" [ "$(grep -c '^BAD' "$TUI_DIR/widths.out")" = 0 ]
 grep '^BAD' "$TUI_DIR/widths.out" | head -5
 
@@ -481,6 +483,7 @@ EOF
 while read -r verdict what; do
 	if [ "$verdict" = PASS ]; then t_pass "80x24: $what"; else t_fail "80x24: $what"; fi
 done <"$TUI_DIR/small.out"
+check "80x24: every screen check ran" [ "$(grep -c '^PASS\|^FAIL' "$TUI_DIR/small.out")" = 8 ]
 if grep -qE $'\e\\[[0-9;]*3[1-7]m|\e\\[[0-9;]*38;5' "$TUI_DIR/small.esc"; then
 	t_fail "NO_COLOR: colours were used"
 else
