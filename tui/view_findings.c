@@ -105,12 +105,12 @@ static void draw_title(struct tv_view *v, const struct pl_view *pv, int cols)
 		parts[2] = wall;
 		char tmp[160] = "";
 		for (unsigned k = 0; k < 4; k++) {
-			char t[160];
+			char t[sizeof(tmp) + 128];
 			snprintf(t, sizeof(t), "%s%s%s", tmp, tmp[0] && k == 3 ? "  " : "",
 				 parts[k]);
-			if (tv_ucols(t) + 2 > cols - x)
+			if (tv_ucols(t) + 2 > cols - x || strlen(t) >= sizeof(tmp))
 				break;
-			snprintf(tmp, sizeof(tmp), "%s", t);
+			snprintf(tmp, sizeof(tmp), "%.159s", t);
 		}
 		n = snprintf(right, sizeof(right), "%s", tmp);
 	} else {

@@ -313,6 +313,39 @@ static enum tv_action edit_key(struct tv_view *v, int key)
 	return TV_REDRAW;
 }
 
+/* A key that moves through a list (the table, the findings): how far, in
+ * a list of n with pages of page entries; false for any other key. */
+static bool nav_delta(int key, long page, long n, long *delta)
+{
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		*delta = -1;
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		*delta = 1;
+		return true;
+	case KEY_PPAGE:
+		*delta = -page;
+		return true;
+	case KEY_NPAGE:
+	case ' ':
+		*delta = page;
+		return true;
+	case KEY_HOME:
+	case 'g':
+		*delta = -n;
+		return true;
+	case KEY_END:
+	case 'G':
+		*delta = n;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Keys of the findings pane, focused (Tab) or one finding open (Enter):
  * TV_NONE hands the key on to the table's. */
 static enum tv_action log_key(struct tv_view *v, int key)
@@ -335,31 +368,13 @@ static enum tv_action log_key(struct tv_view *v, int key)
 	case KEY_ENTER:
 		v->log_open = !v->log_open && v->nlogv > 0;
 		return TV_REDRAW;
-	case KEY_UP:
-	case 'k':
-		tv_log_move(v, -1);
+	default: {
+		long delta;
+		if (!nav_delta(key, page, TM_LOG, &delta))
+			return TV_NONE;
+		tv_log_move(v, delta);
 		return TV_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		tv_log_move(v, 1);
-		return TV_REDRAW;
-	case KEY_PPAGE:
-		tv_log_move(v, -page);
-		return TV_REDRAW;
-	case KEY_NPAGE:
-	case ' ':
-		tv_log_move(v, page);
-		return TV_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		tv_log_move(v, -(long)TM_LOG);
-		return TV_REDRAW;
-	case KEY_END:
-	case 'G':
-		tv_log_move(v, (long)TM_LOG);
-		return TV_REDRAW;
-	default:
-		return TV_NONE;
+	}
 	}
 }
 
@@ -378,34 +393,15 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		if (a != TV_NONE)
 			return a;
 	}
-	int page = v->table_rows > 1 ? v->table_rows - 1 : 1;
+	long page = v->table_rows > 1 ? v->table_rows - 1 : 1, delta;
+	if (nav_delta(key, page, v->norder, &delta)) {
+		move_selection(v, delta);
+		return TV_REDRAW;
+	}
 	switch (key) {
 	case 'q':
 	case 'Q':
 		return TV_QUIT;
-	case KEY_UP:
-	case 'k':
-		move_selection(v, -1);
-		return TV_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		move_selection(v, 1);
-		return TV_REDRAW;
-	case KEY_PPAGE:
-		move_selection(v, -page);
-		return TV_REDRAW;
-	case KEY_NPAGE:
-	case ' ':
-		move_selection(v, page);
-		return TV_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		move_selection(v, -(long)v->norder);
-		return TV_REDRAW;
-	case KEY_END:
-	case 'G':
-		move_selection(v, (long)v->norder);
-		return TV_REDRAW;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:

@@ -243,6 +243,44 @@ static void test_model(void)
 	tm_free(m);
 }
 
+/* Live: the model's clock follows the wall clock without packets, so a
+ * connection's rate falls to 0 within 2 s of its last packet; a clock
+ * that goes back is ignored. */
+static void test_wall_clock(void)
+{
+	char err[128];
+	struct tm_config cfg = {.keep_ended = 10};
+	struct tm_model *m = tm_new(&cfg, err, sizeof(err));
+	struct tm_snapshot snap = {0};
+	struct sum_conn c;
+	int64_t t0 = 1000 * S;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	struct sum_sink k = tm_sink(m);
+	for (int64_t t = 0; t < 2 * S; t += 10 * MS)
+		seg(&k, 1, t0 + t, SUM_S2C, 1000, (uint32_t)(t / MS), SUM_SEG_DATA, -1);
+	summary(&c, 1, t0);
+	c.last_ts = t0 + 2 * S - 10 * MS;
+	tm_update_live(m, &c);
+	CHECK(tm_snapshot_fill(m, &snap, 0) == 0 && snap.nrows == 1);
+	CHECK(snap.nrows == 1 && snap.rows[0].rate[SUM_S2C] > 90000);
+	tm_advance_clock(m, t0 + 5 * S / 2); /* half a second on: fading */
+	tm_snapshot_fill(m, &snap, 0);
+	CHECK(snap.nrows == 1 && snap.rows[0].rate[SUM_S2C] > 0 &&
+	      snap.rows[0].rate[SUM_S2C] < 90000);
+	tm_advance_clock(m, t0 + 4 * S); /* 2 s after it: nothing */
+	tm_snapshot_fill(m, &snap, 0);
+	CHECK(snap.nrows == 1 && snap.rows[0].rate[SUM_S2C] == 0);
+	CHECK(snap.now == t0 + 4 * S);
+	tm_advance_clock(m, t0); /* backwards: the clock stays */
+	tm_snapshot_fill(m, &snap, 0);
+	CHECK(snap.now == t0 + 4 * S);
+	tm_snapshot_free(&snap);
+	tm_free(m);
+}
+
 static void test_filter(void)
 {
 	char err[64];
@@ -408,6 +446,7 @@ int main(void)
 	test_timeline();
 	test_rate();
 	test_model();
+	test_wall_clock();
 	test_filter();
 	test_player();
 	return unit_done("test_tui");
