@@ -46,8 +46,11 @@ struct player {
 	bool paused, hold, stop;
 	uint64_t steps; /* packets to play while paused */
 	double speed;
-	bool rebase;	 /* pacing restarts from the next packet (resume, new speed) */
-	int64_t seek_ns; /* replay: jump by this much capture time (0: none) */
+	bool rebase;	  /* pacing restarts from the next packet (resume, new speed) */
+	int64_t seek_ns;  /* replay: jump by this much capture time (0: none) */
+	bool flush_req;	  /* live: flush the -w file (pl_write_conn reads it) */
+	uint64_t flushes; /* live: flushes done */
+	bool live_done;	  /* live: the capture stopped and the -w file is closed */
 	uint64_t detail_id;
 	_Atomic bool control; /* something above changed: the thread looks */
 
@@ -298,6 +301,7 @@ struct pl_ctl {
 	double speed;
 	bool rebase;
 	int64_t seek_ns;
+	bool flush;
 };
 
 static void read_control(struct player *p, struct pl_ctl *c)
@@ -311,6 +315,8 @@ static void read_control(struct player *p, struct pl_ctl *c)
 	p->rebase = false;
 	c->seek_ns = p->seek_ns;
 	p->seek_ns = 0;
+	c->flush = p->flush_req;
+	p->flush_req = false;
 	pthread_mutex_unlock(&p->lock);
 	atomic_store(&p->control, false);
 }
@@ -540,6 +546,16 @@ static void live_loop(struct player *p)
 			publish(p);
 			next_publish = now + (double)p->cfg.publish_ns / 1e9;
 			read_control(p, &c);
+			if (c.flush) {
+				if (p->writer && !write_failed && pw_flush(p->writer) < 0) {
+					write_failed = true;
+					snprintf(p->error, sizeof(p->error), "%s",
+						 pw_error(p->writer));
+				}
+				pthread_mutex_lock(&p->lock);
+				p->flushes++;
+				pthread_mutex_unlock(&p->lock);
+			}
 			if (c.stop && !stopping) {
 				ring_request_stop(p->ring);
 				stopping = true;
@@ -548,6 +564,9 @@ static void live_loop(struct player *p)
 	}
 	if (p->writer && pw_close(p->writer) < 0 && !p->error[0])
 		snprintf(p->error, sizeof(p->error), "%s", pw_error(p->writer));
+	pthread_mutex_lock(&p->lock);
+	p->live_done = true;
+	pthread_mutex_unlock(&p->lock);
 	wk_finish(p->eng);
 	if (p->state != PL_FAILED)
 		p->state = PL_ENDED;
@@ -645,61 +664,54 @@ static bool conn_segment(const struct tm_row *r, const struct dec_packet *d)
 {
 	const struct dec_tcp *t = &d->tcp;
 
-	if (same_addr(&d->src, &r->client) && same_addr(&d->dst, &r->server))
-		return t->sport == r->client_port && t->dport == r->server_port;
-	if (same_addr(&d->src, &r->server) && same_addr(&d->dst, &r->client))
-		return t->sport == r->server_port && t->dport == r->client_port;
-	return false;
+	/* Both ways tested: the two ends may share an address (loopback). */
+	return (same_addr(&d->src, &r->client) && same_addr(&d->dst, &r->server) &&
+		t->sport == r->client_port && t->dport == r->server_port) ||
+	       (same_addr(&d->src, &r->server) && same_addr(&d->dst, &r->client) &&
+		t->sport == r->server_port && t->dport == r->client_port);
 }
 
-int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
-		  uint64_t *skipped, char *errbuf, size_t errlen)
+/* Copy r's packets from the capture files paths to a new pcapng at path. */
+static int copy_conn(const char *const *paths, unsigned npaths, const struct src_config *scfgp,
+		     const struct tm_row *r, const char *path, uint64_t *written, uint64_t *skipped,
+		     char *errbuf, size_t errlen)
 {
 	struct source *src = NULL;
 	struct pw_writer *w = NULL;
 	struct pw_iface ifaces[PL_MAX_INPUTS];
+	const struct src_config scfg = *scfgp;
 	int rc;
 
-	*written = *skipped = 0;
-	if (p->cfg.mode != PL_REPLAY) {
-		snprintf(
-		    errbuf, errlen,
-		    "a live capture's packets are in its -w file: tcpsift analyze --conn %" PRIu64
-		    " FILE",
-		    r->id);
-		return ERR_USAGE;
-	}
-	if (p->cfg.npaths > PL_MAX_INPUTS) {
+	if (npaths > PL_MAX_INPUTS) {
 		snprintf(errbuf, errlen, "more than %d inputs", PL_MAX_INPUTS);
 		return ERR_USAGE;
 	}
-	struct src_config scfg = {.filter = p->cfg.filter, .queue_per_file = p->cfg.queue_per_file};
 	struct pkt pk;
 	/* An input's link type is known from its first packet: read until each
 	 * input has given one (at once, unless one starts much later). */
-	rc = src_open(p->cfg.paths, p->cfg.npaths, &scfg, &src, errbuf, errlen);
+	rc = src_open(paths, npaths, &scfg, &src, errbuf, errlen);
 	if (rc < 0)
 		return rc;
-	for (unsigned seen = 0; seen < p->cfg.npaths && src_next(src, &pk) > 0;) {
+	for (unsigned seen = 0; seen < npaths && src_next(src, &pk) > 0;) {
 		seen = 0;
-		for (unsigned k = 0; k < p->cfg.npaths; k++)
+		for (unsigned k = 0; k < npaths; k++)
 			seen += src_input(src, k)->packets > 0;
 	}
-	for (unsigned k = 0; k < p->cfg.npaths; k++) {
+	for (unsigned k = 0; k < npaths; k++) {
 		const struct src_input *in = src_input(src, k);
-		ifaces[k] = (struct pw_iface){
-		    .name = p->cfg.paths[k], .linktype = in->linktype, .queue = -1};
+		ifaces[k] =
+		    (struct pw_iface){.name = paths[k], .linktype = in->linktype, .queue = -1};
 	}
 	src_close(src);
 	src = NULL;
-	rc = src_open(p->cfg.paths, p->cfg.npaths, &scfg, &src, errbuf, errlen);
+	rc = src_open(paths, npaths, &scfg, &src, errbuf, errlen);
 	if (rc < 0)
 		return rc;
 	struct pw_config wcfg = {.path = path,
 				 .format = PW_PCAPNG,
 				 .snaplen = 262144,
 				 .comment = "tcpsift tui: one connection's packets"};
-	w = pw_open(&wcfg, ifaces, p->cfg.npaths, errbuf, errlen);
+	w = pw_open(&wcfg, ifaces, npaths, errbuf, errlen);
 	if (!w) {
 		src_close(src);
 		return ERR_SYSTEM;
@@ -711,7 +723,7 @@ int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, ui
 		if (dec_packet(pk.data, pk.caplen, pk.wirelen, pk.linktype, &d) != DEC_TCP ||
 		    !conn_segment(r, &d))
 			continue;
-		unsigned in = pk.input < p->cfg.npaths ? pk.input : 0;
+		unsigned in = pk.input < npaths ? pk.input : 0;
 		if (pk.linktype != ifaces[in].linktype) {
 			(*skipped)++;
 			continue;
@@ -733,6 +745,46 @@ int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, ui
 	pw_free(w);
 	src_close(src);
 	return rc < 0 ? rc : 0;
+}
+
+int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
+		  uint64_t *skipped, char *errbuf, size_t errlen)
+{
+	*written = *skipped = 0;
+	if (p->cfg.mode == PL_REPLAY) {
+		struct src_config scfg = {.filter = p->cfg.filter,
+					  .queue_per_file = p->cfg.queue_per_file};
+		return copy_conn(p->cfg.paths, p->cfg.npaths, &scfg, r, path, written, skipped,
+				 errbuf, errlen);
+	}
+	if (!p->cfg.write_path) {
+		snprintf(errbuf, errlen,
+			 "a live capture keeps its packets only with -w FILE (then tcpsift analyze "
+			 "--conn %" PRIu64 " FILE)",
+			 r->id);
+		return ERR_USAGE;
+	}
+	/* Live: the -w file, once the engine thread has flushed what it wrote
+	 * (it does at its next publication, within ~100 ms). */
+	pthread_mutex_lock(&p->lock);
+	uint64_t f0 = p->flushes;
+	bool done = p->live_done;
+	p->flush_req = true;
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
+	for (int k = 0; k < 200 && !done; k++) {
+		sleep_s(0.01);
+		pthread_mutex_lock(&p->lock);
+		done = p->live_done || p->flushes != f0;
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (!done) {
+		snprintf(errbuf, errlen, "the capture did not flush %s in time", p->cfg.write_path);
+		return ERR_SYSTEM;
+	}
+	const char *paths[1] = {p->cfg.write_path};
+	struct src_config scfg = {0};
+	return copy_conn(paths, 1, &scfg, r, path, written, skipped, errbuf, errlen);
 }
 
 void pl_seek(struct player *p, int64_t delta_ns)

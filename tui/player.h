@@ -76,15 +76,15 @@ void pl_seek(struct player *p, int64_t delta_ns);
 
 /*
  * Write the packets of connection r (a row of a published view) to a new
- * pcapng file at path (never over an existing file): replay only, read
- * again from the inputs (with the same filter), the TCP segments of its
- * two endpoints at its vantage point between its first and last packet,
- * which are the packets `tcpsift analyze --conn ID` counts for it. One
- * interface per input (its first link type; a packet of another link type
- * is skipped and counted in *skipped). UI thread; it reads the files
- * through, so the screen waits for it. 0 with *written, or a negative
- * enum err_code with the reason in errbuf (ERR_USAGE: live, where the
- * packets are in the -w file).
+ * pcapng file at path (never over an existing file), read again from the
+ * replay's inputs (with the same filter) or, live, from the -w file (the
+ * engine thread flushes it first): the TCP segments of its two endpoints
+ * at its vantage point between its first and last packet, which are the
+ * packets `tcpsift analyze --conn ID` counts for it. One interface per
+ * input (its first link type; a packet of another link type is skipped
+ * and counted in *skipped). UI thread; it reads the files through, so the
+ * screen waits for it. 0 with *written, or a negative enum err_code with
+ * the reason in errbuf (ERR_USAGE: live without -w, nothing was kept).
  */
 int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
 		  uint64_t *skipped, char *errbuf, size_t errlen);
