@@ -523,7 +523,8 @@ check "exit 0 after a resize (got '$rc')" [ "$rc" = 0 ]
 # first packet, ] again to 20 s; [ goes back to 10 s by replaying from the
 # start into a fresh model: the packet counts and the row's packets are
 # exactly those of the packets before each target, and it stays paused.
-python3 - "$TUI_DIR/long.pcap" <<'EOF'
+for y in 2023 2011; do
+python3 - "$TUI_DIR/long$y.pcap" "$y" <<'EOF'
 import struct, sys
 def csum(b):
     if len(b) % 2: b += b"\0"
@@ -538,7 +539,7 @@ def pkt(src, dst, sp, dp, seq, ack, flags, data=b""):
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
     return ip + tcp
 c, s = [10, 9, 0, 1], [10, 9, 0, 2]
-t0 = 1700000000.0
+t0 = 1700000000.0 if sys.argv[2] == "2023" else 1300000000.0
 out = [(t0, pkt(c, s, 40000, 80, 100, 0, 0x02)), (t0 + 0.001, pkt(s, c, 80, 40000, 500, 101, 0x12)),
        (t0 + 0.002, pkt(c, s, 40000, 80, 101, 501, 0x10))]
 for k in range(40):
@@ -550,6 +551,8 @@ with open(sys.argv[1], "wb") as f:
     for t, p in out:
         f.write(struct.pack("<IIII", int(t), int(round((t - int(t)) * 1e6)), len(p), len(p)) + p)
 EOF
+done
+cp "$TUI_DIR/long2023.pcap" "$TUI_DIR/long.pcap"
 # packets before t0 + 10 s: 3 + 2 per second from 0.5 s on
 tui_start seek 120 24 -- -r "$TUI_DIR/long.pcap" --paused
 check "seek: starts paused" tui_wait seek '\[paused\]' 5
@@ -568,6 +571,13 @@ tui_keys seek '['
 check "[ from the end: 10 s before the last packet (62 packets)" tui_wait seek '^ 62 pkts' 5
 tui_keys seek q
 check "seek: exit 0" [ "$(tui_wait_exit seek 10)" = 0 ]
+
+# Merged captures 12 years apart: times count from each input's first
+# packet (t+39.501 s at the end, not t+400000000).
+tui_start years 120 24 -- -r "$TUI_DIR/long2011.pcap" -r "$TUI_DIR/long2023.pcap" --max
+check "merged inputs of 2011 and 2023: t+ from the input's own start" tui_wait years '\[ended\]  t\+39\.501 s' 10
+tui_keys years q
+tui_wait_exit years 5 >/dev/null
 
 # ---- a monkey: 600 random keys, clicks and resizes, under whatever build this is ----
 # (w writes its files into a scratch directory: the inputs by absolute path)
