@@ -103,6 +103,8 @@ struct tv_view {
 	uint64_t selected;	   /* connection id */
 	uint32_t top;		   /* first displayed row */
 	bool detail, help;
+	bool help_more;		 /* the help has another page */
+	int help_top, help_page; /* its first line shown, lines per page */
 	struct cf_filter *filter;
 	char filter_text[128];
 	/* The '/' prompt, a line editor: the text, the cursor, the old filter

@@ -30,7 +30,7 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "  p                pause/resume the replay (live: hold the screen)",
 	    "  n                paused replay: play one more packet",
 	    "  + / -            replay faster / slower      [ / ]  replay 10 s back / on",
-	    "  ?                this help (any key closes it)",
+	    "  ?                this help (a key shows the next page, then closes it)",
 	    "  q                quit (so do Ctrl-C and SIGTERM)",
 	    "",
 	    "Columns: C>S/S>C payload bytes (t: bits/s over the last second), PKTS packets,",
@@ -41,12 +41,23 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "black hole or ICMP too-big. ST idle: no packet for 3 s. Dim rows have ended.",
 	    "Numbers are the same analyze reports (tcpsift-tui(1)).",
 	};
+	int n = (int)(sizeof(lines) / sizeof(lines[0])), body = rows - 2;
 	erase();
 	tv_hline_fill(0, 0, cols, tv_pair_attr(v, TV_P_TITLE));
 	tv_put(0, 1, cols - 1, lines[0]);
 	attrset(A_NORMAL);
-	for (int k = 1; k < (int)(sizeof(lines) / sizeof(lines[0])) && k < rows; k++)
-		tv_put(k + 1, 0, cols, lines[k]);
+	/* Pages on a short terminal: a key shows the next, the last closes. */
+	if (v->help_top >= n - 1)
+		v->help_top = 0;
+	int k;
+	for (k = 0; k < body && v->help_top + 1 + k < n; k++)
+		tv_put(k + 1, 0, cols, lines[v->help_top + 1 + k]);
+	v->help_more = body > 0 && v->help_top + 1 + k < n;
+	v->help_page = body > 0 ? body : 1;
+	attrset(A_REVERSE);
+	tv_put(rows - 1, 0, cols,
+	       v->help_more ? " more: any key (Escape closes) " : " any key closes the help ");
+	attrset(A_NORMAL);
 }
 
 /* ---- the footer ---- */
@@ -385,8 +396,17 @@ enum tv_action tv_key(struct tv_view *v, int key)
 	if (v->editing)
 		return edit_key(v, key);
 	if (v->help) {
+		if (key == 'q')
+			return TV_QUIT; /* as everywhere */
+		if (v->help_more && key != 27 && key != KEY_RESIZE) {
+			v->help_top += v->help_page;
+			return TV_REDRAW;
+		}
+		if (key == KEY_RESIZE)
+			return TV_REDRAW;
 		v->help = false;
-		return key == 'q' ? TV_QUIT : TV_REDRAW;
+		v->help_top = 0;
+		return TV_REDRAW;
 	}
 	if (v->log_focus || v->log_open) {
 		enum tv_action a = log_key(v, key);

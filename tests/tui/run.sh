@@ -494,6 +494,14 @@ tui_screen small >"$TUI_DIR/sdetail.txt"
 check "80x24 detail fits (graph and stalls line)" grep -q 'seq s>c' "$TUI_DIR/sdetail.txt"
 check "80x24 detail: no line wider than 80" fits 80 "$TUI_DIR/sdetail.txt"
 
+# The help in pages on a short terminal: a key shows the next, then closes.
+tui_keys small Escape '?'
+check "80x24 help: a first page, saying there is more" tui_wait small '^ more: any key' 2
+tui_keys small x
+check "80x24 help: the next page ends the help text" tui_wait small 'Numbers are the same analyze reports' 2
+tui_keys small x
+check "80x24 help: then a key closes it" tui_wait small ' FINDINGS' 2
+
 # SIGTERM: exit 0, terminal restored.
 kill -TERM "$(tui_pid small)"
 rc=$(tui_wait_exit small 10)
