@@ -49,9 +49,8 @@ static const struct cli_opt diff_opts[] = {
     {"json", OPT_JSON, NULL, "one JSON document (man/tcpsift-diff.schema.json)"},
     {"output", OPT_OUTPUT, "FILE", "write the comparison to FILE instead of stdout"},
     {"match", OPT_MATCH, "HOW", "pair connections by 'tuple' (4-tuple, default) or 'order'"},
-    {"fail-on", OPT_FAIL_ON, "EXPR",
-     "exit 1 when the change matches, e.g. 'stall_time>+10%,retransmissions>+5'"},
-    {"all", OPT_ALL, NULL, "text: every metric, changed or not, of the totals and connections"},
+    {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when the change matches, e.g. 'stall_time>+10%'"},
+    {"all", OPT_ALL, NULL, "text: unchanged metrics and connections too"},
     {"filter", OPT_FILTER, "EXPR", "captures: BPF filter (tcpdump syntax), as analyze -f"},
     {"threads", OPT_THREADS, "N", "captures: analysis threads, as analyze --threads"},
     {"rto-min", OPT_RTO_MIN, "MS", "captures: as analyze --rto-min"},
@@ -192,10 +191,10 @@ static bool capture_magic(const unsigned char *b, size_t n)
 	    {{0xa1, 0xb2, 0xc3, 0xd4}, 4}, /* ... big-endian */
 	    {{0x4d, 0x3c, 0xb2, 0xa1}, 4}, /* pcap, ns */
 	    {{0xa1, 0xb2, 0x3c, 0x4d}, 4},
-	    {{0x0a, 0x0d, 0x0d, 0x0a}, 4},		   /* pcapng section header */
-	    {{0x1f, 0x8b}, 2},				   /* gzip */
-	    {{'B', 'Z', 'h'}, 3},			   /* bzip2 */
-	    {{0xfd, '7', 'z', 'X', 'Z', 0x00}, 6},	   /* xz */
+	    {{0x0a, 0x0d, 0x0d, 0x0a}, 4},	   /* pcapng section header */
+	    {{0x1f, 0x8b}, 2},			   /* gzip */
+	    {{'B', 'Z', 'h'}, 3},		   /* bzip2 */
+	    {{0xfd, '7', 'z', 'X', 'Z', 0x00}, 6}, /* xz */
 	};
 
 	for (size_t k = 0; k < sizeof(magics) / sizeof(magics[0]); k++)
@@ -322,8 +321,8 @@ extern char **environ;
 
 /* `tcpsift analyze --json -o report ...passed... -- capture`, waited for.
  * 0, or the exit code with one line in err (analyze's own first line). */
-static int analyse(const struct diff_cfg *cfg, const char *capture, const char *report,
-		   char *err, size_t errlen)
+static int analyse(const struct diff_cfg *cfg, const char *capture, const char *report, char *err,
+		   size_t errlen)
 {
 	char errpath[4096];
 	const char *argv[MAX_PASSED + 12];
@@ -443,7 +442,8 @@ static int run_diff(const struct diff_cfg *cfg, char *const paths[2], char *err,
 	FILE *out = stdout;
 
 	char why[800];
-	if (code == 0 && cfg->fail_on && diff_fail_parse(d, cfg->fail_on, &expr, why, sizeof(why)) < 0) {
+	if (code == 0 && cfg->fail_on &&
+	    diff_fail_parse(d, cfg->fail_on, &expr, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "bad value for --fail-on: %s", why);
 		code = TCPSIFT_EXIT_USAGE;
 	}
@@ -512,7 +512,8 @@ int diff_main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 2) {
-		fprintf(stderr, "tcpsift diff: give two runs, A and B (captures or reports); %d given\n",
+		fprintf(stderr,
+			"tcpsift diff: give two runs, A and B (captures or reports); %d given\n",
 			argc - optind);
 		return TCPSIFT_EXIT_USAGE;
 	}

@@ -1,4 +1,5 @@
-/* diff.c - tcpsift diff: the metric table, each side's values, the pairing, --fail-on on the change. */
+/* diff.c - tcpsift diff: the metric table, each side's values, the pairing, --fail-on on the
+ * change. */
 #include "analyze/report/diff.h"
 
 #include <math.h>
@@ -88,8 +89,8 @@ static const struct {
     {"throughput_bps", "throughput"},
 };
 
-#define N_ORDER	  (sizeof(diff_order) / sizeof(diff_order[0]))
-#define N_ALIASES (sizeof(diff_aliases) / sizeof(diff_aliases[0]))
+#define N_ORDER	    (sizeof(diff_order) / sizeof(diff_order[0]))
+#define N_ALIASES   (sizeof(diff_aliases) / sizeof(diff_aliases[0]))
 #define MAX_METRICS 128
 
 /* An event's share of one metric of its connection, applied at the end
@@ -161,7 +162,8 @@ static void build_metrics(struct diff *d)
 				d->class_base[v] = (int)d->nm;
 				for (unsigned c = 0; c < dv->nclasses; c++) {
 					char n[48];
-					snprintf(n, sizeof(n), "%s_%s", dv->name, dv->class_name(c));
+					snprintf(n, sizeof(n), "%s_%s", dv->name,
+						 dv->class_name(c));
 					add_metric(d, n, SRC_CLASS_COUNT, (int)c, DIFF_UNIT_COUNT,
 						   false);
 					snprintf(n, sizeof(n), "%s_time_%s", dv->name,
@@ -237,8 +239,10 @@ enum diff_match diff_match_kind(const struct diff *d)
 int diff_metric_find(const struct diff *d, const char *name, size_t len)
 {
 	for (size_t a = 0; a < N_ALIASES; a++)
-		if (strlen(diff_aliases[a].alias) == len && !strncmp(diff_aliases[a].alias, name, len))
-			return diff_metric_find(d, diff_aliases[a].name, strlen(diff_aliases[a].name));
+		if (strlen(diff_aliases[a].alias) == len &&
+		    !strncmp(diff_aliases[a].alias, name, len))
+			return diff_metric_find(d, diff_aliases[a].name,
+						strlen(diff_aliases[a].name));
 	for (unsigned k = 0; k < d->nm; k++)
 		if (strlen(d->m[k].pub.name) == len && !strncmp(d->m[k].pub.name, name, len))
 			return (int)k;

@@ -1,4 +1,5 @@
-/* diff.h - tcpsift diff: two runs' connections paired, their metrics compared, --fail-on on the change. */
+/* diff.h - tcpsift diff: two runs' connections paired, their metrics compared, --fail-on on the
+ * change. */
 #ifndef TCPSIFT_DIFF_H
 #define TCPSIFT_DIFF_H
 

@@ -1,4 +1,5 @@
-/* diffout.c - tcpsift diff's writers: an aligned table of what changed (text) and one JSON document. */
+/* diffout.c - tcpsift diff's writers: an aligned table of what changed (text) and one JSON
+ * document. */
 #include "analyze/report/diffout.h"
 
 #include <errno.h>
@@ -98,8 +99,8 @@ static void text_row(FILE *out, const struct diff_metric *m, double a, double b)
 	fmt_value(vb, sizeof(vb), m->unit, b);
 	fmt_delta(vd, sizeof(vd), m->unit, diff_delta(a, b));
 	fmt_pct(vp, sizeof(vp), a, b);
-	fprintf(out, "  %-*s %*s %*s %*s %*s\n", NAME_W, m->name, VALUE_W, va, VALUE_W, vb,
-		VALUE_W, vd, PCT_W, vp);
+	fprintf(out, "  %-*s %*s %*s %*s %*s\n", NAME_W, m->name, VALUE_W, va, VALUE_W, vb, VALUE_W,
+		vd, PCT_W, vp);
 }
 
 static void endpoints(const struct diff_conn *c, char *buf, size_t len)
@@ -171,8 +172,9 @@ int diffout_text(FILE *out, const struct diff *d, const struct diffout_info *in,
 	}
 	fprintf(out, "%zu %s matched by %s, %zu only in A, %zu only in B\n", np,
 		plural(np, "connection", "connections"),
-		diff_match_kind(d) == DIFF_MATCH_ORDER ? "order of first packet"
-						       : "4-tuple (client and server address and port)",
+		diff_match_kind(d) == DIFF_MATCH_ORDER
+		    ? "order of first packet"
+		    : "4-tuple (client and server address and port)",
 		diff_nonly(d, 0), diff_nonly(d, 1));
 
 	fputc('\n', out);
@@ -186,7 +188,8 @@ int diffout_text(FILE *out, const struct diff *d, const struct diffout_info *in,
 	if (same == nm)
 		fprintf(out, "  no change in the %u metrics\n", nm);
 	else if (same)
-		fprintf(out, "  (%u other %s unchanged)\n", same, plural(same, "metric", "metrics"));
+		fprintf(out, "  (%u other %s unchanged)\n", same,
+			plural(same, "metric", "metrics"));
 
 	for (size_t k = 0; k < np; k++) {
 		const struct diff_pair *p = diff_pair_at(d, k);
@@ -194,12 +197,10 @@ int diffout_text(FILE *out, const struct diff *d, const struct diffout_info *in,
 			pairs_same++;
 			continue;
 		}
-		char ep[160], title[200];
+		char ep[160];
 		endpoints(p->a, ep, sizeof(ep));
-		snprintf(title, sizeof(title), "A#%" PRIu64 " B#%" PRIu64 "  %s", p->a->id,
-			 p->b->id, ep);
-		fputc('\n', out);
-		text_head(out, title);
+		/* The columns are the run totals' above: the title on its own line. */
+		fprintf(out, "\nA#%" PRIu64 " = B#%" PRIu64 "  %s\n", p->a->id, p->b->id, ep);
 		for (unsigned m = 0; m < nm; m++) {
 			const struct diff_metric *x = diff_metric(d, m);
 			if (!x->run_only && (in->all || diff_changed(p->a->v[m], p->b->v[m])))
@@ -212,8 +213,8 @@ int diffout_text(FILE *out, const struct diff *d, const struct diffout_info *in,
 	text_only(out, d, 0);
 	text_only(out, d, 1);
 	if (in->fail_on)
-		fprintf(out, "\n--fail-on %s: %s%s\n", in->fail_on, in->matched ? "matched " : "no match",
-			in->matched ? in->matched : "");
+		fprintf(out, "\n--fail-on %s: %s%s\n", in->fail_on,
+			in->matched ? "matched " : "no match", in->matched ? in->matched : "");
 	return finish_out(out, errbuf, errlen);
 }
 

@@ -1,4 +1,5 @@
-/* diffout.h - tcpsift diff's writers: the comparison as an aligned text table or one JSON document. */
+/* diffout.h - tcpsift diff's writers: the comparison as an aligned text table or one JSON document.
+ */
 #ifndef TCPSIFT_DIFFOUT_H
 #define TCPSIFT_DIFFOUT_H
 
