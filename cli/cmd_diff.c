@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,15 @@
  * through), so diff compares exactly what analyze reports, and both sides
  * are then read by one reader (jsonin.h) into the comparison (diff.h).
  */
+
+/* SIGINT/SIGTERM: the child analyze is stopped too, the temporary files
+ * removed, exit 3 (nothing is written). */
+static volatile sig_atomic_t diff_stop;
+
+static void on_signal(int sig)
+{
+	diff_stop = sig;
+}
 
 enum opt_id {
 	OPT_JSON = 'j',
@@ -357,12 +367,24 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 		unlink(errpath);
 		return TCPSIFT_EXIT_INPUT;
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	bool told = false;
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "waiting for tcpsift analyze: %s", strerror(errno));
 			unlink(errpath);
 			return TCPSIFT_EXIT_INPUT;
 		}
+		if (diff_stop && !told) {
+			kill(pid, SIGTERM); /* it ends its read within 100 ms */
+			told = true;
+		}
+	}
+	if (diff_stop) {
+		snprintf(err, errlen, "interrupted by %s",
+			 diff_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		unlink(errpath);
+		return TCPSIFT_EXIT_INPUT;
+	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	if (code == 0) {
 		if (!cfg->quiet)
@@ -460,6 +482,11 @@ static int run_diff(const struct diff_cfg *cfg, char *const paths[2], char *err,
 		}
 		if (code == 0 && read_side(d, s, from, err, errlen) < 0)
 			code = TCPSIFT_EXIT_INPUT;
+		if (code == 0 && diff_stop) {
+			snprintf(err, errlen, "interrupted by %s",
+				 diff_stop == SIGINT ? "SIGINT" : "SIGTERM");
+			code = TCPSIFT_EXIT_INPUT;
+		}
 	}
 	for (int s = 0; s < 2; s++)
 		if (report[s][0])
@@ -517,6 +544,10 @@ int diff_main(int argc, char **argv)
 			argc - optind);
 		return TCPSIFT_EXIT_USAGE;
 	}
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: waitpid returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	rc = run_diff(&cfg, argv + optind, err, sizeof(err));
 	if (rc != TCPSIFT_EXIT_OK && rc != TCPSIFT_EXIT_FINDINGS)
 		fprintf(stderr, "tcpsift diff: %s\n", err);

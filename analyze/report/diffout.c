@@ -143,7 +143,7 @@ static void text_only(FILE *out, const struct diff *d, int side)
 			fmt_value(b, sizeof(b), DIFF_UNIT_BYTES, c->v[bytes]);
 		if (dur >= 0)
 			fmt_value(t, sizeof(t), DIFF_UNIT_SECONDS, c->v[dur]);
-		fprintf(out, "  %c#%-6" PRIu64 " %-60s %10s %10s\n", side ? 'B' : 'A', c->id, ep, b,
+		fprintf(out, "  %c#%-6" PRIu64 " %-48s %10s %10s\n", side ? 'B' : 'A', c->id, ep, b,
 			t);
 	}
 }
