@@ -45,7 +45,8 @@ static void fmt_abs(char *buf, size_t len, enum diff_unit u, double v)
 	}
 }
 
-static void fmt_value(char *buf, size_t len, enum diff_unit u, double v)
+/* v in its unit, "-" when unknown; plus: a change, its sign always shown. */
+static void fmt_value(char *buf, size_t len, enum diff_unit u, double v, bool plus)
 {
 	char a[32];
 
@@ -54,19 +55,7 @@ static void fmt_value(char *buf, size_t len, enum diff_unit u, double v)
 		return;
 	}
 	fmt_abs(a, sizeof(a), u, v);
-	snprintf(buf, len, "%s%s", v < 0 ? "-" : "", a);
-}
-
-static void fmt_delta(char *buf, size_t len, enum diff_unit u, double d)
-{
-	char a[32];
-
-	if (isnan(d)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	fmt_abs(a, sizeof(a), u, d);
-	snprintf(buf, len, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "", a);
+	snprintf(buf, len, "%s%s", v < 0 ? "-" : v > 0 && plus ? "+" : "", a);
 }
 
 static void fmt_pct(char *buf, size_t len, double a, double b)
@@ -95,9 +84,9 @@ static void text_row(FILE *out, const struct diff_metric *m, double a, double b)
 {
 	char va[40], vb[40], vd[40], vp[16];
 
-	fmt_value(va, sizeof(va), m->unit, a);
-	fmt_value(vb, sizeof(vb), m->unit, b);
-	fmt_delta(vd, sizeof(vd), m->unit, diff_delta(a, b));
+	fmt_value(va, sizeof(va), m->unit, a, false);
+	fmt_value(vb, sizeof(vb), m->unit, b, false);
+	fmt_value(vd, sizeof(vd), m->unit, diff_delta(a, b), true);
 	fmt_pct(vp, sizeof(vp), a, b);
 	fprintf(out, "  %-*s %*s %*s %*s %*s\n", NAME_W, m->name, VALUE_W, va, VALUE_W, vb, VALUE_W,
 		vd, PCT_W, vp);
@@ -140,9 +129,9 @@ static void text_only(FILE *out, const struct diff *d, int side)
 		char ep[160], b[40] = "-", t[40] = "-";
 		endpoints(c, ep, sizeof(ep));
 		if (bytes >= 0)
-			fmt_value(b, sizeof(b), DIFF_UNIT_BYTES, c->v[bytes]);
+			fmt_value(b, sizeof(b), DIFF_UNIT_BYTES, c->v[bytes], false);
 		if (dur >= 0)
-			fmt_value(t, sizeof(t), DIFF_UNIT_SECONDS, c->v[dur]);
+			fmt_value(t, sizeof(t), DIFF_UNIT_SECONDS, c->v[dur], false);
 		fprintf(out, "  %c#%-6" PRIu64 " %-48s %10s %10s\n", side ? 'B' : 'A', c->id, ep, b,
 			t);
 	}
