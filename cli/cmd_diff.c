@@ -397,6 +397,9 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 	unlink(errpath);
 	/* "tcpsift analyze: X" -> "X": the line names the capture already. */
 	const char *why = strncmp(line, "tcpsift analyze: ", 17) ? line : line + 17;
+	size_t clen = strlen(capture);
+	if (!strncmp(why, capture, clen) && !strncmp(why + clen, ": ", 2))
+		why += clen + 2; /* the line below names it */
 	if (code < 0)
 		snprintf(err, errlen, "%s: tcpsift analyze was killed by signal %d", capture,
 			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
