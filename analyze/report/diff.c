@@ -9,6 +9,7 @@
 
 #include "analyze/report/det_view.h"
 #include "analyze/report/report.h"
+#include "common/clock.h"
 #include "common/err.h"
 
 /* Where a metric's value comes from. */
@@ -272,7 +273,7 @@ static void rtt_add(struct sum_rtt *t, const struct sum_rtt *r)
 	if (!r->n)
 		return;
 	t->n += r->n;
-	t->sum_ns += r->sum_ns;
+	t->sum_ns = clock_sat_add(t->sum_ns, r->sum_ns); /* a hostile report's sums */
 	if (r->min_ns < t->min_ns)
 		t->min_ns = r->min_ns;
 	if (r->max_ns > t->max_ns)
@@ -290,9 +291,20 @@ static double rtt_value(enum diff_src src, const struct sum_rtt *r)
 	return (double)r->sum_ns / (double)r->n / 1e9;
 }
 
-static double rate(uint64_t bytes, int64_t dur_ns)
+/* Seconds from a to b: exact in nanoseconds, in doubles only where a
+ * hostile report's times would overflow them. */
+static double span_s(int64_t a, int64_t b)
 {
-	return dur_ns > 0 ? (double)bytes * 8.0 / ((double)dur_ns / 1e9) : NAN;
+	int64_t ns;
+
+	if (__builtin_sub_overflow(b, a, &ns))
+		return ((double)b - (double)a) / 1e9;
+	return (double)ns / 1e9;
+}
+
+static double rate(uint64_t bytes, double dur_s)
+{
+	return dur_s > 0 ? (double)bytes * 8.0 / dur_s : NAN;
 }
 
 /* A connection's own values; its events' shares come later. */
@@ -301,7 +313,7 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 	struct rep_totals t = {0};
 	struct sum_rtt rtt = {.min_ns = INT64_MAX};
 	uint64_t bytes = 0;
-	int64_t dur = c->last_ts - c->first_ts;
+	double dur = span_s(c->first_ts, c->last_ts);
 
 	rep_totals_add_conn(&t, c);
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
@@ -321,7 +333,7 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 			v[m] = (double)bytes;
 			break;
 		case SRC_DURATION:
-			v[m] = (double)dur / 1e9;
+			v[m] = dur;
 			break;
 		case SRC_THROUGHPUT:
 			v[m] = rate(bytes, dur);
@@ -473,7 +485,7 @@ static int finish_side(struct diff *d, struct side *s)
 		if (d->m[x->m].src == SRC_CLASS_COUNT || d->m[x->m].src == SRC_CLASS_TIME)
 			tot[x->m] += x->x;
 	}
-	int64_t dur = s->run.last_ts - s->run.first_ts;
+	double dur = span_s(s->run.first_ts, s->run.last_ts);
 	for (unsigned m = 0; m < d->nm; m++) {
 		const struct metric *x = &d->m[m];
 		switch (x->src) {
@@ -487,7 +499,7 @@ static int finish_side(struct diff *d, struct side *s)
 			tot[m] = (double)s->bytes;
 			break;
 		case SRC_DURATION:
-			tot[m] = dur > 0 ? (double)dur / 1e9 : 0;
+			tot[m] = dur > 0 ? dur : 0;
 			break;
 		case SRC_THROUGHPUT:
 			tot[m] = rate(s->bytes, dur);

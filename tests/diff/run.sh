@@ -59,6 +59,21 @@ for r in seed.json seed.ndjson; do
 		t_fail "capture against its own $r: $(jget "$tmp/d.json" "d['changed'], d['pairs'], d['b']['kind']")"
 done
 
+# A damaged report: two connections with one id, an event of a connection
+# that is not there. Compared all the same (the event counts in the totals).
+python3 - "$tmp/seed.json" "$tmp/odd.json" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+i = s.index('"id": 2,'); s = s[:i] + '"id": 1,' + s[i + 8:]
+i = s.index('"events"'); j = s.index('"conn": ', i); k = s.index(',', j)
+open(sys.argv[2], "w").write(s[:j] + '"conn": 999' + s[k:])
+PY
+"$bin" diff --json "$tmp/odd.json" "$tmp/seed.json" >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 0 $? "a report with a repeated id and an orphan event"
+[ "$(jget "$tmp/d.json" "d['pairs'], d['pairs_changed'], [r['metric'] for r in d['totals'] if r['changed']]")" = "3 1 []" ] &&
+	t_pass "repeated id, orphan event: totals unchanged, one pair lacks its event" ||
+	t_fail "repeated id, orphan event: $(jget "$tmp/d.json" "d['pairs'], d['pairs_changed']")"
+
 # A lossy against a clean transfer (different ports: --match order): the
 # deltas by value against analyze --json of each side.
 "$bin" analyze --json --no-progress samples/ipv6-bulk.pcap >"$tmp/clean.json"
