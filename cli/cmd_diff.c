@@ -305,11 +305,13 @@ static void first_line(const char *path, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!f)
 		return;
-	while (fgets(buf, (int)len, f)) {
+	bool found = false;
+	while (!found && fgets(buf, (int)len, f)) {
 		buf[strcspn(buf, "\r\n")] = '\0';
-		if (buf[0])
-			break;
+		found = buf[0] != '\0';
 	}
+	if (!found)
+		buf[0] = '\0'; /* a failed fgets leaves buf undefined */
 	fclose(f);
 }
 
@@ -392,7 +394,7 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 		unlink(errpath);
 		return 0;
 	}
-	char line[400];
+	char line[400] = "";
 	first_line(errpath, line, sizeof(line));
 	unlink(errpath);
 	/* "tcpsift analyze: X" -> "X": the line names the capture already. */

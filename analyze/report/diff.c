@@ -571,12 +571,14 @@ static int pair_up(struct diff *d)
 {
 	struct side *sa = &d->s[0], *sb = &d->s[1];
 	size_t na = sa->nconns, nb = sb->nconns, n = na < nb ? na : nb;
+	/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
 	const struct diff_conn **ia = malloc((na ? na : 1) * sizeof(*ia));
 	const struct diff_conn **ib = malloc((nb ? nb : 1) * sizeof(*ib));
 
 	d->pairs = malloc((n ? n : 1) * sizeof(*d->pairs));
 	sa->only = malloc((na ? na : 1) * sizeof(*sa->only));
 	sb->only = malloc((nb ? nb : 1) * sizeof(*sb->only));
+	/* NOLINTEND(bugprone-sizeof-expression) */
 	if (!ia || !ib || !d->pairs || !sa->only || !sb->only) {
 		free(ia);
 		free(ib);
@@ -595,10 +597,12 @@ static int pair_up(struct diff *d)
 			sb->only[sb->nonly++] = ib[k];
 	} else {
 		/* Both sorted by 4-tuple, then first packet: a merge. */
+		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
 		if (na)
 			qsort(ia, na, sizeof(*ia), tuple_then_id);
 		if (nb)
 			qsort(ib, nb, sizeof(*ib), tuple_then_id);
+		/* NOLINTEND(bugprone-sizeof-expression) */
 		size_t x = 0, y = 0;
 		while (x < na && y < nb) {
 			int r = tuple_cmp(ia[x], ib[y]);
@@ -615,10 +619,12 @@ static int pair_up(struct diff *d)
 			sb->only[sb->nonly++] = ib[y++];
 		if (d->npairs)
 			qsort(d->pairs, d->npairs, sizeof(*d->pairs), pair_cmp);
+		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
 		if (sa->nonly)
 			qsort(sa->only, sa->nonly, sizeof(*sa->only), only_cmp);
 		if (sb->nonly)
 			qsort(sb->only, sb->nonly, sizeof(*sb->only), only_cmp);
+		/* NOLINTEND(bugprone-sizeof-expression) */
 	}
 	free(ia);
 	free(ib);
