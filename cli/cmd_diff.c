@@ -22,9 +22,10 @@
 /*
  * Each side is a capture or a saved `analyze --json` (or --ndjson) report,
  * told apart by its first bytes. A capture is analysed by this same binary
- * in a child (`analyze --json -o TMPFILE`, the analysis options passed
- * through), so diff compares exactly what analyze reports, and both sides
- * are then read by one reader (jsonin.h) into the comparison (diff.h).
+ * in a child (`analyze --ndjson -o TMPFILE`, the analysis options passed
+ * through), so diff compares exactly what analyze reports; NDJSON, so that
+ * it is read back a line at a time. Both sides are then read by one reader
+ * (jsonin.h) into the comparison (diff.h).
  */
 
 /* SIGINT/SIGTERM: the child analyze is stopped too, the temporary files
@@ -331,7 +332,7 @@ static void copy_file(const char *path, FILE *to)
 
 extern char **environ;
 
-/* `tcpsift analyze --json -o report ...passed... -- capture`, waited for.
+/* `tcpsift analyze --ndjson -o report ...passed... -- capture`, waited for.
  * 0, or the exit code with one line in err (analyze's own first line). */
 static int analyse(const struct diff_cfg *cfg, const char *capture, const char *report, char *err,
 		   size_t errlen)
@@ -347,7 +348,7 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 		return TCPSIFT_EXIT_INPUT;
 	argv[n++] = "tcpsift";
 	argv[n++] = "analyze";
-	argv[n++] = "--json";
+	argv[n++] = "--ndjson"; /* read a line at a time: memory of the longest line */
 	argv[n++] = "--no-progress";
 	argv[n++] = "-o";
 	argv[n++] = report;
