@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -416,7 +417,8 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 
 /* ---- reading a report into the comparison ---- */
 
-static int read_side(struct diff *d, int side, const char *path, char *err, size_t errlen)
+static int read_side(struct diff *d, int side, const char *path, bool quiet, char *err,
+		     size_t errlen)
 {
 	struct ji_file *f = ji_open(path, NULL, err, errlen);
 	struct ji_item *it = malloc(sizeof(*it));
@@ -441,6 +443,13 @@ static int read_side(struct diff *d, int side, const char *path, char *err, size
 			run.first_ts = it->summary.eng.first_ts;
 			run.last_ts = it->summary.eng.last_ts;
 			summary = true;
+			/* The class rows come from the events (diff.h). */
+			if (it->summary.events_dropped && !quiet)
+				fprintf(stderr,
+					"tcpsift diff: warning: %s: %" PRIu64
+					" events not in the report (analyze --max-events): the "
+					"stall class rows lack theirs\n",
+					path, it->summary.events_dropped);
 			break;
 		default:
 			break;
@@ -486,7 +495,7 @@ static int run_diff(const struct diff_cfg *cfg, char *const paths[2], char *err,
 				code = analyse(cfg, paths[s], report[s], err, errlen);
 			from = report[s];
 		}
-		if (code == 0 && read_side(d, s, from, err, errlen) < 0)
+		if (code == 0 && read_side(d, s, from, cfg->quiet, err, errlen) < 0)
 			code = TCPSIFT_EXIT_INPUT;
 		if (code == 0 && diff_stop) {
 			snprintf(err, errlen, "interrupted by %s",

@@ -59,6 +59,15 @@ for r in seed.json seed.ndjson; do
 		t_fail "capture against its own $r: $(jget "$tmp/d.json" "d['changed'], d['pairs'], d['b']['kind']")"
 done
 
+# A report short of events (--max-events): compared, with a warning.
+"$bin" analyze --json --no-progress --max-events 5 samples/rr-nagle-delack.pcap >"$tmp/few.json"
+"$bin" diff "$tmp/few.json" samples/rr-nagle-delack.pcap >"$tmp/out" 2>"$tmp/err"
+expect_rc 0 $? "a report short of events"
+grep -q "warning: .*few.json: 14 events not in the report" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	t_pass "a report short of events: one warning line" || t_fail "short of events: $(head -c 200 "$tmp/err")"
+"$bin" diff -q "$tmp/few.json" samples/rr-nagle-delack.pcap >"$tmp/out" 2>"$tmp/err"
+[ ! -s "$tmp/err" ] && t_pass "--quiet: no warning" || t_fail "--quiet: $(head -c 200 "$tmp/err")"
+
 # A damaged report: two connections with one id, an event of a connection
 # that is not there. Compared all the same (the event counts in the totals).
 python3 - "$tmp/seed.json" "$tmp/odd.json" <<'PY'
