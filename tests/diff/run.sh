@@ -79,6 +79,7 @@ open(sys.argv[2], "w").write(s[:j] + '"conn": 999' + s[k:])
 PY
 "$bin" diff --json "$tmp/odd.json" "$tmp/seed.json" >"$tmp/d.json" 2>"$tmp/err"
 expect_rc 0 $? "a report with a repeated id and an orphan event"
+valid "$tmp/d.json" "repeated id, orphan event"
 [ "$(jget "$tmp/d.json" "d['pairs'], d['pairs_changed'], [r['metric'] for r in d['totals'] if r['changed']]")" = "3 1 []" ] &&
 	t_pass "repeated id, orphan event: totals unchanged, one pair lacks its event" ||
 	t_fail "repeated id, orphan event: $(jget "$tmp/d.json" "d['pairs'], d['pairs_changed']")"
@@ -104,6 +105,11 @@ expect_rc 1 $? "--fail-on retransmissions>+5"
 grep -q "^tcpsift diff: --fail-on matched: retransmissions>5 (A 0, B 34: +34)" "$tmp/err" &&
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] && t_pass "--fail-on: the matched rule on stderr, one line" ||
 	t_fail "--fail-on stderr: $(cat "$tmp/err")"
+"$bin" diff --json --match order --fail-on 'sack_holes>+10' samples/ipv6-bulk.pcap samples/demo-http-loss.pcapng >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 1 $? "--json --fail-on sack_holes>+10"
+valid "$tmp/d.json" "--json with --fail-on matched"
+[ "$(jget "$tmp/d.json" "d['fail_on']['expr'], d['fail_on']['matched']")" = "sack_holes>+10 sack_holes>10 (A 0, B 34: +34)" ] &&
+	t_pass "--json: fail_on names the expression and what matched" || t_fail "--json fail_on: $(jget "$tmp/d.json" "d['fail_on']")"
 "$bin" diff --match order --fail-on 'retransmissions>+50,throughput<-80%,sack_holes<0' samples/ipv6-bulk.pcap \
 	samples/demo-http-loss.pcapng >"$tmp/out" 2>"$tmp/err"
 expect_rc 0 $? "--fail-on that does not match"
@@ -143,6 +149,7 @@ golden port-tuple
 python3 tests/diff/pcaptool.py twice samples/rr-nagle-delack.pcap "$tmp/twice.pcap" 10
 "$bin" diff --json "$tmp/twice.pcap" "$tmp/twice.pcap" >"$tmp/d.json" 2>"$tmp/err"
 expect_rc 0 $? "port reuse against itself"
+valid "$tmp/d.json" "port reuse against itself"
 [ "$(jget "$tmp/d.json" "d['pairs'], d['changed']")" = "2 False" ] && t_pass "port reuse: 2 pairs, no change" ||
 	t_fail "port reuse: $(jget "$tmp/d.json" "d['pairs'], d['changed']")"
 "$bin" diff --json "$tmp/twice.pcap" samples/rr-nagle-delack.pcap >"$tmp/d.json" 2>"$tmp/err"
@@ -178,6 +185,7 @@ done
 # The filter is passed to analyze: no connection left on either side.
 "$bin" diff --json -f 'tcp port 9' "$s" "$s" >"$tmp/d.json" 2>"$tmp/err"
 expect_rc 0 $? "--filter passed to analyze"
+valid "$tmp/d.json" "--filter"
 [ "$(jget "$tmp/d.json" "d['a']['connections'], d['b']['connections']")" = "0 0" ] &&
 	t_pass "--filter: what analyze -f leaves" || t_fail "--filter: $(jget "$tmp/d.json" "d['a']")"
 # The man page's examples on samples/ run as written (exit 0, or 1 when
