@@ -1,4 +1,5 @@
-/* fuzz_diff.c - libFuzzer target for tcpsift diff's comparison: any bytes as a report, against itself. */
+/* fuzz_diff.c - libFuzzer target for tcpsift diff's comparison: any bytes as a report, against
+ * itself. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
