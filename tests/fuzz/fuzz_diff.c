@@ -1,5 +1,4 @@
-/* fuzz_diff.c - libFuzzer target for tcpsift diff's comparison: any bytes as a report, against
- * itself. */
+/* fuzz_diff.c - libFuzzer target: any bytes as a report, compared with itself by tcpsift diff. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
