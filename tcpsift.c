@@ -1,10 +1,11 @@
-/* tcpsift.c - main: dispatch to the capture, analyze and tui verbs. */
+/* tcpsift.c - main: dispatch to the analyze, capture, diff, merge and tui verbs. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cmd_analyze.h"
 #include "cli/livetap.h"
 #include "cli/cmd_capture.h"
+#include "cli/cmd_diff.h"
 #include "cli/cmd_merge.h"
 #include "cli/cmd_tui.h"
 
@@ -14,6 +15,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  analyze FILE...   reconstruct TCP connections in captures and explain them\n"
 	      "  capture -i IFACE  lossless ring-buffer capture into pcapng/pcap files\n"
+	      "  diff A B          compare two runs (captures or saved reports): what changed\n"
 	      "  merge REPORT...   combine the reports of analyze --shard K/N into one\n"
 	      "  tui -r FILE|-i IF live curses dashboard: connections, findings, detail\n"
 	      "\n"
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(verb, "analyze") == 0)
 		return analyze_main(argc - 1, argv + 1);
+	if (strcmp(verb, "diff") == 0)
+		return diff_main(argc - 1, argv + 1);
 	if (strcmp(verb, "merge") == 0)
 		return merge_main(argc - 1, argv + 1);
 	if (strcmp(verb, "capture") == 0)

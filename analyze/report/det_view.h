@@ -120,6 +120,13 @@ struct det_view {
 	 * marked), over the event's duration (span) or at its start. */
 	char timeline_mark;
 	bool timeline_span;
+
+	/* tcpsift diff: the classes its findings fall in (the stall classes),
+	 * each counted and timed apart; 0: none. event_class: the class of
+	 * one of its events, or -1 when that event is not such a finding. */
+	unsigned nclasses;
+	const char *(*class_name)(unsigned k);
+	int (*event_class)(const struct sum_event *e);
 };
 
 #define DETECTOR(name, prefix) extern const struct det_view name##_view;

@@ -120,7 +120,33 @@ size_t fo_names(char *buf, size_t len)
 
 static const char *const op_text[] = {">", ">=", "<", "<=", "==", "!="};
 
+/* analyze's metrics by name: the grammar's lookup for fo_parse(). */
+static int fo_lookup(void *ctx, const char *name, size_t len)
+{
+	(void)ctx;
+	for (unsigned m = 0, nm = fo_count(); m < nm; m++) {
+		const char *unit, *mname = fo_name(m, &unit);
+		if (strlen(mname) == len && !strncmp(mname, name, len))
+			return (int)m;
+	}
+	return -1;
+}
+
+static size_t fo_known(void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	return fo_names(buf, len);
+}
+
 int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen)
+{
+	const struct fo_grammar g = {.lookup = fo_lookup, .known = fo_known};
+
+	return fo_parse_with(s, &g, e, errbuf, errlen);
+}
+
+int fo_parse_with(const char *s, const struct fo_grammar *g, struct fo_expr *e, char *errbuf,
+		  size_t errlen)
 {
 	const char *p = s;
 
@@ -130,17 +156,10 @@ int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen)
 		while (*p == '_' || (*p >= 'a' && *p <= 'z'))
 			p++;
 		size_t nlen = (size_t)(p - name);
-		unsigned m;
-		const char *unit, *mname;
-		unsigned nm = fo_count();
-		for (m = 0; m < nm; m++) {
-			mname = fo_name(m, &unit);
-			if (strlen(mname) == nlen && !strncmp(mname, name, nlen))
-				break;
-		}
-		if (m == nm) {
-			char names[512];
-			fo_names(names, sizeof(names));
+		int m = g->lookup(g->ctx, name, nlen);
+		if (m < 0) {
+			char names[1024];
+			g->known(g->ctx, names, sizeof(names));
 			snprintf(errbuf, errlen, "unknown metric '%.*s' (known: %s)", (int)nlen,
 				 name, names);
 			return -1;
@@ -166,25 +185,54 @@ int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen)
 		char *end;
 		errno = 0;
 		double v = strtod(p, &end);
+		bool percent = g->percent && end != p && *end == '%';
+		if (percent)
+			end++;
 		if (end == p || errno || (*end && *end != ',')) {
-			snprintf(errbuf, errlen, "expected a number after '%.*s%s'", (int)nlen,
-				 name, op_text[op]);
+			snprintf(errbuf, errlen, "expected a number%s after '%.*s%s'",
+				 g->percent ? " (or a percentage)" : "", (int)nlen, name,
+				 op_text[op]);
 			return -1;
 		}
 		if (e->n == FO_MAX_TERMS) {
 			snprintf(errbuf, errlen, "more than %d comparisons", FO_MAX_TERMS);
 			return -1;
 		}
-		e->t[e->n++] = (struct fo_term){m, op, v};
+		e->t[e->n++] = (struct fo_term){(unsigned)m, op, v, percent};
 		p = end;
 		if (*p == ',')
 			p++;
 	}
 	if (e->n == 0) {
-		snprintf(errbuf, errlen, "empty expression (e.g. stall>0,capture_loss>0)");
+		snprintf(errbuf, errlen, "empty expression (e.g. %s)",
+			 g->example ? g->example : "stall>0,capture_loss>0");
 		return -1;
 	}
 	return 0;
+}
+
+bool fo_holds(const struct fo_term *x, double v)
+{
+	switch (x->op) {
+	case FO_GT:
+		return v > x->value;
+	case FO_GE:
+		return v >= x->value;
+	case FO_LT:
+		return v < x->value;
+	case FO_LE:
+		return v <= x->value;
+	case FO_EQ:
+		return v == x->value;
+	default:
+		return v != x->value;
+	}
+}
+
+void fo_term_text(const struct fo_term *x, const char *name, char *buf, size_t len)
+{
+	/* %+g: a limit on a change says its sign, as it was given. */
+	snprintf(buf, len, x->percent ? "%s%s%+g%%" : "%s%s%g", name, op_text[x->op], x->value);
 }
 
 bool fo_match(const struct fo_expr *e, const struct rep_totals *t, char *which, size_t len)
@@ -192,28 +240,7 @@ bool fo_match(const struct fo_expr *e, const struct rep_totals *t, char *which, 
 	for (unsigned k = 0; k < e->n; k++) {
 		const struct fo_term *x = &e->t[k];
 		double v = fo_value(x->metric, t);
-		bool hit = false;
-		switch (x->op) {
-		case FO_GT:
-			hit = v > x->value;
-			break;
-		case FO_GE:
-			hit = v >= x->value;
-			break;
-		case FO_LT:
-			hit = v < x->value;
-			break;
-		case FO_LE:
-			hit = v <= x->value;
-			break;
-		case FO_EQ:
-			hit = v == x->value;
-			break;
-		default:
-			hit = v != x->value;
-			break;
-		}
-		if (hit) {
+		if (fo_holds(x, v)) {
 			const char *unit;
 			snprintf(which, len, "%s%s%g (is %g)", fo_name(x->metric, &unit),
 				 op_text[x->op], x->value, v);
@@ -221,4 +248,24 @@ bool fo_match(const struct fo_expr *e, const struct rep_totals *t, char *which, 
 		}
 	}
 	return false;
+}
+
+unsigned fo_metric_count(void)
+{
+	return fo_count();
+}
+
+const char *fo_metric_name(unsigned m, const char **unit)
+{
+	return fo_name(m, unit);
+}
+
+double fo_metric_value(unsigned m, const struct rep_totals *t)
+{
+	return fo_value(m, t);
+}
+
+int fo_metric_find(const char *name)
+{
+	return fo_lookup(NULL, name, strlen(name));
 }

@@ -112,7 +112,7 @@ void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, siz
 	}
 }
 
-static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
+void rep_totals_add_conn(struct rep_totals *t, const struct sum_conn *c)
 {
 	uint64_t retr = 0, ooo = 0, loss = 0;
 
@@ -155,7 +155,7 @@ static void add_conn_totals(struct rep_totals *t, const struct sum_conn *c)
 	det_totals_add_conn(&t->det, c);
 }
 
-static void add_event_totals(struct rep_totals *t, const struct sum_event *e)
+void rep_totals_add_event(struct rep_totals *t, const struct sum_event *e)
 {
 	switch (e->type) {
 	case SUM_EV_ZERO_WINDOW:
@@ -182,7 +182,7 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 
 	if (not_selected(r, c->id))
 		return;
-	add_conn_totals(&r->tot, c);
+	rep_totals_add_conn(&r->tot, c);
 	if (r->cfg.format == REP_NDJSON) {
 		if (rep_ndjson_conn(&r->ndjson, c) < 0)
 			note_write_error(r, r->ndjson.err, r->ndjson.sys_errno);
@@ -199,7 +199,7 @@ static void on_event(void *ctx, const struct sum_event *e)
 
 	if (not_selected(r, e->conn))
 		return;
-	add_event_totals(&r->tot, e);
+	rep_totals_add_event(&r->tot, e);
 	keep_event(r, e);
 }
 

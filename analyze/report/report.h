@@ -117,6 +117,11 @@ struct rep_totals {
 	struct det_totals det; /* from the detectors (sum_conn.det), through their views */
 };
 
+/* Add one connection / one event to t, as the report adds every one it is
+ * given (the totals analyze's text, JSON and --fail-on show). */
+void rep_totals_add_conn(struct rep_totals *t, const struct sum_conn *c);
+void rep_totals_add_event(struct rep_totals *t, const struct sum_event *e);
+
 /* The earliest few frames of one kind of per-frame verdict (by time,
  * input, frame: not the order verdicts were decided in, so that a merge of
  * shards finds the same), for the text findings: real frame numbers a user

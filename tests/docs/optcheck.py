@@ -17,7 +17,8 @@ an option takes a value:
                   list the same long names;
   --fail-on       every metric "analyze --help" names is in
                   tcpsift-analyze.1's "Metrics:" list, and every metric there
-                  is one analyze accepts (run on SAMPLE: not exit 2).
+                  is one analyze accepts (run on SAMPLE: not exit 2); the
+                  same for diff and tcpsift-diff.1.
 
 Prints one "PASS what" or "FAIL what" line per check for tests/docs/run.sh.
 """
@@ -188,35 +189,38 @@ def metric_list(text):
     return [w.strip() for w in flat.split(",") if w.strip()] + aliases
 
 
-def check_fail_on(man, tcpsift, sample, passes, fails):
-    """--fail-on metrics: --help's list is in the man page's, and analyze
-    takes each metric the man page lists."""
+def check_fail_on(man, tcpsift, sample, passes, fails, verb="analyze"):
+    """--fail-on metrics: the verb's --help list is in its man page's, and
+    the verb takes each metric the man page lists."""
     text = FONT.sub("", open(man, encoding="utf-8").read()).replace("\\-", "-")
     m = re.search(r"^Metrics: (.*?)\.(?:\s|$)", text, re.M | re.S)
     if not m:
         fails.append(f"{man}: no 'Metrics:' list in the --fail-on entry")
         return
     man_metrics = metric_list(" ".join(m.group(1).split()))
-    p = subprocess.run([tcpsift, "analyze", "--help"], capture_output=True, text=True)
+    p = subprocess.run([tcpsift, verb, "--help"], capture_output=True, text=True)
     h = re.search(r"^--fail-on metrics: (.*)$", p.stdout, re.M)
     if not h:
-        fails.append("analyze --help: no '--fail-on metrics:' line")
+        fails.append(f"{verb} --help: no '--fail-on metrics:' line")
         return
     for name in metric_list(h.group(1)):
         if name in man_metrics:
-            passes.append(f"man lists --fail-on metric {name}")
+            passes.append(f"man lists {verb} --fail-on metric {name}")
         else:
-            fails.append(f"{man} does not list --fail-on metric {name} (analyze --help does)")
+            fails.append(f"{man} does not list --fail-on metric {name} ({verb} --help does)")
     for name in man_metrics:
         if not re.fullmatch(r"[a-z_]+", name):
             fails.append(f"{man}: '{name}' in the --fail-on Metrics: list is not a metric name")
             continue
-        r = subprocess.run([tcpsift, "analyze", "--fail-on", f"{name}>0", sample],
+        # diff parses --fail-on before it reads a side: with missing sides,
+        # exit 3 is a metric it takes, exit 2 one it refuses, at once.
+        args = [sample] if verb == "analyze" else ["/nonexistent/a", "/nonexistent/b"]
+        r = subprocess.run([tcpsift, verb, "--fail-on", f"{name}>0"] + args,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if r.returncode in (0, 1):
-            passes.append(f"analyze takes the man page's --fail-on metric {name}")
+        if r.returncode in ((0, 1) if verb == "analyze" else (3,)):
+            passes.append(f"{verb} takes the man page's --fail-on metric {name}")
         else:
-            fails.append(f"{man} lists --fail-on metric {name}; analyze --fail-on "
+            fails.append(f"{man} lists --fail-on metric {name}; {verb} --fail-on "
                          f"'{name}>0' exits {r.returncode}: {r.stderr.strip()[:160]}")
 
 
@@ -291,6 +295,7 @@ def main():
             if t == set(hmap):
                 passes.append(f"{verb}: --help prints exactly the option table ({len(t)} options)")
     check_fail_on(os.path.join(mandir, "tcpsift-analyze.1"), tcpsift, sample, passes, fails)
+    check_fail_on(os.path.join(mandir, "tcpsift-diff.1"), tcpsift, sample, passes, fails, "diff")
     for p in passes:
         print("PASS", p)
     for f in fails:

@@ -44,6 +44,7 @@ for page in man/*.[1-8]; do
 	w=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
 	[ -z "$w" ] && t_pass "$page renders cleanly" || t_fail "$page warnings: $w"
 done
+grep -q '^## Comparing two runs' README.md && t_pass "README: tcpsift diff" || t_fail "README lacks the diff section"
 
 # Every man page example that reads samples/ runs with the exit status its
 # caption implies; the others are listed as skipped, with the rule
@@ -119,7 +120,7 @@ for args in "" "-i lo" "-w x" "-i lo -w x --fanout 0" "-i lo -w x --fanout-mode 
 		t_fail "'capture $args': exit $rc, $(wc -l <"$tmp/e") lines"; fi
 done
 # A missing value is not an unknown option: each verb says which it is.
-for verb in analyze capture tui; do
+for verb in analyze capture tui diff; do
 	"$bin" $verb --filter </dev/null >/dev/null 2>"$tmp/e"
 	grep -q "option '--filter' needs a value" "$tmp/e" && t_pass "$verb: missing value named" ||
 		t_fail "$verb --filter: $(head -c 200 "$tmp/e")"

@@ -5,7 +5,8 @@
 # Replay (always): BUILD_DIR/tests/fuzz/fuzz_NAME, the target linked with
 # tests/fuzz/replay.c in a sanitizer tree (`make O=build/san SAN=1 tests`),
 # runs every file of tests/fuzz/corpus/fuzz_NAME/ once (fuzz_savefile also
-# samples/*.pcap*, samples/bad/*): deterministic, no fuzzing engine needed.
+# samples/*.pcap*, samples/bad/*; fuzz_diff also fuzz_jsonin's corpus):
+# deterministic, no fuzzing engine needed.
 # Any sanitizer report, trap, leak or hang fails.
 #
 # Fuzzing (SECONDS > 0): the libFuzzer builds build/fuzz/fuzz_NAME (`make
@@ -28,6 +29,10 @@ inputs() {
 	[ -d "tests/fuzz/corpus/$1" ] && echo "tests/fuzz/corpus/$1"
 	if [ "$1" = fuzz_savefile ]; then
 		ls samples/*.pcap samples/*.pcapng samples/bad/*.pcap samples/bad/*.txt 2>/dev/null
+	fi
+	# The reader's corpus is the comparison's too (tcpsift diff reads reports).
+	if [ "$1" = fuzz_diff ] && [ -d tests/fuzz/corpus/fuzz_jsonin ]; then
+		echo tests/fuzz/corpus/fuzz_jsonin
 	fi
 }
 

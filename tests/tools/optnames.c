@@ -11,6 +11,7 @@
 
 #include "cli/cmd_analyze.h"
 #include "cli/cmd_capture.h"
+#include "cli/cmd_diff.h"
 #include "cli/cmd_merge.h"
 #include "cli/cmd_tui.h"
 
@@ -20,10 +21,8 @@ static const struct {
 	const char *verb;
 	size_t (*names)(const char **names, size_t max);
 } optnames_verbs[] = {
-    {"analyze", analyze_option_names},
-    {"capture", capture_option_names},
-    {"tui", tui_option_names},
-    {"merge", merge_option_names},
+    {"analyze", analyze_option_names}, {"capture", capture_option_names}, {"tui", tui_option_names},
+    {"merge", merge_option_names},     {"diff", diff_option_names},
 };
 
 int main(void)

@@ -430,6 +430,19 @@ static double stall_m_timer_like(const struct det_totals *t)
 	return (double)t->stall.timer_like;
 }
 
+static const char *stall_view_class_name(unsigned k)
+{
+	return stall_class_name((enum stall_class)k);
+}
+
+/* A timer-like pause is not a stall (stall_add_event). */
+static int stall_event_class(const struct sum_event *e)
+{
+	if (e->type != SUM_EV_STALL || e->u.stall.timer_like)
+		return -1;
+	return e->u.stall.cls % STALL_CLASS_COUNT;
+}
+
 static const struct det_metric stall_metrics[] = {
     {"stall", NULL, stall_m_count},
     {"stalls", NULL, stall_m_count},
@@ -527,4 +540,7 @@ const struct det_view stall_view = {
     .detail = stall_detail,
     .timeline_mark = 'S',
     .timeline_span = true,
+    .nclasses = STALL_CLASS_COUNT,
+    .class_name = stall_view_class_name,
+    .event_class = stall_event_class,
 };

@@ -1,0 +1,124 @@
+/* diff.h - tcpsift diff: two runs' connections paired, their metrics compared, --fail-on on the
+ * change. */
+#ifndef TCPSIFT_DIFF_H
+#define TCPSIFT_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/engine/summary.h"
+#include "analyze/report/failon.h"
+
+/*
+ * No I/O: the verb (cli/cmd_diff.c) reads each side's report and hands
+ * its connections, events and run figures to diff_add_*(); diff_finish()
+ * totals both sides and pairs their connections; the writers (diffout.h)
+ * and --fail-on read the result.
+ *
+ * A metric is one row of the comparison: analyze's --fail-on metrics
+ * (failon.h: counted as analyze counts them, so A's and B's values are
+ * those analyze reports), the classes of the detectors that have some
+ * (stalls: count and time per class, from their events), and a few of
+ * the diff's own (connections, bytes, duration, throughput, RTT, time in
+ * zero windows, the capture's drops). Each side keeps a value per metric
+ * per connection: memory grows with the connections of the two reports.
+ */
+
+enum diff_unit {
+	DIFF_UNIT_COUNT = 0, /* a count */
+	DIFF_UNIT_SECONDS,
+	DIFF_UNIT_BPS,	 /* bits per second */
+	DIFF_UNIT_BYTES, /* bytes */
+	DIFF_UNIT_KINDS,
+};
+
+struct diff_metric {
+	char name[48];
+	enum diff_unit unit;
+	bool run_only; /* a run's figure, not a connection's (connections, capture drops) */
+};
+
+enum diff_match {
+	DIFF_MATCH_TUPLE = 0, /* client and server address and port; reuse in order */
+	DIFF_MATCH_ORDER,     /* k-th connection by first packet with k-th */
+	DIFF_MATCH_COUNT,
+};
+
+/* A side's run figures that are not its connections'. */
+struct diff_run {
+	int64_t first_ts, last_ts; /* ns; the run's first and last packet */
+	uint64_t capture_drops;
+	bool drops_known; /* some input said how many it dropped */
+};
+
+/* One connection as the diff keeps it: who it was, and its values
+ * (v[m] for each metric m; NaN: unknown, e.g. no RTT sample). */
+struct diff_conn {
+	uint64_t id;
+	struct dec_addr client, server;
+	uint16_t client_port, server_port;
+	int64_t first_ts, last_ts;
+	double *v;
+};
+
+struct diff_pair {
+	const struct diff_conn *a, *b;
+};
+
+struct diff;
+
+/* NULL with a one-line reason in errbuf (out of memory). */
+struct diff *diff_new(enum diff_match match, char *errbuf, size_t errlen);
+void diff_free(struct diff *d); /* NULL is a no-op */
+
+unsigned diff_nmetrics(const struct diff *d);
+const struct diff_metric *diff_metric(const struct diff *d, unsigned m);
+/* A metric by name (or an alias: stall, stall_time_s ...), or -1. */
+int diff_metric_find(const struct diff *d, const char *name, size_t len);
+/* "connections, stalls, stall_time (seconds), ...": for help and errors;
+ * the length it needed (as snprintf). */
+size_t diff_metric_names(const struct diff *d, char *buf, size_t len);
+
+/* Side 0 (A) or 1 (B): a connection, an event, the run. 0 or ERR_NOMEM.
+ * Nothing passed is kept (copied). Events may come before or after
+ * their connection. */
+int diff_add_conn(struct diff *d, int side, const struct sum_conn *c);
+int diff_add_event(struct diff *d, int side, const struct sum_event *e);
+void diff_set_run(struct diff *d, int side, const struct diff_run *r);
+
+/* Totals and pairs, once everything was added: 0 or ERR_NOMEM. */
+int diff_finish(struct diff *d);
+
+/* After diff_finish(): a side's totals (its values for every metric). */
+const double *diff_totals(const struct diff *d, int side);
+size_t diff_nconns(const struct diff *d, int side);
+/* Matched pairs, in A's first-packet order. */
+size_t diff_npairs(const struct diff *d);
+const struct diff_pair *diff_pair_at(const struct diff *d, size_t k);
+/* A side's connections the other has no match for, in first-packet order. */
+size_t diff_nonly(const struct diff *d, int side);
+const struct diff_conn *diff_only_at(const struct diff *d, int side, size_t k);
+enum diff_match diff_match_kind(const struct diff *d);
+
+/* Did a metric change from a to b (beyond the rounding of a report)? */
+bool diff_changed(double a, double b);
+/* b - a (NaN if either is unknown) and the relative change in percent
+ * (NaN when a is unknown, 0 or b unknown; 0 when both are 0). */
+double diff_delta(double a, double b);
+double diff_pct(double a, double b);
+
+/*
+ * --fail-on on the change of the run totals: failon.h's grammar over the
+ * diff's metrics, a value compared with b - a, or with a '%' with the
+ * relative change ('stall_time>+10%', 'retransmissions>+5',
+ * 'throughput<-20%'). A relative term holds from 0 to anything above 0
+ * as +infinity. 0, or -1 with a one-line reason in errbuf.
+ */
+int diff_fail_parse(const struct diff *d, const char *s, struct fo_expr *e, char *errbuf,
+		    size_t errlen);
+/* After diff_finish(): does a term hold? which: the first that did,
+ * with the values ("stall_time>+10% (0.244 -> 0.513 s, +110%)"). */
+bool diff_fail_match(const struct diff *d, const struct fo_expr *e, char *which, size_t len);
+
+#endif

@@ -1,0 +1,355 @@
+/* diffout.c - tcpsift diff's writers: an aligned table of what changed (text) and one JSON
+ * document. */
+#include "analyze/report/diffout.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyze/report/jsonout.h"
+#include "analyze/report/report.h"
+
+/* "12.3 Mb/s", "1.95 MiB", "40.1 ms", "17": a value in its unit (the
+ * magnitude of v; the caller puts the sign). */
+static void fmt_abs(char *buf, size_t len, enum diff_unit u, double v)
+{
+	static const char *const bps[] = {"b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"};
+	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	unsigned k = 0;
+
+	v = fabs(v);
+	switch (u) {
+	case DIFF_UNIT_SECONDS:
+		if (v == 0)
+			snprintf(buf, len, "0");
+		else if (v < 1e-6)
+			snprintf(buf, len, "%.0f ns", v * 1e9);
+		else
+			rep_fmt_dur(buf, len, (int64_t)llround(v * 1e9));
+		return;
+	case DIFF_UNIT_BPS:
+		for (; v >= 1000 && k + 1 < sizeof(bps) / sizeof(bps[0]); k++)
+			v /= 1000;
+		snprintf(buf, len, k ? "%.3g %s" : "%.0f %s", v, bps[k]);
+		return;
+	case DIFF_UNIT_BYTES:
+		for (; v >= 1024 && k + 1 < sizeof(bytes) / sizeof(bytes[0]); k++)
+			v /= 1024;
+		snprintf(buf, len, k ? "%.3g %s" : "%.0f %s", v, bytes[k]);
+		return;
+	default:
+		snprintf(buf, len, v == floor(v) && v < 1e15 ? "%.0f" : "%.4g", v);
+		return;
+	}
+}
+
+/* v in its unit, "-" when unknown; plus: a change, its sign always shown. */
+static void fmt_value(char *buf, size_t len, enum diff_unit u, double v, bool plus)
+{
+	char a[32];
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_abs(a, sizeof(a), u, v);
+	snprintf(buf, len, "%s%s", v < 0 ? "-" : v > 0 && plus ? "+" : "", a);
+}
+
+static void fmt_pct(char *buf, size_t len, double a, double b)
+{
+	double p = diff_pct(a, b);
+
+	if (!isnan(a) && !isnan(b) && a == 0 && b != 0)
+		snprintf(buf, len, "new");
+	else if (isnan(p))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%", p);
+}
+
+#define NAME_W	28
+#define VALUE_W 14
+#define PCT_W	10
+
+static void text_head(FILE *out, const char *title)
+{
+	fprintf(out, "%-*s %*s %*s %*s %*s\n", NAME_W + 2, title, VALUE_W, "A", VALUE_W, "B",
+		VALUE_W, "delta", PCT_W, "change");
+}
+
+static void text_row(FILE *out, const struct diff_metric *m, double a, double b)
+{
+	char va[40], vb[40], vd[40], vp[16];
+
+	fmt_value(va, sizeof(va), m->unit, a, false);
+	fmt_value(vb, sizeof(vb), m->unit, b, false);
+	fmt_value(vd, sizeof(vd), m->unit, diff_delta(a, b), true);
+	fmt_pct(vp, sizeof(vp), a, b);
+	fprintf(out, "  %-*s %*s %*s %*s %*s\n", NAME_W, m->name, VALUE_W, va, VALUE_W, vb, VALUE_W,
+		vd, PCT_W, vp);
+}
+
+static void endpoints(const struct diff_conn *c, char *buf, size_t len)
+{
+	char cl[64], sv[64];
+
+	rep_format_endpoint(&c->client, c->client_port, cl, sizeof(cl));
+	rep_format_endpoint(&c->server, c->server_port, sv, sizeof(sv));
+	snprintf(buf, len, "%s > %s", cl, sv);
+}
+
+static unsigned conn_changes(const struct diff *d, const struct diff_pair *p)
+{
+	unsigned n = 0;
+
+	for (unsigned m = 0; m < diff_nmetrics(d); m++)
+		n += !diff_metric(d, m)->run_only && diff_changed(p->a->v[m], p->b->v[m]);
+	return n;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void text_only(FILE *out, const struct diff *d, int side)
+{
+	size_t n = diff_nonly(d, side);
+	int bytes = diff_metric_find(d, "bytes", 5), dur = diff_metric_find(d, "duration", 8);
+
+	if (!n)
+		return;
+	fprintf(out, "\nOnly in %c (%zu %s):\n", side ? 'B' : 'A', n,
+		plural(n, "connection", "connections"));
+	for (size_t k = 0; k < n; k++) {
+		const struct diff_conn *c = diff_only_at(d, side, k);
+		char ep[160], b[40] = "-", t[40] = "-";
+		endpoints(c, ep, sizeof(ep));
+		if (bytes >= 0)
+			fmt_value(b, sizeof(b), DIFF_UNIT_BYTES, c->v[bytes], false);
+		if (dur >= 0)
+			fmt_value(t, sizeof(t), DIFF_UNIT_SECONDS, c->v[dur], false);
+		fprintf(out, "  %c#%-6" PRIu64 " %-48s %10s %10s\n", side ? 'B' : 'A', c->id, ep, b,
+			t);
+	}
+}
+
+static int finish_out(FILE *out, char *errbuf, size_t errlen)
+{
+	if (fflush(out) != 0 || ferror(out)) {
+		snprintf(errbuf, errlen, "cannot write the comparison: %s",
+			 strerror(errno ? errno : EIO));
+		return ERR_SYSTEM;
+	}
+	return 0;
+}
+
+int diffout_text(FILE *out, const struct diff *d, const struct diffout_info *in, char *errbuf,
+		 size_t errlen)
+{
+	const double *ta = diff_totals(d, 0), *tb = diff_totals(d, 1);
+	unsigned nm = diff_nmetrics(d), same = 0;
+	size_t np = diff_npairs(d), pairs_same = 0;
+
+	for (int s = 0; s < 2; s++) {
+		size_t n = diff_nconns(d, s);
+		fprintf(out, "%c: %s (%s, %zu %s)\n", s ? 'B' : 'A', in->path[s], in->kind[s], n,
+			plural(n, "connection", "connections"));
+	}
+	fprintf(out, "%zu %s matched by %s, %zu only in A, %zu only in B\n", np,
+		plural(np, "connection", "connections"),
+		diff_match_kind(d) == DIFF_MATCH_ORDER
+		    ? "order of first packet"
+		    : "4-tuple (client and server address and port)",
+		diff_nonly(d, 0), diff_nonly(d, 1));
+
+	fputc('\n', out);
+	text_head(out, "Run totals");
+	for (unsigned m = 0; m < nm; m++) {
+		if (diff_changed(ta[m], tb[m]) || in->all)
+			text_row(out, diff_metric(d, m), ta[m], tb[m]);
+		else
+			same++;
+	}
+	if (same == nm)
+		fprintf(out, "  no change in the %u metrics\n", nm);
+	else if (same)
+		fprintf(out, "  (%u other %s unchanged)\n", same,
+			plural(same, "metric", "metrics"));
+
+	for (size_t k = 0; k < np; k++) {
+		const struct diff_pair *p = diff_pair_at(d, k);
+		if (!conn_changes(d, p) && !in->all) {
+			pairs_same++;
+			continue;
+		}
+		char ep[160];
+		endpoints(p->a, ep, sizeof(ep));
+		/* The columns are the run totals' above: the title on its own line. */
+		fprintf(out, "\nA#%" PRIu64 " = B#%" PRIu64 "  %s\n", p->a->id, p->b->id, ep);
+		for (unsigned m = 0; m < nm; m++) {
+			const struct diff_metric *x = diff_metric(d, m);
+			if (!x->run_only && (in->all || diff_changed(p->a->v[m], p->b->v[m])))
+				text_row(out, x, p->a->v[m], p->b->v[m]);
+		}
+	}
+	if (pairs_same)
+		fprintf(out, "\n%zu matched %s without a change\n", pairs_same,
+			plural(pairs_same, "connection", "connections"));
+	text_only(out, d, 0);
+	text_only(out, d, 1);
+	if (in->fail_on)
+		fprintf(out, "\n--fail-on %s: %s%s\n", in->fail_on,
+			in->matched ? "matched " : "no match", in->matched ? in->matched : "");
+	return finish_out(out, errbuf, errlen);
+}
+
+/* A value: an integer when it is one (counts, bytes), null when unknown. */
+static void w_num(struct jo_writer *w, double v)
+{
+	if (isnan(v) || isinf(v))
+		jo_w_null(w);
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		jo_w_int(w, (int64_t)v);
+	else
+		jo_w_real(w, v);
+}
+
+static const char *const unit_json[DIFF_UNIT_KINDS] = {"count", "s", "bit/s", "bytes"};
+
+static void w_row(struct jo_writer *w, const struct diff_metric *m, double a, double b)
+{
+	jo_w_obj(w);
+	jo_w_key(w, "a");
+	w_num(w, a);
+	jo_w_key(w, "b");
+	w_num(w, b);
+	jo_w_key(w, "change_pct");
+	w_num(w, diff_pct(a, b));
+	jo_kbool(w, "changed", diff_changed(a, b));
+	jo_w_key(w, "delta");
+	w_num(w, diff_delta(a, b));
+	jo_kstr(w, "metric", m->name);
+	jo_kstr(w, "unit", unit_json[m->unit]);
+	jo_w_obj_end(w);
+}
+
+static void w_endpoint(struct jo_writer *w, const char *key, const struct dec_addr *a,
+		       uint16_t port)
+{
+	char buf[64];
+
+	rep_format_endpoint(a, port, buf, sizeof(buf));
+	jo_kstr(w, key, buf);
+}
+
+static void w_side(struct jo_writer *w, const char *key, const struct diff *d, int s,
+		   const struct diffout_info *in)
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	jo_kint(w, "connections", (int64_t)diff_nconns(d, s));
+	jo_kstr(w, "kind", in->kind[s]);
+	jo_kstr(w, "path", in->path[s]);
+	jo_w_obj_end(w);
+}
+
+static void w_only(struct jo_writer *w, const char *key, const struct diff *d, int s)
+{
+	jo_w_key(w, key);
+	jo_w_arr(w);
+	for (size_t k = 0; k < diff_nonly(d, s); k++) {
+		const struct diff_conn *c = diff_only_at(d, s, k);
+		jo_w_obj(w);
+		w_endpoint(w, "client", &c->client, c->client_port);
+		jo_ksec(w, "first_ts", c->first_ts);
+		jo_kint(w, "id", (int64_t)c->id);
+		w_endpoint(w, "server", &c->server, c->server_port);
+		jo_w_obj_end(w);
+	}
+	jo_w_arr_end(w);
+}
+
+int diffout_json(FILE *out, const struct diff *d, const struct diffout_info *in, char *errbuf,
+		 size_t errlen)
+{
+	struct jo_writer w;
+	const double *ta = diff_totals(d, 0), *tb = diff_totals(d, 1);
+	unsigned nm = diff_nmetrics(d);
+	bool changed = diff_nonly(d, 0) || diff_nonly(d, 1);
+	size_t changed_pairs = 0;
+
+	for (unsigned m = 0; m < nm; m++)
+		changed |= diff_changed(ta[m], tb[m]);
+	for (size_t k = 0; k < diff_npairs(d); k++)
+		changed_pairs += conn_changes(d, diff_pair_at(d, k)) != 0;
+	changed |= changed_pairs != 0;
+
+	jo_w_init(&w, out, 1u << 16, 2);
+	jo_w_obj(&w);
+	w_side(&w, "a", d, 0, in);
+	w_side(&w, "b", d, 1, in);
+	jo_kbool(&w, "changed", changed);
+	/* Matched connections with a change, the rows that changed. */
+	jo_w_key(&w, "connections");
+	jo_w_arr(&w);
+	for (size_t k = 0; k < diff_npairs(d); k++) {
+		const struct diff_pair *p = diff_pair_at(d, k);
+		if (!conn_changes(d, p))
+			continue;
+		jo_w_obj(&w);
+		jo_kint(&w, "a", (int64_t)p->a->id);
+		jo_kint(&w, "b", (int64_t)p->b->id);
+		jo_w_key(&w, "changes");
+		jo_w_arr(&w);
+		for (unsigned m = 0; m < nm; m++) {
+			const struct diff_metric *x = diff_metric(d, m);
+			if (!x->run_only && diff_changed(p->a->v[m], p->b->v[m]))
+				w_row(&w, x, p->a->v[m], p->b->v[m]);
+		}
+		jo_w_arr_end(&w);
+		w_endpoint(&w, "client", &p->a->client, p->a->client_port);
+		w_endpoint(&w, "server", &p->a->server, p->a->server_port);
+		jo_w_obj_end(&w);
+		if (jo_w_commit(&w) < 0)
+			break;
+	}
+	jo_w_arr_end(&w);
+	jo_w_key(&w, "fail_on");
+	if (in->fail_on) {
+		jo_w_obj(&w);
+		jo_kstr(&w, "expr", in->fail_on);
+		if (in->matched)
+			jo_kstr(&w, "matched", in->matched);
+		else
+			jo_knull(&w, "matched");
+		jo_w_obj_end(&w);
+	} else {
+		jo_w_null(&w);
+	}
+	jo_kstr(&w, "match", diff_match_kind(d) == DIFF_MATCH_ORDER ? "order" : "tuple");
+	w_only(&w, "only_in_a", d, 0);
+	w_only(&w, "only_in_b", d, 1);
+	jo_kint(&w, "pairs", (int64_t)diff_npairs(d));
+	jo_kint(&w, "pairs_changed", (int64_t)changed_pairs);
+	jo_w_key(&w, "tcpsift");
+	jo_w_obj(&w);
+	jo_kint(&w, "diff_schema", 1);
+	jo_kstr(&w, "version", in->version);
+	jo_w_obj_end(&w);
+	jo_w_key(&w, "totals");
+	jo_w_arr(&w);
+	for (unsigned m = 0; m < nm; m++)
+		w_row(&w, diff_metric(d, m), ta[m], tb[m]);
+	jo_w_arr_end(&w);
+	jo_w_obj_end(&w);
+	jo_w_raw(&w, "\n");
+	int rc = jo_w_flush(&w);
+	if (rc < 0)
+		rep_write_error(rc, w.sys_errno, errbuf, errlen);
+	jo_w_free(&w);
+	return rc < 0 ? rc : finish_out(out, errbuf, errlen);
+}
