@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 
 const char *const pl_mark_class[PL_MK_COUNT] = {
-    [PL_MK_RETRANS] = "retrans", [PL_MK_OOO] = "ooo",	  [PL_MK_ZWIN] = "zwin",
-    [PL_MK_GAP] = "gap",	 [PL_MK_LOSS] = "loss",	  [PL_MK_HOLE] = "hole",
+    [PL_MK_RETRANS] = "retrans",     [PL_MK_OOO] = "ooo",
+    [PL_MK_ZWIN] = "zwin",	     [PL_MK_GAP] = "gap",
+    [PL_MK_LOSS] = "loss",	     [PL_MK_HOLE] = "hole",
     [PL_MK_ZWIN_SPAN] = "zwin-span", [PL_MK_STALL] = "stall",
 };
 
@@ -395,11 +396,14 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 			   .seq = s->rel_seq,
 			   .len = s->len,
 			   .dir = (uint8_t)own,
-			   .queue = (int16_t)(s->queue < 0 ? -1 : s->queue > 32767 ? 32767 : s->queue)};
+			   .queue = (int16_t)(s->queue < 0	 ? -1
+					      : s->queue > 32767 ? 32767
+								 : s->queue)};
 
 	if (t > c->t_end)
 		c->t_end = t;
-	uint32_t end = s->rel_seq + s->len + !!(s->flags & SUM_SEG_SYN) + !!(s->flags & SUM_SEG_FIN);
+	uint32_t end =
+	    s->rel_seq + s->len + !!(s->flags & SUM_SEG_SYN) + !!(s->flags & SUM_SEG_FIN);
 	if (end != s->rel_seq) {
 		if (s->flags & SUM_SEG_GAP && d->have_nxt && seq_after(s->rel_seq, d->snd_nxt))
 			mark_point(c, PL_MK_GAP, own, t, s->frame, d->snd_nxt,
@@ -418,8 +422,8 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 		d->t_last = t;
 		if (s->queue >= 0 && s->queue < 64)
 			d->queues_seen |= 1ull << s->queue;
-		r.inflight = d->have_una && seq_after(d->snd_nxt, d->snd_una) ? d->snd_nxt - d->snd_una
-									      : 0;
+		r.inflight =
+		    d->have_una && seq_after(d->snd_nxt, d->snd_una) ? d->snd_nxt - d->snd_una : 0;
 		if (s->flags & SUM_SEG_NEW_DATA && !(s->flags & SUM_SEG_RETRANS))
 			r.flags |= PL_R_NEW;
 		if (s->flags & SUM_SEG_RETRANS) {
@@ -431,7 +435,8 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 			mark_point(c, PL_MK_OOO, own, t, s->frame, s->rel_seq, s->len, r.queue);
 		}
 	}
-	r.flags |= (s->flags & SUM_SEG_SYN ? PL_R_SYN : 0) | (s->flags & SUM_SEG_FIN ? PL_R_FIN : 0) |
+	r.flags |= (s->flags & SUM_SEG_SYN ? PL_R_SYN : 0) |
+		   (s->flags & SUM_SEG_FIN ? PL_R_FIN : 0) |
 		   (s->flags & SUM_SEG_RST ? PL_R_RST : 0);
 	if (s->flags & SUM_SEG_ACK) {
 		r.flags |= PL_R_ACK;

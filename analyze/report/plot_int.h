@@ -61,13 +61,13 @@ struct pl_rec {
 	int64_t t;
 	int64_t rtt_ns; /* PL_R_RTT: its ACK's sample of the other direction's data */
 	uint64_t frame;
-	uint32_t seq, len;     /* its own direction's */
-	uint32_t ack;	       /* PL_R_ACK: the other direction's */
-	uint32_t win;	       /* PL_R_ACK: the window it advertises (saturated) */
-	uint32_t inflight;     /* PL_R_DATA: its direction's snd_nxt - snd_una after it */
-	uint32_t sack;	       /* its first block in pl_conn.sacks */
-	uint16_t flags;	       /* enum pl_rec_flag */
-	int16_t queue;	       /* RX queue, -1 unknown */
+	uint32_t seq, len; /* its own direction's */
+	uint32_t ack;	   /* PL_R_ACK: the other direction's */
+	uint32_t win;	   /* PL_R_ACK: the window it advertises (saturated) */
+	uint32_t inflight; /* PL_R_DATA: its direction's snd_nxt - snd_una after it */
+	uint32_t sack;	   /* its first block in pl_conn.sacks */
+	uint16_t flags;	   /* enum pl_rec_flag */
+	int16_t queue;	   /* RX queue, -1 unknown */
 	uint8_t dir, nsack;
 };
 
@@ -107,7 +107,7 @@ struct pl_col {
 	uint32_t rwnd_lo, rwnd_hi;
 	uint32_t rtt_n;
 	int64_t rtt_lo, rtt_hi, rtt_sum;
-	uint64_t bytes, good; /* payload sent; new bytes of it */
+	uint64_t bytes, good;	     /* payload sent; new bytes of it */
 	uint16_t nmark[PL_MK_COUNT]; /* marks beyond PL_MARKS_MAX */
 	int16_t queue;		     /* last data segment's queue, -1 unknown */
 	uint8_t have;		     /* enum pl_col_have */

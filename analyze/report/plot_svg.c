@@ -1,4 +1,5 @@
-/* plot_svg.c - a connection's graphs as self-contained SVG: time-sequence, throughput, RTT, in flight, window. */
+/* plot_svg.c - a connection's graphs as self-contained SVG: time-sequence, throughput, RTT, in
+ * flight, window. */
 #include "analyze/report/plot_int.h"
 #include "common/err.h"
 
@@ -35,6 +36,7 @@ struct svg {
 	unsigned legend;       /* bits: enum leg_item shown */
 	uint64_t queues;       /* queue colours used */
 	char note[256];	       /* the sub-title: how the graph was made */
+	double label_x;	       /* where the last span label went */
 };
 
 enum leg_item {
@@ -82,7 +84,8 @@ static const struct {
     [LEG_RTT_RANGE] = {"rtt", "RTT samples (per column: min to max, dot: mean)", false},
     [LEG_INFL] = {"inflight", "bytes in flight", false},
     [LEG_RWND] = {"rwnd", "receive window", false},
-    [LEG_AGG_COUNT] = {"agg", "marks beyond the cap, counted per column", false},
+    [LEG_AGG_COUNT] = {"retrans agg", "marks beyond the cap: a strip per kind, darker = more",
+		       false},
 };
 
 static const char *const queue_colour[NQCOLS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#8c564b",
@@ -206,7 +209,10 @@ static void svg_begin(struct svg *g, const struct pl_conn *c, unsigned dir, cons
 	      ".goodput{stroke:#2ca02c;fill:none;stroke-width:1.5;stroke-dasharray:4 2}\n"
 	      ".rtt{stroke:#d62728;fill:#d62728}.inflight{stroke:#1f77b4;fill:none}"
 	      ".rwnd{stroke:#c7b300;fill:none;stroke-width:1.5}\n"
-	      ".agg{fill:#d62728;font-size:9px}.agg line{stroke:#d62728;stroke-opacity:.35}\n",
+	      "line.agg{stroke-width:1.5;stroke-dasharray:none}.aggname{font-size:8px;"
+	      "text-anchor:end;fill:#555}\n"
+	      "line.agg.stall{stroke:#ff7f0e}line.agg.hole{stroke:#d62728}"
+	      "line.agg.loss{stroke:#ff00ff}line.agg.zwin-span,line.agg.zwin{stroke:#555}\n",
 	      f);
 	for (unsigned q = 0; q < NQCOLS; q++)
 		fprintf(f, ".q%u{stroke:%s}", q, queue_colour[q]);
@@ -225,17 +231,19 @@ static void svg_begin(struct svg *g, const struct pl_conn *c, unsigned dir, cons
 	fputs("<g class=\"axes\">\n", f);
 	for (double t = ceil(g->t0 / tstep) * tstep; t <= g->t1 + tstep * 1e-6; t += tstep) {
 		double x = sx(g, t);
-		fprintf(f,
-			"<line class=\"grid\" x1=\"%.2f\" y1=\"%g\" x2=\"%.2f\" y2=\"%g\"/>"
-			"<text class=\"tick\" x=\"%.2f\" y=\"%g\" text-anchor=\"middle\">%.*f</text>\n",
-			x, PY, x, PY + PH, x, PY + PH + 16, td, t);
+		fprintf(
+		    f,
+		    "<line class=\"grid\" x1=\"%.2f\" y1=\"%g\" x2=\"%.2f\" y2=\"%g\"/>"
+		    "<text class=\"tick\" x=\"%.2f\" y=\"%g\" text-anchor=\"middle\">%.*f</text>\n",
+		    x, PY, x, PY + PH, x, PY + PH + 16, td, t);
 	}
 	for (double v = ceil(g->y0 / ystep) * ystep; v <= g->y1 + ystep * 1e-6; v += ystep) {
 		double y = sy(g, v);
-		fprintf(f,
-			"<line class=\"grid\" x1=\"%g\" y1=\"%.2f\" x2=\"%g\" y2=\"%.2f\"/>"
-			"<text class=\"tick\" x=\"%g\" y=\"%.2f\" text-anchor=\"end\">%.*f</text>\n",
-			PX, y, PX + PW, y, PX - 6, y + 4, yd, v / u.div);
+		fprintf(
+		    f,
+		    "<line class=\"grid\" x1=\"%g\" y1=\"%.2f\" x2=\"%g\" y2=\"%.2f\"/>"
+		    "<text class=\"tick\" x=\"%g\" y=\"%.2f\" text-anchor=\"end\">%.*f</text>\n",
+		    PX, y, PX + PW, y, PX - 6, y + 4, yd, v / u.div);
 	}
 	fprintf(f,
 		"<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>\n"
@@ -245,7 +253,8 @@ static void svg_begin(struct svg *g, const struct pl_conn *c, unsigned dir, cons
 		"(%s)</text>\n</g>\n",
 		PX, PY, PW, PH, PX + PW / 2, PY + PH + 34, PY + PH / 2, PY + PH / 2, yname, u.name);
 	fprintf(f,
-		"<clipPath id=\"area\"><rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/></clipPath>\n",
+		"<clipPath id=\"area\"><rect x=\"%g\" y=\"%g\" width=\"%g\" "
+		"height=\"%g\"/></clipPath>\n",
 		PX, PY, PW, PH);
 	fprintf(f,
 		"<g class=\"plot\" clip-path=\"url(#area)\" data-t0=\"%.9g\" data-t1=\"%.9g\" "
@@ -288,12 +297,14 @@ static void svg_end(struct svg *g)
 		if (x + w > SVG_W - 10) {
 			x = PX;
 			row += 18;
-			fprintf(f, "</g>\n<g class=\"legend\" transform=\"translate(0 %g)\">\n", row);
+			fprintf(f, "</g>\n<g class=\"legend\" transform=\"translate(0 %g)\">\n",
+				row);
 		}
 		if (leg[k].area)
-			fprintf(f,
-				"<rect class=\"%s\" x=\"%.1f\" y=\"%g\" width=\"14\" height=\"10\"/>",
-				leg[k].cls, x, LEG_Y - 9);
+			fprintf(
+			    f,
+			    "<rect class=\"%s\" x=\"%.1f\" y=\"%g\" width=\"14\" height=\"10\"/>",
+			    leg[k].cls, x, LEG_Y - 9);
 		else
 			fprintf(f,
 				"<line class=\"%s\" x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
@@ -306,17 +317,19 @@ static void svg_end(struct svg *g)
 		if (x + 62 + 30 * __builtin_popcountll(g->queues) > SVG_W - 10) {
 			x = PX;
 			row += 18;
-			fprintf(f, "</g>\n<g class=\"legend\" transform=\"translate(0 %g)\">\n", row);
+			fprintf(f, "</g>\n<g class=\"legend\" transform=\"translate(0 %g)\">\n",
+				row);
 		}
 		fprintf(f, "<text x=\"%.1f\" y=\"%g\">RX queue:</text>", x, LEG_Y);
 		x += 62;
 		for (unsigned q = 0; q < 64; q++) {
 			if (!(g->queues & (1ull << q)))
 				continue;
-			fprintf(f,
-				"<line class=\"seg q%u\" x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
-				"stroke-width=\"3\"/><text x=\"%.1f\" y=\"%g\">%u</text>",
-				q % NQCOLS, x, LEG_Y - 4, x + 10, LEG_Y - 4, x + 13, LEG_Y, q);
+			fprintf(
+			    f,
+			    "<line class=\"seg q%u\" x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
+			    "stroke-width=\"3\"/><text x=\"%.1f\" y=\"%g\">%u</text>",
+			    q % NQCOLS, x, LEG_Y - 4, x + 10, LEG_Y - 4, x + 13, LEG_Y, q);
 			x += 30;
 		}
 		fputc('\n', f);
@@ -339,8 +352,8 @@ static void mark_title(FILE *f, const struct pl_mark *m, const char *what)
 
 static void mark_attrs(FILE *f, const struct pl_mark *m)
 {
-	fprintf(f, " data-t=\"%.9f\" data-seq=\"%u\" data-len=\"%u\" data-frame=\"%llu\"", secs(m->t),
-		m->seq, m->len, (unsigned long long)m->frame);
+	fprintf(f, " data-t=\"%.9f\" data-seq=\"%u\" data-len=\"%u\" data-frame=\"%llu\"",
+		secs(m->t), m->seq, m->len, (unsigned long long)m->frame);
 	if (m->dur >= 0)
 		fprintf(f, " data-dur=\"%.9f\"", secs(m->dur));
 }
@@ -362,8 +375,8 @@ static void draw_mark(struct svg *g, const struct pl_mark *m)
 		g->legend |= 1u << (m->kind == PL_MK_RETRANS ? LEG_RETRANS
 				    : m->kind == PL_MK_OOO   ? LEG_OOO
 							     : LEG_GAP);
-		fprintf(f, "<line class=\"%s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", cls,
-			x, ylo, x, yhi - (yhi == ylo ? 1 : 0));
+		fprintf(f, "<line class=\"%s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"",
+			cls, x, ylo, x, yhi - (yhi == ylo ? 1 : 0));
 		mark_attrs(f, m);
 		fputc('>', f);
 		mark_title(f, m, what[m->kind]);
@@ -382,8 +395,8 @@ static void draw_mark(struct svg *g, const struct pl_mark *m)
 	case PL_MK_LOSS:
 		g->legend |= 1u << (m->kind == PL_MK_HOLE ? LEG_HOLE : LEG_LOSS);
 		fprintf(f,
-			"<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"", cls,
-			x, yhi, xe - x < 1 ? 1 : xe - x, ylo - yhi < 1 ? 1 : ylo - yhi);
+			"<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"",
+			cls, x, yhi, xe - x < 1 ? 1 : xe - x, ylo - yhi < 1 ? 1 : ylo - yhi);
 		mark_attrs(f, m);
 		fputc('>', f);
 		mark_title(f, m, m->kind == PL_MK_HOLE ? "SACK hole" : "capture loss");
@@ -411,12 +424,18 @@ static void draw_mark(struct svg *g, const struct pl_mark *m)
 			(unsigned long long)m->frame, secs(m->t));
 		fprintf(f, "<rect x=\"%.2f\" y=\"%g\" width=\"%.2f\" height=\"%g\"/>", x, PY,
 			xe - x < 1 ? 1 : xe - x, PH);
-		fprintf(f,
-			"<text x=\"%.2f\" y=\"%g\" transform=\"rotate(-90 %.2f %g)\" "
-			"text-anchor=\"end\">",
-			x + 9, PY + 4, x + 9, PY + 4);
-		xml_text(f, label);
-		fputs("</text></g>\n", f);
+		/* A label where it does not cover the last one (the tooltip
+		 * always says it). */
+		if (x >= g->label_x + 12) {
+			fprintf(f,
+				"<text x=\"%.2f\" y=\"%g\" transform=\"rotate(-90 %.2f %g)\" "
+				"text-anchor=\"end\">",
+				x + 9, PY + 4, x + 9, PY + 4);
+			xml_text(f, label);
+			fputs("</text>", f);
+			g->label_x = x;
+		}
+		fputs("</g>\n", f);
 		return;
 	}
 	}
@@ -559,7 +578,8 @@ static void tseq_cols(struct svg *g, const struct pl_conn *c, unsigned dir)
 				fprintf(f, "<path class=\"seg q%u\" d=\"", q);
 			qany = true;
 			double x = sx(g, (k + 0.5) * w);
-			fprintf(f, "M%.2f %.2fV%.2f", x, sy(g, col[k].seq_lo), sy(g, col[k].seq_hi));
+			fprintf(f, "M%.2f %.2fV%.2f", x, sy(g, col[k].seq_lo),
+				sy(g, col[k].seq_hi));
 		}
 		if (qany)
 			path_end(f, false);
@@ -587,27 +607,42 @@ static void tseq_cols(struct svg *g, const struct pl_conn *c, unsigned dir)
 	for (uint32_t k = 0; k < c->col_used; k++) {
 		if ((col[k].have & PL_C_ACK) && col[k].sack_hi > col[k].ack_hi) {
 			double x = sx(g, (k + 0.5) * w);
-			fprintf(f, "M%.2f %.2fV%.2f", x, sy(g, col[k].ack_hi), sy(g, col[k].sack_hi));
+			fprintf(f, "M%.2f %.2fV%.2f", x, sy(g, col[k].ack_hi),
+				sy(g, col[k].sack_hi));
 			sacks = true;
 		}
 	}
 	path_end(f, !sacks);
 	if (sacks)
 		g->legend |= 1u << LEG_SACK;
-	/* Marks beyond the cap, counted per column, by kind. */
-	for (uint32_t k = 0; k < c->col_used; k++) {
-		for (unsigned m = 0; m < PL_MK_COUNT; m++) {
-			if (!col[k].nmark[m])
+	/* Marks beyond the cap, counted per column: a strip per kind at the
+	 * top of the plot, one tick per column, darker for more. */
+	uint32_t most[PL_MK_COUNT] = {0};
+	for (uint32_t k = 0; k < c->col_used; k++)
+		for (unsigned m = 0; m < PL_MK_COUNT; m++)
+			if (col[k].nmark[m] > most[m])
+				most[m] = col[k].nmark[m];
+	unsigned row = 0;
+	for (unsigned m = 0; m < PL_MK_COUNT; m++) {
+		if (!most[m])
+			continue;
+		double y = PY + 2 + 9 * row++;
+		g->legend |= 1u << LEG_AGG_COUNT;
+		fprintf(f, "<text class=\"aggname\" x=\"%g\" y=\"%.1f\">%s</text>\n", PX + PW - 4,
+			y + 7, pl_mark_class[m]);
+		for (uint32_t k = 0; k < c->col_used; k++) {
+			unsigned n = col[k].nmark[m];
+			if (!n)
 				continue;
 			double x = sx(g, (k + 0.5) * w);
-			g->legend |= 1u << LEG_AGG_COUNT;
 			fprintf(f,
-				"<g class=\"agg %s\" data-t=\"%.9f\" data-count=\"%u\"><title>%u %s "
-				"marks in %.6f..%.6f s</title><line x1=\"%.2f\" y1=\"%g\" x2=\"%.2f\" "
-				"y2=\"%g\"/><text x=\"%.2f\" y=\"%g\">%u</text></g>\n",
-				pl_mark_class[m], k * w, col[k].nmark[m], col[k].nmark[m],
-				pl_mark_class[m], k * w, (k + 1) * w, x, PY, x, PY + PH, x + 1,
-				PY + 10 + 10 * m, col[k].nmark[m]);
+				"<line class=\"agg %s\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
+				"y2=\"%.1f\" "
+				"stroke-opacity=\"%.2f\" data-t=\"%.9f\" "
+				"data-count=\"%u\"><title>%u %s "
+				"marks beyond the cap in %.6f..%.6f s</title></line>\n",
+				pl_mark_class[m], x, y, x, y + 8, 0.25 + 0.75 * n / most[m], k * w,
+				n, n, pl_mark_class[m], k * w, (k + 1) * w);
 		}
 	}
 }
@@ -741,8 +776,7 @@ static int write_rtt(struct svg *g, const struct pl_conn *c, unsigned dir)
 	top = nice_top(top);
 	g->y0 = 0;
 	g->y1 = top;
-	svg_begin(g, c, dir, "RTT samples", "RTT",
-		  (struct unit){1, "ms"}, "ms");
+	svg_begin(g, c, dir, "RTT samples", "RTT", (struct unit){1, "ms"}, "ms");
 	FILE *f = g->f;
 	if (c->raw) {
 		for (uint32_t k = 0; k < c->nrecs; k++) {
@@ -750,13 +784,15 @@ static int write_rtt(struct svg *g, const struct pl_conn *c, unsigned dir)
 			if (r->dir == dir || !(r->flags & PL_R_RTT))
 				continue;
 			double ms = (double)r->rtt_ns / 1e6;
-			fprintf(f,
-				"<circle class=\"rtt\" cx=\"%.2f\" cy=\"%.2f\" r=\"2\" data-t=\"%.9f\" "
-				"data-rtt-ms=\"%.6f\" data-frame=\"%llu\"><title>ACK frame %llu, t=%.6f "
-				"s: %.3f ms</title></circle>\n",
-				sx(g, secs(r->t)), sy(g, ms), secs(r->t), ms,
-				(unsigned long long)r->frame, (unsigned long long)r->frame, secs(r->t),
-				ms);
+			fprintf(
+			    f,
+			    "<circle class=\"rtt\" cx=\"%.2f\" cy=\"%.2f\" r=\"2\" data-t=\"%.9f\" "
+			    "data-rtt-ms=\"%.6f\" data-frame=\"%llu\"><title>ACK frame %llu, "
+			    "t=%.6f "
+			    "s: %.3f ms</title></circle>\n",
+			    sx(g, secs(r->t)), sy(g, ms), secs(r->t), ms,
+			    (unsigned long long)r->frame, (unsigned long long)r->frame, secs(r->t),
+			    ms);
 		}
 		g->legend |= n ? 1u << LEG_RTT : 0;
 	} else {
@@ -773,14 +809,17 @@ static int write_rtt(struct svg *g, const struct pl_conn *c, unsigned dir)
 		for (uint32_t k = 0; k < c->col_used; k++) {
 			const struct pl_col *col = &c->col[dir][k];
 			if (col->have & PL_C_RTT)
-				fprintf(f, "<circle class=\"rtt\" cx=\"%.2f\" cy=\"%.2f\" r=\"1.5\"/>\n",
-					sx(g, (k + 0.5) * w),
-					sy(g, (double)col->rtt_sum / col->rtt_n / 1e6));
+				fprintf(
+				    f,
+				    "<circle class=\"rtt\" cx=\"%.2f\" cy=\"%.2f\" r=\"1.5\"/>\n",
+				    sx(g, (k + 0.5) * w),
+				    sy(g, (double)col->rtt_sum / col->rtt_n / 1e6));
 		}
 		g->legend |= n ? 1u << LEG_RTT_RANGE : 0;
 	}
-	snprintf(g->note, sizeof(g->note), "%llu samples: data to the ACK covering it (Karn's rule)%s",
-		 (unsigned long long)n, c->raw ? "" : "; aggregated per column");
+	snprintf(g->note, sizeof(g->note),
+		 "%llu samples: data to the ACK covering it (Karn's rule)%s", (unsigned long long)n,
+		 c->raw ? "" : "; aggregated per column");
 	svg_end(g);
 	return 0;
 }
@@ -813,8 +852,7 @@ static int write_level(struct svg *g, const struct pl_conn *c, unsigned dir, boo
 	top = nice_top(top);
 	g->y0 = 0;
 	g->y1 = top;
-	svg_begin(g, c, dir,
-		  rwnd ? "receive window" : "bytes in flight",
+	svg_begin(g, c, dir, rwnd ? "receive window" : "bytes in flight",
 		  rwnd ? "window" : "in flight", unit_bytes(top), "bytes");
 	f = g->f;
 	bool any = false;
@@ -840,8 +878,8 @@ static int write_level(struct svg *g, const struct pl_conn *c, unsigned dir, boo
 				continue;
 			uint32_t lo = rwnd ? col->rwnd_lo : col->infl_lo;
 			uint32_t hi = rwnd ? col->rwnd_hi : col->infl_hi;
-			fprintf(f, "%c%.2f %.2fV%.2fH%.2f", any ? 'L' : 'M', sx(g, k * w), sy(g, lo),
-				sy(g, hi), sx(g, (k + 1) * w));
+			fprintf(f, "%c%.2f %.2fV%.2fH%.2f", any ? 'L' : 'M', sx(g, k * w),
+				sy(g, lo), sy(g, hi), sx(g, (k + 1) * w));
 			any = true;
 		}
 		path_end(f, !any);
@@ -875,7 +913,7 @@ int pl_svg_write(const struct pl_conn *c, const char *dir, char *errbuf, size_t 
 			FILE *f = pl_open(c, dir, d, graph_name[k], "svg", errbuf, errlen);
 			if (!f)
 				return ERR_SYSTEM;
-			struct svg g = {.f = f, .t0 = 0, .t1 = t1};
+			struct svg g = {.f = f, .t0 = 0, .t1 = t1, .label_x = -1e9};
 			switch (k) {
 			case G_TSEQ:
 				write_tseq(&g, c, d);

@@ -63,12 +63,13 @@ static void tseq_marks(FILE *f, const struct pl_conn *c, unsigned dir)
 			break;
 		case PL_MK_HOLE:
 		case PL_MK_LOSS:
-			fprintf(f,
-				"red\nline %.6f %u %.6f %u\nline %.6f %u %.6f %u\nline %.6f %u %.6f "
-				"%u\nline %.6f %u %.6f %u\natext %.6f %u\n%s\n",
-				t, m->seq, te, m->seq, te, m->seq, te, m->seq + m->len, te,
-				m->seq + m->len, t, m->seq + m->len, t, m->seq + m->len, t, m->seq, t,
-				m->seq, m->kind == PL_MK_HOLE ? "hole" : "capture loss");
+			fprintf(
+			    f,
+			    "red\nline %.6f %u %.6f %u\nline %.6f %u %.6f %u\nline %.6f %u %.6f "
+			    "%u\nline %.6f %u %.6f %u\natext %.6f %u\n%s\n",
+			    t, m->seq, te, m->seq, te, m->seq, te, m->seq + m->len, te,
+			    m->seq + m->len, t, m->seq + m->len, t, m->seq + m->len, t, m->seq, t,
+			    m->seq, m->kind == PL_MK_HOLE ? "hole" : "capture loss");
 			break;
 		case PL_MK_STALL:
 		case PL_MK_ZWIN_SPAN:
@@ -76,7 +77,7 @@ static void tseq_marks(FILE *f, const struct pl_conn *c, unsigned dir)
 				m->seq, te, m->seq, t, m->seq,
 				m->kind == PL_MK_ZWIN_SPAN ? "zero window"
 				: m->timer_like		   ? "timer-like pause"
-							   : stall_class_name((enum stall_class)m->cls),
+						: stall_class_name((enum stall_class)m->cls),
 				(double)m->dur / 1e6);
 			break;
 		}
@@ -96,12 +97,24 @@ static void tseq_raw(FILE *f, const struct pl_conn *c, unsigned dir)
 			const char *colour = r->flags & PL_R_RETRANS ? "red"
 					     : r->flags & PL_R_OOO   ? "pink"
 								     : "white";
-			fprintf(f, "%s\ndarrow %.6f %u\nuarrow %.6f %u\nline %.6f %u %.6f %u\n", colour,
-				t, r->seq, t, r->seq + r->len, t, r->seq, t, r->seq + r->len);
-		} else if (r->dir == dir && (r->flags & (PL_R_SYN | PL_R_FIN))) {
-			fprintf(f, "orange\ndiamond %.6f %u\natext %.6f %u\n%s\n", t, r->seq, t,
-				r->seq, r->flags & PL_R_SYN ? "SYN" : "FIN");
+			fprintf(f, "%s\ndarrow %.6f %u\nuarrow %.6f %u\nline %.6f %u %.6f %u\n",
+				colour, t, r->seq, t, r->seq + r->len, t, r->seq, t,
+				r->seq + r->len);
 		}
+		/* As tcptrace: a SYN a diamond and an arrow up to its one byte of
+		 * sequence, a FIN (without data) a segment of that byte. */
+		if (r->dir == dir && (r->flags & PL_R_SYN))
+			fprintf(f,
+				"orange\ndiamond %.6f %u\natext %.6f %u\nSYN\nuarrow %.6f %u\nline "
+				"%.6f %u "
+				"%.6f %u\n",
+				t, r->seq, t, r->seq + 1, t, r->seq + 1, t, r->seq, t, r->seq + 1);
+		else if (r->dir == dir && (r->flags & PL_R_FIN) && !(r->flags & PL_R_DATA))
+			fprintf(
+			    f,
+			    "white\ndarrow %.6f %u\nuarrow %.6f %u\nline %.6f %u %.6f %u\norange\n"
+			    "atext %.6f %u\nFIN\n",
+			    t, r->seq, t, r->seq + 1, t, r->seq, t, r->seq + 1, t, r->seq + 1);
 		if (r->dir == dir || !(r->flags & PL_R_ACK))
 			continue;
 		uint32_t win = r->ack + r->win;
@@ -113,8 +126,8 @@ static void tseq_raw(FILE *f, const struct pl_conn *c, unsigned dir)
 		}
 		for (unsigned b = 0; b < r->nsack; b++) {
 			const uint32_t *s = c->sacks[r->sack + b];
-			fprintf(f, "purple\nline %.6f %u %.6f %u\nhtick %.6f %u\nhtick %.6f %u\n", t,
-				s[0], t, s[1], t, s[0], t, s[1]);
+			fprintf(f, "purple\nline %.6f %u %.6f %u\nhtick %.6f %u\nhtick %.6f %u\n",
+				t, s[0], t, s[1], t, s[0], t, s[1]);
 		}
 		have_ack = true;
 		t_prev = t;
@@ -135,16 +148,16 @@ static void tseq_cols(FILE *f, const struct pl_conn *c, unsigned dir)
 		if (col->have & PL_C_ACK) {
 			fprintf(f, "green\nline %.6f %u %.6f %u\n", k * w, col->ack_lo, (k + 1) * w,
 				col->ack_hi);
-			fprintf(f, "yellow\nline %.6f %u %.6f %u\n", k * w, col->win_lo, (k + 1) * w,
-				col->win_hi);
+			fprintf(f, "yellow\nline %.6f %u %.6f %u\n", k * w, col->win_lo,
+				(k + 1) * w, col->win_hi);
 			if (col->sack_hi > col->ack_hi)
 				fprintf(f, "purple\nline %.6f %u %.6f %u\n", t, col->ack_hi, t,
 					col->sack_hi);
 		}
 		for (unsigned m = 0; m < PL_MK_COUNT; m++)
 			if (col->nmark[m])
-				fprintf(f, "red\natext %.6f %u\n%u %s\n", t, col->seq_hi, col->nmark[m],
-					pl_mark_class[m]);
+				fprintf(f, "red\natext %.6f %u\n%u %s\n", t, col->seq_hi,
+					col->nmark[m], pl_mark_class[m]);
 	}
 }
 
@@ -165,7 +178,8 @@ static void write_rtt(FILE *f, const struct pl_conn *c, unsigned dir)
 		for (uint32_t k = 0; k < c->nrecs; k++) {
 			const struct pl_rec *r = &c->recs[k];
 			if (r->dir != dir && (r->flags & PL_R_RTT))
-				fprintf(f, "red\ndot %.6f %.3f\n", secs(r->t), (double)r->rtt_ns / 1e6);
+				fprintf(f, "red\ndot %.6f %.3f\n", secs(r->t),
+					(double)r->rtt_ns / 1e6);
 		}
 		return;
 	}
@@ -249,8 +263,8 @@ static void write_inflight(FILE *f, const struct pl_conn *c, unsigned dir)
 			fprintf(f, "red\nline %.6f %u %.6f %u\n", (k + 0.5) * w, col->infl_lo,
 				(k + 0.5) * w, col->infl_hi);
 		if (col->have & PL_C_RWND)
-			fprintf(f, "yellow\nline %.6f %u %.6f %u\n", k * w, col->rwnd_lo, (k + 1) * w,
-				col->rwnd_hi);
+			fprintf(f, "yellow\nline %.6f %u %.6f %u\n", k * w, col->rwnd_lo,
+				(k + 1) * w, col->rwnd_hi);
 	}
 }
 
