@@ -1,5 +1,6 @@
 /* plot_svg.c - a connection's graphs as self-contained SVG: time-sequence, throughput, RTT, in
  * flight, window. */
+#include "analyze/report/markup.h"
 #include "analyze/report/plot_int.h"
 #include "common/err.h"
 
@@ -153,28 +154,6 @@ static struct unit unit_bits(double top)
 			    : (struct unit){1, "bit/s"};
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 static const char *dir_words(unsigned dir)
 {
 	return dir == SUM_C2S ? "client to server" : "server to client";
@@ -218,11 +197,11 @@ static void svg_begin(struct svg *g, const struct pl_conn *c, unsigned dir, cons
 		fprintf(f, ".q%u{stroke:%s}", q, queue_colour[q]);
 	fputs("\n</style>\n", f);
 	fprintf(f, "<title>#%llu ", (unsigned long long)c->id);
-	xml_text(f, ep);
+	mk_escape(f, ep);
 	fprintf(f, " (%s): %s</title>\n", sum_dir_name(dir), what);
 	fprintf(f, "<rect class=\"bg\" width=\"%d\" height=\"%d\"/>\n", SVG_W, SVG_H);
 	fprintf(f, "<text class=\"title\" x=\"%g\" y=\"22\">#%llu ", PX, (unsigned long long)c->id);
-	xml_text(f, ep);
+	mk_escape(f, ep);
 	fprintf(f, " &#8212; %s data (%s): %s</text>\n", sum_dir_name(dir), dir_words(dir), what);
 
 	/* Axes: ticks and grid, then the frame. */
@@ -285,7 +264,7 @@ static void svg_end(struct svg *g)
 	fputs("</g>\n", f);
 	if (g->note[0]) {
 		fprintf(f, "<text class=\"sub\" x=\"%g\" y=\"40\">", PX);
-		xml_text(f, g->note);
+		mk_escape(f, g->note);
 		fputs("</text>\n", f);
 	}
 	fputs("<g class=\"legend\">\n", f);
@@ -431,7 +410,7 @@ static void draw_mark(struct svg *g, const struct pl_mark *m)
 				"<text x=\"%.2f\" y=\"%g\" transform=\"rotate(-90 %.2f %g)\" "
 				"text-anchor=\"end\">",
 				x + 9, PY + 4, x + 9, PY + 4);
-			xml_text(f, label);
+			mk_escape(f, label);
 			fputs("</text>", f);
 			g->label_x = x;
 		}
