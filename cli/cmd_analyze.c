@@ -95,8 +95,10 @@ static const struct cli_opt analyze_opts[] = {
     {"conn", OPT_CONN, "LIST",
      "only these connections, by the report's ids: 3, 1,4-9 or 7- (the summary counts them)"},
     {"plot", OPT_PLOT, "DIR",
-     "graphs as SVG into DIR: conn-ID-DIR-{tseq,tput,rtt,inflight,rwnd}.svg (see GRAPHS)"},
-    {"xplot", OPT_XPLOT, "DIR", "the graphs as tcptrace xplot files: conn-ID-DIR-GRAPH.xpl"},
+     "SVG graphs of each direction that carried data: "
+     "DIR/conn-ID-{c2s,s2c}-{tseq,tput,rtt,inflight,rwnd}.svg (tcpsift-analyze(1), GRAPHS)"},
+    {"xplot", OPT_XPLOT, "DIR",
+     "the same as tcptrace xplot files: DIR/conn-ID-{c2s,s2c}-{tseq,tput,rtt,inflight}.xpl"},
     {"plot-max", OPT_PLOT_MAX, "N",
      "graphs for the first N connections that carry data (100); the rest: --conn"},
     {"threads", OPT_THREADS, "N",

@@ -23,9 +23,9 @@
  * one up to PL_MARKS_MAX per connection, in either form; beyond it the
  * connection goes to cols form and further marks are counted per column
  * (pl_col.nmark), drawn with their count. So a connection costs at most
- * about PL_RAW_MAX * sizeof(struct pl_rec) + PL_MARKS_MAX * sizeof(struct
- * pl_mark) + 2 * PL_COLS * sizeof(struct pl_col) (some 550 KB), whatever
- * its length, and only while it is being collected.
+ * PL_RAW_MAX packets and their SACK blocks, PL_MARKS_MAX marks and
+ * 2 * PL_COLS slices (some 750 KB, for a moment while it folds; 400 KB in
+ * cols form), whatever its length, and only while it is being collected.
  */
 
 #include <stdbool.h>
