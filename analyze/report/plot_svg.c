@@ -699,22 +699,28 @@ static int write_tput(struct svg *g, const struct pl_conn *c, unsigned dir)
 			good[k / per] += c->col[dir][k].good;
 		}
 	}
-	double top = 0;
-	for (unsigned b = 0; b < nbins; b++)
-		if ((double)bytes[b] * 8 / binw > top)
-			top = (double)bytes[b] * 8 / binw;
+	/* A bin's rate over the part of it the connection lasted (the last
+	 * column ends after the last packet). */
+	double rate[2][TPUT_BINS], top = 0;
+	for (unsigned b = 0; b < nbins; b++) {
+		double lasted = (b + 1) * binw > span ? span - b * binw : binw;
+		lasted = lasted > 0 ? lasted : binw;
+		rate[0][b] = (double)bytes[b] * 8 / lasted;
+		rate[1][b] = (double)good[b] * 8 / lasted;
+		if (rate[0][b] > top)
+			top = rate[0][b];
+	}
 	top = nice_top(top);
 	g->y0 = 0;
 	g->y1 = top;
 	svg_begin(g, c, dir, "throughput and goodput", "rate", unit_bits(top), "bit/s");
 	const char *cls[2] = {"tput", "goodput"};
 	for (unsigned line = 0; line < 2; line++) {
-		const uint64_t *v = line ? good : bytes;
 		fprintf(g->f, "<path class=\"%s\" data-bin=\"%.9g\" d=\"", cls[line], binw);
 		for (unsigned b = 0; b < nbins; b++) {
-			double y = sy(g, (double)v[b] * 8 / binw);
-			fprintf(g->f, "%c%.2f %.2fH%.2f", b ? 'L' : 'M', sx(g, b * binw), y,
-				sx(g, (b + 1) * binw));
+			double end = (b + 1) * binw < span ? (b + 1) * binw : span;
+			fprintf(g->f, "%c%.2f %.2fH%.2f", b ? 'L' : 'M', sx(g, b * binw),
+				sy(g, rate[line][b]), sx(g, end));
 		}
 		fputs("\"/>\n", g->f);
 	}

@@ -219,10 +219,13 @@ static void write_tput(FILE *f, const struct pl_conn *c, unsigned dir)
 		for (uint32_t k = 0; k < c->col_used; k++)
 			bytes[k / per] += c->col[dir][k].bytes;
 	}
-	for (unsigned b = 0; b < nbins; b++)
-		fprintf(f, "blue\nline %.6f %.0f %.6f %.0f\ndot %.6f %.0f\n", b * binw,
-			(double)bytes[b] / binw, (b + 1) * binw, (double)bytes[b] / binw,
-			(b + 0.5) * binw, (double)bytes[b] / binw);
+	for (unsigned b = 0; b < nbins; b++) {
+		/* The last bin: over the part of it the connection lasted. */
+		double end = (b + 1) * binw < span ? (b + 1) * binw : span;
+		double v = end > b * binw ? (double)bytes[b] / (end - b * binw) : 0;
+		fprintf(f, "blue\nline %.6f %.0f %.6f %.0f\ndot %.6f %.0f\n", b * binw, v, end, v,
+			(b * binw + end) / 2, v);
+	}
 }
 
 /* tcptrace's "outstanding data" graph: in flight red, the receiver's window yellow. */

@@ -212,6 +212,27 @@ def check_svg(a, rep):
         if want_marks and got_marks:
             check(not bad, f"{a.dir}: {cls} marks carry the report's time, sequence, bytes, duration",
                   "; ".join(bad[:3]))
+    # Throughput by value: the area under the tput line is every payload byte
+    # the report counts; goodput (new bytes) is never above it.
+    bad = []
+    for (cid, d, g), p in plots.items():
+        if g != "tput":
+            continue
+        area = {}
+        for e in p.g.iter(SVG + "path"):
+            cls = e.get("class")
+            total = 0.0
+            for x0, y, x1 in re.findall(r"[ML]([-0-9.]+) ([-0-9.]+)H([-0-9.]+)", e.get("d")):
+                t0 = p.t0 + (float(x0) - p.x) / p.w * (p.t1 - p.t0)
+                t1 = p.t0 + (float(x1) - p.x) / p.w * (p.t1 - p.t0)
+                rate = p.y0 + (p.y + p.h - float(y)) / p.h * (p.y1 - p.y0)
+                total += rate * (t1 - t0) / 8
+            area[cls] = total
+        want = conns[cid][d]["payload_bytes"]
+        if abs(area.get("tput", -1) - want) > 0.01 * want + 100 or area.get("goodput", 0) > area["tput"] * 1.001:
+            bad.append(f"conn {cid} {d}: tput {area.get('tput', -1):.0f} B, goodput {area.get('goodput', -1):.0f}, report {want}")
+    if any(g == "tput" for _, _, g in plots):
+        check(not bad, f"{a.dir}: the throughput lines add up to the report's payload bytes (1 %)", "; ".join(bad[:3]))
     for spec in a.expect or []:
         cid, d, cls, n = spec.split(":")
         p = plots.get((int(cid), d, "tseq"))
