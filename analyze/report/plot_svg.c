@@ -834,6 +834,7 @@ static int write_level(struct svg *g, const struct pl_conn *c, unsigned dir, boo
 				top = col->infl_hi;
 		}
 	}
+	double peak = top;
 	top = nice_top(top);
 	g->y0 = 0;
 	g->y1 = top;
@@ -841,6 +842,8 @@ static int write_level(struct svg *g, const struct pl_conn *c, unsigned dir, boo
 		  rwnd ? "window" : "in flight", unit_bytes(top), "bytes");
 	f = g->f;
 	bool any = false;
+	/* The highest value drawn, for tests and scripts (data-max). */
+	fprintf(f, "<g class=\"level\" data-max=\"%.0f\">", peak);
 	if (c->raw) {
 		struct stepper s = {.f = f};
 		path_begin(f, cls);
@@ -869,6 +872,7 @@ static int write_level(struct svg *g, const struct pl_conn *c, unsigned dir, boo
 		}
 		path_end(f, !any);
 	}
+	fputs("</g>\n", f);
 	g->legend |= any ? 1u << (rwnd ? LEG_RWND : LEG_INFL) : 0;
 	snprintf(g->note, sizeof(g->note), "%s; %s",
 		 rwnd ? "the window the receiver advertised (scaled when the SYNs were seen)"

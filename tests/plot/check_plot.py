@@ -233,6 +233,32 @@ def check_svg(a, rep):
             bad.append(f"conn {cid} {d}: tput {area.get('tput', -1):.0f} B, goodput {area.get('goodput', -1):.0f}, report {want}")
     if any(g == "tput" for _, _, g in plots):
         check(not bad, f"{a.dir}: the throughput lines add up to the report's payload bytes (1 %)", "; ".join(bad[:3]))
+    # RTT samples, bytes in flight and the receive window by value, where every
+    # packet is drawn: the report's samples (count, min, max), its largest in
+    # flight, a window no larger than the largest the receiver advertised.
+    bad, n = [], 0
+    for (cid, d, g), p in plots.items():
+        c, other = conns[cid], "s2c" if d == "c2s" else "c2s"
+        if c[d]["data_packets"] + c[other]["packets"] > 4096:
+            continue
+        if g == "rtt":
+            ms = [float(e.get("data-rtt-ms")) for e in p.g.iter(SVG + "circle") if e.get("data-rtt-ms")]
+            r = c[d]["rtt"] or {"samples": 0, "min_s": 0, "max_s": 0}
+            if len(ms) != r["samples"] or (ms and (abs(min(ms) - r["min_s"] * 1e3) > 1e-6
+                                                   or abs(max(ms) - r["max_s"] * 1e3) > 1e-6)):
+                bad.append(f"conn {cid} {d} rtt: {len(ms)} samples {min(ms or [0])}..{max(ms or [0])} ms, report {r}")
+        elif g in ("inflight", "rwnd"):
+            lv = [e for e in p.g.iter(SVG + "g") if e.get("class") == "level"]
+            top = float(lv[0].get("data-max")) if lv else -1
+            if g == "inflight" and top != c[d]["max_in_flight"]:
+                bad.append(f"conn {cid} {d} inflight: max {top}, report {c[d]['max_in_flight']}")
+            if g == "rwnd" and top > c[other]["max_window"]:
+                bad.append(f"conn {cid} {d} rwnd: max {top}, report {c[other]['max_window']}")
+        else:
+            continue
+        n += 1
+    if n:
+        check(not bad, f"{a.dir}: {n} RTT, in-flight and window graphs agree with the report", "; ".join(bad[:3]))
     for spec in a.expect or []:
         cid, d, cls, n = spec.split(":")
         p = plots.get((int(cid), d, "tseq"))
