@@ -144,6 +144,21 @@ bad "--plot-max huge" 2 --plot "$tmp/x" --plot-max 100001
 mkdir -p "$tmp/ro" && chmod 500 "$tmp/ro"
 if [ "$(id -u)" -ne 0 ]; then bad "--plot read-only" 3 --plot "$tmp/ro/sub"; fi
 
+# Connections drawn per time slice (beyond 4096 packets), several at once:
+# the same files with one thread and with four.
+if [ -x "$gen" ]; then
+	"$gen" -o "$tmp/three.pcap" --packets 150000 --connections 3 --concurrent 3 --seed 2 2>/dev/null
+	"$bin" analyze --no-progress --threads 1 -o /dev/null --plot "$tmp/three1" --xplot "$tmp/three1" "$tmp/three.pcap"
+	"$bin" analyze --no-progress --threads 4 -o /dev/null --plot "$tmp/three4" --xplot "$tmp/three4" "$tmp/three.pcap"
+	if grep -qs 'aggregated: one column per' "$tmp/three1/conn-1-s2c-tseq.svg" "$tmp/three1/conn-1-c2s-tseq.svg" &&
+		diff -r "$tmp/three1" "$tmp/three4" >/dev/null; then
+		t_pass "aggregated connections: --threads 1 and 4 write the same $(ls "$tmp/three1" | wc -l) files"
+	else
+		t_fail "aggregated connections: --threads 4 differs or nothing aggregated: $(diff -rq "$tmp/three1" "$tmp/three4" | head -2)"
+	fi
+	rm -f "$tmp/three.pcap"
+fi
+
 # A million packets in one connection, generated on the fly: every SVG
 # well-formed and under 3 MB, aggregated per column, with each
 # retransmission either a mark of its own or counted in a column.
