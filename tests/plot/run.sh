@@ -196,4 +196,11 @@ while IFS= read -r line; do
 	esac
 done <"$tmp/big.res"
 
+# The --json reports the graphs were checked against follow the schema.
+if scripts/schema.py validate "$tmp"/*.json >"$tmp/schema" 2>&1; then
+	t_pass "schema: the $(ls "$tmp"/*.json | wc -l) JSON reports are valid"
+else
+	t_fail "schema: $(head -c 300 "$tmp/schema")"
+fi
+
 t_done
