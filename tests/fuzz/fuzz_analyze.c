@@ -1,4 +1,5 @@
 /* fuzz_analyze.c - libFuzzer target: arbitrary packets through the whole engine and reporters. */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * dashboard's model (tui/model.c) is fed the same results and snapshotted,
  * as the TUI does (fuzz_tui also draws it and presses keys). With the text
  * report the graphs are drawn too (--plot and --xplot), into a directory
- * of the process's own under $TMPDIR: each input's files replace the last
- * one's, so it holds one input's graphs at most.
+ * of the process's own under $TMPDIR, removed after each input.
  */
+
+/* Remove dir and the files in it (the graphs: no subdirectories). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024];
+
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -95,6 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err[0] = '\0';
 		if (plot && plot_finish(plot, err, sizeof(err)) != 0 && err[0] == '\0')
 			__builtin_trap();
+		if (plot)
+			remove_dir(dir);
 		plot_free(plot);
 		eng_free(eng);
 		rep_free(rep);
