@@ -65,7 +65,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-diff check-html check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-diff check-html check-plot check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
         check-install bench lab-matrix fuzz format install uninstall clean
 
@@ -127,7 +127,7 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-install check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff
+	  check-install check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
@@ -163,6 +163,11 @@ check-hostile: tests
 
 check-docs: tests
 	@tests/docs/run.sh $(O)/tcpsift
+
+# analyze --plot / --xplot: the graphs against the JSON report by value, threads,
+# tcptrace's files, bad directories, a generated million-packet connection.
+check-plot: tests $(O)/bench/gen
+	@tests/plot/run.sh $(O)/tcpsift
 
 check-html: tests
 	@tests/html/run.sh $(O)/tcpsift

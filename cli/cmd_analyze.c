@@ -20,6 +20,7 @@
 #include "analyze/engine/shard.h"
 #include "analyze/engine/workers.h"
 #include "analyze/report/failon.h"
+#include "analyze/report/plot.h"
 #include "analyze/report/report.h"
 #include "common/idset.h"
 #include "analyze/engine/source.h"
@@ -55,6 +56,9 @@ enum opt_id {
 	OPT_THREADS,
 	OPT_CONN,
 	OPT_HTML,
+	OPT_PLOT,
+	OPT_XPLOT,
+	OPT_PLOT_MAX,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -90,6 +94,13 @@ static const struct cli_opt analyze_opts[] = {
      "only the connections of shard K of N (a 4-tuple hash, see SHARDS)"},
     {"conn", OPT_CONN, "LIST",
      "only these connections, by the report's ids: 3, 1,4-9 or 7- (the summary counts them)"},
+    {"plot", OPT_PLOT, "DIR",
+     "SVG graphs of each direction that carried data: "
+     "DIR/conn-ID-{c2s,s2c}-{tseq,tput,rtt,inflight,rwnd}.svg (tcpsift-analyze(1), GRAPHS)"},
+    {"xplot", OPT_XPLOT, "DIR",
+     "the same as tcptrace xplot files: DIR/conn-ID-{c2s,s2c}-{tseq,tput,rtt,inflight}.xpl"},
+    {"plot-max", OPT_PLOT_MAX, "N",
+     "graphs for the first N connections that carry data (100); the rest: --conn"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
@@ -116,6 +127,9 @@ struct analyze_cfg {
 	const char *frames_csv;
 	unsigned threads;      /* 0: wk_default_threads() */
 	const char *conn_list; /* --conn */
+	const char *plot_dir;  /* --plot */
+	const char *xplot_dir; /* --xplot */
+	uint32_t plot_max;     /* --plot-max */
 };
 
 static void usage(FILE *f)
@@ -269,6 +283,17 @@ static int on_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_CONN:
 		cfg->conn_list = arg;
+		break;
+	case OPT_PLOT:
+		cfg->plot_dir = arg;
+		break;
+	case OPT_XPLOT:
+		cfg->xplot_dir = arg;
+		break;
+	case OPT_PLOT_MAX:
+		if (cli_parse_u64(arg, 1, PLOT_MAX_LIMIT, &v) < 0)
+			return bad_value("plot-max", arg, "a count from 1 to 100000");
+		cfg->plot_max = (uint32_t)v;
 		break;
 	case OPT_THREADS:
 		if (cli_threads("analyze", arg, &cfg->threads) < 0)
@@ -475,6 +500,22 @@ int analyze_main(int argc, char **argv)
 		return TCPSIFT_EXIT_USAGE;
 	}
 
+	/* The graphs' directories before any input is read: a bad one is
+	 * known at once (exit 3, as an output file that cannot be written). */
+	struct plot *plot = NULL;
+	if (cfg.plot_dir || cfg.xplot_dir) {
+		struct plot_config pc = {.svg_dir = cfg.plot_dir,
+					 .xpl_dir = cfg.xplot_dir,
+					 .only = only,
+					 .max_conns =
+					     cfg.plot_max ? cfg.plot_max : PLOT_MAX_DEFAULT};
+		if (!(plot = plot_new(&pc, err, sizeof(err)))) {
+			fprintf(stderr, "tcpsift analyze: %s\n", err);
+			idset_free(only);
+			return TCPSIFT_EXIT_INPUT;
+		}
+	}
+
 	unsigned ninputs = (unsigned)(argc - optind);
 	const char *const *paths = (const char *const *)&argv[optind];
 	unsigned stdin_count = 0;
@@ -483,6 +524,7 @@ int analyze_main(int argc, char **argv)
 	if (stdin_count > 1) {
 		fputs("tcpsift analyze: standard input ('-') given more than once\n", stderr);
 		idset_free(only);
+		plot_free(plot);
 		return TCPSIFT_EXIT_USAGE;
 	}
 
@@ -502,6 +544,7 @@ int analyze_main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		idset_free(only);
+		plot_free(plot);
 		/* A filter that does not compile is a usage error, not bad input. */
 		return exit_for_error(rc);
 	}
@@ -514,6 +557,7 @@ int analyze_main(int argc, char **argv)
 				strerror(errno));
 			src_close(src);
 			idset_free(only);
+			plot_free(plot);
 			return TCPSIFT_EXIT_INPUT;
 		}
 	}
@@ -528,6 +572,7 @@ int analyze_main(int argc, char **argv)
 			if (out != stdout)
 				fclose(out);
 			idset_free(only);
+			plot_free(plot);
 			return TCPSIFT_EXIT_INPUT;
 		}
 	}
@@ -549,6 +594,11 @@ int analyze_main(int argc, char **argv)
 									    : 1};
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
 	struct sum_sink sink = rep ? rep_sink(rep) : (struct sum_sink){0};
+	struct sum_tee tee = {.a = sink};
+	if (rep && plot) {
+		tee.b = plot_sink(plot);
+		sink = sum_tee_sink(&tee);
+	}
 	unsigned nthreads = cfg.threads ? cfg.threads : wk_default_threads();
 	struct wk_pool *eng = rep ? wk_new(&cfg.eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
@@ -561,6 +611,7 @@ int analyze_main(int argc, char **argv)
 		if (csv && csv != stdout)
 			fclose(csv);
 		idset_free(only);
+		plot_free(plot);
 		return TCPSIFT_EXIT_INPUT;
 	}
 
@@ -582,6 +633,25 @@ int analyze_main(int argc, char **argv)
 	}
 	progress_end(&pr);
 	wk_finish(eng);
+
+	/* Every connection has ended: the graphs are written. */
+	int plot_rc = 0;
+	if (plot) {
+		char perr[512] = "";
+		plot_rc = plot_finish(plot, perr, sizeof(perr));
+		if (plot_rc < 0)
+			fprintf(stderr, "tcpsift analyze: %s\n", perr);
+		if (!cfg.quiet && plot_left_out(plot))
+			fprintf(stderr,
+				"tcpsift analyze: graphs for %" PRIu64 " connections; %" PRIu64
+				" more were not plotted (--plot-max %" PRIu32
+				"): pick them with --conn\n",
+				plot_written(plot), plot_left_out(plot),
+				cfg.plot_max ? cfg.plot_max : PLOT_MAX_DEFAULT);
+	}
+	/* The lead's index of the graphs' directories (DIR/index.html,
+	 * DIR/report.json) is written here: after the graphs, before the
+	 * report. */
 
 	const struct src_input **inputs = calloc(
 	    ninputs ? ninputs : 1, sizeof(*inputs)); // NOLINT(bugprone-sizeof-expression): pointers
@@ -641,6 +711,7 @@ int analyze_main(int argc, char **argv)
 	src_close(src);
 	free(names);
 	idset_free(only);
+	plot_free(plot);
 	if (csv && csv != stdout && fclose(csv) != 0 && rc == 0) {
 		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.frames_csv,
 			strerror(errno));
@@ -651,7 +722,7 @@ int analyze_main(int argc, char **argv)
 			strerror(errno));
 		rc = -EIO;
 	}
-	if (rc < 0 || input_error)
+	if (rc < 0 || input_error || plot_rc < 0)
 		return TCPSIFT_EXIT_INPUT;
 	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;
 }

@@ -148,9 +148,11 @@ static void icmp_to_conn(struct engine *e, const struct dec_packet *d, const str
 		det_icmp(c, d, p, &e->env);
 }
 
-static void deliver_segment(const struct engine *e, const struct tcp_conn *c, const struct pkt *p)
+static void deliver_segment(const struct engine *e, const struct tcp_conn *c, const struct pkt *p,
+			    const struct dec_packet *d)
 {
 	const struct tcp_seg *g = &c->tp->seg;
+	const struct tcp_half *peer = &c->half[!g->dir];
 	struct sum_seg s = {
 	    .conn = c->info.id,
 	    .ts = g->ts,
@@ -159,19 +161,35 @@ static void deliver_segment(const struct engine *e, const struct tcp_conn *c, co
 	    .wirelen = p->wirelen,
 	    .queue = g->queue,
 	    .dir = (uint8_t)g->dir,
+	    .window = g->window,
+	    .rtt_ns = g->rtt_ns,
+	    .frame = g->frame,
+	    .input = g->input,
 	};
 	static const struct {
 		uint32_t kind;
-		uint8_t flag;
+		uint16_t flag;
 	} map[] = {
 	    {TCP_SEG_DATA, SUM_SEG_DATA}, {TCP_SEG_RETRANS, SUM_SEG_RETRANS},
 	    {TCP_SEG_OOO, SUM_SEG_OOO},	  {TCP_SEG_ZERO_WINDOW, SUM_SEG_ZERO_WINDOW},
 	    {TCP_SEG_SYN, SUM_SEG_SYN},	  {TCP_SEG_FIN, SUM_SEG_FIN},
-	    {TCP_SEG_RST, SUM_SEG_RST},
+	    {TCP_SEG_RST, SUM_SEG_RST},	  {TCP_SEG_OPENED_GAP, SUM_SEG_GAP},
+	    {TCP_SEG_RTT, SUM_SEG_RTT},	  {TCP_SEG_NEW_DATA, SUM_SEG_NEW_DATA},
 	};
 	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
 		if (g->kind & map[k].kind)
 			s.flags |= map[k].flag;
+	/* The ACK in the other direction's relative sequence, once that side
+	 * has been seen (its base is known). */
+	if ((d->tcp.flags & DEC_TH_ACK) && peer->have_nxt) {
+		s.flags |= SUM_SEG_ACK;
+		s.rel_ack = g->ack - peer->base;
+		for (unsigned k = 0; k < d->tcp.opt.nsack && k < SUM_SEG_SACK_MAX; k++) {
+			s.sack[k][0] = d->tcp.opt.sack[k].left - peer->base;
+			s.sack[k][1] = d->tcp.opt.sack[k].right - peer->base;
+			s.nsack++;
+		}
+	}
 	e->sink.segment(e->sink.ctx, &s);
 }
 
@@ -330,7 +348,7 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 	if (e->cfg.detectors)
 		det_segment(c, &e->env);
 	if (e->sink.segment)
-		deliver_segment(e, c, p);
+		deliver_segment(e, c, p, d);
 	if (tcp_is_closed(c))
 		flow_set_closed(e->flows, c);
 	if (e->cfg.max_memory)

@@ -168,3 +168,74 @@ void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b)
 	for (int k = 0; k < SUM_DIR_COUNT; k++)
 		dir_merge(&a->dir[k], &b->dir[k]);
 }
+
+/* ---- two sinks as one ---- */
+
+static void tee_begin(void *ctx, uint64_t id)
+{
+	const struct sum_tee *t = ctx;
+	if (t->a.begin)
+		t->a.begin(t->a.ctx, id);
+	if (t->b.begin)
+		t->b.begin(t->b.ctx, id);
+}
+
+static void tee_conn(void *ctx, const struct sum_conn *c)
+{
+	const struct sum_tee *t = ctx;
+	if (t->a.conn)
+		t->a.conn(t->a.ctx, c);
+	if (t->b.conn)
+		t->b.conn(t->b.ctx, c);
+}
+
+static void tee_event(void *ctx, const struct sum_event *e)
+{
+	const struct sum_tee *t = ctx;
+	if (t->a.event)
+		t->a.event(t->a.ctx, e);
+	if (t->b.event)
+		t->b.event(t->b.ctx, e);
+}
+
+static void tee_frame(void *ctx, const struct sum_event *e)
+{
+	const struct sum_tee *t = ctx;
+	if (t->a.frame)
+		t->a.frame(t->a.ctx, e);
+	if (t->b.frame)
+		t->b.frame(t->b.ctx, e);
+}
+
+static void tee_segment(void *ctx, const struct sum_seg *s)
+{
+	const struct sum_tee *t = ctx;
+	if (t->a.segment)
+		t->a.segment(t->a.ctx, s);
+	if (t->b.segment)
+		t->b.segment(t->b.ctx, s);
+}
+
+static void tee_forget(void *ctx, uint64_t id)
+{
+	const struct sum_tee *t = ctx;
+	if (t->a.forget)
+		t->a.forget(t->a.ctx, id);
+	if (t->b.forget)
+		t->b.forget(t->b.ctx, id);
+}
+
+struct sum_sink sum_tee_sink(const struct sum_tee *t)
+{
+	const struct sum_sink *a = &t->a, *b = &t->b;
+	/* The callbacks' contexts are the tee's, never modified through ctx. */
+	return (struct sum_sink){
+	    .begin = a->begin || b->begin ? tee_begin : NULL,
+	    .conn = a->conn || b->conn ? tee_conn : NULL,
+	    .event = a->event || b->event ? tee_event : NULL,
+	    .frame = a->frame || b->frame ? tee_frame : NULL,
+	    .segment = a->segment || b->segment ? tee_segment : NULL,
+	    .forget = a->forget || b->forget ? tee_forget : NULL,
+	    .ctx = (void *)(uintptr_t)t,
+	};
+}

@@ -250,8 +250,9 @@ struct sum_event {
 
 /*
  * One TCP segment as the engine classified it, for live views (the TUI's
- * time-sequence graph and throughput); only delivered to a sink that asks
- * for it, so batch analysis pays nothing.
+ * time-sequence graph and throughput) and graphs (analyze/report/plot.h);
+ * only delivered to a sink that asks for it, so batch analysis pays
+ * nothing.
  */
 enum sum_seg_flag {
 	SUM_SEG_DATA = 1u << 0,	   /* carries payload */
@@ -261,7 +262,13 @@ enum sum_seg_flag {
 	SUM_SEG_SYN = 1u << 4,
 	SUM_SEG_FIN = 1u << 5,
 	SUM_SEG_RST = 1u << 6,
+	SUM_SEG_ACK = 1u << 7,	     /* rel_ack, window and sack[] are valid */
+	SUM_SEG_GAP = 1u << 8,	     /* began beyond snd_nxt: bytes before it never captured */
+	SUM_SEG_RTT = 1u << 9,	     /* rtt_ns is a sample */
+	SUM_SEG_NEW_DATA = 1u << 10, /* reaches beyond snd_nxt (goodput) */
 };
+
+#define SUM_SEG_SACK_MAX 4 /* SACK blocks a segment carries (DEC_MAX_SACK) */
 
 struct sum_seg {
 	uint64_t conn;	  /* sum_conn.id */
@@ -271,7 +278,16 @@ struct sum_seg {
 	uint32_t wirelen; /* the packet's length on the wire */
 	int32_t queue;	  /* RX queue, -1 unknown */
 	uint8_t dir;	  /* enum sum_dir_id of its sender */
-	uint8_t flags;	  /* enum sum_seg_flag bits */
+	uint8_t nsack;	  /* sack[] blocks (SUM_SEG_ACK) */
+	uint16_t flags;	  /* enum sum_seg_flag bits */
+	/* What it says about the other direction's data, in that direction's
+	 * relative sequence (with SUM_SEG_ACK: the other side was seen). */
+	uint32_t rel_ack;
+	uint32_t sack[SUM_SEG_SACK_MAX][2]; /* [left, right) */
+	uint64_t window;		    /* advertised, scaled when known */
+	int64_t rtt_ns;			    /* SUM_SEG_RTT: its ACK's RTT sample of that data */
+	uint64_t frame;			    /* frame number within its input */
+	uint32_t input;
 };
 
 /* Where the engine delivers results; any callback may be NULL. */
@@ -289,6 +305,16 @@ struct sum_sink {
 	void (*forget)(void *ctx, uint64_t id);
 	void *ctx;
 };
+
+/* Two sinks as one (the report's and the graphs', cli/cmd_analyze.c):
+ * each callback goes to a and then b, where they have it; one neither has
+ * stays NULL in sum_tee_sink(), so the engine builds nothing for it
+ * (frame verdicts, segments). The tee is borrowed by the sink it returns. */
+struct sum_tee {
+	struct sum_sink a, b;
+};
+
+struct sum_sink sum_tee_sink(const struct sum_tee *t);
 
 /* Deliver an event: the one way the engine and every detector report one
  * (a per-frame verdict goes to sink->frame, the others to sink->event;

@@ -264,7 +264,11 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		}
 		o->snd_una = ack;
 		o->have_una = true;
-		sent_acked(o, tp, ack, p->ts_ns);
+		int64_t rtt = sent_acked(o, tp, ack, p->ts_ns);
+		if (rtt >= 0) {
+			c->tp->seg.kind |= TCP_SEG_RTT;
+			c->tp->seg.rtt_ns = rtt;
+		}
 		if (o->have_hull && seq_ge(ack, o->hull_hi))
 			o->have_hull = false;
 		h->dupack_run = 0;

@@ -167,6 +167,7 @@ enum tcp_seg_kind {
 	TCP_SEG_TLP = 1u << 23,	      /* retransmission: a tail-loss probe (RFC 8985) */
 	TCP_SEG_UNDECIDED = 1u << 24, /* filled a gap: late original or retransmission, undecided */
 	TCP_SEG_LATE_FOUND = 1u << 25, /* an earlier undecided fill turned out a late original */
+	TCP_SEG_RTT = 1u << 26,	       /* its ACK gave an RTT sample of the peer's data: rtt_ns */
 };
 
 struct tcp_seg {
@@ -177,6 +178,7 @@ struct tcp_seg {
 	uint32_t rel_seq;    /* relative to its direction's base */
 	uint32_t acked;	     /* bytes of the peer's data its ACK newly covered */
 	uint64_t window;     /* the window it advertises, scaled when known */
+	int64_t rtt_ns;	     /* TCP_SEG_RTT: the sample */
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input;

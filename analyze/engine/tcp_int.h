@@ -179,10 +179,12 @@ static inline void sent_mark_retrans(struct tcp_half *h, uint32_t seq)
 }
 
 /* The peer's cumulative ACK reached ack: pop covered segments, take a
- * sample. A ring it empties goes back to tp: what it held can no longer
- * matter, and a live connection spends most of its time with nothing in
- * flight (an idle one holds no ring); the next sent_push() takes one again. */
-static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t ack, int64_t now)
+ * sample (returned, -1 none). A ring it empties goes back to tp: what it
+ * held can no longer matter, and a live connection spends most of its
+ * time with nothing in flight (an idle one holds no ring); the next
+ * sent_push() takes one again. */
+static inline int64_t sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t ack,
+				 int64_t now)
 {
 	int64_t sample = -1;
 	unsigned mask = h->sent_cap - 1u;
@@ -203,6 +205,7 @@ static inline void sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 		rtt_add(&h->st.rtt, sample);
 		srtt_update(h, sample);
 	}
+	return sample;
 }
 
 /* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it.

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyze/report/det_view.h"
+#include "analyze/report/markup.h"
 #include "analyze/report/report.h"
 
 /*
@@ -35,29 +36,6 @@ static const char *const graph_titles[] = {"time-sequence", "throughput", "RTT",
 static const char *const dir_names[SUM_DIR_COUNT] = {"c2s", "s2c"};
 static const char *const dir_labels[SUM_DIR_COUNT] = {"c&gt;s", "s&gt;c"};
 
-/* The text of s with HTML's special characters escaped. */
-static void put_esc(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
 /* A stream that escapes what is written to it into out (for the text report). */
 static ssize_t esc_write(void *cookie, const char *buf, size_t n)
 {
@@ -68,7 +46,7 @@ static ssize_t esc_write(void *cookie, const char *buf, size_t n)
 
 		if (buf[k] == '\0')
 			continue;
-		put_esc(out, one);
+		mk_escape(out, one);
 	}
 	return ferror(out) ? -1 : (ssize_t)n;
 }
@@ -204,7 +182,7 @@ static void write_head(FILE *out, const struct rep_run *run)
 	      out);
 	for (unsigned k = 0; k < run->ninputs && k < 3; k++) {
 		fputs(k ? ", " : "", out);
-		put_esc(out, run->inputs[k]->path);
+		mk_escape(out, run->inputs[k]->path);
 	}
 	if (run->ninputs > 3)
 		fputs(", ...", out);
@@ -234,7 +212,7 @@ static void write_run(FILE *out, const struct rep_data *d, const struct rep_run 
 
 	fmt_bytes(pk, sizeof(pk), run->eng.packets);
 	fputs("<h1>tcpsift report</h1>\n<p>tcpsift ", out);
-	put_esc(out, run->version);
+	mk_escape(out, run->version);
 	fprintf(out, " &middot; %s packets &middot; %zu connection%s", pk, d->nconns,
 		d->nconns == 1 ? "" : "s");
 	if (graph_dir)
@@ -252,9 +230,9 @@ static void write_run(FILE *out, const struct rep_data *d, const struct rep_run 
 		fmt_bytes(n, sizeof(n), in->packets);
 		rep_fmt_dur(dur, sizeof(dur), in->last_ts - in->first_ts);
 		fputs("<tr><td class=\"l\">", out);
-		put_esc(out, in->path);
+		mk_escape(out, in->path);
 		fputs("</td><td class=\"l\">", out);
-		put_esc(out, in->format ? in->format : "-");
+		mk_escape(out, in->format ? in->format : "-");
 		fprintf(out, "</td><td>%s</td><td>%s</td><td>", n, dur);
 		if (in->drops_known)
 			fprintf(out, "%" PRIu64, in->drops);
@@ -292,7 +270,7 @@ static void write_table_head(FILE *out)
 	for (unsigned v = 0; v < DET_VIEW_COUNT; v++)
 		for (unsigned k = 0; k < det_views[v]->ncolumns; k++) {
 			fputs("<th>", out);
-			put_esc(out, det_views[v]->columns[k].head);
+			mk_escape(out, det_views[v]->columns[k].head);
 			fputs("</th>", out);
 		}
 	fputs("<th class=\"l\">state</th><th class=\"l\">graphs</th></tr>\n", out);
@@ -328,9 +306,9 @@ static void write_row(FILE *out, const struct sum_conn *c, const struct det_tota
 	else
 		fprintf(out, "<tr><td>%" PRIu64 "</td>", c->id);
 	fputs("<td class=\"l\">", out);
-	put_esc(out, cl);
+	mk_escape(out, cl);
 	fputs("</td><td class=\"l\">", out);
-	put_esc(out, sv);
+	mk_escape(out, sv);
 	fprintf(out,
 		"</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64
 		"</td><td>%s</td>",
@@ -346,7 +324,7 @@ static void write_row(FILE *out, const struct sum_conn *c, const struct det_tota
 		for (unsigned k = 0; k < dv->ncolumns; k++) {
 			fprintf(out, "<td class=\"%s\">", tone_class(cells[k].tone));
 			if (cells[k].text[0])
-				put_esc(out, cells[k].text);
+				mk_escape(out, cells[k].text);
 			else
 				fprintf(out, "%" PRId64, cells[k].sort);
 			fputs("</td>", out);
@@ -371,9 +349,9 @@ static void write_detail(FILE *out, const struct sum_conn *c, const struct rep_d
 	rep_format_endpoint(&c->server, c->server_port, sv, sizeof(sv));
 	rep_fmt_dur(dur, sizeof(dur), c->last_ts - c->first_ts);
 	fprintf(out, "<h3 id=\"c%" PRIu64 "\">#%" PRIu64 " ", c->id, c->id);
-	put_esc(out, cl);
+	mk_escape(out, cl);
 	fputs(" &rarr; ", out);
-	put_esc(out, sv);
+	mk_escape(out, sv);
 	fprintf(out, " <span class=\"muted\">(%s, %s)</span></h3>\n", dur,
 		sum_state_label(c->state, 12));
 	fputs("<div class=\"graphs\">\n", out);
@@ -419,10 +397,10 @@ static void write_detail(FILE *out, const struct sum_conn *c, const struct rep_d
 			dir_labels[e->dir < SUM_DIR_COUNT ? e->dir : 0],
 			dv ? tone_class(dv->event_tone(e)) : "", sum_event_name(e->type));
 		fputs("<td class=\"l\">", out);
-		put_esc(out, what);
+		mk_escape(out, what);
 		fputs("</td><td class=\"l\">", out);
 		if (run->ninputs > 1 && e->input < run->ninputs) {
-			put_esc(out, run->inputs[e->input]->path);
+			mk_escape(out, run->inputs[e->input]->path);
 			fputc(':', out);
 		}
 		if (e->frame_last > e->frame_first)

@@ -1,9 +1,13 @@
 /* fuzz_analyze.c - libFuzzer target: arbitrary packets through the whole engine and reporters. */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/engine/engine.h"
+#include "analyze/report/plot.h"
 #include "analyze/report/report.h"
 #include "tests/fuzz/fuzz_records.h"
 #include "tui/model.h"
@@ -16,40 +20,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * 1 s idle timeout exercise expiry. The report is written to /dev/null as
  * JSON, text and HTML, so reporters see whatever the engine produced, and the
  * dashboard's model (tui/model.c) is fed the same results and snapshotted,
- * as the TUI does (fuzz_tui also draws it and presses keys).
+ * as the TUI does (fuzz_tui also draws it and presses keys). With the text
+ * report the graphs are drawn too (--plot and --xplot), into a directory
+ * of the process's own under $TMPDIR, removed after each input.
  */
 
-/* Both sinks: the report's and the model's. */
-struct tee {
-	struct sum_sink a, b;
-};
-
-static void tee_conn(void *ctx, const struct sum_conn *c)
+/* Remove dir and the files in it (the graphs: no subdirectories). */
+static void remove_dir(const char *dir)
 {
-	const struct tee *t = ctx;
-	t->a.conn(t->a.ctx, c);
-	t->b.conn(t->b.ctx, c);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024];
+
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
 }
 
-static void tee_event(void *ctx, const struct sum_event *e)
-{
-	const struct tee *t = ctx;
-	t->a.event(t->a.ctx, e);
-	t->b.event(t->b.ctx, e);
-}
-
-static void tee_frame(void *ctx, const struct sum_event *e)
-{
-	const struct tee *t = ctx;
-	if (t->a.frame)
-		t->a.frame(t->a.ctx, e);
-}
-
-static void tee_segment(void *ctx, const struct sum_seg *s)
-{
-	const struct tee *t = ctx;
-	t->b.segment(t->b.ctx, s);
-}
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[256];
@@ -80,13 +73,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct tm_config mc = {.keep_ended = 4};
 		struct tm_model *model = tm_new(&mc, err, sizeof(err));
 		struct tm_snapshot snap = {0};
-		struct tee tee = {.a = rep_sink(rep), .b = tm_sink(model)};
-		struct sum_sink sink = {.conn = tee_conn,
-					.event = tee_event,
-					.frame = tee_frame,
-					.segment = tee_segment,
-					.ctx = &tee};
-		struct engine *eng = eng_new(&cfg, &sink, err, sizeof(err));
+		struct sum_tee tee = {.a = rep_sink(rep), .b = tm_sink(model)};
+		struct sum_sink sink = sum_tee_sink(&tee);
+		struct plot *plot = NULL;
+		char dir[512]; /* borrowed by the plot */
+		if (f == 0) {
+			const char *tmp = getenv("TMPDIR");
+			snprintf(dir, sizeof(dir), "%s/tcpsift-fuzz-plot-%ld", tmp ? tmp : "/tmp",
+				 (long)getpid());
+			struct plot_config pc = {.svg_dir = dir, .xpl_dir = dir, .max_conns = 4};
+			plot = plot_new(&pc, err, sizeof(err));
+		}
+		struct sum_tee tee2 = {.a = sink,
+				       .b = plot ? plot_sink(plot) : (struct sum_sink){0}};
+		struct sum_sink sink2 = sum_tee_sink(&tee2);
+		struct engine *eng = eng_new(&cfg, &sink2, err, sizeof(err));
 		struct fz_records in;
 		struct pkt p;
 
@@ -108,6 +109,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err[0] = '\0';
 		if (rep_finish(rep, &run, err, sizeof(err)) != 0 && err[0] == '\0')
 			__builtin_trap();
+		/* A write may fail (a full $TMPDIR): it must say why. */
+		err[0] = '\0';
+		if (plot && plot_finish(plot, err, sizeof(err)) != 0 && err[0] == '\0')
+			__builtin_trap();
+		if (plot)
+			remove_dir(dir);
+		plot_free(plot);
 		eng_free(eng);
 		rep_free(rep);
 	}
