@@ -482,6 +482,72 @@ static void print_error(void *ctx, const struct rep_error *e)
 		fprintf(stderr, "tcpsift analyze: %s\n", e->message);
 }
 
+/* --plot DIR's page and report: DIR/index.html (linking the graphs) and
+ * DIR/report.json, written by a report of their own fed the same results. */
+struct plot_index {
+	FILE *html, *json;
+	struct report *rep;
+};
+
+static FILE *plot_index_file(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char path[4096];
+	FILE *f = NULL;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path))
+		f = fopen(path, "w");
+	if (!f)
+		snprintf(err, errlen, "cannot write %s/%s: %s", dir, name, strerror(errno));
+	return f;
+}
+
+static void plot_index_close(struct plot_index *ix)
+{
+	rep_free(ix->rep);
+	if (ix->html)
+		fclose(ix->html);
+	if (ix->json)
+		fclose(ix->json);
+	*ix = (struct plot_index){0};
+}
+
+static int plot_index_open(struct plot_index *ix, const char *dir, const struct rep_config *base,
+			   char *err, size_t errlen)
+{
+	struct rep_config rc = *base;
+
+	ix->html = plot_index_file(dir, "index.html", err, errlen);
+	ix->json = ix->html ? plot_index_file(dir, "report.json", err, errlen) : NULL;
+	if (ix->json) {
+		rc.format = REP_HTML;
+		rc.out = ix->html;
+		rc.json_out = ix->json;
+		rc.html_dir = dir;
+		rc.frames_csv = NULL;
+		ix->rep = rep_new(&rc, err, errlen);
+	}
+	if (!ix->rep) {
+		plot_index_close(ix);
+		return ERR_SYSTEM;
+	}
+	return 0;
+}
+
+/* Write both files; 0 or an error with one line in err. */
+static int plot_index_finish(struct plot_index *ix, const struct rep_run *run, char *err,
+			     size_t errlen)
+{
+	int rc = rep_finish(ix->rep, run, err, errlen);
+
+	if (rc == 0 && (fflush(ix->json) != 0 || ferror(ix->json) || fflush(ix->html) != 0 ||
+			ferror(ix->html))) {
+		snprintf(err, errlen, "cannot write the --plot page and report: %s",
+			 strerror(errno));
+		rc = ERR_SYSTEM;
+	}
+	return rc;
+}
+
 int analyze_main(int argc, char **argv)
 {
 	struct analyze_cfg cfg = {
@@ -593,17 +659,28 @@ int analyze_main(int argc, char **argv)
 					      : cfg.report_memory	    ? cfg.report_memory
 									    : 1};
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
+	struct plot_index ix = {0};
+	if (rep && cfg.plot_dir &&
+	    plot_index_open(&ix, cfg.plot_dir, &rcfg, err, sizeof(err)) < 0) {
+		rep_free(rep); /* the engine is not made: said and cleaned up below */
+		rep = NULL;
+	}
 	struct sum_sink sink = rep ? rep_sink(rep) : (struct sum_sink){0};
-	struct sum_tee tee = {.a = sink};
+	struct sum_tee tee = {.a = sink}, tee_index;
 	if (rep && plot) {
 		tee.b = plot_sink(plot);
 		sink = sum_tee_sink(&tee);
+	}
+	if (rep && ix.rep) {
+		tee_index = (struct sum_tee){.a = sink, .b = rep_sink(ix.rep)};
+		sink = sum_tee_sink(&tee_index);
 	}
 	unsigned nthreads = cfg.threads ? cfg.threads : wk_default_threads();
 	struct wk_pool *eng = rep ? wk_new(&cfg.eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		rep_free(rep);
+		plot_index_close(&ix);
 		src_close(src);
 		free(names);
 		if (out != stdout)
@@ -649,9 +726,6 @@ int analyze_main(int argc, char **argv)
 				plot_written(plot), plot_left_out(plot),
 				cfg.plot_max ? cfg.plot_max : PLOT_MAX_DEFAULT);
 	}
-	/* The lead's index of the graphs' directories (DIR/index.html,
-	 * DIR/report.json) is written here: after the graphs, before the
-	 * report. */
 
 	const struct src_input **inputs = calloc(
 	    ninputs ? ninputs : 1, sizeof(*inputs)); // NOLINT(bugprone-sizeof-expression): pointers
@@ -699,6 +773,12 @@ int analyze_main(int argc, char **argv)
 	rc = rep_finish(rep, &run, werr, sizeof(werr));
 	if (rc < 0)
 		fprintf(stderr, "tcpsift analyze: %s\n", werr);
+	/* After the graphs, which the page links where they exist. */
+	if (ix.rep && plot_index_finish(&ix, &run, werr, sizeof(werr)) < 0) {
+		fprintf(stderr, "tcpsift analyze: %s\n", werr);
+		if (rc == 0)
+			rc = ERR_SYSTEM;
+	}
 	char matched[128] = "";
 	bool failed =
 	    cfg.fail_on && fo_match(&cfg.fail_expr, rep_get_totals(rep), matched, sizeof(matched));
@@ -708,6 +788,7 @@ int analyze_main(int argc, char **argv)
 	free(vantages);
 	wk_free(eng);
 	rep_free(rep);
+	plot_index_close(&ix);
 	src_close(src);
 	free(names);
 	idset_free(only);

@@ -3,8 +3,10 @@
 # the same run (tests/html/check_html.py: well formed, every connection, each
 # one's events by value, escaping, bounds), and the page rendered by headless
 # Chromium to a PNG that must not be blank (tests/tools/pngstat.py), with a
-# blank page as the negative control. With --plot graphs beside it, the
-# graph checks run too (check_html.py --graph-dir).
+# blank page as the negative control. --plot DIR: its index.html checked
+# the same way with the graphs beside it (every graph linked, every link a
+# graph), its report.json equal to --json, a time-sequence graph and the
+# index rendered; a DIR that cannot take them is one line, exit 3.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=html
@@ -60,6 +62,44 @@ else
 	t_fail "schema: $(head -c 300 "$tmp/schema")"
 fi
 
+# --plot DIR: the page beside the graphs, linking every graph there, and
+# DIR/report.json the same document --json writes.
+plotted() { # NAME analyze-arguments...
+	local name=$1
+	shift
+	if ! "$bin" analyze --no-progress --plot "$tmp/$name" "$@" >/dev/null 2>"$tmp/$name.err"; then
+		t_fail "$name: analyze --plot exit $? ($(head -c 200 "$tmp/$name.err"))"
+		return 1
+	fi
+	"$bin" analyze --no-progress --json -o "$tmp/$name.json" "$@" 2>/dev/null
+	cmp -s "$tmp/$name/report.json" "$tmp/$name.json" && t_pass "$name: report.json is the --json report" ||
+		t_fail "$name: report.json differs from the --json report"
+	while IFS= read -r line; do
+		case "$line" in
+		PASS\ *) t_pass "${line#PASS }" ;;
+		FAIL\ *) t_fail "${line#FAIL }" ;;
+		*) t_fail "check_html.py: $line" ;;
+		esac
+	done < <(python3 tests/html/check_html.py --graph-dir "$tmp/$name" "$tmp/$name/index.html" \
+		"$tmp/$name.json" 2>&1)
+}
+plotted plot-loss samples/demo-http-loss.pcapng
+plotted plot-nagle samples/rr-nagle-delack.pcap
+plotted plot-queues samples/reorder-queues-q0.pcap samples/reorder-queues-q1.pcap
+# A directory that cannot hold the page: one line, exit 3, no report half written.
+mkdir -p "$tmp/ro" && : >"$tmp/ro/index.html" && chmod 0444 "$tmp/ro/index.html"
+if [ "$(id -u)" -ne 0 ]; then
+	"$bin" analyze --plot "$tmp/ro" samples/rr-nagle-delack.pcap >/dev/null 2>"$tmp/ro.err"
+	rc=$?
+	[ $rc -eq 3 ] && [ "$(wc -l <"$tmp/ro.err")" -eq 1 ] && t_pass "unwritable index.html: one line, exit 3" ||
+		t_fail "unwritable index.html: exit $rc, $(head -c 200 "$tmp/ro.err")"
+fi
+: >"$tmp/file"
+"$bin" analyze --plot "$tmp/file/sub" samples/rr-nagle-delack.pcap >/dev/null 2>"$tmp/f.err"
+rc=$?
+[ $rc -eq 3 ] && [ "$(wc -l <"$tmp/f.err")" -eq 1 ] && t_pass "--plot under a file: one line, exit 3" ||
+	t_fail "--plot under a file: exit $rc, $(head -c 200 "$tmp/f.err")"
+
 # Rendered by a browser: ink and colours, against a blank page.
 shot() { # URL PNG
 	timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
@@ -73,6 +113,18 @@ if command -v chromium >/dev/null; then
 			t_pass "chromium renders the page ($s)"
 		else
 			t_fail "chromium: the page renders blank ($s)"
+		fi
+		if shot "file://$tmp/plot-loss/conn-1-s2c-tseq.svg" "$tmp/tseq.png" &&
+			s=$(python3 tests/tools/pngstat.py --min-ink 0.01 --min-colors 16 "$tmp/tseq.png"); then
+			t_pass "chromium renders a time-sequence graph ($s)"
+		else
+			t_fail "chromium: the time-sequence graph renders blank (${s:-no screenshot})"
+		fi
+		if shot "file://$tmp/plot-loss/index.html" "$tmp/index.png" &&
+			s=$(python3 tests/tools/pngstat.py --min-ink 0.05 --min-colors 16 "$tmp/index.png"); then
+			t_pass "chromium renders --plot's index.html ($s)"
+		else
+			t_fail "chromium: index.html renders blank (${s:-no screenshot})"
 		fi
 		if s=$(python3 tests/tools/pngstat.py --min-ink 0.05 --min-colors 16 "$tmp/blank.png"); then
 			t_fail "pngstat.py takes a blank page for a rendered one ($s)"
