@@ -8,6 +8,13 @@
 #include "cli/cmd_diff.h"
 #include "cli/cmd_merge.h"
 #include "cli/cmd_tui.h"
+#include "cli/cliopt.h"
+
+/* capture with this build's live analysis (cli/livetap.c). */
+static int capture_verb(int argc, char **argv)
+{
+	return capture_main(argc, argv, &analyze_live_tap);
+}
 
 static void usage(FILE *f)
 {
@@ -19,11 +26,27 @@ static void usage(FILE *f)
 	      "  merge REPORT...   combine the reports of analyze --shard K/N into one\n"
 	      "  tui -r FILE|-i IF live curses dashboard: connections, findings, detail\n"
 	      "\n"
-	      "  tcpsift VERB --help    options of a verb\n"
-	      "  tcpsift --version\n"
+	      "  tcpsift help VERB      options of a verb (= tcpsift VERB --help)\n"
+	      "  tcpsift -V, --version  the version (also tcpsift VERB -V)\n"
 	      "\n"
 	      "See tcpsift(1).\n",
 	      f);
+}
+
+/* The verb's entry point, or NULL. */
+static int (*verb_main(const char *verb))(int, char **)
+{
+	if (strcmp(verb, "analyze") == 0)
+		return analyze_main;
+	if (strcmp(verb, "diff") == 0)
+		return diff_main;
+	if (strcmp(verb, "merge") == 0)
+		return merge_main;
+	if (strcmp(verb, "tui") == 0)
+		return tui_main;
+	if (strcmp(verb, "capture") == 0)
+		return capture_verb;
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -33,24 +56,28 @@ int main(int argc, char **argv)
 		return TCPSIFT_EXIT_USAGE;
 	}
 	const char *verb = argv[1];
+	if (strcmp(verb, "help") == 0 && argc > 2) {
+		/* tcpsift help VERB: the verb's --help, as git and ip(8) do. */
+		int (*fn)(int, char **) = verb_main(argv[2]);
+		char *help_argv[] = {argv[2], "--help", NULL};
+		if (!fn || argc > 3) {
+			fprintf(stderr, "tcpsift: help %s%s: no such verb (try tcpsift help)\n",
+				argv[2], argc > 3 ? " ..." : "");
+			return TCPSIFT_EXIT_USAGE;
+		}
+		return fn(2, help_argv);
+	}
 	if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
 	if (strcmp(verb, "--version") == 0 || strcmp(verb, "-V") == 0) {
-		printf("tcpsift %s\n", TCPSIFT_VERSION);
+		cli_print_version(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	if (strcmp(verb, "analyze") == 0)
-		return analyze_main(argc - 1, argv + 1);
-	if (strcmp(verb, "diff") == 0)
-		return diff_main(argc - 1, argv + 1);
-	if (strcmp(verb, "merge") == 0)
-		return merge_main(argc - 1, argv + 1);
-	if (strcmp(verb, "capture") == 0)
-		return capture_main(argc - 1, argv + 1, &analyze_live_tap);
-	if (strcmp(verb, "tui") == 0)
-		return tui_main(argc - 1, argv + 1);
+	int (*fn)(int, char **) = verb_main(verb);
+	if (fn)
+		return fn(argc - 1, argv + 1);
 	fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
 	return TCPSIFT_EXIT_USAGE;
 }

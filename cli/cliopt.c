@@ -3,12 +3,14 @@
 
 #include "analyze/engine/workers.h"
 #include "capture/live/iflist.h"
+#include "capture/file/tracefile.h"
 #include "capture/live/privs.h"
 #include "cli/exit.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *longopts,
@@ -172,6 +174,67 @@ char *cli_join_args(int argc, char **argv, int from)
 	return s;
 }
 
+int cli_trailing_filter(const char *verb, int argc, char **argv, int from, const char **filter,
+			char **owned)
+{
+	if (from >= argc)
+		return 0;
+	if (*filter) {
+		fprintf(stderr, "tcpsift %s: filter given both with -f and as arguments\n", verb);
+		return -1;
+	}
+	*owned = cli_join_args(argc, argv, from);
+	if (!*owned) {
+		fprintf(stderr, "tcpsift %s: out of memory\n", verb);
+		return -1;
+	}
+	*filter = *owned;
+	return 0;
+}
+
+int cli_inputs_end(int argc, char **argv, int from, bool first_is_input)
+{
+	struct stat st;
+	int k = from;
+
+	if (first_is_input && k < argc)
+		k++;
+	/* A word of a filter ("tcp", "port") is no file here; a file that
+	 * happens to bear that name is read with -r or as ./tcp. */
+	while (k < argc &&
+	       (strcmp(argv[k], "-") == 0 || stat(argv[k], &st) == 0 || tf_is_uri(argv[k])))
+		k++;
+	return k;
+}
+
+void cli_print_version(FILE *f)
+{
+	fprintf(f, "tcpsift %s\n", TCPSIFT_VERSION);
+}
+
+const char *cli_format_option(enum rep_format fmt)
+{
+	static const char *const opt[REP_FORMAT_COUNT] = {
+	    [REP_TEXT] = "text", [REP_JSON] = "--json", [REP_NDJSON] = "--ndjson",
+	    [REP_HTML] = "--html"};
+
+	return fmt < REP_FORMAT_COUNT && opt[fmt] ? opt[fmt] : "?";
+}
+
+int cli_report_format(const char *verb, enum rep_format *fmt, enum rep_format want)
+{
+	if (*fmt != REP_TEXT && *fmt != want)
+		return cli_conflict(verb, cli_format_option(*fmt), cli_format_option(want));
+	*fmt = want;
+	return -1;
+}
+
+int cli_conflict(const char *verb, const char *a, const char *b)
+{
+	fprintf(stderr, "tcpsift %s: %s and %s cannot go together\n", verb, a, b);
+	return TCPSIFT_EXIT_USAGE;
+}
+
 void cli_ring_opts_defaults(struct cli_ring_opts *o)
 {
 	*o = (struct cli_ring_opts){.snaplen = 262144, .fanout = 1, .mode = RING_FANOUT_QM};
@@ -277,6 +340,10 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 		if (c == '?' || c == ':') {
 			cli_getopt_error(verb, c, argv);
 			return 2;
+		}
+		if (c == CLI_OPT_VERSION) {
+			cli_print_version(stdout);
+			return TCPSIFT_EXIT_OK;
 		}
 		if (ring) {
 			int ro = cli_ring_option(verb, c, optarg, ring);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/report/report.h"
 #include "capture/live/ring.h"
 
 /*
@@ -75,6 +76,45 @@ void cli_getopt_error(const char *verb, int c, char **argv);
 
 /* argv[from..argc) joined by spaces, as tcpdump takes a filter; malloc'd. */
 char *cli_join_args(int argc, char **argv, int from);
+
+/*
+ * A filter expression given after the other arguments, as tcpdump takes
+ * one: argv[from..argc) joined into *owned (malloc'd, the caller frees) and
+ * *filter. Nothing to join leaves both alone. A filter already given with
+ * -f is a usage error: one line on stderr, -1. 0 otherwise.
+ */
+int cli_trailing_filter(const char *verb, int argc, char **argv, int from, const char **filter,
+			char **owned);
+
+/*
+ * Where the inputs of a verb that reads captures end and a trailing filter
+ * begins: argv[from] is an input when first (no -r gave one), else while
+ * each names an existing file, '-' or a libtrace URI (tf_is_uri()). The
+ * index of the first argument that is not, argc when all are.
+ */
+int cli_inputs_end(int argc, char **argv, int from, bool first_is_input);
+
+/* -V, --version in a verb's table: cli_parse() prints the version, exit 0. */
+#define CLI_OPT_VERSION 'V'
+#define CLI_VERSION_OPT                                                                            \
+	{                                                                                          \
+		"version", CLI_OPT_VERSION, NULL, "print tcpsift's version and exit"               \
+	}
+
+/* --json, --ndjson or --html (want) onto *fmt, REP_TEXT until one is given: a
+ * second, different one is a usage error (one line). -1 to go on, else
+ * the exit code. */
+int cli_report_format(const char *verb, enum rep_format *fmt, enum rep_format want);
+
+/* The option that asks for fmt ("--json"; "text" for the default). */
+const char *cli_format_option(enum rep_format fmt);
+
+/* "tcpsift VERSION" on f: what -V prints for every verb. */
+void cli_print_version(FILE *f);
+
+/* Two options that cannot go together (--json and --ndjson): one line on
+ * stderr naming both; returns the usage exit code. */
+int cli_conflict(const char *verb, const char *a, const char *b);
 
 /*
  * The options of the verbs that capture live (capture, tui): one set of

@@ -31,6 +31,7 @@ static volatile sig_atomic_t analyze_stop;
 
 enum opt_id {
 	OPT_FILTER = 'f',
+	OPT_READ = 'r',
 	OPT_JSON = 'j',
 	OPT_OUTPUT = 'o',
 	OPT_QUIET = 'q',
@@ -59,11 +60,16 @@ enum opt_id {
 	OPT_PLOT,
 	OPT_XPLOT,
 	OPT_PLOT_MAX,
+	OPT_LONG,
+	OPT_SORT,
+	OPT_TOP,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
 static const struct cli_opt analyze_opts[] = {
-    {"filter", OPT_FILTER, "EXPR", "BPF filter (tcpdump syntax, compiled by libpcap)"},
+    {"read", OPT_READ, "FILE", "an input (as tcpdump -r); may be repeated, and FILE... follow too"},
+    {"filter", OPT_FILTER, "EXPR",
+     "BPF filter (tcpdump syntax, compiled by libpcap); also taken after the inputs"},
     {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift-json(5))"},
     {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
     {"html", OPT_HTML, NULL,
@@ -101,11 +107,17 @@ static const struct cli_opt analyze_opts[] = {
      "the same as tcptrace xplot files: DIR/conn-ID-{c2s,s2c}-{tseq,tput,rtt,inflight}.xpl"},
     {"plot-max", OPT_PLOT_MAX, "N",
      "graphs for the first N connections that carry data (100); the rest: --conn"},
+    {"long", OPT_LONG, NULL,
+     "text: every connection in long form (--conn: the selected ones always are)"},
+    {"sort", OPT_SORT, "COLUMN",
+     "text: order the connection table by COLUMN, biggest first (names below)"},
+    {"top", OPT_TOP, "N", "text: only the first N rows of the connection table"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
     {"no-progress", OPT_NO_PROGRESS, NULL, "never show progress"},
     {"quiet", OPT_QUIET, NULL, "no warnings on stderr"},
+    CLI_VERSION_OPT,
     {"help", OPT_HELP, NULL, "this help"},
 };
 
@@ -130,11 +142,17 @@ struct analyze_cfg {
 	const char *plot_dir;  /* --plot */
 	const char *xplot_dir; /* --xplot */
 	uint32_t plot_max;     /* --plot-max */
+	const char **reads;    /* -r FILE, in order (argc slots) */
+	unsigned nreads;
+	char *filter_args;	   /* a filter joined from the trailing arguments (owned) */
+	const char *filter_first;  /* its first word, for the error when it does not compile */
+	struct rep_text_opts text; /* --long, --sort, --top */
+	const char *text_opt;	   /* the last text-only option given, for a conflict */
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: tcpsift analyze [options] FILE|URI|- ...\n"
+	fputs("usage: tcpsift analyze [options] [-r] FILE|URI|- ... [FILTER...]\n"
 	      "\n"
 	      "Reconstruct every TCP connection in the captures and report retransmissions,\n"
 	      "reordering, capture loss, zero windows and per-connection statistics.\n"
@@ -149,6 +167,9 @@ static void usage(FILE *f)
 	      "           files; pcapfile:FILE and pcapng:FILE are read as FILE, by the reader\n"
 	      "           above). Live URIs (int:, ring:, pcapint:, dpdk:, rt: ...) are refused:\n"
 	      "           tcpsift capture -i IFACE --analyze analyses live traffic\n"
+	      "  FILTER   a BPF filter after the inputs, as tcpdump takes one (same as -f):\n"
+	      "           the first argument is an input (unless -r gave one), the next ones\n"
+	      "           too while each is an existing file, a URI or -; the rest is the filter\n"
 	      "\n"
 	      "Options:\n",
 	      f);
@@ -156,6 +177,8 @@ static void usage(FILE *f)
 	char names[512];
 	fo_names(names, sizeof(names));
 	fprintf(f, "\n--fail-on metrics: %s\n", names);
+	rep_sort_names(names, sizeof(names));
+	fprintf(f, "--sort columns: %s\n", names);
 	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error (also a live URI),\n"
 	      "3 the report does not cover all of the input: an input unreadable, empty,\n"
 	      "invalid or cut short, or SIGINT/SIGTERM ended the read (any wait for input\n"
@@ -210,15 +233,36 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_FILTER:
 		cfg->filter = arg;
 		break;
-	case OPT_JSON:
-		cfg->format = REP_JSON;
+	case OPT_READ:
+		cfg->reads[cfg->nreads++] = arg;
 		break;
+	case OPT_JSON:
+		return cli_report_format("analyze", &cfg->format, REP_JSON);
 	case OPT_NDJSON:
-		cfg->format = REP_NDJSON;
+		return cli_report_format("analyze", &cfg->format, REP_NDJSON);
+	case OPT_LONG:
+		cfg->text.long_form = true;
+		cfg->text_opt = "--long";
+		break;
+	case OPT_SORT: {
+		int k = rep_sort_parse(arg);
+		char names[256];
+		if (k < 0) {
+			rep_sort_names(names, sizeof(names));
+			return bad_value("sort", arg, names);
+		}
+		cfg->text.sort = k;
+		cfg->text_opt = "--sort";
+		break;
+	}
+	case OPT_TOP:
+		if (cli_parse_u64(arg, 1, UINT64_MAX, &v) < 0)
+			return bad_value("top", arg, "a count, 1 or more");
+		cfg->text.top = v;
+		cfg->text_opt = "--top";
 		break;
 	case OPT_HTML:
-		cfg->format = REP_HTML;
-		break;
+		return cli_report_format("analyze", &cfg->format, REP_HTML);
 	case OPT_OUTPUT:
 		cfg->output = arg;
 		break;
@@ -326,13 +370,40 @@ static int on_option(void *ctx, int c, const char *arg)
 	return -1;
 }
 
-/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+/* Options that cannot go together; -1 to go on, else the exit code. */
+static int check_conflicts(const struct analyze_cfg *cfg)
+{
+	if (cfg->text_opt && cfg->format != REP_TEXT)
+		return cli_conflict("analyze", cfg->text_opt, cli_format_option(cfg->format));
+	/* Two writers on one stream would interleave their lines. */
+	bool report_stdout = !cfg->output || strcmp(cfg->output, "-") == 0;
+	if (cfg->frames_csv && strcmp(cfg->frames_csv, "-") == 0 && report_stdout) {
+		fputs("tcpsift analyze: --frames-csv - and the report would both go to standard "
+		      "output (give the report -o FILE)\n",
+		      stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Parse argv into cfg: options, then the inputs (-r and the arguments)
+ * and a trailing filter; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 {
 	int rc = cli_parse("analyze", analyze_opts, N_OPTS, argc, argv, NULL, on_option, cfg);
 	if (rc >= 0)
 		return rc;
-	if (optind >= argc) {
+	rc = check_conflicts(cfg);
+	if (rc >= 0)
+		return rc;
+	int end = cli_inputs_end(argc, argv, optind, cfg->nreads == 0);
+	for (int k = optind; k < end; k++)
+		cfg->reads[cfg->nreads++] = argv[k];
+	if (end < argc)
+		cfg->filter_first = argv[end];
+	if (cli_trailing_filter("analyze", argc, argv, end, &cfg->filter, &cfg->filter_args) < 0)
+		return TCPSIFT_EXIT_USAGE;
+	if (cfg->nreads == 0) {
 		fputs("tcpsift analyze: no input given (a capture file, a libtrace URI or -)\n",
 		      stderr);
 		return TCPSIFT_EXIT_USAGE;
@@ -548,20 +619,14 @@ static int plot_index_finish(struct plot_index *ix, const struct rep_run *run, c
 	return rc;
 }
 
-int analyze_main(int argc, char **argv)
+/* The analysis once the arguments are parsed: returns the exit code. */
+static int analyze_run(struct analyze_cfg *cfg)
 {
-	struct analyze_cfg cfg = {
-	    .format = REP_TEXT, .progress = -1, .max_events = 100000, .report_memory = SIZE_MAX};
 	char err[512];
 	int rc;
 
-	eng_config_defaults(&cfg.eng);
-	rc = parse_args(argc, argv, &cfg);
-	if (rc >= 0)
-		return rc;
-
 	struct idset *only = NULL;
-	if (cfg.conn_list && !(only = idset_parse(cfg.conn_list, err, sizeof(err)))) {
+	if (cfg->conn_list && !(only = idset_parse(cfg->conn_list, err, sizeof(err)))) {
 		fprintf(stderr, "tcpsift analyze: --conn %s\n", err);
 		return TCPSIFT_EXIT_USAGE;
 	}
@@ -569,12 +634,12 @@ int analyze_main(int argc, char **argv)
 	/* The graphs' directories before any input is read: a bad one is
 	 * known at once (exit 3, as an output file that cannot be written). */
 	struct plot *plot = NULL;
-	if (cfg.plot_dir || cfg.xplot_dir) {
-		struct plot_config pc = {.svg_dir = cfg.plot_dir,
-					 .xpl_dir = cfg.xplot_dir,
+	if (cfg->plot_dir || cfg->xplot_dir) {
+		struct plot_config pc = {.svg_dir = cfg->plot_dir,
+					 .xpl_dir = cfg->xplot_dir,
 					 .only = only,
 					 .max_conns =
-					     cfg.plot_max ? cfg.plot_max : PLOT_MAX_DEFAULT};
+					     cfg->plot_max ? cfg->plot_max : PLOT_MAX_DEFAULT};
 		if (!(plot = plot_new(&pc, err, sizeof(err)))) {
 			fprintf(stderr, "tcpsift analyze: %s\n", err);
 			idset_free(only);
@@ -582,8 +647,8 @@ int analyze_main(int argc, char **argv)
 		}
 	}
 
-	unsigned ninputs = (unsigned)(argc - optind);
-	const char *const *paths = (const char *const *)&argv[optind];
+	unsigned ninputs = cfg->nreads;
+	const char *const *paths = cfg->reads;
 	unsigned stdin_count = 0;
 	for (unsigned k = 0; k < ninputs; k++)
 		stdin_count += strcmp(paths[k], "-") == 0;
@@ -601,14 +666,22 @@ int analyze_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	struct src_config scfg = {.filter = cfg.filter,
-				  .queue_per_file = cfg.queue_per_file,
+	struct src_config scfg = {.filter = cfg->filter,
+				  .queue_per_file = cfg->queue_per_file,
 				  .keep_going = true,
 				  .stop = &analyze_stop};
 	struct source *src;
 	rc = src_open(paths, ninputs, &scfg, &src, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "tcpsift analyze: %s\n", err);
+		/* A trailing argument that is no file was taken for a filter:
+		 * when that does not compile, it may have been a file after all. */
+		if (cfg->filter_args && err_is_usage(rc))
+			fprintf(stderr,
+				"tcpsift analyze: %s (the arguments from '%s' on were taken as a "
+				"filter: no file, URI or - of that name)\n",
+				err, cfg->filter_first);
+		else
+			fprintf(stderr, "tcpsift analyze: %s\n", err);
 		idset_free(only);
 		plot_free(plot);
 		/* A filter that does not compile is a usage error, not bad input. */
@@ -616,10 +689,10 @@ int analyze_main(int argc, char **argv)
 	}
 
 	FILE *out = stdout;
-	if (cfg.output && strcmp(cfg.output, "-") != 0) {
-		out = fopen(cfg.output, "w");
+	if (cfg->output && strcmp(cfg->output, "-") != 0) {
+		out = fopen(cfg->output, "w");
 		if (!out) {
-			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.output,
+			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg->output,
 				strerror(errno));
 			src_close(src);
 			idset_free(only);
@@ -629,10 +702,10 @@ int analyze_main(int argc, char **argv)
 	}
 
 	FILE *csv = NULL;
-	if (cfg.frames_csv) {
-		csv = strcmp(cfg.frames_csv, "-") == 0 ? stdout : fopen(cfg.frames_csv, "w");
+	if (cfg->frames_csv) {
+		csv = strcmp(cfg->frames_csv, "-") == 0 ? stdout : fopen(cfg->frames_csv, "w");
 		if (!csv) {
-			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.frames_csv,
+			fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg->frames_csv,
 				strerror(errno));
 			src_close(src);
 			if (out != stdout)
@@ -646,22 +719,25 @@ int analyze_main(int argc, char **argv)
 				    sizeof(*names)); // NOLINT(bugprone-sizeof-expression): pointers
 	for (unsigned k = 0; names && k < ninputs; k++)
 		names[k] = src_input(src, k)->path;
-	struct rep_config rcfg = {.format = cfg.format,
+	/* --conn: the selected connections in long form too. */
+	cfg->text.long_form |= only != NULL;
+	struct rep_config rcfg = {.format = cfg->format,
+				  .text = cfg->text,
 				  .out = out,
-				  .max_events = cfg.max_events,
-				  .frames = cfg.frames,
+				  .max_events = cfg->max_events,
+				  .frames = cfg->frames,
 				  .frames_csv = csv,
 				  .input_names = names,
 				  .ninput_names = names ? ninputs : 0,
 				  .only = only,
 				  /* 0 MiB asked: spill every connection (1 byte is below one) */
-				  .conn_mem = cfg.report_memory == SIZE_MAX ? 0
-					      : cfg.report_memory	    ? cfg.report_memory
-									    : 1};
+				  .conn_mem = cfg->report_memory == SIZE_MAX ? 0
+					      : cfg->report_memory	     ? cfg->report_memory
+									     : 1};
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
 	struct plot_index ix = {0};
-	if (rep && cfg.plot_dir &&
-	    plot_index_open(&ix, cfg.plot_dir, &rcfg, err, sizeof(err)) < 0) {
+	if (rep && cfg->plot_dir &&
+	    plot_index_open(&ix, cfg->plot_dir, &rcfg, err, sizeof(err)) < 0) {
 		rep_free(rep); /* the engine is not made: said and cleaned up below */
 		rep = NULL;
 	}
@@ -675,8 +751,8 @@ int analyze_main(int argc, char **argv)
 		tee_index = (struct sum_tee){.a = sink, .b = rep_sink(ix.rep)};
 		sink = sum_tee_sink(&tee_index);
 	}
-	unsigned nthreads = cfg.threads ? cfg.threads : wk_default_threads();
-	struct wk_pool *eng = rep ? wk_new(&cfg.eng, nthreads, &sink, err, sizeof(err)) : NULL;
+	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
+	struct wk_pool *eng = rep ? wk_new(&cfg->eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		rep_free(rep);
@@ -693,7 +769,7 @@ int analyze_main(int argc, char **argv)
 	}
 
 	struct progress pr = {0};
-	progress_start(&pr, cfg.progress == 1 || (cfg.progress < 0 && isatty(2)));
+	progress_start(&pr, cfg->progress == 1 || (cfg->progress < 0 && isatty(2)));
 	struct pkt p;
 	uint64_t n = 0;
 	bool stopped = false;
@@ -718,13 +794,13 @@ int analyze_main(int argc, char **argv)
 		plot_rc = plot_finish(plot, perr, sizeof(perr));
 		if (plot_rc < 0)
 			fprintf(stderr, "tcpsift analyze: %s\n", perr);
-		if (!cfg.quiet && plot_left_out(plot))
+		if (!cfg->quiet && plot_left_out(plot))
 			fprintf(stderr,
 				"tcpsift analyze: graphs for %" PRIu64 " connections; %" PRIu64
 				" more were not plotted (--plot-max %" PRIu32
 				"): pick them with --conn\n",
 				plot_written(plot), plot_left_out(plot),
-				cfg.plot_max ? cfg.plot_max : PLOT_MAX_DEFAULT);
+				cfg->plot_max ? cfg->plot_max : PLOT_MAX_DEFAULT);
 	}
 
 	const struct src_input **inputs = calloc(
@@ -739,15 +815,15 @@ int analyze_main(int argc, char **argv)
 		inputs[k] = src_input(src, k);
 	struct rep_run run = {
 	    .version = TCPSIFT_VERSION,
-	    .filter = cfg.filter,
+	    .filter = cfg->filter,
 	    .ninputs = inputs ? ninputs : 0,
 	    .inputs = inputs,
 	    .filtered_out = src_filtered_out(src),
 	    .nvantages = vantages ? nvantages : 0,
 	    .vantage_names = vantages,
-	    .detectors = cfg.eng.detectors,
-	    .shard_k = cfg.eng.shard_k,
-	    .shard_n = cfg.eng.shard_n,
+	    .detectors = cfg->eng.detectors,
+	    .shard_k = cfg->eng.shard_k,
+	    .shard_n = cfg->eng.shard_n,
 	    .stopped_by = stopped || src_stopped(src) ? (analyze_stop ? analyze_stop : SIGTERM) : 0,
 	};
 	/* Inputs that failed, or hold nothing tcpsift decodes, or a stop: named
@@ -755,14 +831,14 @@ int analyze_main(int argc, char **argv)
 	bool input_error = rep_each_error(&run, print_error, NULL) > 0;
 	wk_counters(eng, &run.eng, &run.flows);
 	/* Packets the BPF filter dropped belong to no connection: shard 1's. */
-	if (cfg.eng.shard_n > 1 && cfg.eng.shard_k != 1)
+	if (cfg->eng.shard_n > 1 && cfg->eng.shard_k != 1)
 		run.filtered_out = 0;
-	if (!cfg.quiet && !input_error && run.eng.malformed[-DEC_ERR_LINKTYPE])
+	if (!cfg->quiet && !input_error && run.eng.malformed[-DEC_ERR_LINKTYPE])
 		fprintf(stderr,
 			"tcpsift analyze: warning: %" PRIu64
 			" packets of a link type tcpsift cannot decode\n",
 			run.eng.malformed[-DEC_ERR_LINKTYPE]);
-	if (!cfg.quiet && run.eng.ts_clamped)
+	if (!cfg->quiet && run.eng.ts_clamped)
 		fprintf(stderr,
 			"tcpsift analyze: warning: %" PRIu64
 			" packets timed before 1970 or after 2262 (not 64-bit nanoseconds): "
@@ -780,9 +856,9 @@ int analyze_main(int argc, char **argv)
 			rc = ERR_SYSTEM;
 	}
 	char matched[128] = "";
-	bool failed =
-	    cfg.fail_on && fo_match(&cfg.fail_expr, rep_get_totals(rep), matched, sizeof(matched));
-	if (failed && !cfg.quiet)
+	bool failed = cfg->fail_on &&
+		      fo_match(&cfg->fail_expr, rep_get_totals(rep), matched, sizeof(matched));
+	if (failed && !cfg->quiet)
 		fprintf(stderr, "tcpsift analyze: --fail-on matched: %s\n", matched);
 	free(inputs);
 	free(vantages);
@@ -794,18 +870,39 @@ int analyze_main(int argc, char **argv)
 	idset_free(only);
 	plot_free(plot);
 	if (csv && csv != stdout && fclose(csv) != 0 && rc == 0) {
-		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.frames_csv,
+		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg->frames_csv,
 			strerror(errno));
 		rc = -EIO;
 	}
 	if (out != stdout && fclose(out) != 0 && rc == 0) {
-		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg.output,
+		fprintf(stderr, "tcpsift analyze: cannot write %s: %s\n", cfg->output,
 			strerror(errno));
 		rc = -EIO;
 	}
 	if (rc < 0 || input_error || plot_rc < 0)
 		return TCPSIFT_EXIT_INPUT;
 	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;
+}
+
+int analyze_main(int argc, char **argv)
+{
+	struct analyze_cfg cfg = {
+	    .format = REP_TEXT, .progress = -1, .max_events = 100000, .report_memory = SIZE_MAX};
+	int rc;
+
+	eng_config_defaults(&cfg.eng);
+	/* Every -r and argument could be an input: argc slots are enough. */
+	cfg.reads = calloc((size_t)argc + 1, sizeof(*cfg.reads));
+	if (!cfg.reads) {
+		fputs("tcpsift analyze: out of memory\n", stderr);
+		return TCPSIFT_EXIT_INPUT;
+	}
+	rc = parse_args(argc, argv, &cfg);
+	if (rc < 0)
+		rc = analyze_run(&cfg);
+	free(cfg.reads);
+	free(cfg.filter_args);
+	return rc;
 }
 
 size_t analyze_option_names(const char **names, size_t max)

@@ -73,6 +73,7 @@ static const struct cli_opt capture_opts[] = {
      "--analyze: analysis threads (default: the CPUs it may use, at most 64)"},
     {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
     {"list-interfaces", OPT_LIST, NULL, "list the interfaces to capture on, numbered, and exit"},
+    CLI_VERSION_OPT,
     {"help", OPT_HELP, NULL, "this help"},
 };
 
@@ -213,6 +214,8 @@ static int on_option(void *ctx, int c, const char *arg)
 			fputs("tcpsift capture: --analyze is not in this build\n", stderr);
 			return TCPSIFT_EXIT_USAGE;
 		}
+		if (cfg->analyze && cfg->analyze != (c == OPT_ANALYZE ? 1 : 2))
+			return cli_conflict("capture", "--analyze", "--analyze-json");
 		cfg->analyze = c == OPT_ANALYZE ? 1 : 2;
 		break;
 	case OPT_THREADS:
@@ -244,15 +247,8 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		      stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
-	if (optind < argc) {
-		if (cfg->filter) {
-			fputs("tcpsift capture: filter given both with -f and as arguments\n",
-			      stderr);
-			return TCPSIFT_EXIT_USAGE;
-		}
-		cfg->filter_args = cli_join_args(argc, argv, optind);
-		cfg->filter = cfg->filter_args;
-	}
+	if (cli_trailing_filter("capture", argc, argv, optind, &cfg->filter, &cfg->filter_args) < 0)
+		return TCPSIFT_EXIT_USAGE;
 	if (strcmp(cfg->output, "-") == 0 && isatty(STDOUT_FILENO)) {
 		fputs("tcpsift capture: will not write a capture to a terminal (-w - needs a pipe "
 		      "or a file)\n",

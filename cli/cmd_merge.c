@@ -39,6 +39,7 @@ static const struct cli_opt merge_opts[] = {
     {"max-events", OPT_MAX_EVENTS, "N", "events kept for the report (default 100000)"},
     {"report-memory", OPT_REPORT_MEMORY, "MIB",
      "connections kept in memory for text/JSON (64); the rest in $TMPDIR"},
+    CLI_VERSION_OPT,
     {"help", OPT_HELP, NULL, "this help"},
 };
 
@@ -78,11 +79,9 @@ static int on_option(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case OPT_JSON:
-		cfg->format = REP_JSON;
-		break;
+		return cli_report_format("merge", &cfg->format, REP_JSON);
 	case OPT_NDJSON:
-		cfg->format = REP_NDJSON;
-		break;
+		return cli_report_format("merge", &cfg->format, REP_NDJSON);
 	case OPT_OUTPUT:
 		cfg->output = arg;
 		break;

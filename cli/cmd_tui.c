@@ -66,6 +66,7 @@ static const struct cli_opt tui_opts[] = {
      "start with this '/' filter on the table (a bad capture filter: exit 2)"},
     {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)"},
     {"ascii", OPT_ASCII, NULL, "ASCII only (default: UTF-8 when the locale is)"},
+    CLI_VERSION_OPT,
     {"help", OPT_HELP, NULL, "this help"},
 };
 
@@ -223,14 +224,8 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 			return TCPSIFT_EXIT_USAGE;
 		cfg->iface = cfg->ifname;
 	}
-	if (optind < argc) {
-		if (cfg->filter) {
-			fputs("tcpsift tui: filter given both with -f and as arguments\n", stderr);
-			return TCPSIFT_EXIT_USAGE;
-		}
-		cfg->filter_args = cli_join_args(argc, argv, optind);
-		cfg->filter = cfg->filter_args;
-	}
+	if (cli_trailing_filter("tui", argc, argv, optind, &cfg->filter, &cfg->filter_args) < 0)
+		return TCPSIFT_EXIT_USAGE;
 	if (cfg->conn_filter) {
 		char err[256];
 		struct cf_filter *f = cf_new(cfg->conn_filter, err, sizeof(err));

@@ -63,6 +63,7 @@ void det_fmt_dur_short(char *b, size_t n, int64_t ns)
 void det_describe_event(char *b, size_t n, const struct sum_event *e)
 {
 	const struct det_view *dv = det_view_of_event(e->type);
+	const struct sum_frame_event *f = &e->u.frame;
 	char d[32];
 
 	if (dv) {
@@ -75,8 +76,8 @@ void det_describe_event(char *b, size_t n, const struct sum_event *e)
 		snprintf(b, n, "zero window for %s", d);
 		break;
 	case SUM_EV_CAPTURE_LOSS:
-		snprintf(b, n, "capture missed %" PRIu64 " B (~%" PRIu32 " segments)", e->bytes,
-			 e->segments);
+		snprintf(b, n, "capture missed %" PRIu64 " B (~%" PRIu32 " segment%s)", e->bytes,
+			 e->segments, e->segments == 1 ? "" : "s");
 		break;
 	case SUM_EV_DSACK:
 		snprintf(b, n, "D-SACK: %" PRIu64 " B received twice", e->bytes);
@@ -85,6 +86,35 @@ void det_describe_event(char *b, size_t n, const struct sum_event *e)
 		snprintf(b, n,
 			 "segment of %" PRIu64 " B above the MSS (GSO/TSO/GRO at the capture)",
 			 e->bytes);
+		break;
+	case SUM_EV_RETRANS:
+		snprintf(b, n, "retransmission (%s%s%s%s) of %" PRIu64 " B at seq %" PRIu32,
+			 sum_retrans_kind_name((enum sum_retrans_kind)f->kind),
+			 f->spurious ? ", spurious" : "", f->dsack ? " by D-SACK" : "",
+			 f->filled_gap ? ", filled a capture gap" : "", e->bytes, e->rel_seq);
+		break;
+	case SUM_EV_DUP_ACK:
+		snprintf(b, n, "duplicate ACK #%" PRIu32, f->dup_count);
+		break;
+	case SUM_EV_OUT_OF_ORDER:
+		snprintf(b, n,
+			 "out of order: %" PRIu64 " B at seq %" PRIu32 ", %" PRIu32
+			 " later segment%s ahead (decided by %s)",
+			 e->bytes, e->rel_seq, e->extent, e->extent == 1 ? "" : "s",
+			 sum_reorder_by_name((enum sum_reorder_by)e->by));
+		break;
+	case SUM_EV_FILL_UNDECIDED:
+		snprintf(b, n,
+			 "gap fill of %" PRIu64 " B at seq %" PRIu32
+			 ": late original or retransmission, undecided",
+			 e->bytes, e->rel_seq);
+		break;
+	case SUM_EV_CAPTURE_GAP:
+		snprintf(b, n, "capture gap: began beyond the highest byte seen (seq %" PRIu32 ")",
+			 e->rel_seq);
+		break;
+	case SUM_EV_TLP_NEW_DATA:
+		snprintf(b, n, "tail-loss probe with new data, %" PRIu64 " B", e->bytes);
 		break;
 	default:
 		snprintf(b, n, "%s", sum_event_name(e->type));

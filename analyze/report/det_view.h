@@ -151,8 +151,9 @@ int det_view_index_of_event(enum sum_event_type t);
 void det_fmt_dur_short(char *buf, size_t len, int64_t ns);
 
 /* One line of what an event says: its detector's words (event_line), or
- * the engine's for its own events (zero window, capture loss, D-SACK ...).
- * The TUI's findings log and the HTML report print it. */
+ * the engine's for its own events (zero window, capture loss, D-SACK ...)
+ * and per-frame verdicts (a retransmission and its kind ...). The TUI's
+ * findings log, the HTML report and the text's long form print it. */
 void det_describe_event(char *buf, size_t len, const struct sum_event *e);
 
 /* Add a connection's / an event's results to every detector's totals. */

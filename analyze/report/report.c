@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,12 @@ struct report {
 	int write_errno;	 /* ... with ERR_SYSTEM: its errno */
 	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
 	struct rep_frame_list frames[SUM_EV_TYPE_COUNT];
+	/* The text's long form lists every per-frame verdict of its
+	 * connections: kept here, apart from the events (up to max_events). */
+	bool keep_verdicts;
+	struct sum_event *verdicts;
+	size_t nverdicts, verdicts_cap;
+	uint64_t verdicts_dropped;
 };
 
 static void keep_event(struct report *r, const struct sum_event *e);
@@ -304,6 +311,25 @@ static void frame_example(struct rep_frame_list *l, const struct sum_event *e)
 		l->n++;
 }
 
+/* For the long form, up to max_events verdicts (the rest counted). */
+static void keep_verdict(struct report *r, const struct sum_event *e)
+{
+	if (r->nverdicts == r->verdicts_cap) {
+		size_t cap = r->verdicts_cap ? r->verdicts_cap * 2 : 256;
+		if (cap > r->cfg.max_events)
+			cap = r->cfg.max_events;
+		struct sum_event *n =
+		    cap > r->verdicts_cap ? realloc(r->verdicts, cap * sizeof(*n)) : NULL;
+		if (!n) {
+			r->verdicts_dropped++;
+			return;
+		}
+		r->verdicts = n;
+		r->verdicts_cap = cap;
+	}
+	r->verdicts[r->nverdicts++] = *e;
+}
+
 /* A per-frame verdict: counted, the first few kept for the text, and with
  * --frames / --frames-csv written as it comes. */
 static void on_frame(void *ctx, const struct sum_event *e)
@@ -319,6 +345,8 @@ static void on_frame(void *ctx, const struct sum_event *e)
 		csv_row(r, e);
 	if (r->cfg.frames)
 		keep_event(r, e);
+	if (r->keep_verdicts)
+		keep_verdict(r, e);
 }
 
 struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen)
@@ -330,6 +358,7 @@ struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen
 		return NULL;
 	}
 	r->cfg = *cfg;
+	r->keep_verdicts = cfg->format == REP_TEXT && (cfg->text.long_form || cfg->only);
 	r->conns = cs_new(cfg->conn_mem ? cfg->conn_mem : REP_CONN_MEM_DEFAULT, errbuf, errlen);
 	if (!r->conns) {
 		free(r);
@@ -415,11 +444,19 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
 		return ERR_NOMEM;
 	}
+	if (rep_sort_events(r->verdicts, r->nverdicts) < 0) {
+		rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
+		return ERR_NOMEM;
+	}
+	d.verdicts = r->verdicts;
+	d.nverdicts = r->nverdicts;
+	d.verdicts_dropped = r->verdicts_dropped;
 	d.events = r->events;
 	d.nevents = r->nevents;
 	d.events_dropped = r->events_dropped + run->events_dropped;
 	d.tot = r->tot;
 	d.frames = r->frames;
+	d.text = &r->cfg.text;
 	switch (r->cfg.format) {
 	case REP_JSON:
 		return rep_write_json(r->cfg.out, &d, run, errbuf, errlen);
@@ -465,6 +502,7 @@ void rep_free(struct report *r)
 		return;
 	cs_free(r->conns);
 	free(r->events);
+	free(r->verdicts);
 	jo_w_free(&r->ndjson);
 	free(r);
 }
@@ -475,11 +513,9 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 		return;
 	fputs("      frames", out);
 	for (unsigned k = 0; k < l->n; k++) {
-		if (run->ninputs > 1)
-			fprintf(out, "%s %u:%" PRIu64, k ? "," : "", l->ex[k].input,
-				l->ex[k].frame);
-		else
-			fprintf(out, "%s %" PRIu64, k ? "," : "", l->ex[k].frame);
+		char f[PATH_MAX + 32];
+		rep_fmt_frame(f, sizeof(f), run, l->ex[k].input, l->ex[k].frame);
+		fprintf(out, "%s %s", k ? "," : "", f);
 	}
 	fprintf(out, "%s\n", l->count > l->n ? " ..." : "");
 	/* A line to paste, per input the examples come from (frame numbers
@@ -498,6 +534,14 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 		if (any)
 			fputs("}'\n", out);
 	}
+}
+
+void rep_fmt_frame(char *buf, size_t len, const struct rep_run *run, uint32_t input, uint64_t frame)
+{
+	if (run->ninputs > 1 && input < run->ninputs)
+		snprintf(buf, len, "%s:#%" PRIu64, run->inputs[input]->path, frame);
+	else
+		snprintf(buf, len, "%" PRIu64, frame);
 }
 
 void rep_fmt_dur(char *buf, size_t len, int64_t ns)

@@ -30,8 +30,24 @@ enum rep_format {
 	REP_FORMAT_COUNT,
 };
 
+/*
+ * What the text report's connection part shows (tcpsift(1), TEXT REPORT):
+ * the table's order and length, and the long form of connections.
+ */
+struct rep_text_opts {
+	int sort;	/* rep_sort_parse(); 0: first-packet order (id) */
+	uint64_t top;	/* table rows; 0: all */
+	bool long_form; /* every reported connection in long form (--long; --conn too) */
+};
+
+/* A --sort name ("rtt") as its value for rep_text_opts.sort, or -1. */
+int rep_sort_parse(const char *name);
+/* The --sort names, comma separated, into buf (for --help). */
+void rep_sort_names(char *buf, size_t len);
+
 struct rep_config {
 	enum rep_format format;
+	struct rep_text_opts text;
 	FILE *out;	     /* not owned */
 	uint32_t max_events; /* events kept beyond this are counted, not stored */
 	bool frames;	     /* per-frame verdicts are events too (--frames) */
@@ -150,6 +166,12 @@ struct rep_data {
 	struct rep_totals tot;
 	/* By per-frame verdict type (SUM_EV_RETRANS ..), the others empty. */
 	const struct rep_frame_list *frames;
+	const struct rep_text_opts *text; /* the text report's choices (NULL: defaults) */
+	/* The text's long form: the per-frame verdicts of its connections,
+	 * in rep_event_cmp order (up to max_events; the rest counted). */
+	const struct sum_event *verdicts;
+	size_t nverdicts;
+	uint64_t verdicts_dropped;
 };
 
 /* The order of events in text and JSON: by time, then connection id, type,
@@ -167,6 +189,17 @@ const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k);
 /* "    frames 12, 57, 98 ...\n    tshark -r FILE -Y 'frame.number in {12,57,98}'\n"
  * for the examples of l (one tshark line per input they come from). */
 void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run);
+
+/* A frame as the text names it: "123" with one input, "b.pcap:#123"
+ * (the input's path as given) with several. */
+void rep_fmt_frame(char *buf, size_t len, const struct rep_run *run, uint32_t input,
+		   uint64_t frame);
+
+/* "" for one, "s" for any other count: plurals in the text. */
+static inline const char *rep_plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
 
 /* "850 us", "40.1 ms", "1.36 s": durations in the text findings. */
 void rep_fmt_dur(char *buf, size_t len, int64_t ns);

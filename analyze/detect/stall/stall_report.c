@@ -1,5 +1,6 @@
 /* stall_report.c - the stall detector's view: JSON, text, --fail-on metrics, TUI parts. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +200,7 @@ struct stall_line {
 	size_t ndur, nack;
 	unsigned nframes;
 	uint64_t frames[REP_STALL_FRAMES][2]; /* first and last frame of the first events */
+	uint32_t input[REP_STALL_FRAMES];     /* ... and their input */
 };
 
 /* Which timer a median delay points at (the histogram's named clusters). */
@@ -216,7 +218,8 @@ static const char *stall_timer_note(int64_t ns)
 }
 
 /* One group: what happened, what decided it, and the advice if any. */
-static void stall_write_group(FILE *out, const struct stall_group *g, struct stall_line *l)
+static void stall_write_group(FILE *out, const struct stall_group *g, struct stall_line *l,
+			      const struct rep_run *run)
 {
 	char dur[32], ack[32];
 
@@ -226,9 +229,11 @@ static void stall_write_group(FILE *out, const struct stall_group *g, struct sta
 		g->timer_like ? "timer-like pause" : stall_class_name((enum stall_class)g->cls),
 		g->timer_like ? "" : " stall", g->n == 1 ? "" : "s", g->n == 1 ? "" : "median ",
 		dur);
-	for (unsigned k = 0; k < l->nframes; k++)
-		fprintf(out, "%s%" PRIu64 "-%" PRIu64, k ? ", " : "", l->frames[k][0],
-			l->frames[k][1]);
+	for (unsigned k = 0; k < l->nframes; k++) {
+		char f[PATH_MAX + 32];
+		rep_fmt_frame(f, sizeof(f), run, l->input[k], l->frames[k][0]);
+		fprintf(out, "%s%s-%" PRIu64, k ? ", " : "", f, l->frames[k][1]);
+	}
 	fprintf(out, "%s)\n", g->n > l->nframes ? ", ..." : "");
 	if (g->cls == STALL_DELAYED_ACK) {
 		int64_t m = stall_median(l->ack, l->nack);
@@ -258,7 +263,6 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 	uint64_t more = 0;
 	size_t nvals = 0;
 
-	(void)run;
 	if (!t->count && !t->timer_like && !t->think && !t->capture_gaps)
 		return;
 	if (t->count) {
@@ -334,11 +338,12 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 		if (l->nframes < REP_STALL_FRAMES) {
 			l->frames[l->nframes][0] = e->frame_first;
 			l->frames[l->nframes][1] = e->frame_last;
+			l->input[l->nframes] = e->input;
 			l->nframes++;
 		}
 	}
 	for (unsigned j = 0; j < nlines; j++)
-		stall_write_group(out, &g[j], &line[j]);
+		stall_write_group(out, &g[j], &line[j], run);
 	free(buf);
 	if (more)
 		fprintf(out, "    ... and %" PRIu64 " more stalls (see --json)\n", more);

@@ -1,0 +1,422 @@
+/* text_conn.c - one connection in long form (--conn, --long): tcptrace -l's block, both ways. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyze/report/dirjson.h"
+#include "analyze/report/text_int.h"
+
+/*
+ * Per connection: who and when, the options its SYNs carried, a tshark
+ * line selecting exactly its frames, then every per-direction counter the
+ * JSON has (dirjson.h drives both, so the two never drift apart), under
+ * the JSON's names, client>server and server>client side by side with
+ * their unit, then the detectors' lines and its events with their frames.
+ */
+
+enum { LONG_CELL = 48 };
+
+struct long_row {
+	const char *key;
+	char v[SUM_DIR_COUNT][LONG_CELL];
+	const char *unit;
+};
+
+/* A counter's unit from its JSON name: bytes, or none (a count). */
+static const char *count_unit(const char *key)
+{
+	static const char *const bytes[] = {"_bytes", "_payload", "_window", "in_flight", "mss"};
+
+	for (size_t k = 0; k < sizeof(bytes) / sizeof(bytes[0]); k++) {
+		size_t n = strlen(key), m = strlen(bytes[k]);
+		if (n >= m && strcmp(key + n - m, bytes[k]) == 0)
+			return "B";
+	}
+	return "";
+}
+
+static void cell_u64(char *b, uint64_t v)
+{
+	snprintf(b, LONG_CELL, "%" PRIu64, v);
+}
+
+/* "tsval 6 ip_id 14": the rules that decided, "0" when none did. */
+static void cell_by(char *b, const uint64_t by[SUM_BY_COUNT])
+{
+	size_t n = 0;
+
+	b[0] = '\0';
+	for (unsigned k = 0; k < SUM_BY_COUNT && n < LONG_CELL; k++)
+		if (by[k])
+			n += (size_t)snprintf(b + n, LONG_CELL - n, "%s%s %" PRIu64, n ? " " : "",
+					      sum_reorder_by_name((enum sum_reorder_by)k), by[k]);
+	if (!n)
+		snprintf(b, LONG_CELL, "0");
+}
+
+/* "0.011/0.021/0.042 (3)": min/avg/max in ms and the samples. */
+static void cell_rtt(char *b, const struct sum_rtt *r)
+{
+	if (!r->n) {
+		snprintf(b, LONG_CELL, "-");
+		return;
+	}
+	snprintf(b, LONG_CELL, "%.3f/%.3f/%.3f (%" PRIu64 ")", (double)r->min_ns / 1e6,
+		 (double)(r->sum_ns / (int64_t)r->n) / 1e6, (double)r->max_ns / 1e6, r->n);
+}
+
+static void cell_rate(char *b, uint64_t bytes, int64_t dur_ns)
+{
+	if (dur_ns <= 0)
+		snprintf(b, LONG_CELL, "-");
+	else
+		txt_human((uint64_t)((double)bytes * 8.0 / ((double)dur_ns / 1e9)), b, LONG_CELL);
+}
+
+/* The rows, one per member of dirjson.h, written as json.c writes them
+ * (null: "-"); times relative to the connection's first packet. */
+#define DJ_U64_T(key, m) cell_u64(v, d->m);
+#define DJ_BY_T(key, m)	 cell_by(v, d->m);
+#define DJ_RTT_T(key, m) cell_rtt(v, &d->m);
+#define DJ_TS_T(key, m)                                                                            \
+	if (d->packets)                                                                            \
+		snprintf(v, LONG_CELL, "%.6f", (double)(d->m - c->first_ts) / 1e9);                \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_U64_PKT_T(key, m)                                                                       \
+	if (d->packets)                                                                            \
+		cell_u64(v, d->m);                                                                 \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_U32_DATA_T(key, m)                                                                      \
+	if (d->data_packets)                                                                       \
+		cell_u64(v, d->m);                                                                 \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_U32_NZ_T(key, m)                                                                        \
+	if (d->m)                                                                                  \
+		cell_u64(v, d->m);                                                                 \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_ISN_T(key, m)                                                                           \
+	if (d->isn_known)                                                                          \
+		cell_u64(v, d->m);                                                                 \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_WSCALE_T(key, m)                                                                        \
+	if (d->m >= 0)                                                                             \
+		snprintf(v, LONG_CELL, "%d", d->m);                                                \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_AVG_PAYLOAD_T(key, m)                                                                   \
+	if (d->data_packets)                                                                       \
+		snprintf(v, LONG_CELL, "%.1f", (double)d->payload_bytes / (double)d->data_packets); \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_GOODPUT_T(key, m)	cell_rate(v, d->unique_bytes, dur_ns);
+#define DJ_THROUGHPUT_T(key, m) cell_rate(v, d->payload_bytes, dur_ns);
+#define DJ_SEG_PER_ACK_T(key, m)                                                                   \
+	if (peer->new_acks)                                                                        \
+		snprintf(v, LONG_CELL, "%.2f", (double)d->data_packets / (double)peer->new_acks);  \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+
+static const char *kind_unit(const char *key, const char *kind)
+{
+	if (strcmp(kind, "DJ_RTT") == 0)
+		return "ms (samples)";
+	if (strcmp(kind, "DJ_TS") == 0)
+		return "s";
+	if (strcmp(kind, "DJ_GOODPUT") == 0 || strcmp(kind, "DJ_THROUGHPUT") == 0)
+		return "bit/s";
+	if (strcmp(kind, "DJ_AVG_PAYLOAD") == 0)
+		return "B";
+	return count_unit(key);
+}
+
+#define DJ_T(name, kind, m)                                                                        \
+	if (n < max) {                                                                             \
+		rows[n].key = name;                                                                \
+		rows[n].unit = kind_unit(name, #kind);                                             \
+		for (int k = 0; k < SUM_DIR_COUNT; k++) {                                          \
+			const struct sum_dir *d = &c->dir[k], *peer = &c->dir[!k];                 \
+			char *v = rows[n].v[k];                                                    \
+			(void)peer;                                                                \
+			kind##_T(name, m)                                                          \
+		}                                                                                  \
+		n++;                                                                               \
+	}
+
+static size_t dir_rows(const struct sum_conn *c, struct long_row *rows, size_t max)
+{
+	int64_t dur_ns = c->last_ts - c->first_ts;
+	size_t n = 0;
+
+	SUM_DIR_JSON(DJ_T)
+	return n;
+}
+
+/* "2026-12-02 10:00:00.123456789": a capture time, UTC. */
+static void fmt_utc(char *b, size_t len, int64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	int64_t frac = ns % 1000000000;
+	struct tm tm;
+
+	if (frac < 0) {
+		frac += 1000000000;
+		s--;
+	}
+	if (!gmtime_r(&s, &tm)) {
+		snprintf(b, len, "%.9f", (double)ns / 1e9);
+		return;
+	}
+	size_t n = strftime(b, len, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(b + n, len - n, ".%09" PRId64 " UTC", frac);
+}
+
+/* "ip.src==10.0.2.1" or "ipv6.src==fd00::1": an address as tshark's field. */
+static void tshark_addr(char *b, size_t len, const char *which, const struct dec_addr *a)
+{
+	char ep[64];
+
+	rep_format_endpoint(a, 0, ep, sizeof(ep));
+	/* rep_format_endpoint's "1.2.3.4:0" / "[::1]:0": the address alone. */
+	char *colon = strrchr(ep, ':');
+	if (colon)
+		*colon = '\0';
+	if (a->family == 6) {
+		size_t n = strlen(ep);
+		if (n >= 2 && ep[n - 1] == ']')
+			ep[n - 1] = '\0';
+		snprintf(b, len, "ipv6.%s==%s", which, ep + 1);
+	} else {
+		snprintf(b, len, "ip.%s==%s", which, ep);
+	}
+}
+
+/*
+ * The display filter selecting exactly the connection's frames: each
+ * direction's addresses and ports (tcp.stream numbers are Wireshark's own),
+ * not ICMP (whose errors quote TCP headers that tshark matches too), the
+ * frame span when it lies in one file (a port reused later is another
+ * connection) and the interface when there are several vantage points.
+ */
+static void tshark_filter(FILE *out, const struct sum_conn *c, const struct rep_run *run)
+{
+	char cs[80], cd[80], ss[80], sd[80];
+	const char *ip = c->client.family == 6 ? "icmpv6" : "icmp";
+
+	tshark_addr(cs, sizeof(cs), "src", &c->client);
+	tshark_addr(cd, sizeof(cd), "dst", &c->client);
+	tshark_addr(ss, sizeof(ss), "src", &c->server);
+	tshark_addr(sd, sizeof(sd), "dst", &c->server);
+	bool one_file = c->first_input == c->last_input;
+	uint32_t lo = c->first_input < c->last_input ? c->first_input : c->last_input;
+	uint32_t hi = c->first_input < c->last_input ? c->last_input : c->first_input;
+
+	/* Frame numbers count within a file: one line per file it spans
+	 * (inputs merged by time: its first file may come after its last). */
+	for (uint32_t in = lo; in <= hi && in < run->ninputs; in++) {
+		fprintf(out, "  tshark -r '%s' -Y '", run->inputs[in]->path);
+		fprintf(out,
+			"!%s && ((%s && tcp.srcport==%u && %s && tcp.dstport==%u) || (%s && "
+			"tcp.srcport==%u && %s && tcp.dstport==%u))",
+			ip, cs, c->client_port, sd, c->server_port, ss, c->server_port, cd,
+			c->client_port);
+		if (one_file)
+			fprintf(out, " && frame.number>=%" PRIu64 " && frame.number<=%" PRIu64,
+				c->first_frame, c->last_frame);
+		if (run->nvantages > 1 && c->vantage < run->nvantages) {
+			const char *v = run->vantage_names[c->vantage];
+			if (v && v[0] != '#' && !strpbrk(v, "'\"\\"))
+				fprintf(out, " && frame.interface_name==\"%s\"", v);
+		}
+		fputs("'\n", out);
+	}
+}
+
+static void write_head(FILE *out, const struct sum_conn *c, const struct rep_run *run)
+{
+	char cl[64], sv[64], t0[64], f0[PATH_MAX + 32], f1[PATH_MAX + 32], hs[32], dur[32];
+
+	rep_format_endpoint(&c->client, c->client_port, cl, sizeof(cl));
+	rep_format_endpoint(&c->server, c->server_port, sv, sizeof(sv));
+	fprintf(out, "\nConnection %" PRIu64 ": %s > %s (client > server: %s)\n", c->id, cl, sv,
+		c->roles_from_syn ? "who sent the SYN" : "guessed from the ports, no SYN seen");
+	fmt_utc(t0, sizeof(t0), c->first_ts);
+	rep_fmt_frame(f0, sizeof(f0), run, c->first_input, c->first_frame);
+	rep_fmt_frame(f1, sizeof(f1), run, c->last_input, c->last_frame);
+	rep_fmt_dur(dur, sizeof(dur), c->last_ts - c->first_ts);
+	fprintf(out, "  first packet %s (frame %s), last frame %s, %.6f s (%s), state %s%s%s\n", t0,
+		f0, f1, (double)(c->last_ts - c->first_ts) / 1e9, dur, sum_state_name(c->state),
+		c->evicted ? ", evicted (statistics cover part of it)" : "",
+		c->evicted_and_resumed ? ", evicted and resumed" : "");
+	if (c->handshake_rtt_ns >= 0)
+		rep_fmt_dur(hs, sizeof(hs), c->handshake_rtt_ns);
+	else
+		snprintf(hs, sizeof(hs), "unknown");
+	fprintf(out, "  handshake RTT %s; SACK %s; timestamps %s; window scale %s", hs,
+		c->sack_permitted ? "permitted" : "not permitted", c->timestamps ? "yes" : "no",
+		c->wscale_known ? "known" : "unknown (windows unscaled)");
+	if (c->queues_known) {
+		fputs("; queues", out);
+		for (unsigned q = 0; q < 64; q++)
+			if (c->queue_mask & (1ull << q))
+				fprintf(out, " %u", q);
+		if (c->queues_overflow)
+			fputs(" and some above 63", out);
+	}
+	if (run->nvantages > 1 && c->vantage < run->nvantages)
+		fprintf(out, "; seen at @%u=%s", c->vantage, run->vantage_names[c->vantage]);
+	fputs("\n", out);
+	tshark_filter(out, c, run);
+}
+
+static void write_dirs(FILE *out, const struct sum_conn *c)
+{
+	struct long_row rows[64];
+	size_t n = dir_rows(c, rows, sizeof(rows) / sizeof(rows[0]));
+	int wk = 0, wv[SUM_DIR_COUNT] = {3, 3};
+
+	for (size_t k = 0; k < n; k++) {
+		int w = (int)strlen(rows[k].key);
+		wk = w > wk ? w : wk;
+		for (int j = 0; j < SUM_DIR_COUNT; j++) {
+			w = (int)strlen(rows[k].v[j]);
+			wv[j] = w > wv[j] ? w : wv[j];
+		}
+	}
+	fprintf(out, "  %-*s  %*s  %*s\n", wk, "", wv[0], "c>s", wv[1], "s>c");
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, "  %-*s  %*s  %*s", wk, rows[k].key, wv[0], rows[k].v[0], wv[1],
+			rows[k].v[1]);
+		if (rows[k].unit[0])
+			fprintf(out, "  %s", rows[k].unit);
+		fputc('\n', out);
+	}
+}
+
+/* The detectors' lines about it (their TUI detail), when they ran. */
+static void write_detectors(FILE *out, const struct sum_conn *c, const struct rep_run *run)
+{
+	struct det_totals none = {0};
+	char line[512];
+
+	if (!run->detectors)
+		return;
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		const struct det_view *v = det_views[k];
+		line[0] = '\0';
+		if (v->detail)
+			v->detail(line, sizeof(line), c, &none, true);
+		if (line[0])
+			fprintf(out, "  %s: %s\n", v->name, line);
+	}
+}
+
+/* Indices of a sorted event array by connection (stably: the time order
+ * stays within one), so each connection's events are one stretch. */
+struct by_conn {
+	const struct sum_event *ev;
+	size_t *idx, n, next;
+};
+
+static int by_conn_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sum_event *ev = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	if (ev[a].conn != ev[b].conn)
+		return ev[a].conn < ev[b].conn ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Events of ev[n] (per-frame verdicts or not, as frames says). */
+static int by_conn_init(struct by_conn *b, const struct sum_event *ev, size_t n, bool frames)
+{
+	*b = (struct by_conn){.ev = ev};
+	b->idx = n ? malloc(n * sizeof(*b->idx)) : NULL;
+	if (n && !b->idx)
+		return ERR_NOMEM;
+	for (size_t k = 0; k < n; k++)
+		if (sum_event_is_frame(ev[k].type) == frames)
+			b->idx[b->n++] = k;
+	qsort_r(b->idx, b->n, sizeof(*b->idx), by_conn_cmp, (void *)ev);
+	return 0;
+}
+
+/* The next event of connection id (ids come in increasing order), or NULL. */
+static const struct sum_event *by_conn_next(struct by_conn *b, uint64_t id)
+{
+	while (b->next < b->n && b->ev[b->idx[b->next]].conn < id)
+		b->next++;
+	if (b->next < b->n && b->ev[b->idx[b->next]].conn == id)
+		return &b->ev[b->idx[b->next++]];
+	return NULL;
+}
+
+static void write_event(FILE *out, const struct sum_conn *c, const struct sum_event *e,
+			const struct rep_run *run)
+{
+	char f[PATH_MAX + 32], what[512];
+
+	rep_fmt_frame(f, sizeof(f), run, e->input, e->frame_first);
+	if (e->frame_last > e->frame_first) {
+		size_t n = strlen(f);
+		snprintf(f + n, sizeof(f) - n, "-%" PRIu64, e->frame_last);
+	}
+	det_describe_event(what, sizeof(what), e);
+	fprintf(out, "    %+.6f  %-9s %s  %s\n", (double)(e->ts - c->first_ts) / 1e9, f,
+		e->dir == SUM_C2S ? "c>s" : "s>c", what);
+}
+
+/* Its events and verdicts, merged in time order (rep_event_cmp). */
+static void write_events(FILE *out, const struct sum_conn *c, struct by_conn *ev,
+			 struct by_conn *vd, const struct rep_run *run)
+{
+	const struct sum_event *a = by_conn_next(ev, c->id), *b = by_conn_next(vd, c->id);
+	bool head = false;
+
+	while (a || b) {
+		const struct sum_event **take = !b || (a && rep_event_cmp(a, b) <= 0) ? &a : &b;
+		if (!head) {
+			fputs("  events (seconds since its first packet, frame, direction):\n", out);
+			head = true;
+		}
+		write_event(out, c, *take, run);
+		*take = by_conn_next(take == &a ? ev : vd, c->id);
+	}
+	if (!head)
+		fputs("  events: none\n", out);
+}
+
+void txt_write_long(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	struct by_conn ev, vd;
+
+	if (!d->text || !d->text->long_form)
+		return;
+	if (by_conn_init(&ev, d->events, d->nevents, false) < 0 ||
+	    by_conn_init(&vd, d->verdicts, d->nverdicts, true) < 0) {
+		free(ev.idx);
+		fputs("\n(out of memory for the long form)\n", out);
+		return;
+	}
+	for (size_t k = 0; k < d->nconns; k++) {
+		const struct sum_conn *c = rep_conn_at(d, k);
+		write_head(out, c, run);
+		write_dirs(out, c);
+		write_detectors(out, c, run);
+		write_events(out, c, &ev, &vd, run);
+	}
+	if (d->events_dropped || d->verdicts_dropped)
+		fprintf(out,
+			"\n(%" PRIu64 " events and %" PRIu64
+			" per-frame verdicts not kept: --max-events; the lists above miss them)\n",
+			d->events_dropped, d->verdicts_dropped);
+	free(ev.idx);
+	free(vd.idx);
+}
