@@ -65,7 +65,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-diff check-html check-plot check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
         check-install bench lab-matrix fuzz format install uninstall clean
 
@@ -127,7 +127,7 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-install check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
+	  check-install check-cli check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
 	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
@@ -175,6 +175,11 @@ check-html: tests
 # tcpsift diff: values against analyze's, --fail-on, matching, bad inputs.
 check-diff: tests
 	@tests/diff/run.sh $(O)/tcpsift
+
+# The text's connection part (--conn/--long, --sort/--top, alignment, plurals)
+# and the tcpdump-family command line (-r, trailing filter, help, -V, conflicts).
+check-cli: tests
+	@tests/cli/run.sh $(O)/tcpsift
 
 check-shard: tests $(O)/bench/gen
 	@tests/shard/run.sh $(O)/tcpsift

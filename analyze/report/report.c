@@ -514,7 +514,12 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 	fputs("      frames", out);
 	for (unsigned k = 0; k < l->n; k++) {
 		char f[PATH_MAX + 32];
-		rep_fmt_frame(f, sizeof(f), run, l->ex[k].input, l->ex[k].frame);
+		/* The file once, where the examples change file: "a.pcap:#8, #9". */
+		if (k && l->ex[k].input == l->ex[k - 1].input)
+			snprintf(f, sizeof(f), "%s%" PRIu64, run->ninputs > 1 ? "#" : "",
+				 l->ex[k].frame);
+		else
+			rep_fmt_frame(f, sizeof(f), run, l->ex[k].input, l->ex[k].frame);
 		fprintf(out, "%s %s", k ? "," : "", f);
 	}
 	fprintf(out, "%s\n", l->count > l->n ? " ..." : "");

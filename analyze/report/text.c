@@ -372,6 +372,8 @@ static bool sort_det_column(int k, const struct det_view **v, unsigned *col)
 {
 	int n = SORT_DET;
 
+	if (k < SORT_DET)
+		return false;
 	for (unsigned i = 0; i < DET_VIEW_COUNT; i++) {
 		if (k < n + (int)det_views[i]->ncolumns) {
 			*v = det_views[i];

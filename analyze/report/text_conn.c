@@ -112,7 +112,8 @@ static void cell_rate(char *b, uint64_t bytes, int64_t dur_ns)
 		snprintf(v, LONG_CELL, "-");
 #define DJ_AVG_PAYLOAD_T(key, m)                                                                   \
 	if (d->data_packets)                                                                       \
-		snprintf(v, LONG_CELL, "%.1f", (double)d->payload_bytes / (double)d->data_packets); \
+		snprintf(v, LONG_CELL, "%.1f",                                                     \
+			 (double)d->payload_bytes / (double)d->data_packets);                      \
 	else                                                                                       \
 		snprintf(v, LONG_CELL, "-");
 #define DJ_GOODPUT_T(key, m)	cell_rate(v, d->unique_bytes, dur_ns);
@@ -299,7 +300,7 @@ static void write_dirs(FILE *out, const struct sum_conn *c)
 	}
 }
 
-/* The detectors' lines about it (their TUI detail), when they ran. */
+/* The detectors' lines about it (the TUI's detail view), when they ran. */
 static void write_detectors(FILE *out, const struct sum_conn *c, const struct rep_run *run)
 {
 	struct det_totals none = {0};
@@ -312,8 +313,11 @@ static void write_detectors(FILE *out, const struct sum_conn *c, const struct re
 		line[0] = '\0';
 		if (v->detail)
 			v->detail(line, sizeof(line), c, &none, true);
-		if (line[0])
-			fprintf(out, "  %s: %s\n", v->name, line);
+		size_t n = strlen(line);
+		if (n && line[n - 1] == ':') /* "stalls 0 (0us lost):" and no more */
+			line[--n] = '\0';
+		if (n)
+			fprintf(out, "  %s\n", line);
 	}
 }
 
@@ -383,7 +387,8 @@ static void write_events(FILE *out, const struct sum_conn *c, struct by_conn *ev
 	while (a || b) {
 		const struct sum_event **take = !b || (a && rep_event_cmp(a, b) <= 0) ? &a : &b;
 		if (!head) {
-			fputs("  events (seconds since its first packet, frame, direction):\n", out);
+			fputs("  events (seconds since its first packet, frame, data direction):\n",
+			      out);
 			head = true;
 		}
 		write_event(out, c, *take, run);
