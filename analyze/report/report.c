@@ -13,12 +13,17 @@
 
 #include "analyze/engine/decode.h"
 
+/* Events kept in memory, up to a cap; those beyond it are counted. */
+struct ev_list {
+	struct sum_event *ev;
+	size_t n, cap;
+	uint64_t dropped;
+};
+
 struct report {
 	struct rep_config cfg;
 	struct cs_store *conns; /* text and JSON: every connection, by id */
-	struct sum_event *events;
-	size_t nevents, events_cap;
-	uint64_t events_dropped;
+	struct ev_list events;
 	struct rep_totals tot;
 	int write_error;	 /* 0, or the first failure: enum err_code */
 	int write_errno;	 /* ... with ERR_SYSTEM: its errno */
@@ -27,12 +32,32 @@ struct report {
 	/* The text's long form lists every per-frame verdict of its
 	 * connections: kept here, apart from the events (up to max_events). */
 	bool keep_verdicts;
-	struct sum_event *verdicts;
-	size_t nverdicts, verdicts_cap;
-	uint64_t verdicts_dropped;
+	struct ev_list verdicts;
 };
 
 static void keep_event(struct report *r, const struct sum_event *e);
+
+/* Append a copy of e to l, growing it up to max entries. */
+static void ev_keep(struct ev_list *l, const struct sum_event *e, uint32_t max)
+{
+	if (l->n >= max) {
+		l->dropped++;
+		return;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		if (cap > max)
+			cap = max;
+		struct sum_event *n = realloc(l->ev, cap * sizeof(*n));
+		if (!n) {
+			l->dropped++;
+			return;
+		}
+		l->ev = n;
+		l->cap = cap;
+	}
+	l->ev[l->n++] = *e;
+}
 
 /* The first failure is the one reported. */
 static void note_write_error(struct report *r, int code, int sys_errno)
@@ -218,23 +243,7 @@ static void keep_event(struct report *r, const struct sum_event *e)
 			note_write_error(r, r->ndjson.err, r->ndjson.sys_errno);
 		return;
 	}
-	if (r->nevents >= r->cfg.max_events) {
-		r->events_dropped++;
-		return;
-	}
-	if (r->nevents == r->events_cap) {
-		size_t cap = r->events_cap ? r->events_cap * 2 : 256;
-		if (cap > r->cfg.max_events)
-			cap = r->cfg.max_events;
-		struct sum_event *n = realloc(r->events, cap * sizeof(*n));
-		if (!n) {
-			r->events_dropped++;
-			return;
-		}
-		r->events = n;
-		r->events_cap = cap;
-	}
-	r->events[r->nevents++] = *e;
+	ev_keep(&r->events, e, r->cfg.max_events);
 }
 
 /* "1796033364.947948123": exact seconds from integer nanoseconds. */
@@ -311,25 +320,6 @@ static void frame_example(struct rep_frame_list *l, const struct sum_event *e)
 		l->n++;
 }
 
-/* For the long form, up to max_events verdicts (the rest counted). */
-static void keep_verdict(struct report *r, const struct sum_event *e)
-{
-	if (r->nverdicts == r->verdicts_cap) {
-		size_t cap = r->verdicts_cap ? r->verdicts_cap * 2 : 256;
-		if (cap > r->cfg.max_events)
-			cap = r->cfg.max_events;
-		struct sum_event *n =
-		    cap > r->verdicts_cap ? realloc(r->verdicts, cap * sizeof(*n)) : NULL;
-		if (!n) {
-			r->verdicts_dropped++;
-			return;
-		}
-		r->verdicts = n;
-		r->verdicts_cap = cap;
-	}
-	r->verdicts[r->nverdicts++] = *e;
-}
-
 /* A per-frame verdict: counted, the first few kept for the text, and with
  * --frames / --frames-csv written as it comes. */
 static void on_frame(void *ctx, const struct sum_event *e)
@@ -345,8 +335,8 @@ static void on_frame(void *ctx, const struct sum_event *e)
 		csv_row(r, e);
 	if (r->cfg.frames)
 		keep_event(r, e);
-	if (r->keep_verdicts)
-		keep_verdict(r, e);
+	if (r->keep_verdicts) /* the long form's, apart from the events */
+		ev_keep(&r->verdicts, e, r->cfg.max_events);
 }
 
 struct report *rep_new(const struct rep_config *cfg, char *errbuf, size_t errlen)
@@ -440,20 +430,20 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 		return rc;
 	}
 	d.store = r->conns;
-	if (rep_sort_events(r->events, r->nevents) < 0) {
+	if (rep_sort_events(r->events.ev, r->events.n) < 0) {
 		rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
 		return ERR_NOMEM;
 	}
-	if (rep_sort_events(r->verdicts, r->nverdicts) < 0) {
+	if (rep_sort_events(r->verdicts.ev, r->verdicts.n) < 0) {
 		rep_write_error(ERR_NOMEM, 0, errbuf, errlen);
 		return ERR_NOMEM;
 	}
-	d.verdicts = r->verdicts;
-	d.nverdicts = r->nverdicts;
-	d.verdicts_dropped = r->verdicts_dropped;
-	d.events = r->events;
-	d.nevents = r->nevents;
-	d.events_dropped = r->events_dropped + run->events_dropped;
+	d.verdicts = r->verdicts.ev;
+	d.nverdicts = r->verdicts.n;
+	d.verdicts_dropped = r->verdicts.dropped;
+	d.events = r->events.ev;
+	d.nevents = r->events.n;
+	d.events_dropped = r->events.dropped + run->events_dropped;
 	d.tot = r->tot;
 	d.frames = r->frames;
 	d.text = &r->cfg.text;
@@ -501,8 +491,8 @@ void rep_free(struct report *r)
 	if (!r)
 		return;
 	cs_free(r->conns);
-	free(r->events);
-	free(r->verdicts);
+	free(r->events.ev);
+	free(r->verdicts.ev);
 	jo_w_free(&r->ndjson);
 	free(r);
 }

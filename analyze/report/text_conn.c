@@ -42,6 +42,14 @@ static void cell_u64(char *b, uint64_t v)
 	snprintf(b, LONG_CELL, "%" PRIu64, v);
 }
 
+static void cell_known(char *b, bool known, uint64_t v)
+{
+	if (known)
+		cell_u64(b, v);
+	else
+		snprintf(b, LONG_CELL, "-");
+}
+
 /* "tsval 6 ip_id 14": the rules that decided, "0" when none did. */
 static void cell_by(char *b, const uint64_t by[SUM_BY_COUNT])
 {
@@ -85,31 +93,12 @@ static void cell_rate(char *b, uint64_t bytes, int64_t dur_ns)
 		snprintf(v, LONG_CELL, "%.6f", (double)(d->m - c->first_ts) / 1e9);                \
 	else                                                                                       \
 		snprintf(v, LONG_CELL, "-");
-#define DJ_U64_PKT_T(key, m)                                                                       \
-	if (d->packets)                                                                            \
-		cell_u64(v, d->m);                                                                 \
-	else                                                                                       \
-		snprintf(v, LONG_CELL, "-");
-#define DJ_U32_DATA_T(key, m)                                                                      \
-	if (d->data_packets)                                                                       \
-		cell_u64(v, d->m);                                                                 \
-	else                                                                                       \
-		snprintf(v, LONG_CELL, "-");
-#define DJ_U32_NZ_T(key, m)                                                                        \
-	if (d->m)                                                                                  \
-		cell_u64(v, d->m);                                                                 \
-	else                                                                                       \
-		snprintf(v, LONG_CELL, "-");
-#define DJ_ISN_T(key, m)                                                                           \
-	if (d->isn_known)                                                                          \
-		cell_u64(v, d->m);                                                                 \
-	else                                                                                       \
-		snprintf(v, LONG_CELL, "-");
-#define DJ_WSCALE_T(key, m)                                                                        \
-	if (d->m >= 0)                                                                             \
-		snprintf(v, LONG_CELL, "%d", d->m);                                                \
-	else                                                                                       \
-		snprintf(v, LONG_CELL, "-");
+/* Where the JSON writes null, "-". */
+#define DJ_U64_PKT_T(key, m)  cell_known(v, d->packets, d->m);
+#define DJ_U32_DATA_T(key, m) cell_known(v, d->data_packets, d->m);
+#define DJ_U32_NZ_T(key, m)   cell_known(v, d->m, d->m);
+#define DJ_ISN_T(key, m)      cell_known(v, d->isn_known, d->m);
+#define DJ_WSCALE_T(key, m)   cell_known(v, d->m >= 0, (uint64_t)d->m);
 #define DJ_AVG_PAYLOAD_T(key, m)                                                                   \
 	if (d->data_packets)                                                                       \
 		snprintf(v, LONG_CELL, "%.1f",                                                     \
