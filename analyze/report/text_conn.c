@@ -337,7 +337,8 @@ static int by_conn_init(struct by_conn *b, const struct sum_event *ev, size_t n,
 	for (size_t k = 0; k < n; k++)
 		if (sum_event_is_frame(ev[k].type) == frames)
 			b->idx[b->n++] = k;
-	qsort_r(b->idx, b->n, sizeof(*b->idx), by_conn_cmp, (void *)ev);
+	if (b->n > 1)
+		qsort_r(b->idx, b->n, sizeof(*b->idx), by_conn_cmp, (void *)ev);
 	return 0;
 }
 
