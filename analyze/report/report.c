@@ -533,7 +533,7 @@ void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep
 
 void rep_fmt_frame(char *buf, size_t len, const struct rep_run *run, uint32_t input, uint64_t frame)
 {
-	if (run->ninputs > 1 && input < run->ninputs)
+	if (run && run->ninputs > 1 && input < run->ninputs)
 		snprintf(buf, len, "%s:#%" PRIu64, run->inputs[input]->path, frame);
 	else
 		snprintf(buf, len, "%" PRIu64, frame);

@@ -190,8 +190,8 @@ const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k);
  * for the examples of l (one tshark line per input they come from). */
 void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run);
 
-/* A frame as the text names it: "123" with one input, "b.pcap:#123"
- * (the input's path as given) with several. */
+/* A frame as the text names it: "123" with one input (or run NULL),
+ * "b.pcap:#123" (the input's path as given) with several. */
 void rep_fmt_frame(char *buf, size_t len, const struct rep_run *run, uint32_t input,
 		   uint64_t frame);
 
