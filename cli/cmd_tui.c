@@ -82,6 +82,7 @@ struct tui_cfg {
 	char *filter_args; /* owned */
 	double speed;
 	bool paused;
+	const char *replay_opt; /* the last of --speed, --max, --paused given */
 	struct cli_ring_opts ring;
 	const char *write;
 	bool overwrite;
@@ -146,14 +147,22 @@ static int on_option(void *ctx, int c, const char *arg)
 		double d = strtod(arg, &end);
 		if (errno || end == arg || *end || !(d >= 1.0 / 64) || d > 4096)
 			return bad_value("speed", arg, "a factor from 1/64 to 4096");
+		if (cfg->replay_opt && strcmp(cfg->replay_opt, "--max") == 0)
+			return cli_conflict("tui", "--max", "--speed");
 		cfg->speed = d;
+		cfg->replay_opt = "--speed";
 		break;
 	}
 	case OPT_MAX:
+		if (cfg->replay_opt && strcmp(cfg->replay_opt, "--speed") == 0)
+			return cli_conflict("tui", "--speed", "--max");
+		cfg->replay_opt = "--max";
 		cfg->speed = 0;
 		break;
 	case OPT_PAUSED:
 		cfg->paused = true;
+		if (!cfg->replay_opt)
+			cfg->replay_opt = "--paused";
 		break;
 	case OPT_WRITE:
 		cfg->write = arg;
@@ -207,6 +216,8 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		fputs("tcpsift tui: give either -r FILE (replay) or -i IFACE (live)\n", stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
+	if (cfg->iface && cfg->replay_opt)
+		return cli_conflict("tui", cfg->replay_opt, "-i (replay options need -r FILE)");
 	if (cfg->iface && cfg->write && strcmp(cfg->write, "-") == 0) {
 		fputs("tcpsift tui: -w - would write into the dashboard; give a file name\n",
 		      stderr);

@@ -280,5 +280,7 @@ usage_err "-r without a file" analyze -r
 usage_err "help of no verb" help nope
 usage_err "merge --json --ndjson" merge --json --ndjson x.json
 usage_err "capture --analyze --analyze-json" capture --analyze --analyze-json -i lo -w "$tmp/x.pcapng"
+usage_err "tui --speed --max" tui -r "$s" --speed 2 --max
+usage_err "tui -i with --max" tui -i lo --max
 usage_err "capture -f and a trailing filter" capture -i lo -w "$tmp/x.pcapng" -f tcp port 80
 t_done
