@@ -214,9 +214,10 @@ void cli_print_version(FILE *f)
 
 const char *cli_format_option(enum rep_format fmt)
 {
-	static const char *const opt[REP_FORMAT_COUNT] = {
-	    [REP_TEXT] = "text", [REP_JSON] = "--json", [REP_NDJSON] = "--ndjson",
-	    [REP_HTML] = "--html"};
+	static const char *const opt[REP_FORMAT_COUNT] = {[REP_TEXT] = "text",
+							  [REP_JSON] = "--json",
+							  [REP_NDJSON] = "--ndjson",
+							  [REP_HTML] = "--html"};
 
 	return fmt < REP_FORMAT_COUNT && opt[fmt] ? opt[fmt] : "?";
 }

@@ -668,8 +668,7 @@ static void write_table(FILE *head, FILE *out, const struct rep_data *d, const s
 		      out);
 }
 
-static void write_report(FILE *out, FILE *raw, const struct rep_data *d,
-			 const struct rep_run *run);
+static void write_report(FILE *out, FILE *raw, const struct rep_data *d, const struct rep_run *run);
 static void write_findings_part(FILE *out, FILE *raw, const struct rep_data *d,
 				const struct rep_run *run);
 static void write_head(FILE *out, const struct rep_data *d, const struct rep_run *run);
@@ -825,8 +824,7 @@ static void write_evictions(FILE *out, const struct rep_run *run)
 }
 
 /* The whole text: head and findings, the table, the long form. */
-static void write_report(FILE *out, FILE *raw, const struct rep_data *d,
-			 const struct rep_run *run)
+static void write_report(FILE *out, FILE *raw, const struct rep_data *d, const struct rep_run *run)
 {
 	write_head(out, d, run);
 	write_table(out, raw, d, run);
