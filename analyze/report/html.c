@@ -131,49 +131,6 @@ static bool graph_exists(const char *dir, uint64_t id, unsigned d, unsigned g)
 	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
 }
 
-/* Event indexes grouped by connection, each group in the report's order. */
-struct conn_events {
-	uint32_t *idx;
-	size_t n, at; /* at: the cursor of the walk in id order */
-};
-
-static int by_conn(const void *a, const void *b, void *events)
-{
-	const struct sum_event *ev = events;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t cx = ev[x].conn, cy = ev[y].conn;
-
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-static int group_events(struct conn_events *g, const struct rep_data *d)
-{
-	*g = (struct conn_events){0};
-	if (!d->nevents)
-		return 0;
-	g->idx = malloc(d->nevents * sizeof(*g->idx));
-	if (!g->idx)
-		return ERR_NOMEM;
-	for (size_t k = 0; k < d->nevents; k++)
-		g->idx[k] = (uint32_t)k;
-	g->n = d->nevents;
-	qsort_r(g->idx, g->n, sizeof(*g->idx), by_conn, (void *)d->events);
-	return 0;
-}
-
-/* The events of connection id: [*first, return) of g->idx; the cursor moves on. */
-static size_t events_of(struct conn_events *g, const struct rep_data *d, uint64_t id, size_t *first)
-{
-	while (g->at < g->n && d->events[g->idx[g->at]].conn < id)
-		g->at++;
-	*first = g->at;
-	while (g->at < g->n && d->events[g->idx[g->at]].conn == id)
-		g->at++;
-	return g->at;
-}
-
 static void write_head(FILE *out, const struct rep_run *run)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -418,9 +375,9 @@ static void write_detail(FILE *out, const struct sum_conn *c, const struct rep_d
 int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *run,
 		   const char *graph_dir)
 {
-	struct conn_events g;
+	struct rep_conn_events g;
 
-	if (group_events(&g, d) < 0)
+	if (rep_group_events(&g, d->events, d->nevents, REP_EV_ALL) < 0)
 		return ERR_NOMEM;
 	write_head(out, run);
 	write_run(out, d, run, graph_dir);
@@ -433,7 +390,7 @@ int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	for (size_t k = 0; k < d->nconns && k < HTML_MAX_ROWS; k++) {
 		const struct sum_conn *c = rep_conn_at(d, k);
 		struct det_totals live = {0};
-		size_t first, end = events_of(&g, d, c->id, &first);
+		size_t first, end = rep_events_of(&g, c->id, &first);
 
 		for (size_t e = first; e < end; e++)
 			det_totals_add_event(&live, &d->events[g.idx[e]]);
@@ -454,7 +411,7 @@ int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	ndetails = 0;
 	for (size_t k = 0; k < d->nconns && k < HTML_MAX_ROWS && ndetails < HTML_MAX_DETAILS; k++) {
 		const struct sum_conn *c = rep_conn_at(d, k);
-		size_t first, end = events_of(&g, d, c->id, &first);
+		size_t first, end = rep_events_of(&g, c->id, &first);
 
 		if (end == first && !has_graphs(graph_dir, c->id))
 			continue;
@@ -466,6 +423,6 @@ int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	fputs("<p class=\"muted\">Written by tcpsift analyze; the findings are explained in "
 	      "tcpsift-analyze(1).</p>\n</body>\n</html>\n",
 	      out);
-	free(g.idx);
+	rep_conn_events_free(&g);
 	return ferror(out) ? ERR_SYSTEM : 0;
 }

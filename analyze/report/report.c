@@ -555,3 +555,48 @@ const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k)
 		cs_release(d->store, k - 2048, k - 1024);
 	return &d->conns[k];
 }
+
+static int conn_events_cmp(const void *a, const void *b, void *events)
+{
+	const struct sum_event *ev = events;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t cx = ev[x].conn, cy = ev[y].conn;
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int rep_group_events(struct rep_conn_events *g, const struct sum_event *ev, size_t n,
+		     enum rep_ev_pick pick)
+{
+	*g = (struct rep_conn_events){.ev = ev};
+	if (!n)
+		return 0;
+	g->idx = malloc(n * sizeof(*g->idx));
+	if (!g->idx)
+		return ERR_NOMEM;
+	for (size_t k = 0; k < n; k++)
+		if (pick == REP_EV_ALL ||
+		    sum_event_is_frame(ev[k].type) == (pick == REP_EV_VERDICTS))
+			g->idx[g->n++] = (uint32_t)k;
+	if (g->n > 1)
+		qsort_r(g->idx, g->n, sizeof(*g->idx), conn_events_cmp, (void *)ev);
+	return 0;
+}
+
+size_t rep_events_of(struct rep_conn_events *g, uint64_t id, size_t *first)
+{
+	while (g->at < g->n && g->ev[g->idx[g->at]].conn < id)
+		g->at++;
+	*first = g->at;
+	while (g->at < g->n && g->ev[g->idx[g->at]].conn == id)
+		g->at++;
+	return g->at;
+}
+
+void rep_conn_events_free(struct rep_conn_events *g)
+{
+	free(g->idx);
+	g->idx = NULL;
+}

@@ -180,6 +180,31 @@ struct rep_data {
  * found depends on how connections interleave). <0, 0, >0 as strcmp. */
 int rep_event_cmp(const struct sum_event *a, const struct sum_event *b);
 
+/*
+ * A list of events grouped by connection, each group in the list's order:
+ * the indexes of ev sorted by connection id, walked in increasing ids by
+ * rep_events_of(). The HTML report and the text's long form use it.
+ */
+struct rep_conn_events {
+	const struct sum_event *ev; /* borrowed */
+	uint32_t *idx;		    /* owned */
+	size_t n, at;		    /* at: the walk's cursor */
+};
+
+enum rep_ev_pick {
+	REP_EV_ALL = 0,
+	REP_EV_VERDICTS, /* only per-frame verdicts (sum_event_is_frame()) */
+	REP_EV_OTHERS,	 /* all but them */
+};
+
+/* Group the events of ev[n] that pick selects. 0 or ERR_NOMEM. */
+int rep_group_events(struct rep_conn_events *g, const struct sum_event *ev, size_t n,
+		     enum rep_ev_pick pick);
+/* Connection id's events: g->idx[*first, return). Ids are asked in
+ * increasing order (set g->at = 0 to walk again). */
+size_t rep_events_of(struct rep_conn_events *g, uint64_t id, size_t *first);
+void rep_conn_events_free(struct rep_conn_events *g);
+
 /* Connection k of d (k < d->nconns). Loops walking the connections in
  * order read them through this: every 1024 it lets the store drop the
  * stretch well behind k (a pointer kept from there stays valid), so a

@@ -310,48 +310,6 @@ static void write_detectors(FILE *out, const struct sum_conn *c, const struct re
 	}
 }
 
-/* Indices of a sorted event array by connection (stably: the time order
- * stays within one), so each connection's events are one stretch. */
-struct by_conn {
-	const struct sum_event *ev;
-	size_t *idx, n, next;
-};
-
-static int by_conn_cmp(const void *pa, const void *pb, void *arg)
-{
-	const struct sum_event *ev = arg;
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-
-	if (ev[a].conn != ev[b].conn)
-		return ev[a].conn < ev[b].conn ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
-/* Events of ev[n] (per-frame verdicts or not, as frames says). */
-static int by_conn_init(struct by_conn *b, const struct sum_event *ev, size_t n, bool frames)
-{
-	*b = (struct by_conn){.ev = ev};
-	b->idx = n ? malloc(n * sizeof(*b->idx)) : NULL;
-	if (n && !b->idx)
-		return ERR_NOMEM;
-	for (size_t k = 0; k < n; k++)
-		if (sum_event_is_frame(ev[k].type) == frames)
-			b->idx[b->n++] = k;
-	if (b->n > 1)
-		qsort_r(b->idx, b->n, sizeof(*b->idx), by_conn_cmp, (void *)ev);
-	return 0;
-}
-
-/* The next event of connection id (ids come in increasing order), or NULL. */
-static const struct sum_event *by_conn_next(struct by_conn *b, uint64_t id)
-{
-	while (b->next < b->n && b->ev[b->idx[b->next]].conn < id)
-		b->next++;
-	if (b->next < b->n && b->ev[b->idx[b->next]].conn == id)
-		return &b->ev[b->idx[b->next++]];
-	return NULL;
-}
-
 static void write_event(FILE *out, const struct sum_conn *c, const struct sum_event *e,
 			const struct rep_run *run)
 {
@@ -368,35 +326,39 @@ static void write_event(FILE *out, const struct sum_conn *c, const struct sum_ev
 }
 
 /* Its events and verdicts, merged in time order (rep_event_cmp). */
-static void write_events(FILE *out, const struct sum_conn *c, struct by_conn *ev,
-			 struct by_conn *vd, const struct rep_run *run)
+static void write_events(FILE *out, const struct sum_conn *c, struct rep_conn_events *ev,
+			 struct rep_conn_events *vd, const struct rep_run *run)
 {
-	const struct sum_event *a = by_conn_next(ev, c->id), *b = by_conn_next(vd, c->id);
-	bool head = false;
+	size_t i, iend = rep_events_of(ev, c->id, &i);
+	size_t j, jend = rep_events_of(vd, c->id, &j);
 
-	while (a || b) {
-		const struct sum_event **take = !b || (a && rep_event_cmp(a, b) <= 0) ? &a : &b;
-		if (!head) {
-			fputs("  events (seconds since its first packet, frame, data direction):\n",
-			      out);
-			head = true;
-		}
-		write_event(out, c, *take, run);
-		*take = by_conn_next(take == &a ? ev : vd, c->id);
-	}
-	if (!head)
+	if (i == iend && j == jend) {
 		fputs("  events: none\n", out);
+		return;
+	}
+	fputs("  events (seconds since its first packet, frame, data direction):\n", out);
+	while (i < iend || j < jend) {
+		const struct sum_event *a = i < iend ? &ev->ev[ev->idx[i]] : NULL;
+		const struct sum_event *b = j < jend ? &vd->ev[vd->idx[j]] : NULL;
+		if (!b || (a && rep_event_cmp(a, b) <= 0)) {
+			write_event(out, c, a, run);
+			i++;
+		} else {
+			write_event(out, c, b, run);
+			j++;
+		}
+	}
 }
 
 void txt_write_long(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
-	struct by_conn ev, vd;
+	struct rep_conn_events ev, vd = {0};
 
 	if (!d->text || !d->text->long_form)
 		return;
-	if (by_conn_init(&ev, d->events, d->nevents, false) < 0 ||
-	    by_conn_init(&vd, d->verdicts, d->nverdicts, true) < 0) {
-		free(ev.idx);
+	if (rep_group_events(&ev, d->events, d->nevents, REP_EV_OTHERS) < 0 ||
+	    rep_group_events(&vd, d->verdicts, d->nverdicts, REP_EV_VERDICTS) < 0) {
+		rep_conn_events_free(&ev);
 		fputs("\n(out of memory for the long form)\n", out);
 		return;
 	}
@@ -412,6 +374,6 @@ void txt_write_long(FILE *out, const struct rep_data *d, const struct rep_run *r
 			"\n(%" PRIu64 " events and %" PRIu64
 			" per-frame verdicts not kept: --max-events; the lists above miss them)\n",
 			d->events_dropped, d->verdicts_dropped);
-	free(ev.idx);
-	free(vd.idx);
+	rep_conn_events_free(&ev);
+	rep_conn_events_free(&vd);
 }
