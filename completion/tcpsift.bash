@@ -29,11 +29,13 @@ _tcpsift()
 	bin=${bin/#\~/$HOME}
 	command -v "$bin" >/dev/null 2>&1 || bin=tcpsift
 
-	if [ "$COMP_CWORD" -eq 1 ]; then
+	# "tcpsift help VERB": the verbs again.
+	if [ "$COMP_CWORD" -eq 1 ] || { [ "$COMP_CWORD" -eq 2 ] && [ "${COMP_WORDS[1]}" = help ]; }; then
 		# "  VERB ..." lines of tcpsift --help, but "tcpsift VERB --help".
-		local verbs
+		local verbs extra="help --help --version"
 		verbs=$(_tcpsift_help "$bin" | awk '/^  [a-z]+ / && $1 != "tcpsift" { print $1 }')
-		mapfile -t COMPREPLY < <(compgen -W "$verbs --help --version" -- "$cur")
+		[ "$COMP_CWORD" -eq 2 ] && extra=""
+		mapfile -t COMPREPLY < <(compgen -W "$verbs $extra" -- "$cur")
 		return 0
 	fi
 	verb=${COMP_WORDS[1]}

@@ -251,8 +251,20 @@ for verb in analyze capture merge tui; do
 	v=$("$bin" "$verb" -V) && [ "$v" = "$("$bin" --version)" ] && [ "$("$bin" "$verb" --version)" = "$v" ] &&
 		t_pass "$verb -V, --version: $v" || t_fail "$verb -V: '$v'"
 done
+got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+	COMP_WORDS=(tcpsift help an); COMP_CWORD=2; _tcpsift; echo "${COMPREPLY[*]}"
+	COMP_WORDS=(tcpsift he); COMP_CWORD=1; _tcpsift; echo "${COMPREPLY[*]}"' 2>&1 | tr '\n' ' ')
+[ "$got" = "analyze help " ] && t_pass "completion: tcpsift help an<TAB>, tcpsift he<TAB>" ||
+	t_fail "completion of help: '$got'"
 "$bin" help | grep -q "help VERB" && [ "$("$bin" -V)" = "$("$bin" --version)" ] &&
 	t_pass "tcpsift help, tcpsift -V" || t_fail "tcpsift help / -V"
+
+# Every JSON report above against the documented schema.
+if scripts/schema.py validate "$tmp"/*.json >"$tmp/schema" 2>&1; then
+	t_pass "schema: the $(ls "$tmp"/*.json | wc -l) JSON reports valid"
+else
+	t_fail "schema: $(head -3 "$tmp/schema")"
+fi
 
 # ---- usage errors: one line, exit 2 ----
 usage_err() { # DESCRIPTION ARGS...: one line on stderr, exit 2, nothing on stdout
