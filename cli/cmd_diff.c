@@ -72,6 +72,7 @@ static const struct cli_opt diff_opts[] = {
     {"max-flows", OPT_MAX_FLOWS, "N", "captures: as analyze --max-flows"},
     {"max-memory", OPT_MAX_MEMORY, "SIZE", "captures: as analyze --max-memory"},
     {"quiet", OPT_QUIET, NULL, "no warnings on stderr (those of analyze included)"},
+    CLI_VERSION_OPT,
     {"help", OPT_HELP, NULL, "this help"},
 };
 

@@ -243,7 +243,7 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "from 'no-such.pcap' on were taken as a filter" "$tmp/e" &&
 	t_pass "a missing second file: one line saying it was read as a filter, exit 2" ||
 	t_fail "missing second file: exit $rc, $(cat "$tmp/e")"
-for verb in analyze capture merge tui; do
+for verb in analyze capture diff merge tui; do
 	"$bin" "$verb" --help >"$tmp/h1"
 	"$bin" help "$verb" >"$tmp/h2"
 	[ -s "$tmp/h1" ] && cmp -s "$tmp/h1" "$tmp/h2" && t_pass "help $verb = $verb --help" ||
