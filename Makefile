@@ -127,8 +127,8 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-install check-cli check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
-	@$(MAKE) --no-print-directory O=build/rel check-tshark check-public check-scale check-floods check-lab \
+	  check-cli check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
+	@$(MAKE) --no-print-directory O=build/rel check-install check-tshark check-public check-scale check-floods check-lab \
 	  check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-hostile-times
@@ -298,6 +298,8 @@ uninstall:
 
 # make install into a scratch DESTDIR, twice (PREFIX too): the file list,
 # man --warnings on every page, the completion, then uninstall.
+# The release tree: what `make install` installs (a sanitizer tree would be
+# relinked without SAN=1 by the install target).
 check-install: tests
 	@tests/install/run.sh $(O)
 

@@ -86,7 +86,7 @@ for prefix in /usr/local /opt/tcpsift; do
 		}
 		want_comp verb analyze
 		verbs=$("$b" --help | awk '/^  [a-z]+ / && $1 != "tcpsift" { print $1 }' | tr '\n' ' ')
-		want_comp verbs "${verbs}--help --version"
+		want_comp verbs "${verbs}help --help --version"
 		want_comp opt --filter
 		want_comp tuiopt --speed
 		want_comp mergeopt --ndjson
