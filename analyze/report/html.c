@@ -100,15 +100,9 @@ static double dir_rate(const struct sum_dir *d)
 
 static void fmt_rtt(char *buf, size_t len, const struct sum_conn *c)
 {
-	const struct sum_rtt *best = NULL;
+	const struct sum_rtt *best = rep_best_rtt(c);
 	char mn[24], av[24];
 
-	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		const struct sum_rtt *r = c->dir[k].rtt.n ? &c->dir[k].rtt : &c->dir[k].rtt_ts;
-
-		if (r->n && (!best || r->n > best->n))
-			best = r;
-	}
 	if (best) {
 		rep_fmt_dur(mn, sizeof(mn), best->min_ns);
 		rep_fmt_dur(av, sizeof(av), best->sum_ns / (int64_t)best->n);

@@ -229,6 +229,10 @@ static inline const char *rep_plural(uint64_t n)
 /* "850 us", "40.1 ms", "1.36 s": durations in the text findings. */
 void rep_fmt_dur(char *buf, size_t len, int64_t ns);
 
+/* The direction's RTT with the most samples (data/ACK, else TSval/TSecr),
+ * or NULL when neither direction has any: the tables' RTT (text, HTML). */
+const struct sum_rtt *rep_best_rtt(const struct sum_conn *c);
+
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 

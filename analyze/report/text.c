@@ -32,7 +32,7 @@ void txt_human(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, x < 10 ? "%.1f%c" : "%.0f%c", x, units[u]);
 }
 
-const struct sum_rtt *txt_best_rtt(const struct sum_conn *c)
+const struct sum_rtt *rep_best_rtt(const struct sum_conn *c)
 {
 	const struct sum_rtt *best = NULL;
 
@@ -320,7 +320,7 @@ void txt_rtt_cell(const struct sum_rtt *r, char *buf, size_t len)
 
 static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
 {
-	const struct sum_rtt *r = txt_best_rtt(c);
+	const struct sum_rtt *r = rep_best_rtt(c);
 	double div;
 
 	if (r) {
@@ -465,7 +465,7 @@ static int64_t sort_value(const struct sum_conn *c, int key)
 	case SORT_OOO:
 		return (int64_t)both_dirs(c, DIR_METRIC(out_of_order));
 	case SORT_RTT: /* the table's average; none sorts last */
-		r = txt_best_rtt(c);
+		r = rep_best_rtt(c);
 		return r ? r->sum_ns / (int64_t)r->n : c->handshake_rtt_ns;
 	case SORT_STATE:
 		return c->state;

@@ -14,10 +14,6 @@
 /* 1234567 -> "1.2M": fits a 6-column cell. */
 void txt_human(uint64_t v, char *buf, size_t len);
 
-/* The direction's RTT with the most samples (data/ACK, else TSval/TSecr),
- * or NULL when neither direction has any: the table's RTT. */
-const struct sum_rtt *txt_best_rtt(const struct sum_conn *c);
-
 /* "1/12/288us", "0.1/1.2/3.4ms": min/avg/max of r (r->n > 0) in the unit
  * its maximum suits. */
 void txt_rtt_cell(const struct sum_rtt *r, char *buf, size_t len);
