@@ -20,12 +20,24 @@
 #     sees them: a gap above every gap seen before is a new hole, so
 #     adjacent drops make one hole, a dropped retransmission keeps its hole,
 #     and a tail drop repaired before anything later arrived makes none.
-# Checks, for each capture: holes == model holes (> 0), within 10 %;
-# every hole closed by a retransmission; A: lost downstream == holes, B:
-# lost upstream == holes; recovery episodes within 10 % (or 1) of
+# Checks, for each capture: holes closed by retransmission == model holes
+# (> 0); A: lost downstream == holes, B: lost upstream == model holes;
+# every other hole is receiver-side reordering, proven from the packets
+# (below), and counted by tcpsift as closed without retransmission (at A
+# reordered downstream, at B lost downstream of its capture point);
+# recovery episodes within 10 % (or 1) of
 # TcpExtTCPSackRecovery. Sound ground truth: NFLOG == nft, every NFLOG copy
 # found in A's capture, no capture or link drops. Informative: D-SACKs,
 # retransmissions vs TcpRetransSegs.
+#
+# Receiver-side reordering: now and then (about one run in twenty at 2 %) a
+# segment reaches B's tap, then is overtaken inside B's stack (veth
+# delivers through per-CPU backlogs), so B SACKs the next segment first and
+# ACKs this one a moment later without a retransmission: a real hole the
+# drop model cannot predict. It is counted as such only when the packets
+# prove it: its first byte was never dropped (NFLOG), A sent those bytes
+# exactly once, and one of B's ACKs in A's capture (tshark) stood at that
+# byte with a SACK block above it.
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
 set -euo pipefail
 
@@ -38,8 +50,6 @@ BYTES=3000000
 PCT=${LAB_SACK_PCT:-2}
 GROUP=9
 
-# within A B PCT: |A - B| <= PCT % of B
-within() { [ $((100 * ($1 > $2 ? $1 - $2 : $2 - $1))) -le $(($3 * $2)) ]; }
 
 # Setup.
 lab_chain fsack
@@ -147,18 +157,55 @@ lab_check "model holes 0" "$gt_holes" -gt 0
 
 # tcpsift, upstream of the drop (A) and downstream of it (B).
 lab_check "connections $an/$bn != 1" "$an$bn" = 11
-lab_check "A: holes $ah != model $gt_holes" "$ah" -eq "$gt_holes"
-lab_check "B: holes $bh != model $gt_holes" "$bh" -eq "$gt_holes"
-near_a=yes near_b=yes
-within "$ah" "$gt_holes" 10 || near_a=no
-within "$bh" "$gt_holes" 10 || near_b=no
-lab_check "A: holes $ah not within 10 % of $gt_holes" "$near_a" = yes
-lab_check "B: holes $bh not within 10 % of $gt_holes" "$near_b" = yes
-lab_check "A: closed by retransmission $ar != holes $ah" "$ar" -eq "$ah"
-lab_check "B: closed by retransmission $br != holes $bh" "$br" -eq "$bh"
+# Holes no drop explains: each must be receiver-side reordering the packets
+# prove (see the top), closed without a retransmission.
+read -r a_rx a_rx_bad b_rx b_rx_bad < <(python3 - "$ajson" "$bjson" \
+	<(tshark -n -r "$drops" -Y "ip.src == $LAB_IP4_A" -T fields -e tcp.seq_raw 2>/dev/null) \
+	<(tshark -n -r "$acap" -Y "ip.src == $LAB_IP4_A && tcp.len > 0" -T fields \
+		-e tcp.seq -e tcp.seq_raw 2>/dev/null) \
+	<(tshark -n -r "$acap" -Y "ip.src == $LAB_IP4_B && tcp.options.sack_le" -T fields \
+		-e tcp.ack -e tcp.options.sack_le 2>/dev/null) <<'PY'
+import collections, json, sys
+
+dropped_raw = {int(l) for l in open(sys.argv[3]) if l.strip()}
+copies, rel_of_raw = collections.Counter(), {}
+for line in open(sys.argv[4]):
+    rel, raw = (int(x) for x in line.split("\t"))
+    copies[rel] += 1
+    rel_of_raw[raw] = rel
+dropped = {rel_of_raw[r] for r in dropped_raw if r in rel_of_raw}
+sack_gap_at = set()               # B's ACK stood here with a SACK block above
+for line in open(sys.argv[5]):
+    ack, les = line.rstrip("\n").split("\t")
+    if any(int(x) > int(ack) for x in les.split(",") if x):
+        sack_gap_at.add(int(ack))
+out = []
+for path in sys.argv[1:3]:
+    good = bad = 0
+    for e in json.load(open(path))["events"]:
+        if e["type"] != "sack_hole" or e["closed_by"] == "retransmission":
+            continue
+        s = e["rel_seq"]
+        if s not in dropped and copies[s] == 1 and s in sack_gap_at:
+            good += 1
+        else:
+            bad += 1
+    out += [good, bad]
+print(*out)
+PY
+) || lab_abort "could not check the holes no drop explains"
+lab_check "A: closed by retransmission $ar != model holes $gt_holes" "$ar" -eq "$gt_holes"
+lab_check "B: closed by retransmission $br != model holes $gt_holes" "$br" -eq "$gt_holes"
+lab_check "A: holes $ah != model $gt_holes + receiver-side reordering $a_rx" \
+	"$ah" -eq $((gt_holes + a_rx))
+lab_check "B: holes $bh != model $gt_holes + receiver-side reordering $b_rx" \
+	"$bh" -eq $((gt_holes + b_rx))
+lab_check "A: $a_rx_bad holes neither dropped nor proven reordered" "$a_rx_bad" -eq 0
+lab_check "B: $b_rx_bad holes neither dropped nor proven reordered" "$b_rx_bad" -eq 0
 lab_check "A: open holes $ao/$bo" $((ao + bo)) -eq 0
 lab_check "A: lost downstream $ad != holes $ah (upstream $au)" "$ad" -eq "$ah"
-lab_check "B: lost upstream $bu != holes $bh (downstream $bd)" "$bu" -eq "$bh"
+lab_check "B: lost upstream $bu != model holes $gt_holes (downstream $bd)" "$bu" -eq "$gt_holes"
+lab_check "B: lost downstream $bd != receiver-side reordering $b_rx" "$bd" -eq "$b_rx"
 lab_check "reneging $aren/$bren" $((aren + bren)) -eq 0
 # Each recovery episode (first hole until the ACK passes the highest SACKed
 # byte) is one Linux SACK recovery (TcpExtTCPSackRecovery): within 10 % or 1.
@@ -168,7 +215,8 @@ lab_check "A: recoveries $arec vs TcpExtTCPSackRecovery $sackrec" \
 lab_check "B: recoveries $brec vs TcpExtTCPSackRecovery $sackrec" \
 	$((brec > sackrec ? brec - sackrec : sackrec - brec)) -le "$tol"
 
-lab_verdict "holes at A $ah, at B $bh (model of B's queue from A's send order and NFLOG: $gt_holes;" \
+lab_verdict "holes at A $ah, at B $bh (model of B's queue from A's send order and NFLOG: $gt_holes," \
+	"+ receiver-side reordering proven from the packets: A $a_rx, B $b_rx;" \
 	"nft drops $nft, NFLOG $nflogged, A data segments $gt_sent);" \
 	"closed by retransmission A $ar B $br; lost downstream at A $ad ($ah), upstream at B $bu ($bh);" \
 	"recovery episodes A $arec B $brec (A TcpExtTCPSackRecovery $sackrec);" \
