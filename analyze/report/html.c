@@ -90,14 +90,6 @@ static void fmt_rate(char *buf, size_t len, double bps)
 	snprintf(buf, len, "%.*f %s", bps < 10 ? 2 : bps < 100 ? 1 : 0, bps, unit[u]);
 }
 
-/* Payload throughput of a direction over its data time (first to last data segment). */
-static double dir_rate(const struct sum_dir *d)
-{
-	int64_t span = d->last_data_ts - d->first_data_ts;
-
-	return span > 0 ? (double)d->payload_bytes * 8e9 / (double)span : 0;
-}
-
 static void fmt_rtt(char *buf, size_t len, const struct sum_conn *c)
 {
 	const struct sum_rtt *best = rep_best_rtt(c);
@@ -212,7 +204,8 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 static void write_table_head(FILE *out)
 {
 	fputs("<h2 id=\"connections\">Connections</h2>\n<p class=\"muted\">First-packet order; "
-	      "bytes are payload; throughput over each direction's data time; RTT min / average "
+	      "bytes are payload; throughput: payload of both directions over the duration (as the "
+	      "text table); RTT min / average "
 	      "at the capture point. Click an id for its events and graphs.</p>\n"
 	      "<table>\n<tr><th>id</th><th class=\"l\">client</th><th class=\"l\">server</th>"
 	      "<th>duration</th><th>bytes c&gt;s</th><th>bytes s&gt;c</th><th>throughput</th>"
@@ -240,10 +233,7 @@ static void write_row(FILE *out, const struct sum_conn *c, const struct det_tota
 		      bool detailed, const char *graph_dir)
 {
 	char cl[64], sv[64], dur[32], up[64], down[64], rate[32], rtt[64];
-	double r = dir_rate(&c->dir[SUM_C2S]);
-
-	if (dir_rate(&c->dir[SUM_S2C]) > r)
-		r = dir_rate(&c->dir[SUM_S2C]);
+	double r = rep_conn_throughput(c);
 	rep_format_endpoint(&c->client, c->client_port, cl, sizeof(cl));
 	rep_format_endpoint(&c->server, c->server_port, sv, sizeof(sv));
 	rep_fmt_dur(dur, sizeof(dur), c->last_ts - c->first_ts);

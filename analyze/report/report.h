@@ -233,6 +233,12 @@ void rep_fmt_dur(char *buf, size_t len, int64_t ns);
  * or NULL when neither direction has any: the tables' RTT (text, HTML). */
 const struct sum_rtt *rep_best_rtt(const struct sum_conn *c);
 
+/* Payload of both directions, retransmissions included, over the
+ * connection's duration, bit/s; -1 when it lasted no time. The tables'
+ * throughput (text, HTML): the sum of the JSON's per-direction
+ * throughput_bps, which has the same definition. */
+double rep_conn_throughput(const struct sum_conn *c);
+
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 

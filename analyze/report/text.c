@@ -44,6 +44,16 @@ const struct sum_rtt *rep_best_rtt(const struct sum_conn *c)
 	return best;
 }
 
+double rep_conn_throughput(const struct sum_conn *c)
+{
+	int64_t dur = c->last_ts - c->first_ts;
+
+	if (dur <= 0)
+		return -1;
+	return (double)(c->dir[SUM_C2S].payload_bytes + c->dir[SUM_S2C].payload_bytes) * 8.0 /
+	       ((double)dur / 1e9);
+}
+
 /* A uint64_t counter of struct sum_dir, named by its offset. */
 #define DIR_METRIC(field) offsetof(struct sum_dir, field)
 
@@ -334,18 +344,6 @@ static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
 	}
 }
 
-/* Payload of both directions over the connection's duration, bit/s; -1
- * when it lasted no time. */
-static double conn_tput(const struct sum_conn *c)
-{
-	int64_t dur = c->last_ts - c->first_ts;
-
-	if (dur <= 0)
-		return -1;
-	return (double)(c->dir[SUM_C2S].payload_bytes + c->dir[SUM_S2C].payload_bytes) * 8.0 /
-	       ((double)dur / 1e9);
-}
-
 /* ---- --sort: the table's orders ---- */
 
 enum sort_key {
@@ -459,7 +457,7 @@ static int64_t sort_value(const struct sum_conn *c, int key)
 	case SORT_BYTES:
 		return (int64_t)(c->dir[SUM_C2S].payload_bytes + c->dir[SUM_S2C].payload_bytes);
 	case SORT_TPUT:
-		return (int64_t)conn_tput(c);
+		return (int64_t)rep_conn_throughput(c);
 	case SORT_RETR:
 		return (int64_t)both_dirs(c, DIR_METRIC(retrans));
 	case SORT_OOO:
@@ -560,7 +558,7 @@ struct table_row {
 
 static void table_row(const struct sum_conn *c, const struct rep_run *run, struct table_row *t)
 {
-	double secs = (double)(c->last_ts - c->first_ts) / 1e9, tput = conn_tput(c);
+	double secs = (double)(c->last_ts - c->first_ts) / 1e9, tput = rep_conn_throughput(c);
 
 	snprintf(t->cell[COL_ID], sizeof(t->cell[0]), "%" PRIu64, c->id);
 	rep_format_endpoint(&c->client, c->client_port, t->cell[COL_CLIENT], sizeof(t->cell[0]));
