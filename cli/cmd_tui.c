@@ -348,7 +348,7 @@ static void new_name(char *buf, size_t len, uint64_t id, const char *suffix)
 		snprintf(buf, len, "tcpsift-conn-%" PRIu64 "-%u%s", id, k, suffix);
 }
 
-/* After a failed write: why root no longer can be the reason's cure. */
+/* A write refused after root was given up: say why root did not do it. */
 static const char *perm_hint(const struct tui_run *t, const char *err)
 {
 	return t->dropped && strstr(err, strerror(EACCES))
