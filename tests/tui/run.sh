@@ -749,7 +749,8 @@ if [ "$(id -u)" -eq 0 ] && [ -x "$peer" ]; then
 	# the user it becomes must reach and write the directory
 	chmod 711 "$TUI_DIR"
 	chmod 1777 "$TUI_DIR/lw"
-	duser=$(getent passwd tcpdump | cut -d: -f1) || duser=root
+	duser=$(getent passwd tcpdump | cut -d: -f1)
+	[ -n "$duser" ] || duser=root # no such user: it stays root (and warns)
 	port=$((20000 + $$ % 20000))
 	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lw 140 30 -- -i lo -w "$TUI_DIR/lw/live.pcapng" \
 		tcp port $port
