@@ -3,19 +3,24 @@
 #include "cli/cmd_tui.h"
 
 #include <curses.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cmd_analyze.h"
+#include "analyze/report/report.h"
 #include "cli/cliopt.h"
 #include "tui/connfilter.h"
 #include "tui/player.h"
@@ -54,7 +59,8 @@ static const struct cli_opt tui_opts[] = {
     {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
      "replay: each -r file is one RX queue (per-queue captures)"},
     CLI_RING_OPTS("live: "),
-    {"write", OPT_WRITE, "FILE", "live: also write the packets to FILE (pcapng)"},
+    {"write", OPT_WRITE, "FILE",
+     "live: also write the packets to FILE (pcapng; created as the -Z user; w and P read it)"},
     {"overwrite", OPT_OVERWRITE, NULL,
      "live: -w may replace an existing file (a regular file of ours; default: refuse)"},
     {"user", OPT_USER, "USER", "live: run as USER once the sockets are open (root: tcpdump)"},
@@ -110,8 +116,9 @@ static void usage(FILE *f)
 	cli_print_options(f, tui_opts, N_OPTS, 26);
 	fputs("\nKeys: arrows/j/k move, Enter detail, </> sort (or click a column's head),\n"
 	      "S reverse, t bytes or rates, Tab findings (Enter: one in full), / filter,\n"
-	      "w write the connection's packets, c copy its tshark filter, f freeze,\n"
-	      "p pause, n step, +/- speed, [/] 10 s back/on, ? help, q quit.\n"
+	      "w write the connection's packets, P plot its graphs (analyze --plot),\n"
+	      "c copy its tshark filter, f freeze, p pause, n step, +/- speed,\n"
+	      "[/] 10 s back/on, ? help, q quit.\n"
 	      "Exit status: 0 ok, 2 usage error, 3 input or capture error.\n"
 	      "See tcpsift-tui(1).\n",
 	      f);
@@ -311,30 +318,247 @@ static void copy_to_terminal(const char *text)
 	fflush(stdout);
 }
 
-/* 'c' and 'w' on the selected connection; the outcome on the status line. */
-static void conn_action(struct player *pl, struct tv_view *view, enum tv_action act)
+/* 'P': a child `tcpsift analyze --conn ID --plot DIR ... INPUTS` writes
+ * one connection's graphs while the dashboard goes on (the way tcpsift diff
+ * runs analyze): the graphs are analyze's own, from the same packets. */
+struct tui_graphs {
+	pid_t pid; /* 0: none running */
+	bool live; /* reading the -w file the capture goes on writing */
+	uint64_t id;
+	char dir[64];
+	char errpath[4096]; /* its standard error */
+};
+
+/* What the key loop acts with. */
+struct tui_run {
+	const struct tui_cfg *cfg;
+	struct player *pl;
+	struct tv_view *view;
+	bool dropped; /* root was given up (cli_priv_drop) */
+	struct tui_graphs graphs;
+};
+
+extern char **environ;
+
+/* "tcpsift-conn-ID<suffix>", or with -2, -3 ... the first name not taken. */
+static void new_name(char *buf, size_t len, uint64_t id, const char *suffix)
+{
+	snprintf(buf, len, "tcpsift-conn-%" PRIu64 "%s", id, suffix);
+	for (unsigned k = 2; k < 100 && access(buf, F_OK) == 0; k++)
+		snprintf(buf, len, "tcpsift-conn-%" PRIu64 "-%u%s", id, k, suffix);
+}
+
+/* A write refused after root was given up: say why root did not do it. */
+static const char *perm_hint(const struct tui_run *t, const char *err)
+{
+	return t->dropped && strstr(err, strerror(EACCES))
+		   ? " (running as the -Z user now: start in a directory it may write)"
+		   : "";
+}
+
+/* Start the child; the outcome (or why not) into line. */
+static void graphs_start(struct tui_run *t, const struct tm_row *r, const struct pl_header *h,
+			 char *line, size_t len)
+{
+	struct tui_graphs *g = &t->graphs;
+	const struct tui_cfg *cfg = t->cfg;
+	char err[300], conn[24], flows[24];
+
+	if (g->pid) {
+		snprintf(line, len, "P: still writing the graphs of #%" PRIu64 " into %s/", g->id,
+			 g->dir);
+		return;
+	}
+	if (h->mode == PL_LIVE && !cfg->write) {
+		snprintf(line, len,
+			 "P: no graphs: a live capture keeps no packets in memory to plot; with -w "
+			 "FILE they come from the file");
+		return;
+	}
+	/* Live: analyze reads the -w file, which holds the packets in the
+	 * order the engine had them, so its ids are ours. */
+	if (pl_flush_file(t->pl, err, sizeof(err)) < 0) {
+		snprintf(line, len, "P: %s", err);
+		return;
+	}
+	const char *dir = getenv("TMPDIR");
+	snprintf(g->errpath, sizeof(g->errpath), "%s/tcpsift-tui-plot-XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(g->errpath);
+	if (fd < 0) {
+		snprintf(line, len, "P: cannot create a temporary file in %s: %s",
+			 dir && *dir ? dir : "/tmp", strerror(errno));
+		return;
+	}
+	close(fd);
+	new_name(g->dir, sizeof(g->dir), r->id, "-graphs");
+	snprintf(conn, sizeof(conn), "%" PRIu64, r->id);
+	const char *argv[TUI_MAX_FILES + 16];
+	unsigned n = 0;
+	argv[n++] = "tcpsift";
+	argv[n++] = "analyze";
+	argv[n++] = "--no-progress";
+	argv[n++] = "--conn";
+	argv[n++] = conn;
+	argv[n++] = "--plot";
+	argv[n++] = g->dir;
+	if (cfg->max_flows) {
+		snprintf(flows, sizeof(flows), "%" PRIu64, cfg->max_flows);
+		argv[n++] = "--max-flows";
+		argv[n++] = flows;
+	}
+	if (h->mode == PL_REPLAY) {
+		if (cfg->filter) {
+			argv[n++] = "-f";
+			argv[n++] = cfg->filter;
+		}
+		if (cfg->queue_per_file)
+			argv[n++] = "--queue-per-file";
+	}
+	argv[n++] = "--";
+	if (h->mode == PL_REPLAY)
+		for (unsigned k = 0; k < cfg->nfiles; k++)
+			argv[n++] = cfg->files[k];
+	else
+		argv[n++] = cfg->write;
+	argv[n] = NULL;
+
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t sa;
+	sigset_t def;
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE); /* ignored here, not in analyze */
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setsigdefault(&sa, &def);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, g->errpath, O_WRONLY | O_TRUNC, 0);
+	/* Not the capture sockets, the -w file or the terminal. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	/* NOLINTNEXTLINE: posix_spawn takes char *const[] for historic reasons */
+	int rc = posix_spawn(&g->pid, "/proc/self/exe", &fa, &sa, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&sa);
+	if (rc != 0) {
+		g->pid = 0;
+		unlink(g->errpath);
+		snprintf(line, len, "P: cannot run tcpsift analyze: %s", strerror(rc));
+		return;
+	}
+	g->id = r->id;
+	g->live = h->mode == PL_LIVE;
+	snprintf(line, len, "writing the graphs of #%" PRIu64 " into %s/ ...", g->id, g->dir);
+}
+
+/* The SVG files the child wrote. */
+static unsigned count_svg(const char *dir)
+{
+	DIR *d = opendir(dir);
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		n += l > 4 && strcmp(e->d_name + l - 4, ".svg") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Has the child ended? Then its outcome on the status line: true. */
+static bool graphs_poll(struct tui_run *t)
+{
+	struct tui_graphs *g = &t->graphs;
+	int status;
+	char line[600], why[400] = "";
+
+	if (!g->pid)
+		return false;
+	pid_t w = waitpid(g->pid, &status, WNOHANG);
+	if (w == 0 || (w < 0 && errno == EINTR))
+		return false;
+	g->pid = 0;
+	FILE *f = fopen(g->errpath, "r");
+	while (f && fgets(why, sizeof(why), f)) {
+		why[strcspn(why, "\r\n")] = '\0';
+		if (why[0] && !strstr(why, "warning"))
+			break;
+		why[0] = '\0';
+	}
+	if (f)
+		fclose(f);
+	unlink(g->errpath);
+	int code = w > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	/* Live, the capture may be writing a block where analyze's read of
+	 * the -w file ended: it says so and exits 3, its graphs written. */
+	bool torn = g->live && code == TCPSIFT_EXIT_INPUT && strstr(why, "file ends inside");
+	if (code == 0 || torn) {
+		unsigned n = count_svg(g->dir);
+		if (n)
+			snprintf(line, sizeof(line), "%u graphs of #%" PRIu64 ": %s/index.html", n,
+				 g->id, g->dir);
+		else
+			snprintf(line, sizeof(line),
+				 "no graphs of #%" PRIu64 ": it carries no data (%s/index.html)",
+				 g->id, g->dir);
+	} else {
+		const char *msg = strncmp(why, "tcpsift analyze: ", 17) ? why : why + 17;
+		snprintf(line, sizeof(line), "P: the graphs of #%" PRIu64 " failed: %s%s", g->id,
+			 msg[0]				? msg
+			 : w > 0 && WIFSIGNALED(status) ? "tcpsift analyze was killed"
+							: "tcpsift analyze failed",
+			 perm_hint(t, msg));
+	}
+	tv_status(t->view, line);
+	return true;
+}
+
+/* Quitting: a child still at work is stopped (its directory stays). */
+static void graphs_stop(struct tui_run *t)
+{
+	struct tui_graphs *g = &t->graphs;
+
+	if (!g->pid)
+		return;
+	kill(g->pid, SIGTERM);
+	while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	unlink(g->errpath);
+	fprintf(stderr, "tcpsift tui: the graphs of #%" PRIu64 " in %s/ were not finished\n", g->id,
+		g->dir);
+	g->pid = 0;
+}
+
+/* 'c', 'w' and 'P' on the selected connection; the outcome on the status line. */
+static void conn_action(struct tui_run *t, const struct pl_header *h, enum tv_action act)
 {
 	struct tm_row r;
-	char line[512], err[300];
+	char line[600], err[300];
 
-	if (!tv_selected_row(view, &r))
+	if (!tv_selected_row(t->view, &r))
 		return;
 	if (act == TV_COPY) {
-		char f[256];
-		cf_tshark_filter(f, sizeof(f), &r);
+		char f[REP_TSHARK_FILTER_LEN];
+		cf_tshark_filter(f, sizeof(f), &r, h);
 		copy_to_terminal(f);
 		snprintf(line, sizeof(line), "copied: %s", f);
-		tv_status(view, line);
+		tv_status(t->view, line);
+		return;
+	}
+	if (act == TV_GRAPHS) {
+		graphs_start(t, &r, h, line, sizeof(line));
+		tv_status(t->view, line);
 		return;
 	}
 	/* A new file in the current directory, never over an existing one. */
 	char path[64];
-	snprintf(path, sizeof(path), "tcpsift-conn-%" PRIu64 ".pcapng", r.id);
-	for (unsigned k = 2; k < 100 && access(path, F_OK) == 0; k++)
-		snprintf(path, sizeof(path), "tcpsift-conn-%" PRIu64 "-%u.pcapng", r.id, k);
+	new_name(path, sizeof(path), r.id, ".pcapng");
 	uint64_t written, skipped;
-	if (pl_write_conn(pl, &r, path, &written, &skipped, err, sizeof(err)) < 0) {
-		snprintf(line, sizeof(line), "w: %s", err);
+	if (pl_write_conn(t->pl, &r, path, &written, &skipped, err, sizeof(err)) < 0) {
+		snprintf(line, sizeof(line), "w: %s%s", err, perm_hint(t, err));
 	} else {
 		int n =
 		    snprintf(line, sizeof(line), "wrote %" PRIu64 " packets of #%" PRIu64 " to %s",
@@ -343,12 +567,15 @@ static void conn_action(struct player *pl, struct tv_view *view, enum tv_action 
 			snprintf(line + n, sizeof(line) - (size_t)n,
 				 " (%" PRIu64 " of another link type left out)", skipped);
 	}
-	tv_status(view, line);
+	tv_status(t->view, line);
 }
 
 /* The key/draw loop: at most ~10 redraws a second, keys at once. */
-static void run_screen(struct player *pl, struct tv_view *view)
+static void run_screen(struct tui_run *t)
 {
+	struct player *pl = t->pl;
+	struct tv_view *view = t->view;
+	const struct pl_view *pv = pl_latest(pl, 0);
 	uint64_t drawn_seq = 0;
 	double last_draw = 0;
 	bool dirty = true;
@@ -387,14 +614,26 @@ static void run_screen(struct player *pl, struct tv_view *view)
 				break;
 			case TV_COPY:
 			case TV_WRITE:
-				conn_action(pl, view, act);
+			case TV_GRAPHS:
+				/* pv: the newest view, valid until the next pl_latest() */
+				conn_action(t, &pv->h, act);
 				break;
 			default:
+				/* A key clears the status line; the graphs say they are coming. */
+				if (t->graphs.pid) {
+					char line[128];
+					snprintf(line, sizeof(line),
+						 "writing the graphs of #%" PRIu64 " into %s/ ...",
+						 t->graphs.id, t->graphs.dir);
+					tv_status(view, line);
+				}
 				break;
 			}
 			dirty = true; /* every key may change what is shown */
 		}
-		const struct pl_view *pv = pl_latest(pl, tv_detail_id(view));
+		if (graphs_poll(t))
+			dirty = true;
+		pv = pl_latest(pl, tv_detail_id(view));
 		double now = clock_now_s();
 		if (dirty || (pv->seq != drawn_seq && now - last_draw >= 0.1)) {
 			tv_draw(view, pv);
@@ -445,7 +684,8 @@ int tui_main(int argc, char **argv)
 		free(cfg.filter_args);
 		return exit_for_error(prc); /* a bad filter: usage */
 	}
-	/* Live, the sockets (and the -w file) are open: root is no longer needed. */
+	/* Live, the sockets are open: root is no longer needed (pl_start
+	 * creates the -w file as the user we become, as tcpsift capture). */
 	bool dropped = false;
 	if (cfg.iface && (prc = cli_priv_drop("tui", cfg.user, false, &dropped)) >= 0) {
 		pl_free(pl);
@@ -489,7 +729,11 @@ int tui_main(int argc, char **argv)
 
 	prc = pl_start(pl, err, sizeof(err));
 	if (prc < 0) {
-		fprintf(stderr, "tcpsift tui: %s\n", err);
+		/* The -w file is created now, as the -Z user (player.h). */
+		fprintf(stderr, "tcpsift tui: %s%s\n", err,
+			dropped && strstr(err, strerror(EACCES))
+			    ? " (running as the -Z user now; -Z root keeps root)"
+			    : "");
 		tv_free(view);
 		pl_free(pl);
 		free(cfg.filter_args);
@@ -518,12 +762,14 @@ int tui_main(int argc, char **argv)
 	if (vc.color && has_colors())
 		tv_init_colors(); /* else the view draws with attributes only */
 
-	run_screen(pl, view);
+	struct tui_run run = {.cfg = &cfg, .pl = pl, .view = view, .dropped = dropped};
+	run_screen(&run);
 
 	erase();
 	refresh();
 	endwin();
 	delscreen(scr);
+	graphs_stop(&run);
 	pl_stop(pl);
 	const struct pl_view *pv = pl_latest(pl, 0);
 	print_summary(pv);

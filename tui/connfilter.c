@@ -1,7 +1,6 @@
 /* connfilter.c - match connections against a BPF expression or an address substring. */
 #include "tui/connfilter.h"
 
-#include <arpa/inet.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,13 +131,21 @@ void cf_free(struct cf_filter *f)
 	free(f);
 }
 
-void cf_tshark_filter(char *buf, size_t len, const struct tm_row *r)
+void cf_tshark_filter(char *buf, size_t len, const struct tm_row *r, const struct pl_header *h)
 {
-	char a[64], b[64];
-	const char *ip = r->client.family == 6 ? "ipv6" : "ip";
+	struct sum_conn_ident c = {.client = r->client,
+				   .server = r->server,
+				   .client_port = r->client_port,
+				   .server_port = r->server_port,
+				   .first_input = r->first_input,
+				   .last_input = r->last_input,
+				   .first_frame = r->first_frame,
+				   .last_frame = r->last_frame};
+	/* Names of more vantages than the header keeps are not known here. */
+	const char *iface =
+	    h->nvantages > 1 && r->vantage < h->nvantages && r->vantage < PL_MAX_VANTAGES
+		? h->vantage[r->vantage]
+		: NULL;
 
-	inet_ntop(r->client.family == 6 ? AF_INET6 : AF_INET, r->client.a, a, sizeof(a));
-	inet_ntop(r->server.family == 6 ? AF_INET6 : AF_INET, r->server.a, b, sizeof(b));
-	snprintf(buf, len, "%s.addr==%s && %s.addr==%s && tcp.port==%u && tcp.port==%u", ip, a, ip,
-		 b, (unsigned)r->client_port, (unsigned)r->server_port);
+	rep_tshark_filter(buf, len, &c, iface);
 }

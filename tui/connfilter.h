@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "tui/model.h"
+#include "tui/pl_view.h"
 
 /*
  * An expression that compiles as a capture filter (tcpdump syntax:
@@ -32,8 +33,9 @@ bool cf_match(const struct cf_filter *f, const struct tm_row *r);
 
 void cf_free(struct cf_filter *f); /* NULL is a no-op */
 
-/* The Wireshark/tshark display filter of r's conversation (its two
- * addresses and ports, as Wireshark's "Conversation Filter > TCP"). */
-void cf_tshark_filter(char *buf, size_t len, const struct tm_row *r);
+/* The Wireshark/tshark display filter of r's frames, the one `tcpsift
+ * analyze --conn ID` prints (rep_tshark_filter(); h names its interface
+ * when there are several). len: REP_TSHARK_FILTER_LEN is room enough. */
+void cf_tshark_filter(char *buf, size_t len, const struct tm_row *r, const struct pl_header *h);
 
 #endif

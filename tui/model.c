@@ -453,6 +453,10 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 	r->queues = s->queues_known ? (uint32_t)__builtin_popcountll(s->queue_mask) : 0;
 	r->first_ts = s->first_ts;
 	r->last_ts = s->last_ts;
+	r->first_input = s->first_input;
+	r->last_input = s->last_input;
+	r->first_frame = s->first_frame;
+	r->last_frame = s->last_frame;
 }
 
 static int by_tuple(const void *a, const void *b, void *ctx)

@@ -79,6 +79,10 @@ struct tm_row {
 	uint32_t vantage;     /* where it was seen (analyze/engine/source.h), names in pl_header */
 	bool vantage_matters; /* the same 4-tuple is in the table from another vantage */
 	int64_t first_ts, last_ts;
+	/* Where its first and last packets are: input and frame number in it
+	 * (its tshark filter, rep_tshark_filter()). */
+	uint32_t first_input, last_input;
+	uint64_t first_frame, last_frame;
 };
 
 /* Everything the detail view shows about one connection. */

@@ -82,14 +82,10 @@ const char *pl_state_name(enum pl_state s)
 	return (unsigned)s < PL_STATE_COUNT ? names[s] : "?";
 }
 
-/* The ring and, with write_path, its pcapng copy. 0 or an enum err_code (errbuf filled). */
-static int open_live(struct player *p, char *errbuf, size_t errlen)
+/* With write_path, the ring's pcapng copy. 0 or ERR_SYSTEM (errbuf filled). */
+static int open_write(struct player *p, char *errbuf, size_t errlen)
 {
-	int rc = ring_open(&p->cfg.ring, &p->ring, errbuf, errlen);
-
-	if (rc < 0)
-		return rc;
-	if (!p->cfg.write_path)
+	if (!p->cfg.write_path || p->writer)
 		return 0;
 	struct pw_config wcfg = {.path = p->cfg.write_path,
 				 .format = PW_PCAPNG,
@@ -131,7 +127,7 @@ int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_
 					  .queue_per_file = cfg->queue_per_file};
 		rc = src_open(cfg->paths, cfg->npaths, &scfg, &p->src, errbuf, errlen);
 	} else {
-		rc = open_live(p, errbuf, errlen);
+		rc = ring_open(&p->cfg.ring, &p->ring, errbuf, errlen);
 	}
 	if (rc < 0)
 		goto err;
@@ -588,7 +584,9 @@ int pl_start(struct player *p, char *errbuf, size_t errlen)
 {
 	p->start_wall = clock_now_s();
 	if (p->ring) {
-		int rc = ring_start(p->ring, errbuf, errlen);
+		int rc = open_write(p, errbuf, errlen);
+		if (rc == 0)
+			rc = ring_start(p->ring, errbuf, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -747,6 +745,35 @@ static int copy_conn(const char *const *paths, unsigned npaths, const struct src
 	return rc < 0 ? rc : 0;
 }
 
+int pl_flush_file(struct player *p, char *errbuf, size_t errlen)
+{
+	if (p->cfg.mode == PL_REPLAY)
+		return 0;
+	if (!p->writer) {
+		snprintf(errbuf, errlen, "a live capture keeps its packets only with -w FILE");
+		return ERR_USAGE;
+	}
+	/* The engine thread flushes what it wrote at its next publication
+	 * (within ~100 ms), or has closed the file. */
+	pthread_mutex_lock(&p->lock);
+	uint64_t f0 = p->flushes;
+	bool done = p->live_done;
+	p->flush_req = true;
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->control, true);
+	for (int k = 0; k < 200 && !done; k++) {
+		sleep_s(0.01);
+		pthread_mutex_lock(&p->lock);
+		done = p->live_done || p->flushes != f0;
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (!done) {
+		snprintf(errbuf, errlen, "the capture did not flush %s in time", p->cfg.write_path);
+		return ERR_SYSTEM;
+	}
+	return 0;
+}
+
 int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
 		  uint64_t *skipped, char *errbuf, size_t errlen)
 {
@@ -764,24 +791,9 @@ int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, ui
 			 r->id);
 		return ERR_USAGE;
 	}
-	/* Live: the -w file, once the engine thread has flushed what it wrote
-	 * (it does at its next publication, within ~100 ms). */
-	pthread_mutex_lock(&p->lock);
-	uint64_t f0 = p->flushes;
-	bool done = p->live_done;
-	p->flush_req = true;
-	pthread_mutex_unlock(&p->lock);
-	atomic_store(&p->control, true);
-	for (int k = 0; k < 200 && !done; k++) {
-		sleep_s(0.01);
-		pthread_mutex_lock(&p->lock);
-		done = p->live_done || p->flushes != f0;
-		pthread_mutex_unlock(&p->lock);
-	}
-	if (!done) {
-		snprintf(errbuf, errlen, "the capture did not flush %s in time", p->cfg.write_path);
-		return ERR_SYSTEM;
-	}
+	int rc = pl_flush_file(p, errbuf, errlen);
+	if (rc < 0)
+		return rc;
 	const char *paths[1] = {p->cfg.write_path};
 	struct src_config scfg = {0};
 	return copy_conn(paths, 1, &scfg, r, path, written, skipped, errbuf, errlen);

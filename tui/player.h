@@ -49,12 +49,18 @@ struct player;
  * Open the source, the engine and the model (no thread yet): 0 with the
  * player in *out (the caller owns it), or, with *out NULL and a one-line
  * reason in errbuf, a negative enum err_code (common/err.h): the source's
- * (src_open(), ring_open(): ERR_USAGE for a bad filter), ERR_SYSTEM when
- * the live copy cannot be written, ERR_NOMEM.
+ * (src_open(), ring_open(): ERR_USAGE for a bad filter), ERR_NOMEM.
+ * Live, this opens the capture sockets, which needs root (or CAP_NET_RAW).
  */
 int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_t errlen);
 
-/* Start the thread. 0 or ERR_SYSTEM (errbuf filled). */
+/*
+ * Start the thread; live, first create the -w file (write_path). Called
+ * after root was given up (capture/live/privs.h), the file is the -Z
+ * user's, as tcpdump -Z and tcpsift capture -w make theirs: the dashboard,
+ * running as that user, reads it back for 'w' and 'P'. 0 or ERR_SYSTEM
+ * (errbuf filled: the file cannot be created, or no thread).
+ */
 int pl_start(struct player *p, char *errbuf, size_t errlen);
 
 /*
@@ -88,6 +94,15 @@ void pl_seek(struct player *p, int64_t delta_ns);
  */
 int pl_write_conn(struct player *p, const struct tm_row *r, const char *path, uint64_t *written,
 		  uint64_t *skipped, char *errbuf, size_t errlen);
+
+/*
+ * Live: have every packet the engine was given so far in the -w file
+ * (flushed by the engine thread, within ~100 ms), for a reader of that
+ * file ('w', a child tcpsift analyze). UI thread; it waits. 0 (replay: at
+ * once), ERR_USAGE without -w (nothing is kept), ERR_SYSTEM when the
+ * flush did not happen in time (errbuf filled).
+ */
+int pl_flush_file(struct player *p, char *errbuf, size_t errlen);
 
 /* Ask the thread to stop and join it (a live capture is drained first). */
 void pl_stop(struct player *p);

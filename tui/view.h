@@ -36,6 +36,7 @@ enum tv_action {
 	TV_SEEK_BACK,	 /* '[': replay 10 s of capture time back */
 	TV_SEEK_FORWARD, /* ']': 10 s on */
 	TV_WRITE,	 /* 'w': write the selected connection's packets to a file */
+	TV_GRAPHS,	 /* 'P': write the selected connection's graphs (analyze --plot) */
 	TV_ACTION_COUNT,
 };
 

@@ -25,6 +25,7 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "                   that does not compile shows libpcap's error. Ctrl-U clears,",
 	    "                   arrows and Ctrl-A/E move, Up/Down recall; empty clears it",
 	    "  w                write the selected connection's packets to tcpsift-conn-ID.pcapng",
+	    "  P                plot its graphs (analyze --plot) into tcpsift-conn-ID-graphs/",
 	    "  c                copy its tshark filter (terminal clipboard, OSC 52)",
 	    "  f                freeze the row order (new connections go last)",
 	    "  p                pause/resume the replay (live: hold the screen)",
@@ -93,12 +94,12 @@ void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols
 		n = cols / 2;
 	tv_put(y, cols - n, n, right);
 	/* The keys, as many whole ones as fit. */
-	static const char *const keys_utf8[] = {
-	    "q quit",	    "? help",  "↑↓ move", "⏎ detail",	    "<> sort", "/ filter",
-	    "Tab findings", "w write", "c copy",  "t totals/rates", "p pause"};
+	static const char *const keys_utf8[] = {"q quit",  "? help",   "↑↓ move",	 "⏎ detail",
+						"<> sort", "/ filter", "Tab findings",	 "w write",
+						"P plot",  "c copy",   "t totals/rates", "p pause"};
 	static const char *const keys_ascii[] = {
-	    "q quit",	    "? help",  "j/k move", "Enter detail",   "<> sort", "/ filter",
-	    "Tab findings", "w write", "c copy",   "t totals/rates", "p pause"};
+	    "q quit",	    "? help",  "j/k move", "Enter detail", "<> sort",	     "/ filter",
+	    "Tab findings", "w write", "P plot",   "c copy",	   "t totals/rates", "p pause"};
 	const char *const *keys = v->cfg.utf8 ? keys_utf8 : keys_ascii;
 	int x = 0, room = cols - n - 1;
 	for (size_t k = 0; k < sizeof(keys_utf8) / sizeof(keys_utf8[0]) && x <= room; k++)
@@ -449,6 +450,8 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		return TV_SEEK_FORWARD;
 	case 'w':
 		return v->selected ? TV_WRITE : TV_NONE;
+	case 'P':
+		return v->selected ? TV_GRAPHS : TV_NONE;
 	case 't':
 		v->rates = !v->rates;
 		snprintf(v->msg, sizeof(v->msg),

@@ -144,6 +144,40 @@ void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, siz
 	}
 }
 
+/* "ip.src==10.0.2.1" or "ipv6.src==fd00::1": an address as tshark's field. */
+static void tshark_addr(char *b, size_t len, const char *which, const struct dec_addr *a)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->a, ip, sizeof(ip));
+	snprintf(b, len, "%s.%s==%s", a->family == 6 ? "ipv6" : "ip", which, ip);
+}
+
+void rep_tshark_filter(char *buf, size_t len, const struct sum_conn_ident *c, const char *iface)
+{
+	char cs[80], cd[80], ss[80], sd[80];
+	const char *icmp = c->client.family == 6 ? "icmpv6" : "icmp";
+
+	tshark_addr(cs, sizeof(cs), "src", &c->client);
+	tshark_addr(cd, sizeof(cd), "dst", &c->client);
+	tshark_addr(ss, sizeof(ss), "src", &c->server);
+	tshark_addr(sd, sizeof(sd), "dst", &c->server);
+	int n = snprintf(buf, len,
+			 "!%s && ((%s && tcp.srcport==%u && %s && tcp.dstport==%u) || (%s && "
+			 "tcp.srcport==%u && %s && tcp.dstport==%u))",
+			 icmp, cs, c->client_port, sd, c->server_port, ss, c->server_port, cd,
+			 c->client_port);
+	if (n > 0 && (size_t)n < len && c->first_input == c->last_input)
+		n += snprintf(buf + n, len - (size_t)n,
+			      " && frame.number>=%" PRIu64 " && frame.number<=%" PRIu64,
+			      c->first_frame, c->last_frame);
+	/* A name tshark's string syntax cannot hold as it is, or a made-up
+	 * one ("#2": the input had none), is left out. */
+	if (n > 0 && (size_t)n < len && iface && iface[0] && iface[0] != '#' &&
+	    !strpbrk(iface, "'\"\\"))
+		snprintf(buf + n, len - (size_t)n, " && frame.interface_name==\"%s\"", iface);
+}
+
 void rep_totals_add_conn(struct rep_totals *t, const struct sum_conn *c)
 {
 	uint64_t retr = 0, ooo = 0, loss = 0;

@@ -242,6 +242,22 @@ double rep_conn_throughput(const struct sum_conn *c);
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
 
+/* Room for any rep_tshark_filter(): four IPv6 addresses, the frame span
+ * and an interface name. */
+#define REP_TSHARK_FILTER_LEN 512
+
+/*
+ * The Wireshark/tshark display filter selecting exactly connection c's
+ * frames: each direction's addresses and ports (tcp.stream numbers are
+ * Wireshark's own), not ICMP (whose errors quote TCP headers that tshark
+ * matches too), the frame span when the connection lies in one input (a
+ * port reused later is another connection; frame numbers count within a
+ * file) and, with iface (the vantage's name when there are several; NULL
+ * otherwise), the interface. The text's long form prints it per input and
+ * the dashboard's 'c' copies it: one builder, so they never differ.
+ */
+void rep_tshark_filter(char *buf, size_t len, const struct sum_conn_ident *c, const char *iface);
+
 int rep_write_text(FILE *out, const struct rep_data *d, const struct rep_run *run);
 /* The text report without its connection table: the run and the findings. */
 int rep_write_text_findings(FILE *out, const struct rep_data *d, const struct rep_run *run);

@@ -167,65 +167,22 @@ static void fmt_utc(char *b, size_t len, int64_t ns)
 	snprintf(b + n, len - n, ".%09" PRId64 " UTC", frac);
 }
 
-/* "ip.src==10.0.2.1" or "ipv6.src==fd00::1": an address as tshark's field. */
-static void tshark_addr(char *b, size_t len, const char *which, const struct dec_addr *a)
-{
-	char ep[64];
-
-	rep_format_endpoint(a, 0, ep, sizeof(ep));
-	/* rep_format_endpoint's "1.2.3.4:0" / "[::1]:0": the address alone. */
-	char *colon = strrchr(ep, ':');
-	if (colon)
-		*colon = '\0';
-	if (a->family == 6) {
-		size_t n = strlen(ep);
-		if (n >= 2 && ep[n - 1] == ']')
-			ep[n - 1] = '\0';
-		snprintf(b, len, "ipv6.%s==%s", which, ep + 1);
-	} else {
-		snprintf(b, len, "ip.%s==%s", which, ep);
-	}
-}
-
-/*
- * The display filter selecting exactly the connection's frames: each
- * direction's addresses and ports (tcp.stream numbers are Wireshark's own),
- * not ICMP (whose errors quote TCP headers that tshark matches too), the
- * frame span when it lies in one file (a port reused later is another
- * connection) and the interface when there are several vantage points.
- */
+/* The display filter of the connection's frames (rep_tshark_filter), as a
+ * tshark command per input it spans. */
 static void tshark_filter(FILE *out, const struct sum_conn *c, const struct rep_run *run)
 {
-	char cs[80], cd[80], ss[80], sd[80];
-	const char *ip = c->client.family == 6 ? "icmpv6" : "icmp";
-
-	tshark_addr(cs, sizeof(cs), "src", &c->client);
-	tshark_addr(cd, sizeof(cd), "dst", &c->client);
-	tshark_addr(ss, sizeof(ss), "src", &c->server);
-	tshark_addr(sd, sizeof(sd), "dst", &c->server);
-	bool one_file = c->first_input == c->last_input;
+	char f[REP_TSHARK_FILTER_LEN];
+	const char *iface = run->nvantages > 1 && c->vantage < run->nvantages
+				? run->vantage_names[c->vantage]
+				: NULL;
 	uint32_t lo = c->first_input < c->last_input ? c->first_input : c->last_input;
 	uint32_t hi = c->first_input < c->last_input ? c->last_input : c->first_input;
 
+	rep_tshark_filter(f, sizeof(f), &c->ident, iface);
 	/* Frame numbers count within a file: one line per file it spans
 	 * (inputs merged by time: its first file may come after its last). */
-	for (uint32_t in = lo; in <= hi && in < run->ninputs; in++) {
-		fprintf(out, "  tshark -r '%s' -Y '", run->inputs[in]->path);
-		fprintf(out,
-			"!%s && ((%s && tcp.srcport==%u && %s && tcp.dstport==%u) || (%s && "
-			"tcp.srcport==%u && %s && tcp.dstport==%u))",
-			ip, cs, c->client_port, sd, c->server_port, ss, c->server_port, cd,
-			c->client_port);
-		if (one_file)
-			fprintf(out, " && frame.number>=%" PRIu64 " && frame.number<=%" PRIu64,
-				c->first_frame, c->last_frame);
-		if (run->nvantages > 1 && c->vantage < run->nvantages) {
-			const char *v = run->vantage_names[c->vantage];
-			if (v && v[0] != '#' && !strpbrk(v, "'\"\\"))
-				fprintf(out, " && frame.interface_name==\"%s\"", v);
-		}
-		fputs("'\n", out);
-	}
+	for (uint32_t in = lo; in <= hi && in < run->ninputs; in++)
+		fprintf(out, "  tshark -r '%s' -Y '%s'\n", run->inputs[in]->path, f);
 }
 
 static void write_head(FILE *out, const struct sum_conn *c, const struct rep_run *run)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/engine/engine.h"
+#include "analyze/report/report.h"
 #include "tests/fuzz/fuzz_records.h"
 #include "tui/connfilter.h"
 #include "tui/model.h"
@@ -22,42 +23,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * choose colour, UTF-8, live or replay, the player's state and whether
  * drop counters are known. A key byte below 0x80 is that character
  * (control characters included: Escape, Enter, Backspace, Tab, Ctrl-U;
- * '<', '>', 't', 'c', 'w', '[', ']' the dashboard's actions); from 0x80 to
+ * '<', '>', 't', 'c', 'w', 'P', '[', ']' the dashboard's actions); from 0x80 to
  * 0xbf it indexes fz_keys[] (arrows, pages, KEY_RESIZE, which also changes
  * the screen size); from 0xc0 on it is a mouse click (tv_mouse) on line
  * b - 0xc0, at a column taken from b (the table's head, a row, the
  * findings pane, or nothing). 'c' also builds the connection's tshark
- * filter, as the CLI does ('w' writes no file here). Packets go through the engine into the model
- * as the player feeds it (tui/player.c); every 8 packets the view draws a fresh snapshot, with the
- * detail of the connection it has open, and takes the next key; keys left at the end are pressed on
- * the ended replay. The screen is a real curses one (newterm on /dev/null, TERM xterm-256color), so
- * every draw and every clip is the dashboard's own code.
+ * filter, as the CLI does ('w' and 'P' write no file here). Packets go through the engine into the
+ * model as the player feeds it (tui/player.c); every 8 packets the view draws a fresh snapshot,
+ * with the detail of the connection it has open, and takes the next key; keys left at the end are
+ * pressed on the ended replay. The screen is a real curses one (newterm on /dev/null, TERM
+ * xterm-256color), so every draw and every clip is the dashboard's own code.
  */
 
 static const int fz_keys[] = {
-    KEY_UP,
-    KEY_DOWN,
-    KEY_PPAGE,
-    KEY_NPAGE,
-    KEY_HOME,
-    KEY_END,
-    KEY_ENTER,
-    KEY_LEFT,
-    KEY_RIGHT,
-    KEY_DC,
-    KEY_BACKSPACE,
-    KEY_RESIZE,
-    KEY_F(1),
-    KEY_BTAB,
-    '\t',
-    '<',
-    '>',
-    't',
-    'c',
-    'w',
-    '[',
-    ']',
-    0x15 /* Ctrl-U */,
+    KEY_UP,    KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME,      KEY_END,
+    KEY_ENTER, KEY_LEFT, KEY_RIGHT, KEY_DC,    KEY_BACKSPACE, KEY_RESIZE,
+    KEY_F(1),  KEY_BTAB, '\t',	    '<',       '>',	      't',
+    'c',       'w',	 'P',	    '[',       ']',	      0x15 /* Ctrl-U */,
 };
 
 static SCREEN *screen;
@@ -119,9 +101,9 @@ static void press(struct fz_tui *t, uint8_t b)
 	enum tv_action a = tv_key(t->view, key);
 	if (a == TV_COPY) {
 		struct tm_row r;
-		char f[256];
+		char f[REP_TSHARK_FILTER_LEN];
 		if (tv_selected_row(t->view, &r)) {
-			cf_tshark_filter(f, sizeof(f), &r);
+			cf_tshark_filter(f, sizeof(f), &r, &t->pv.h);
 			tv_status(t->view, f);
 		}
 	}

@@ -18,6 +18,10 @@
 #   - q and SIGTERM leave the terminal usable (canonical mode, echo, no
 #     alternate screen) and exit 0; colours only without NO_COLOR;
 #   - bad arguments: one line, exit 2;
+#   - on a selected connection, w writes analyze --conn ID's packets, c
+#     copies the long form's tshark filter, P writes analyze --conn ID
+#     --plot's graphs (replayed, and live on loopback with the default
+#     privilege drop, from the -w file created as that user);
 # then runs tests/tui/live.sh (a transfer in a namespace, live capture).
 # Needs tmux and python3 (skipped without them).
 set -uo pipefail
@@ -588,12 +592,12 @@ tui_keys years q
 tui_wait_exit years 5 >/dev/null
 
 # ---- a monkey: 600 random keys, clicks and resizes, under whatever build this is ----
-# (w writes its files into a scratch directory: the inputs by absolute path)
+# (w and P write their files into a scratch directory: the inputs by absolute path)
 mkdir -p "$TUI_DIR/monkey-out"
 TUI_PREFIX="cd $TUI_DIR/monkey-out &&" tui_start monkey 100 30 -- -r "$R/samples/demo-http-loss.pcapng" \
 	-r "$R/samples/reorder-relay.pcap" -r "$R/samples/rr-nagle-delack.pcap" --speed 4
 keys=(j k Up Down PgUp PgDown Home End g G Enter Escape s S f / p n + - '?' x 1 ' ' BSpace
-	'<' '>' t Tab BTab c w '[' ']' C-u Left Right click click)
+	'<' '>' t Tab BTab c w P '[' ']' C-u Left Right click click)
 RANDOM=7 # the same sequence every run
 for i in $(seq 600); do
 	k=${keys[RANDOM % ${#keys[@]}]}
@@ -621,22 +625,25 @@ fi
 check "600 random keys and resizes: exit 0 (got '$rc')" [ "$rc" = 0 ]
 check "after the monkey the terminal is usable" tui_terminal_sane monkey
 
-# ---- w and c on a connection ----
+# ---- w, c and P on a connection ----
 # w writes the selected connection's packets to tcpsift-conn-ID.pcapng in
 # the current directory: analyze of that file finds one connection with the
 # packets and bytes `analyze --conn ID` counts on the inputs; c puts its
 # tshark filter on the terminal's clipboard (OSC 52: tmux keeps it as a
-# buffer) and on the status line.
+# buffer) and on the status line; P writes its graphs.
 wfiles=("$R/samples/demo-http-loss.pcapng" "$R/samples/reorder-relay.pcap" "$R/samples/two-ifaces.pcapng")
 mkdir -p "$TUI_DIR/out"
 TUI_PREFIX="cd $TUI_DIR/out &&" tui_start act 140 30 -- -r "${wfiles[0]}" -r "${wfiles[1]}" \
 	-r "${wfiles[2]}" --max
 tui_tmux set -g set-clipboard on
-check "w/c replay reaches the end" tui_wait act '\[ended\]' 20
+check "w/c/P replay reaches the end" tui_wait act '\[ended\]' 20
+select_row() { # SESSION N: select the Nth row (first, then N-1 down)
+	tui_keys "$1" g
+	for _ in $(seq $(($2 - 1))); do tui_tmux send-keys -t "$1" j; done
+}
 nw=0
 for id in 1 2 3 4; do
-	tui_keys act g
-	for _ in $(seq $((id - 1))); do tui_tmux send-keys -t act j; done
+	select_row act "$id"
 	tui_keys act w
 	if ! tui_wait act "wrote [0-9]+ packets of #$id to tcpsift-conn-$id.pcapng" 10; then
 		t_fail "w on #$id: $(tui_screen act | tail -2 | head -1)"
@@ -662,12 +669,57 @@ EOF
 	fi
 done
 check "w: the file of each of 4 connections has analyze --conn's packets ($nw)" [ "$nw" = 4 ]
-tui_keys act g j c
-want=$(python3 -c "import json; c=json.load(open('$TUI_DIR/c2.json'))['connections'][0]; a,p=c['client'].rsplit(':',1); b,q=c['server'].rsplit(':',1); print('ip.addr==%s && ip.addr==%s && tcp.port==%s && tcp.port==%s' % (a,b,p,q))")
-check "c: the tshark filter on the status line" tui_wait act "copied: $(sed 's/[.&|=]/\\&/g' <<<"$want")" 3
-check "c: ... and on the clipboard (OSC 52)" [ "$(tui_tmux show-buffer 2>/dev/null)" = "$want" ]
+# c: the filter is the long form's (analyze --conn ID: one builder,
+# rep_tshark_filter), on each connection: one spanning a file (frame span),
+# two seen at two interfaces (interface name), one at an unnamed one.
+nc=0
+for id in 1 2 3 4; do
+	select_row act "$id"
+	tui_keys act c
+	want=$("$bin" analyze --no-progress --conn "$id" "${wfiles[@]}" 2>/dev/null |
+		sed -n "s/^  tshark -r '[^']*' -Y '\(.*\)'\$/\1/p" | head -1)
+	got=$(tui_tmux show-buffer 2>/dev/null)
+	if [ -n "$want" ] && [ "$got" = "$want" ] &&
+		tui_screen act | grep -qF "copied: ${want:0:60}"; then
+		nc=$((nc + 1))
+	else
+		t_fail "c on #$id: copied '$got', the long form's filter '$want'"
+	fi
+done
+check "c: the copied filter of each of 4 connections is analyze --conn's (status line, OSC 52) ($nc)" [ "$nc" = 4 ]
+
+# P: the selected connection's graphs, by a child tcpsift analyze --conn ID
+# --plot into tcpsift-conn-ID-graphs/ (the UI goes on meanwhile): the same
+# SVG files, byte for byte, as that command writes from the same inputs.
+same_svgs() { # DIR DIR: the same non-empty list of SVG files, equal bytes
+	local a b f
+	a=$(cd "$1" && ls -- *.svg 2>/dev/null) b=$(cd "$2" && ls -- *.svg 2>/dev/null)
+	[ -n "$a" ] && [ "$a" = "$b" ] || return 1
+	for f in $a; do cmp -s "$1/$f" "$2/$f" || return 1; done
+}
+np=0
+for id in 1 2 4; do
+	select_row act "$id"
+	tui_keys act P
+	if ! tui_wait act "[0-9]+ graphs of #$id: tcpsift-conn-$id-graphs/index\.html" 30; then
+		t_fail "P on #$id: $(tui_screen act | tail -2 | head -1)"
+		continue
+	fi
+	"$bin" analyze --no-progress --conn "$id" --plot "$TUI_DIR/plot$id" "${wfiles[@]}" >/dev/null 2>&1
+	n=$(tui_screen act | sed -n 's/.* \([0-9]*\) graphs of #.*/\1/p' | tail -1)
+	if same_svgs "$TUI_DIR/plot$id" "$TUI_DIR/out/tcpsift-conn-$id-graphs" &&
+		[ "$n" = "$(ls "$TUI_DIR/plot$id"/*.svg | wc -l)" ] &&
+		[ -s "$TUI_DIR/out/tcpsift-conn-$id-graphs/index.html" ]; then
+		np=$((np + 1))
+	else
+		t_fail "P on #$id: $(ls "$TUI_DIR/out/tcpsift-conn-$id-graphs" | tr '\n' ' ') vs analyze --plot's $(ls "$TUI_DIR/plot$id" | tr '\n' ' ') ($n on the status line)"
+	fi
+done
+check "P: the graphs of each of 3 connections are analyze --conn ID --plot's, byte for byte ($np)" [ "$np" = 3 ]
+tui_keys act P
+check "P again: a new directory, the first one kept" tui_wait act 'graphs of #4: tcpsift-conn-4-2-graphs/index\.html' 30
 tui_keys act q
-check "w/c: exit 0" [ "$(tui_wait_exit act 10)" = 0 ]
+check "w/c/P: exit 0" [ "$(tui_wait_exit act 10)" = 0 ]
 
 # ---- a terminal curses cannot drive: one line, exit 2, no curses exit() ----
 tui_start badterm 80 24 TERM=bogus-term -- -r samples/nanosec.pcap
@@ -683,16 +735,30 @@ rc=$(tui_wait_exit bad 5)
 check "truncated capture: exit 3 after the screen (got '$rc')" [ "$rc" = 3 ]
 check "truncated capture: the reason is printed" tui_wait bad 'tcpsift tui: samples/truncated.pcap' 2
 
-# ---- live w, on loopback: the packets come from the -w file ----
-# (-Z root: a dashboard that dropped root for another user cannot read the
-# root-owned -w file, tcpsift-tui(1) says so.)
+# ---- live w and P, on loopback: the packets come from the -w file ----
+# Started as root without -Z, the dashboard runs as tcpdump once the sockets
+# are open and creates the -w file as that user (as tcpdump -Z and tcpsift
+# capture -w do), so it can read it back: w writes the connection's packets
+# (each way, analyze --conn 1 --json of the -w file's count) and P its
+# graphs (analyze --conn 1 --plot of the -w file's SVGs), and c copies the
+# filter analyze --conn 1 prints for the -w file (the live frame numbers are
+# the file's). A second dashboard without -w says why it has no graphs.
 peer="$(dirname "$bin")/tests/tools/lab-peer"
 if [ "$(id -u)" -eq 0 ] && [ -x "$peer" ]; then
 	mkdir -p "$TUI_DIR/lw"
+	# the user it becomes must reach and write the directory
+	chmod 711 "$TUI_DIR"
+	chmod 1777 "$TUI_DIR/lw"
+	duser=$(getent passwd tcpdump | cut -d: -f1)
+	[ -n "$duser" ] || duser=root # no such user: it stays root (and warns)
 	port=$((20000 + $$ % 20000))
 	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lw 140 30 -- -i lo -w "$TUI_DIR/lw/live.pcapng" \
-		-Z root tcp port $port
+		tcp port $port
+	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lwn 140 30 -- -i lo tcp port $port
 	tui_wait lw '\[capturing\]' 10
+	tui_wait lwn '\[capturing\]' 10
+	check "live -w: the file is created as the user the dashboard runs as ($duser)" \
+		[ "$(stat -c %U "$TUI_DIR/lw/live.pcapng" 2>/dev/null)" = "$duser" ]
 	timeout 15 "$peer" server --timeout 10 -l "127.0.0.1:$port" -m download -n 2M \
 		--pacing-rate 4M 2>/dev/null &
 	spid=$!
@@ -701,16 +767,33 @@ if [ "$(id -u)" -eq 0 ] && [ -x "$peer" ]; then
 	wait $spid
 	tui_wait lw '^ +1 127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:'"$port"' +fin ' 5
 	tui_keys lw g w
-	check "live w: written from the -w file" tui_wait lw 'wrote [0-9]+ packets of #1 to tcpsift-conn-1.pcapng' 5
+	check "live w (runs as $duser): written from the -w file" tui_wait lw 'wrote [0-9]+ packets of #1 to tcpsift-conn-1.pcapng' 5
+	tui_keys lw P
+	check "live P: the graphs from the -w file" tui_wait lw '[0-9]+ graphs of #1: tcpsift-conn-1-graphs/index\.html' 30
+	tui_keys lw c
+	lwc=$(tui_tmux show-buffer 2>/dev/null)
+	tui_wait lwn '^ +1 127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:'"$port"' +fin ' 5
+	tui_keys lwn g P
+	check "live P without -w: says why there are no graphs" tui_wait lwn 'P: no graphs: a live capture keeps no packets in memory' 3
 	tui_keys lw q
+	tui_keys lwn q
 	tui_wait_exit lw 10 >/dev/null
+	tui_wait_exit lwn 10 >/dev/null
 	"$bin" analyze --json --no-progress "$TUI_DIR/lw/tcpsift-conn-1.pcapng" >"$TUI_DIR/lw1.json" 2>/dev/null
 	"$bin" analyze --json --no-progress --conn 1 "$TUI_DIR/lw/live.pcapng" >"$TUI_DIR/lwc.json" 2>/dev/null
 	pk() { python3 -c "import json,sys; print([(c['c2s']['packets'], c['s2c']['packets']) for c in json.load(open(sys.argv[1]))['connections'] if c['id'] == 1])" "$1"; }
 	a=$(pk "$TUI_DIR/lw1.json") b=$(pk "$TUI_DIR/lwc.json")
 	check "live w: the file's packets each way $a = analyze --conn 1 of the -w file $b" [ "$a" = "$b" -a "$a" != "[]" ]
+	"$bin" analyze --no-progress --conn 1 --plot "$TUI_DIR/lwplot" "$TUI_DIR/lw/live.pcapng" >/dev/null 2>&1
+	check "live P: the SVGs are analyze --conn 1 --plot's of the -w file" \
+		same_svgs "$TUI_DIR/lwplot" "$TUI_DIR/lw/tcpsift-conn-1-graphs"
+	want=$("$bin" analyze --no-progress --conn 1 "$TUI_DIR/lw/live.pcapng" 2>/dev/null |
+		sed -n "s/^  tshark -r '[^']*' -Y '\(.*\)'\$/\1/p")
+	check "live c: the filter is the long form's of the -w file (its frame numbers)" \
+		[ -n "$want" -a "$lwc" = "$want" ]
+	chmod 700 "$TUI_DIR"
 else
-	t_skip "live w: needs root and lab-peer"
+	t_skip "live w and P: needs root and lab-peer"
 fi
 
 # ---- live, in a namespace ----
