@@ -128,7 +128,6 @@ struct vp_pdir {
 struct vp_pair {
 	uint64_t conn[2];
 	bool have[2], ended[2], joined, concluded;
-	int64_t join_ts[2]; /* the joining segment's time at each point */
 	bool flip;
 	struct vp_side side[2][SUM_DIR_COUNT];
 	struct vp_pdir pd[SUM_DIR_COUNT];
@@ -164,7 +163,7 @@ struct vp_index {
 
 struct vpair {
 	struct vp_config cfg;
-	int64_t last_ts[2];
+	int64_t first_ts[2], last_ts[2]; /* of the segments of each input */
 	bool have_ts[2];
 	struct vp_slot *map;
 	size_t map_cap, map_n;
@@ -704,6 +703,27 @@ static void process_one(struct vp_side *s, struct vp_frame *f, unsigned p)
 		s->nrecent++;
 }
 
+/*
+ * How long (of the other capture's clock) a frame at point p waits for its
+ * copy: --vantage-max-offset until the pair has shown its delays, then
+ * the largest delay seen that way plus a margin for queueing (a copy
+ * slower than that is taken as lost; the offset between the clocks is
+ * part of the delays, so it needs no estimate of its own here).
+ */
+#define VP_MARGIN_NS 200000000LL
+#define VP_DELAYS_TRUSTED 16
+
+static int64_t wait_for(const struct vpair *v, const struct vp_pair *P, unsigned d, unsigned p)
+{
+	const struct vp_delays *dl = &P->pd[d].d;
+	if (dl->n < VP_DELAYS_TRUSTED)
+		return v->cfg.max_offset_ns;
+	int64_t w = (p == 0 ? dl->max : -dl->min) + VP_MARGIN_NS;
+	if (w < VP_MARGIN_NS)
+		w = VP_MARGIN_NS;
+	return w < v->cfg.max_offset_ns ? w : v->cfg.max_offset_ns;
+}
+
 /* A frame leaves the unprocessed part of its ring: count it. */
 static void side_count(struct vp_side *s, const struct vp_frame *f, unsigned p)
 {
@@ -728,20 +748,23 @@ static void side_advance(struct vpair *v, struct vp_pair *P, unsigned d, unsigne
 	struct vp_side *s = &P->side[p][d];
 	struct vp_ring *r = &s->ring;
 	int64_t other_now = v->last_ts[!p];
+	int64_t wait = wait_for(v, P, d, p);
 
 	while (r->cur < r->tail) {
 		struct vp_frame *f = ring_at(r, r->cur);
 		if (f->state == VPS_PENDING) {
-			if (!force && !(v->have_ts[!p] && other_now - f->ts > v->cfg.max_offset_ns))
+			if (!force && !(v->have_ts[!p] && other_now - f->ts > wait))
 				break;
 			if (f->covered > 0 || f->copies > 0) {
 				/* Part of a super-frame came through: matched. */
 				f->state = VPS_MATCHED;
 				s->st.matched++;
-			} else if (!P->joined || f->ts < P->join_ts[p] ||
+			} else if (!P->joined || f->ts < v->first_ts[!p] ||
 				   (force && (!v->have_ts[!p] || f->ts > other_now))) {
-				/* Before the first segment both points saw, or after
-				 * the other capture ended: no verdict. */
+				/* Not seen at both points (as far as a join
+				 * tells), or before the other capture's first
+				 * segment or after its last (the clocks taken
+				 * as one within the offset): no verdict. */
 				f->state = VPS_OUTSIDE;
 				s->st.outside += P->joined;
 			} else {
@@ -774,7 +797,7 @@ static int side_room(struct vpair *v, struct vp_pair *P, unsigned d, unsigned p)
 		struct vp_frame *f = ring_at(r, r->cur);
 		if (f->state == VPS_PENDING) {
 			s->st.overflow++;
-			if (P->joined && f->ts >= P->join_ts[p])
+			if (P->joined && f->ts >= v->first_ts[!p])
 				unmatched(P, d, p, f);
 			else
 				f->state = VPS_OUTSIDE;
@@ -879,7 +902,6 @@ static struct vp_pair *try_join(struct vpair *v, struct vp_pair *P, unsigned p, 
 			/* What each point saw before the joining segment gets no
 			 * verdict when unmatched: the other capture may not have
 			 * run yet. What it did see is matched now. */
-			a->join_ts[!p] = e->ts;
 			for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 				struct vp_ring *r1 = &a->side[1][d].ring;
 				for (uint64_t k = r1->head; k < r1->tail; k++)
@@ -912,6 +934,8 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 	unsigned p = s->input;
 	if (!v->have_ts[p] || s->ts > v->last_ts[p])
 		v->last_ts[p] = s->ts;
+	if (!v->have_ts[p] || s->ts < v->first_ts[p])
+		v->first_ts[p] = s->ts;
 	v->have_ts[p] = true;
 
 	struct vp_slot *slot = map_find(v, s->conn);
@@ -947,8 +971,6 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 	uint64_t fidx = r->tail++;
 	*ring_at(r, fidx) = f;
 	if (P->joined) {
-		if (!was_joined)
-			P->join_ts[p] = f.ts;
 		match_frame(P, d, p, fidx);
 		struct vp_frame *fr = ring_at(r, fidx);
 		if (fr->state == VPS_PENDING && fr->copies == 0 && is_dup(me, fr, fidx))
