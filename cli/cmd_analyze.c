@@ -424,7 +424,8 @@ static int check_vantage_pair(const struct analyze_cfg *cfg)
 {
 	if (!cfg->vantage_pair) {
 		if (cfg->vantage_opt) {
-			fprintf(stderr, "tcpsift analyze: %s needs --vantage-pair\n", cfg->vantage_opt);
+			fprintf(stderr, "tcpsift analyze: %s needs --vantage-pair\n",
+				cfg->vantage_opt);
 			return TCPSIFT_EXIT_USAGE;
 		}
 		return -1;
@@ -440,8 +441,9 @@ static int check_vantage_pair(const struct analyze_cfg *cfg)
 	if (strcmp(cfg->reads[0], cfg->reads[1]) == 0 ||
 	    (stat(cfg->reads[0], &a) == 0 && stat(cfg->reads[1], &b) == 0 && a.st_dev == b.st_dev &&
 	     a.st_ino == b.st_ino)) {
-		fprintf(stderr, "tcpsift analyze: --vantage-pair: %s given twice (two captures are "
-				"needed)\n",
+		fprintf(stderr,
+			"tcpsift analyze: --vantage-pair: %s given twice (two captures are "
+			"needed)\n",
 			cfg->reads[1]);
 		return TCPSIFT_EXIT_USAGE;
 	}

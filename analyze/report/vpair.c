@@ -1,4 +1,5 @@
-/* vpair.c - join two capture points: match each segment with its copy, say what happened between. */
+/* vpair.c - join two capture points: match each segment with its copy, say what happened between.
+ */
 #include "analyze/report/vpair.h"
 
 #include <errno.h>
@@ -26,17 +27,17 @@
 enum vp_state {
 	VPS_PENDING = 0,
 	VPS_MATCHED,
-	VPS_DUP,      /* a second identical copy at this point */
+	VPS_DUP,       /* a second identical copy at this point */
 	VPS_UNMATCHED, /* waited out or overflowed, counted */
-	VPS_OUTSIDE,  /* before the join or after the other capture ended */
+	VPS_OUTSIDE,   /* before the join or after the other capture ended */
 };
 
 #define VPF_IPID 0x01u
-#define VPF_TS 0x02u
-#define VPF_SYN 0x04u
-#define VPF_FIN 0x08u
-#define VPF_RST 0x10u
-#define VPF_ACK 0x20u
+#define VPF_TS	 0x02u
+#define VPF_SYN	 0x04u
+#define VPF_FIN	 0x08u
+#define VPF_RST	 0x10u
+#define VPF_ACK	 0x20u
 
 struct vp_frame {
 	int64_t ts;
@@ -567,7 +568,8 @@ static bool is_dup(const struct vp_side *s, const struct vp_frame *f, uint64_t f
 	for (uint64_t k = fidx; k-- > r->head;) {
 		const struct vp_frame *g = ring_at(r, k);
 		if (g->state == VPS_MATCHED && g->seq == f->seq && g->len == f->len &&
-		    g->ack == f->ack && g->fl == f->fl && (!(f->fl & VPF_IPID) || g->ip_id == f->ip_id) &&
+		    g->ack == f->ack && g->fl == f->fl &&
+		    (!(f->fl & VPF_IPID) || g->ip_id == f->ip_id) &&
 		    (!(f->fl & VPF_TS) || g->tsval == f->tsval))
 			return true;
 		if (fidx - k > VP_RECENT)
@@ -710,7 +712,7 @@ static void process_one(struct vp_side *s, struct vp_frame *f, unsigned p)
  * slower than that is taken as lost; the offset between the clocks is
  * part of the delays, so it needs no estimate of its own here).
  */
-#define VP_MARGIN_NS 200000000LL
+#define VP_MARGIN_NS	  200000000LL
 #define VP_DELAYS_TRUSTED 16
 
 static int64_t wait_for(const struct vpair *v, const struct vp_pair *P, unsigned d, unsigned p)
@@ -814,10 +816,9 @@ static int side_room(struct vpair *v, struct vp_pair *P, unsigned d, unsigned p)
 
 static struct vp_fp *fp_slot(struct vpair *v, const struct vp_frame *f, unsigned d)
 {
-	uint64_t h = hash64(((uint64_t)f->seq << 32 | f->len) ^ hash64((uint64_t)f->ip_id << 40 ^
-									(uint64_t)f->tsval << 8 ^
-									(uint64_t)(f->fl & 0x1c) ^
-									(uint64_t)d << 63));
+	uint64_t h = hash64(((uint64_t)f->seq << 32 | f->len) ^
+			    hash64((uint64_t)f->ip_id << 40 ^ (uint64_t)f->tsval << 8 ^
+				   (uint64_t)(f->fl & 0x1c) ^ (uint64_t)d << 63));
 	(void)d;
 	return &v->fp[h % VP_FP_SLOTS];
 }
@@ -872,8 +873,8 @@ static void frame_of(struct vp_frame *f, const struct sum_seg *s)
 			       .tsval = (s->flags & SUM_SEG_TSVAL) ? s->tsval : 0,
 			       .ip_id = (s->flags & SUM_SEG_IPV4) ? s->ip_id : 0,
 			       .mss = s->mss_opt,
-			       .queue = (int16_t)(s->queue >= 0 && s->queue < INT16_MAX ? s->queue
-											 : -1),
+			       .queue =
+				   (int16_t)(s->queue >= 0 && s->queue < INT16_MAX ? s->queue : -1),
 			       .ttl = s->ttl,
 			       .tos = s->tos,
 			       .state = VPS_PENDING};
@@ -1259,8 +1260,9 @@ void vp_finish(struct vpair *v)
 		for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 			fill_dir(v, P, d, &R->dir[d], af);
 			const struct vp_dir_result *o = &R->dir[d];
-			int64_t reach = (o->have_owd ? o->owd_p99_ns : 0) +
-					(v->tot.offset_ns < 0 ? -v->tot.offset_ns : v->tot.offset_ns);
+			int64_t reach =
+			    (o->have_owd ? o->owd_p99_ns : 0) +
+			    (v->tot.offset_ns < 0 ? -v->tot.offset_ns : v->tot.offset_ns);
 			if (reach > v->cfg.max_offset_ns)
 				v->tot.max_offset_exceeded = true;
 		}
@@ -1397,12 +1399,11 @@ static void jw_dir(const struct vpair *v, struct jo_writer *w, const struct vp_d
 	jo_kint(w, "duplicated", (int64_t)o->duplicated);
 	jo_w_key(w, "examples");
 	jo_w_obj(w);
-	static const char *const ex_keys[VP_EX_KIND_COUNT] = {
-	    [VP_EX_LOST] = "lost",
-	    [VP_EX_CAPTURE_LOSS] = "capture_loss",
-	    [VP_EX_REORDERED] = "reordered",
-	    [VP_EX_DUPLICATED] = "duplicated",
-	    [VP_EX_CHANGED] = "changed"};
+	static const char *const ex_keys[VP_EX_KIND_COUNT] = {[VP_EX_LOST] = "lost",
+							      [VP_EX_CAPTURE_LOSS] = "capture_loss",
+							      [VP_EX_REORDERED] = "reordered",
+							      [VP_EX_DUPLICATED] = "duplicated",
+							      [VP_EX_CHANGED] = "changed"};
 	static const enum vp_ex_kind order[VP_EX_KIND_COUNT] = {
 	    VP_EX_CAPTURE_LOSS, VP_EX_CHANGED, VP_EX_DUPLICATED, VP_EX_LOST, VP_EX_REORDERED};
 	for (unsigned k = 0; k < VP_EX_KIND_COUNT; k++) {
@@ -1635,7 +1636,8 @@ static void text_dir(FILE *out, const struct vpair *v, const struct vp_dir_resul
 	fputs(".\n", out);
 	if (o->window_overflow)
 		fprintf(out,
-			"    %" PRIu64 " segments overflowed the matching window (--vantage-window):"
+			"    %" PRIu64
+			" segments overflowed the matching window (--vantage-window):"
 			" their verdicts may be wrong.\n",
 			o->window_overflow);
 }
@@ -1643,12 +1645,13 @@ static void text_dir(FILE *out, const struct vpair *v, const struct vp_dir_resul
 int vp_write_text(const struct vpair *v, FILE *out)
 {
 	const struct vp_totals *t = &v->tot;
-	fprintf(out, "\nBetween the capture points %s and %s:\n", point_name(v, 0), point_name(v, 1));
-	fprintf(out,
-		"  %" PRIu64 " connection%s joined; not joined: %" PRIu64 " seen only at %s, %" PRIu64
-		" only at %s.\n",
-		t->joined, rep_plural(t->joined), t->not_joined[0], point_name(v, 0), t->not_joined[1],
+	fprintf(out, "\nBetween the capture points %s and %s:\n", point_name(v, 0),
 		point_name(v, 1));
+	fprintf(out,
+		"  %" PRIu64 " connection%s joined; not joined: %" PRIu64
+		" seen only at %s, %" PRIu64 " only at %s.\n",
+		t->joined, rep_plural(t->joined), t->not_joined[0], point_name(v, 0),
+		t->not_joined[1], point_name(v, 1));
 	if (t->offset_known) {
 		char a[32];
 		fmt_ns(a, sizeof(a), t->offset_ns);
@@ -1667,10 +1670,12 @@ int vp_write_text(const struct vpair *v, FILE *out)
 		      out);
 	for (size_t k = 0; k < v->nres; k++) {
 		const struct vp_result *R = &v->res[k];
-		fprintf(out, "\nConnection %" PRIu64 " at %s = connection %" PRIu64 " at %s: %s > %s",
+		fprintf(out,
+			"\nConnection %" PRIu64 " at %s = connection %" PRIu64 " at %s: %s > %s",
 			R->conn[0], point_name(v, 0), R->conn[1], point_name(v, 1), R->ep[0][0],
 			R->ep[0][1]);
-		if (strcmp(R->ep[0][0], R->ep[1][R->flip]) || strcmp(R->ep[0][1], R->ep[1][!R->flip]))
+		if (strcmp(R->ep[0][0], R->ep[1][R->flip]) ||
+		    strcmp(R->ep[0][1], R->ep[1][!R->flip]))
 			fprintf(out, " (at %s: %s > %s)", point_name(v, 1), R->ep[1][R->flip],
 				R->ep[1][!R->flip]);
 		fputs("\n", out);

@@ -44,9 +44,9 @@
  */
 
 #define VP_MAX_OFFSET_DEFAULT_NS 2000000000LL /* --vantage-max-offset: 2 s */
-#define VP_WINDOW_DEFAULT 16384		      /* segments per connection, direction, point */
-#define VP_LOST_EXAMPLES 1000		      /* lost segments listed per direction */
-#define VP_EXAMPLES 8			      /* of the other kinds */
+#define VP_WINDOW_DEFAULT	 16384	      /* segments per connection, direction, point */
+#define VP_LOST_EXAMPLES	 1000	      /* lost segments listed per direction */
+#define VP_EXAMPLES		 8	      /* of the other kinds */
 
 struct vp_config {
 	const char *names[2];  /* the inputs' paths (borrowed), input 0 and 1 */
@@ -80,11 +80,11 @@ void vp_free(struct vpair *v); /* NULL is a no-op */
 /* ---- results (after vp_finish), for the writers and tests ---- */
 
 enum vp_ex_kind {
-	VP_EX_LOST = 0,	     /* seen upstream, never downstream */
-	VP_EX_CAPTURE_LOSS,  /* missed by one capture (ACKed unseen there) */
-	VP_EX_REORDERED,     /* overtaken between the points */
-	VP_EX_DUPLICATED,    /* a second copy downstream */
-	VP_EX_CHANGED,	     /* TTL, DSCP or MSS changed, or split/merged */
+	VP_EX_LOST = 0,	    /* seen upstream, never downstream */
+	VP_EX_CAPTURE_LOSS, /* missed by one capture (ACKed unseen there) */
+	VP_EX_REORDERED,    /* overtaken between the points */
+	VP_EX_DUPLICATED,   /* a second copy downstream */
+	VP_EX_CHANGED,	    /* TTL, DSCP or MSS changed, or split/merged */
 	VP_EX_KIND_COUNT,
 };
 
@@ -98,7 +98,7 @@ enum vp_change {
 };
 
 struct vp_example {
-	int64_t ts;   /* at the point it was seen */
+	int64_t ts; /* at the point it was seen */
 	uint64_t frame;
 	uint32_t seq, len; /* absolute sequence, payload */
 	uint32_t a, b;	   /* reordered: extent, queue switch (1/0, 2 unknown);
@@ -109,13 +109,13 @@ struct vp_example {
 	uint8_t change; /* changed: enum vp_change */
 };
 
-#define VP_EXF_IPID 1u	 /* ip_id is valid */
+#define VP_EXF_IPID	1u /* ip_id is valid */
 #define VP_EXF_PURE_ACK 2u /* no payload, no SYN/FIN */
 
 /* One direction of a joined pair, oriented by its data's travel. */
 struct vp_dir_result {
-	uint8_t upstream;    /* input the direction passes first (0/1) */
-	bool upstream_known; /* from delays; false: no segment matched */
+	uint8_t upstream;     /* input the direction passes first (0/1) */
+	bool upstream_known;  /* from delays; false: no segment matched */
 	bool delays_absolute; /* the offset is known (else delays are relative) */
 	uint64_t segments[2]; /* seen at input 0, 1 (after the join) */
 	uint64_t matched;     /* downstream segments with their upstream copy */
@@ -150,8 +150,8 @@ const struct vp_result *vp_result_of(const struct vpair *v, uint64_t conn_id, un
 struct vp_totals {
 	uint64_t joined, not_joined[2];
 	bool offset_known;
-	int64_t offset_ns;	   /* B's clock minus A's */
-	bool max_offset_exceeded;  /* offset + delay beyond --vantage-max-offset */
+	int64_t offset_ns;	  /* B's clock minus A's */
+	bool max_offset_exceeded; /* offset + delay beyond --vantage-max-offset */
 	uint64_t join_table_evicted;
 };
 const struct vp_totals *vp_get_totals(const struct vpair *v);

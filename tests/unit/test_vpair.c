@@ -1,4 +1,5 @@
-/* test_vpair.c - joining two capture points: matching, split/merged frames, duplicates, loss, offset. */
+/* test_vpair.c - joining two capture points: matching, split/merged frames, duplicates, loss,
+ * offset. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,11 +16,11 @@
  * (c2s) input 1 first, DELAY apart; input 1's clock runs `offset` ahead.
  */
 
-#define MS 1000000LL
+#define MS    1000000LL
 #define DELAY (1 * MS)
 #define ISN_C 1000u
 #define ISN_S 50000u
-#define MSS 1000u
+#define MSS   1000u
 
 struct ev {
 	struct sum_seg s;
@@ -36,7 +37,8 @@ struct scen {
 
 /* One segment as seen at input `in`; dir is the real direction (c2s/s2c). */
 static struct sum_seg *add(struct scen *sc, unsigned in, unsigned dir, int64_t ts, uint32_t seq,
-			   uint32_t len, uint32_t ack, uint16_t ip_id, uint32_t tsval, uint16_t extra)
+			   uint32_t len, uint32_t ack, uint16_t ip_id, uint32_t tsval,
+			   uint16_t extra)
 {
 	struct sum_seg *s = &sc->ev[sc->n++].s;
 	memset(s, 0, sizeof(*s));
@@ -58,8 +60,8 @@ static struct sum_seg *add(struct scen *sc, unsigned in, unsigned dir, int64_t t
 }
 
 /* Both copies of one segment: upstream first, DELAY later downstream. */
-static void both(struct scen *sc, unsigned dir, int64_t ts, uint32_t seq, uint32_t len, uint32_t ack,
-		 uint16_t ip_id, uint32_t tsval)
+static void both(struct scen *sc, unsigned dir, int64_t ts, uint32_t seq, uint32_t len,
+		 uint32_t ack, uint16_t ip_id, uint32_t tsval)
 {
 	unsigned up = dir == SUM_S2C ? 0 : 1;
 	add(sc, up, dir, ts, seq, len, ack, ip_id, tsval, 0);
@@ -128,7 +130,8 @@ static void data(struct scen *sc, unsigned n, int skip)
 		int64_t ts = 10 * MS + (int64_t)k * MS;
 		uint32_t seq = ISN_S + 1 + k * MSS;
 		if ((int)k == skip)
-			add(sc, 0, SUM_S2C, ts, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k, 0);
+			add(sc, 0, SUM_S2C, ts, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k,
+			    0);
 		else
 			both(sc, SUM_S2C, ts, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k);
 	}
@@ -205,7 +208,8 @@ static void test_split_and_merged(void)
 		init(&sc, 0, false);
 		uint32_t seq = ISN_S + 1;
 		unsigned big = merge ? 1 : 0; /* the input holding the 4000-byte frame */
-		add(&sc, big, SUM_S2C, 10 * MS + (big ? DELAY : 0), seq, 4 * MSS, ISN_C + 1, 50, 2000, 0);
+		add(&sc, big, SUM_S2C, 10 * MS + (big ? DELAY : 0), seq, 4 * MSS, ISN_C + 1, 50,
+		    2000, 0);
 		for (unsigned k = 0; k < 4; k++)
 			add(&sc, !big, SUM_S2C, 10 * MS + (big ? 0 : DELAY) + k, seq + k * MSS, MSS,
 			    ISN_C + 1, (uint16_t)(50 + k), 2000, 0);
