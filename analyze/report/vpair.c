@@ -1205,23 +1205,27 @@ void vp_finish(struct vpair *v)
 		return;
 	v->finished = true;
 	/* Pairs still open (a side never ended: the engine always ends them,
-	 * but be safe), and half pairs never joined. */
-	for (size_t k = 0; k < v->map_cap; k++) {
-		struct vp_slot *s = &v->map[k];
-		if (!s->id)
-			continue;
+	 * but be safe), and half pairs never joined: taken out of the table
+	 * first, as ending them changes it. */
+	size_t nopen = v->map_n, got = 0;
+	struct vp_slot *open = nopen ? malloc(nopen * sizeof(*open)) : NULL;
+	for (size_t k = 0; open && k < v->map_cap; k++)
+		if (v->map[k].id && got < nopen)
+			open[got++] = v->map[k];
+	for (size_t k = 0; k < got; k++) {
+		struct vp_slot *s = map_find(v, open[k].id);
+		if (!s || s->p != open[k].p)
+			continue; /* the other side of a pair ended above */
 		struct vp_pair *P = s->p;
 		if (P->joined) {
 			conclude(v, P);
 		} else {
 			v->tot.not_joined[s->point]++;
-			map_del(v, s->id);
+			map_del(v, open[k].id);
 			free_half(P);
 		}
-		k = (size_t)-1; /* the table moved: start over */
-		if (v->map_n == 0)
-			break;
 	}
+	free(open);
 
 	/* The offset: every direction where input 0 is upstream bounds it
 	 * from above (D = owd + offset, owd >= 0), every other from below;

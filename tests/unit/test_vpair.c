@@ -92,7 +92,7 @@ static int cmp_ev(const void *a, const void *b)
 }
 
 /* Deliver in time order, end both connections, finish. */
-static struct vpair *run(struct scen *sc, int64_t max_offset)
+static struct vpair *run_ends(struct scen *sc, int64_t max_offset, bool end)
 {
 	char err[128];
 	struct vp_config cfg = {.names = {"srv.pcap", "cli.pcap"}, .max_offset_ns = max_offset};
@@ -103,7 +103,7 @@ static struct vpair *run(struct scen *sc, int64_t max_offset)
 	qsort(sc->ev, sc->n, sizeof(sc->ev[0]), cmp_ev);
 	for (unsigned i = 0; i < sc->n; i++)
 		k.segment(k.ctx, &sc->ev[i].s);
-	for (unsigned in = 0; in < 2; in++) {
+	for (unsigned in = 0; in < 2 && end; in++) {
 		struct sum_conn c;
 		memset(&c, 0, sizeof(c));
 		c.id = sc->conn[in];
@@ -114,6 +114,11 @@ static struct vpair *run(struct scen *sc, int64_t max_offset)
 	}
 	vp_finish(v);
 	return v;
+}
+
+static struct vpair *run(struct scen *sc, int64_t max_offset)
+{
+	return run_ends(sc, max_offset, true);
 }
 
 static const struct vp_dir_result *dir_of(const struct vpair *v, unsigned dir)
@@ -273,6 +278,21 @@ static void test_offset_and_flip(void)
 	vp_free(v);
 }
 
+/* Connections the engine never ended (vp_finish ends them): the same. */
+static void test_unended(void)
+{
+	struct scen sc;
+	init(&sc, 0, false);
+	data(&sc, 10, 4);
+	both(&sc, SUM_C2S, 30 * MS, ISN_C + 1, 0, ISN_S + 1 + 10 * MSS, 3, 102);
+	struct vpair *v = run_ends(&sc, 0, false);
+	const struct vp_dir_result *s2c = dir_of(v, SUM_S2C);
+	CHECK(s2c != NULL);
+	CHECK_EQ_U(vp_get_totals(v)->joined, 1);
+	CHECK_EQ_U(s2c->capture_loss_down, 1);
+	vp_free(v);
+}
+
 /* Hostile input: segments of inputs beyond the pair, directions out of
  * range, and a connection seen at one point only. */
 static void test_hostile(void)
@@ -315,6 +335,7 @@ int main(void)
 	test_split_and_merged();
 	test_dup_and_reorder();
 	test_offset_and_flip();
+	test_unended();
 	test_hostile();
 	return unit_done("vpair");
 }
