@@ -118,13 +118,11 @@ static const struct cli_opt analyze_opts[] = {
      "text: order the connection table by COLUMN, biggest first (names below)"},
     {"top", OPT_TOP, "N", "text: only the first N rows of the connection table"},
     {"vantage-pair", OPT_VANTAGE_PAIR, NULL,
-     "the two inputs are two capture points of the same traffic: join each connection seen "
-     "at both and say what happened between them (tcpsift-analyze(1), VANTAGE PAIR)"},
+     "two inputs, two capture points: what happened between them (VANTAGE PAIR)"},
     {"vantage-max-offset", OPT_VANTAGE_MAX_OFFSET, "MS",
-     "--vantage-pair: clock offset plus delay between the points a segment's copy is waited "
-     "for (2000)"},
+     "--vantage-pair: longest wait for a segment's copy (offset + delay; 2000)"},
     {"vantage-window", OPT_VANTAGE_WINDOW, "N",
-     "--vantage-pair: segments kept per connection, direction and point for matching (16384)"},
+     "--vantage-pair: segments kept per connection, direction, point (16384)"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
