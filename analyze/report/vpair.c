@@ -1571,7 +1571,7 @@ static void text_frames(FILE *out, const struct vpair *v, const struct vp_dir_re
 	fputs(" (", out);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct vp_example *e = &o->ex[kind][k];
-		fprintf(out, "%s%s#%" PRIu64, k ? ", " : "", point_name(v, e->point), e->frame);
+		fprintf(out, "%s%s:#%" PRIu64, k ? ", " : "", point_name(v, e->point), e->frame);
 		if (kind == VP_EX_REORDERED)
 			fprintf(out, " overtaken by %" PRIu32, e->a);
 	}
@@ -1616,7 +1616,7 @@ static void text_dir(FILE *out, const struct vpair *v, const struct vp_dir_resul
 			}
 		if (o->nex[VP_EX_CHANGED]) {
 			const struct vp_example *e = &o->ex[VP_EX_CHANGED][0];
-			fprintf(out, " (e.g. %s %" PRIu32 " -> %" PRIu32 ", %s#%" PRIu64 ")",
+			fprintf(out, " (e.g. %s %" PRIu32 " -> %" PRIu32 ", %s:#%" PRIu64 ")",
 				change_names[e->change % VP_CH_COUNT], e->a, e->b, point_name(v, 0),
 				e->frame);
 		}

@@ -15,7 +15,8 @@
 # which B's capture also sees arrive after later-sent data; max_extent).
 # Checks: one joined connection, A upstream of A's data; s2c reordered
 # between the points == the relay's reordered + overtaken_by_copy (> 0);
-# max_extent == the relay's; nothing lost, duplicated or changed; nothing
+# max_extent == the relay's (or one more when a copy overtook a held
+# segment: tcpsift counts the copy among its overtakers, the relay not); nothing lost, duplicated or changed; nothing
 # reordered c2s; no capture loss.
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
 set -euo pipefail
@@ -87,7 +88,12 @@ lab_check "relay reordered nothing" "$gt_reord" -gt 0
 lab_check "joined $joined != 1" "$joined" -eq 1
 lab_check "s2c upstream is $up, not A" "$up" = a
 lab_check "reordered $reord != relay's $gt_reord + $gt_copy" "$reord" -eq $((gt_reord + gt_copy))
-lab_check "max_extent $ext != relay's $gt_ext" "$ext" -eq "$gt_ext"
+# A held segment its own retransmission overtook was also overtaken by that
+# copy, which the relay does not count in its extent.
+ext_ok=no
+[ "$ext" -eq "$gt_ext" ] && ext_ok=yes
+[ "$gt_copy" -gt 0 ] && [ "$ext" -eq $((gt_ext + 1)) ] && ext_ok=yes
+lab_check "max_extent $ext != relay's $gt_ext (+1 with $gt_copy overtaken by copy)" "$ext_ok" = yes
 lab_check "c2s reordered $reord_c2s" "$reord_c2s" -eq 0
 lab_check "lost+duplicated+changed+capture loss+overflow $other" "$other" -eq 0
 lab_verdict "reordered between the points $reord (relay: reordered $gt_reord + overtaken by copy" \
