@@ -1413,8 +1413,9 @@ static void jw_dir(const struct vpair *v, struct jo_writer *w, const struct vp_d
 	for (unsigned k = 0; k < VP_EX_KIND_COUNT; k++) {
 		jo_w_key(w, ex_keys[order[k]]);
 		jw_examples(w, o, order[k]);
+		if (order[k] == VP_EX_LOST) /* "lost" < "lost_left_out" < "reordered" */
+			jo_kint(w, "lost_left_out", (int64_t)o->ex_left_out[VP_EX_LOST]);
 	}
-	jo_kint(w, "lost_left_out", (int64_t)o->ex_left_out[VP_EX_LOST]);
 	jo_w_obj_end(w);
 	jo_kint(w, "lost", (int64_t)o->lost);
 	jo_kint(w, "lost_pure_acks", (int64_t)o->lost_pure_acks);
