@@ -736,6 +736,22 @@ lab_verdict()
 	exit 0
 }
 
+# lab_relay_stop PID ERRFILE: stop the lab-relay PID (its stderr in ERRFILE)
+# and read its summary line ("lab-relay: held=N reordered=N ..."), or abort
+# without one. lab_relay_value KEY then prints one of its numbers.
+lab_relay_stop()
+{
+	kill -TERM "$1" 2>/dev/null || true
+	lab_wait "$1" || true
+	LAB_RELAY_LINE=$(grep '^lab-relay:' "$2" || true)
+	[ -n "$LAB_RELAY_LINE" ] || lab_abort "no summary from lab-relay: $(cat "$2")"
+}
+
+lab_relay_value()
+{
+	sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$LAB_RELAY_LINE"
+}
+
 # --- relay topology (findings-reorder-*.sh) ---------------------------------
 
 # lab_relay_pair PREFIX [QUEUES]

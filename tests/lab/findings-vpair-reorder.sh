@@ -16,8 +16,9 @@
 # Checks: one joined connection, A upstream of A's data; s2c reordered
 # between the points == the relay's reordered + overtaken_by_copy (> 0);
 # max_extent == the relay's (or one more when a copy overtook a held
-# segment: tcpsift counts the copy among its overtakers, the relay not); nothing lost, duplicated or changed; nothing
-# reordered c2s; no capture loss.
+# segment: tcpsift counts the copy among its overtakers, the relay not);
+# nothing lost, duplicated or changed; nothing reordered c2s; no capture
+# loss.
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
 set -euo pipefail
 
@@ -51,13 +52,11 @@ lab_capture_stop "$a_cap" 0 || true
 a_drops=$LAB_CAP_DROPS
 lab_capture_stop "$b_cap" 0 || true
 b_drops=$LAB_CAP_DROPS
-kill -TERM "$relay" 2>/dev/null || true
-lab_wait "$relay" || true
-relay_line=$(grep '^lab-relay:' "$rerr" || true)
-[ -n "$relay_line" ] || lab_abort "no summary from lab-relay: $(cat "$rerr")"
-rv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$relay_line"; }
-gt_held=$(rv held) gt_reord=$(rv reordered) gt_copy=$(rv overtaken_by_copy)
-gt_ext=$(rv max_extent) gt_senderr=$(rv send_errors) gt_sockdrop=$(rv socket_drops)
+lab_relay_stop "$relay" "$rerr"
+gt_held=$(lab_relay_value held) gt_reord=$(lab_relay_value reordered)
+gt_copy=$(lab_relay_value overtaken_by_copy)
+gt_ext=$(lab_relay_value max_extent) gt_senderr=$(lab_relay_value send_errors)
+gt_sockdrop=$(lab_relay_value socket_drops)
 
 "$LAB_BIN" analyze --json --no-progress --vantage-pair "$acap" "$bcap" >"$json" ||
 	lab_fail "tcpsift exited $?"
