@@ -240,7 +240,9 @@ static void test_dup_and_reorder(void)
 		add(&sc, 0, SUM_S2C, ts, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k, 0);
 		/* Segment 2 reaches the client's point after segment 3. */
 		int64_t at = ts + DELAY + (k == 2 ? 3 * MS / 2 : 0);
-		add(&sc, 1, SUM_S2C, at, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k, 0);
+		/* Segment 3, the overtaker, came in on another RX queue. */
+		add(&sc, 1, SUM_S2C, at, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k, 0)
+		    ->queue = k == 3 ? 1 : 0;
 		if (k == 4)
 			add(&sc, 1, SUM_S2C, at + 100, seq, MSS, ISN_C + 1, 14, 1004, 0);
 	}
@@ -251,6 +253,9 @@ static void test_dup_and_reorder(void)
 	CHECK_EQ_U(s2c->duplicated, 1);
 	CHECK_EQ_U(s2c->reordered, 1);
 	CHECK_EQ_U(s2c->max_extent, 1);
+	CHECK_EQ_U(s2c->queue_switch_reorders, 1);
+	CHECK_EQ_U(s2c->nex[VP_EX_REORDERED], 1);
+	CHECK_EQ_U(s2c->ex[VP_EX_REORDERED][0].b, 1); /* queue switch */
 	CHECK_EQ_U(s2c->lost, 0);
 	vp_free(v);
 }
