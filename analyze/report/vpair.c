@@ -1154,6 +1154,17 @@ static void fill_dir(struct vpair *v, const struct vp_pair *P, unsigned d, struc
 		 * when input 1 is. */
 		for (unsigned k = 0; k < dl->ns; k++)
 			s[k] = up == 0 ? s[k] - off : off - s[k];
+		/* Growth: the samples are in time order (delay_add() thins
+		 * them evenly), so the median of the last quarter minus that
+		 * of the first is how much queueing between the points built
+		 * up over the connection (negative: it drained). */
+		unsigned q = dl->ns / 4 ? dl->ns / 4 : 1;
+		int64_t first[VP_SAMPLES / 4 + 1], last[VP_SAMPLES / 4 + 1];
+		memcpy(first, s, q * sizeof(s[0]));
+		memcpy(last, s + dl->ns - q, q * sizeof(s[0]));
+		qsort(first, q, sizeof(first[0]), cmp_i64);
+		qsort(last, q, sizeof(last[0]), cmp_i64);
+		o->owd_growth_ns = quantile(last, q, 0.5) - quantile(first, q, 0.5);
 		qsort(s, dl->ns, sizeof(s[0]), cmp_i64);
 		o->have_owd = true;
 		o->owd_min_ns = up == 0 ? dl->min - off : off - dl->max;
@@ -1424,6 +1435,7 @@ static void jw_dir(const struct vpair *v, struct jo_writer *w, const struct vp_d
 	jo_w_key(w, "one_way_delay_s");
 	if (o->have_owd) {
 		jo_w_obj(w);
+		jo_ksec(w, "growth", o->owd_growth_ns);
 		jo_ksec(w, "median", o->owd_median_ns);
 		jo_ksec(w, "min", o->owd_min_ns);
 		jo_ksec(w, "p99", o->owd_p99_ns);
@@ -1626,12 +1638,15 @@ static void text_dir(FILE *out, const struct vpair *v, const struct vp_dir_resul
 		fputs("    Nothing changed in flight (TTL, DSCP, MSS, segmentation).\n", out);
 	}
 	if (o->have_owd) {
-		char a[32], b[32], c[32];
+		char a[32], b[32], c[32], g[32];
 		fmt_ns(a, sizeof(a), o->owd_min_ns);
 		fmt_ns(b, sizeof(b), o->owd_median_ns);
 		fmt_ns(c, sizeof(c), o->owd_p99_ns);
-		fprintf(out, "    One-way delay%s: min %s, median %s, p99 %s.\n",
-			v->tot.offset_known ? "" : " (relative: clock offset unknown)", a, b, c);
+		fmt_ns(g, sizeof(g), o->owd_growth_ns);
+		fprintf(out,
+			"    One-way delay%s: min %s, median %s, p99 %s; growth %s (median of the "
+			"last quarter minus the first: queueing when positive).\n",
+			v->tot.offset_known ? "" : " (relative: clock offset unknown)", a, b, c, g);
 	}
 	fprintf(out,
 		"    Missed by the captures themselves: %" PRIu64 " at %s (upstream), %" PRIu64

@@ -129,6 +129,7 @@ struct vp_dir_result {
 	uint64_t window_overflow, waited_out;
 	bool have_owd;
 	int64_t owd_min_ns, owd_median_ns, owd_p99_ns;
+	int64_t owd_growth_ns; /* median of the last quarter minus the first's */
 	uint32_t nex[VP_EX_KIND_COUNT];
 	uint64_t ex_left_out[VP_EX_KIND_COUNT];
 	struct vp_example *ex[VP_EX_KIND_COUNT]; /* owned by the vpair */
