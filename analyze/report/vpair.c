@@ -617,13 +617,22 @@ static void unm_judge(struct vp_side *s, bool explained, bool pure_ack)
 }
 
 /*
- * f (point p, direction d) has no copy at the other point q. If q's
- * receiver has ACKed its bytes (the ACK passes q on its way back), q's
- * capture either saw some copy of them (then this copy was lost between
- * the points, the receiver got another) or none (q's capture missed them:
- * a receiver cannot ACK what did not pass q). Until q's ACK passes them
- * it is a suspect. A pure ACK leaves no such trace: not explained.
+ * f (point p, direction d) has no copy at the other point q. Once the
+ * receiver has ACKed its bytes (an ACK seen at either point: a receiver
+ * cannot ACK what did not reach it, so what it ACKed passed both points),
+ * q's capture either saw some copy of them (then this copy was lost
+ * between the points, the receiver got another) or none (q's capture
+ * missed them). Until an ACK passes them it is a suspect. A pure ACK
+ * leaves no such trace: not explained.
  */
+static bool acked(const struct vp_pair *P, unsigned d, uint32_t end)
+{
+	for (unsigned p = 0; p < 2; p++)
+		if (P->side[p][d].ack_known && sq_le(end, P->side[p][d].ack))
+			return true;
+	return false;
+}
+
 static void unmatched(struct vp_pair *P, unsigned d, unsigned p, struct vp_frame *f)
 {
 	struct vp_side *s = &P->side[p][d], *q = &P->side[!p][d];
@@ -636,7 +645,7 @@ static void unmatched(struct vp_pair *P, unsigned d, unsigned p, struct vp_frame
 		return;
 	}
 	uint32_t end = fr_end(f);
-	if (q->ack_known && sq_le(end, q->ack)) {
+	if (acked(P, d, end)) {
 		bool explained = !ivs_covers(&q->seen, f->seq, end);
 		unm_record(s, f, p, explained, &ex);
 		unm_judge(s, explained, false);
@@ -651,22 +660,25 @@ static void unmatched(struct vp_pair *P, unsigned d, unsigned p, struct vp_frame
 	s->sus[s->nsus++] = (struct vp_suspect){.seq = f->seq, .end = end, .ex = ex};
 }
 
-/* The ACK of side (q, d) advanced: judge the other side's suspects it passed. */
-static void suspects_ack(struct vp_pair *P, unsigned d, unsigned q)
+/* An ACK of direction d's data advanced at some point: judge the suspects
+ * of both points it passed. */
+static void suspects_ack(struct vp_pair *P, unsigned d)
 {
-	struct vp_side *s = &P->side[!q][d], *o = &P->side[q][d];
-	unsigned k = 0;
-	while (k < s->nsus) {
-		struct vp_suspect *x = &s->sus[k];
-		if (!sq_le(x->end, o->ack)) {
-			k++;
-			continue;
+	for (unsigned p = 0; p < 2; p++) {
+		struct vp_side *s = &P->side[p][d], *o = &P->side[!p][d];
+		unsigned k = 0;
+		while (k < s->nsus) {
+			struct vp_suspect *x = &s->sus[k];
+			if (!acked(P, d, x->end)) {
+				k++;
+				continue;
+			}
+			bool explained = !ivs_covers(&o->seen, x->seq, x->end);
+			if (x->ex && s->st.unm_explained)
+				s->st.unm_explained[x->ex - 1] = explained;
+			unm_judge(s, explained, false);
+			s->sus[k] = s->sus[--s->nsus];
 		}
-		bool explained = !ivs_covers(&o->seen, x->seq, x->end);
-		if (x->ex && s->st.unm_explained)
-			s->st.unm_explained[x->ex - 1] = explained;
-		unm_judge(s, explained, false);
-		s->sus[k] = s->sus[--s->nsus];
 	}
 }
 
@@ -960,7 +972,7 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 			rev->ack = f.ack;
 			rev->ack_known = true;
 			if (P->joined)
-				suspects_ack(P, !d, p);
+				suspects_ack(P, !d);
 		}
 	}
 	if (!fr_pure_ack(&f))
