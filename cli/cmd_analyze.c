@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "analyze/report/failon.h"
 #include "analyze/report/plot.h"
 #include "analyze/report/report.h"
+#include "analyze/report/vpair.h"
 #include "common/idset.h"
 #include "analyze/engine/source.h"
 
@@ -63,6 +65,9 @@ enum opt_id {
 	OPT_LONG,
 	OPT_SORT,
 	OPT_TOP,
+	OPT_VANTAGE_PAIR,
+	OPT_VANTAGE_MAX_OFFSET,
+	OPT_VANTAGE_WINDOW,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -112,6 +117,12 @@ static const struct cli_opt analyze_opts[] = {
     {"sort", OPT_SORT, "COLUMN",
      "text: order the connection table by COLUMN, biggest first (names below)"},
     {"top", OPT_TOP, "N", "text: only the first N rows of the connection table"},
+    {"vantage-pair", OPT_VANTAGE_PAIR, NULL,
+     "two inputs, two capture points: what happened between them (VANTAGE PAIR)"},
+    {"vantage-max-offset", OPT_VANTAGE_MAX_OFFSET, "MS",
+     "--vantage-pair: longest wait for a segment's copy (offset + delay; 2000)"},
+    {"vantage-window", OPT_VANTAGE_WINDOW, "N",
+     "--vantage-pair: segments kept per connection, direction, point (16384)"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
     {"progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal"},
@@ -148,6 +159,10 @@ struct analyze_cfg {
 	const char *filter_first;  /* its first word, for the error when it does not compile */
 	struct rep_text_opts text; /* --long, --sort, --top */
 	const char *text_opt;	   /* the last text-only option given, for a conflict */
+	bool vantage_pair;	   /* --vantage-pair */
+	int64_t vantage_max_offset_ns;
+	uint32_t vantage_window;
+	const char *vantage_opt; /* a --vantage-* option given (needs --vantage-pair) */
 };
 
 static void usage(FILE *f)
@@ -363,6 +378,21 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_QUIET:
 		cfg->quiet = true;
 		break;
+	case OPT_VANTAGE_PAIR:
+		cfg->vantage_pair = true;
+		break;
+	case OPT_VANTAGE_MAX_OFFSET:
+		if (parse_ms(arg, 86400000, &ns_val) < 0 || ns_val <= 0)
+			return bad_value("vantage-max-offset", arg, "milliseconds, above 0");
+		cfg->vantage_max_offset_ns = ns_val;
+		cfg->vantage_opt = "--vantage-max-offset";
+		break;
+	case OPT_VANTAGE_WINDOW:
+		if (cli_parse_u64(arg, 64, 1u << 24, &v) < 0)
+			return bad_value("vantage-window", arg, "a count from 64 to 16777216");
+		cfg->vantage_window = (uint32_t)v;
+		cfg->vantage_opt = "--vantage-window";
+		break;
 	case OPT_HELP:
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
@@ -383,6 +413,47 @@ static int check_conflicts(const struct analyze_cfg *cfg)
 		      stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
+	return -1;
+}
+
+/* --vantage-pair: exactly two inputs, two different files, and no output
+ * it does not write into; -1 to go on, else the exit code. */
+static int check_vantage_pair(const struct analyze_cfg *cfg)
+{
+	if (!cfg->vantage_pair) {
+		if (cfg->vantage_opt) {
+			fprintf(stderr, "tcpsift analyze: %s needs --vantage-pair\n",
+				cfg->vantage_opt);
+			return TCPSIFT_EXIT_USAGE;
+		}
+		return -1;
+	}
+	if (cfg->nreads != 2) {
+		fprintf(stderr,
+			"tcpsift analyze: --vantage-pair takes exactly two inputs (the two capture "
+			"points), not %u\n",
+			cfg->nreads);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	struct stat a, b;
+	if (strcmp(cfg->reads[0], cfg->reads[1]) == 0 ||
+	    (stat(cfg->reads[0], &a) == 0 && stat(cfg->reads[1], &b) == 0 && a.st_dev == b.st_dev &&
+	     a.st_ino == b.st_ino)) {
+		fprintf(stderr,
+			"tcpsift analyze: --vantage-pair: %s given twice (two captures are "
+			"needed)\n",
+			cfg->reads[1]);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cfg->format == REP_HTML || cfg->plot_dir || cfg->xplot_dir)
+		return cli_conflict("analyze", "--vantage-pair",
+				    cfg->format == REP_HTML ? "--html"
+				    : cfg->plot_dir	    ? "--plot"
+							    : "--xplot");
+	if (cfg->eng.shard_n > 1)
+		return cli_conflict("analyze", "--vantage-pair", "--shard");
+	if (cfg->conn_list)
+		return cli_conflict("analyze", "--vantage-pair", "--conn");
 	return -1;
 }
 
@@ -408,7 +479,7 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 		      stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
-	return -1;
+	return check_vantage_pair(cfg);
 }
 
 static void on_signal(int sig)
@@ -668,6 +739,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 
 	struct src_config scfg = {.filter = cfg->filter,
 				  .queue_per_file = cfg->queue_per_file,
+				  .vantage_per_input = cfg->vantage_pair,
 				  .keep_going = true,
 				  .stop = &analyze_stop};
 	struct source *src;
@@ -751,11 +823,27 @@ static int analyze_run(struct analyze_cfg *cfg)
 		tee_index = (struct sum_tee){.a = sink, .b = rep_sink(ix.rep)};
 		sink = sum_tee_sink(&tee_index);
 	}
+	struct vpair *vp = NULL;
+	struct sum_tee tee_vp;
+	if (rep && cfg->vantage_pair) {
+		struct vp_config vc = {.names = {names ? names[0] : "A", names ? names[1] : "B"},
+				       .max_offset_ns = cfg->vantage_max_offset_ns,
+				       .window = cfg->vantage_window};
+		vp = vp_new(&vc, err, sizeof(err));
+		if (!vp) {
+			rep_free(rep);
+			rep = NULL;
+		} else {
+			tee_vp = (struct sum_tee){.a = sink, .b = vp_sink(vp)};
+			sink = sum_tee_sink(&tee_vp);
+		}
+	}
 	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
 	struct wk_pool *eng = rep ? wk_new(&cfg->eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		rep_free(rep);
+		vp_free(vp);
 		plot_index_close(&ix);
 		src_close(src);
 		free(names);
@@ -786,6 +874,11 @@ static int analyze_run(struct analyze_cfg *cfg)
 	}
 	progress_end(&pr);
 	wk_finish(eng);
+	struct rep_extra vpx;
+	if (vp) {
+		vp_finish(vp);
+		vpx = vp_extra(vp);
+	}
 
 	/* Every connection has ended: the graphs are written. */
 	int plot_rc = 0;
@@ -825,6 +918,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 	    .shard_k = cfg->eng.shard_k,
 	    .shard_n = cfg->eng.shard_n,
 	    .stopped_by = stopped || src_stopped(src) ? (analyze_stop ? analyze_stop : SIGTERM) : 0,
+	    .extra = vp ? &vpx : NULL,
 	};
 	/* Inputs that failed, or hold nothing tcpsift decodes, or a stop: named
 	 * here and in the report's errors, exit 3. */
@@ -847,6 +941,10 @@ static int analyze_run(struct analyze_cfg *cfg)
 
 	char werr[256] = "";
 	rc = rep_finish(rep, &run, werr, sizeof(werr));
+	if (rc == 0 && vp && cfg->format == REP_TEXT && vp_write_text(vp, out) < 0) {
+		snprintf(werr, sizeof(werr), "cannot write the report: %s", strerror(errno));
+		rc = ERR_SYSTEM;
+	}
 	if (rc < 0)
 		fprintf(stderr, "tcpsift analyze: %s\n", werr);
 	/* After the graphs, which the page links where they exist. */
@@ -862,6 +960,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 		fprintf(stderr, "tcpsift analyze: --fail-on matched: %s\n", matched);
 	free(inputs);
 	free(vantages);
+	vp_free(vp);
 	wk_free(eng);
 	rep_free(rep);
 	plot_index_close(&ix);

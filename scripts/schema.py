@@ -139,6 +139,8 @@ def build():
     defs["ndjson_line"] = {"oneOf": [
         with_kind("event", "event"), with_kind("connection", "connection"),
         with_kind("input", "input"),
+        with_kind("between_points_line", "between_points"),
+        with_kind("vantage_pair_line", "vantage_pair"),
         with_kind("summary", "summary", {"tcpsift": {"$ref": "#/$defs/tool"},
                                          "errors": {"type": "array", "items": {"$ref": "#/$defs/error"}},
                                          "vantages": {"type": "array", "items": {"type": "string"}}}),

@@ -131,6 +131,7 @@ struct dec_packet {
 	struct dec_addr src, dst;
 	uint8_t ip_ttl;	      /* TTL / hop limit */
 	uint16_t ip_id;	      /* IPv4 identification (0 for IPv6) */
+	uint8_t ip_tos;	      /* IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
 	bool ip_df;	      /* IPv4 Don't Fragment */
 	bool ip_len_presumed; /* IP length field 0: l3_len taken from wirelen */
 	bool ip_len_clamped;  /* IP length beyond the PPPoE payload: cut to it, as Wireshark */

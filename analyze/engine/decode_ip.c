@@ -248,6 +248,7 @@ int dec_ipv4(const uint8_t *p, uint32_t cap, uint32_t wire, struct dec_packet *d
 	set_addr(&d->dst, 4, p + 16);
 	d->ip_ttl = p[8];
 	d->ip_id = ld_be16(p + 4);
+	d->ip_tos = p[1];
 	fo = ld_be16(p + 6);
 	d->ip_df = (fo & 0x4000u) != 0;
 	d->l4proto = p[9];
@@ -289,6 +290,7 @@ int dec_ipv6(const uint8_t *p, uint32_t cap, uint32_t wire, struct dec_packet *d
 	set_addr(&d->src, 6, p + 8);
 	set_addr(&d->dst, 6, p + 24);
 	d->ip_ttl = p[7];
+	d->ip_tos = (uint8_t)((p[0] & 0x0fu) << 4 | p[1] >> 4);
 	nh = p[6];
 	d->l4proto = nh;
 

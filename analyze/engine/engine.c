@@ -165,6 +165,13 @@ static void deliver_segment(const struct engine *e, const struct tcp_conn *c, co
 	    .rtt_ns = g->rtt_ns,
 	    .frame = g->frame,
 	    .input = g->input,
+	    .seq = d->tcp.seq,
+	    .seq_ack = d->tcp.ack,
+	    .tsval = d->tcp.opt.tsval,
+	    .ip_id = d->ip_id,
+	    .mss_opt = d->tcp.opt.has_mss ? d->tcp.opt.mss : 0,
+	    .ttl = d->ip_ttl,
+	    .tos = d->ip_tos,
 	};
 	static const struct {
 		uint32_t kind;
@@ -179,6 +186,12 @@ static void deliver_segment(const struct engine *e, const struct tcp_conn *c, co
 	for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
 		if (g->kind & map[k].kind)
 			s.flags |= map[k].flag;
+	if (d->tcp.flags & DEC_TH_ACK)
+		s.flags |= SUM_SEG_TH_ACK;
+	if (d->tcp.opt.has_ts)
+		s.flags |= SUM_SEG_TSVAL;
+	if (d->src.family == 4)
+		s.flags |= SUM_SEG_IPV4;
 	/* The ACK in the other direction's relative sequence, once that side
 	 * has been seen (its base is known). */
 	if ((d->tcp.flags & DEC_TH_ACK) && peer->have_nxt) {

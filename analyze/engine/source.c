@@ -23,6 +23,7 @@ struct src_reader {
 	bool ended;
 	char fmt[32];
 	uint16_t *vantage_of; /* iface index -> vantage id; grows with interfaces */
+	unsigned vantage_own; /* src_config.vantage_per_input: this input's vantage id */
 	unsigned nmapped, unnamed;
 };
 
@@ -226,7 +227,10 @@ static void reader_advance(struct source *s, struct src_reader *r, unsigned idx)
 	}
 	struct pkt *p = &r->cur;
 	p->input = idx;
-	p->vantage = r->tf ? vantage_id(s, "#0") : vantage_for(s, r, p->iface);
+	if (s->cfg.vantage_per_input)
+		p->vantage = r->vantage_own;
+	else
+		p->vantage = r->tf ? vantage_id(s, "#0") : vantage_for(s, r, p->iface);
 	if (s->cfg.queue_per_file) {
 		p->queue = idx;
 		p->have |= PKT_HAVE_QUEUE;
@@ -299,6 +303,17 @@ int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
 		r->info.format = r->fmt;
 		r->need_read = true;
 		snprintf(r->fmt, sizeof(r->fmt), "none");
+		if (cfg->vantage_per_input) {
+			/* Named by the path; one too long to tell apart by its
+			 * name's first 63 bytes by its index instead. */
+			unsigned before = s->nvantages;
+			r->vantage_own = vantage_id(s, paths[k]);
+			if (s->nvantages == before) {
+				char name[32];
+				snprintf(name, sizeof(name), "input %u", k);
+				r->vantage_own = vantage_id(s, name);
+			}
+		}
 	}
 	for (unsigned k = 0; k < n; k++) {
 		struct src_reader *r = &s->in[k];

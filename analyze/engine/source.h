@@ -31,6 +31,10 @@
 struct src_config {
 	const char *filter;  /* BPF expression or NULL */
 	bool queue_per_file; /* tag packets with their input index as queue id */
+	/* Each input is a vantage point of its own, named by its path, whatever
+	 * its interfaces are called (analyze --vantage-pair: two captures of
+	 * the same connection must stay two connections). */
+	bool vantage_per_input;
 	/* An input that cannot be opened ends at once with its error in its
 	 * struct src_input, the others are read (else src_open() fails). */
 	bool keep_going;

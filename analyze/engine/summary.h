@@ -266,6 +266,11 @@ enum sum_seg_flag {
 	SUM_SEG_GAP = 1u << 8,	     /* began beyond snd_nxt: bytes before it never captured */
 	SUM_SEG_RTT = 1u << 9,	     /* rtt_ns is a sample */
 	SUM_SEG_NEW_DATA = 1u << 10, /* reaches beyond snd_nxt (goodput) */
+	/* The raw header fields below (for joining two capture points,
+	 * analyze/report/vpair.h): */
+	SUM_SEG_TH_ACK = 1u << 11, /* the ACK flag: seq_ack is valid */
+	SUM_SEG_TSVAL = 1u << 12,  /* a timestamps option: tsval is valid */
+	SUM_SEG_IPV4 = 1u << 13,   /* IPv4: ip_id is valid */
 };
 
 #define SUM_SEG_SACK_MAX 4 /* SACK blocks a segment carries (DEC_MAX_SACK) */
@@ -288,6 +293,13 @@ struct sum_seg {
 	int64_t rtt_ns;			    /* SUM_SEG_RTT: its ACK's RTT sample of that data */
 	uint64_t frame;			    /* frame number within its input */
 	uint32_t input;
+	/* The segment's own header fields, as captured (not relative). */
+	uint32_t seq, seq_ack; /* absolute sequence and ACK numbers */
+	uint32_t tsval;	       /* SUM_SEG_TSVAL */
+	uint16_t ip_id;	       /* SUM_SEG_IPV4 */
+	uint16_t mss_opt;      /* the MSS option's value, 0 when none (SYNs) */
+	uint8_t ttl;	       /* TTL / hop limit */
+	uint8_t tos;	       /* TOS / traffic class: DSCP << 2 | ECN */
 };
 
 /* Where the engine delivers results; any callback may be NULL. */

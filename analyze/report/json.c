@@ -171,13 +171,18 @@ static struct jo_writer *conn_key(struct conn_writer *cw, const char *key)
 	return cw->w;
 }
 
-void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind)
+static void jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind,
+		    const struct rep_extra *x)
 {
 	int64_t dur = c->last_ts - c->first_ts;
 	struct conn_writer cw;
 
 	conn_writer_init(&cw, w, c);
 	jo_w_obj(w);
+	if (x && x->conn_json) {
+		conn_det_upto(&cw, "c2s");
+		x->conn_json(x->ctx, w, c);
+	}
 	w_dir(conn_key(&cw, "c2s"), &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
 	w_endpoint(conn_key(&cw, "client"), &c->client, c->client_port);
 	jo_w_sec(conn_key(&cw, "duration_s"), dur);
@@ -228,6 +233,11 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 	}
 	conn_det_upto(&cw, NULL);
 	jo_w_obj_end(w);
+}
+
+void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind)
+{
+	jw_conn(w, c, kind, NULL);
 }
 
 /* Events gather their members in a list: a detector's view adds its own. */
@@ -571,7 +581,7 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	put_key(&w, "connections", true);
 	jo_w_raw(&w, "[");
 	for (size_t k = 0; k < d->nconns && !w.err; k++) {
-		rep_jw_conn(&w, rep_conn_at(d, k), NULL);
+		jw_conn(&w, rep_conn_at(d, k), NULL, run->extra);
 		if (k + 1 < d->nconns)
 			jo_w_raw(&w, ",\n");
 		jo_w_commit(&w);
@@ -601,6 +611,10 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	w_summary(&w, d, run, false);
 	put_key(&w, "tcpsift", false);
 	w_tool(&w, run);
+	if (run->extra && run->extra->doc_json && run->extra->doc_key) {
+		put_key(&w, run->extra->doc_key, false);
+		run->extra->doc_json(run->extra->ctx, &w);
+	}
 	put_key(&w, "vantages", false);
 	w_vantages(&w, run);
 	jo_w_raw(&w, "\n}\n");
@@ -634,6 +648,8 @@ int rep_ndjson_tail(struct jo_writer *w, const struct rep_data *d, const struct 
 {
 	int rc = 0;
 
+	if (run->extra && run->extra->ndjson)
+		rc = run->extra->ndjson(run->extra->ctx, w);
 	for (unsigned k = 0; k < run->ninputs && rc == 0; k++) {
 		w_input(w, run->inputs[k], "input");
 		rc = end_line(w);

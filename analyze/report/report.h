@@ -69,6 +69,27 @@ struct rep_config {
 
 #define REP_CONN_MEM_DEFAULT (64u << 20)
 
+struct jo_writer;
+
+/*
+ * What a module beside the report adds to its JSON and NDJSON
+ * (analyze --vantage-pair: analyze/report/vpair.h); any callback may be
+ * NULL. The report calls them while it writes, never keeps them.
+ */
+struct rep_extra {
+	void *ctx;
+	/* JSON: members of connection c, key and value (keys sorting before
+	 * "c2s"), or nothing. */
+	void (*conn_json)(void *ctx, struct jo_writer *w, const struct sum_conn *c);
+	/* JSON: the value of the document's member doc_key (which sorts
+	 * between "tcpsift" and "vantages"). */
+	const char *doc_key;
+	void (*doc_json)(void *ctx, struct jo_writer *w);
+	/* NDJSON: lines of its own before the inputs and the summary; 0 or an
+	 * enum err_code. */
+	int (*ndjson)(void *ctx, struct jo_writer *w);
+};
+
 /* Everything about the run that is not a connection or an event. */
 struct rep_run {
 	const char *version;
@@ -84,6 +105,7 @@ struct rep_run {
 	uint32_t shard_k, shard_n;	  /* --shard K/N; shard_n 0: not sharded */
 	uint64_t events_dropped;	  /* dropped before the report (merge: by the shards) */
 	int stopped_by;			  /* the signal that ended the read early, or 0 */
+	const struct rep_extra *extra;	  /* NULL: none */
 };
 
 /* One thing that kept the report from covering all of its input (the

@@ -294,5 +294,12 @@ usage_err "merge --json --ndjson" merge --json --ndjson x.json
 usage_err "capture --analyze --analyze-json" capture --analyze --analyze-json -i lo -w "$tmp/x.pcapng"
 usage_err "tui --speed --max" tui -r "$s" --speed 2 --max
 usage_err "tui -i with --max" tui -i lo --max
+usage_err "--vantage-pair with one input" analyze --vantage-pair "$s"
+usage_err "--vantage-pair with three inputs" analyze --vantage-pair "$s" samples/zero-window.pcap samples/nanosec.pcap
+usage_err "--vantage-pair with the same file twice" analyze --vantage-pair "$s" "$s"
+usage_err "--vantage-pair with the same file by two names" analyze --vantage-pair "$s" "./$s"
+usage_err "--vantage-pair with --html" analyze --vantage-pair --html "$s" samples/zero-window.pcap
+usage_err "--vantage-window without --vantage-pair" analyze --vantage-window 100 "$s"
+usage_err "--vantage-max-offset 0" analyze --vantage-pair --vantage-max-offset 0 "$s" samples/zero-window.pcap
 usage_err "capture -f and a trailing filter" capture -i lo -w "$tmp/x.pcapng" -f tcp port 80
 t_done

@@ -517,6 +517,32 @@ lab_capture_stop()
 	[ "$LAB_CAP_DROPS" -eq 0 ]
 }
 
+# lab_capture_starved NS IFACE PCAP: a capture of IFACE in NS into PCAP that
+# is starved on purpose (findings-loss-capture.sh, findings-vpair-capture.sh):
+# tcpdump with the smallest ring libpcap allows (-B 1, -s 96, tcp only)
+# writing through a FIFO into a deliberately slow consumer, so the ring
+# overflows and the capture misses packets. Sets LAB_CAP_PID (stop it with
+# lab_capture_stop) and LAB_STARVED_SINK (the consumer: lab_wait it after).
+lab_capture_starved()
+{
+	local ns=$1 dev=$2 out=$3 slow
+
+	slow="$LAB_TMP/slow.$RANDOM.fifo"
+	mkfifo "$slow"
+	lab_bg "$ns" python3 -c '
+import sys, time
+with open(sys.argv[1], "rb") as src, open(sys.argv[2], "wb") as dst:
+    while True:
+        b = src.read(65536)
+        if not b:
+            break
+        dst.write(b)
+        time.sleep(0.002)
+' "$slow" "$out"
+	LAB_STARVED_SINK=$LAB_LAST_PID
+	lab_capture_start "$ns" tcpdump -i "$dev" -B 1 -s 96 -U -w - tcp >"$slow"
+}
+
 # nstat deltas per namespace (each namespace keeps its own history file).
 # lab_nstat_reset NS: start counting from now.
 lab_nstat_reset()
@@ -708,6 +734,22 @@ lab_verdict()
 		exit 1
 	fi
 	exit 0
+}
+
+# lab_relay_stop PID ERRFILE: stop the lab-relay PID (its stderr in ERRFILE)
+# and read its summary line ("lab-relay: held=N reordered=N ..."), or abort
+# without one. lab_relay_value KEY then prints one of its numbers.
+lab_relay_stop()
+{
+	kill -TERM "$1" 2>/dev/null || true
+	lab_wait "$1" || true
+	LAB_RELAY_LINE=$(grep '^lab-relay:' "$2" || true)
+	[ -n "$LAB_RELAY_LINE" ] || lab_abort "no summary from lab-relay: $(cat "$2")"
+}
+
+lab_relay_value()
+{
+	sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$LAB_RELAY_LINE"
 }
 
 # --- relay topology (findings-reorder-*.sh) ---------------------------------

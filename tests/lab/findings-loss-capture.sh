@@ -32,20 +32,8 @@ lab_capture_start "$LAB_NS_B" tcpdump -i "$LAB_IF_B" -B 65536 -s 96 -w "$ref" tc
 ref_pid=$LAB_CAP_PID
 # The starved capture: the smallest ring libpcap allows and a reader slowed
 # by a pipe into a deliberately slow consumer, so the ring overflows.
-slow="$LAB_TMP/slow.fifo"
-mkfifo "$slow"
-lab_bg "$LAB_NS_B" python3 -c '
-import sys, time
-with open(sys.argv[1], "rb") as src, open(sys.argv[2], "wb") as dst:
-    while True:
-        b = src.read(65536)
-        if not b:
-            break
-        dst.write(b)
-        time.sleep(0.002)
-' "$slow" "$starved"
-sink=$LAB_LAST_PID
-lab_capture_start "$LAB_NS_B" tcpdump -i "$LAB_IF_B" -B 1 -s 96 -U -w - tcp >"$slow"
+lab_capture_starved "$LAB_NS_B" "$LAB_IF_B" "$starved"
+sink=$LAB_STARVED_SINK
 starved_pid=$LAB_CAP_PID
 
 lab_transfer "$LAB_NS_A" "$LAB_IP4_A:5001" "$LAB_NS_B" "$LAB_IP4_B:40001" 30 download "$BYTES"

@@ -64,13 +64,11 @@ lab_transfer "$LAB_NS_A" "$LAB_IP4_A:5001" "$LAB_NS_B" "$LAB_IP4_B:40001" 20 dow
 	--pacing-rate 1M
 lab_capture_analyze "$b_cap" "$cap" "$json"
 b_drops=$LAB_CAP_DROPS
-kill -TERM "$relay" 2>/dev/null || true
-lab_wait "$relay" || true
-relay_line=$(grep '^lab-relay:' "$rerr" || true)
-[ -n "$relay_line" ] || lab_abort "no summary from lab-relay: $(cat "$rerr")"
-rv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$relay_line"; }
-gt_held=$(rv held) gt_reord=$(rv reordered) gt_copy=$(rv overtaken_by_copy)
-gt_ext=$(rv max_extent) gt_senderr=$(rv send_errors) gt_sockdrop=$(rv socket_drops)
+lab_relay_stop "$relay" "$rerr"
+gt_held=$(lab_relay_value held) gt_reord=$(lab_relay_value reordered)
+gt_copy=$(lab_relay_value overtaken_by_copy)
+gt_ext=$(lab_relay_value max_extent) gt_senderr=$(lab_relay_value send_errors)
+gt_sockdrop=$(lab_relay_value socket_drops)
 gt_log=$(awk '/^held / && / copy=0/ && !/overtaken_by=0 / { n++ } END { print n + 0 }' "$log")
 ofo=$(lab_nstat "$LAB_NS_B" TcpExtTCPOFOQueue)
 sack_reorder=$(lab_nstat "$LAB_NS_A" TcpExtTCPSACKReorder)

@@ -57,13 +57,10 @@ lab_capture_analyze "$a_cap" "$acap" "$ajson"
 a_drops=$LAB_CAP_DROPS
 lab_capture_analyze "$b_cap" "$bcap" "$bjson"
 b_drops=$LAB_CAP_DROPS
-kill -TERM "$relay" 2>/dev/null || true
-lab_wait "$relay" || true
-relay_line=$(grep '^lab-relay:' "$rerr" || true)
-[ -n "$relay_line" ] || lab_abort "no summary from lab-relay: $(cat "$rerr")"
-rv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$relay_line"; }
-gt_held=$(rv held) gt_reord=$(rv reordered) gt_senderr=$(rv send_errors)
-gt_sockdrop=$(rv socket_drops)
+lab_relay_stop "$relay" "$rerr"
+gt_held=$(lab_relay_value held) gt_reord=$(lab_relay_value reordered)
+gt_senderr=$(lab_relay_value send_errors)
+gt_sockdrop=$(lab_relay_value socket_drops)
 retrans=$(lab_nstat "$LAB_NS_A" TcpRetransSegs)
 
 paths=(connections.0.sack.holes connections.0.sack.closed_by.reordering
