@@ -100,7 +100,8 @@ static void bulk(struct convo *v, uint32_t n, uint32_t every)
 	for (uint32_t k = 0; k < n; k++, t += 100) {
 		send_seg(v, &(struct seg){C2S, A, DATA0 + k * SEG, IRS + 1, SEG, t});
 		if ((k + 1) % every == 0)
-			send_seg(v, &(struct seg){S2C, A, IRS + 1, DATA0 + (k + 1) * SEG, 0, t + 10});
+			send_seg(v,
+				 &(struct seg){S2C, A, IRS + 1, DATA0 + (k + 1) * SEG, 0, t + 10});
 	}
 }
 
@@ -234,8 +235,8 @@ static void test_quick_after_retransmission(void)
 	send_seg(&v, &(struct seg){C2S, A, end - SEG, IRS + 1, SEG, 20000});
 	for (uint32_t k = 0; k < 50; k++) {
 		send_seg(&v, &(struct seg){C2S, A, end + k * SEG, IRS + 1, SEG, 20100 + k * 100});
-		send_seg(&v, &(struct seg){S2C, A, IRS + 1, end + (k + 1) * SEG, 0,
-					   20110 + k * 100});
+		send_seg(&v,
+			 &(struct seg){S2C, A, IRS + 1, end + (k + 1) * SEG, 0, 20110 + k * 100});
 	}
 	s = finish(&v);
 	CHECK_EQ_U(s->excluded, 2 * ACKPAT_QUICKACKS);

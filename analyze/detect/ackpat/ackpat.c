@@ -60,10 +60,8 @@
 const char *ackpat_class_name(enum ackpat_class c)
 {
 	static const char *const names[ACKPAT_CLASS_COUNT] = {
-	    [ACKPAT_NONE] = NULL,
-	    [ACKPAT_EVERY_SEGMENT] = "every_segment",
-	    [ACKPAT_DELAYED] = "delayed",
-	    [ACKPAT_STRETCH] = "stretch",
+	    [ACKPAT_NONE] = NULL,	  [ACKPAT_EVERY_SEGMENT] = "every_segment",
+	    [ACKPAT_DELAYED] = "delayed", [ACKPAT_STRETCH] = "stretch",
 	    [ACKPAT_MIXED] = "mixed",
 	};
 	return (unsigned)c < ACKPAT_CLASS_COUNT ? names[c] : NULL;
@@ -297,8 +295,8 @@ static void emit_event(struct tcp_conn *c, const struct det_env *env, enum sum_d
 		e.bytes = best->bytes;
 		a->phase_acks = best->acks;
 	} else {
-		det_event_init(&e, SUM_EV_ACK_PATTERN, c, dir, s->all.first_ts,
-			       s->all.first_frame, s->all.first_input);
+		det_event_init(&e, SUM_EV_ACK_PATTERN, c, dir, s->all.first_ts, s->all.first_frame,
+			       s->all.first_input);
 		e.frame_last = s->all.last_frame;
 		e.duration_ns = s->all.last_ts - s->all.first_ts;
 		e.bytes = s->all.bytes;
@@ -313,7 +311,8 @@ static void emit_event(struct tcp_conn *c, const struct det_env *env, enum sum_d
 	e.segments = a->phase_acks;
 	a->push_acks = s->push_acks;
 	if (s->cls == ACKPAT_EVERY_SEGMENT)
-		a->advice = 2 * (uint64_t)s->push_acks >= s->all.acks ? advice_every_push : advice_every;
+		a->advice =
+		    2 * (uint64_t)s->push_acks >= s->all.acks ? advice_every_push : advice_every;
 	else
 		a->advice = a->oversize ? advice_stretch_merged : advice_stretch;
 	det_emit(env, &e);
@@ -348,7 +347,8 @@ static void ackpat_finish(struct tcp_conn *c, const struct det_env *env, struct 
 		 * ACKs: a pattern of the few ACKs left between quick-ACK
 		 * phases says little about the receiver. */
 		if ((s->cls == ACKPAT_EVERY_SEGMENT || s->cls == ACKPAT_STRETCH) &&
-		    (uint64_t)s->all.acks * ACKPAT_EVENT_SHARE >= (uint64_t)s->all.acks + s->excluded)
+		    (uint64_t)s->all.acks * ACKPAT_EVENT_SHARE >=
+			(uint64_t)s->all.acks + s->excluded)
 			emit_event(c, env, (enum sum_dir_id)d, s);
 	}
 }

@@ -209,10 +209,11 @@ static void text_event(FILE *out, const struct sum_event *e, const struct rep_ru
 		"          frames %s-%s (%s); ACKs covering 1/2/3+ segments: %" PRIu32
 		" %%/%" PRIu32 " %%/%" PRIu32 " %%, at most %" PRIu32 "\n",
 		e->conn, e->dir ? "s>c" : "c>s", pattern_words(a->cls),
-		segs_per_ack(e->bytes, a->phase_acks, a->seg_size), per_ack(e->bytes, a->phase_acks),
-		a->phase_acks, rep_plural(a->phase_acks), f0, f1, dur,
-		(uint32_t)(100.0 * a->n[0] / acks + 0.5), (uint32_t)(100.0 * a->n[1] / acks + 0.5),
-		(uint32_t)(100.0 * a->n[2] / acks + 0.5), a->max_segs);
+		segs_per_ack(e->bytes, a->phase_acks, a->seg_size),
+		per_ack(e->bytes, a->phase_acks), a->phase_acks, rep_plural(a->phase_acks), f0, f1,
+		dur, (uint32_t)(100.0 * a->n[0] / acks + 0.5),
+		(uint32_t)(100.0 * a->n[1] / acks + 0.5), (uint32_t)(100.0 * a->n[2] / acks + 0.5),
+		a->max_segs);
 }
 
 static void ackpat_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
@@ -226,8 +227,9 @@ static void ackpat_text(FILE *out, const struct rep_data *d, const struct rep_ru
 			     d->events[k].u.ackpat.cls == cls;
 		if (!n)
 			continue;
-		fprintf(out, "  ACK pattern: %u direction%s whose receiver %s (bulk transfer, "
-			     "quick-ACK phases left out):\n",
+		fprintf(out,
+			"  ACK pattern: %u direction%s whose receiver %s (bulk transfer, "
+			"quick-ACK phases left out):\n",
 			n, rep_plural(n), pattern_words((uint8_t)cls));
 		for (size_t k = 0; k < d->nevents; k++) {
 			const struct sum_event *e = &d->events[k];

@@ -39,20 +39,20 @@
 #define ACKPAT_SPARSE_NS (20ll * 1000000ll)
 
 enum ackpat_class {
-	ACKPAT_NONE = 0,       /* too few ACKs to tell */
-	ACKPAT_EVERY_SEGMENT,  /* 1 segment an ACK: TCP_QUICKACK, splice one skb a call */
-	ACKPAT_DELAYED,	       /* 2: RFC 1122 4.2.3.2 / RFC 5681 4.2, Linux's delayed ACK */
-	ACKPAT_STRETCH,	       /* 3 or more: GRO/LRO at the receiver, ACK thinning on the path */
-	ACKPAT_MIXED,	       /* no bucket holds the majority */
+	ACKPAT_NONE = 0,      /* too few ACKs to tell */
+	ACKPAT_EVERY_SEGMENT, /* 1 segment an ACK: TCP_QUICKACK, splice one skb a call */
+	ACKPAT_DELAYED,	      /* 2: RFC 1122 4.2.3.2 / RFC 5681 4.2, Linux's delayed ACK */
+	ACKPAT_STRETCH,	      /* 3 or more: GRO/LRO at the receiver, ACK thinning on the path */
+	ACKPAT_MIXED,	      /* no bucket holds the majority */
 	ACKPAT_CLASS_COUNT,
 };
 
 /* Counted ACKs: how many, what they covered. */
 struct ackpat_tally {
 	uint32_t acks;
-	uint32_t n[3];	    /* ACKs that covered 1, 2, 3+ segments */
-	uint32_t max_segs;  /* the most segments one ACK covered */
-	uint64_t bytes;	    /* bytes they newly covered */
+	uint32_t n[3];	   /* ACKs that covered 1, 2, 3+ segments */
+	uint32_t max_segs; /* the most segments one ACK covered */
+	uint64_t bytes;	   /* bytes they newly covered */
 	int64_t first_ts, last_ts;
 	uint64_t first_frame, last_frame;
 	uint32_t first_input, last_input;
@@ -94,12 +94,12 @@ struct ackpat_state {
 
 /* A data direction's result. */
 struct ackpat_dir_summary {
-	uint8_t cls;	       /* enum ackpat_class; ACKPAT_NONE: nothing to say */
-	uint8_t nphases;       /* phase[] entries */
-	uint32_t seg_size;     /* bytes of a full-size segment (0: unknown) */
-	uint32_t excluded;     /* advancing pure ACKs left out (quick-ACK, short, sparse) */
-	uint32_t push_acks;    /* counted ACKs ending exactly at a PSH segment */
-	uint32_t phases_more;  /* phases not kept */
+	uint8_t cls;	      /* enum ackpat_class; ACKPAT_NONE: nothing to say */
+	uint8_t nphases;      /* phase[] entries */
+	uint32_t seg_size;    /* bytes of a full-size segment (0: unknown) */
+	uint32_t excluded;    /* advancing pure ACKs left out (quick-ACK, short, sparse) */
+	uint32_t push_acks;   /* counted ACKs ending exactly at a PSH segment */
+	uint32_t phases_more; /* phases not kept */
 	struct ackpat_tally all;
 	struct ackpat_phase phase[ACKPAT_PHASES];
 };
@@ -112,21 +112,21 @@ struct ackpat_summary {
  * direction's result in short; the event's frames and times are the
  * longest phase of its pattern. */
 struct ackpat_event {
-	uint8_t cls;	      /* ACKPAT_EVERY_SEGMENT or ACKPAT_STRETCH */
-	uint32_t acks;	      /* counted ACKs of the direction */
-	uint32_t n[3];	      /* ... covering 1, 2, 3+ segments */
-	uint32_t seg_size;    /* bytes of a full-size segment */
-	uint32_t max_segs;    /* most segments one ACK covered */
-	uint32_t phase_acks;  /* ACKs of the phase the event spans */
-	uint32_t push_acks;   /* counted ACKs answering a PSH segment */
-	uint64_t oversize;    /* data frames larger than the MSS the capture shows */
-	const char *advice;   /* static string */
+	uint8_t cls;	     /* ACKPAT_EVERY_SEGMENT or ACKPAT_STRETCH */
+	uint32_t acks;	     /* counted ACKs of the direction */
+	uint32_t n[3];	     /* ... covering 1, 2, 3+ segments */
+	uint32_t seg_size;   /* bytes of a full-size segment */
+	uint32_t max_segs;   /* most segments one ACK covered */
+	uint32_t phase_acks; /* ACKs of the phase the event spans */
+	uint32_t push_acks;  /* counted ACKs answering a PSH segment */
+	uint64_t oversize;   /* data frames larger than the MSS the capture shows */
+	const char *advice;  /* static string */
 };
 
 /* Totals over a run (analyze/report/det_view.h). */
 struct ackpat_totals {
-	uint64_t events;			 /* ack_pattern events */
-	uint64_t dirs[ACKPAT_CLASS_COUNT];	 /* data directions by dominant pattern */
+	uint64_t events;		   /* ack_pattern events */
+	uint64_t dirs[ACKPAT_CLASS_COUNT]; /* data directions by dominant pattern */
 };
 
 /* "every_segment", "delayed", "stretch", "mixed" (NULL for ACKPAT_NONE). */
