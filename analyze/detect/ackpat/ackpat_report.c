@@ -19,6 +19,14 @@ static void class_names(const char **names)
 		names[k] = k == ACKPAT_NONE ? "" : ackpat_class_name((enum ackpat_class)k);
 }
 
+/* A pattern's name; a value out of range (a summary this build did not
+ * make) reads as mixed. */
+static const char *cls_name(uint8_t cls)
+{
+	const char *n = ackpat_class_name((enum ackpat_class)cls);
+	return n ? n : "mixed";
+}
+
 static double per_ack(uint64_t v, uint32_t acks)
 {
 	return acks ? (double)v / (double)acks : 0.0;
@@ -45,7 +53,7 @@ static void ackpat_json_dir(struct jo_writer *w, const struct sum_conn *c, unsig
 	const struct ackpat_dir_summary *s = &c->det.ackpat.dir[dir];
 	uint64_t n[3] = {s->all.n[0], s->all.n[1], s->all.n[2]};
 
-	if (s->cls == ACKPAT_NONE) {
+	if (s->cls == ACKPAT_NONE || s->cls >= ACKPAT_CLASS_COUNT) {
 		jo_w_null(w);
 		return;
 	}
@@ -55,7 +63,7 @@ static void ackpat_json_dir(struct jo_writer *w, const struct sum_conn *c, unsig
 	jo_w_named_counts(w, ackpat_bucket_names, n, 3);
 	jo_kint(w, "bytes", (int64_t)s->all.bytes);
 	jo_kreal(w, "bytes_per_ack", per_ack(s->all.bytes, s->all.acks));
-	jo_kstr(w, "dominant", ackpat_class_name((enum ackpat_class)s->cls));
+	jo_kstr(w, "dominant", cls_name(s->cls));
 	jo_kint(w, "excluded_acks", s->excluded);
 	jo_ksec(w, "first_ts", s->all.first_ts);
 	w_frames(w, s->all.first_frame, s->all.last_frame);
@@ -63,7 +71,7 @@ static void ackpat_json_dir(struct jo_writer *w, const struct sum_conn *c, unsig
 	jo_kint(w, "max_segments", s->all.max_segs);
 	jo_w_key(w, "phases");
 	jo_w_arr(w);
-	for (unsigned k = 0; k < s->nphases; k++) {
+	for (unsigned k = 0; k < s->nphases && k < ACKPAT_PHASES; k++) {
 		const struct ackpat_phase *p = &s->phase[k];
 		jo_w_obj(w);
 		jo_kint(w, "acks", p->acks);
@@ -71,7 +79,7 @@ static void ackpat_json_dir(struct jo_writer *w, const struct sum_conn *c, unsig
 		jo_ksec(w, "first_ts", p->first_ts);
 		w_frames(w, p->first_frame, p->last_frame);
 		jo_ksec(w, "last_ts", p->last_ts);
-		jo_kstr(w, "pattern", ackpat_class_name((enum ackpat_class)p->cls));
+		jo_kstr(w, "pattern", cls_name(p->cls));
 		jo_kreal(w, "segments_per_ack", segs_per_ack(p->bytes, p->acks, s->seg_size));
 		jo_w_obj_end(w);
 	}
@@ -150,7 +158,7 @@ static void ackpat_json_event(struct jo_fields *f, const struct sum_event *e)
 	jo_f_real(f, "bytes_per_ack", per_ack(bytes, a->phase_acks));
 	jo_f_int(f, "max_segments", a->max_segs);
 	jo_f_int(f, "oversize_segments", (int64_t)a->oversize);
-	jo_f_str(f, "pattern", ackpat_class_name((enum ackpat_class)a->cls));
+	jo_f_str(f, "pattern", a->cls == ACKPAT_STRETCH ? "stretch" : "every_segment");
 	jo_f_int(f, "phase_acks", a->phase_acks);
 	jo_f_int(f, "push_acks", a->push_acks);
 	jo_f_int(f, "segment_size", a->seg_size);
@@ -316,8 +324,7 @@ static void ackpat_detail(char *b, size_t n, const struct sum_conn *s,
 		if (a->cls == ACKPAT_NONE)
 			snprintf(part[d], sizeof(part[d]), "-");
 		else
-			snprintf(part[d], sizeof(part[d]), "%s %.2f seg/ACK",
-				 ackpat_class_name((enum ackpat_class)a->cls),
+			snprintf(part[d], sizeof(part[d]), "%s %.2f seg/ACK", cls_name(a->cls),
 				 segs_per_ack(a->all.bytes, a->all.acks, a->seg_size));
 	}
 	if (s->det.ackpat.dir[0].cls != ACKPAT_NONE || s->det.ackpat.dir[1].cls != ACKPAT_NONE)
