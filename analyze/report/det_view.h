@@ -77,6 +77,8 @@ struct det_view {
 	void (*json_dir)(struct jo_writer *w, const struct sum_conn *c, unsigned dir);
 	void (*json_read_dir)(struct ji_ctx *x, const struct json_t *v, struct sum_conn *c,
 			      unsigned dir);
+	/* ... and as a cell of the text's long form (a row named dir_key). */
+	void (*dir_cell)(char *buf, size_t len, const struct sum_conn *c, unsigned dir);
 
 	/* The connection's member: one JSON value written into w. */
 	void (*json_conn)(struct jo_writer *w, const struct sum_conn *c);

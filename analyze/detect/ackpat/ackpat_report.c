@@ -331,12 +331,25 @@ static void ackpat_detail(char *b, size_t n, const struct sum_conn *s,
 		snprintf(b, n, "ACK pattern c>s %s, s>c %s", part[0], part[1]);
 }
 
+/* The long form's cell: "delayed 1.97 seg/ACK (316)", "-" when null. */
+static void ackpat_dir_cell(char *b, size_t n, const struct sum_conn *c, unsigned dir)
+{
+	const struct ackpat_dir_summary *s = &c->det.ackpat.dir[dir];
+
+	if (s->cls == ACKPAT_NONE || s->cls >= ACKPAT_CLASS_COUNT)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%s %.2f/ACK (%" PRIu32 ")", cls_name(s->cls),
+			 segs_per_ack(s->all.bytes, s->all.acks, s->seg_size), s->all.acks);
+}
+
 const struct det_view ackpat_view = {
     .name = "ackpat",
     .conn_key = NULL, /* its member is in each direction's object */
     .dir_key = "ack_pattern",
     .json_dir = ackpat_json_dir,
     .json_read_dir = ackpat_json_read_dir,
+    .dir_cell = ackpat_dir_cell,
     .json_event = ackpat_json_event,
     .json_findings = ackpat_json_findings,
     .json_read_event = ackpat_json_read_event,
