@@ -146,7 +146,7 @@ static void test_every_segment(void)
 	CHECK_EQ_U(s->all.bytes, (200 - ACKPAT_QUICKACKS) * SEG);
 	CHECK_EQ_U(s->seg_size, SEG);
 	CHECK_EQ_U(s->nphases, 1);
-	CHECK_EQ_U(s->phase[0].cls, ACKPAT_EVERY_SEGMENT);
+	CHECK_EQ_U(s->phase_cls[0], ACKPAT_EVERY_SEGMENT);
 	CHECK_EQ_U(count_events(&v), 1);
 	CHECK_EQ_U(v.ev[0].u.ackpat.cls, ACKPAT_EVERY_SEGMENT);
 	CHECK_EQ_U(v.ev[0].u.ackpat.phase_acks, 200 - ACKPAT_QUICKACKS);
@@ -284,8 +284,8 @@ static void test_phases(void)
 	CHECK_EQ_U(s->all.acks, 6 * ACKPAT_SLICE);
 	CHECK_EQ_U(s->nphases, ACKPAT_PHASES);
 	CHECK_EQ_U(s->phases_more, 2);
-	CHECK_EQ_U(s->phase[0].cls, ACKPAT_EVERY_SEGMENT);
-	CHECK_EQ_U(s->phase[1].cls, ACKPAT_DELAYED);
+	CHECK_EQ_U(s->phase_cls[0], ACKPAT_EVERY_SEGMENT);
+	CHECK_EQ_U(s->phase_cls[1], ACKPAT_DELAYED);
 	CHECK_EQ_U(s->phase[0].acks, ACKPAT_SLICE);
 	CHECK_EQ_U(s->cls, ACKPAT_MIXED);
 }

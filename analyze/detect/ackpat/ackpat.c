@@ -27,7 +27,7 @@
  * measures it (tcp_measure_rcv_mss()): the largest payload not above the
  * MSS R announced, so GSO/TSO super-frames at a sender-side capture and
  * GRO-merged frames at a receiver-side one count by their bytes. Not
- * counted (struct ackpat_dir_state.excluded):
+ * counted (struct ackpat_state.excluded):
  *
  *  - quick-ACK phases, ACKPAT_QUICKACKS ACKs after each way into Linux's
  *    quick-ACK mode the capture shows: the first data (tcp_event_data_recv()
@@ -53,8 +53,8 @@
  * every segment): how many did is kept (push_acks), and the advice says
  * so when they are most.
  *
- * Memory: a fixed block per connection (DET_COLD), ACKPAT_PHASES phase
- * records per direction.
+ * Memory: a fixed block per data direction (DET_COLD), ACKPAT_PHASES
+ * phase records in it.
  */
 
 const char *ackpat_class_name(enum ackpat_class c)
@@ -101,8 +101,7 @@ static void tally_add(struct ackpat_tally *t, uint32_t segs, uint32_t bytes,
 
 /* Join slice s, of pattern cls, to the phases: the last one if it has the
  * same pattern (or cls is ACKPAT_NONE: a short tail), else a new one. */
-static void phase_add(struct ackpat_dir_state *ds, const struct ackpat_tally *s,
-		      enum ackpat_class cls)
+static void phase_add(struct ackpat_state *ds, const struct ackpat_tally *s, enum ackpat_class cls)
 {
 	struct ackpat_phase *p;
 
@@ -115,15 +114,15 @@ static void phase_add(struct ackpat_dir_state *ds, const struct ackpat_tally *s,
 		}
 		return;
 	}
-	if (ds->nphases && (cls == ACKPAT_NONE || ds->phase[ds->nphases - 1].cls == cls)) {
+	if (ds->nphases && (cls == ACKPAT_NONE || ds->phase_cls[ds->nphases - 1] == cls)) {
 		p = &ds->phase[ds->nphases - 1];
 	} else if (ds->nphases < ACKPAT_PHASES && cls != ACKPAT_NONE) {
+		ds->phase_cls[ds->nphases] = (uint8_t)cls;
 		p = &ds->phase[ds->nphases++];
 		memset(p, 0, sizeof(*p));
-		p->cls = (uint8_t)cls;
 		p->first_ts = s->first_ts;
 		p->first_frame = s->first_frame;
-		p->first_input = s->first_input;
+		p->input = s->first_input;
 	} else {
 		if (cls != ACKPAT_NONE) {
 			ds->phases_more++;
@@ -135,17 +134,16 @@ static void phase_add(struct ackpat_dir_state *ds, const struct ackpat_tally *s,
 	p->bytes += s->bytes;
 	p->last_ts = s->last_ts;
 	p->last_frame = s->last_frame;
-	p->last_input = s->last_input;
 }
 
-static void close_slice(struct ackpat_dir_state *ds)
+static void close_slice(struct ackpat_state *ds)
 {
 	phase_add(ds, &ds->slice, ackpat_classify(ds->slice.n));
 	memset(&ds->slice, 0, sizeof(ds->slice));
 }
 
 /* A data segment of direction dir. */
-static void note_data(struct tcp_conn *c, struct ackpat_dir_state *ds, const struct tcp_seg *sg)
+static void note_data(struct tcp_conn *c, struct ackpat_state *ds, const struct tcp_seg *sg)
 {
 	uint32_t mss = c->half[!sg->dir].st.mss; /* what R announced */
 	uint32_t k = sg->kind;
@@ -170,7 +168,7 @@ static void note_data(struct tcp_conn *c, struct ackpat_dir_state *ds, const str
 }
 
 /* Full segment size of the direction the ACK is for; 0 unknown. */
-static uint32_t seg_size(const struct tcp_conn *c, const struct ackpat_dir_state *ds,
+static uint32_t seg_size(const struct tcp_conn *c, const struct ackpat_state *ds,
 			 enum sum_dir_id data_dir)
 {
 	uint32_t mss = c->half[!data_dir].st.mss;
@@ -183,7 +181,7 @@ static uint32_t seg_size(const struct tcp_conn *c, const struct ackpat_dir_state
 }
 
 /* An ACK from R about direction data_dir's data. */
-static void note_ack(struct tcp_conn *c, struct ackpat_dir_state *ds, enum sum_dir_id data_dir,
+static void note_ack(struct tcp_conn *c, struct ackpat_state *ds, enum sum_dir_id data_dir,
 		     const struct tcp_seg *sg)
 {
 	uint32_t k = sg->kind, seg;
@@ -239,17 +237,20 @@ void ackpat_segment(struct tcp_conn *c, const struct det_env *env)
 	if (!(k & (TCP_SEG_DATA | TCP_SEG_ACK_ADVANCED | TCP_SEG_DUP_ACK | TCP_SEG_SACK)) ||
 	    (k & TCP_SEG_KEEPALIVE))
 		return;
-	/* Cold state: taken with the first data segment; an ACK before any
-	 * data (the handshake's) has nothing to count. */
-	if (!c->det.ackpat && !(k & TCP_SEG_DATA))
-		return;
-	struct ackpat_state *st = DET_COLD_GET(c, env, ackpat);
-	if (!st)
-		return;
-	if (k & TCP_SEG_DATA)
-		note_data(c, &st->dir[sg->dir], sg);
-	if (k & (TCP_SEG_ACK_ADVANCED | TCP_SEG_DUP_ACK | TCP_SEG_SACK))
-		note_ack(c, &st->dir[!sg->dir], (enum sum_dir_id) !sg->dir, sg);
+	/* Cold state per data direction, taken with its first data segment:
+	 * an ACK for a direction that sent no data has nothing to count. */
+	if (k & TCP_SEG_DATA) {
+		struct ackpat_state *st = sg->dir == SUM_C2S ? DET_COLD_GET(c, env, ackpat_c2s)
+							     : DET_COLD_GET(c, env, ackpat_s2c);
+		if (st)
+			note_data(c, st, sg);
+	}
+	if (k & (TCP_SEG_ACK_ADVANCED | TCP_SEG_DUP_ACK | TCP_SEG_SACK)) {
+		struct ackpat_state *st =
+		    sg->dir == SUM_C2S ? c->det.ackpat_s2c : c->det.ackpat_c2s;
+		if (st)
+			note_ack(c, st, (enum sum_dir_id) !sg->dir, sg);
+	}
 }
 
 static const char advice_every[] =
@@ -285,11 +286,11 @@ static void emit_event(struct tcp_conn *c, const struct det_env *env, enum sum_d
 	struct ackpat_event *a = &e.u.ackpat;
 
 	for (unsigned k = 0; k < s->nphases; k++)
-		if (s->phase[k].cls == s->cls && (!best || s->phase[k].acks > best->acks))
+		if (s->phase_cls[k] == s->cls && (!best || s->phase[k].acks > best->acks))
 			best = &s->phase[k];
 	if (best) {
 		det_event_init(&e, SUM_EV_ACK_PATTERN, c, dir, best->first_ts, best->first_frame,
-			       best->first_input);
+			       best->input);
 		e.frame_last = best->last_frame;
 		e.duration_ns = best->last_ts - best->first_ts;
 		e.bytes = best->bytes;
@@ -320,14 +321,12 @@ static void emit_event(struct tcp_conn *c, const struct det_env *env, enum sum_d
 
 static void ackpat_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
-	struct ackpat_state *st = c->det.ackpat;
-
-	if (!st)
-		return;
 	for (unsigned d = 0; d < 2; d++) {
-		struct ackpat_dir_state *ds = &st->dir[d];
+		struct ackpat_state *ds = d == SUM_C2S ? c->det.ackpat_c2s : c->det.ackpat_s2c;
 		struct ackpat_dir_summary *s = &out->ackpat.dir[d];
 
+		if (!ds)
+			continue;
 		/* The last slice: a pattern of its own when long enough, else
 		 * part of the phase before it. */
 		if (ds->slice.acks)
@@ -343,6 +342,7 @@ static void ackpat_finish(struct tcp_conn *c, const struct det_env *env, struct 
 		s->nphases = s->cls == ACKPAT_NONE ? 0 : ds->nphases;
 		s->phases_more = ds->phases_more;
 		memcpy(s->phase, ds->phase, sizeof(s->phase));
+		memcpy(s->phase_cls, ds->phase_cls, sizeof(s->phase_cls));
 		/* A finding only when bulk transfer held a fair share of the
 		 * ACKs: a pattern of the few ACKs left between quick-ACK
 		 * phases says little about the receiver. */

@@ -79,7 +79,7 @@ static void ackpat_json_dir(struct jo_writer *w, const struct sum_conn *c, unsig
 		jo_ksec(w, "first_ts", p->first_ts);
 		w_frames(w, p->first_frame, p->last_frame);
 		jo_ksec(w, "last_ts", p->last_ts);
-		jo_kstr(w, "pattern", cls_name(p->cls));
+		jo_kstr(w, "pattern", cls_name(s->phase_cls[k]));
 		jo_kreal(w, "segments_per_ack", segs_per_ack(p->bytes, p->acks, s->seg_size));
 		jo_w_obj_end(w);
 	}
@@ -139,7 +139,8 @@ static void ackpat_json_read_dir(struct ji_ctx *x, const json_t *v, struct sum_c
 		p->first_ts = ji_sec(x, o, "first_ts");
 		read_frames(x, o, &p->first_frame, &p->last_frame);
 		p->last_ts = ji_sec(x, o, "last_ts");
-		p->cls = (uint8_t)ji_enum(x, o, "pattern", names, ACKPAT_CLASS_COUNT);
+		s->phase_cls[s->nphases - 1] =
+		    (uint8_t)ji_enum(x, o, "pattern", names, ACKPAT_CLASS_COUNT);
 	}
 }
 

@@ -58,20 +58,23 @@ struct ackpat_tally {
 	uint32_t first_input, last_input;
 };
 
-/* A run of slices of one pattern. */
+/* A run of slices of one pattern (its pattern: phase_cls[] next to it);
+ * its frames are of input `input`, the first's. */
 struct ackpat_phase {
-	uint8_t cls; /* enum ackpat_class */
-	uint32_t acks;
 	uint64_t bytes;
 	int64_t first_ts, last_ts;
 	uint64_t first_frame, last_frame;
-	uint32_t first_input, last_input;
+	uint32_t acks;
+	uint32_t input;
 };
 
-/* One data direction's state (indexed by the data's direction). */
-struct ackpat_dir_state {
+/* One data direction's state: c->det.ackpat_c2s for the client's data
+ * (DET_COLD: taken with the direction's first data segment, so a one-way
+ * transfer has one). */
+struct ackpat_state {
 	struct ackpat_tally all, slice;
 	struct ackpat_phase phase[ACKPAT_PHASES];
+	uint8_t phase_cls[ACKPAT_PHASES]; /* enum ackpat_class of phase[k] */
 	uint8_t nphases;
 	uint8_t last_cls; /* pattern of the latest phase not kept (phases_more) */
 	bool seen_data;
@@ -88,10 +91,6 @@ struct ackpat_dir_state {
 	bool sparse; /* the last data segment came > ACKPAT_SPARSE_NS after the one before */
 };
 
-struct ackpat_state {
-	struct ackpat_dir_state dir[2];
-};
-
 /* A data direction's result. */
 struct ackpat_dir_summary {
 	uint8_t cls;	      /* enum ackpat_class; ACKPAT_NONE: nothing to say */
@@ -102,6 +101,7 @@ struct ackpat_dir_summary {
 	uint32_t phases_more; /* phases not kept */
 	struct ackpat_tally all;
 	struct ackpat_phase phase[ACKPAT_PHASES];
+	uint8_t phase_cls[ACKPAT_PHASES];
 };
 
 struct ackpat_summary {
