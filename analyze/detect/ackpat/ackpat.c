@@ -54,7 +54,8 @@
  * so when they are most.
  *
  * Memory: a fixed block per data direction (DET_COLD), ACKPAT_PHASES
- * phase records in it.
+ * phase records in it, taken only once the direction's receiver has sent
+ * more than ACKPAT_QUICKACKS advancing ACKs (start()).
  */
 
 const char *ackpat_class_name(enum ackpat_class c)
@@ -229,27 +230,60 @@ static void note_ack(struct tcp_conn *c, struct ackpat_state *ds, enum sum_dir_i
 		close_slice(ds);
 }
 
+/*
+ * The state of data direction d starts with the first advancing pure ACK
+ * of its receiver R past the quick-ACK phase of the start (R's
+ * ACKPAT_QUICKACKS first advancing ACKs, which are never counted): most
+ * connections never get that far, and a live connection holds nothing for
+ * this detector until then (bytes per live connection, tests/scale). What
+ * came before is read from the engine's counters.
+ */
+static struct ackpat_state *start(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id d,
+				  const struct tcp_seg *sg)
+{
+	const struct tcp_half *h = &c->half[d], *r = &c->half[!d];
+	uint32_t mss = r->st.mss;
+	struct ackpat_state *st;
+
+	if (!(sg->kind & TCP_SEG_ACK_ADVANCED) || !(sg->kind & TCP_SEG_PURE_ACK) ||
+	    r->st.new_acks <= ACKPAT_QUICKACKS || !h->st.data_packets)
+		return NULL;
+	st = d == SUM_C2S ? DET_COLD_GET(c, env, ackpat_c2s) : DET_COLD_GET(c, env, ackpat_s2c);
+	if (!st)
+		return NULL;
+	st->seen_data = true;
+	st->last_data_ts = h->st.last_data_ts;
+	st->excluded = (uint32_t)(r->st.new_acks - 1); /* the start's quick-ACK phase */
+	if (!mss || h->st.max_payload <= mss)
+		st->seg_size = h->st.max_payload;
+	/* Loss or reordering before: R may still be in quick-ACK mode. */
+	if ((h->cold && (h->cold->retrans || h->cold->out_of_order || h->cold->lost_segments)) ||
+	    r->st.dup_acks || r->st.sack_acks)
+		st->quick_left = ACKPAT_QUICKACKS;
+	return st;
+}
+
 void ackpat_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *sg = &c->tp->seg;
 	uint32_t k = sg->kind;
+	struct ackpat_state *st;
 
 	if (!(k & (TCP_SEG_DATA | TCP_SEG_ACK_ADVANCED | TCP_SEG_DUP_ACK | TCP_SEG_SACK)) ||
 	    (k & TCP_SEG_KEEPALIVE))
 		return;
-	/* Cold state per data direction, taken with its first data segment:
-	 * an ACK for a direction that sent no data has nothing to count. */
 	if (k & TCP_SEG_DATA) {
-		struct ackpat_state *st = sg->dir == SUM_C2S ? DET_COLD_GET(c, env, ackpat_c2s)
-							     : DET_COLD_GET(c, env, ackpat_s2c);
+		st = sg->dir == SUM_C2S ? c->det.ackpat_c2s : c->det.ackpat_s2c;
 		if (st)
 			note_data(c, st, sg);
 	}
 	if (k & (TCP_SEG_ACK_ADVANCED | TCP_SEG_DUP_ACK | TCP_SEG_SACK)) {
-		struct ackpat_state *st =
-		    sg->dir == SUM_C2S ? c->det.ackpat_s2c : c->det.ackpat_c2s;
+		enum sum_dir_id d = (enum sum_dir_id) !sg->dir;
+		st = d == SUM_C2S ? c->det.ackpat_c2s : c->det.ackpat_s2c;
+		if (!st)
+			st = start(c, env, d, sg);
 		if (st)
-			note_ack(c, st, (enum sum_dir_id) !sg->dir, sg);
+			note_ack(c, st, d, sg);
 	}
 }
 

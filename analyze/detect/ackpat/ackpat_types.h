@@ -69,8 +69,8 @@ struct ackpat_phase {
 };
 
 /* One data direction's state: c->det.ackpat_c2s for the client's data
- * (DET_COLD: taken with the direction's first data segment, so a one-way
- * transfer has one). */
+ * (DET_COLD: taken once the receiver is past its first quick-ACK phase,
+ * ackpat.c start(), so most connections have none). */
 struct ackpat_state {
 	struct ackpat_tally all, slice;
 	struct ackpat_phase phase[ACKPAT_PHASES];
