@@ -221,6 +221,33 @@ static void test_window_growth(void)
 	CHECK_EQ_U(count_events(&v), 0);
 }
 
+/* A pattern of a few ACKs between quick-ACK phases is no finding: 100
+ * single-segment ACKs opening the window (left out), then 25 ACKs of 8. */
+static void test_few_counted(void)
+{
+	struct convo v;
+	const struct ackpat_dir_summary *s;
+	int64_t t = 1000;
+	uint32_t seq = DATA0;
+
+	convo_init(&v);
+	handshake(&v);
+	for (uint32_t k = 0; k < 100; k++, t += 100, seq += SEG) {
+		send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, SEG, t});
+		send_seg(
+		    &v, &(struct seg){S2C, A, IRS + 1, seq + SEG, 0, t + 10, (uint16_t)(1000 + k)});
+	}
+	for (uint32_t a = 0; a < 25; a++) {
+		for (uint32_t k = 0; k < 8; k++, t += 100, seq += SEG)
+			send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, SEG, t});
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, t + 10, 1100});
+	}
+	s = finish(&v);
+	CHECK_EQ_U(s->cls, ACKPAT_STRETCH);
+	CHECK_EQ_U(s->all.acks, 26);
+	CHECK_EQ_U(count_events(&v), 0);
+}
+
 /* A retransmission puts the receiver back in quick-ACK mode: the 16 ACKs
  * after it are not counted. */
 static void test_quick_after_retransmission(void)
@@ -299,6 +326,7 @@ int main(void)
 	test_stretch();
 	test_short();
 	test_window_growth();
+	test_few_counted();
 	test_quick_after_retransmission();
 	test_sparse();
 	test_phases();

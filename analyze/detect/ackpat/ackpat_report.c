@@ -262,10 +262,14 @@ static void ackpat_text(FILE *out, const struct rep_data *d, const struct rep_ru
 static void ackpat_add_conn(struct det_totals *dt, const struct sum_conn *c)
 {
 	for (unsigned d = 0; d < 2; d++) {
-		uint8_t cls = c->det.ackpat.dir[d].cls;
+		const struct ackpat_dir_summary *s = &c->det.ackpat.dir[d];
+		uint8_t cls = s->cls;
 		dt->ackpat.dirs[cls < ACKPAT_CLASS_COUNT ? cls : ACKPAT_NONE]++;
-		/* The events: one a direction of these two patterns. */
-		dt->ackpat.events += cls == ACKPAT_EVERY_SEGMENT || cls == ACKPAT_STRETCH;
+		/* The events: one a direction of these two patterns whose
+		 * counted ACKs are a fair share (ackpat.c, ackpat_finish()). */
+		dt->ackpat.events += (cls == ACKPAT_EVERY_SEGMENT || cls == ACKPAT_STRETCH) &&
+				     (uint64_t)s->all.acks * ACKPAT_EVENT_SHARE >=
+					 (uint64_t)s->all.acks + s->excluded;
 	}
 }
 
