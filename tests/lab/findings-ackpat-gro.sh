@@ -42,7 +42,7 @@ for bytes in 16M 32M; do
 	outsegs=$(lab_nstat "$LAB_NS_B" TcpOutSegs)
 	dsi=$(grep -o ' data_segs_in=[0-9]*' "$peerlog" | tail -n 1 | cut -d= -f2)
 	so=$(grep -o ' segs_out=[0-9]*' "$peerlog" | tail -n 1 | cut -d= -f2)
-	[ -n "$dsi" ] && [ -n "$so" ] || lab_abort "$bytes: no TCP_INFO from the receiver"
+	{ [ -n "$dsi" ] && [ -n "$so" ]; } || lab_abort "$bytes: no TCP_INFO from the receiver"
 	truth=$(awk -v d="$dsi" -v s="$so" 'BEGIN { printf "%.3f", d / (s - 2) }')
 	read -r dom spa acks events oversize < <(python3 - "$json" <<'PY'
 import json, sys

@@ -61,7 +61,7 @@ judge()
 
 	dsi=$(grep -o ' data_segs_in=[0-9]*' "$peerlog" | tail -n 1 | cut -d= -f2)
 	so=$(grep -o ' segs_out=[0-9]*' "$peerlog" | tail -n 1 | cut -d= -f2)
-	[ -n "$dsi" ] && [ -n "$so" ] || lab_abort "$label: no TCP_INFO from the receiver"
+	{ [ -n "$dsi" ] && [ -n "$so" ]; } || lab_abort "$label: no TCP_INFO from the receiver"
 	truth=$(awk -v d="$dsi" -v s="$so" 'BEGIN { printf "%.3f", d / (s - 2) }')
 	read -r dom spa acks events < <(python3 - "$json" <<'PY'
 import json, sys
