@@ -6,8 +6,11 @@
 # then GRO on at the receiver's veth (`ethtool -K B gro on`: veth NAPI GRO
 # merges the segments of one poll into one skb, and Linux ACKs per skb).
 # The receiver has SO_RCVBUF 512 KiB (its window stops growing early).
-# lab-peer bulk A -> B, unpaced, writes of 45 full segments (65160 bytes:
-# no short segment at the end of a write), swept over 16 MiB and 32 MiB;
+# lab-peer bulk A -> B paced at 300 MB/s (SO_MAX_PACING_RATE: unpaced, the
+# sender overflows the receiving veth and its retransmissions put the
+# receiver in quick-ACK mode; TCP's own pacing still sends about 1 ms of data
+# at a time, which GRO merges), writes of 45 full segments (65160 bytes: no
+# short segment at the end of a write), swept over 32 MiB and 64 MiB;
 # tcpdump on A's veth (the sender's side: wire-sized frames, one ACK per
 # merged batch).
 # Ground truth: the receiver's TCP_INFO: data_segs_in (GRO batches count
@@ -25,7 +28,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lab_scenario_init ackpat-gro tcpdump ethtool python3 -- "$@"
 
 results=()
-for bytes in 16M 32M; do
+for bytes in 32M 64M; do
 	lab_pair ackpgro
 	lab_pair_offloads_off
 	ip netns exec "$LAB_NS_B" ethtool -K "$LAB_IF_B" gro on >/dev/null 2>&1 ||
@@ -35,7 +38,7 @@ for bytes in 16M 32M; do
 	peerlog="$LAB_TMP/gro-$bytes.peer"
 	lab_capture_start "$LAB_NS_A" tcpdump -i "$LAB_IF_A" -s 128 -w "$cap" tcp
 	lab_transfer "$LAB_NS_B" "$LAB_IP4_B:7311" "$LAB_NS_A" "$LAB_IP4_A:40741" 20 bulk "$bytes" \
-		--rcvbuf 512K --tcp-info -- --write-size 65160 2>"$peerlog" ||
+		--rcvbuf 512K --tcp-info -- --write-size 65160 --pacing-rate 300M 2>"$peerlog" ||
 		lab_abort "lab-peer bulk failed: $(tail -n 2 "$peerlog")"
 	lab_capture_analyze "$LAB_CAP_PID" "$cap" "$json"
 	insegs=$(lab_nstat "$LAB_NS_B" TcpInSegs)
