@@ -30,8 +30,9 @@
  * counted (struct ackpat_state.excluded):
  *
  *  - quick-ACK phases, ACKPAT_QUICKACKS ACKs after each way into Linux's
- *    quick-ACK mode the capture shows: the first data (tcp_event_data_recv()
- *    with no ato yet), data after a silence above the RTO (idle), a
+ *    quick-ACK mode the capture shows: the start (R's first advancing
+ *    ACKs: tcp_event_data_recv() with no ato yet; there is no state
+ *    before them, start()), data after a silence above the RTO (idle), a
  *    retransmission, an out-of-order or gap-filling segment (data below
  *    rcv_nxt or out of order: tcp_enter_quickack_mode()), a duplicate or
  *    SACK ACK of R (its out-of-order queue is not empty: it ACKs at once);
