@@ -18,7 +18,8 @@
 The parts: analyze/report/report.schema.json (the document, connections,
 inputs, summary, the engine's events) and analyze/detect/<name>/<name>.schema.json
 for every detector in the table (analyze/detect/detectors.h): its connection
-member, its summary.findings members and its event types. Both are written in
+member, its members of each direction ("dir"), its summary.findings members
+and its event types. Both are written in
 the shorthand report.schema.json describes; this script expands it. Exit 0
 ok, 1 a check or validation failed, 2 usage.
 """
@@ -95,6 +96,7 @@ def build():
     core = load("analyze/report/report.schema.json")
     defs = {k: expand(v) for k, v in core["defs"].items()}
     conn = dict(core["defs"]["connection"])
+    dirdef = dict(core["defs"]["dir"])
     findings = dict(core["defs"]["findings"])
     events = dict(core["events"])
     for name, part in detector_parts():
@@ -102,10 +104,14 @@ def build():
             if k in defs:
                 raise ValueError("%s: def %s defined twice" % (name, k))
             defs[k] = expand(v)
-        for k, v in part["connection"].items():
+        for k, v in part.get("connection", {}).items():
             if k in conn:
                 raise ValueError("%s: connection member %s defined twice" % (name, k))
             conn[k] = v
+        for k, v in part.get("dir", {}).items():
+            if k in dirdef:
+                raise ValueError("%s: direction member %s defined twice" % (name, k))
+            dirdef[k] = v
         for k, v in part.get("findings", {}).items():
             findings[k] = v
         for k, v in part.get("events", {}).items():
@@ -113,6 +119,7 @@ def build():
                 raise ValueError("%s: event %s defined twice" % (name, k))
             events[k] = v
     defs["connection"] = expand(conn)
+    defs["dir"] = expand(dirdef)
     defs["findings"] = expand(findings)
     # An event: the common members, then those of its type, nothing else.
     common = core["event_common"]

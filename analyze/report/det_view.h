@@ -69,7 +69,16 @@ struct det_cell {
 
 struct det_view {
 	const char *name;     /* its folder: "stall" */
-	const char *conn_key; /* its member of a JSON connection: "stalls" */
+	const char *conn_key; /* its member of a JSON connection: "stalls" (NULL: none) */
+	/* Its member of each direction's object ("c2s", "s2c"; NULL: none),
+	 * written by json_dir and read back by json_read_dir (dir: enum
+	 * sum_dir_id, the data's direction). */
+	const char *dir_key;
+	void (*json_dir)(struct jo_writer *w, const struct sum_conn *c, unsigned dir);
+	void (*json_read_dir)(struct ji_ctx *x, const struct json_t *v, struct sum_conn *c,
+			      unsigned dir);
+	/* ... and as a cell of the text's long form (a row named dir_key). */
+	void (*dir_cell)(char *buf, size_t len, const struct sum_conn *c, unsigned dir);
 
 	/* The connection's member: one JSON value written into w. */
 	void (*json_conn)(struct jo_writer *w, const struct sum_conn *c);

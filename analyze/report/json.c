@@ -108,13 +108,56 @@ static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_
 		jo_kreal(w, key, (double)d->data_packets / (double)peer->new_acks);                \
 	else                                                                                       \
 		jo_knull(w, key);
-#define DJ_W(key, kind, m) kind##_W(key, m)
+#define DJ_W(key, kind, m)                                                                         \
+	dir_det_upto(&dw, key);                                                                    \
+	kind##_W(key, m)
 
-static void w_dir(struct jo_writer *w, const struct sum_dir *d, const struct sum_dir *peer,
-		  int64_t dur_ns)
+/* The detectors' members of a direction (their views' dir_key), merged in
+ * key order with its own (dirjson.h). */
+struct dir_writer {
+	struct jo_writer *w;
+	const struct sum_conn *c;
+	unsigned dir, ndet, next;
+	const struct det_view *det[DET_VIEW_COUNT]; /* by dir_key */
+};
+
+static void dir_writer_init(struct dir_writer *dw, struct jo_writer *w, const struct sum_conn *c,
+			    unsigned dir)
 {
+	dw->w = w;
+	dw->c = c;
+	dw->dir = dir;
+	dw->ndet = dw->next = 0;
+	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+		unsigned j = dw->ndet;
+		if (!det_views[k]->dir_key)
+			continue;
+		dw->ndet++;
+		for (; j > 0 && strcmp(dw->det[j - 1]->dir_key, det_views[k]->dir_key) > 0; j--)
+			dw->det[j] = dw->det[j - 1];
+		dw->det[j] = det_views[k];
+	}
+}
+
+/* Every detector member sorting before key (NULL: all that are left). */
+static void dir_det_upto(struct dir_writer *dw, const char *key)
+{
+	while (dw->next < dw->ndet && (!key || strcmp(dw->det[dw->next]->dir_key, key) < 0)) {
+		const struct det_view *v = dw->det[dw->next++];
+		jo_w_key(dw->w, v->dir_key);
+		v->json_dir(dw->w, dw->c, dw->dir);
+	}
+}
+
+static void w_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir, int64_t dur_ns)
+{
+	const struct sum_dir *d = &c->dir[dir], *peer = &c->dir[!dir];
+	struct dir_writer dw;
+
+	dir_writer_init(&dw, w, c, dir);
 	jo_w_obj(w);
 	SUM_DIR_JSON(DJ_W)
+	dir_det_upto(&dw, NULL);
 	jo_w_obj_end(w);
 }
 
@@ -134,8 +177,8 @@ static void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
 struct conn_writer {
 	struct jo_writer *w;
 	const struct sum_conn *c;
-	const struct det_view *det[DET_VIEW_COUNT]; /* by conn_key */
-	unsigned next;
+	const struct det_view *det[DET_VIEW_COUNT]; /* by conn_key, those that have one */
+	unsigned ndet, next;
 };
 
 static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const struct sum_conn *c)
@@ -143,8 +186,13 @@ static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const 
 	cw->w = w;
 	cw->c = c;
 	cw->next = 0;
+	cw->ndet = 0;
 	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
-		unsigned j = k;
+		unsigned j = cw->ndet++;
+		if (!det_views[k]->conn_key) { /* its members are in the directions' */
+			cw->ndet--;
+			continue;
+		}
 		for (; j > 0 && strcmp(cw->det[j - 1]->conn_key, det_views[k]->conn_key) > 0; j--)
 			cw->det[j] = cw->det[j - 1];
 		cw->det[j] = det_views[k];
@@ -154,8 +202,7 @@ static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const 
 /* Every detector member sorting before key (NULL: all that are left). */
 static void conn_det_upto(struct conn_writer *cw, const char *key)
 {
-	while (cw->next < DET_VIEW_COUNT &&
-	       (!key || strcmp(cw->det[cw->next]->conn_key, key) < 0)) {
+	while (cw->next < cw->ndet && (!key || strcmp(cw->det[cw->next]->conn_key, key) < 0)) {
 		const struct det_view *v = cw->det[cw->next++];
 		jo_w_key(cw->w, v->conn_key);
 		v->json_conn(cw->w, cw->c);
@@ -183,7 +230,7 @@ static void jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *k
 		conn_det_upto(&cw, "c2s");
 		x->conn_json(x->ctx, w, c);
 	}
-	w_dir(conn_key(&cw, "c2s"), &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
+	w_dir(conn_key(&cw, "c2s"), c, SUM_C2S, dur);
 	w_endpoint(conn_key(&cw, "client"), &c->client, c->client_port);
 	jo_w_sec(conn_key(&cw, "duration_s"), dur);
 	jo_w_bool(conn_key(&cw, "evicted"), c->evicted);
@@ -215,7 +262,7 @@ static void jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *k
 			jo_w_int(w, q);
 	jo_w_arr_end(w);
 	jo_w_bool(conn_key(&cw, "roles_from_syn"), c->roles_from_syn);
-	w_dir(conn_key(&cw, "s2c"), &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
+	w_dir(conn_key(&cw, "s2c"), c, SUM_S2C, dur);
 	jo_w_bool(conn_key(&cw, "sack_permitted"), c->sack_permitted);
 	w_endpoint(conn_key(&cw, "server"), &c->server, c->server_port);
 	jo_w_str(conn_key(&cw, "state"), sum_state_name(c->state));

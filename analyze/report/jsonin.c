@@ -300,14 +300,22 @@ static void read_rtt(struct ji_ctx *x, const json_t *o, const char *key, struct 
 #define DJ_SEG_PER_ACK_R(key, m)
 #define DJ_R(key, kind, m) kind##_R(key, m)
 
-static void read_dir(struct ji_ctx *x, const json_t *c, const char *key, struct sum_dir *d)
+static void read_dir(struct ji_ctx *x, const json_t *c, const char *key, struct sum_conn *sc,
+		     unsigned dir)
 {
 	json_t *o = ji_get(x, c, key);
+	struct sum_dir *d = &sc->dir[dir];
 
 	memset(d, 0, sizeof(*d));
 	if (!o)
 		return;
 	SUM_DIR_JSON(DJ_R)
+	/* The detectors' members of the direction (their views' dir_key). */
+	for (unsigned k = 0; k < DET_VIEW_COUNT && !x->err; k++) {
+		json_t *v = det_views[k]->dir_key ? ji_get(x, o, det_views[k]->dir_key) : NULL;
+		if (v)
+			det_views[k]->json_read_dir(x, v, sc, dir);
+	}
 }
 
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
@@ -360,8 +368,8 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	memset(c, 0, sizeof(*c));
 	if (!json_is_object(o))
 		ji_fail(x, "a connection is not an object");
-	read_dir(x, o, "c2s", &c->dir[SUM_C2S]);
-	read_dir(x, o, "s2c", &c->dir[SUM_S2C]);
+	read_dir(x, o, "c2s", c, SUM_C2S);
+	read_dir(x, o, "s2c", c, SUM_S2C);
 	read_endpoint(x, o, "client", &c->client, &c->client_port);
 	read_endpoint(x, o, "server", &c->server, &c->server_port);
 	c->evicted = ji_bool(x, o, "evicted");
@@ -395,7 +403,7 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	c->vantage = (uint32_t)ji_int(x, o, "vantage");
 	c->wscale_known = ji_bool(x, o, "window_scale_known");
 	for (unsigned k = 0; k < DET_VIEW_COUNT && !x->err; k++) {
-		json_t *v = ji_get(x, o, det_views[k]->conn_key);
+		json_t *v = det_views[k]->conn_key ? ji_get(x, o, det_views[k]->conn_key) : NULL;
 		if (v)
 			det_views[k]->json_read_conn(x, v, c);
 	}

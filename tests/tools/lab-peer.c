@@ -31,6 +31,9 @@
  *             a write blocked are skipped, not made up): app-limited.
  *   --read-size N --read-every MS  the receiver reads at most N bytes per
  *             recv and paces its recv calls the same way: a slow reader.
+ *   --quickack  the receiver sets TCP_QUICKACK after every recv (as the
+ *             2009 splice case, an ACK for every read): each read that
+ *             left an ACK pending sends it at once.
  *   --app-log FILE  one line per event, times CLOCK_REALTIME in ns (the
  *             clock of capture timestamps), fully buffered, flushed at exit:
  *               connected t=NS local=ADDR peer=ADDR role=R mode=M
@@ -105,6 +108,7 @@ struct opts {
 	size_t write_size, read_size; /* 0: IO_CHUNK */
 	uint64_t write_every_ns, read_every_ns;
 	int tcp_info;
+	int quickack;
 	const char *app_log;
 };
 
@@ -518,6 +522,11 @@ static uint64_t recv_to_eof(int fd)
 
 	while ((n = recv_some(fd, rxbuf, chunk)) > 0) {
 		total += n;
+		/* Linux clears TCP_QUICKACK's effect by itself (it is not
+		 * sticky: pingpong mode comes back), so it is set after every
+		 * read; setting it sends the ACK the read left pending. */
+		if (o.quickack)
+			setopt_int(fd, IPPROTO_TCP, TCP_QUICKACK, 1, "TCP_QUICKACK");
 		pace_wait(&pace);
 	}
 	return total;
@@ -910,6 +919,7 @@ static void usage(FILE *f)
 	      "                           deadlines; missed slots are skipped): app-limited\n"
 	      "      --read-size N        bulk/download receiver: at most N bytes per recv\n"
 	      "      --read-every MS      ...one recv per MS ms, paced like --write-every\n"
+	      "      --quickack           bulk/download receiver: TCP_QUICKACK after every recv\n"
 	      "      --tcp-info           TCP_INFO line on stderr before close (the sender:\n"
 	      "                           before shutdown, once its data was ACKed)\n"
 	      "      --app-log FILE       application events, CLOCK_REALTIME ns, one a line\n"
@@ -941,6 +951,7 @@ enum {
 	OPT_READ_SIZE,
 	OPT_READ_EVERY,
 	OPT_TCP_INFO,
+	OPT_QUICKACK,
 	OPT_APP_LOG,
 	OPT_NODELAY,
 	OPT_CORK,
@@ -983,6 +994,7 @@ static void parse_args(int argc, char **argv)
 	    {"read-size", required_argument, NULL, OPT_READ_SIZE},
 	    {"read-every", required_argument, NULL, OPT_READ_EVERY},
 	    {"tcp-info", no_argument, NULL, OPT_TCP_INFO},
+	    {"quickack", no_argument, NULL, OPT_QUICKACK},
 	    {"app-log", required_argument, NULL, OPT_APP_LOG},
 	    {"nodelay", no_argument, NULL, OPT_NODELAY},
 	    {"cork", no_argument, NULL, OPT_CORK},
@@ -1096,6 +1108,9 @@ static void parse_args(int argc, char **argv)
 		case OPT_TCP_INFO:
 			o.tcp_info = 1;
 			break;
+		case OPT_QUICKACK:
+			o.quickack = 1;
+			break;
 		case OPT_APP_LOG:
 			o.app_log = optarg;
 			break;
@@ -1172,6 +1187,8 @@ static void parse_args(int argc, char **argv)
 	if ((o.read_size || o.read_every_ns) && (o.mode == MODE_RR || sender))
 		usage_error("--read-size/--read-every are for the receiver of bulk (server) "
 			    "or download (client)");
+	if (o.quickack && (o.mode == MODE_RR || sender))
+		usage_error("--quickack is for the receiver of bulk (server) or download (client)");
 }
 
 /* Pattern-filled send buffer and receive buffer, each at least IO_CHUNK. */

@@ -350,6 +350,15 @@ static void pick_event(struct sum_event *e, enum sum_event_type type)
 		e->u.hole.downstream = coin();
 		e->u.hole.reason = reasons[next() % 4];
 		break;
+	case SUM_EV_ACK_PATTERN:
+		e->u.ackpat.cls = (uint8_t)(next() % (ACKPAT_CLASS_COUNT + 1));
+		e->u.ackpat.acks = pick32();
+		e->u.ackpat.phase_acks = pick32();
+		e->u.ackpat.seg_size = pick32();
+		e->u.ackpat.push_acks = pick32();
+		e->u.ackpat.oversize = pick();
+		e->u.ackpat.advice = reasons[next() % 4];
+		break;
 	case SUM_EV_RETRANS:
 	case SUM_EV_DUP_ACK:
 	case SUM_EV_OUT_OF_ORDER:
@@ -552,6 +561,8 @@ static void test_event_edges(void)
 			e.u.stall.timer_like = e.u.stall.recurring = true;
 		} else if (t == SUM_EV_MTU_ALIGNMENT || t == SUM_EV_PMTU) {
 			e.u.mtu.reason = NULL;
+		} else if (t == SUM_EV_ACK_PATTERN) {
+			e.u.ackpat.advice = NULL;
 		} else if (t == SUM_EV_SACK_HOLE) {
 			e.u.hole.reason = NULL;
 			e.u.hole.downstream = true;
