@@ -18,7 +18,8 @@
 The parts: analyze/report/report.schema.json (the document, connections,
 inputs, summary, the engine's events) and analyze/detect/<name>/<name>.schema.json
 for every detector in the table (analyze/detect/detectors.h): its connection
-member, its summary.findings members and its event types. Both are written in
+member, its members of each direction ("dir"), its summary.findings members
+and its event types. Both are written in
 the shorthand report.schema.json describes; this script expands it. Exit 0
 ok, 1 a check or validation failed, 2 usage.
 """
@@ -93,6 +94,15 @@ def obj(x, extra=None):
 
 def build():
     core = load("analyze/report/report.schema.json")
+    # A detector may add members to each direction's object ("dir": its
+    # view's dir_key), before the shorthand is expanded.
+    dirdef = dict(core["defs"]["dir"])
+    for name, part in detector_parts():
+        for k, v in part.get("dir", {}).items():
+            if k in dirdef:
+                raise ValueError("%s: direction member %s defined twice" % (name, k))
+            dirdef[k] = v
+    core["defs"]["dir"] = dirdef
     defs = {k: expand(v) for k, v in core["defs"].items()}
     conn = dict(core["defs"]["connection"])
     findings = dict(core["defs"]["findings"])
@@ -102,7 +112,7 @@ def build():
             if k in defs:
                 raise ValueError("%s: def %s defined twice" % (name, k))
             defs[k] = expand(v)
-        for k, v in part["connection"].items():
+        for k, v in part.get("connection", {}).items():
             if k in conn:
                 raise ValueError("%s: connection member %s defined twice" % (name, k))
             conn[k] = v

@@ -62,6 +62,7 @@
 #include "analyze/detect/sack/sack.def"
 #include "analyze/detect/reorder/reorder.def"
 #include "analyze/detect/mtu/mtu.def"
+#include "analyze/detect/limit/limit.def"
 
 #undef DETECTOR
 #undef DET_HOT

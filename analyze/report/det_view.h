@@ -69,10 +69,14 @@ struct det_cell {
 
 struct det_view {
 	const char *name;     /* its folder: "stall" */
-	const char *conn_key; /* its member of a JSON connection: "stalls" */
+	const char *conn_key; /* its member of a JSON connection: "stalls" (NULL: none) */
+	/* Its member of each direction's object ("c2s", "s2c"), or NULL. */
+	const char *dir_key;
 
 	/* The connection's member: one JSON value written into w. */
 	void (*json_conn)(struct jo_writer *w, const struct sum_conn *c);
+	/* A direction's member (dir_key): one JSON value written into w. */
+	void (*json_dir)(struct jo_writer *w, const struct sum_conn *c, unsigned dir);
 	/* The members of one of its events (its DET_EVENT types). */
 	void (*json_event)(struct jo_fields *f, const struct sum_event *e);
 	/* Its members of summary.findings; null each unless known (the
@@ -84,6 +88,9 @@ struct det_view {
 	 * not write stays 0 (see tcpsift-merge(1)). */
 	void (*json_read_conn)(struct ji_ctx *x, const struct json_t *v, struct sum_conn *c);
 	void (*json_read_event)(struct ji_ctx *x, const struct json_t *o, struct sum_event *e);
+	/* ... and its direction member v (dir_key) of direction dir. */
+	void (*json_read_dir)(struct ji_ctx *x, const struct json_t *v, struct sum_conn *c,
+			      unsigned dir);
 
 	/* Totals: a finished connection's results (analyze), or one event as
 	 * it comes (the TUI's live tallies, which are counts of events). */

@@ -108,13 +108,40 @@ static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_
 		jo_kreal(w, key, (double)d->data_packets / (double)peer->new_acks);                \
 	else                                                                                       \
 		jo_knull(w, key);
-#define DJ_W(key, kind, m) kind##_W(key, m)
+#define DJ_W(key, kind, m)                                                                         \
+	dir_det_upto(w, c, dir, &next, key);                                                       \
+	kind##_W(key, m)
 
-static void w_dir(struct jo_writer *w, const struct sum_dir *d, const struct sum_dir *peer,
-		  int64_t dur_ns)
+/* The detectors' direction members (dir_key) sorting before key (NULL:
+ * all that are left), in key order: few, so a scan each time. */
+static void dir_det_upto(struct jo_writer *w, const struct sum_conn *c, unsigned dir,
+			 const char **next, const char *key)
 {
+	for (;;) {
+		const struct det_view *v = NULL;
+		for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+			const char *dk = det_views[k]->dir_key;
+			if (dk && (!*next || strcmp(dk, *next) > 0) &&
+			    (!v || strcmp(dk, v->dir_key) < 0))
+				v = det_views[k];
+		}
+		if (!v || (key && strcmp(v->dir_key, key) > 0))
+			return;
+		jo_w_key(w, v->dir_key);
+		v->json_dir(w, c, dir);
+		*next = v->dir_key;
+	}
+}
+
+/* Direction dir of c as an object value. */
+static void w_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir, int64_t dur_ns)
+{
+	const struct sum_dir *d = &c->dir[dir], *peer = &c->dir[!dir];
+	const char *next = NULL;
+
 	jo_w_obj(w);
 	SUM_DIR_JSON(DJ_W)
+	dir_det_upto(w, c, dir, &next, NULL);
 	jo_w_obj_end(w);
 }
 
@@ -134,8 +161,8 @@ static void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
 struct conn_writer {
 	struct jo_writer *w;
 	const struct sum_conn *c;
-	const struct det_view *det[DET_VIEW_COUNT]; /* by conn_key */
-	unsigned next;
+	const struct det_view *det[DET_VIEW_COUNT]; /* by conn_key, those that have one */
+	unsigned n, next;
 };
 
 static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const struct sum_conn *c)
@@ -143,8 +170,13 @@ static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const 
 	cw->w = w;
 	cw->c = c;
 	cw->next = 0;
+	cw->n = 0;
 	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
-		unsigned j = k;
+		unsigned j = cw->n++;
+		if (!det_views[k]->conn_key) {
+			cw->n--;
+			continue;
+		}
 		for (; j > 0 && strcmp(cw->det[j - 1]->conn_key, det_views[k]->conn_key) > 0; j--)
 			cw->det[j] = cw->det[j - 1];
 		cw->det[j] = det_views[k];
@@ -154,8 +186,7 @@ static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const 
 /* Every detector member sorting before key (NULL: all that are left). */
 static void conn_det_upto(struct conn_writer *cw, const char *key)
 {
-	while (cw->next < DET_VIEW_COUNT &&
-	       (!key || strcmp(cw->det[cw->next]->conn_key, key) < 0)) {
+	while (cw->next < cw->n && (!key || strcmp(cw->det[cw->next]->conn_key, key) < 0)) {
 		const struct det_view *v = cw->det[cw->next++];
 		jo_w_key(cw->w, v->conn_key);
 		v->json_conn(cw->w, cw->c);
@@ -178,7 +209,7 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 
 	conn_writer_init(&cw, w, c);
 	jo_w_obj(w);
-	w_dir(conn_key(&cw, "c2s"), &c->dir[SUM_C2S], &c->dir[SUM_S2C], dur);
+	w_dir(conn_key(&cw, "c2s"), c, SUM_C2S, dur);
 	w_endpoint(conn_key(&cw, "client"), &c->client, c->client_port);
 	jo_w_sec(conn_key(&cw, "duration_s"), dur);
 	jo_w_bool(conn_key(&cw, "evicted"), c->evicted);
@@ -210,7 +241,7 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 			jo_w_int(w, q);
 	jo_w_arr_end(w);
 	jo_w_bool(conn_key(&cw, "roles_from_syn"), c->roles_from_syn);
-	w_dir(conn_key(&cw, "s2c"), &c->dir[SUM_S2C], &c->dir[SUM_C2S], dur);
+	w_dir(conn_key(&cw, "s2c"), c, SUM_S2C, dur);
 	jo_w_bool(conn_key(&cw, "sack_permitted"), c->sack_permitted);
 	w_endpoint(conn_key(&cw, "server"), &c->server, c->server_port);
 	jo_w_str(conn_key(&cw, "state"), sum_state_name(c->state));

@@ -395,9 +395,16 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	c->vantage = (uint32_t)ji_int(x, o, "vantage");
 	c->wscale_known = ji_bool(x, o, "window_scale_known");
 	for (unsigned k = 0; k < DET_VIEW_COUNT && !x->err; k++) {
-		json_t *v = ji_get(x, o, det_views[k]->conn_key);
+		const struct det_view *dv = det_views[k];
+		json_t *v = dv->conn_key ? ji_get(x, o, dv->conn_key) : NULL;
 		if (v)
-			det_views[k]->json_read_conn(x, v, c);
+			dv->json_read_conn(x, v, c);
+		for (unsigned d = 0; dv->dir_key && d < SUM_DIR_COUNT && !x->err; d++) {
+			json_t *dj = ji_get(x, o, sum_dir_name(d));
+			json_t *dm = dj && json_is_object(dj) ? ji_get(x, dj, dv->dir_key) : NULL;
+			if (dm)
+				dv->json_read_dir(x, dm, c, d);
+		}
 	}
 	if (!x->err && c->id == 0)
 		ji_fail(x, "connection id 0");
