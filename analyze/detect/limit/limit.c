@@ -308,7 +308,9 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		*idle = true;
 		return LIMIT_SENDER_APP;
 	}
-	if (flight > s->ss_max) {
+	/* A new largest flight by a segment or more (less is the jitter of
+	 * ACKs arriving in bunches). */
+	if (flight >= s->ss_max + mss) {
 		s->ss_max = flight;
 		s->ss_max_ts = now;
 	}
