@@ -35,8 +35,9 @@
  *   a loss since the flight last filled R's window: the congestion window
  *        was cut (RFC 5681 3.1, RFC 9438 4.6) and holds the flight below
  *        R's window                                            -> congestion
- *   no loss since, the flight still growing (a new maximum within 4 RTTs
- *        or 10 ms): the congestion window is opening and is the limit
+ *   no loss yet, the flight still growing since the start (a new maximum
+ *        within 4 RTTs or 10 ms each time; once it stopped, later maxima
+ *        are jitter): the congestion window is opening and is the limit
  *        (slow start doubles it every RTT, RFC 5681 3.1; congestion
  *        avoidance and CUBIC keep growing it)                   -> slow_start
  *   S's sends are not started by ACKs: a cwnd- or buffer-limited sender
@@ -262,6 +263,7 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 			s->recovering = true;
 			s->recover = h->snd_nxt;
 			s->cut = true;
+			s->ss_over = true;
 		}
 		s->after_ack = false;
 		return;
@@ -329,7 +331,9 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	int64_t grow = 4 * limit_rtt(c, k);
 	if (grow < LIMIT_GROW_NS)
 		grow = LIMIT_GROW_NS;
-	if (now - s->ss_max_ts <= grow)
+	if (now - s->ss_max_ts > grow)
+		s->ss_over = true; /* stopped growing once: later maxima are jitter */
+	if (!s->ss_over)
 		return LIMIT_SLOW_START;
 	if (s->clocked < LIMIT_CLOCKED_ONE / 2)
 		return LIMIT_SENDER_APP;

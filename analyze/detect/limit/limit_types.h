@@ -80,6 +80,7 @@ struct limit_dir_state {
 	bool active;	   /* S has sent data */
 	bool recovering;   /* in loss recovery: until snd_una passes recover */
 	bool cut;	   /* a loss since the flight last filled R's window */
+	bool ss_over;	   /* the flight stopped growing once, or a loss: no slow start */
 	bool after_ack;	   /* the last packet was R's ACK: S's reaction decides */
 };
 
