@@ -268,14 +268,14 @@ static const char *limit_advice(unsigned k)
 {
 	switch (k) {
 	case LIMIT_RECEIVER_WINDOW:
-		return "raise the receiver's buffer (SO_RCVBUF, net.ipv4.tcp_rmem); TCP_NODELAY "
-		       "and the sender's settings would not help";
+		return "raise the receiver's buffer (SO_RCVBUF, net.ipv4.tcp_rmem); nothing at the "
+		       "sender would help";
 	case LIMIT_RECEIVER_APP:
 		return "the receiving application (or its CPU) reads too slowly: read more per "
 		       "call or more often; a larger buffer only delays the full window";
 	case LIMIT_CONGESTION:
 		return "loss on the path holds the congestion window down: find the loss "
-		       "(retransmissions above); buffers and TCP_NODELAY would not help";
+		       "(retransmissions above); buffer sizes would not help";
 	case LIMIT_SENDER_BUFFER:
 		return "if the sender's TCP_INFO confirms (tcpi_sndbuf_limited, ss -ti), raise "
 		       "SO_SNDBUF / net.ipv4.tcp_wmem there";
