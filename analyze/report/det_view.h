@@ -75,8 +75,10 @@ struct det_view {
 
 	/* The connection's member: one JSON value written into w. */
 	void (*json_conn)(struct jo_writer *w, const struct sum_conn *c);
-	/* A direction's member (dir_key): one JSON value written into w. */
+	/* A direction's member (dir_key): one JSON value written into w; and
+	 * its cell in the text's long form (a word: "-" for null). */
 	void (*json_dir)(struct jo_writer *w, const struct sum_conn *c, unsigned dir);
+	void (*dir_cell)(char *buf, size_t len, const struct sum_conn *c, unsigned dir);
 	/* The members of one of its events (its DET_EVENT types). */
 	void (*json_event)(struct jo_fields *f, const struct sum_event *e);
 	/* Its members of summary.findings; null each unless known (the

@@ -145,6 +145,17 @@ static size_t dir_rows(const struct sum_conn *c, struct long_row *rows, size_t m
 	size_t n = 0;
 
 	SUM_DIR_JSON(DJ_T)
+	/* The detectors' members of a direction (what limited it). */
+	for (unsigned j = 0; j < DET_VIEW_COUNT && n < max; j++) {
+		const struct det_view *dv = det_views[j];
+		if (!dv->dir_key || !dv->dir_cell)
+			continue;
+		rows[n].key = dv->dir_key;
+		rows[n].unit = "";
+		for (unsigned k = 0; k < SUM_DIR_COUNT; k++)
+			dv->dir_cell(rows[n].v[k], LONG_CELL, c, k);
+		n++;
+	}
 	return n;
 }
 

@@ -46,7 +46,7 @@
  *        tcp_check_space()), an application writing at its own pace does
  *        not (a moving average over the bursts that follow R's packets)
  *                                                              -> sender_app
- *   smoothed RTT above twice the minimum and 1 ms above it: a queue builds
+ *   smoothed RTT above 3 times the minimum and 500 us above it: a queue builds
  *        at the path's bottleneck with a full flight and no loss -> bottleneck
  *   otherwise the flight plateaus below both windows, with no loss, the
  *        sender never idle and not queueing: it had no more data in its
@@ -70,9 +70,10 @@
 #define LIMIT_REACT_NS	  250000ll
 #define LIMIT_CLOCKED_ONE 256u
 /* Queueing delay that makes a plateau the path's: the smoothed RTT above
- * twice the minimum and this much above it (jitter of a few tens of us
- * is the hosts' own scheduling). */
-#define LIMIT_QUEUE_NS 200000ll
+ * three times the minimum and this much above it (a busy host's scheduling
+ * and a userspace hop jitter by a few hundred us; a queue that holds the
+ * flight grows beyond that). */
+#define LIMIT_QUEUE_NS 500000ll
 /* The flight counts as still growing this long after its last new maximum
  * (or 4 RTTs when longer): at microsecond RTTs a few RTTs are no time. */
 #define LIMIT_GROW_NS 10000000ll
@@ -340,7 +341,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	if (flight > s->out.plateau)
 		s->out.plateau = flight;
 	int64_t srtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
-	if (min > 0 && srtt > 2 * min && srtt - min > LIMIT_QUEUE_NS)
+	if (min > 0 && srtt > 3 * min && srtt - min > LIMIT_QUEUE_NS)
 		return LIMIT_BOTTLENECK;
 	return LIMIT_SENDER_BUFFER;
 }

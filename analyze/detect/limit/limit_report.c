@@ -350,6 +350,18 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 		fprintf(out, "    ... and %" PRIu64 " more directions (see --json)\n", more);
 }
 
+/* The long form's cell: the dominant limit and its share. */
+static void limit_dir_cell(char *b, size_t n, const struct sum_conn *c, unsigned dir)
+{
+	const struct limit_dir *d = &c->det.limit.d[dir % SUM_DIR_COUNT];
+	enum limit_class dom = limit_dominant(d);
+
+	if (dom == LIMIT_NONE)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%s(%.0f%%)", limit_class_name(dom), 100.0 * limit_share(d, dom));
+}
+
 /* ---- totals, the TUI ---- */
 
 static void limit_add_conn(struct det_totals *dt, const struct sum_conn *c)
@@ -458,6 +470,7 @@ const struct det_view limit_view = {
     .conn_key = NULL,
     .dir_key = "limited_by",
     .json_dir = limit_json_dir,
+    .dir_cell = limit_dir_cell,
     .json_findings = limit_json_findings,
     .json_read_dir = limit_json_read_dir,
     .add_conn = limit_add_conn,
