@@ -77,16 +77,30 @@ static void limit_w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns
 		jo_knull(w, key);
 }
 
+/* The classes in name order: a JSON object's keys are sorted. */
+static void limit_by_name(enum limit_class out[LIMIT_COUNT])
+{
+	for (unsigned k = 0; k < LIMIT_COUNT; k++) {
+		unsigned j = k;
+		for (; j > 0 && strcmp(limit_class_name(out[j - 1]),
+				       limit_class_name((enum limit_class)k)) > 0;
+		     j--)
+			out[j] = out[j - 1];
+		out[j] = (enum limit_class)k;
+	}
+}
+
 /* A direction's "limited_by": null when it had no data-transfer time. */
 static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir)
 {
 	const struct limit_dir *d = &c->det.limit.d[dir % SUM_DIR_COUNT];
-	enum limit_class dom = limit_dominant(d);
+	enum limit_class dom = limit_dominant(d), by_name[LIMIT_COUNT];
 
 	if (dom == LIMIT_NONE) {
 		jo_w_null(w);
 		return;
 	}
+	limit_by_name(by_name);
 	jo_w_obj(w);
 	jo_kstr(w, "dominant", limit_class_name(dom));
 	jo_ksec(w, "idle_s", d->idle_ns);
@@ -96,23 +110,10 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 	limit_w_sec_or_null(w, "rtt_min_s", d->rtt_min_ns);
 	jo_kint(w, "rwnd_max", (int64_t)d->rwnd_max);
 	jo_kint(w, "rwnd_min_full", (int64_t)d->rwnd_min_full);
-	/* Shares in name order (the object's keys are sorted). */
 	jo_w_key(w, "shares");
 	jo_w_obj(w);
-	for (const char *last = "";;) {
-		unsigned best = LIMIT_COUNT;
-		for (unsigned k = 0; k < LIMIT_COUNT; k++) {
-			const char *n = limit_class_name((enum limit_class)k);
-			if (strcmp(n, last) > 0 &&
-			    (best == LIMIT_COUNT ||
-			     strcmp(n, limit_class_name((enum limit_class)best)) < 0))
-				best = k;
-		}
-		if (best == LIMIT_COUNT)
-			break;
-		last = limit_class_name((enum limit_class)best);
-		jo_kreal(w, last, limit_share(d, best));
-	}
+	for (unsigned i = 0; i < LIMIT_COUNT; i++)
+		jo_kreal(w, limit_class_name(by_name[i]), limit_share(d, by_name[i]));
 	jo_w_obj_end(w);
 	jo_ksec(w, "slice_s", d->width);
 	jo_w_key(w, "slices");
@@ -129,20 +130,8 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 	jo_ksec(w, "start_ts", d->t0);
 	jo_w_key(w, "time_s");
 	jo_w_obj(w);
-	for (const char *last = "";;) {
-		unsigned best = LIMIT_COUNT;
-		for (unsigned k = 0; k < LIMIT_COUNT; k++) {
-			const char *n = limit_class_name((enum limit_class)k);
-			if (strcmp(n, last) > 0 &&
-			    (best == LIMIT_COUNT ||
-			     strcmp(n, limit_class_name((enum limit_class)best)) < 0))
-				best = k;
-		}
-		if (best == LIMIT_COUNT)
-			break;
-		last = limit_class_name((enum limit_class)best);
-		jo_ksec(w, last, d->ns[best]);
-	}
+	for (unsigned i = 0; i < LIMIT_COUNT; i++)
+		jo_ksec(w, limit_class_name(by_name[i]), d->ns[by_name[i]]);
 	jo_w_obj_end(w);
 	jo_ksec(w, "zero_window_s", d->zero_window_ns);
 	jo_w_obj_end(w);
