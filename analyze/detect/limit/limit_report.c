@@ -67,6 +67,8 @@ static double limit_share(const struct limit_dir *d, unsigned k)
 	return t > 0 ? (double)d->ns[k] / (double)t : 0.0;
 }
 
+static const char *limit_advice(const struct limit_dir *d, unsigned k);
+
 /* ---- JSON ---- */
 
 static void limit_w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
@@ -102,6 +104,11 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 	}
 	limit_by_name(by_name);
 	jo_w_obj(w);
+	const char *advice = limit_advice(d, dom);
+	if (advice)
+		jo_kstr(w, "advice", advice);
+	else
+		jo_knull(w, "advice");
 	jo_kstr(w, "dominant", limit_class_name(dom));
 	jo_ksec(w, "idle_s", d->idle_ns);
 	jo_kint(w, "idles", d->idles);
@@ -252,11 +259,17 @@ static void limit_evidence(char *b, size_t n, const struct sum_conn *c, unsigned
 	}
 }
 
-/* What to do about the dominant limit, and nothing else (NULL: none). */
-static const char *limit_advice(unsigned k)
+/* What to do about the dominant limit k of d, and nothing else (NULL:
+ * none). A receive window that was filled and then grew past twice that
+ * size was still growing (Linux's receive-buffer autotuning,
+ * tcp_rcv_space_adjust()): the ramp of a young connection, where an
+ * SO_RCVBUF would only stop the growth. */
+static const char *limit_advice(const struct limit_dir *d, unsigned k)
 {
 	switch (k) {
 	case LIMIT_RECEIVER_WINDOW:
+		if (d->rwnd_min_full && d->rwnd_min_full * 2 <= d->rwnd_max)
+			return NULL;
 		return "raise the receiver's buffer (SO_RCVBUF, net.ipv4.tcp_rmem); nothing at the "
 		       "sender would help";
 	case LIMIT_RECEIVER_APP:
@@ -330,7 +343,7 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 			rep_fmt_dur(dur, sizeof(dur), limit_total(ld));
 			fprintf(out, "    conn %" PRIu64 " %s, %s: %s\n", c->id,
 				dir == SUM_C2S ? "c>s" : "s>c", dur, line);
-			const char *a = limit_advice(dom);
+			const char *a = limit_advice(ld, dom);
 			if (a)
 				fprintf(out, "      advice: %s\n", a);
 		}
