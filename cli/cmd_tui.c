@@ -280,10 +280,11 @@ static void print_summary(const struct pl_view *pv)
 		"tcpsift tui: %s, %" PRIu64 " packets, %" PRIu64 " connections, %" PRIu64
 		" events (",
 		pl_state_name(pv->h.state), pv->h.packets, t->conns, findings);
-	for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+	for (unsigned k = 0, n = 0; k < DET_VIEW_COUNT; k++) {
 		char part[96];
 		det_views[k]->header(part, sizeof(part), &t->det, true);
-		fprintf(stderr, "%s%s", k ? ", " : "", part);
+		if (part[0])
+			fprintf(stderr, "%s%s", n++ ? ", " : "", part);
 	}
 	fprintf(stderr, "), %" PRIu64 " retransmissions", t->retrans);
 	if (pv->h.mode == PL_LIVE)

@@ -56,7 +56,7 @@ check() {
 
 shopt -s nullglob
 engine_internals='^analyze/engine/(tcp|flow|engine|seq)\.h$|^analyze/detect/detect\.h$'
-detector_logic='^analyze/detect/[a-z]+/(stall|sackboard|reorder|mtu)\.h$'
+detector_logic='^analyze/detect/[a-z]+/(stall|sackboard|reorder|mtu|limit)\.h$'
 mapfile -t presentation < <(ls analyze/report/*.[ch] analyze/detect/*/*_report.c tui/*.[ch] |
 	grep -v '^tui/player\.[ch]$')
 mapfile -t detector_logic_files < <(ls analyze/detect/*.[ch] analyze/detect/*/*.[ch] |

@@ -185,9 +185,10 @@ static void draw_totals(struct tv_view *v, const struct pl_view *pv, int cols)
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned n = 0;
 		int width = wide ? 11 : 1;
-		for (unsigned k = 0; k < DET_VIEW_COUNT; k++, n++) {
+		for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
 			det_views[k]->header(part[n], sizeof(part[n]), &t->det, wide);
 			pair[n] = tv_tone_pair(det_views[k]->header_tone);
+			n += part[n][0] != '\0'; /* a view without a header part (limit) */
 		}
 		snprintf(part[n], sizeof(part[n]), wide ? "capture loss %" PRIu64 : "loss %" PRIu64,
 			 t->events[SUM_EV_CAPTURE_LOSS]);

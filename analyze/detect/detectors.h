@@ -63,6 +63,7 @@
 #include "analyze/detect/reorder/reorder.def"
 #include "analyze/detect/mtu/mtu.def"
 #include "analyze/detect/ackpat/ackpat.def"
+#include "analyze/detect/limit/limit.def"
 
 #undef DETECTOR
 #undef DET_HOT

@@ -295,6 +295,24 @@ static void write_detail(FILE *out, const struct sum_conn *c, const struct rep_d
 	mk_escape(out, sv);
 	fprintf(out, " <span class=\"muted\">(%s, %s)</span></h3>\n", dur,
 		sum_state_label(c->state, 12));
+	/* The detectors' lines about it, as the text's long form prints them
+	 * (what limited it, its stalls ...). */
+	if (run->detectors) {
+		struct det_totals none = {0};
+		for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
+			char line[512] = "";
+			if (det_views[v]->detail)
+				det_views[v]->detail(line, sizeof(line), c, &none, true);
+			size_t len = strlen(line);
+			if (len && line[len - 1] == ':') /* a heading and nothing after it */
+				continue;
+			if (!len)
+				continue;
+			fputs("<p class=\"muted\">", out);
+			mk_escape(out, line);
+			fputs("</p>\n", out);
+		}
+	}
 	fputs("<div class=\"graphs\">\n", out);
 	for (unsigned dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		bool any = false;

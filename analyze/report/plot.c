@@ -558,6 +558,8 @@ static void on_conn(void *ctx, const struct sum_conn *s)
 	else
 		c->ident.last_ts = s->last_ts;
 	c->ended = true;
+	for (unsigned k = 0; k < SUM_DIR_COUNT; k++)
+		c->limit[k] = s->det.limit.d[k];
 	if (!s->evicted)
 		conn_done(p, at);
 }

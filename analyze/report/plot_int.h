@@ -157,6 +157,9 @@ struct pl_conn {
 	int64_t col_width;
 	uint32_t col_used; /* 1 + the last slice written */
 	struct pl_dirstate d[SUM_DIR_COUNT];
+	/* What limited each direction, by time slice (the limit detector's
+	 * result, from the summary): shaded behind the data. */
+	struct limit_dir limit[SUM_DIR_COUNT];
 };
 
 /* The files of one connection, one writer each (plot_svg.c, plot_xpl.c):

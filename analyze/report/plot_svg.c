@@ -60,7 +60,8 @@ enum leg_item {
 	LEG_INFL,
 	LEG_RWND,
 	LEG_AGG_COUNT,
-	LEG_COUNT,
+	LEG_LIMIT, /* LIMIT_COUNT items: the limit of a time slice, by class */
+	LEG_COUNT = LEG_LIMIT + LIMIT_COUNT,
 };
 
 static const struct {
@@ -87,6 +88,14 @@ static const struct {
     [LEG_RWND] = {"rwnd", "receive window", false},
     [LEG_AGG_COUNT] = {"retrans agg", "marks beyond the cap: a strip per kind, darker = more",
 		       false},
+    [LEG_LIMIT + LIMIT_RECEIVER_WINDOW] = {"lim-rwnd", "limit: receiver window", true},
+    [LEG_LIMIT + LIMIT_CONGESTION] = {"lim-cong", "limit: congestion", true},
+    [LEG_LIMIT + LIMIT_SENDER_BUFFER] = {"lim-sndbuf", "limit: sender buffer", true},
+    [LEG_LIMIT + LIMIT_SENDER_APP] = {"lim-sndapp", "limit: sending application", true},
+    [LEG_LIMIT + LIMIT_RECEIVER_APP] = {"lim-rcvapp", "limit: receiving application", true},
+    [LEG_LIMIT + LIMIT_STALL] = {"lim-stall", "limit: stalls", true},
+    [LEG_LIMIT + LIMIT_SLOW_START] = {"lim-ss", "limit: slow start", true},
+    [LEG_LIMIT + LIMIT_BOTTLENECK] = {"lim-bneck", "limit: bottleneck", true},
 };
 
 static const char *const queue_colour[NQCOLS] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#8c564b",
@@ -171,28 +180,33 @@ static void svg_begin(struct svg *g, const struct pl_conn *c, unsigned dir, cons
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
 		SVG_W, SVG_H, SVG_W, SVG_H);
-	fputs("<style>\n"
-	      ".bg{fill:#fff}.frame{fill:none;stroke:#555}.grid{stroke:#e8e8e8}\n"
-	      ".tick{fill:#333;font-size:11px}.title{font-size:15px;font-weight:bold}\n"
-	      ".sub{fill:#555}\n"
-	      ".seg{stroke:#1f3a93;fill:none}.retrans{stroke:#d62728;stroke-width:3}\n"
-	      ".ooo{stroke:#9467bd;stroke-width:3}.gap{stroke:#ff00ff;stroke-width:2;"
-	      "stroke-dasharray:3 2}\n"
-	      ".ack{stroke:#2ca02c;fill:none}.win{stroke:#c7b300;fill:none}"
-	      ".sack{stroke:#e377c2;fill:none;stroke-width:2}\n"
-	      ".hole{fill:#d62728;fill-opacity:.18;stroke:#d62728;stroke-width:.5}\n"
-	      ".stall{fill:#ff7f0e;fill-opacity:.16}.stall text{fill:#a04000;font-size:10px}\n"
-	      ".zwin-span{fill:#7f7f7f;fill-opacity:.2}.zwin{fill:#000}\n"
-	      ".loss{fill:#ff00ff;fill-opacity:.25}\n"
-	      ".tput{stroke:#1f77b4;fill:none;stroke-width:1.5}"
-	      ".goodput{stroke:#2ca02c;fill:none;stroke-width:1.5;stroke-dasharray:4 2}\n"
-	      ".rtt{stroke:#d62728;fill:#d62728}.inflight{stroke:#1f77b4;fill:none}"
-	      ".rwnd{stroke:#c7b300;fill:none;stroke-width:1.5}\n"
-	      "line.agg{stroke-width:1.5;stroke-dasharray:none}.aggname{font-size:8px;"
-	      "text-anchor:end;fill:#555}\n"
-	      "line.agg.stall{stroke:#ff7f0e}line.agg.hole{stroke:#d62728}"
-	      "line.agg.loss{stroke:#ff00ff}line.agg.zwin-span,line.agg.zwin{stroke:#555}\n",
-	      f);
+	fputs(
+	    "<style>\n"
+	    ".bg{fill:#fff}.frame{fill:none;stroke:#555}.grid{stroke:#e8e8e8}\n"
+	    ".tick{fill:#333;font-size:11px}.title{font-size:15px;font-weight:bold}\n"
+	    ".sub{fill:#555}\n"
+	    ".seg{stroke:#1f3a93;fill:none}.retrans{stroke:#d62728;stroke-width:3}\n"
+	    ".ooo{stroke:#9467bd;stroke-width:3}.gap{stroke:#ff00ff;stroke-width:2;"
+	    "stroke-dasharray:3 2}\n"
+	    ".ack{stroke:#2ca02c;fill:none}.win{stroke:#c7b300;fill:none}"
+	    ".sack{stroke:#e377c2;fill:none;stroke-width:2}\n"
+	    ".hole{fill:#d62728;fill-opacity:.18;stroke:#d62728;stroke-width:.5}\n"
+	    ".stall{fill:#ff7f0e;fill-opacity:.16}.stall text{fill:#a04000;font-size:10px}\n"
+	    ".zwin-span{fill:#7f7f7f;fill-opacity:.2}.zwin{fill:#000}\n"
+	    ".loss{fill:#ff00ff;fill-opacity:.25}\n"
+	    ".tput{stroke:#1f77b4;fill:none;stroke-width:1.5}"
+	    ".goodput{stroke:#2ca02c;fill:none;stroke-width:1.5;stroke-dasharray:4 2}\n"
+	    ".rtt{stroke:#d62728;fill:#d62728}.inflight{stroke:#1f77b4;fill:none}"
+	    ".rwnd{stroke:#c7b300;fill:none;stroke-width:1.5}\n"
+	    "line.agg{stroke-width:1.5;stroke-dasharray:none}.aggname{font-size:8px;"
+	    "text-anchor:end;fill:#555}\n"
+	    "line.agg.stall{stroke:#ff7f0e}line.agg.hole{stroke:#d62728}"
+	    "line.agg.loss{stroke:#ff00ff}line.agg.zwin-span,line.agg.zwin{stroke:#555}\n"
+	    ".lim-rwnd{fill:#bcbd22;fill-opacity:.12}.lim-cong{fill:#d62728;fill-opacity:.1}"
+	    ".lim-sndbuf{fill:#17becf;fill-opacity:.12}.lim-sndapp{fill:#7f7f7f;fill-opacity:.1}\n"
+	    ".lim-rcvapp{fill:#8c564b;fill-opacity:.12}.lim-stall{fill:#ff7f0e;fill-opacity:.1}"
+	    ".lim-ss{fill:#2ca02c;fill-opacity:.1}.lim-bneck{fill:#9467bd;fill-opacity:.12}\n",
+	    f);
 	for (unsigned q = 0; q < NQCOLS; q++)
 		fprintf(f, ".q%u{stroke:%s}", q, queue_colour[q]);
 	fputs("\n</style>\n", f);
@@ -314,6 +328,39 @@ static void svg_end(struct svg *g)
 		fputc('\n', f);
 	}
 	fputs("</g>\n</svg>\n", f);
+}
+
+/* ---- what limited the transfer ---- */
+
+/* Shade dir's time slices by the limit that dominated each (the limit
+ * detector's slices; a band along the bottom of the plot area, so the
+ * stall and zero-window spans stay readable), with a legend entry per
+ * limit shown. */
+static void draw_limits(struct svg *g, const struct pl_conn *c, unsigned dir)
+{
+	const struct limit_dir *l = &c->limit[dir];
+
+	if (l->width <= 0)
+		return;
+	fputs("<g class=\"limits\">\n", g->f);
+	for (unsigned k = 0; k < l->nslices && k < LIMIT_SLICES; k++) {
+		unsigned cls = l->slice[k];
+		if (cls >= LIMIT_COUNT)
+			continue;
+		double a = secs(l->t0 - c->t0 + (int64_t)k * l->width);
+		double b = a + secs(l->width);
+		a = a < g->t0 ? g->t0 : a;
+		b = b > g->t1 ? g->t1 : b;
+		if (b <= a)
+			continue;
+		g->legend |= 1u << (LEG_LIMIT + cls);
+		fprintf(g->f,
+			"<rect class=\"%s\" data-limit=\"%s\" x=\"%.2f\" y=\"%g\" width=\"%.2f\" "
+			"height=\"%g\"><title>%s</title></rect>\n",
+			leg[LEG_LIMIT + cls].cls, limit_class_name((enum limit_class)cls), sx(g, a),
+			PY + PH - 24, sx(g, b) - sx(g, a), 24.0, leg[LEG_LIMIT + cls].label);
+	}
+	fputs("</g>\n", g->f);
 }
 
 /* ---- the time-sequence graph ---- */
@@ -646,6 +693,7 @@ static int write_tseq(struct svg *g, const struct pl_conn *c, unsigned dir)
 	g->y1 = top;
 	svg_begin(g, c, dir, "time-sequence", "sequence offset", unit_bytes(top), "bytes");
 	/* Shaded spans first, so the segments stay on top. */
+	draw_limits(g, c, dir);
 	for (uint32_t k = 0; k < c->nmarks; k++) {
 		const struct pl_mark *m = &c->marks[k];
 		if (m->dir == dir && (m->kind == PL_MK_STALL || m->kind == PL_MK_ZWIN_SPAN))
@@ -714,6 +762,7 @@ static int write_tput(struct svg *g, const struct pl_conn *c, unsigned dir)
 	g->y0 = 0;
 	g->y1 = top;
 	svg_begin(g, c, dir, "throughput and goodput", "rate", unit_bits(top), "bit/s");
+	draw_limits(g, c, dir);
 	const char *cls[2] = {"tput", "goodput"};
 	for (unsigned line = 0; line < 2; line++) {
 		fprintf(g->f, "<path class=\"%s\" data-bin=\"%.9g\" d=\"", cls[line], binw);

@@ -1,0 +1,473 @@
+/* limit.c - detector: what limited each data direction, time-weighted, per connection and slice. */
+#include "analyze/detect/limit/limit.h"
+
+#include <string.h>
+
+#include "analyze/engine/seq.h"
+#include "common/clock.h"
+
+/*
+ * Every interval between two consecutive packets of the connection is
+ * charged, for each data direction that has started (sender S, receiver
+ * R), to one class, decided from the state the previous packet left
+ * (T-RAT's idea, Zhang et al. SIGCOMM 2002, on the engine's per-direction
+ * state). In order:
+ *
+ *   a stall the stall detector proved (delayed ACK + Nagle, cork / missing
+ *        push, RTO, tail-loss probe, unknown) ended with this packet or
+ *        the one before                                        -> stall
+ *   loss recovery: from S's retransmission (or R's third duplicate ACK,
+ *        RFC 5681 3.2) until snd_una passes what S had sent then (RFC 6582
+ *        "recover")                                            -> congestion
+ *   R's window below one segment (a zero window)               -> receiver_app
+ *   nothing in flight, window open: S's socket had nothing queued (Linux
+ *        sends as soon as the window allows, tcp_write_xmit(); data held
+ *        by cork / Nagle is the stall detector's)               -> sender_app;
+ *        charged only when S sends again: the idle after its last write
+ *        is the end of the transfer, not a part of it
+ *   in flight >= R's window - 1 segment: S cannot send a segment
+ *        (tcp_snd_wnd_test(), Linux's TCP_CHRONO_RWND_LIMITED) -> receiver_app
+ *        when the window has shrunk below half of the largest R advertised
+ *        (Linux advertises the free receive space, __tcp_select_window():
+ *        unread data fills the buffer, the reader is slow), else
+ *        receiver_window (the buffer itself, SO_RCVBUF / tcp_rmem, is the
+ *        limit)
+ *   a loss since the flight last filled R's window: the congestion window
+ *        was cut (RFC 5681 3.1, RFC 9438 4.6) and holds the flight below
+ *        R's window                                            -> congestion
+ *   no loss yet, the flight still growing since the start (a new maximum
+ *        within 4 RTTs or 10 ms each time; once it stopped, later maxima
+ *        are jitter): the congestion window is opening and is the limit
+ *        (slow start doubles it every RTT, RFC 5681 3.1; congestion
+ *        avoidance and CUBIC keep growing it)                   -> slow_start
+ *   S's sends are not started by ACKs: a cwnd- or buffer-limited sender
+ *        answers an ACK within microseconds at its own capture point
+ *        (tcp_ack() -> tcp_data_snd_check(), or the writer woken by
+ *        tcp_check_space()), an application writing at its own pace does
+ *        not (a moving average over the bursts that follow R's packets)
+ *                                                              -> sender_app
+ *   smoothed RTT above 3 times the minimum and 500 us above it: a queue builds
+ *        at the path's bottleneck with a full flight and no loss -> bottleneck
+ *   otherwise the flight plateaus below both windows, with no loss, the
+ *        sender never idle and not queueing: it had no more data in its
+ *        socket though it kept writing: a full SO_SNDBUF (Linux's
+ *        TCP_CHRONO_SNDBUF_LIMITED), or an application writing just as fast
+ *        as the ACKs free room: packets cannot tell these two apart
+ *        (TCP_INFO's tcpi_sndbuf_limited at S can)             -> sender_buffer
+ *
+ * One exception to "the state the previous packet left": S's new data
+ * that follows R's packet within the reaction time charges the interval to
+ * the class before R's packet. An ACK that opens the window is answered at
+ * once; that moment belongs to what held S before it, as Linux's chrono
+ * keeps counting until S's next send finds no limit.
+ *
+ * Memory: a fixed block per connection (the slices included), from a pool
+ * on the first data segment; nothing per packet.
+ */
+
+/* The reaction time: S answering R's packet (see above). At a capture
+ * near S, microseconds; a capture elsewhere adds its loop to S and back. */
+#define LIMIT_REACT_NS	  250000ll
+#define LIMIT_CLOCKED_ONE 256u
+/* Queueing delay that makes a plateau the path's: the smoothed RTT above
+ * three times the minimum and this much above it (a busy host's scheduling
+ * and a userspace hop jitter by a few hundred us; a queue that holds the
+ * flight grows beyond that). */
+#define LIMIT_QUEUE_NS 500000ll
+/* The flight counts as still growing this long after its last new maximum
+ * (or 4 RTTs when longer): at microsecond RTTs a few RTTs are no time. */
+#define LIMIT_GROW_NS 10000000ll
+
+static uint32_t limit_mss(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	uint32_t peer = tcp_peer_mss(c, dir), seen = c->half[dir].st.max_payload;
+
+	/* As stall_mss(): the MSS less the timestamp option (RFC 7323). */
+	if (peer > 12 && c->info.timestamps)
+		peer -= 12;
+	if (seen > peer)
+		return seen;
+	return peer ? peer : 536; /* RFC 9293 3.7.1: the default send MSS */
+}
+
+/* The RTT the slow-start and reaction rules scale with: the direction's
+ * own minimum, else the handshake's; 1 ms when none is known. */
+static int64_t limit_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	int64_t r = tcp_min_rtt(c, dir);
+
+	if (r <= 0)
+		r = c->info.handshake_rtt_ns;
+	return r > 0 ? r : 1000000;
+}
+
+static int64_t limit_react(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	int64_t loop = c->hs_loop_ns[dir];
+
+	return LIMIT_REACT_NS + (loop > 0 ? loop : 0);
+}
+
+/* ---- slices ---- */
+
+/* Fold the current slice's time into its shares. */
+static void limit_slice_flush(struct limit_dir_state *s)
+{
+	if (!s->out.nslices)
+		return;
+	uint8_t *sh = s->share[s->out.nslices - 1];
+	for (unsigned k = 0; k < LIMIT_COUNT; k++) {
+		int64_t v = sh[k] + s->slice_acc[k] * 255 / s->out.width;
+		sh[k] = (uint8_t)(v > 255 ? 255 : v);
+		s->slice_acc[k] = 0;
+	}
+}
+
+/* The transfer outgrew the slices: neighbours merge, the width doubles. */
+static void limit_slice_merge(struct limit_dir_state *s)
+{
+	limit_slice_flush(s);
+	for (unsigned j = 0; j < LIMIT_SLICES / 2; j++)
+		for (unsigned k = 0; k < LIMIT_COUNT; k++)
+			s->share[j][k] =
+			    (uint8_t)((s->share[2 * j][k] + s->share[2 * j + 1][k] + 1) / 2);
+	memset(s->share[LIMIT_SLICES / 2], 0, sizeof(s->share) / 2);
+	s->out.width = clock_sat_mul(s->out.width, 2);
+	s->out.nslices = (uint8_t)((s->out.nslices + 1) / 2);
+}
+
+/* Charge [a, b) to class k, in the totals and the slices. */
+static void limit_add(struct limit_dir_state *s, unsigned k, int64_t a, int64_t b)
+{
+	if (a < s->out.t0)
+		a = s->out.t0;
+	if (b <= a)
+		return;
+	s->out.ns[k] = clock_sat_add(s->out.ns[k], b - a);
+	while (a < b) {
+		int64_t idx = (a - s->out.t0) / s->out.width;
+		while (idx >= LIMIT_SLICES) {
+			limit_slice_merge(s);
+			idx = (a - s->out.t0) / s->out.width;
+		}
+		if (idx + 1 != s->out.nslices) {
+			limit_slice_flush(s);
+			s->out.nslices = (uint8_t)(idx + 1);
+		}
+		int64_t end = s->out.t0 + (idx + 1) * s->out.width;
+		int64_t e = b < end ? b : end;
+		s->slice_acc[k] += e - a;
+		a = e;
+	}
+}
+
+/* Move up to ns of the time charged to class from over to class to (a stall
+ * the stall detector decided after its time was charged). */
+static void limit_move(struct limit_dir_state *s, unsigned from, unsigned to, int64_t ns)
+{
+	if (ns > s->out.ns[from])
+		ns = s->out.ns[from];
+	s->out.ns[from] -= ns;
+	s->out.ns[to] += ns;
+	if (ns > s->slice_acc[from])
+		ns = s->slice_acc[from];
+	s->slice_acc[from] -= ns;
+	s->slice_acc[to] += ns;
+}
+
+/* The pending idle (sender_app with nothing in flight) up to t: S sent
+ * again, so it was a pause between writes. */
+static void limit_idle_commit(struct limit_dir_state *s, int64_t t)
+{
+	if (!s->idle_since)
+		return;
+	limit_add(s, LIMIT_SENDER_APP, s->idle_since, t);
+	if (t > s->idle_since)
+		s->out.idle_ns = clock_sat_add(s->out.idle_ns, t - s->idle_since);
+	s->out.idles++;
+	s->idle_since = 0;
+}
+
+/* Charge the interval [a, b) of one direction to class k. */
+static void limit_charge(struct limit_dir_state *s, unsigned k, bool idle, int64_t a, int64_t b)
+{
+	if (idle) {
+		if (!s->idle_since)
+			s->idle_since = a;
+		return;
+	}
+	limit_idle_commit(s, a);
+	limit_add(s, k, a, b);
+	s->prev_iv = s->last_iv;
+	s->prev_iv_cls = s->last_iv_cls;
+	s->last_iv = b - a;
+	s->last_iv_cls = (uint8_t)k;
+}
+
+/* ---- the rules ---- */
+
+/* The stall classes that are this detector's stall time: TCP held data.
+ * (zero_window and rwnd_limited are the receiver's, loss_recovery the
+ * congestion's, by the rules above.) */
+static uint32_t limit_stall_count(const struct stall_summary *s)
+{
+	return s->by_class[STALL_DELAYED_ACK] + s->by_class[STALL_SENDER_IDLE] +
+	       s->by_class[STALL_RTO] + s->by_class[STALL_TLP] + s->by_class[STALL_UNKNOWN];
+}
+
+/*
+ * Did the stall detector (earlier in the table) decide a stall of the
+ * stall classes with this packet? Its duration, else 0. It decides a gap
+ * at the packet ending it, a delayed ACK at S's packet after that.
+ */
+static int64_t limit_new_stall(struct tcp_conn *c, struct limit_state *st)
+{
+	const struct stall_summary *s;
+	int64_t dt;
+	uint32_t n, total;
+
+	if (!c->det.stall)
+		return 0;
+	s = &c->det.stall->sum;
+	n = limit_stall_count(s);
+	total = s->count;
+	dt = s->time_ns - st->stall_time;
+	/* Only when every new stall is of those classes: a zero-window stall
+	 * closing at the same packet keeps its time the receiver's. */
+	bool ours = n > st->stall_counted && total - st->stall_total == n - st->stall_counted;
+	st->stall_time = s->time_ns;
+	st->stall_total = total;
+	st->stall_counted = n;
+	return ours && dt > 0 ? dt : 0;
+}
+
+/* What the segment just processed says about direction k's limits. */
+static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
+			  int64_t now)
+{
+	const struct tcp_seg *seg = &c->tp->seg;
+	const struct tcp_half *h = &c->half[k];
+
+	if (seg->dir == (enum sum_dir_id)k) {
+		/* S's segment. */
+		if ((seg->kind & TCP_SEG_NEW_DATA) && s->after_ack && seg->len >= limit_mss(c, k)) {
+			/* A burst after R's packet: did that packet start it? Full
+			 * segments only: Nagle (RFC 896) releases a write's short
+			 * tail on an ACK whoever paces the writes. */
+			uint32_t x = now - s->ack_ts <= limit_react(c, k) ? LIMIT_CLOCKED_ONE : 0;
+			s->clocked = (uint32_t)(((int64_t)s->clocked * 7 + x) / 8);
+		}
+		if ((seg->kind & TCP_SEG_RETRANS) && !(seg->kind & TCP_SEG_TLP)) {
+			/* A loss (a tail-loss probe is not one yet, RFC 8985 7.3). */
+			if (!s->recovering)
+				s->out.recoveries++;
+			s->recovering = true;
+			s->recover = h->snd_nxt;
+			s->cut = true;
+			s->ss_over = true;
+		}
+		s->after_ack = false;
+		return;
+	}
+	/* R's segment: its ACK and window. */
+	if (!s->after_ack)
+		s->react_cls = s->cls;
+	s->after_ack = true;
+	s->ack_ts = now;
+	if (c->half[!k].dupack_run >= 3 && !s->recovering && tcp_in_flight(c, k)) {
+		/* RFC 5681 3.2: the third duplicate ACK starts recovery. */
+		s->out.recoveries++;
+		s->recovering = true;
+		s->recover = h->snd_nxt;
+		s->cut = true;
+	}
+	if (s->recovering && h->have_una && seq_ge(h->snd_una, s->recover))
+		s->recovering = false;
+}
+
+/* The class of the interval that starts now, for direction k. */
+static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
+			       int64_t now, bool *idle)
+{
+	uint32_t flight = tcp_in_flight(c, k), mss = limit_mss(c, k);
+	bool known;
+	uint64_t rwnd = tcp_peer_window(c, k, &known);
+
+	*idle = false;
+	s->zero_window = false;
+	/* Without both SYNs the scale is unknown: only 0 is sure (stall.c). */
+	known = known && (c->info.wscale_known || rwnd == 0);
+	if (known && rwnd > s->out.rwnd_max)
+		s->out.rwnd_max = rwnd;
+	if (c->half[k].fin_seen && !flight)
+		return LIMIT_NONE; /* S is done */
+	if (s->recovering)
+		return LIMIT_CONGESTION;
+	if (known && rwnd < mss) {
+		s->zero_window = true;
+		return LIMIT_RECEIVER_APP;
+	}
+	if (!flight) {
+		*idle = true;
+		return LIMIT_SENDER_APP;
+	}
+	/* A new largest flight by a segment or more (less is the jitter of
+	 * ACKs arriving in bunches). */
+	if (flight >= s->ss_max + mss) {
+		s->ss_max = flight;
+		s->ss_max_ts = now;
+	}
+	if (known && (uint64_t)flight + mss > rwnd) {
+		s->cut = false;
+		if (!s->out.rwnd_min_full || rwnd < s->out.rwnd_min_full)
+			s->out.rwnd_min_full = rwnd;
+		return rwnd * 2 < s->out.rwnd_max ? LIMIT_RECEIVER_APP : LIMIT_RECEIVER_WINDOW;
+	}
+	if (s->cut)
+		return LIMIT_CONGESTION;
+	/* Still growing: a new largest flight lately. Without loss the
+	 * congestion window opens every RTT (slow start doubles it, RFC 5681
+	 * 3.1; congestion avoidance and CUBIC keep growing it, RFC 9438) while
+	 * it is the limit; a flight held by anything else stays flat. */
+	int64_t grow = 4 * limit_rtt(c, k);
+	if (grow < LIMIT_GROW_NS)
+		grow = LIMIT_GROW_NS;
+	if (now - s->ss_max_ts > grow)
+		s->ss_over = true; /* stopped growing once: later maxima are jitter */
+	if (!s->ss_over)
+		return LIMIT_SLOW_START;
+	if (s->clocked < LIMIT_CLOCKED_ONE / 2)
+		return LIMIT_SENDER_APP;
+	if (flight > s->out.plateau)
+		s->out.plateau = flight;
+	int64_t srtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
+	if (min > 0 && srtt > 3 * min && srtt - min > LIMIT_QUEUE_NS)
+		return LIMIT_BOTTLENECK;
+	return LIMIT_SENDER_BUFFER;
+}
+
+static void limit_start(struct limit_dir_state *s, int64_t now)
+{
+	s->active = true;
+	s->out.t0 = now;
+	s->out.width = LIMIT_SLICE_MIN_NS;
+	s->clocked = LIMIT_CLOCKED_ONE;
+	s->ss_max_ts = now;
+	s->cls = LIMIT_NONE;
+}
+
+void limit_segment(struct tcp_conn *c, const struct det_env *env)
+{
+	const struct tcp_seg *seg = &c->tp->seg;
+	struct limit_state *st = c->det.limit;
+	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
+
+	if (!st) {
+		/* Nothing to account before the first data segment. */
+		if (!data || !(st = DET_COLD_GET(c, env, limit)))
+			return;
+		st->last_ts = seg->ts;
+		st->last_data_dir = (uint8_t)seg->dir;
+	}
+	/* Capture time can go backwards: intervals end at the latest time. */
+	int64_t now = seg->ts > st->last_ts ? seg->ts : st->last_ts;
+	int64_t stall = limit_new_stall(c, st);
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct limit_dir_state *s = &st->d[k];
+		int64_t iv = now - st->last_ts;
+		if (!s->active || s->cls == LIMIT_NONE) {
+			if (s->active && seg->dir == (enum sum_dir_id)k && data)
+				limit_idle_commit(s, st->last_ts);
+			continue;
+		}
+		unsigned cls = s->cls;
+		bool idle = s->idle;
+		if (s->after_ack && seg->dir == (enum sum_dir_id)k &&
+		    (seg->kind & TCP_SEG_NEW_DATA) && iv <= limit_react(c, (enum sum_dir_id)k) &&
+		    s->react_cls != LIMIT_NONE && s->react_cls != LIMIT_SENDER_APP) {
+			cls = s->react_cls; /* S answering R's packet: see above */
+			idle = false;
+		}
+		if (stall && (unsigned)k == st->last_data_dir && 2 * iv >= stall) {
+			cls = LIMIT_STALL;
+			idle = false;
+			s->out.stalls++;
+			stall = 0;
+		}
+		limit_charge(s, cls, idle, st->last_ts, now);
+		if (s->zero_window) /* the evidence: how long R's window was closed */
+			s->out.zero_window_ns = clock_sat_add(s->out.zero_window_ns, iv);
+		if (stall && (unsigned)k == st->last_data_dir && s->prev_iv_cls != LIMIT_NONE) {
+			/* A delayed ACK is decided at S's packet after it. */
+			limit_move(s, s->prev_iv_cls, LIMIT_STALL,
+				   stall < s->prev_iv ? stall : s->prev_iv);
+			s->out.stalls++;
+		}
+	}
+	if (data && !st->d[seg->dir].active)
+		limit_start(&st->d[seg->dir], seg->ts);
+	if (data)
+		st->last_data_dir = (uint8_t)seg->dir;
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct limit_dir_state *s = &st->d[k];
+		if (!s->active)
+			continue;
+		limit_observe(c, s, (enum sum_dir_id)k, now);
+		bool idle;
+		s->cls = (uint8_t)limit_classify(c, s, (enum sum_dir_id)k, now, &idle);
+		s->idle = idle;
+		int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, (enum sum_dir_id)k);
+		if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
+			s->out.rtt_min_ns = min;
+		if (rtt > s->out.srtt_max_ns)
+			s->out.srtt_max_ns = rtt;
+	}
+	st->last_ts = now;
+}
+
+enum limit_class limit_dominant(const struct limit_dir *d)
+{
+	unsigned best = LIMIT_NONE;
+
+	for (unsigned k = 0; k < LIMIT_COUNT; k++)
+		if (d->ns[k] > 0 && (best == LIMIT_NONE || d->ns[k] > d->ns[best]))
+			best = k;
+	return (enum limit_class)best;
+}
+
+bool limit_dir_known(const struct limit_dir *d)
+{
+	return limit_dominant(d) != LIMIT_NONE;
+}
+
+static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
+{
+	struct limit_state *st = c->det.limit;
+
+	(void)env;
+	if (!st)
+		return;
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct limit_dir_state *s = &st->d[k];
+		struct limit_dir *o = &out->limit.d[k];
+		if (!s->active)
+			continue;
+		/* The idle after S's last write ends its transfer: not charged. */
+		limit_slice_flush(s);
+		*o = s->out;
+		for (unsigned j = 0; j < LIMIT_SLICES; j++) {
+			unsigned best = LIMIT_NONE;
+			for (unsigned i = 0; j < o->nslices && i < LIMIT_COUNT; i++)
+				if (s->share[j][i] &&
+				    (best == LIMIT_NONE || s->share[j][i] > s->share[j][best]))
+					best = i;
+			o->slice[j] = (uint8_t)best;
+		}
+	}
+}
+
+const struct det_ops limit_ops = {
+    .name = "limit",
+    .finish = limit_finish,
+};

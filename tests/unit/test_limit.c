@@ -1,0 +1,285 @@
+/* test_limit.c - unit tests of the limit detector: what limited a direction, shares and slices. */
+#include <string.h>
+
+/* Segments below are positional literals; unnamed trailing fields are 0. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#include <stdlib.h>
+
+#include "analyze/detect/detect.h"
+#include "analyze/engine/tcp.h"
+#include "tests/unit/convo.h"
+#include "tests/unit/unit.h"
+
+/* Client 10.0.0.1:40000 <-> server 10.0.0.2:80, run through tcp_segment()
+ * and then every detector, as the engine does. */
+struct convo {
+	struct tcp_conn c;
+	struct sum_det res;
+	struct tcp_params prm;
+	struct det_params det;
+	struct det_env env;
+	struct sum_sink sink;
+	uint64_t frame;
+	bool started;
+};
+
+struct seg {
+	int dir;
+	uint8_t flags;
+	uint32_t seq, ack, len;
+	uint16_t win;
+	int64_t t_us;
+	int mss, wscale;
+};
+
+static void on_event(void *ctx, const struct sum_event *e)
+{
+	(void)ctx, (void)e;
+}
+
+static void convo_init(struct convo *v)
+{
+	memset(v, 0, sizeof(*v));
+	convo_params(&v->prm, &v->det, &v->env, &v->sink, on_event, v);
+}
+
+static void send_seg(struct convo *v, const struct seg *s)
+{
+	struct dec_packet d;
+	struct pkt p;
+
+	convo_packet(4, s->dir, s->t_us, &v->frame, &d, &p);
+	d.tcp.seq = s->seq;
+	d.tcp.ack = s->ack;
+	d.tcp.flags = s->flags;
+	d.tcp.window = s->win;
+	d.tcp.payload_len = d.tcp.payload_cap = s->len;
+	d.l3_len = 40 + s->len;
+	if (s->mss) {
+		d.tcp.opt.has_mss = 1;
+		d.tcp.opt.mss = (uint16_t)s->mss;
+	}
+	if (s->wscale) {
+		d.tcp.opt.has_wscale = 1;
+		d.tcp.opt.wscale = (uint8_t)(s->wscale - 1); /* field is shift + 1 */
+	}
+	convo_deliver(&v->c, &v->started, &v->prm, &v->env, &v->sink, CONVO_DETECTORS, NULL, &d,
+		      &p);
+}
+
+enum { S = DEC_TH_SYN, A = DEC_TH_ACK, P = DEC_TH_PSH };
+
+#define C2S SUM_C2S
+#define S2C SUM_S2C
+#define ISS 1000u
+#define IRS 5000u
+
+/* MSS 1000 both ways, window shift 2: a raw window of 1000 is 4000 bytes;
+ * the SYN/ACK comes rtt_us after the SYN. */
+static void handshake_rtt(struct convo *v, int64_t rtt_us)
+{
+	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 1000, 3});
+	send_seg(v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, rtt_us, 1000, 3});
+	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, rtt_us + 100});
+}
+
+static void handshake(struct convo *v)
+{
+	handshake_rtt(v, 100);
+}
+
+static const struct limit_dir *c2s(struct convo *v)
+{
+	det_finish(&v->c, &v->env, &v->res);
+	return &v->res.limit.d[C2S];
+}
+
+static double share(const struct limit_dir *d, unsigned k)
+{
+	int64_t t = 0;
+
+	for (unsigned j = 0; j < LIMIT_COUNT; j++)
+		t += d->ns[j];
+	return t ? (double)d->ns[k] / (double)t : 0;
+}
+
+/*
+ * The client fills the server's 4000-byte window (4 segments) every round;
+ * the server ACKs them all 1 ms later with the same window, and the
+ * client answers at once: the receiver's window, fully open, is the limit.
+ * Rounds go on for t_end us; returns the client's next sequence.
+ */
+static uint32_t window_rounds(struct convo *v, int64_t t0, int64_t t_end, uint16_t win,
+			      uint32_t seq)
+{
+	for (int64_t t = t0; t < t_end; t += 1000) {
+		for (int k = 0; k < 4; k++)
+			send_seg(v, &(struct seg){C2S, A, seq + 1000u * (uint32_t)k, IRS + 1, 1000,
+						  1000, t + 10 * k});
+		seq += 4000;
+		send_seg(v, &(struct seg){S2C, A, IRS + 1, seq, 0, win, t + 1000 - 5});
+	}
+	return seq;
+}
+
+static void test_receiver_window(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v);
+	window_rounds(&v, 1000, 51000, 1000, ISS + 1);
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_RECEIVER_WINDOW);
+	CHECK(share(d, LIMIT_RECEIVER_WINDOW) > 0.9);
+	CHECK_EQ_U(d->rwnd_max, 4000);
+	CHECK_EQ_U(d->rwnd_min_full, 4000);
+	CHECK_EQ_U(d->zero_window_ns, 0);
+	/* The server sent no data: no verdict for its direction. */
+	CHECK(!limit_dir_known(&v.res.limit.d[S2C]));
+	/* 50 ms: 16 slices of 1 ms doubled twice to 4 ms, 13 of them used. */
+	CHECK_EQ_U(d->width, 4000000);
+	CHECK(d->nslices > 10 && d->nslices <= LIMIT_SLICES);
+	CHECK_EQ_U(d->slice[0], LIMIT_RECEIVER_WINDOW);
+	CHECK_EQ_U(d->slice[d->nslices - 1], LIMIT_RECEIVER_WINDOW);
+}
+
+/* The window shrinks to 1000 bytes (of 16000) while data is ACKed, then
+ * closes for 100 ms: the reader is slow. */
+static void test_receiver_app(void)
+{
+	struct convo v;
+	uint32_t seq = ISS + 1;
+
+	convo_init(&v);
+	handshake(&v);
+	/* A 16000-byte window first: 4 segments do not fill it. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 4000, 300});
+	for (int64_t t = 1000; t < 21000; t += 1000) {
+		send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, t});
+		seq += 1000;
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 250, t + 995});
+	}
+	/* Closed for 100 ms, then reopened. */
+	send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, 21000});
+	seq += 1000;
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 0, 21500});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 250, 121500});
+	send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, 121510});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq + 1000, 0, 250, 122000});
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_RECEIVER_APP);
+	CHECK(share(d, LIMIT_RECEIVER_APP) > 0.9);
+	CHECK_EQ_U(d->rwnd_max, 16000);
+	CHECK_EQ_U(d->zero_window_ns, 100000000);
+}
+
+/* One segment every 20 ms, ACKed at once: the sender had nothing to send;
+ * the pause after its last write is not part of the transfer. */
+static void test_sender_app(void)
+{
+	struct convo v;
+	uint32_t seq = ISS + 1;
+
+	convo_init(&v);
+	handshake(&v);
+	for (int k = 0; k < 10; k++) {
+		int64_t t = 1000 + 20000 * k;
+		send_seg(&v, &(struct seg){C2S, A | P, seq, IRS + 1, 1000, 1000, t});
+		seq += 1000;
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 1000, t + 200});
+	}
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 1000, 900000}); /* much later */
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_SENDER_APP);
+	CHECK(share(d, LIMIT_SENDER_APP) > 0.95);
+	CHECK_EQ_U(d->idles, 9);
+	CHECK_EQ_U(d->idle_ns, 9 * 19800000ll);
+	int64_t total = 0;
+	for (unsigned k = 0; k < LIMIT_COUNT; k++)
+		total += d->ns[k];
+	CHECK_EQ_U(total, 9 * 20000000ll + 200000); /* not the 700 ms at the end */
+}
+
+/* A retransmission: recovery, then a flight held below the window by the
+ * cut congestion window (2 segments of a 4000-byte window). */
+static void test_congestion(void)
+{
+	struct convo v;
+	uint32_t seq = ISS + 1;
+
+	convo_init(&v);
+	handshake(&v);
+	for (int k = 0; k < 4; k++)
+		send_seg(&v, &(struct seg){C2S, A, seq + 1000u * (uint32_t)k, IRS + 1, 1000, 1000,
+					   1000 + 10 * k});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq + 1000, 0, 1000, 2000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq + 1000, 0, 1000, 2010});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq + 1000, 0, 1000, 2020});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq + 1000, 0, 1000, 2030});
+	send_seg(&v, &(struct seg){C2S, A, seq + 1000, IRS + 1, 1000, 1000, 2040}); /* again */
+	seq += 4000;
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 1000, 3000});
+	for (int64_t t = 3010; t < 40000; t += 1000) {
+		send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, t});
+		send_seg(&v, &(struct seg){C2S, A, seq + 1000, IRS + 1, 1000, 1000, t + 10});
+		seq += 2000;
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 1000, t + 990});
+	}
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_CONGESTION);
+	CHECK(share(d, LIMIT_CONGESTION) > 0.8);
+	CHECK_EQ_U(d->recoveries, 1);
+}
+
+/* A flight that doubles every RTT and a transfer too short to see more:
+ * slow start. Then the same flight, flat, ACK-clocked, below the window,
+ * without loss or queueing for 100 ms: the sender's buffer. */
+static void test_slow_start_then_sender_buffer(void)
+{
+	struct convo v;
+	uint32_t seq = ISS + 1;
+	int64_t t = 2000;
+
+	convo_init(&v);
+	handshake_rtt(&v, 950); /* the path's RTT: no queueing below */
+	/* A 40000-byte window. */
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 10000, 1100});
+	for (uint32_t n = 1; n <= 8; n *= 2, t += 1000) {
+		for (uint32_t k = 0; k < n; k++)
+			send_seg(&v, &(struct seg){C2S, A, seq + 1000 * k, IRS + 1, 1000, 1000,
+						   t + 5 * k});
+		seq += 1000 * n;
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 10000, t + 995});
+	}
+	struct limit_summary early;
+	{
+		struct sum_det r;
+		det_finish(&v.c, &v.env, &r);
+		early = r.limit;
+	}
+	CHECK_EQ_U(limit_dominant(&early.d[C2S]), LIMIT_SLOW_START);
+	for (; t < 200000; t += 1000) {
+		for (uint32_t k = 0; k < 8; k++)
+			send_seg(&v, &(struct seg){C2S, A, seq + 1000 * k, IRS + 1, 1000, 1000,
+						   t + 5 * k});
+		seq += 8000;
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 10000, t + 995});
+	}
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_SENDER_BUFFER);
+	CHECK(share(d, LIMIT_SENDER_BUFFER) > 0.8);
+	CHECK_EQ_U(d->plateau, 8000);
+	CHECK_EQ_U(d->recoveries, 0);
+}
+
+int main(void)
+{
+	test_receiver_window();
+	test_receiver_app();
+	test_sender_app();
+	test_congestion();
+	test_slow_start_then_sender_buffer();
+	return unit_done("limit");
+}
