@@ -70,7 +70,14 @@ for f in samples/*.pcap samples/*.pcapng; do
 	plot "$(basename "${f%%.*}")" -- "$f"
 done
 # Every sample in one run: connections of many captures, merged by time.
-plot all -- samples/*.pcap samples/*.pcapng
+# Not the two-point pairs (vpair-*-a/-b): each pair is one connection seen
+# twice, which one vantage makes one connection with two frames numbered N
+# (marks carry frame numbers, not inputs).
+all=()
+for f in samples/*.pcap samples/*.pcapng; do
+	case $f in */vpair-*) ;; *) all+=("$f") ;; esac
+done
+plot all -- "${all[@]}"
 
 # RX queues as colours: both queues' segments, each in its colour.
 if grep -q 'class="seg q0"' "$tmp/queues.svg/conn-1-s2c-tseq.svg" 2>/dev/null &&
