@@ -152,10 +152,6 @@ struct vp_fp {
 	int64_t ts;
 };
 
-struct vp_done {
-	struct vp_pair *p; /* concluded: rings freed, counters and examples kept */
-};
-
 struct vp_index {
 	uint64_t id;
 	uint32_t res;
@@ -177,7 +173,6 @@ struct vpair {
 	size_t nidx;
 	struct vp_totals tot;
 	bool finished;
-	struct rep_extra extra;
 };
 
 /* ---- small helpers ---- */
@@ -325,7 +320,7 @@ static void ivs_add(struct vp_ivset *s, uint32_t seq, uint32_t end)
 	/* Relative to the first byte: a transfer longer than 2 GiB from there
 	 * wraps, and its old ranges only look older. */
 	uint32_t lo = seq - s->base, hi = end - s->base;
-	if ((int32_t)lo < 0 || hi < lo)
+	if (lo > INT32_MAX || hi < lo)
 		return;
 	unsigned k = 0;
 	while (k < s->n && s->hi[k] < lo)
@@ -367,7 +362,7 @@ static bool ivs_covers(const struct vp_ivset *s, uint32_t seq, uint32_t end)
 	if (!s->any)
 		return false;
 	uint32_t lo = seq - s->base, hi = end - s->base;
-	if ((int32_t)lo < 0 || hi < lo)
+	if (lo > INT32_MAX || hi < lo)
 		return false;
 	for (unsigned k = 0; k < s->n; k++)
 		if (s->lo[k] <= lo && hi <= s->hi[k])
@@ -1590,9 +1585,12 @@ static void fmt_ns(char *buf, size_t len, int64_t ns)
 static void text_frames(FILE *out, const struct vpair *v, const struct vp_dir_result *o,
 			enum vp_ex_kind kind)
 {
-	uint32_t n = o->nex[kind] < 4 ? o->nex[kind] : 4;
-	if (!n)
+	uint32_t n = o->nex[kind];
+
+	if (n == 0)
 		return;
+	if (n > 4)
+		n = 4;
 	fputs(" (", out);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct vp_example *e = &o->ex[kind][k];
