@@ -117,7 +117,10 @@ static void limit_slice_flush(struct limit_dir_state *s)
 		return;
 	uint8_t *sh = s->share[s->out.nslices - 1];
 	for (unsigned k = 0; k < LIMIT_COUNT; k++) {
-		int64_t v = sh[k] + s->slice_acc[k] * 255 / s->out.width;
+		/* slice_acc <= width, which may be near INT64_MAX (hostile
+		 * timestamps): scale in double, never acc * 255 in 64 bits. */
+		int64_t v =
+		    sh[k] + (int64_t)((double)s->slice_acc[k] * 255.0 / (double)s->out.width);
 		sh[k] = (uint8_t)(v > 255 ? 255 : v);
 		s->slice_acc[k] = 0;
 	}
@@ -154,7 +157,7 @@ static void limit_add(struct limit_dir_state *s, unsigned k, int64_t a, int64_t 
 			limit_slice_flush(s);
 			s->out.nslices = (uint8_t)(idx + 1);
 		}
-		int64_t end = s->out.t0 + (idx + 1) * s->out.width;
+		int64_t end = clock_sat_add(s->out.t0, clock_sat_mul(s->out.width, idx + 1));
 		int64_t e = b < end ? b : end;
 		s->slice_acc[k] += e - a;
 		a = e;
@@ -329,7 +332,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	 * congestion window opens every RTT (slow start doubles it, RFC 5681
 	 * 3.1; congestion avoidance and CUBIC keep growing it, RFC 9438) while
 	 * it is the limit; a flight held by anything else stays flat. */
-	int64_t grow = 4 * limit_rtt(c, k);
+	int64_t grow = clock_sat_mul(limit_rtt(c, k), 4);
 	if (grow < LIMIT_GROW_NS)
 		grow = LIMIT_GROW_NS;
 	if (now - s->ss_max_ts > grow)
@@ -341,7 +344,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	if (flight > s->out.plateau)
 		s->out.plateau = flight;
 	int64_t srtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
-	if (min > 0 && srtt > 3 * min && srtt - min > LIMIT_QUEUE_NS)
+	if (min > 0 && srtt > clock_sat_mul(min, 3) && srtt - min > LIMIT_QUEUE_NS)
 		return LIMIT_BOTTLENECK;
 	return LIMIT_SENDER_BUFFER;
 }
@@ -389,7 +392,7 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			cls = s->react_cls; /* S answering R's packet: see above */
 			idle = false;
 		}
-		if (stall && (unsigned)k == st->last_data_dir && 2 * iv >= stall) {
+		if (stall && (unsigned)k == st->last_data_dir && clock_sat_mul(iv, 2) >= stall) {
 			cls = LIMIT_STALL;
 			idle = false;
 			s->out.stalls++;
