@@ -17,7 +17,10 @@
 # Ground truth: packets on B's veth = A's tx_packets + B's tx_packets deltas.
 # Checks: exit 0 after SIGINT; no kernel, tcpsift or link drops; the file
 # holds every packet (count = A tx + B tx = tcpsift's "written"), all on
-# socket 0; timestamps never step back by more than 1 ms. (With both
+# socket 0; timestamps never step back by more than 2 ms (1 ms until
+# 2026-12: a fresh machine of this kind measured 1 013 and 1 215 us with
+# every packet from socket 0, so in one ring's own kernel order, which no
+# hold-back of the merge reorders). (With both
 # sockets busy the old bound coped at this rate: fanout-qm.sh covers that
 # case's order and completeness.)
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected.
@@ -29,7 +32,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 lab_scenario_init capture-merge python3 ethtool -- "$@"
 lab_require_capture
-FLOWS=${MERGE_FLOWS:-4} BYTES=${MERGE_BYTES:-60M} RATE=${MERGE_RATE:-20M} MAX_BACK_US=1000
+FLOWS=${MERGE_FLOWS:-4} BYTES=${MERGE_BYTES:-60M} RATE=${MERGE_RATE:-20M} MAX_BACK_US=2000
 
 lab_pair cmerge 1500 1
 lab_pair_ipv6_off
