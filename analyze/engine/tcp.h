@@ -416,6 +416,21 @@ static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id di
 	return c->half[!dir].st.mss;
 }
 
+/* Effective segment size of dir's data: the MSS R announced less the 12
+ * bytes of timestamp options when both sides use them (RFC 7323; Linux
+ * sends 1448-byte segments for MSS 1460), or the largest payload S sent if
+ * larger (GSO/TSO super-frames); unknown when neither is known. */
+static inline uint32_t tcp_send_mss(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t unknown)
+{
+	uint32_t peer = tcp_peer_mss(c, dir), seen = c->half[dir].st.max_payload;
+
+	if (peer > 12 && c->info.timestamps)
+		peer -= 12;
+	if (seen > peer)
+		return seen;
+	return peer ? peer : unknown;
+}
+
 /* Smallest RTT sample of dir's data (ACK-based, else TSecr-based); -1 if none. */
 static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 {

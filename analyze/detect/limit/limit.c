@@ -80,14 +80,7 @@
 
 static uint32_t limit_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	uint32_t peer = tcp_peer_mss(c, dir), seen = c->half[dir].st.max_payload;
-
-	/* As stall_mss(): the MSS less the timestamp option (RFC 7323). */
-	if (peer > 12 && c->info.timestamps)
-		peer -= 12;
-	if (seen > peer)
-		return seen;
-	return peer ? peer : 536; /* RFC 9293 3.7.1: the default send MSS */
+	return tcp_send_mss(c, dir, 536); /* RFC 9293 3.7.1: the default send MSS */
 }
 
 /* The RTT the slow-start and reaction rules scale with: the direction's

@@ -76,20 +76,11 @@ static int64_t stall_threshold(const struct tcp_conn *c, const struct det_params
 	return thr;
 }
 
-/* Effective segment size of dir's data: the MSS R announced less the 12
- * bytes of timestamp options when both sides use them (RFC 7323; Linux
- * sends 1448-byte segments for MSS 1460), or the largest payload S sent if
- * larger (GSO/TSO super-frames); 1 when nothing is known (then only a zero
- * window counts as closed). */
+/* Segment size of dir's data (tcp_send_mss()); 1 when nothing is known
+ * (then only a zero window counts as closed). */
 static uint32_t stall_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	uint32_t peer = tcp_peer_mss(c, dir), seen = c->half[dir].st.max_payload;
-
-	if (peer > 12 && c->info.timestamps)
-		peer -= 12;
-	if (seen > peer)
-		return seen;
-	return peer ? peer : 1;
+	return tcp_send_mss(c, dir, 1);
 }
 
 static void stall_track_flight(const struct tcp_conn *c, struct stall_dir_state *d,
