@@ -3,6 +3,7 @@
 #include "analyze/engine/decode.h"
 #include "analyze/engine/shard.h"
 #include "common/err.h"
+#include "common/hash.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -196,16 +197,6 @@ static void on_forget(void *ctx, uint64_t id)
 
 /* ---- id map ---- */
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t map_key(unsigned worker, uint64_t id)
 {
 	return (uint64_t)worker << 56 | id;
@@ -221,7 +212,7 @@ static int map_grow(struct wk_idmap *m)
 	for (size_t k = 0; m->s && k <= m->mask; k++) {
 		if (!m->s[k].key)
 			continue;
-		size_t j = mix64(m->s[k].key) & (cap - 1);
+		size_t j = hash_mix64(m->s[k].key) & (cap - 1);
 		while (s[j].key)
 			j = (j + 1) & (cap - 1);
 		s[j] = m->s[k];
@@ -238,7 +229,7 @@ static int map_put(struct wk_idmap *m, uint64_t key, uint64_t val)
 		return ERR_NOMEM;
 	if (!m->s) /* map_grow() allocated it: for the analyzer */
 		return ERR_NOMEM;
-	size_t j = mix64(key) & m->mask;
+	size_t j = hash_mix64(key) & m->mask;
 	while (m->s[j].key && m->s[j].key != key)
 		j = (j + 1) & m->mask;
 	m->n += !m->s[j].key;
@@ -252,7 +243,7 @@ static size_t map_find(const struct wk_idmap *m, uint64_t key)
 {
 	if (!m->s)
 		return SIZE_MAX;
-	for (size_t j = mix64(key) & m->mask; m->s[j].key; j = (j + 1) & m->mask)
+	for (size_t j = hash_mix64(key) & m->mask; m->s[j].key; j = (j + 1) & m->mask)
 		if (m->s[j].key == key)
 			return j;
 	return SIZE_MAX;
@@ -272,7 +263,7 @@ static void map_del(struct wk_idmap *m, uint64_t key)
 	if (j == SIZE_MAX)
 		return;
 	for (size_t k = (j + 1) & m->mask; m->s[k].key; k = (k + 1) & m->mask) {
-		size_t home = mix64(m->s[k].key) & m->mask;
+		size_t home = hash_mix64(m->s[k].key) & m->mask;
 		/* Move k into the hole j unless its home lies cyclically in (j, k]. */
 		if (((k - home) & m->mask) >= ((k - j) & m->mask)) {
 			m->s[j] = m->s[k];
@@ -579,7 +570,7 @@ static uint64_t tuple_hash(const struct dec_addr *a, uint16_t pa, const struct d
 	memcpy(x + 2, b->a, 16);
 	uint64_t ha = (x[0] ^ pa) * 0x9e3779b97f4a7c15ull + x[1] * 0xc2b2ae3d27d4eb4full;
 	uint64_t hb = (x[2] ^ pb) * 0x9e3779b97f4a7c15ull + x[3] * 0xc2b2ae3d27d4eb4full;
-	return mix64(ha + hb);
+	return hash_mix64(ha + hb);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/report/jsonout.h"
+#include "common/hash.h"
 
 /*
  * Vocabulary: a point p is an input (0 or 1); a side is one direction of
@@ -211,16 +212,6 @@ static inline struct vp_frame *ring_at(const struct vp_ring *r, uint64_t idx)
 	return &r->f[idx % r->cap];
 }
 
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* ---- conn id -> pair ---- */
 
 static struct vp_slot *map_find(const struct vpair *v, uint64_t id)
@@ -228,7 +219,7 @@ static struct vp_slot *map_find(const struct vpair *v, uint64_t id)
 	if (!v->map_cap)
 		return NULL;
 	size_t mask = v->map_cap - 1;
-	for (size_t i = hash64(id) & mask;; i = (i + 1) & mask) {
+	for (size_t i = hash_mix64(id) & mask;; i = (i + 1) & mask) {
 		if (v->map[i].id == id)
 			return &v->map[i];
 		if (v->map[i].id == 0)
@@ -246,7 +237,7 @@ static int map_put(struct vpair *v, uint64_t id, struct vp_pair *p, unsigned poi
 		for (size_t k = 0; k < v->map_cap; k++) {
 			if (!v->map[k].id)
 				continue;
-			size_t i = hash64(v->map[k].id) & (ncap - 1);
+			size_t i = hash_mix64(v->map[k].id) & (ncap - 1);
 			while (m[i].id)
 				i = (i + 1) & (ncap - 1);
 			m[i] = v->map[k];
@@ -257,7 +248,7 @@ static int map_put(struct vpair *v, uint64_t id, struct vp_pair *p, unsigned poi
 	}
 	struct vp_slot *s = map_find(v, id);
 	if (!s) {
-		size_t mask = v->map_cap - 1, i = hash64(id) & mask;
+		size_t mask = v->map_cap - 1, i = hash_mix64(id) & mask;
 		while (v->map[i].id)
 			i = (i + 1) & mask;
 		s = &v->map[i];
@@ -277,7 +268,7 @@ static void map_del(struct vpair *v, uint64_t id)
 		j = (j + 1) & mask;
 		if (!v->map[j].id)
 			break;
-		size_t home = hash64(v->map[j].id) & mask;
+		size_t home = hash_mix64(v->map[j].id) & mask;
 		/* Move j back to i unless its home lies cyclically in (i, j]. */
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			v->map[i] = v->map[j];
@@ -823,9 +814,9 @@ static int side_room(struct vpair *v, struct vp_pair *P, unsigned d, unsigned p)
 
 static struct vp_fp *fp_slot(struct vpair *v, const struct vp_frame *f, unsigned d)
 {
-	uint64_t h = hash64(((uint64_t)f->seq << 32 | f->len) ^
-			    hash64((uint64_t)f->ip_id << 40 ^ (uint64_t)f->tsval << 8 ^
-				   (uint64_t)(f->fl & 0x1c) ^ (uint64_t)d << 63));
+	uint64_t h = hash_mix64(((uint64_t)f->seq << 32 | f->len) ^
+				hash_mix64((uint64_t)f->ip_id << 40 ^ (uint64_t)f->tsval << 8 ^
+					   (uint64_t)(f->fl & 0x1c) ^ (uint64_t)d << 63));
 	(void)d;
 	return &v->fp[h % VP_FP_SLOTS];
 }
