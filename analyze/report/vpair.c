@@ -67,11 +67,17 @@ struct vp_ivset {
 	uint32_t base; /* ranges are kept relative to the first byte seen */
 };
 
-/* An unmatched segment waiting for the other point's ACK to pass it. */
+/*
+ * Unmatched segments waiting for an ACK to pass them: a run of count
+ * back-to-back segments of len bytes each (a starved capture misses a
+ * window's worth in a row, hundreds of segments: one entry, judged one
+ * segment at a time as the ACK passes them).
+ */
 #define VP_SUSPECTS 64
 struct vp_suspect {
-	uint32_t seq, end;
-	uint32_t ex; /* index + 1 of its entry in the side's unmatched examples, 0: none */
+	uint32_t seq, len, count;
+	uint32_t ex; /* index + 1 of its first segment's entry in the side's unmatched
+		      * examples (the run's are consecutive), 0: none */
 };
 
 #define VP_RECENT 256
@@ -638,16 +644,28 @@ static void unmatched(struct vp_pair *P, unsigned d, unsigned p, struct vp_frame
 		return;
 	}
 	unm_record(s, f, p, false, &ex);
+	uint32_t len = end - f->seq;
+	if (s->nsus > 0 && len > 0) {
+		struct vp_suspect *last = &s->sus[s->nsus - 1];
+		/* Extends the newest run: contiguous, the same size, and its
+		 * example entry (if any) the next one after the run's. */
+		if (last->len == len && last->seq + last->len * last->count == f->seq &&
+		    last->count < UINT32_MAX / len &&
+		    (last->ex ? ex == last->ex + last->count : ex == 0)) {
+			last->count++;
+			return;
+		}
+	}
 	if (s->nsus == VP_SUSPECTS) {
 		/* No room to wait: judged now, as not explained. */
 		unm_judge(s, false, false);
 		return;
 	}
-	s->sus[s->nsus++] = (struct vp_suspect){.seq = f->seq, .end = end, .ex = ex};
+	s->sus[s->nsus++] = (struct vp_suspect){.seq = f->seq, .len = len, .count = 1, .ex = ex};
 }
 
 /* An ACK of direction d's data advanced at some point: judge the suspects
- * of both points it passed. */
+ * of both points it passed, one segment of a run at a time. */
 static void suspects_ack(struct vp_pair *P, unsigned d)
 {
 	for (unsigned p = 0; p < 2; p++) {
@@ -655,15 +673,22 @@ static void suspects_ack(struct vp_pair *P, unsigned d)
 		unsigned k = 0;
 		while (k < s->nsus) {
 			struct vp_suspect *x = &s->sus[k];
-			if (!acked(P, d, x->end)) {
+			while (x->count > 0 && acked(P, d, x->seq + x->len)) {
+				bool explained = !ivs_covers(&o->seen, x->seq, x->seq + x->len);
+				if (x->ex && s->st.unm_explained)
+					s->st.unm_explained[x->ex - 1] = explained;
+				if (x->ex)
+					x->ex++;
+				unm_judge(s, explained, false);
+				x->seq += x->len;
+				x->count--;
+			}
+			if (x->count > 0) {
 				k++;
 				continue;
 			}
-			bool explained = !ivs_covers(&o->seen, x->seq, x->end);
-			if (x->ex && s->st.unm_explained)
-				s->st.unm_explained[x->ex - 1] = explained;
-			unm_judge(s, explained, false);
-			s->sus[k] = s->sus[--s->nsus];
+			/* Kept in arrival order: the newest run is the one to extend. */
+			memmove(&s->sus[k], &s->sus[k + 1], (--s->nsus - k) * sizeof(s->sus[0]));
 		}
 	}
 }
@@ -993,7 +1018,8 @@ static void conclude(struct vpair *v, struct vp_pair *P)
 			struct vp_side *s = &P->side[p][d];
 			/* Suspects whose ACK never came: not explained. */
 			for (unsigned k = 0; k < s->nsus; k++)
-				unm_judge(s, false, false);
+				for (uint32_t i = 0; i < s->sus[k].count; i++)
+					unm_judge(s, false, false);
 			s->nsus = 0;
 			free(s->ring.f);
 			s->ring = (struct vp_ring){0};

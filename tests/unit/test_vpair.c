@@ -27,7 +27,7 @@ struct ev {
 };
 
 struct scen {
-	struct ev ev[512];
+	struct ev ev[1024];
 	unsigned n;
 	uint64_t frames[2];
 	int64_t offset;
@@ -204,6 +204,33 @@ static void test_capture_loss(void)
 	vp_free(v);
 }
 
+/* A starved capture at the client's point misses 300 segments in a row,
+ * more than the joiner holds suspects, before the client's ACKs (one in
+ * the middle of the run) pass them: every one is that capture's loss. */
+static void test_capture_loss_run(void)
+{
+	struct scen sc;
+	init(&sc, 0, false);
+	for (unsigned k = 0; k < 400; k++) {
+		int64_t ts = 10 * MS + (int64_t)k * MS;
+		uint32_t seq = ISN_S + 1 + k * MSS;
+		if (k >= 50 && k < 350)
+			add(&sc, 0, SUM_S2C, ts, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k,
+			    0);
+		else
+			both(&sc, SUM_S2C, ts, seq, MSS, ISN_C + 1, (uint16_t)(10 + k), 1000 + k);
+	}
+	both(&sc, SUM_C2S, 500 * MS, ISN_C + 1, 0, ISN_S + 1 + 200 * MSS, 3, 102);
+	both(&sc, SUM_C2S, 700 * MS, ISN_C + 1, 0, ISN_S + 1 + 400 * MSS, 4, 103);
+	struct vpair *v = run(&sc, 0);
+	const struct vp_dir_result *s2c = dir_of(v, SUM_S2C);
+	CHECK(s2c != NULL);
+	CHECK_EQ_U(s2c->lost, 0);
+	CHECK_EQ_U(s2c->capture_loss_down, 300);
+	CHECK_EQ_U(s2c->capture_loss_up, 0);
+	vp_free(v);
+}
+
 /* A 4000-byte TSO frame at the server's point, four MSS pieces with IP IDs
  * on from its own at the client's (tcp_gso_segment()): split, not lost. */
 static void test_split_and_merged(void)
@@ -337,6 +364,7 @@ int main(void)
 	test_clean();
 	test_lost();
 	test_capture_loss();
+	test_capture_loss_run();
 	test_split_and_merged();
 	test_dup_and_reorder();
 	test_offset_and_flip();
