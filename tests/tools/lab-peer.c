@@ -49,6 +49,13 @@
  *             tcpi_bytes_acked), one "lab-peer tcp_info: KEY=VALUE..." line
  *             on stderr: the fields of the kernel's struct tcp_info that the
  *             returned length covers.
+ *   --tcp-sample MS  from connect until that line (or close), a thread reads
+ *             the socket's TCP_INFO and SO_MEMINFO every MS ms (fractions
+ *             allowed) into the --app-log, the sender's state as the kernel
+ *             keeps it:
+ *               sample t=NS unacked=P cwnd=P mss=B snd_wnd=B notsent=B
+ *                 wmem_queued=B sndbuf=B lost=P retrans=P busy_us=U
+ *                 rwnd_limited_us=U sndbuf_limited_us=U
  *
  * The server accepts one connection, then closes its listening socket. The
  * run is bounded by alarm(--timeout). On success one line saying what was
@@ -65,9 +72,12 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <linux/tcp.h> /* not <netinet/tcp.h>: glibc's struct tcp_info is the short old one */
+#include <linux/sock_diag.h> /* SK_MEMINFO_* */
+#include <linux/tcp.h>	     /* not <netinet/tcp.h>: glibc's struct tcp_info is the short old one */
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,6 +118,7 @@ struct opts {
 	size_t write_size, read_size; /* 0: IO_CHUNK */
 	uint64_t write_every_ns, read_every_ns;
 	int tcp_info;
+	uint64_t tcp_sample_ns;
 	int quickack;
 	const char *app_log;
 };
@@ -730,11 +741,74 @@ static void report_tcp_info(int fd)
 	alog("tcp_info t=%" PRIu64 "%s\n", rt_ns(), lb.s);
 }
 
+/* --- --tcp-sample: the socket's state over time ---------------------- */
+
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
+
+struct sampler {
+	pthread_t thread;
+	int fd;
+	int running;
+	atomic_int stop;
+};
+
+static struct sampler smp;
+
+static void *sampler_main(void *arg)
+{
+	struct sampler *s = arg;
+	uint64_t next = mono_ns();
+
+	while (!s->stop) {
+		union tcp_info_buf b;
+		uint32_t mem[SK_MEMINFO_VARS] = {0};
+		socklen_t ml = sizeof(mem), len = sizeof(b);
+
+		memset(&b, 0, sizeof(b));
+		if (getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &b, &len) < 0 ||
+		    getsockopt(s->fd, SOL_SOCKET, SO_MEMINFO, mem, &ml) < 0)
+			break;
+		alog("sample t=%" PRIu64 " unacked=%u cwnd=%u mss=%u snd_wnd=%u notsent=%u"
+		     " wmem_queued=%u sndbuf=%u lost=%u retrans=%u busy_us=%" PRIu64
+		     " rwnd_limited_us=%" PRIu64 " sndbuf_limited_us=%" PRIu64 "\n",
+		     rt_ns(), b.ti.tcpi_unacked, b.ti.tcpi_snd_cwnd, b.ti.tcpi_snd_mss,
+		     TI_HAS(len, tcpi_snd_wnd) ? b.ti.tcpi_snd_wnd : 0u, b.ti.tcpi_notsent_bytes,
+		     mem[SK_MEMINFO_WMEM_QUEUED], mem[SK_MEMINFO_SNDBUF], b.ti.tcpi_lost,
+		     b.ti.tcpi_retrans, (uint64_t)b.ti.tcpi_busy_time,
+		     (uint64_t)b.ti.tcpi_rwnd_limited, (uint64_t)b.ti.tcpi_sndbuf_limited);
+		next += o.tcp_sample_ns;
+		sleep_until_ns(next);
+	}
+	return NULL;
+}
+
+static void sampler_start(int fd)
+{
+	if (!o.tcp_sample_ns || !applog)
+		return;
+	smp.fd = fd;
+	if (pthread_create(&smp.thread, NULL, sampler_main, &smp) != 0)
+		die("pthread_create: %s", strerror(errno));
+	smp.running = 1;
+}
+
+static void sampler_stop(void)
+{
+	if (!smp.running)
+		return;
+	smp.stop = 1;
+	pthread_join(smp.thread, NULL);
+	smp.running = 0;
+}
+
 /* Before close (and, on the side that sends, before its shutdown). */
 static void end_of_transfer(int fd)
 {
 	if (o.tcp_info)
 		report_tcp_info(fd);
+	sampler_stop();
 }
 
 static void run_server(int fd)
@@ -922,6 +996,7 @@ static void usage(FILE *f)
 	      "      --quickack           bulk/download receiver: TCP_QUICKACK after every recv\n"
 	      "      --tcp-info           TCP_INFO line on stderr before close (the sender:\n"
 	      "                           before shutdown, once its data was ACKed)\n"
+	      "      --tcp-sample MS      TCP_INFO + SO_MEMINFO every MS ms into --app-log\n"
 	      "      --app-log FILE       application events, CLOCK_REALTIME ns, one a line\n"
 	      "  -b, --bind ADDR:PORT     client local address/port\n"
 	      "      --nodelay            TCP_NODELAY\n"
@@ -951,6 +1026,7 @@ enum {
 	OPT_READ_SIZE,
 	OPT_READ_EVERY,
 	OPT_TCP_INFO,
+	OPT_TCP_SAMPLE,
 	OPT_QUICKACK,
 	OPT_APP_LOG,
 	OPT_NODELAY,
@@ -994,6 +1070,7 @@ static void parse_args(int argc, char **argv)
 	    {"read-size", required_argument, NULL, OPT_READ_SIZE},
 	    {"read-every", required_argument, NULL, OPT_READ_EVERY},
 	    {"tcp-info", no_argument, NULL, OPT_TCP_INFO},
+	    {"tcp-sample", required_argument, NULL, OPT_TCP_SAMPLE},
 	    {"quickack", no_argument, NULL, OPT_QUICKACK},
 	    {"app-log", required_argument, NULL, OPT_APP_LOG},
 	    {"nodelay", no_argument, NULL, OPT_NODELAY},
@@ -1107,6 +1184,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case OPT_TCP_INFO:
 			o.tcp_info = 1;
+			break;
+		case OPT_TCP_SAMPLE:
+			o.tcp_sample_ns = parse_ms_ns("--tcp-sample", optarg);
 			break;
 		case OPT_QUICKACK:
 			o.quickack = 1;
@@ -1247,10 +1327,12 @@ int main(int argc, char **argv)
 		alog("connected t=%" PRIu64 " local=%s peer=%s role=%s mode=%s\n", rt_ns(), local,
 		     peer, o.role == ROLE_SERVER ? "server" : "client", mode_names[o.mode]);
 	}
+	sampler_start(fd);
 	if (o.role == ROLE_SERVER)
 		run_server(fd);
 	else
 		run_client(fd);
+	sampler_stop();
 	alog("close t=%" PRIu64 "\n", rt_ns());
 	if (close(fd) < 0)
 		die("close: %s", strerror(errno));
