@@ -54,6 +54,16 @@ static const char stall_r_slow_ack[] =
 static const char stall_e_slow_ack[] =
     "in flight was below the receiver's window; the receiver's ACK came after more than 500 ms "
     "and the sender at once sent more";
+static const char stall_r_late_ack[] =
+    "the receiver's ACK came late with two or more full segments unacknowledged: no delayed-ACK "
+    "timer waits while it holds a second full segment (RFC 1122 4.2.3.2), so the data or its "
+    "ACK was held on the path or in the receiver's host (a busy CPU)";
+static const char stall_e_late_ack[] =
+    "two or more full segments were in flight below the receiver's window; the ACK that ended "
+    "the gap covered less than two of them and the sender at once sent more";
+static const char stall_a_late_ack[] =
+    "a capture at the receiver decides where: data arriving late is the path's, an ACK leaving "
+    "late is the receiver host's; TCP_NODELAY or quick ACKs would not help";
 static const char stall_r_held[] =
     "the sender held part of a write (no PSH on its last segment), then sent the rest";
 static const char stall_e_held[] =
@@ -477,6 +487,15 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 		f.reason = stall_r_rwnd_held;
 		f.evidence = stall_e_rwnd_held;
 		f.advice = stall_a_rwnd;
+	} else if (hot->d[st->dack_dir].mss &&
+		   st->dack_in_flight >= 2 * (uint64_t)hot->d[st->dack_dir].mss) {
+		/* Linux ACKs at once once more than one full segment is
+		 * unacknowledged and its window can advance
+		 * (__tcp_ack_snd_check()); the window case is above. */
+		f.cls = STALL_UNKNOWN;
+		f.reason = stall_r_late_ack;
+		f.evidence = stall_e_late_ack;
+		f.advice = stall_a_late_ack;
 	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
 		f.cls = STALL_UNKNOWN;
 		f.reason = stall_r_slow_ack;
