@@ -12,7 +12,7 @@
 #   sndbuf   SO_SNDBUF 16 KiB, 32 KiB at A
 # Through lab_chain (routed by R, offloads off, no delay):
 #   loss     R drops 2 %, 5 % of A's data segments (nft numgen)
-#   bulk     unconstrained, 20 MB and 40 MB
+#   bulk     unconstrained, 100 MB and 200 MB (long enough to leave the start)
 # Captures on A's veth (the sender's side: judged) and on B's (the
 # receiver's: informative, its in-flight view lags the sender's).
 #
@@ -21,8 +21,9 @@
 #     tcpi_busy_time (data queued or in flight), tcpi_rwnd_limited and
 #     tcpi_sndbuf_limited (Linux's TCP_CHRONO_*, 4 ms steps at HZ=250), and
 #     the writes' times (--app-log) for the transfer's length;
-#   - A's socket sampled every ~10 ms (ss -tmi in A's namespace): a sample
-#     is send-buffer limited when the buffer is full (wmem_queued above 2/3
+#   - A's socket sampled every 1 ms from inside the sender (lab-peer
+#     --tcp-sample: TCP_INFO and SO_MEMINFO from a thread): a sample is
+#     send-buffer limited when the buffer is full (wmem_queued above 2/3
 #     of sndbuf: the writer sleeps, sk_stream_write_space()), all of it is
 #     in flight (notsent 0) and neither window is full (unacked < cwnd,
 #     unacked + 1 segment within snd_wnd): what TCP_CHRONO_SNDBUF_LIMITED
@@ -51,9 +52,14 @@
 # loss runs congestion + stall (the RTOs) at least half and recoveries > 0.
 # Negative controls (app, bulk): no receive-buffer advice (limited_by's
 # advice; a window that kept growing after it was filled is autotuning's
-# ramp, for which it gives none), no stall events. The bulk runs are reported,
-# not judged: finding out what limits them is the point (see the verdict). Sound truth: no capture,
-# link or relay-pool drops; nft dropped something.
+# ramp, for which it gives none), no stall events (bulk: none of the classes
+# that cannot happen there, delayed_ack, sender_idle, zero_window; a reader
+# or ACKs held a few ms by the starved host are real). The bulk runs on this
+# host-local path are CPU-bound: a flight many times the path's minimum
+# RTT's worth waits in the hosts' backlogs (tcpsift: bottleneck), or the
+# receiver's window or a spurious recovery holds it; the kernel counts them
+# busy, rarely rwnd-limited, never sndbuf-limited. Sound truth: no
+# capture, link or relay-pool drops; nft dropped something.
 # Exit 0 pass, 1 fail, 77 skip; a line per transfer and side, then the verdict.
 set -euo pipefail
 
@@ -75,8 +81,8 @@ relay_runs=(
 chain_runs=(
 	"loss-2 5104 4M |"
 	"loss-5 5114 4M |"
-	"bulk-20m 5105 20M |"
-	"bulk-40m 5115 40M |"
+	"bulk-100m 5105 100M |"
+	"bulk-200m 5115 200M |"
 )
 RELAY=$(dirname "$LAB_PEER")/lab-relay
 [ -x "$RELAY" ] || {
@@ -86,25 +92,6 @@ RELAY=$(dirname "$LAB_PEER")/lab-relay
 truth="$LAB_TMP/truth.txt"
 : >"$truth"
 capdrops=0 linkdrops=0
-
-# sample_start PORT FILE: sample the sender's socket as the kernel keeps
-# it (ss -tmi) every ~10 ms into FILE, from one shell in A's namespace (ip
-# netns exec per sample takes longer than the period) started by lab_bg
-# (killed at exit, bounded in time), until sample_stop.
-sample_start()
-{
-	rm -f "$LAB_TMP/sample.stop"
-	LAB_BG_TIMEOUT=60 lab_bg "$LAB_NS_A" sh -c 'while [ ! -e "$2" ]; do
-		ss -tmiH state established "( sport = :$1 )" | tr "\n" " "; echo; sleep 0.01
-	done' sampler "$1" "$LAB_TMP/sample.stop" >"$2" 2>/dev/null
-	SAMPLER=$LAB_LAST_PID
-}
-
-sample_stop()
-{
-	touch "$LAB_TMP/sample.stop"
-	lab_wait "$SAMPLER" || true
-}
 
 # transfers NAME RUN...: the runs one after the other between LAB_NS_A and
 # LAB_NS_B, both ends captured; the reports in $LAB_TMP/NAME-{a,b}.json.
@@ -122,13 +109,11 @@ transfers()
 		read -r label port bytes rest <<<"$r"
 		sopts=${rest%%|*} copts=${rest#*|}
 		log="$LAB_TMP/$label.log"
-		sample_start "$port" "$LAB_TMP/$label.ss"
 		# shellcheck disable=SC2086 # the options are words
 		lab_transfer "$LAB_NS_A" "$LAB_IP4_A:$port" "$LAB_NS_B" "$LAB_IP4_B:4$port" 20 \
-			download "$bytes" --cc cubic --tcp-info --app-log "$log" $sopts -- $copts \
+			download "$bytes" --cc cubic --tcp-info --tcp-sample 1 --app-log "$log" $sopts -- $copts \
 			2>"$LAB_TMP/$label.err" ||
 			lab_abort "$label: transfer failed: $(tail -n 3 "$LAB_TMP/$label.err")"
-		sample_stop
 		echo "$name $label $port $(sed -n 's/^tcp_info t=\([0-9]*\)/tcp_info_t=\1/p' "$log")" \
 			"first_write_t=$(awk '/^write t=/ { sub("t=", "", $2); print $2; exit }' "$log")" \
 			>>"$truth"
@@ -208,25 +193,16 @@ for line in open(truth):
     # flight, those with the buffer full (the writer asleep), all of it in
     # flight (notsent 0) and neither window full.
     n_busy = n_snd = 0
-    for sl in open(os.path.join(tmp, label + ".ss")):
-        if "cwnd:" not in sl:
+    for sl in open(os.path.join(tmp, label + ".log")):
+        if not sl.startswith("sample "):
             continue
-        v = {}
-        for w in sl.replace("(", " ").replace(")", " ").replace(",", " ").split():
-            if ":" in w:
-                a, b = w.split(":", 1)
-                v[a] = b
-            elif w[:2] in ("tb",) and w[2:].isdigit():
-                v["tb"] = w[2:]
-            elif w[:1] == "w" and w[1:].isdigit():
-                v["wq"] = w[1:]
-        num = lambda k: int(float(v.get(k, "0")))
-        unacked, notsent = num("unacked"), num("notsent")
+        v = {a: int(b) for a, b in (w.split("=", 1) for w in sl.split()[1:])}
+        unacked, notsent = v["unacked"], v["notsent"]
         if not unacked and not notsent:
             continue
         n_busy += 1
-        if (not notsent and 3 * num("wq") > 2 * num("tb") and unacked < num("cwnd") and
-                (unacked + 1) * num("mss") <= num("snd_wnd")):
+        if (not notsent and 3 * v["wmem_queued"] > 2 * v["sndbuf"] and unacked < v["cwnd"] and
+                (unacked + 1) * v["mss"] <= v["snd_wnd"]):
             n_snd += 1
     s_snd = n_snd / n_busy if n_busy else 0.0
     # A sampled share is known to about its standard error: the tolerance
@@ -266,21 +242,25 @@ for line in open(truth):
                          label, side, dom, 100 * t_rwnd, 100 * t_snd,
                          " ".join("%s %.2f" % (k, v) for k, v in sorted(sh.items()) if v >= 0.01),
                          k_dom, 100 * k_rwnd, 100 * k_snd, busy / 1000, elapsed / 1000)
-                     + " [ss samples %d, buffer-limited %d; cwnd %s plateau %d]" % (n_busy, n_snd, kv.get("snd_cwnd"), lb["plateau"]))
-        # The unconstrained bulk transfer is what the lab measures, not a
-        # verdict known beforehand (LAB-NOTES: rwnd-limited most of its life
-        # over a veth pair, by the counters): its comparison is reported,
-        # only the negative controls below are checked.
+                     + " [samples %d, buffer-limited %d; cwnd %s plateau %d]" % (n_busy, n_snd, kv.get("snd_cwnd"), lb["plateau"]))
         if side != "A":
             continue
         rcvbuf_advice = "SO_RCVBUF" in (lb["advice"] or "")
         if label.startswith("bulk"):
             if rcvbuf_advice:
                 fails.append("%s: receive-buffer advice in a negative control" % label)
+            # Nothing in a bulk transfer waits for a delayed ACK, a held
+            # write or a closed window: those stories are false here. A
+            # starved host may still hold the reader or the ACKs for a
+            # few ms (rwnd_limited, tlp, rto: real, reported).
             stalls = [e for e in a_doc["events"] if e["type"] == "stall" and e["conn"] == c["id"]]
+            false = [e for e in stalls if e["class"] in ("delayed_ack", "sender_idle", "zero_window")]
+            if false:
+                fails.append("%s: %d %s stall events in a negative control" % (
+                    label, len(false), "/".join(sorted({e["class"] for e in false}))))
             if stalls:
-                fails.append("%s: %d stall events in a negative control" % (label, len(stalls)))
-            continue
+                lines.append("%s A: host hiccups: %s" % (label, ", ".join(
+                    "%s %.1f ms" % (e["class"], 1000 * e["duration_s"]) for e in stalls)))
         if abs(t_rwnd - k_rwnd) > 0.10:
             fails.append("%s: receiver share %.2f vs kernel rwnd_limited/busy %.2f" % (label, t_rwnd, k_rwnd))
         if abs(t_snd - k_snd) > 0.10 + 2 * k_snd_err:

@@ -46,7 +46,7 @@
  *        tcp_check_space()), an application writing at its own pace does
  *        not (a moving average over the bursts that follow R's packets)
  *                                                              -> sender_app
- *   smoothed RTT above 3 times the minimum and 500 us above it: a queue builds
+ *   smoothed RTT above 3 times the minimum and 20 us above it: a queue builds
  *        at the path's bottleneck with a full flight and no loss -> bottleneck
  *   otherwise the flight plateaus below both windows, with no loss, the
  *        sender never idle and not queueing: it had no more data in its
@@ -56,9 +56,11 @@
  *        (TCP_INFO's tcpi_sndbuf_limited at S can)             -> sender_buffer
  *
  * One exception to "the state the previous packet left": S's new data
- * that follows R's packet within the reaction time charges the interval to
- * the class before R's packet. An ACK that opens the window is answered at
- * once; that moment belongs to what held S before it, as Linux's chrono
+ * that follows R's packet within the reaction time plus an RTT
+ * (limit_react_wait()) charges the wait since that packet to the class
+ * before it. An ACK that opens the window is answered at once by the
+ * kernel, but a busy host may process it milliseconds after the capture
+ * saw it; that wait belongs to what held S before it, as Linux's chrono
  * keeps counting until S's next send finds no limit.
  *
  * Memory: a fixed block per connection (the slices included), from a pool
@@ -70,10 +72,13 @@
 #define LIMIT_REACT_NS	  250000ll
 #define LIMIT_CLOCKED_ONE 256u
 /* Queueing delay that makes a plateau the path's: the smoothed RTT above
- * three times the minimum and this much above it (a busy host's scheduling
- * and a userspace hop jitter by a few hundred us; a queue that holds the
- * flight grows beyond that). */
-#define LIMIT_QUEUE_NS 500000ll
+ * three times the minimum (two thirds of the flight wait in a queue: it is
+ * three times what the path holds, and a larger buffer would only queue
+ * more) and this much above it (timestamp granularity and a host's
+ * softirq jitter). On a host-local path, microseconds of minimum RTT, the
+ * queue is the hosts' backlogs: the transfer is CPU-bound (the lab's bulk
+ * runs). */
+#define LIMIT_QUEUE_NS 20000ll
 /* The flight counts as still growing this long after its last new maximum
  * (or 4 RTTs when longer): at microsecond RTTs a few RTTs are no time. */
 #define LIMIT_GROW_NS 10000000ll
@@ -99,6 +104,22 @@ static int64_t limit_react(const struct tcp_conn *c, enum sum_dir_id dir)
 	int64_t loop = c->hs_loop_ns[dir];
 
 	return LIMIT_REACT_NS + (loop > 0 ? loop : 0);
+}
+
+/*
+ * How long S may take to answer R's packet and still be answering it: the
+ * reaction time plus one smoothed RTT. A sender blocked by a window or
+ * cwnd sends from the ACK's own softirq (tcp_data_snd_check()), but on a
+ * busy host that softirq, or the backlog of a socket its writer holds, runs
+ * milliseconds after the ACK passed the capture point: Linux's chrono keeps
+ * counting the old limit until then (tcp_write_xmit() changes it), and so
+ * does this. Longer than an RTT is no longer a reaction.
+ */
+static int64_t limit_react_wait(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	int64_t srtt = c->half[dir].srtt_ns;
+
+	return clock_sat_add(limit_react(c, dir), srtt > 0 ? srtt : limit_rtt(c, dir));
 }
 
 /* ---- slices ---- */
@@ -266,8 +287,11 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 		return;
 	}
 	/* R's segment: its ACK and window. */
-	if (!s->after_ack)
+	if (!s->after_ack) {
 		s->react_cls = s->cls;
+		s->react_t0 = now;
+		s->react_ns = 0;
+	}
 	s->after_ack = true;
 	s->ack_ts = now;
 	if (c->half[!k].dupack_run >= 3 && !s->recovering && tcp_in_flight(c, k)) {
@@ -379,11 +403,22 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		}
 		unsigned cls = s->cls;
 		bool idle = s->idle;
-		if (s->after_ack && seg->dir == (enum sum_dir_id)k &&
-		    (seg->kind & TCP_SEG_NEW_DATA) && iv <= limit_react(c, (enum sum_dir_id)k) &&
-		    s->react_cls != LIMIT_NONE && s->react_cls != LIMIT_SENDER_APP) {
-			cls = s->react_cls; /* S answering R's packet: see above */
+		/* An ACK that left nothing in flight leaves S nothing it was
+		 * blocked on: only an immediate send is its answer. */
+		int64_t wait = idle ? limit_react(c, (enum sum_dir_id)k)
+				    : limit_react_wait(c, (enum sum_dir_id)k);
+		bool reacting = s->after_ack && seg->dir == (enum sum_dir_id)k &&
+				(seg->kind & TCP_SEG_NEW_DATA) && now - s->react_t0 <= wait &&
+				s->react_cls != LIMIT_NONE && s->react_cls != LIMIT_SENDER_APP;
+		if (reacting) {
+			/* S answering R's packet: see above; the wait since that
+			 * packet is the old limit's. */
+			cls = s->react_cls;
 			idle = false;
+			if (s->react_ns > 0 && s->react_ns_cls != LIMIT_NONE &&
+			    s->react_ns_cls != cls)
+				limit_move(s, s->react_ns_cls, cls, s->react_ns);
+			s->react_ns = 0;
 		}
 		if (stall && (unsigned)k == st->last_data_dir && clock_sat_mul(iv, 2) >= stall) {
 			cls = LIMIT_STALL;
@@ -392,6 +427,17 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			stall = 0;
 		}
 		limit_charge(s, cls, idle, st->last_ts, now);
+		if (s->after_ack && !reacting && !idle && iv > 0) {
+			/* S still waits: the time it may yet turn out to owe
+			 * the limit before R's packet (one class only). */
+			if (!s->react_ns)
+				s->react_ns_cls = (uint8_t)cls;
+			else if (s->react_ns_cls != cls)
+				s->react_ns_cls = LIMIT_NONE;
+			if (cls == LIMIT_STALL)
+				s->react_ns_cls = LIMIT_NONE;
+			s->react_ns = clock_sat_add(s->react_ns, iv);
+		}
 		if (s->zero_window) /* the evidence: how long R's window was closed */
 			s->out.zero_window_ns = clock_sat_add(s->out.zero_window_ns, iv);
 		if (stall && (unsigned)k == st->last_data_dir && s->prev_iv_cls != LIMIT_NONE) {

@@ -67,6 +67,9 @@ struct limit_dir_state {
 	uint8_t share[LIMIT_SLICES][LIMIT_COUNT]; /* closed slices: 255ths of the width */
 	int64_t idle_since;			  /* pending sender_app time from here (0: none) */
 	int64_t ack_ts;		  /* R's last ACK advancing snd_una (0: none since S's data) */
+	int64_t react_t0;	  /* R's first packet since S's last: S's wait began */
+	int64_t react_ns;	  /* time charged since then to react_ns_cls (moved to */
+	uint8_t react_ns_cls;	  /* react_cls if S reacts; LIMIT_NONE: several classes) */
 	int64_t ss_max_ts;	  /* when the flight last grew past ss_max */
 	int64_t last_iv, prev_iv; /* the last two intervals accounted (their classes: */
 	uint8_t last_iv_cls, prev_iv_cls; /* a stall decided late moves one of them) */
