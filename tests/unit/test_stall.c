@@ -468,6 +468,28 @@ static void test_ack_held_two_segments(void)
 	CHECK(strstr(v.ev[0].u.stall.reason, "two or more full segments") != NULL);
 }
 
+/* Three full segments out, a 30 ms gap, then an ACK of only the first and
+ * new data at once: no delayed-ACK timer waits while the receiver holds a
+ * second full segment (RFC 1122 4.2.3.2), so the data or the ACK was held
+ * on the path or in the receiver's host: unknown, not delayed_ack. */
+static void test_late_ack_not_delayed(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1001, ISS + 1, 1000, 1000, 1001});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 2001, ISS + 1, 1000, 1000, 1002});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 1000, 31000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 31050});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_UNKNOWN);
+	CHECK(strstr(v.ev[0].u.stall.reason, "no delayed-ACK timer") != NULL);
+	CHECK_EQ_U(v.res.stall.by_class[STALL_DELAYED_ACK], 0);
+}
+
 /* Three full segments out, no ACK for 30 ms, then new data: the sender's
  * loss probe carried new data (RFC 8985 sec. 7.3), not its application. */
 static void test_probe_with_new_data(void)
@@ -598,6 +620,7 @@ int main(void)
 	test_rwnd_limited();
 	test_tlp();
 	test_ack_held_two_segments();
+	test_late_ack_not_delayed();
 	test_probe_with_new_data();
 	test_probe_after_unpushed();
 	test_window_probe_with_data();
