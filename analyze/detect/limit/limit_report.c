@@ -320,7 +320,7 @@ static void limit_line(char *b, size_t n, const struct sum_conn *c, unsigned dir
 static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	unsigned lines = 0;
-	uint64_t more = 0;
+	uint64_t more = 0, app_only = 0;
 
 	(void)run;
 	for (size_t i = 0; i < d->nconns; i++) {
@@ -331,6 +331,13 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 			char line[768], dur[32];
 			if (dom == LIMIT_NONE)
 				continue;
+			/* A direction that only ever waited for its own
+			 * application (requests, the turns of an interactive
+			 * exchange): nothing in TCP to explain; counted. */
+			if (dom == LIMIT_SENDER_APP && limit_share(ld, dom) >= 0.995) {
+				app_only++;
+				continue;
+			}
 			if (lines == LIMIT_TEXT_LINES) {
 				more++;
 				continue;
@@ -350,6 +357,16 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 	}
 	if (more)
 		fprintf(out, "    ... and %" PRIu64 " more directions (see --json)\n", more);
+	if (app_only && lines)
+		fprintf(out,
+			"    %" PRIu64 " more direction%s only waited for the sending application "
+			"(see --json)\n",
+			app_only, rep_plural(app_only));
+	else if (app_only)
+		fprintf(out,
+			"  what limited the transfers: only the sending application (%" PRIu64
+			" direction%s; see --json)\n",
+			app_only, rep_plural(app_only));
 }
 
 /* The long form's cell: the dominant limit and its share. */
