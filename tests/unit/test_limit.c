@@ -145,6 +145,34 @@ static void test_receiver_window(void)
 	CHECK_EQ_U(d->slice[d->nslices - 1], LIMIT_RECEIVER_WINDOW);
 }
 
+/* The window full, R's ACK frees half of it and S answers 600 us later:
+ * a host that processed the ACK late (more than the reaction time, less
+ * than an RTT). Linux's chrono keeps counting rwnd_limited until S sends:
+ * the wait is the receiver window's, not a plateau below it. */
+static void test_receiver_window_late_answer(void)
+{
+	struct convo v;
+	uint32_t seq = ISS + 1;
+
+	convo_init(&v);
+	handshake_rtt(&v, 1000);
+	for (int k = 0; k < 4; k++)
+		send_seg(&v, &(struct seg){C2S, A, seq + 1000u * (uint32_t)k, IRS + 1, 1000, 1000,
+					   2000 + k});
+	seq += 4000;
+	for (int64_t t = 3000; t < 103000; t += 1000) {
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq - 2000, 0, 1000, t - 600});
+		for (int k = 0; k < 2; k++)
+			send_seg(&v, &(struct seg){C2S, A, seq + 1000u * (uint32_t)k, IRS + 1, 1000,
+						   1000, t + k});
+		seq += 2000;
+	}
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_RECEIVER_WINDOW);
+	CHECK(share(d, LIMIT_RECEIVER_WINDOW) > 0.9);
+	CHECK(share(d, LIMIT_SENDER_BUFFER) < 0.05);
+}
+
 /* The window shrinks to 1000 bytes (of 16000) while data is ACKed, then
  * closes for 100 ms: the reader is slow. */
 static void test_receiver_app(void)
@@ -277,6 +305,7 @@ static void test_slow_start_then_sender_buffer(void)
 int main(void)
 {
 	test_receiver_window();
+	test_receiver_window_late_answer();
 	test_receiver_app();
 	test_sender_app();
 	test_congestion();
