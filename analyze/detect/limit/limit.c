@@ -161,6 +161,14 @@ static void limit_add(struct limit_dir_state *s, unsigned k, int64_t a, int64_t 
 	if (b <= a)
 		return;
 	s->out.ns[k] = clock_sat_add(s->out.ns[k], b - a);
+	if (s->out.nslices) {
+		/* Most intervals fall in the open slice: no division. */
+		int64_t hi = clock_sat_add(s->out.t0, clock_sat_mul(s->out.width, s->out.nslices));
+		if (b <= hi && a >= hi - s->out.width) {
+			s->slice_acc[k] += b - a;
+			return;
+		}
+	}
 	while (a < b) {
 		int64_t idx = (a - s->out.t0) / s->out.width;
 		while (idx >= LIMIT_SLICES) {
@@ -405,11 +413,12 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		bool idle = s->idle;
 		/* An ACK that left nothing in flight leaves S nothing it was
 		 * blocked on: only an immediate send is its answer. */
-		int64_t wait = idle ? limit_react(c, (enum sum_dir_id)k)
-				    : limit_react_wait(c, (enum sum_dir_id)k);
-		bool reacting = s->after_ack && seg->dir == (enum sum_dir_id)k &&
-				(seg->kind & TCP_SEG_NEW_DATA) && now - s->react_t0 <= wait &&
-				s->react_cls != LIMIT_NONE && s->react_cls != LIMIT_SENDER_APP;
+		bool reacting =
+		    s->after_ack && seg->dir == (enum sum_dir_id)k &&
+		    (seg->kind & TCP_SEG_NEW_DATA) && s->react_cls != LIMIT_NONE &&
+		    s->react_cls != LIMIT_SENDER_APP &&
+		    now - s->react_t0 <= (idle ? limit_react(c, (enum sum_dir_id)k)
+					       : limit_react_wait(c, (enum sum_dir_id)k));
 		if (reacting) {
 			/* S answering R's packet: see above; the wait since that
 			 * packet is the old limit's. */
