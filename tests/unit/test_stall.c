@@ -509,6 +509,30 @@ static void test_probe_with_new_data(void)
 	CHECK_EQ_U(v.res.stall.think_time, 0);
 }
 
+/* The same silence, but S then sends three segments at once with nothing
+ * from R between: a probe is one segment (tcp_send_loss_probe()), so this
+ * was S's application writing again (while the path held the ACKs):
+ * think time, no stall. The lab's app-limited sender behind a stalled
+ * relay. */
+static void test_probe_like_burst(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	for (uint32_t k = 0; k < 3; k++)
+		send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 1 + 1000 * k, ISS + 1,
+					   1000, 1000, 1000 + k});
+	for (uint32_t k = 0; k < 3; k++)
+		send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 3001 + 1000 * k,
+					   ISS + 1, 1000, 1000, 31000 + k});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 6001, 0, 1000, 31500});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 0);
+	CHECK_EQ_U(v.res.stall.count, 0);
+	CHECK_EQ_U(v.res.stall.think_time, 1);
+}
+
 /* The same probe after segments without PSH (a write larger than the
  * window): the probe timer ended the silence, not a held write. */
 static void test_probe_after_unpushed(void)
@@ -622,6 +646,7 @@ int main(void)
 	test_ack_held_two_segments();
 	test_late_ack_not_delayed();
 	test_probe_with_new_data();
+	test_probe_like_burst();
 	test_probe_after_unpushed();
 	test_window_probe_with_data();
 	test_text_report();

@@ -175,6 +175,14 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 		thr = stall_threshold(c, env->prm);
 		gap = seg->ts - st->last_ts > thr;
 	}
+	if (st->probe_open) {
+		/* A loss probe is one segment: S's new data again, with
+		 * nothing from R between, was its application's write. */
+		bool burst = !gap && seg->dir == c->det.stall->probe.dir &&
+			     (seg->kind & TCP_SEG_NEW_DATA) && (seg->kind & TCP_SEG_DATA) &&
+			     !(seg->kind & TCP_SEG_KEEPALIVE);
+		stall_probe_resolve(c, env, burst);
+	}
 	if (st->dack_open) {
 		if (gap)
 			st->dack_open = false; /* a new gap: nobody waited for that ACK */
@@ -208,6 +216,9 @@ static void stall_finish(struct tcp_conn *c, const struct det_env *env, struct s
 
 	/* A pending delayed ACK that S did not follow with data: no stall. */
 	st->dack_open = false;
+	/* A probe-like end of a gap was the connection's last packet. */
+	if (st->probe_open)
+		stall_probe_resolve(c, env, false);
 	for (int k = 0; k < SUM_DIR_COUNT; k++)
 		if (st->d[k].zw_open)
 			stall_zw_close(c, env, (enum sum_dir_id)k, st->last_ts, st->last_frame,

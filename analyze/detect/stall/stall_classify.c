@@ -301,18 +301,70 @@ static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum su
 }
 
 /* S sent new data after a gap with two or more full segments in flight
- * and nothing from R: its probe timer, not its application, ended it. */
+ * and nothing from R: its probe timer, not its application, ended it --
+ * unless more new data follows at once (stall_probe_resolve()). */
 static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold = DET_COLD_GET(c, env, stall);
 	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
-	if (stall_receiver_limited(&c->dhot.stall.d[dir]))
-		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RWND_LIMITED,
-				 stall_r_rwnd_probe, stall_e_rwnd_probe, stall_a_rwnd);
-	else
-		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp_new,
-				 stall_e_tlp_new, stall_a_tlp);
+	if (!cold)
+		return;
+	stall_found_init(&f, st, seg, dir, STALL_TLP, NULL, NULL, NULL);
+	cold->probe = (struct stall_probe){
+	    .start = f.start,
+	    .duration = f.duration,
+	    .frame_before = f.frame_before,
+	    .frame_after = f.frame_after,
+	    .rwnd = f.rwnd,
+	    .input = f.input,
+	    .in_flight = f.in_flight,
+	    .rel_una = f.rel_una,
+	    .dir = (uint8_t)dir,
+	    .rwnd_limited = stall_receiver_limited(&st->d[dir]),
+	};
+	st->probe_open = true;
+}
+
+/* The packet after a probe-like gap end: S's new data again (a burst, its
+ * application's write) makes the gap think time, anything else the probe. */
+__attribute__((noinline)) void stall_probe_resolve(struct tcp_conn *c, const struct det_env *env,
+						   bool burst)
+{
+	struct stall_state *cold = c->det.stall; /* allocated with probe_open */
+	const struct stall_probe *pr = &cold->probe;
+
+	c->dhot.stall.probe_open = false;
+	if (burst) {
+		cold->sum.think_time++;
+		cold->sum.think_time_ns = clock_sat_add(cold->sum.think_time_ns, pr->duration);
+		return;
+	}
+	struct stall_found f = {
+	    .dir = (enum sum_dir_id)pr->dir,
+	    .start = pr->start,
+	    .duration = pr->duration,
+	    .ack_delay = -1,
+	    .frame_before = pr->frame_before,
+	    .frame_after = pr->frame_after,
+	    .input = pr->input,
+	    .in_flight = pr->in_flight,
+	    .rel_una = pr->rel_una,
+	    .rwnd = pr->rwnd,
+	};
+	if (pr->rwnd_limited) {
+		f.cls = STALL_RWND_LIMITED;
+		f.reason = stall_r_rwnd_probe;
+		f.evidence = stall_e_rwnd_probe;
+		f.advice = stall_a_rwnd;
+	} else {
+		f.cls = STALL_TLP;
+		f.reason = stall_r_tlp_new;
+		f.evidence = stall_e_tlp_new;
+		f.advice = stall_a_tlp;
+	}
 	stall_emit(c, env, &f);
 }
 

@@ -26,6 +26,9 @@ void stall_gap(struct tcp_conn *c, const struct det_env *env);
 /* S's first packet after the ACK that ended a gap (thr: the gap threshold):
  * did S wait for it? */
 void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env, int64_t thr);
+/* The packet after a loss-probe-like gap end: burst (S's new data again)
+ * makes it think time, else the probe's stall is emitted. */
+void stall_probe_resolve(struct tcp_conn *c, const struct det_env *env, bool burst);
 /* dir's open zero-window stall ends at end (frame): R's window update, or
  * (conn_end) the end of the connection. */
 void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,

@@ -70,6 +70,7 @@ struct stall_hot {
 	uint32_t last_input;
 	bool have_last;
 	bool dack_open;		     /* see stall_state.dack_* */
+	bool probe_open;	     /* see stall_state.probe */
 	struct stall_dir_state d[2]; /* by enum sum_dir_id */
 };
 
@@ -126,6 +127,20 @@ struct stall_state {
 	int64_t dack_start, dack_ack_ts, dack_delay;
 	uint64_t dack_frame_before, dack_frame_ack;
 	uint32_t dack_input;
+
+	/* A gap ended with S's new data the engine took for a loss probe
+	 * (TCP_SEG_TLP). A probe is one segment (Linux's
+	 * tcp_send_loss_probe() sends one, then waits for an ACK or the RTO):
+	 * if the connection's next packet is more new data from S, S's
+	 * application wrote it, think time. Decided on that packet; valid
+	 * while stall_hot.probe_open. */
+	struct stall_probe {
+		int64_t start, duration;
+		uint64_t frame_before, frame_after, rwnd;
+		uint32_t input, in_flight, rel_una;
+		uint8_t dir;
+		bool rwnd_limited;
+	} probe;
 
 	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
 	int64_t timer_len[STALL_TIMER_RING];
