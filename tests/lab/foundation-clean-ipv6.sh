@@ -9,7 +9,7 @@
 #
 # Ground truth: A's TcpRetransSegs == 0 and captured == both ends' TcpOutSegs
 # (nothing lost or retransmitted), tshark on the saved copy: 0 frames with
-# tcp.analysis.flags. Checks: tcpsift exits 0 and read every captured packet,
+# tcp.analysis.flags (but window_update / window_full). Checks: tcpsift exits 0 and read every captured packet,
 # 1 connection, state closed, retransmissions/out_of_order/lost_segments/
 # acked_unseen 0 both ways, c2s unique_bytes == 2 MiB.
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
@@ -54,8 +54,13 @@ lab_wait "$reader" || rrc=$?
 retrans=$(lab_nstat "$LAB_NS_A" TcpRetransSegs)
 want_pk=$(($(lab_nstat "$LAB_NS_A" TcpOutSegs) + $(lab_nstat "$LAB_NS_B" TcpOutSegs)))
 saved_pk=$(tshark -n -r "$saved" -T fields -e frame.number 2>/dev/null | wc -l)
-t_flags=$(tshark -n -r "$saved" -Y tcp.analysis.flags -T fields -e frame.number 2>/dev/null |
-	wc -l)
+# Loss, retransmission and reordering flags; tshark's window_update and
+# window_full are flow control, which a clean transfer may show once (a
+# receiver's late read on this loaded host: seen once in make check).
+t_flagged=$(tshark -n -r "$saved" -Y \
+	"tcp.analysis.flags && !tcp.analysis.window_update && !tcp.analysis.window_full" \
+	-T fields -e frame.number -e _ws.expert.message 2>/dev/null | tr '\t\n' ': ')
+t_flags=$(printf '%s' "$t_flagged" | wc -w)
 
 p=connections.0
 read -r nconn pk state c_retx c_ooo c_lost c_au c_uniq s_retx s_ooo s_lost s_au < <(
@@ -79,7 +84,7 @@ for v in c_retx c_ooo c_lost c_au s_retx s_ooo s_lost s_au; do
 	lab_check "$v ${!v} != 0" "${!v}" -eq 0
 done
 lab_check "c2s unique_bytes $c_uniq != $BYTES" "$c_uniq" -eq "$BYTES"
-lab_check "tshark: $t_flags frames with tcp.analysis.flags" "$t_flags" -eq 0
+lab_check "tshark: $t_flags frames with tcp.analysis.flags ($t_flagged)" "$t_flags" -eq 0
 
 lab_verdict "retransmissions $c_retx/$s_retx (TcpRetransSegs $retrans)," \
 	"out_of_order $c_ooo/$s_ooo (0), lost_segments $c_lost/$s_lost (0)," \
