@@ -159,17 +159,6 @@ static bool stall_recurs(struct stall_state *st, int64_t dur)
 	return hit;
 }
 
-struct stall_found {
-	enum sum_dir_id dir;
-	enum stall_class cls;
-	const char *reason, *evidence, *advice;
-	int64_t start, duration, ack_delay;
-	uint64_t frame_before, frame_after;
-	uint32_t input, in_flight, rel_una;
-	uint64_t rwnd;
-	bool timer_like;
-};
-
 static void stall_emit(struct tcp_conn *c, const struct det_env *env, const struct stall_found *f)
 {
 	struct stall_state *cold = DET_COLD_GET(c, env, stall);
@@ -305,27 +294,22 @@ static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum su
  * unless more new data follows at once (stall_probe_resolve()). */
 static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	struct stall_hot *st = &c->dhot.stall;
 	struct stall_state *cold = DET_COLD_GET(c, env, stall);
 	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
-	if (!cold)
+	if (stall_receiver_limited(&c->dhot.stall.d[dir]))
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_RWND_LIMITED,
+				 stall_r_rwnd_probe, stall_e_rwnd_probe, stall_a_rwnd);
+	else
+		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp_new,
+				 stall_e_tlp_new, stall_a_tlp);
+	if (!cold) {
+		stall_emit(c, env, &f); /* nowhere to wait: as before the burst rule */
 		return;
-	stall_found_init(&f, st, seg, dir, STALL_TLP, NULL, NULL, NULL);
-	cold->probe = (struct stall_probe){
-	    .start = f.start,
-	    .duration = f.duration,
-	    .frame_before = f.frame_before,
-	    .frame_after = f.frame_after,
-	    .rwnd = f.rwnd,
-	    .input = f.input,
-	    .in_flight = f.in_flight,
-	    .rel_una = f.rel_una,
-	    .dir = (uint8_t)dir,
-	    .rwnd_limited = stall_receiver_limited(&st->d[dir]),
-	};
-	st->probe_open = true;
+	}
+	cold->probe = f;
+	c->dhot.stall.probe_open = true;
 }
 
 /* The packet after a probe-like gap end: S's new data again (a burst, its
@@ -334,38 +318,15 @@ __attribute__((noinline)) void stall_probe_resolve(struct tcp_conn *c, const str
 						   bool burst)
 {
 	struct stall_state *cold = c->det.stall; /* allocated with probe_open */
-	const struct stall_probe *pr = &cold->probe;
 
 	c->dhot.stall.probe_open = false;
 	if (burst) {
 		cold->sum.think_time++;
-		cold->sum.think_time_ns = clock_sat_add(cold->sum.think_time_ns, pr->duration);
+		cold->sum.think_time_ns =
+		    clock_sat_add(cold->sum.think_time_ns, cold->probe.duration);
 		return;
 	}
-	struct stall_found f = {
-	    .dir = (enum sum_dir_id)pr->dir,
-	    .start = pr->start,
-	    .duration = pr->duration,
-	    .ack_delay = -1,
-	    .frame_before = pr->frame_before,
-	    .frame_after = pr->frame_after,
-	    .input = pr->input,
-	    .in_flight = pr->in_flight,
-	    .rel_una = pr->rel_una,
-	    .rwnd = pr->rwnd,
-	};
-	if (pr->rwnd_limited) {
-		f.cls = STALL_RWND_LIMITED;
-		f.reason = stall_r_rwnd_probe;
-		f.evidence = stall_e_rwnd_probe;
-		f.advice = stall_a_rwnd;
-	} else {
-		f.cls = STALL_TLP;
-		f.reason = stall_r_tlp_new;
-		f.evidence = stall_e_tlp_new;
-		f.advice = stall_a_tlp;
-	}
-	stall_emit(c, env, &f);
+	stall_emit(c, env, &cold->probe);
 }
 
 /* The packet seg ended a gap of the connection: classify it. Out of line

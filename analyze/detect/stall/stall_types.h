@@ -62,6 +62,17 @@ struct stall_dir_state {
 	bool zw_open;
 };
 
+/* A stall as classified, before it becomes an event (stall_classify.c). */
+struct stall_found {
+	const char *reason, *evidence, *advice; /* static strings; advice may be NULL */
+	int64_t start, duration, ack_delay;
+	uint64_t frame_before, frame_after, rwnd;
+	uint32_t input, in_flight, rel_una;
+	enum stall_class cls;
+	uint8_t dir; /* enum sum_dir_id */
+	bool timer_like;
+};
+
 /* Per-connection state read or written for every packet (inside struct
  * tcp_conn's det_hot, next to the segment record: see tcp.h). */
 struct stall_hot {
@@ -134,13 +145,7 @@ struct stall_state {
 	 * if the connection's next packet is more new data from S, S's
 	 * application wrote it, think time. Decided on that packet; valid
 	 * while stall_hot.probe_open. */
-	struct stall_probe {
-		int64_t start, duration;
-		uint64_t frame_before, frame_after, rwnd;
-		uint32_t input, in_flight, rel_una;
-		uint8_t dir;
-		bool rwnd_limited;
-	} probe;
+	struct stall_found probe;
 
 	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
 	int64_t timer_len[STALL_TIMER_RING];
