@@ -675,10 +675,11 @@ static void suspects_ack(struct vp_pair *P, unsigned d)
 			struct vp_suspect *x = &s->sus[k];
 			while (x->count > 0 && acked(P, d, x->seq + x->len)) {
 				bool explained = !ivs_covers(&o->seen, x->seq, x->seq + x->len);
-				if (x->ex && s->st.unm_explained)
-					s->st.unm_explained[x->ex - 1] = explained;
-				if (x->ex)
-					x->ex++;
+				if (x->ex) {
+					if (s->st.unm_explained)
+						s->st.unm_explained[x->ex - 1] = explained;
+					x->ex++; /* the run's next segment's entry */
+				}
 				unm_judge(s, explained, false);
 				x->seq += x->len;
 				x->count--;
