@@ -468,6 +468,15 @@ static void test_ack_held_two_segments(void)
 	CHECK(strstr(v.ev[0].u.stall.reason, "two or more full segments") != NULL);
 }
 
+/* S's write of three full segments from seq, 1 us apart from t_us, the
+ * last one pushed. */
+static void three_out(struct convo *v, uint32_t seq, int64_t t_us)
+{
+	for (uint32_t k = 0; k < 3; k++)
+		send_seg(v, &(struct seg){S2C, A | (k == 2 ? P : 0), seq + 1000 * k, ISS + 1, 1000,
+					  1000, t_us + k});
+}
+
 /* Three full segments out, a 30 ms gap, then an ACK of only the first and
  * new data at once: no delayed-ACK timer waits while the receiver holds a
  * second full segment (RFC 1122 4.2.3.2), so the data or the ACK was held
@@ -478,9 +487,7 @@ static void test_late_ack_not_delayed(void)
 
 	convo_init(&v);
 	handshake(&v, 200);
-	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1, 1000, 1000, 1000});
-	send_seg(&v, &(struct seg){S2C, A, IRS + 1001, ISS + 1, 1000, 1000, 1001});
-	send_seg(&v, &(struct seg){S2C, A | P, IRS + 2001, ISS + 1, 1000, 1000, 1002});
+	three_out(&v, IRS + 1, 1000);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 1000, 31000});
 	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 31050});
 	finish(&v);
@@ -498,9 +505,7 @@ static void test_probe_with_new_data(void)
 
 	convo_init(&v);
 	handshake(&v, 200);
-	for (uint32_t k = 0; k < 3; k++)
-		send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 1 + 1000 * k, ISS + 1,
-					   1000, 1000, 1000 + k});
+	three_out(&v, IRS + 1, 1000);
 	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 31000});
 	finish(&v);
 	CHECK_EQ_U(v.nev, 1);
@@ -520,12 +525,8 @@ static void test_probe_like_burst(void)
 
 	convo_init(&v);
 	handshake(&v, 200);
-	for (uint32_t k = 0; k < 3; k++)
-		send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 1 + 1000 * k, ISS + 1,
-					   1000, 1000, 1000 + k});
-	for (uint32_t k = 0; k < 3; k++)
-		send_seg(&v, &(struct seg){S2C, A | (k == 2 ? P : 0), IRS + 3001 + 1000 * k,
-					   ISS + 1, 1000, 1000, 31000 + k});
+	three_out(&v, IRS + 1, 1000);
+	three_out(&v, IRS + 3001, 31000);
 	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 6001, 0, 1000, 31500});
 	finish(&v);
 	CHECK_EQ_U(v.nev, 0);
