@@ -7,7 +7,7 @@ build_pkgs="gcc make pkg-config libpcap-dev libtrace3-dev libwandio1-dev
             libjansson-dev libncurses-dev zlib1g-dev libbz2-dev liblzma-dev"
 check_pkgs="$build_pkgs clang clang-format tshark tcpdump tcptrace iproute2 curl
             nftables ethtool iperf3 tmux python3 python3-jsonschema procps groff-base man-db
-            parallel time cppcheck clang-tidy binutils chromium"
+            parallel time cppcheck clang-tidy binutils chromium python3-scapy valgrind"
 bench_pkgs="$check_pkgs time"
 
 case "${1:-build}" in
