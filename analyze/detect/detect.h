@@ -35,11 +35,11 @@
 /* Thresholds, from the command line (tcpsift-analyze(1), FINDINGS). */
 struct det_params {
 	int64_t stall_min_ns;	   /* a gap shorter than this is never a stall (10 ms) */
-	uint32_t stall_rtt_factor; /* ... nor shorter than this many min RTTs (4) */
+	uint32_t stall_rtt_factor; /* ... plus this many loops to the answering host (1) */
 };
 
 #define DET_DEFAULT_STALL_MIN_NS     (10ll * 1000000ll)
-#define DET_DEFAULT_STALL_RTT_FACTOR 4u
+#define DET_DEFAULT_STALL_RTT_FACTOR 1u
 
 /*
  * Where the cold state of the detectors that declare it (DET_COLD in their

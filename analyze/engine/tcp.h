@@ -440,6 +440,25 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
 }
 
+/*
+ * From the capture point to side's host and back (the handshake leg to it,
+ * the other side's data ACKed by it, or the other side's TSvals echoed by
+ * it; the smallest): how long an answer from side takes at this vantage
+ * point. A sender-side capture sees the whole path towards the receiver and
+ * almost nothing towards the sender; a receiver-side one the opposite. -1
+ * unknown.
+ */
+int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side);
+
+/* Does dir's sender number its IPv4 packets with a per-connection counter
+ * (learned from the size of its ID steps, as Linux's inet_id)? Then an ID
+ * that skips says packets of it went missing before the capture point. */
+bool tcp_ipid_counter(const struct tcp_conn *c, enum sum_dir_id dir);
+
+/* The whole path's RTT, end to end, wherever the capture is: both loops,
+ * or the handshake; -1 unknown. */
+int64_t tcp_path_rtt(const struct tcp_conn *c);
+
 /* With TCP_SEG_OOO in c->tp->seg.kind: this segment, the late original; with
  * TCP_SEG_LATE_FOUND: an earlier one the engine could decide only now.
  * Valid during the detector calls of that segment only. */

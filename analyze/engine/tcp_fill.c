@@ -55,6 +55,11 @@ static bool ipid_trusted(const struct tcp_half *h)
 	return h->ipid_near >= TCP_IPID_LEARN && h->ipid_far * 8 < h->ipid_near;
 }
 
+bool tcp_ipid_counter(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	return ipid_trusted(&c->half[dir]);
+}
+
 /* ---- path times as seen from the capture point ---- */
 
 static int64_t min_known(int64_t a, int64_t b)
@@ -77,7 +82,7 @@ static int64_t rtt_min(const struct sum_rtt *r)
  * the other side's data ACKed by it, or the other side's TSvals echoed by
  * it; the smallest (each sample is at least the true time). -1 unknown.
  */
-static int64_t loop_to(const struct tcp_conn *c, enum sum_dir_id side)
+int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side)
 {
 	const struct tcp_half *o = &c->half[!side];
 	int64_t v = c->hs_loop_ns[side];
@@ -89,7 +94,7 @@ static int64_t loop_to(const struct tcp_conn *c, enum sum_dir_id side)
 /* The whole path's RTT (both loops, or the handshake); -1 unknown. */
 int64_t tcp_path_rtt(const struct tcp_conn *c)
 {
-	int64_t a = loop_to(c, SUM_C2S), b = loop_to(c, SUM_S2C);
+	int64_t a = tcp_loop_rtt(c, SUM_C2S), b = tcp_loop_rtt(c, SUM_S2C);
 	int64_t sum = a >= 0 && b >= 0 ? clock_sat_add(a, b) : -1;
 
 	return min_known(sum, c->info.handshake_rtt_ns);
@@ -112,7 +117,7 @@ static int64_t earliest_retrans(const struct tcp_conn *c, enum sum_dir_id dir,
 
 	if (!hole->trigger_ts)
 		return timer;
-	int64_t up = loop_to(c, dir);
+	int64_t up = tcp_loop_rtt(c, dir);
 	int64_t signal = clock_sat_add(hole->trigger_ts, up > 0 ? up : 0);
 	return signal < timer ? signal : timer;
 }
@@ -288,7 +293,7 @@ __attribute__((noinline)) bool tcp_pending_second_copy(struct tcp_conn *c, enum 
  */
 static int64_t pending_wait(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	int64_t up = loop_to(c, dir);
+	int64_t up = tcp_loop_rtt(c, dir);
 
 	return up >= 0 ? clock_sat_add(clock_sat_mul(up, 2), TCP_TLP_MIN_NS) : 200000000;
 }

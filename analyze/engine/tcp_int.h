@@ -296,8 +296,6 @@ void tcp_rtx_pop(struct tcp_conn *c, enum sum_dir_id dir, const struct sum_sink 
 
 /* ---- tcp_fill.c: gap fills, and the verdicts that wait ---- */
 
-/* The whole path's RTT as seen from the capture point; -1 unknown. */
-int64_t tcp_path_rtt(const struct tcp_conn *c);
 /* A segment's [seq, seq + span) were all in a gap: late original, retransmission, or undecided. */
 void tcp_fill_gap(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *prm,
 		  const struct pkt *p, const struct tcp_clock *clk, const struct tcp_hole *hole,

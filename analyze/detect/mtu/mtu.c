@@ -37,8 +37,8 @@
  *    connection (it runs before this one in detect.c's table), or -- its
  *    verdict missing -- the misaligned direction was idle at least half of
  *    its transfer time (first to last data segment): silences of the whole
- *    connection longer than the stall threshold (max(--stall-min, factor x
- *    min RTT)) that the peer's data neither starts nor ends, so a request
+ *    connection longer than max(--stall-min, MTU_IDLE_RTT_FACTOR x min
+ *    RTT) that the peer's data neither starts nor ends, so a request
  *    /response turn (think time) never counts and a paced sender (no gap
  *    that long) never does either. The seed's transfer spent ~95 % of its
  *    time in 40/200 ms pauses.
@@ -50,6 +50,9 @@
  *    at least MTU_BH_MIN_RTO times without being ACKed, then the same
  *    sequence re-sent smaller.
  */
+
+/* Idle: a silence of this many min RTTs at least (track_idle()). */
+enum { MTU_IDLE_RTT_FACTOR = 4 };
 
 bool mtu_misaligned(uint32_t payload, uint32_t hdr, uint32_t *below, uint32_t *above, uint32_t *mod)
 {
@@ -239,7 +242,10 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 	if (st->have_last && s->ts > st->last_ts && s->ts - st->last_ts >= thr) {
 		int64_t gap = s->ts - st->last_ts;
 		int64_t rtt = tcp_min_rtt(c, s->dir);
-		int64_t k = env->prm ? env->prm->stall_rtt_factor : DET_DEFAULT_STALL_RTT_FACTOR;
+		/* Idle is a silence of several round trips (a cwnd-limited
+		 * flight leaves one RTT between its bursts), apart from the
+		 * stall detector's per-gap gate. */
+		int64_t k = MTU_IDLE_RTT_FACTOR;
 
 		if (rtt > 0 && clock_sat_mul(rtt, k) > thr)
 			thr = clock_sat_mul(rtt, k);

@@ -6,9 +6,17 @@
 
 /*
  * Rules (DESIGN.md "Stalls", tcpsift-analyze(1) FINDINGS). A gap is a period with no
- * packet of the connection longer than max(--stall-min, --stall-rtt-factor x
- * path RTT). It is decided when the packet that ends it arrives; what was
- * true at its start is the per-direction snapshot taken before that packet
+ * packet of the connection longer than the path explains: --stall-min (a
+ * floor that separates stalls from jitter) plus, when the packet ending it
+ * comes from the other side than the last one (it may answer it), the
+ * loop from the capture point to that side and back (--stall-rtt-factor
+ * times it). A multiple of the minimum RTT was the wrong gate: at 100 ms
+ * Linux's first timers (a loss probe after ~2 SRTT, the RTO) fire before 4
+ * RTT, and Nagle x delayed ACK costs 20 + 40 ms on a 20 ms path, under 4 x
+ * 20; and which loop a gap spans depends on the vantage point (a
+ * receiver-side capture sees the path between R's ACK and S's answer, a
+ * sender-side one between S's data and R's ACK). It is decided when the packet that ends it
+ * arrives; what was true at its start is the per-direction snapshot taken before that packet
  * (struct stall_dir_state). A silence is application think time unless the
  * evidence says TCP held data. For a data direction (sender S, receiver R):
  *
@@ -50,29 +58,29 @@
  */
 
 /*
- * The path RTT the threshold scales with: the handshake RTT (SYN -> ACK of
- * the SYN/ACK at the capture point spans the whole path wherever the capture
- * is) or the sum of both directions' min RTTs (capture -> R -> capture plus
- * capture -> S -> capture), the smaller of the two; -1 if none is known.
+ * How long an answer from side's host takes at this capture point: the
+ * loop to it and back (tcp_loop_rtt()), else the whole path's RTT, else 0
+ * (nothing known: the floor alone).
  */
-static int64_t stall_path_rtt(const struct tcp_conn *c)
+int64_t stall_answer_time(const struct tcp_conn *c, enum sum_dir_id side)
 {
-	int64_t a = tcp_min_rtt(c, SUM_C2S), b = tcp_min_rtt(c, SUM_S2C);
-	/* cppcheck-suppress knownConditionTrueFalse ; a is -1 only when C2S has no RTT sample */
-	int64_t sum = a >= 0 && b >= 0 ? clock_sat_add(a, b) : (a >= 0 ? a : b);
-	int64_t hs = c->info.handshake_rtt_ns;
+	int64_t v = tcp_loop_rtt(c, side);
 
-	if (hs >= 0 && (sum < 0 || hs < sum))
-		return hs;
-	return sum;
+	if (v < 0)
+		v = tcp_path_rtt(c);
+	return v > 0 ? v : 0;
 }
 
-static int64_t stall_threshold(const struct tcp_conn *c, const struct det_params *prm)
+/* The gap threshold for a silence from a packet of last's sender to one of
+ * dir's (see the rules above). */
+int64_t stall_threshold(const struct tcp_conn *c, const struct det_params *prm,
+			enum sum_dir_id last, enum sum_dir_id dir)
 {
-	int64_t thr = prm->stall_min_ns, rtt = stall_path_rtt(c);
+	int64_t thr = prm->stall_min_ns;
 
-	if (rtt > 0 && clock_sat_mul(rtt, prm->stall_rtt_factor) > thr)
-		thr = clock_sat_mul(rtt, prm->stall_rtt_factor);
+	if (dir != last)
+		thr = clock_sat_add(
+		    thr, clock_sat_mul(stall_answer_time(c, dir), prm->stall_rtt_factor));
 	return thr;
 }
 
@@ -109,6 +117,10 @@ static void stall_snapshot(struct tcp_conn *c)
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 
 	st->d[seg->dir].last_tx_ts = seg->ts;
+	/* Its IP ID, and whether the next one of a per-connection counter
+	 * follows at +1 (a super-frame took one per segment it carries). */
+	st->d[seg->dir].last_ipid = seg->d->ip_id;
+	st->d[seg->dir].ipid_single = seg->d->src.family == 4 && seg->len <= st->d[seg->dir].mss;
 	if (data || (seg->kind & TCP_SEG_FIN)) {
 		struct stall_dir_state *s = &st->d[seg->dir];
 		if (seg->kind & TCP_SEG_NEW_DATA) {
@@ -172,7 +184,7 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 	/* The threshold is never below --stall-min: most packets follow the
 	 * last one sooner than that and need no RTT lookup. */
 	if (st->have_last && seg->ts - st->last_ts > env->prm->stall_min_ns) {
-		thr = stall_threshold(c, env->prm);
+		thr = stall_threshold(c, env->prm, (enum sum_dir_id)st->last_dir, seg->dir);
 		gap = seg->ts - st->last_ts > thr;
 	}
 	if (st->probe_open) {
@@ -183,11 +195,13 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 			     !(seg->kind & TCP_SEG_KEEPALIVE);
 		stall_probe_resolve(c, env, burst);
 	}
+	if (st->zw_wait_open)
+		stall_zw_wait_resolve(c, env);
 	if (st->dack_open) {
 		if (gap)
 			st->dack_open = false; /* a new gap: nobody waited for that ACK */
 		else
-			stall_dack_resolve(c, env, thr >= 0 ? thr : stall_threshold(c, env->prm));
+			stall_dack_resolve(c, env);
 	}
 	if (gap)
 		stall_gap(c, env);
@@ -199,6 +213,9 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 	    seg->window >= stall_mss(c, sd))
 		stall_zw_close(c, env, sd, seg->ts, seg->frame, false);
 
+	/* S sending while R's window is closed had data waiting. */
+	if (st->d[seg->dir].zw_open && (seg->kind & TCP_SEG_NEW_DATA))
+		c->det.stall->zw[seg->dir].unconfirmed = false;
 	stall_snapshot(c);
 	/* Capture timestamps can go backwards: a gap is measured from the
 	 * latest packet seen. */
@@ -206,6 +223,7 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 		st->last_ts = seg->ts;
 		st->last_frame = seg->frame;
 		st->last_input = seg->input;
+		st->last_dir = (uint8_t)seg->dir;
 		st->have_last = true;
 	}
 }
@@ -216,6 +234,7 @@ static void stall_finish(struct tcp_conn *c, const struct det_env *env, struct s
 
 	/* A pending delayed ACK that S did not follow with data: no stall. */
 	st->dack_open = false;
+	st->zw_wait_open = false; /* S sent nothing after the window opened */
 	/* A probe-like end of a gap was the connection's last packet. */
 	if (st->probe_open)
 		stall_probe_resolve(c, env, false);

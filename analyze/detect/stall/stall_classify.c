@@ -12,6 +12,11 @@ enum {
 	STALL_TIMER_HI_NS = 216000000,	/* ... to 4 jiffies late at HZ=250 (TCP_CORK: 204-209 ms) */
 	STALL_RECUR_PCT = 2,		/* near-identical: within 2 % ... */
 	STALL_RECUR_MIN_NS = 2000000,	/* ... or 2 ms */
+	STALL_JIFFY_NS = 4000000,	/* HZ=250: timers fire on 4 ms ticks */
+	STALL_TIMER_LATE_NS = 12000000, /* a timer fires up to 3 jiffies late */
+	STALL_IPID_SKIP_MAX = 64,	/* IDs further apart: not the same burst */
+	STALL_ANSWER_SLACK_NS = 1000000, /* an answer a loop away, less this at most */
+	STALL_CORK_THINK_NS = 50000000,	 /* think time before a corked write, at most */
 };
 
 /* RFC 1122 4.2.3.2: an ACK is delayed by less than 0.5 s. */
@@ -37,18 +42,10 @@ static const char stall_a_dack[] =
 static const char stall_r_rwnd[] =
     "the receiver's window was full: the sender waited for the receiving application to read";
 static const char stall_e_rwnd[] =
-    "in flight filled the receiver's advertised window, or the window had shrunk below half its "
-    "largest (unread data in its buffer); the gap ended with the receiver's ACK and the sender "
-    "at once sent more";
+    "in flight filled the receiver's advertised window; the gap ended with the receiver's ACK "
+    "and the sender at once sent more";
 static const char stall_a_rwnd[] =
     "receiver: read sooner, or a larger SO_RCVBUF / tcp_rmem; TCP_NODELAY would not help";
-static const char stall_r_rwnd_held[] =
-    "the receiver held its ACK with two or more full segments unacknowledged: its window could "
-    "not advance (its application had not read)";
-static const char stall_e_rwnd_held[] =
-    "the ACK that ended the gap covered two or more full segments; RFC 1122 asks for an ACK at "
-    "least every second full segment, and Linux holds it only while its receive window cannot "
-    "advance";
 static const char stall_r_slow_ack[] =
     "the receiver held its ACK longer than any delayed-ACK timer (RFC 1122: 500 ms)";
 static const char stall_e_slow_ack[] =
@@ -110,11 +107,28 @@ static const char stall_e_tlp_new[] =
     "two or more full segments in flight and no ACK from the receiver for the whole gap; the "
     "sender then sent new data without an ACK";
 static const char stall_r_rwnd_probe[] =
-    "the receiver's window was full or shrinking and it withheld its ACKs until the sender's "
-    "loss probe";
+    "the receiver's window was full and it withheld its ACKs until the sender's loss probe";
 static const char stall_e_rwnd_probe[] =
-    "in flight filled the receiver's window, or the window had shrunk below half its largest "
-    "(unread data in its buffer); no ACK for the gap until the sender probed";
+    "in flight filled the receiver's window; no ACK for the gap until the sender probed";
+static const char stall_r_tlp_upstream[] =
+    "tail-loss probe: the sender's last segments were lost before this capture point, and its "
+    "probe timer re-sent them after ~2 RTT (RFC 8985)";
+static const char stall_r_rto_upstream[] =
+    "retransmission timeout: the sender's last segments were lost before this capture point, "
+    "and its RTO re-sent them";
+static const char stall_e_upstream[] =
+    "the sender numbers its IPv4 packets with a per-connection counter (IP ID), and the ID of the "
+    "segment that ended the gap skipped where packets of the sender went missing; its data went "
+    "on from where the capture had it, so the missing packets were re-sent after the silence";
+static const char stall_a_upstream[] =
+    "loss between the sender and this capture point (or the capture dropped it): a capture at "
+    "the sender decides which";
+static const char stall_r_timer_recur[] =
+    "recurring pause just above the connection's RTO: a held write released by the kernel's "
+    "timer after the application's own delay";
+static const char stall_e_timer_recur[] =
+    "everything sent was pushed and ACKed; the pause is longer than the sender's RTO (which also "
+    "releases corked data: the probe timer) and repeats a recent pause within 2 %";
 static const char stall_r_recovery[] =
     "loss recovery: the gap ended with a retransmission the receiver's duplicate ACKs / SACKs "
     "asked for";
@@ -178,8 +192,10 @@ static void stall_emit(struct tcp_conn *c, const struct det_env *env, const stru
 	e.u.stall.rwnd = f->rwnd;
 	e.u.stall.ack_delay_ns = f->cls == STALL_DELAYED_ACK ? f->ack_delay : -1;
 	e.u.stall.timer_like = f->timer_like;
-	if ((f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN) &&
-	    f->duration >= STALL_TIMER_MIN_NS)
+	if (f->recurring)
+		e.u.stall.recurring = true; /* (already remembered) */
+	else if ((f->cls == STALL_SENDER_IDLE || f->cls == STALL_UNKNOWN) &&
+		 f->duration >= STALL_TIMER_MIN_NS)
 		e.u.stall.recurring = cold && stall_recurs(cold, f->duration);
 
 	s->hist[stall_bucket(f->duration)]++;
@@ -239,33 +255,53 @@ static bool stall_window_closed(const struct stall_dir_state *d)
 }
 
 /*
- * R limited S at the gap's start: in flight left less than one segment of
- * R's window (S could not send), or R's window had shrunk below half of
- * what it advertised before (unread data filling R's buffer: its
- * application is not keeping up, and Linux then withholds ACKs, sending
- * one at once only when the window can grow, __tcp_ack_snd_check()).
+ * R limited S at the gap's start: in flight reached R's window, less than
+ * one segment of it left (S could not send). A window that had only shrunk
+ * (unread data in R's buffer) while the flight stayed below it limited
+ * nothing yet: 12 000 bytes in flight under a 32 896-byte window wait for
+ * the congestion window or the path, not for R.
  */
 static bool stall_receiver_limited(const struct stall_dir_state *d)
 {
 	if (!d->rwnd_known || d->in_flight == 0)
 		return false;
-	return (uint64_t)d->in_flight + d->mss > d->rwnd || d->rwnd * 2 < d->rwnd_max;
+	return (uint64_t)d->in_flight + d->mss > d->rwnd;
+}
+
+/*
+ * S's retransmission timeout as Linux computes it: SRTT + max(4 RTTVAR,
+ * TCP_RTO_MIN) (tcp_set_rto(): rttvar is never below tcp_rto_min, 200 ms),
+ * with S's SRTT the whole path's when this capture point sees less of it
+ * (a receiver-side capture measures microseconds of the loop to R). It is
+ * also the probe timer that releases corked data (tcp_check_probe_timer(),
+ * tcp_probe0_base(): max(RTO, TCP_RTO_MIN)): 224 ms on a 20 ms path.
+ */
+static int64_t stall_rto(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	const struct tcp_half *h = &c->half[dir];
+	int64_t srtt = h->srtt_ns, path = tcp_path_rtt(c), var = clock_sat_mul(h->rttvar_ns, 4);
+
+	if (path > srtt)
+		srtt = path;
+	return clock_sat_add(srtt,
+			     var > STALL_TIMER_LO_NS + 4000000 ? var : STALL_TIMER_LO_NS + 4000000);
 }
 
 /*
  * Does a silence of S of this length match a kernel timer: the ~200 ms one
- * (TCP_CORK's ceiling, the probe timer, TCP_RTO_MIN), or the connection's
- * own RTO estimate when that is longer (within 5 %)?
+ * (TCP_CORK's ceiling, the probe timer, TCP_RTO_MIN) or the connection's
+ * own RTO (stall_rto()), from one jiffy early to 5 % (at least 3 jiffies at
+ * HZ=250) late?
  */
 static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int64_t pause)
 {
-	const struct tcp_half *h = &c->half[dir];
-	int64_t rto = clock_sat_add(h->srtt_ns, clock_sat_mul(h->rttvar_ns, 4));
+	int64_t rto = stall_rto(c, dir), late = rto / 20;
 
 	if (pause >= STALL_TIMER_LO_NS && pause <= STALL_TIMER_HI_NS)
 		return true;
-	/* pause >= 0 (not a step back in time): the difference fits. */
-	return rto > STALL_TIMER_HI_NS && pause >= 0 && abs64(pause - rto) <= rto / 20;
+	if (late < STALL_TIMER_LATE_NS)
+		late = STALL_TIMER_LATE_NS;
+	return pause >= rto - STALL_JIFFY_NS && pause <= clock_sat_add(rto, late);
 }
 
 /* A retransmission ended the gap: which kind of wait it was. */
@@ -329,6 +365,67 @@ __attribute__((noinline)) void stall_probe_resolve(struct tcp_conn *c, const str
 	stall_emit(c, env, &cold->probe);
 }
 
+/*
+ * New data from S ended the gap, but S's IP ID skipped: S sent packets
+ * this capture point never saw (Linux numbers a connection's packets with
+ * one counter, inet_id, data and ACKs alike). Its data continued where the
+ * capture had it, so what went missing were its last segments, lost before
+ * this point, and its timer re-sent them: a loss probe after ~2 RTT, or
+ * the RTO. Only decided when S's previous packet was a single segment (a
+ * super-frame takes one ID per segment it carries).
+ */
+static bool stall_upstream_loss(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	const struct stall_hot *st = &c->dhot.stall;
+	const struct stall_dir_state *d = &st->d[dir];
+	const struct tcp_seg *seg = &c->tp->seg;
+	struct stall_found f;
+	int skip;
+
+	if (!d->has_data || !d->ipid_single || seg->d->src.family != 4 || !tcp_ipid_counter(c, dir))
+		return false;
+	skip = (int)(uint16_t)(seg->d->ip_id - d->last_ipid);
+	if (skip < 2 || skip > STALL_IPID_SKIP_MAX)
+		return false;
+	if (seg->ts - st->last_ts >= stall_rto(c, dir) - STALL_JIFFY_NS)
+		stall_found_init(&f, st, seg, dir, STALL_RTO, stall_r_rto_upstream,
+				 stall_e_upstream, stall_a_upstream);
+	else
+		stall_found_init(&f, st, seg, dir, STALL_TLP, stall_r_tlp_upstream,
+				 stall_e_upstream, stall_a_upstream);
+	stall_emit(c, env, &f);
+	return true;
+}
+
+/*
+ * Everything pushed and ACKed, and S resumes after a pause longer than its
+ * RTO that repeats a recent one: corked data (MSG_MORE, TCP_CORK) waits
+ * for the probe timer from the moment it was written, so an application
+ * that thinks before each corked write leaves think + RTO of silence, the
+ * same each time. Timers repeat, people do not: timer-like, kept apart
+ * from the proven stalls as every timer-like pause is. Only a short think
+ * (STALL_CORK_THINK_NS): the parts of one corked message are written close
+ * together; a longer pause that repeats is the application's own rhythm.
+ */
+static bool stall_held_after_think(struct tcp_conn *c, const struct det_env *env,
+				   enum sum_dir_id dir, int64_t since_ack)
+{
+	int64_t rto = stall_rto(c, dir);
+	struct stall_state *cold;
+	struct stall_found f;
+
+	if (since_ack < rto - STALL_JIFFY_NS ||
+	    since_ack > clock_sat_add(rto, STALL_CORK_THINK_NS) ||
+	    !(cold = DET_COLD_GET(c, env, stall)) || !stall_recurs(cold, since_ack))
+		return false;
+	stall_found_init(&f, &c->dhot.stall, &c->tp->seg, dir, STALL_SENDER_IDLE,
+			 stall_r_timer_recur, stall_e_timer_recur, stall_a_timer);
+	f.timer_like = true;
+	f.recurring = true;
+	stall_emit(c, env, &f);
+	return true;
+}
+
 /* The packet seg ended a gap of the connection: classify it. Out of line
  * (as the other rare paths of stall_segment()): inlined, their register
  * saves would cost every segment. */
@@ -364,7 +461,9 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 				  (uint64_t)d->in_flight + seg->len == d->rwnd;
 		if (d->zw_open)
 			return; /* a gap inside an open zero-window stall */
-		if (!stall_window_closed(d) || !d->has_data ||
+		/* A sender that has sent nothing yet may be waiting too (a
+		 * window closed from the handshake on): confirmed by its data. */
+		if (!stall_window_closed(d) ||
 		    !(d->in_flight > 0 || !d->last_push || probing || probe_data))
 			continue;
 		if (!(cold = DET_COLD_GET(c, env, stall)))
@@ -378,6 +477,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		zw->rel_una = d->rel_una;
 		zw->rwnd = d->rwnd;
 		zw->probe_data = probe_data && d->in_flight == 0 && d->last_push;
+		zw->unconfirmed = !d->has_data && !(mine && data);
 		return;
 	}
 
@@ -392,6 +492,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 			return;
 		}
 		if (!(seg->kind & TCP_SEG_NEW_DATA))
+			return;
+		if (stall_upstream_loss(c, env, pd))
 			return;
 		/* A probe first: its timer fires whether or not the last
 		 * segment carried PSH. */
@@ -416,6 +518,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
+			if (!d->in_flight && stall_held_after_think(c, env, pd, since_ack))
+				return;
 			if ((cold = DET_COLD_GET(c, env, stall))) {
 				cold->sum.think_time++;
 				cold->sum.think_time_ns =
@@ -447,28 +551,52 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		cold->dack_rwnd = stall_receiver_limited(d) ? d->rwnd : UINT64_MAX;
 		cold->dack_start = st->last_ts;
 		cold->dack_ack_ts = seg->ts;
-		cold->dack_delay = d->last_data_ts ? seg->ts - d->last_data_ts : -1;
+		/* How long R held it: since S's last data passed here, less
+		 * the loop from here to R and back (the path, not R). */
+		cold->dack_delay = -1;
+		if (d->last_data_ts) {
+			int64_t held = seg->ts - d->last_data_ts - stall_answer_time(c, pd);
+			cold->dack_delay = held > 0 ? held : 0;
+		}
 		cold->dack_frame_before = st->last_frame;
 		cold->dack_frame_ack = seg->frame;
 		cold->dack_input = st->last_input;
 	}
 }
 
-/* S's first packet after the ACK that ended a gap: did S wait for it? */
-__attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env,
-						  int64_t thr)
+/*
+ * A packet after the ACK that ended a gap: did S wait for that ACK? S's
+ * answer passes here one loop to S after the ACK did (from a receiver-side
+ * capture, a whole path RTT): new data from S in that window, with nothing
+ * but R's ACKs between, answered it. Sooner, S sent it before the ACK
+ * reached it; later, or after R's own data (a new request, which S's data
+ * then answers: the ACK of a pushed, complete reply held nothing), nobody
+ * waited for the ACK.
+ */
+__attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *hot = &c->dhot.stall;
 	const struct stall_state *st = c->det.stall; /* allocated with dack_open */
 	const struct tcp_seg *seg = &c->tp->seg;
+	enum sum_dir_id sd = (enum sum_dir_id)st->dack_dir;
+	int64_t since = seg->ts - st->dack_ack_ts;
 
-	if (seg->ts - st->dack_ack_ts > thr) {
+	if (since > stall_threshold(c, env->prm, (enum sum_dir_id) !sd, sd)) {
 		hot->dack_open = false; /* nothing came soon: nobody waited */
 		return;
 	}
-	if (seg->dir != st->dack_dir)
-		return; /* R again (more ACKs, its own data): keep waiting */
+	if (seg->dir != sd) {
+		/* R again: more ACKs keep the wait; its data ends it. */
+		if ((seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE))
+			hot->dack_open = false;
+		return;
+	}
 	hot->dack_open = false;
+	/* A quarter and a millisecond of slack: the loop is a minimum over
+	 * samples that include the hosts' own processing. */
+	int64_t loop = stall_answer_time(c, sd);
+	if (since < loop - loop / 4 - STALL_ANSWER_SLACK_NS)
+		return; /* sent before the ACK could have reached S */
 	if (!(seg->kind & TCP_SEG_NEW_DATA) || !(seg->kind & TCP_SEG_DATA) ||
 	    (seg->kind & TCP_SEG_KEEPALIVE))
 		return;
@@ -492,24 +620,21 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 		f.reason = stall_r_rwnd;
 		f.evidence = stall_e_rwnd;
 		f.advice = stall_a_rwnd;
-	} else if (st->dack_acked >= 2 * hot->d[st->dack_dir].mss) {
-		/* RFC 1122 4.2.3.2: an ACK at least every second full segment.
-		 * Linux holds it longer only while its window cannot advance
-		 * (__tcp_ack_snd_check()): unread data in its buffer. */
-		f.cls = STALL_RWND_LIMITED;
-		f.reason = stall_r_rwnd_held;
-		f.evidence = stall_e_rwnd_held;
-		f.advice = stall_a_rwnd;
 	} else if (hot->d[st->dack_dir].mss &&
-		   st->dack_in_flight >= 2 * (uint64_t)hot->d[st->dack_dir].mss) {
-		/* Linux ACKs at once once more than one full segment is
-		 * unacknowledged and its window can advance
-		 * (__tcp_ack_snd_check()); the window case is above. */
+		   (st->dack_acked >= 2 * hot->d[st->dack_dir].mss ||
+		    st->dack_in_flight >= 2 * (uint64_t)hot->d[st->dack_dir].mss)) {
+		/* RFC 1122 4.2.3.2: an ACK at least every second full segment;
+		 * Linux ACKs at once when more than one full segment is
+		 * unacknowledged (__tcp_ack_snd_check()), holding it only while
+		 * its window cannot advance -- and a flight below the window
+		 * (the case above) says it could: the data or its ACK was held
+		 * on the path (a bottleneck's queue) or in R's host. */
 		f.cls = STALL_UNKNOWN;
 		f.reason = stall_r_late_ack;
 		f.evidence = stall_e_late_ack;
 		f.advice = stall_a_late_ack;
 	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
+		/* (dack_delay: the hold after the path's loop to R.) */
 		f.cls = STALL_UNKNOWN;
 		f.reason = stall_r_slow_ack;
 		f.evidence = stall_e_slow_ack;
@@ -551,5 +676,34 @@ void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_
 	};
 
 	c->dhot.stall.d[dir].zw_open = false;
+	if (zw->unconfirmed) {
+		/* S never sent while it was closed: did it have anything? */
+		if (!conn_end) {
+			c->det.stall->zw_wait = f;
+			c->det.stall->zw_wait_ts = end;
+			c->dhot.stall.zw_wait_open = true;
+		}
+		return;
+	}
 	stall_emit(c, env, &f);
+}
+
+/* A packet after R's window update closed an unconfirmed zero-window
+ * stall (stall_zw_close()): S's new data within one loop to S confirms it. */
+__attribute__((noinline)) void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_state *cold = c->det.stall; /* allocated with zw_wait_open */
+	const struct tcp_seg *seg = &c->tp->seg;
+	enum sum_dir_id sd = (enum sum_dir_id)cold->zw_wait.dir;
+	int64_t since = seg->ts - cold->zw_wait_ts;
+
+	if (since > stall_threshold(c, env->prm, (enum sum_dir_id) !sd, sd)) {
+		c->dhot.stall.zw_wait_open = false;
+		return;
+	}
+	if (seg->dir != sd)
+		return; /* R again */
+	c->dhot.stall.zw_wait_open = false;
+	if ((seg->kind & TCP_SEG_NEW_DATA) && (seg->kind & TCP_SEG_DATA))
+		stall_emit(c, env, &cold->zw_wait);
 }

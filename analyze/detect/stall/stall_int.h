@@ -23,12 +23,20 @@
 
 /* The packet c->tp->seg ended a gap of the connection: classify it. */
 void stall_gap(struct tcp_conn *c, const struct det_env *env);
-/* S's first packet after the ACK that ended a gap (thr: the gap threshold):
- * did S wait for it? */
-void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env, int64_t thr);
+/* The gap threshold for a silence from a packet of last's sender to one of
+ * dir's (stall.c). */
+int64_t stall_threshold(const struct tcp_conn *c, const struct det_params *prm,
+			enum sum_dir_id last, enum sum_dir_id dir);
+/* The loop from the capture point to side's host and back, 0 unknown. */
+int64_t stall_answer_time(const struct tcp_conn *c, enum sum_dir_id side);
+/* A packet after the ACK that ended a gap: did S wait for that ACK? */
+void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env);
 /* The packet after a loss-probe-like gap end: burst (S's new data again)
  * makes it think time, else the probe's stall is emitted. */
 void stall_probe_resolve(struct tcp_conn *c, const struct det_env *env, bool burst);
+/* A packet after an unconfirmed zero-window stall closed: S's new data
+ * confirms it. */
+void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env);
 /* dir's open zero-window stall ends at end (frame): R's window update, or
  * (conn_end) the end of the connection. */
 void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,

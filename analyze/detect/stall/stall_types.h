@@ -52,6 +52,8 @@ struct stall_dir_state {
 	int64_t last_tx_ts; /* S's last packet of any kind */
 	uint32_t last_len;  /* payload of S's last new data segment */
 	uint32_t mss;	    /* effective segment size of S's data */
+	uint16_t last_ipid; /* IPv4 ID of S's last packet */
+	bool ipid_single;   /* ... an IPv4 packet of one segment at most */
 	bool rwnd_known;    /* (with rwnd: here, with the flags, to pack them) */
 	bool has_data;	    /* S has sent data */
 	bool last_push;	    /* S's last new data segment carried PSH (or FIN) */
@@ -71,6 +73,7 @@ struct stall_found {
 	enum stall_class cls;
 	uint8_t dir; /* enum sum_dir_id */
 	bool timer_like;
+	bool recurring; /* known to repeat a recent length (already remembered) */
 };
 
 /* Per-connection state read or written for every packet (inside struct
@@ -79,9 +82,11 @@ struct stall_hot {
 	int64_t last_ts; /* latest packet time of the connection */
 	uint64_t last_frame;
 	uint32_t last_input;
+	uint8_t last_dir; /* enum sum_dir_id of the latest packet */
 	bool have_last;
 	bool dack_open;		     /* see stall_state.dack_* */
 	bool probe_open;	     /* see stall_state.probe */
+	bool zw_wait_open;	     /* see stall_state.zw_wait */
 	struct stall_dir_state d[2]; /* by enum sum_dir_id */
 };
 
@@ -93,6 +98,10 @@ struct stall_zw {
 	uint64_t frame;
 	uint32_t input;
 	bool probe_data; /* S ended the silence with a window probe carrying data */
+	/* S had sent no data when R's window was closed (from the handshake
+	 * on): a stall only if S sends new data before or at once after the
+	 * window opens, proof it had some waiting. */
+	bool unconfirmed;
 };
 
 /*
@@ -146,6 +155,13 @@ struct stall_state {
 	 * application wrote it, think time. Decided on that packet; valid
 	 * while stall_hot.probe_open. */
 	struct stall_found probe;
+
+	/* A zero-window stall of a sender that had sent nothing yet, closed
+	 * by R's window update: emitted if S's next packet is new data within
+	 * one loop to S of the update (zw_wait_ts). Valid while
+	 * stall_hot.zw_wait_open. */
+	struct stall_found zw_wait;
+	int64_t zw_wait_ts;
 
 	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
 	int64_t timer_len[STALL_TIMER_RING];
