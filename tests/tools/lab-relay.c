@@ -1,6 +1,7 @@
 /*
- * lab-relay.c - an AF_PACKET relay between two interfaces that reorders on
- * purpose, for the network-namespace labs (netem is not in this kernel).
+ * lab-relay.c - an AF_PACKET relay between two interfaces that reorders, delays,
+ * rate-limits or drops on purpose, for the network-namespace labs (netem is
+ * not in this kernel).
  *
  *   lab-relay -a IF_A -b IF_B [options]
  *
@@ -67,6 +68,34 @@
  * segments (written after a data segment that arrived after them, overtaken by their own
  * retransmission or not), "unsprayed" frames, the most frames waiting at once (max_pending) and the
  * frames of each path. tests/tools/lab-relay-truth.py reads the log (late, copy, extent, ...).
+ *
+ * 4. Path (any of the options below, alone or together; not with modes 1-3):
+ * an emulated path, each direction its own link, so a path can be
+ * asymmetric. Both directions wait in the delay line of mode 3 (one thread,
+ * pool + heap, kernel arrival stamps on both interfaces). A frame arriving
+ * at t on a link is
+ *   - dropped with probability --loss-ab-pct / --loss-ba-pct P % if it is a
+ *     data segment (TCP payload > 0, no SYN/FIN/RST: handshakes, ACKs and
+ *     FINs are never lost at random, so every random drop costs the sender
+ *     exactly one retransmission); --seed S, one random stream per direction;
+ *   - with --rate-ab / --rate-ba MBIT, put in a FIFO bottleneck queue of
+ *     --queue-pkts N frames (default 1000; the frame being sent counts):
+ *     tail-dropped when N are queued (any frame: ACKs too), else it leaves
+ *     at max(t, the previous departure) + len * 8 / rate (len: the Ethernet
+ *     frame as read, no FCS or preamble);
+ *   - then delivered --delay-ab-us / --delay-ba-us D later, plus a uniform
+ *     0..--jitter-us J, but never before the previous frame of its direction:
+ *     a link keeps its order (jitter is queueing, not reordering).
+ * Ground truth: --log FILE starts with a "# lab-relay path ..." line giving
+ * the configuration (written once the sockets are open: a script may wait
+ * for it), then one line per drop: "drop why=loss|queue dir=ab|ba data=0|1
+ * seq=S len=L ipid=I fam=4|6 queued=Q t=NS" (ipid "-" for IPv6; queued: the
+ * bottleneck queue then; t: its kernel arrival, CLOCK_MONOTONIC ns). The
+ * closing line gives per direction ab_/ba_ forwarded, dropped_queue,
+ * dropped_loss, max_queue (most frames in the bottleneck queue), then "late"
+ * (A -> B data segments written after one that arrived after them: 0 unless
+ * the relay is broken), "unscheduled" (frames larger than a slot or read
+ * with the pool full, written at once: 0 on a sound run) and max_pending.
  *
  * Bounded by --timeout SEC (default 30) and ended by SIGINT/SIGTERM; exit 0
  * after a clean run, 1 on errors, 2 on usage errors.
