@@ -92,7 +92,9 @@
  * seq=S len=L ipid=I fam=4|6 queued=Q t=NS" (ipid "-" for IPv6; queued: the
  * bottleneck queue then; t: its kernel arrival, CLOCK_MONOTONIC ns). The
  * closing line gives per direction ab_/ba_ forwarded, dropped_queue,
- * dropped_loss, max_queue (most frames in the bottleneck queue), then "late"
+ * dropped_loss, max_queue (most frames in the bottleneck queue), max_late_us
+ * (the relay's own error: the longest a frame was written after its due
+ * time, e.g. while the relay waited for a CPU), then "late"
  * (A -> B data segments written after one that arrived after them: 0 unless
  * the relay is broken), "unscheduled" (frames larger than a slot or read
  * with the pool full, written at once: 0 on a sound run) and max_pending.
@@ -488,6 +490,7 @@ struct relay_link {
 	int64_t last_dep, last_due;
 	uint64_t rng; /* splitmix64 state: each direction its own stream */
 	uint64_t fwd, drop_queue, drop_loss;
+	int64_t max_late_ns; /* the relay's own error: written this long after due */
 };
 
 struct relay_paths {
@@ -558,8 +561,12 @@ static int64_t paths_write(struct relay_paths *p, const uint8_t *f, size_t n,
 	xmit(ba ? p->fd_a : p->fd_b, f, n, &p->st->send_err);
 	int64_t t = now_ns();
 	*(ba ? &p->st->fwd_ba : &p->st->fwd_ab) += 1;
-	if (p->path)
-		p->link[m->dir].fwd++;
+	if (p->path) {
+		struct relay_link *l = &p->link[m->dir];
+		l->fwd++;
+		if (t - m->due > l->max_late_ns)
+			l->max_late_ns = t - m->due;
+	}
 	if (!m->d)
 		return t;
 	uint64_t order = note_written(p->sh, m->d);
@@ -595,6 +602,7 @@ static void paths_unsprayed(struct relay_paths *p, uint8_t dir, const uint8_t *f
 	}
 	m.arrived = arrived;
 	m.read = read;
+	m.due = arrived;
 	m.path = -1;
 	paths_write(p, f, n, &m);
 }
@@ -831,8 +839,9 @@ static void link_report(const struct relay_paths *p)
 		const char *k = d == RELAY_AB ? "ab" : "ba";
 		fprintf(stderr,
 			" %s_forwarded=%" PRIu64 " %s_dropped_queue=%" PRIu64
-			" %s_dropped_loss=%" PRIu64 " %s_max_queue=%u",
-			k, l->fwd, k, l->drop_queue, k, l->drop_loss, k, l->max_depth);
+			" %s_dropped_loss=%" PRIu64 " %s_max_queue=%u %s_max_late_us=%" PRId64,
+			k, l->fwd, k, l->drop_queue, k, l->drop_loss, k, l->max_depth, k,
+			l->max_late_ns / 1000);
 	}
 	fprintf(stderr, " late=%" PRIu64 " unscheduled=%" PRIu64 " max_pending=%u",
 		(uint64_t)atomic_load(&p->sh->late), p->unsprayed, p->max_pending);
