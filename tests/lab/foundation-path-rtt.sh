@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# path-rtt.sh TCPSIFT [LAB_PEER] - round-trip times, a bottleneck and random
+# foundation-path-rtt.sh TCPSIFT [LAB_PEER] - round-trip times, a bottleneck and random
 # loss on an emulated path (lab-relay's path mode), against truths that do
 # not come from tcpsift.
 #
