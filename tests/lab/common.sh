@@ -752,6 +752,33 @@ lab_relay_value()
 	sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$LAB_RELAY_LINE"
 }
 
+# lab_relay_path LOG ERRFILE OPTION...: start tests/tools/lab-relay (next to
+# LAB_PEER) in the middle namespace of the last lab_relay_pair in its path
+# mode: OPTIONs are its path options (--delay-ab-us D --delay-ba-us D
+# --jitter-us J --rate-ab MBIT --queue-pkts N --loss-ab-pct P --seed S ...),
+# one line per drop in LOG, its stderr in ERRFILE. Returns once the relay
+# holds both sockets (its LOG header is written); sets LAB_RELAY_PID. Stop
+# it with lab_relay_stop LAB_RELAY_PID ERRFILE, then read its counts
+# (ab_forwarded, ab_dropped_queue, ab_dropped_loss, ab_max_queue, ba_...)
+# with lab_relay_value. Bounded by LAB_RELAY_TIMEOUT seconds (default 60).
+lab_relay_path()
+{
+	local log=$1 err=$2 relay i
+	shift 2
+
+	relay=$(dirname "$LAB_PEER")/lab-relay
+	[ -x "$relay" ] || lab_abort "no lab-relay at $relay"
+	lab_bg "$LAB_NS_R" "$relay" -a "$LAB_IF_RA" -b "$LAB_IF_RB" --log "$log" \
+		--timeout "${LAB_RELAY_TIMEOUT:-60}" "$@" 2>"$err"
+	LAB_RELAY_PID=$LAB_LAST_PID
+	for i in $(seq 100); do
+		grep -q '^# lab-relay path' "$log" 2>/dev/null && return 0
+		kill -0 "$LAB_RELAY_PID" 2>/dev/null || break
+		sleep 0.02
+	done
+	lab_abort "lab-relay did not start: $(cat "$err")"
+}
+
 # --- relay topology (findings-reorder-*.sh) ---------------------------------
 
 # lab_relay_pair PREFIX [QUEUES]

@@ -1,6 +1,7 @@
 /*
- * lab-relay.c - an AF_PACKET relay between two interfaces that reorders on
- * purpose, for the network-namespace labs (netem is not in this kernel).
+ * lab-relay.c - an AF_PACKET relay between two interfaces that reorders, delays,
+ * rate-limits or drops on purpose, for the network-namespace labs (netem is
+ * not in this kernel).
  *
  *   lab-relay -a IF_A -b IF_B [options]
  *
@@ -68,6 +69,36 @@
  * retransmission or not), "unsprayed" frames, the most frames waiting at once (max_pending) and the
  * frames of each path. tests/tools/lab-relay-truth.py reads the log (late, copy, extent, ...).
  *
+ * 4. Path (any of the options below, alone or together; not with modes 1-3):
+ * an emulated path, each direction its own link, so a path can be
+ * asymmetric. Both directions wait in the delay line of mode 3 (one thread,
+ * pool + heap, kernel arrival stamps on both interfaces). A frame arriving
+ * at t on a link is
+ *   - dropped with probability --loss-ab-pct / --loss-ba-pct P % if it is a
+ *     data segment (TCP payload > 0, no SYN/FIN/RST: handshakes, ACKs and
+ *     FINs are never lost at random, so every random drop costs the sender
+ *     exactly one retransmission); --seed S, one random stream per direction;
+ *   - with --rate-ab / --rate-ba MBIT, put in a FIFO bottleneck queue of
+ *     --queue-pkts N frames (default 1000; the frame being sent counts):
+ *     tail-dropped when N are queued (any frame: ACKs too), else it leaves
+ *     at max(t, the previous departure) + len * 8 / rate (len: the Ethernet
+ *     frame as read, no FCS or preamble);
+ *   - then delivered --delay-ab-us / --delay-ba-us D later, plus a uniform
+ *     0..--jitter-us J, but never before the previous frame of its direction:
+ *     a link keeps its order (jitter is queueing, not reordering).
+ * Ground truth: --log FILE starts with a "# lab-relay path ..." line giving
+ * the configuration (written once the sockets are open: a script may wait
+ * for it), then one line per drop: "drop why=loss|queue dir=ab|ba data=0|1
+ * seq=S len=L ipid=I fam=4|6 queued=Q t=NS" (ipid "-" for IPv6; queued: the
+ * bottleneck queue then; t: its kernel arrival, CLOCK_MONOTONIC ns). The
+ * closing line gives per direction ab_/ba_ forwarded, dropped_queue,
+ * dropped_loss, max_queue (most frames in the bottleneck queue), max_late_us
+ * (the relay's own error: the longest a frame was written after its due
+ * time, e.g. while the relay waited for a CPU), then "late"
+ * (A -> B data segments written after one that arrived after them: 0 unless
+ * the relay is broken), "unscheduled" (frames larger than a slot or read
+ * with the pool full, written at once: 0 on a sound run) and max_pending.
+ *
  * Bounded by --timeout SEC (default 30) and ended by SIGINT/SIGTERM; exit 0
  * after a clean run, 1 on errors, 2 on usage errors.
  */
@@ -109,6 +140,16 @@ enum {
 	RELAY_MAX_PATHS = 8,
 	RELAY_POOL = 16384, /* paths: frames waiting; a full pool writes at once */
 	RELAY_BATCH = 64,   /* frames per recv round */
+	RELAY_AB = 0,	    /* path: the two directions */
+	RELAY_BA,
+	RELAY_DIRS,
+	RELAY_QUEUE_MAX = 4096, /* path: --queue-pkts; two full queues fit the pool */
+};
+
+/* Path mode (4): what one direction of the emulated path does. */
+struct relay_link_opts {
+	int64_t delay_ns, jitter_ns;
+	double rate_mbit, loss_pct; /* 0: no bottleneck, no loss */
 };
 
 struct relay_opts {
@@ -123,6 +164,10 @@ struct relay_opts {
 	unsigned paths;
 	int64_t spread_ns, base_ns;
 	bool spray_rr;
+	bool path; /* any path option given */
+	struct relay_link_opts link[RELAY_DIRS];
+	int64_t jitter_ns;
+	unsigned queue_pkts; /* 0: not given */
 };
 
 /* What we know about a TCP data segment (for the ground-truth log). */
@@ -158,6 +203,7 @@ struct relay_slot {
 	struct relay_seg seg;
 	int64_t arrived, read; /* paths: when the kernel received it, when we read it */
 	int path;	       /* paths: -1 unsprayed */
+	uint8_t dir;	       /* RELAY_AB, RELAY_BA (path mode; paths: always A -> B) */
 };
 
 /* Single producer (the reader) / single consumer (the queue's thread). */
@@ -427,9 +473,32 @@ struct relay_due {
 	uint32_t slot;
 };
 
+/*
+ * Path mode: one direction's bottleneck and delay line. The bottleneck queue
+ * is a FIFO of departure times (a ring of queue_max): a frame arriving at t
+ * first drops those that left by t, then is tail-dropped when queue_max are
+ * still there (the one on the wire counts), else leaves at
+ * max(t, last_dep) + len * 8 / rate; then it is due delay + jitter later, but
+ * never before the previous frame of its direction (last_due).
+ */
+struct relay_link {
+	struct relay_link_opts o;
+	double loss;	    /* probability, data segments only */
+	double ns_per_byte; /* 0: no bottleneck */
+	int64_t *deps;	    /* queue_max departure times */
+	uint32_t queue_max, qhead, qlen, max_depth;
+	int64_t last_dep, last_due;
+	uint64_t rng; /* splitmix64 state: each direction its own stream */
+	uint64_t fwd, drop_queue, drop_loss;
+	int64_t max_late_ns; /* the relay's own error: written this long after due */
+};
+
 struct relay_paths {
 	unsigned n;
 	bool rr;
+	bool path; /* mode 4: both directions through their relay_link */
+	struct relay_link link[RELAY_DIRS];
+	int fd_a;
 	int64_t delay_ns[RELAY_MAX_PATHS];
 	struct relay_slot *pool; /* RELAY_POOL slots */
 	uint32_t *free, nfree;	 /* free slots (a stack) */
@@ -487,13 +556,22 @@ static struct relay_due heap_pop(struct relay_paths *p)
 static int64_t paths_write(struct relay_paths *p, const uint8_t *f, size_t n,
 			   const struct relay_slot *m)
 {
-	xmit(p->fd_b, f, n, &p->st->send_err);
+	bool ba = m->dir == RELAY_BA;
+
+	xmit(ba ? p->fd_a : p->fd_b, f, n, &p->st->send_err);
 	int64_t t = now_ns();
-	p->st->fwd_ab++;
+	*(ba ? &p->st->fwd_ba : &p->st->fwd_ab) += 1;
+	if (p->path) {
+		struct relay_link *l = &p->link[m->dir];
+		l->fwd++;
+		if (t - m->due > l->max_late_ns)
+			l->max_late_ns = t - m->due;
+	}
 	if (!m->d)
 		return t;
 	uint64_t order = note_written(p->sh, m->d);
-	if (p->sh->log) {
+	/* Path mode logs drops only: nothing is reordered, late stays 0. */
+	if (p->sh->log && !p->path) {
 		char ipid[8] = "-";
 		if (m->seg.fam == 4)
 			snprintf(ipid, sizeof(ipid), "%u", m->seg.ipid);
@@ -507,19 +585,24 @@ static int64_t paths_write(struct relay_paths *p, const uint8_t *f, size_t n,
 	return t;
 }
 
-/* An A -> B frame that does not fit the pool: written at once. */
-static void paths_unsprayed(struct relay_paths *p, const uint8_t *f, size_t n, int64_t arrived,
-			    int64_t read)
+/* A frame that does not fit the pool: written at once. */
+static void paths_unsprayed(struct relay_paths *p, uint8_t dir, const uint8_t *f, size_t n,
+			    int64_t arrived, int64_t read)
 {
 	static struct relay_slot m; /* the metadata only */
 
 	parse(f, n, &m.seg);
-	p->st->eligible += m.seg.data;
+	m.dir = dir;
 	p->unsprayed++;
 	p->arrivals++;
-	m.d = m.seg.data ? ++p->next_d : 0;
+	m.d = 0;
+	if (dir == RELAY_AB) {
+		p->st->eligible += m.seg.data;
+		m.d = m.seg.data ? ++p->next_d : 0;
+	}
 	m.arrived = arrived;
 	m.read = read;
+	m.due = arrived;
 	m.path = -1;
 	paths_write(p, f, n, &m);
 }
@@ -541,12 +624,114 @@ static int64_t arrival_ns(struct msghdr *m, int64_t now, int64_t rt_off)
 	return now;
 }
 
+/* splitmix64: a stream per direction, so A -> B's draws do not depend on B -> A's traffic. */
+static uint64_t link_rand(struct relay_link *l)
+{
+	uint64_t z = (l->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The ground truth of a drop: one log line (IP ID, seq, len tell it in a capture). */
+static void link_drop(struct relay_paths *p, const struct relay_slot *s, const char *why)
+{
+	struct relay_link *l = &p->link[s->dir];
+
+	*(strcmp(why, "loss") ? &l->drop_queue : &l->drop_loss) += 1;
+	if (!p->sh->log)
+		return;
+	char ipid[8] = "-";
+	if (s->seg.fam == 4)
+		snprintf(ipid, sizeof(ipid), "%u", s->seg.ipid);
+	fprintf(p->sh->log,
+		"drop why=%s dir=%s data=%d seq=%" PRIu32 " len=%" PRIu32 " ipid=%s fam=%u"
+		" queued=%u t=%" PRId64 "\n",
+		why, s->dir == RELAY_AB ? "ab" : "ba", s->seg.data ? 1 : 0, s->seg.seq, s->seg.len,
+		ipid, s->seg.fam, l->qlen, s->arrived);
+}
+
 /*
- * A -> B: up to RELAY_BATCH frames read straight into free slots, each onto a
- * path, due its path's delay after the kernel received it: frames read
- * together keep their own arrival times.
+ * Path mode: a frame that arrived (s->arrived) on its direction's link gets
+ * its due time, or is dropped (false): loss first (data segments only, as if
+ * lost before the bottleneck), then the bottleneck queue, then delay and
+ * jitter. Due times of one direction never decrease, and the heap breaks
+ * ties by arrival, so a direction keeps its order: jitter is queueing.
  */
-static void paths_read(struct relay_paths *p, int fd_a, uint8_t *buf)
+static bool link_schedule(struct relay_paths *p, struct relay_slot *s)
+{
+	struct relay_link *l = &p->link[s->dir];
+	int64_t t = s->arrived;
+
+	if (l->loss > 0 && s->seg.data && (double)(link_rand(l) >> 11) * 0x1.0p-53 < l->loss) {
+		link_drop(p, s, "loss");
+		return false;
+	}
+	if (l->ns_per_byte > 0) {
+		while (l->qlen && l->deps[l->qhead] <= t) {
+			l->qhead = (l->qhead + 1) % l->queue_max;
+			l->qlen--;
+		}
+		if (l->qlen >= l->queue_max) {
+			link_drop(p, s, "queue");
+			return false;
+		}
+		l->last_dep = (t > l->last_dep ? t : l->last_dep) +
+			      (int64_t)((double)s->len * l->ns_per_byte);
+		l->deps[(l->qhead + l->qlen++) % l->queue_max] = l->last_dep;
+		if (l->qlen > l->max_depth)
+			l->max_depth = l->qlen;
+		t = l->last_dep;
+	}
+	t += l->o.delay_ns;
+	if (l->o.jitter_ns > 0)
+		t += (int64_t)(link_rand(l) % (uint64_t)(l->o.jitter_ns + 1));
+	s->due = t > l->last_due ? t : l->last_due;
+	l->last_due = s->due;
+	return true;
+}
+
+/*
+ * A frame read into slot id: onto a path (paths) or through its direction's
+ * link (path mode), into the heap; a frame the link drops frees its slot.
+ */
+static void paths_place(struct relay_paths *p, uint32_t id, uint8_t dir, size_t n, int64_t arrived,
+			int64_t now)
+{
+	struct relay_slot *s = &p->pool[id];
+
+	parse(s->frame, n, &s->seg);
+	s->len = (uint32_t)n;
+	s->dir = dir;
+	s->d = 0;
+	if (dir == RELAY_AB) {
+		p->st->eligible += s->seg.data;
+		s->d = s->seg.data ? ++p->next_d : 0;
+	}
+	s->arrived = arrived;
+	s->read = now;
+	if (p->path) {
+		s->path = 0;
+		if (!link_schedule(p, s)) {
+			p->free[p->nfree++] = id;
+			return;
+		}
+	} else {
+		s->path = (int)(p->rr ? p->next_rr++ % p->n : (unsigned)rand() % p->n);
+		s->due = s->arrived + p->delay_ns[s->path];
+		p->frames[s->path]++;
+	}
+	heap_push(p, (struct relay_due){.due = s->due, .n = p->arrivals++, .slot = id});
+}
+
+/*
+ * Up to RELAY_BATCH frames of direction dir (paths: A -> B only) read
+ * straight into free slots, each due after its path's delay (or its link's
+ * schedule) counted from when the kernel received it: frames read together
+ * keep their own arrival times.
+ */
+static void paths_read(struct relay_paths *p, int fd, uint8_t dir, uint8_t *buf)
 {
 	static uint8_t over[RELAY_BATCH][RELAY_FRAME_MAX - RELAY_SLOT_FRAME];
 	struct mmsghdr mm[RELAY_BATCH];
@@ -557,11 +742,11 @@ static void paths_read(struct relay_paths *p, int fd_a, uint8_t *buf)
 
 	if (!k) {
 		for (int j = 0; j < RELAY_BATCH; j++) {
-			ssize_t r = recv(fd_a, buf, RELAY_FRAME_MAX, MSG_DONTWAIT);
+			ssize_t r = recv(fd, buf, RELAY_FRAME_MAX, MSG_DONTWAIT);
 			if (r <= 0)
 				break;
 			int64_t now = now_ns();
-			paths_unsprayed(p, buf, (size_t)r, now, now);
+			paths_unsprayed(p, dir, buf, (size_t)r, now, now);
 		}
 		return;
 	}
@@ -575,7 +760,7 @@ static void paths_read(struct relay_paths *p, int fd_a, uint8_t *buf)
 		mm[j].msg_hdr.msg_control = ctl[j];
 		mm[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
 	}
-	int r = recvmmsg(fd_a, mm, k, MSG_DONTWAIT, NULL);
+	int r = recvmmsg(fd, mm, k, MSG_DONTWAIT, NULL);
 	if (r <= 0 || (unsigned)r > k)
 		return;
 	struct timespec rt;
@@ -584,25 +769,16 @@ static void paths_read(struct relay_paths *p, int fd_a, uint8_t *buf)
 	int64_t rt_off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - now;
 	p->nfree -= (uint32_t)r;
 	for (int j = 0; j < r; j++) {
-		struct relay_slot *s = &p->pool[ids[j]];
 		size_t n = mm[j].msg_len;
+		int64_t arrived = arrival_ns(&mm[j].msg_hdr, now, rt_off);
 		if (n > RELAY_SLOT_FRAME) {
-			memcpy(buf, s->frame, RELAY_SLOT_FRAME);
+			memcpy(buf, p->pool[ids[j]].frame, RELAY_SLOT_FRAME);
 			memcpy(buf + RELAY_SLOT_FRAME, over[j], n - RELAY_SLOT_FRAME);
 			p->free[p->nfree++] = ids[j];
-			paths_unsprayed(p, buf, n, arrival_ns(&mm[j].msg_hdr, now, rt_off), now);
+			paths_unsprayed(p, dir, buf, n, arrived, now);
 			continue;
 		}
-		parse(s->frame, n, &s->seg);
-		p->st->eligible += s->seg.data;
-		s->len = (uint32_t)n;
-		s->d = s->seg.data ? ++p->next_d : 0;
-		s->path = (int)(p->rr ? p->next_rr++ % p->n : (unsigned)rand() % p->n);
-		s->arrived = arrival_ns(&mm[j].msg_hdr, now, rt_off);
-		s->read = now;
-		s->due = s->arrived + p->delay_ns[s->path];
-		p->frames[s->path]++;
-		heap_push(p, (struct relay_due){.due = s->due, .n = p->arrivals++, .slot = ids[j]});
+		paths_place(p, ids[j], dir, n, arrived, now);
 	}
 }
 
@@ -642,14 +818,130 @@ static int paths_run(struct relay_paths *p, int fd_a, int64_t deadline)
 		}
 		/* What is due first: reading a batch takes time. */
 		paths_due(p, false);
-		if (pfd[1].revents & POLLIN)
+		if ((pfd[1].revents & POLLIN) && p->path)
+			paths_read(p, p->fd_b, RELAY_BA, buf);
+		else if (pfd[1].revents & POLLIN)
 			pass_ba(p->fd_b, fd_a, buf, sizeof(buf), p->st);
 		if (pfd[0].revents & POLLIN)
-			paths_read(p, fd_a, buf);
+			paths_read(p, fd_a, RELAY_AB, buf);
 		paths_due(p, false);
 	}
 	/* Ending: what still waits goes out now, in due order. */
 	paths_due(p, true);
+	return 0;
+}
+
+/* The closing line's path part: per direction what went through and what was dropped, and why. */
+static void link_report(const struct relay_paths *p)
+{
+	for (unsigned d = 0; d < RELAY_DIRS; d++) {
+		const struct relay_link *l = &p->link[d];
+		const char *k = d == RELAY_AB ? "ab" : "ba";
+		fprintf(stderr,
+			" %s_forwarded=%" PRIu64 " %s_dropped_queue=%" PRIu64
+			" %s_dropped_loss=%" PRIu64 " %s_max_queue=%u %s_max_late_us=%" PRId64,
+			k, l->fwd, k, l->drop_queue, k, l->drop_loss, k, l->max_depth, k,
+			l->max_late_ns / 1000);
+	}
+	fprintf(stderr, " late=%" PRIu64 " unscheduled=%" PRIu64 " max_pending=%u",
+		(uint64_t)atomic_load(&p->sh->late), p->unsprayed, p->max_pending);
+}
+
+/* Path mode: one direction's link from the options; its queue ring. 0 or -1 (no memory). */
+static int link_setup(struct relay_link *l, const struct relay_opts *o, unsigned dir)
+{
+	l->o = o->link[dir];
+	l->o.jitter_ns = o->jitter_ns;
+	l->loss = l->o.loss_pct / 100;
+	l->rng = (uint64_t)o->seed * 2 + dir;
+	if (l->o.rate_mbit <= 0)
+		return 0;
+	/* A bottleneck without --queue-pkts gets a txqueuelen's worth. */
+	l->queue_max = o->queue_pkts ? o->queue_pkts : 1000;
+	l->ns_per_byte = 8e3 / l->o.rate_mbit;
+	l->deps = calloc(l->queue_max, sizeof(*l->deps));
+	return l->deps ? 0 : -1;
+}
+
+/*
+ * Path mode's option rules, one clear line each (has_other: an option of
+ * modes 1-3 was given). False when the options do not go together.
+ */
+static bool path_check(const struct relay_opts *o, bool has_other)
+{
+	const char *why = NULL;
+
+	if (!o->path)
+		return true;
+	if (has_other)
+		why = "path options (--delay-*, --jitter-us, --rate-*, --queue-pkts, --loss-*) "
+		      "do not combine with --hold-*, --queues, --paths";
+	else if (o->queue_pkts && !o->link[RELAY_AB].rate_mbit && !o->link[RELAY_BA].rate_mbit)
+		why = "--queue-pkts needs --rate-ab or --rate-ba (the queue of a bottleneck)";
+	if (why)
+		fprintf(stderr, "lab-relay: %s\n", why);
+	return !why;
+}
+
+/* The delay line's log header: a script may wait for it (the sockets are open). */
+static void paths_log_header(const struct relay_paths *p, const struct relay_opts *o, FILE *log)
+{
+	setvbuf(log, NULL, _IOFBF, 1 << 20);
+	if (!p->path) {
+		fprintf(log, "# lab-relay paths=%u spray=%s seed=%u delays_us=", o->paths,
+			o->spray_rr ? "rr" : "random", o->seed);
+		for (unsigned k = 0; k < o->paths; k++)
+			fprintf(log, "%s%.3f", k ? "," : "", (double)p->delay_ns[k] / 1000);
+		fputc('\n', log);
+	} else {
+		uint32_t q = p->link[RELAY_AB].queue_max ? p->link[RELAY_AB].queue_max
+							 : p->link[RELAY_BA].queue_max;
+		fprintf(log, "# lab-relay path seed=%u jitter_us=%.3f queue_pkts=%u", o->seed,
+			(double)o->jitter_ns / 1000, q);
+		for (unsigned d = 0; d < RELAY_DIRS; d++)
+			fprintf(log, " %s: delay_us=%.3f rate_mbit=%g loss_pct=%g",
+				d == RELAY_AB ? "ab" : "ba", (double)o->link[d].delay_ns / 1000,
+				o->link[d].rate_mbit, o->link[d].loss_pct);
+		fputc('\n', log);
+	}
+	fflush(log);
+}
+
+/*
+ * The delay line of the paths (3) and path (4) modes: pool, heap, kernel
+ * arrival stamps (on both interfaces in path mode: both directions wait in
+ * it). 0, or -1 after saying why.
+ */
+static int paths_setup(struct relay_paths *p, const struct relay_opts *o, int fd_a, int fd_b,
+		       FILE *log)
+{
+	int one = 1;
+
+	p->path = o->path;
+	p->n = o->paths;
+	p->rr = o->spray_rr;
+	for (unsigned k = 0; k < o->paths; k++)
+		p->delay_ns[k] = o->base_ns + (int64_t)k * o->spread_ns / (o->paths - 1);
+	p->pool = calloc(RELAY_POOL, sizeof(*p->pool));
+	p->free = calloc(RELAY_POOL, sizeof(*p->free));
+	p->heap = calloc(RELAY_POOL, sizeof(*p->heap));
+	if (!p->pool || !p->free || !p->heap ||
+	    (p->path && (link_setup(&p->link[RELAY_AB], o, RELAY_AB) != 0 ||
+			 link_setup(&p->link[RELAY_BA], o, RELAY_BA) != 0))) {
+		fprintf(stderr, "lab-relay: no memory for %u frames\n", RELAY_POOL);
+		return -1;
+	}
+	for (uint32_t k = 0; k < RELAY_POOL; k++)
+		p->free[p->nfree++] = RELAY_POOL - 1 - k;
+	for (int k = 0; k < (p->path ? 2 : 1); k++)
+		if (setsockopt(k ? fd_b : fd_a, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) ==
+		    -1)
+			fprintf(stderr, "lab-relay: SO_TIMESTAMPNS: %s (arrival: when read)\n",
+				strerror(errno));
+	p->fd_a = fd_a;
+	p->fd_b = fd_b;
+	if (log)
+		paths_log_header(p, o, log);
 	return 0;
 }
 
@@ -659,8 +951,87 @@ static void usage(FILE *out)
 	    "usage: lab-relay -a IF_A -b IF_B [--timeout SEC] [--log FILE]\n"
 	    "         [--hold-every N | --hold-pct P [--seed S]] [--hold-count K] [--hold-us T]\n"
 	    "         [--queues N [--switch-every M] [--queue-delay-us D0,D1,..] [--cpus C0,..]]\n"
-	    "         [--paths N [--spread-us S] [--base-us B] [--spray random|rr] [--seed S]]\n",
+	    "         [--paths N [--spread-us S] [--base-us B] [--spray random|rr] [--seed S]]\n"
+	    "         [--delay-ab-us D] [--delay-ba-us D] [--jitter-us J] [--rate-ab MBIT]\n"
+	    "         [--rate-ba MBIT] [--queue-pkts N] [--loss-ab-pct P] [--loss-ba-pct P] "
+	    "[--seed S]\n",
 	    out);
+}
+
+/* A decimal number in [min, max] ("2.5"), or exit 2 naming the option. */
+static double parse_real(const char *name, const char *s, double min, double max)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || end == s || !(v >= min && v <= max)) {
+		fprintf(stderr, "lab-relay: bad %s: %s (%g..%g)\n", name, s, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+enum {
+	O_EVERY = 256,
+	O_PCT,
+	O_COUNT,
+	O_US,
+	O_SEED,
+	O_LOG,
+	O_QUEUES,
+	O_SWITCH,
+	O_QDELAY,
+	O_CPUS,
+	O_TO,
+	O_PATHS,
+	O_SPREAD,
+	O_BASE,
+	O_SPRAY,
+	O_DELAY_AB, /* path mode (4) from here */
+	O_DELAY_BA,
+	O_JITTER,
+	O_RATE_AB,
+	O_RATE_BA,
+	O_QPKTS,
+	O_LOSS_AB,
+	O_LOSS_BA,
+};
+
+/* Path mode's options (c: the getopt code); false when c is not one of them. */
+static bool path_option(struct relay_opts *o, int c, const char *arg)
+{
+	/* 10 s of delay at the top rate still fits the pool only with a queue: see link_setup. */
+	const double max_us = 10e6, max_mbit = 10000;
+
+	switch (c) {
+	case O_DELAY_AB:
+	case O_DELAY_BA:
+		o->link[c == O_DELAY_BA].delay_ns =
+		    (int64_t)parse_real(c == O_DELAY_AB ? "--delay-ab-us" : "--delay-ba-us", arg, 0,
+					max_us) *
+		    1000;
+		break;
+	case O_JITTER:
+		o->jitter_ns = (int64_t)parse_real("--jitter-us", arg, 0, max_us) * 1000;
+		break;
+	case O_RATE_AB:
+	case O_RATE_BA:
+		o->link[c == O_RATE_BA].rate_mbit =
+		    parse_real(c == O_RATE_AB ? "--rate-ab" : "--rate-ba", arg, 0.001, max_mbit);
+		break;
+	case O_QPKTS:
+		o->queue_pkts = (unsigned)parse_real("--queue-pkts", arg, 1, RELAY_QUEUE_MAX);
+		break;
+	case O_LOSS_AB:
+	case O_LOSS_BA:
+		o->link[c == O_LOSS_BA].loss_pct =
+		    parse_real(c == O_LOSS_AB ? "--loss-ab-pct" : "--loss-ba-pct", arg, 0, 100);
+		break;
+	default:
+		return false;
+	}
+	o->path = true;
+	return true;
 }
 
 static unsigned parse_uint(const char *name, const char *s)
@@ -696,23 +1067,6 @@ static unsigned parse_list(const char *name, const char *list, long *out, unsign
 
 int main(int argc, char **argv)
 {
-	enum {
-		O_EVERY = 256,
-		O_PCT,
-		O_COUNT,
-		O_US,
-		O_SEED,
-		O_LOG,
-		O_QUEUES,
-		O_SWITCH,
-		O_QDELAY,
-		O_CPUS,
-		O_TO,
-		O_PATHS,
-		O_SPREAD,
-		O_BASE,
-		O_SPRAY
-	};
 	static const struct option lopts[] = {
 	    {"hold-every", required_argument, NULL, O_EVERY},
 	    {"hold-pct", required_argument, NULL, O_PCT},
@@ -729,6 +1083,14 @@ int main(int argc, char **argv)
 	    {"spread-us", required_argument, NULL, O_SPREAD},
 	    {"base-us", required_argument, NULL, O_BASE},
 	    {"spray", required_argument, NULL, O_SPRAY},
+	    {"delay-ab-us", required_argument, NULL, O_DELAY_AB},
+	    {"delay-ba-us", required_argument, NULL, O_DELAY_BA},
+	    {"jitter-us", required_argument, NULL, O_JITTER},
+	    {"rate-ab", required_argument, NULL, O_RATE_AB},
+	    {"rate-ba", required_argument, NULL, O_RATE_BA},
+	    {"queue-pkts", required_argument, NULL, O_QPKTS},
+	    {"loss-ab-pct", required_argument, NULL, O_LOSS_AB},
+	    {"loss-ba-pct", required_argument, NULL, O_LOSS_BA},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -821,6 +1183,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			if (path_option(&o, c, optarg))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -833,6 +1197,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!path_check(&o, hold_opt || queue_opt || path_opt || o.queues || o.paths))
+		return 2;
 	if (o.queues && !o.ncpus) {
 		cpu_set_t set;
 		if (sched_getaffinity(0, sizeof(set), &set) == -1)
@@ -866,38 +1232,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (o.paths) {
-		paths.n = o.paths;
-		paths.rr = o.spray_rr;
-		for (unsigned k = 0; k < o.paths; k++)
-			paths.delay_ns[k] = o.base_ns + (int64_t)k * o.spread_ns / (o.paths - 1);
-		paths.pool = calloc(RELAY_POOL, sizeof(*paths.pool));
-		paths.free = calloc(RELAY_POOL, sizeof(*paths.free));
-		paths.heap = calloc(RELAY_POOL, sizeof(*paths.heap));
-		if (!paths.pool || !paths.free || !paths.heap) {
-			fprintf(stderr, "lab-relay: no memory for %u frames\n", RELAY_POOL);
-			return 1;
-		}
-		for (uint32_t k = 0; k < RELAY_POOL; k++)
-			paths.free[paths.nfree++] = RELAY_POOL - 1 - k;
-		int one = 1;
-		if (setsockopt(fd_a, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == -1)
-			fprintf(stderr, "lab-relay: SO_TIMESTAMPNS: %s (arrival: when read)\n",
-				strerror(errno));
-		paths.fd_b = fd_b;
-		paths.st = &st;
-		paths.sh = &sh;
-		if (log) {
-			setvbuf(log, NULL, _IOFBF, 1 << 20);
-			fprintf(log, "# lab-relay paths=%u spray=%s seed=%u delays_us=", o.paths,
-				o.spray_rr ? "rr" : "random", o.seed);
-			for (unsigned k = 0; k < o.paths; k++)
-				fprintf(log, "%s%.3f", k ? "," : "",
-					(double)paths.delay_ns[k] / 1000);
-			fputc('\n', log);
-			fflush(log); /* sockets open: a script may wait for this line */
-		}
-	}
+	if ((o.paths || o.path) && paths_setup(&paths, &o, fd_a, fd_b, log) != 0)
+		return 1;
+	paths.st = &st;
+	paths.sh = &sh;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	srand(o.seed);
@@ -905,10 +1243,10 @@ int main(int argc, char **argv)
 	unsigned cur = 0, since_switch = 0;
 	uint64_t next_d = 0;
 	int64_t deadline = now_ns() + (int64_t)o.timeout * 1000000000;
-	if (o.paths && paths_run(&paths, fd_a, deadline) != 0)
+	if ((o.paths || o.path) && paths_run(&paths, fd_a, deadline) != 0)
 		return 1;
-	/* Holding or queues (the paths loop ran above). */
-	while (!o.paths && !relay_stop && now_ns() < deadline) {
+	/* Holding or queues (the delay line ran above). */
+	while (!o.paths && !o.path && !relay_stop && now_ns() < deadline) {
 		struct pollfd p[2] = {{.fd = fd_a, .events = POLLIN},
 				      {.fd = fd_b, .events = POLLIN}};
 		int wait_ms = 100;
@@ -987,13 +1325,15 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"lab-relay: forwarded_ab=%" PRIu64 " forwarded_ba=%" PRIu64 " data_ab=%" PRIu64,
 		st.fwd_ab, st.fwd_ba, st.eligible);
+	if (o.path)
+		link_report(&paths);
 	if (o.paths) {
 		fprintf(stderr, " paths=%u late=%" PRIu64 " unsprayed=%" PRIu64 " max_pending=%u",
 			o.paths, (uint64_t)atomic_load(&sh.late), paths.unsprayed,
 			paths.max_pending);
 		for (unsigned k = 0; k < o.paths; k++)
 			fprintf(stderr, " p%u_frames=%" PRIu64, k, paths.frames[k]);
-	} else {
+	} else if (!o.path) {
 		fprintf(stderr,
 			" held=%" PRIu64 " reordered=%" PRIu64 " overtaken_by_copy=%" PRIu64
 			" not_overtaken=%" PRIu64 " max_extent=%u",
@@ -1015,6 +1355,8 @@ int main(int argc, char **argv)
 	free(paths.pool);
 	free(paths.free);
 	free(paths.heap);
+	free(paths.link[RELAY_AB].deps);
+	free(paths.link[RELAY_BA].deps);
 	close(fd_a);
 	close(fd_b);
 	return 0;
