@@ -264,6 +264,8 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		}
 		o->snd_una = ack;
 		o->have_una = true;
+		if (o->recov_kind && seq_ge(ack, o->recov_high))
+			o->recov_kind = 0; /* the recovery episode is over */
 		int64_t rtt = sent_acked(o, tp, ack, p->ts_ns);
 		if (rtt >= 0) {
 			c->tp->seg.kind |= TCP_SEG_RTT;

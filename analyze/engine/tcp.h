@@ -220,6 +220,13 @@ uint64_t tcp_pools_failed(const struct tcp_pools *tp);
 /* Bytes of the blocks handed out (what --max-memory counts of the pools). */
 size_t tcp_pools_bytes(const struct tcp_pools *tp);
 
+/* The recovery episode a direction is in (Linux's Loss and Recovery states). */
+enum tcp_recov {
+	TCP_RECOV_NONE = 0,
+	TCP_RECOV_FAST, /* SACK / dup-ACK recovery */
+	TCP_RECOV_RTO,	/* after a retransmission timeout */
+};
+
 struct tcp_half {
 	struct sum_dir_hot st; /* exported statistics, the hot ones */
 	/* The cold ones: NULL until this direction first counts one (most
@@ -290,6 +297,10 @@ struct tcp_half {
 	bool have_hull;
 	uint8_t npending; /* pending: oldest first */
 	uint8_t rtx_head, rtx_len;
+	/* A recovery episode (enum tcp_recov) lasts until the cumulative ACK reaches
+	 * recov_high, what S had sent when it began (tcp_retrans_why()). */
+	uint8_t recov_kind;
+	uint32_t recov_high;
 };
 
 /*

@@ -82,7 +82,10 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 /*
  * R's D-SACK block [left, right) about dir's data: the bytes arrived twice,
  * so the latest retransmission that carried them was not needed (RFC 3708
- * sec. 3). Counted once per retransmission.
+ * sec. 3) -- if it carried only those: the block names the bytes R had
+ * (RFC 2883 sec. 4), and a retransmission that also carried bytes R never
+ * had was needed for them (Linux's RTO recovery collapses segments into
+ * one retransmission). Counted once per retransmission.
  */
 __attribute__((noinline)) void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id dir, uint32_t left,
 					     uint32_t right)
@@ -93,7 +96,8 @@ __attribute__((noinline)) void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id
 		struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % h->cap_rtx];
 		if (seq_ge(x->start, right) || seq_le(x->end, left))
 			continue;
-		if (!x->spurious) {
+		x->dsack = true;
+		if (!x->spurious && seq_le(left, x->start) && seq_ge(right, x->end)) {
 			x->spurious = x->dsack = true;
 			tcp_cold(c, h)->spurious_retrans++;
 			tcp_cold(c, h)->spurious_dsack++;
@@ -148,11 +152,19 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * segment, once; a later re-send of the same bytes is the RTO. Our
 	 * SRTT is the capture point's, so only SRTT + 2 ms is required.
 	 */
-	if (!r->dupack_run && !r->sacking && end == h->snd_nxt &&
+	if (!r->dupack_run && !r->sacking && !h->recov_kind && end == h->snd_nxt &&
 	    gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && !rtx_seen(h, seq, end))
 		return TCP_SEG_TLP;
 	if (gap >= rto)
 		return TCP_SEG_RTO;
+	/* Inside a recovery episode every retransmission is of its kind:
+	 * after an RTO Linux re-sends the rest of the flight as ACKs return
+	 * (the Loss state, counted with the timeout), in SACK recovery what
+	 * RACK or the scoreboard marks lost (the Recovery state), until the
+	 * cumulative ACK passes the recovery point (tcp_try_undo_recovery(),
+	 * high_seq), whatever R's latest ACK said. */
+	if (h->recov_kind && seq_lt(seq, h->recov_high))
+		return h->recov_kind == TCP_RECOV_RTO ? TCP_SEG_RTO : TCP_SEG_FAST;
 	if (r->dupack_run >= 3 || r->sacking)
 		return TCP_SEG_FAST;
 	return 0;
@@ -206,6 +218,13 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 	else if (why & TCP_SEG_FAST)
 		tcp_cold(c, h)->fast_retrans++;
 	x.kind = (uint8_t)retrans_kind(why);
+	/* A recovery episode starts (or an RTO takes over a fast one): up to
+	 * what S had sent (Linux's high_seq). */
+	if ((x.kind == SUM_RTX_RTO && h->recov_kind != TCP_RECOV_RTO) ||
+	    (x.kind == SUM_RTX_FAST && h->recov_kind == TCP_RECOV_NONE)) {
+		h->recov_kind = x.kind == SUM_RTX_RTO ? TCP_RECOV_RTO : TCP_RECOV_FAST;
+		h->recov_high = h->snd_nxt;
+	}
 	sent_mark_retrans(h, seq);
 	rtx_push(c, dir, &x, sink);
 }
