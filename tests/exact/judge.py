@@ -48,7 +48,6 @@ def judge(exp, rep):
     opt = set(exp.get("optional", []))
     st = [e for e in events if e["type"] == "stall"]
     got = [e for e in st if e["class"] not in opt]
-    extra = [e for e in st if e["class"] in opt]
     meas.append("stalls=[%s]" % ", ".join(fmt_stall(e) for e in st))
     want.append("stalls=[%s]%s" % (", ".join(fmt_exp(e) for e in exp["stalls"]),
                                    " (+any %s)" % "|".join(sorted(opt)) if opt else ""))
@@ -67,7 +66,6 @@ def judge(exp, rep):
             if ad is None or not x["ack_delay_ms"][0] <= ad * 1000 <= x["ack_delay_ms"][1]:
                 fails.append("stall %d ack delay %s" % (i + 1, "none" if ad is None else
                                                           "%.1f ms" % (ad * 1000)))
-    del extra
     conns = rep.get("connections", [])
     conn = conns[0] if conns else {}
     if len(conns) != 1:

@@ -370,6 +370,10 @@ class Peer:
             return self._on_syn(rec, tcp)
         if self.irs is None:
             return
+        # RFC 7323 4.3: TS.Recent from any segment at or below Last.ACK.sent,
+        # so a delayed or stretch ACK echoes the oldest segment it covers.
+        if "tsval" in rec and seq_le(tcp.seq, self.last_ack_sent) and seq_le(self.ts_recent, rec["tsval"]):
+            self.ts_recent = rec["tsval"]
         if not self.established and "A" in flags:
             self.established = True
             self.path.log("established", role=self.role)
@@ -406,8 +410,6 @@ class Peer:
         start = tcp.seq
         end = start + rec["len"]
         fin = "F" in rec["flags"]
-        if seq_le(start, self.last_ack_sent) and rec.get("tsval", 0) >= self.ts_recent:
-            self.ts_recent = rec.get("tsval", 0)  # RFC 7323 3.4 (Last.ACK.sent rule)
         info = {"new": 0, "dup": 0, "ooo": False, "rtx": rec.get("tx", 1) >= 2}
         if rec["len"]:
             if seq_le(end, self.rcv_nxt):

@@ -19,7 +19,8 @@
 # /dev/net/tun and Debian's python3-scapy (/usr/bin/python3); else SKIP (77).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-T_SUITE=exact
+T_SUITE=exact # read by tests/lib.sh's t_done
+# shellcheck source=tests/lib.sh
 . tests/lib.sh
 bin=$(realpath "${1:?usage: run.sh TCPSIFT}")
 PY=/usr/bin/python3 # Debian's, with scapy (a pyenv python3 on PATH may lack it)
