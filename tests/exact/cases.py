@@ -462,7 +462,10 @@ class MsgMore(Case):
     zero-window probe timer (tcp_check_probe_timer: tcp_probe0_base = the
     RTO, here TCP_RTO_MIN + RTT); tcp_write_wakeup then sends the 40 bytes
     (with PSH). The peer replies 10 bytes at once. Expect one sender_idle
-    stall: the gap on the wire is THINK + the hold."""
+    stall: the gap on the wire is THINK + the hold. The hold is the RTO
+    at the write to one timer-wheel slot more: an RTO >= 64 jiffies (256 ms
+    at HZ=250) lands in the wheel's level 1, 8-jiffy (32 ms) granularity,
+    so at 100 ms RTT (RTO 304 ms) it fires 304-336 ms after the write."""
     think_ms = 0
     policy = "immediate"
 
@@ -474,6 +477,7 @@ class MsgMore(Case):
             time.sleep(self.think_ms / 1000.0)
         env["write_t"] = time.time()
         self.write(s)
+        env["rto_at_write_us"] = P.tcp_info(s)["rto"]  # the probe timer's base
         recv_exact(s, 10)
 
     def on_segment(self, peer, rec, info):
@@ -490,6 +494,7 @@ class MsgMore(Case):
         rec = run.pkt("near", d)
         return {v: {"stalls": st[v]} for v in st}, {
             "hold_ms": round(hold, 1), "think_ms": self.think_ms, "psh": rec["psh"],
+            "rto_at_write_ms": run.kernel["rto_at_write_us"] / 1000.0,
             "rto_ms": run.kernel["tcp_info"]["rto"] / 1000.0}
 
 
