@@ -5,6 +5,8 @@
 #   make check      deps, gcc + clang builds, ASan+UBSan test build, all tests
 #   make bench      benchmarks (long; results in bench/RESULTS.md)
 #   make lab-matrix the whole truth matrix (root; ~12 min): tests/lab/MATRIX.md
+#   make check-exact exact timer/window cases against a scripted peer on tun
+#                   (root; ~2 min; not part of `make check`): tests/exact/
 #   make fuzz       build the libFuzzer targets (clang) under build/fuzz
 #   make check-fuzz replay tests/fuzz/corpus under ASan+UBSan; FUZZ_SECONDS=N
 #                   then also fuzzes each target N seconds (needs libFuzzer)
@@ -65,7 +67,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture \
+        check-docs check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-exact \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
         check-install bench lab-matrix fuzz format install uninstall clean
 
@@ -198,6 +200,10 @@ check-tui: tests
 
 check-lab: tests
 	@tests/lab/run.sh $(O)/tcpsift
+
+# Exact cases: a scripted TCP peer on tun, each at 2/20/100 ms RTT (tests/exact/run.sh).
+check-exact: tests
+	@tests/exact/run.sh $(O)/tcpsift
 
 # The truth matrix's representative cells (tests/lab/matrix.py --subset check).
 check-matrix: tests
