@@ -200,6 +200,7 @@ static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
 			h->ipid_near++;
 		else
 			h->ipid_far++;
+		h->ipid_one += d16 == 1;
 	}
 	h->last_ipid = d->ip_id;
 	h->have_ipid = true;
@@ -503,13 +504,14 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	} else if (syn && h->st.isn_known && seq == h->st.isn) {
 		/* The SYN again. */
 		tcp_note_retrans(c, dir, p, seq, end, len,
-				 tcp_retrans_why(c, dir, prm, seq, end, gap), NULL, sink);
+				 tcp_retrans_why(c, dir, prm, seq, end, gap, false), NULL, sink);
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
 		uint32_t unseen = h->nholes ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
 		/* Judged before snd_nxt moves: a probe re-sends the highest. */
-		uint32_t why = tcp_retrans_why(c, dir, prm, seq, end, gap);
+		uint32_t why =
+		    tcp_retrans_why(c, dir, prm, seq, end, gap, tcp_ipid_skipped(c, h, d));
 
 		clock_of(&clk, d);
 		if (seq_gt(end, h->snd_nxt)) {

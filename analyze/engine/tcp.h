@@ -248,6 +248,7 @@ struct tcp_half {
 	bool have_ipid;
 	bool in_zero_window; /* (zw_start ... below: here to fill a hole) */
 	uint32_t ipid_near, ipid_far;
+	uint32_t ipid_one; /* steps of exactly +1: the counter is this connection's alone */
 
 	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
 	uint32_t last_ack;
@@ -461,9 +462,11 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
  */
 int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side);
 
-/* Does dir's sender number its IPv4 packets with a per-connection counter
- * (learned from the size of its ID steps, as Linux's inet_id)? Then an ID
- * that skips says packets of it went missing before the capture point. */
+/* Does dir's sender number its IPv4 packets with a counter of this
+ * connection's alone (as Linux's inet_id), its IDs stepping by exactly one
+ * (all but one step in eight, and two more)? Then an ID that skips says packets of it went
+ * missing before the capture point. A global counter (Windows, or IDs
+ * shared with other traffic) skips by itself. */
 bool tcp_ipid_counter(const struct tcp_conn *c, enum sum_dir_id dir);
 
 /* The whole path's RTT, end to end, wherever the capture is: both loops,

@@ -57,7 +57,12 @@ static bool ipid_trusted(const struct tcp_half *h)
 
 bool tcp_ipid_counter(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	return ipid_trusted(&c->half[dir]);
+	const struct tcp_half *h = &c->half[dir];
+
+	/* Other steps: a few (the handshake's, a loss's own skip) and at most
+	 * one in eight. */
+	return ipid_trusted(h) && h->ipid_one >= TCP_IPID_LEARN &&
+	       h->ipid_near + h->ipid_far - h->ipid_one <= h->ipid_one / 8 + 2;
 }
 
 /* ---- path times as seen from the capture point ---- */

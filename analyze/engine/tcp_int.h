@@ -41,6 +41,7 @@ enum {
 	TCP_IPID_LEARN = 8,	/* counter-like steps needed before trusting IP IDs */
 	TCP_IPID_NEAR = 256,	/* a step this small (either sign) is counter-like */
 	TCP_IPID_ORDER = 16384, /* IDs further apart than this order nothing */
+	TCP_IPID_SKIP_MAX = 64, /* a skip larger than this is no burst of S's own */
 };
 
 /* Linux's shortest loss-probe timer: 2 SRTT + TCP_TIMEOUT_MIN (2 jiffies,
@@ -281,9 +282,15 @@ struct tcp_gapfill {
 	const struct tcp_hole *hole;
 };
 
-/* Why [seq, end) was re-sent after gap ns of silence: TCP_SEG_RTO/TLP/FAST or 0. */
+/* Why [seq, end) was re-sent after gap ns of silence: TCP_SEG_RTO/TLP/FAST or 0.
+ * unseen: S's IP ID says it sent packets since its last one captured. */
 uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
-			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap);
+			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap,
+			 bool unseen);
+/* Did h's side send packets the capture never saw between its last one
+ * and d (its IPv4 ID, a counter of the connection's alone, skipped)? */
+bool tcp_ipid_skipped(const struct tcp_conn *c, const struct tcp_half *h,
+		      const struct dec_packet *d);
 /* Account a retransmission (fill: the gap it filled, or NULL); its verdict
  * goes to sink once no D-SACK can change it. */
 void tcp_note_retrans(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p, uint32_t seq,

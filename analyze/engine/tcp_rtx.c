@@ -138,7 +138,8 @@ static bool rtx_seen(const struct tcp_half *h, uint32_t seq, uint32_t end)
  * had said so far.
  */
 uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
-			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap)
+			 const struct tcp_params *prm, uint32_t seq, uint32_t end, int64_t gap,
+			 bool unseen)
 {
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	int64_t rto = h->srtt_ns ? clock_sat_add(h->srtt_ns, clock_sat_mul(h->rttvar_ns, 4)) : 0;
@@ -150,9 +151,12 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * SRTT, Linux + 2 jiffies, or + TCP_RTO_MIN with one segment out,
 	 * capped at the RTO: tcp_schedule_loss_probe()) re-sends the highest
 	 * segment, once; a later re-send of the same bytes is the RTO. Our
-	 * SRTT is the capture point's, so only SRTT + 2 ms is required.
+	 * SRTT is the capture point's, so only SRTT + 2 ms is required. When
+	 * S sent packets this capture point never saw (unseen: its IP ID
+	 * skipped), the highest segment seen was not S's highest: an RTO
+	 * re-sending the head of its queue, not a probe.
 	 */
-	if (!r->dupack_run && !r->sacking && !h->recov_kind && end == h->snd_nxt &&
+	if (!unseen && !r->dupack_run && !r->sacking && !h->recov_kind && end == h->snd_nxt &&
 	    gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && !rtx_seen(h, seq, end))
 		return TCP_SEG_TLP;
 	if (gap >= rto)
@@ -168,6 +172,18 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	if (r->dupack_run >= 3 || r->sacking)
 		return TCP_SEG_FAST;
 	return 0;
+}
+
+bool tcp_ipid_skipped(const struct tcp_conn *c, const struct tcp_half *h,
+		      const struct dec_packet *d)
+{
+	int skip;
+
+	if (d->src.family != 4 || !h->have_ipid ||
+	    !tcp_ipid_counter(c, (enum sum_dir_id)(h - c->half)))
+		return false;
+	skip = (int)(uint16_t)(d->ip_id - h->last_ipid);
+	return skip >= 2 && skip <= TCP_IPID_SKIP_MAX;
 }
 
 /* Account a retransmission of [seq, end) (len payload bytes) sent for the

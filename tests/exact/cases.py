@@ -499,8 +499,40 @@ class MsgMore(Case):
 
 
 class MsgMoreThink(MsgMore):
-    """MsgMore after 20 ms of application think time before the write."""
+    """MsgMore after 20 ms of application think time before each write,
+    ROUNDS times (write, the peer's reply, think again). Each silence on
+    the wire is think + the hold. One such pause cannot be told from an
+    application sleeping that long; the repeats can (the same length each
+    time: a timer's): expect a sender_idle stall for every round but the
+    first."""
     think_ms = 20
+    rounds = 4
+
+    def app(self, s, env):
+        env["write_t"] = []
+        for _ in range(self.rounds):
+            time.sleep(self.think_ms / 1000.0)
+            env["write_t"].append(time.time())
+            self.write(s)
+            env["rto_at_write_us"] = P.tcp_info(s)["rto"]
+            recv_exact(s, 10)
+
+    def on_segment(self, peer, rec, info):
+        if info["new"] and rec.get("len", 0) == 40:
+            self.marks.setdefault("data", []).append(rec["id"])
+            peer.send_data(10, "reply")
+        else:
+            P.ack_policy(peer, info, self.policy)
+
+    def expect(self, run):
+        ids = self.marks["data"]
+        st = {v: [stall("sender_idle", "c2s", tol(run.gap_before(v, d))) for d in ids[1:]]
+              for v in ("near", "far")}
+        holds = [round((run.t("near", d) - (w - run.kernel["clock_off"])) * 1000, 1)
+                 for d, w in zip(ids, run.kernel["write_t"])]
+        return {v: {"stalls": st[v]} for v in st}, {
+            "holds_ms": holds, "think_ms": self.think_ms,
+            "rto_at_write_ms": run.kernel["rto_at_write_us"] / 1000.0}
 
 
 class Cork(MsgMore):

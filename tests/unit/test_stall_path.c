@@ -107,7 +107,7 @@ static void test_pushed_reply_delack_control(void)
  * 4 x the RTT (400 ms) was above it. With the probe lost too, the RTO. */
 static void tail_loss_100ms(struct convo *v, bool probe_lost)
 {
-	int64_t t = 300 * MS, rtt = 100 * MS;
+	int64_t t = 150 * MS, rtt = 100 * MS;
 
 	handshake_at(v, NEAR, rtt);
 	for (uint32_t k = 0; k < 10; k++)
@@ -259,8 +259,8 @@ static void test_cwnd_limited_is_not_rwnd(void)
  * pushed and ACKed, then 40 bytes released by the probe timer, the
  * connection's RTO (20 ms + TCP_RTO_MIN + a jiffy: 224 ms), outside the
  * fixed 196-216 ms window. With 20 ms of think time before each corked
- * write the pause is 244 ms each time: the first is think time, the rest
- * repeat it.
+ * write the pause is 244 ms each time: the first is think time (one pause
+ * cannot be told from an application's), the rest repeat it.
  */
 static void corked_rounds(struct convo *v, int64_t pause_us, unsigned rounds)
 {

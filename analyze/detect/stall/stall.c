@@ -213,9 +213,6 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 	    seg->window >= stall_mss(c, sd))
 		stall_zw_close(c, env, sd, seg->ts, seg->frame, false);
 
-	/* S sending while R's window is closed had data waiting. */
-	if (st->d[seg->dir].zw_open && (seg->kind & TCP_SEG_NEW_DATA))
-		c->det.stall->zw[seg->dir].unconfirmed = false;
 	stall_snapshot(c);
 	/* Capture timestamps can go backwards: a gap is measured from the
 	 * latest packet seen. */

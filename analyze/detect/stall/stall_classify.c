@@ -85,6 +85,9 @@ static const char stall_e_zw_probe[] =
     "sent exactly what that window allowed, a window probe carrying data (RFC 1122 4.2.2.17, "
     "its sender-side silly-window avoidance 4.2.3.4: the persist timer, not the application, "
     "ended the silence)";
+static const char stall_e_zw_wait[] =
+    "the receiver advertised a window below one segment; its window update ended the gap and "
+    "the sender's data followed at once (it had been waiting for the window)";
 static const char stall_a_zw[] =
     "receiver: the application did not read; read sooner or raise SO_RCVBUF";
 static const char stall_r_rto[] =
@@ -123,12 +126,12 @@ static const char stall_e_upstream[] =
 static const char stall_a_upstream[] =
     "loss between the sender and this capture point (or the capture dropped it): a capture at "
     "the sender decides which";
-static const char stall_r_timer_recur[] =
+static const char stall_r_timer_think[] =
     "recurring pause just above the connection's RTO: a held write released by the kernel's "
-    "timer after the application's own delay";
-static const char stall_e_timer_recur[] =
-    "everything sent was pushed and ACKed; the pause is longer than the sender's RTO (which also "
-    "releases corked data: the probe timer) and repeats a recent pause within 2 %";
+    "timer after the application's own short delay";
+static const char stall_e_timer_think[] =
+    "everything sent was pushed and ACKed; the pause is the sender's RTO (which also releases "
+    "corked data: the probe timer) plus up to 50 ms, and repeats a recent pause within 2 %";
 static const char stall_r_recovery[] =
     "loss recovery: the gap ended with a retransmission the receiver's duplicate ACKs / SACKs "
     "asked for";
@@ -288,20 +291,32 @@ static int64_t stall_rto(const struct tcp_conn *c, enum sum_dir_id dir)
 }
 
 /*
+ * How late a timer of this length fires at most: Linux's timer wheel
+ * rounds a timeout up to its level's granularity (kernel/time/timer.c:
+ * 1 jiffy below 63 jiffies, 8 above, 64 from 512 on; 4, 32 and 256 ms at
+ * HZ=250), and the softirq may run a jiffy or two later still.
+ */
+static int64_t stall_timer_late(int64_t timeout)
+{
+	if (timeout < 63 * STALL_JIFFY_NS)
+		return STALL_TIMER_LATE_NS;
+	if (timeout < 511 * STALL_JIFFY_NS)
+		return 8 * STALL_JIFFY_NS + STALL_TIMER_LATE_NS;
+	return 64 * STALL_JIFFY_NS + STALL_TIMER_LATE_NS;
+}
+
+/*
  * Does a silence of S of this length match a kernel timer: the ~200 ms one
  * (TCP_CORK's ceiling, the probe timer, TCP_RTO_MIN) or the connection's
- * own RTO (stall_rto()), from one jiffy early to 5 % (at least 3 jiffies at
- * HZ=250) late?
+ * own RTO (stall_rto()), from one jiffy early to stall_timer_late() late?
  */
 static bool stall_timer_like(const struct tcp_conn *c, enum sum_dir_id dir, int64_t pause)
 {
-	int64_t rto = stall_rto(c, dir), late = rto / 20;
+	int64_t rto = stall_rto(c, dir);
 
 	if (pause >= STALL_TIMER_LO_NS && pause <= STALL_TIMER_HI_NS)
 		return true;
-	if (late < STALL_TIMER_LATE_NS)
-		late = STALL_TIMER_LATE_NS;
-	return pause >= rto - STALL_JIFFY_NS && pause <= clock_sat_add(rto, late);
+	return pause >= rto - STALL_JIFFY_NS && pause <= clock_sat_add(rto, stall_timer_late(rto));
 }
 
 /* A retransmission ended the gap: which kind of wait it was. */
@@ -387,7 +402,9 @@ static bool stall_upstream_loss(struct tcp_conn *c, const struct det_env *env, e
 	skip = (int)(uint16_t)(seg->d->ip_id - d->last_ipid);
 	if (skip < 2 || skip > STALL_IPID_SKIP_MAX)
 		return false;
-	if (seg->ts - st->last_ts >= stall_rto(c, dir) - STALL_JIFFY_NS)
+	/* The timer ran at S from R's last packet's arrival there: a loop to
+	 * S after it passed here (a receiver-side capture sees the path). */
+	if (seg->ts - st->last_ts - stall_answer_time(c, dir) >= stall_rto(c, dir) - STALL_JIFFY_NS)
 		stall_found_init(&f, st, seg, dir, STALL_RTO, stall_r_rto_upstream,
 				 stall_e_upstream, stall_a_upstream);
 	else
@@ -398,32 +415,52 @@ static bool stall_upstream_loss(struct tcp_conn *c, const struct det_env *env, e
 }
 
 /*
- * Everything pushed and ACKed, and S resumes after a pause longer than its
- * RTO that repeats a recent one: corked data (MSG_MORE, TCP_CORK) waits
- * for the probe timer from the moment it was written, so an application
- * that thinks before each corked write leaves think + RTO of silence, the
- * same each time. Timers repeat, people do not: timer-like, kept apart
- * from the proven stalls as every timer-like pause is. Only a short think
- * (STALL_CORK_THINK_NS): the parts of one corked message are written close
- * together; a longer pause that repeats is the application's own rhythm.
+ * Everything pushed and ACKed, and S resumes a little after its RTO,
+ * repeating a recent pause within 2 %: corked data (MSG_MORE, TCP_CORK)
+ * waits for the probe timer from the moment it was written, so an
+ * application that thinks before each corked write leaves think + RTO of
+ * silence, the same each time. One such pause cannot be told from an
+ * application sleeping that long; the repeat can (timers repeat, people
+ * do not). Timer-like, kept apart from the proven stalls as every
+ * timer-like pause is. Only a short think (STALL_CORK_THINK_NS): the parts
+ * of one message are written close together.
  */
 static bool stall_held_after_think(struct tcp_conn *c, const struct det_env *env,
 				   enum sum_dir_id dir, int64_t since_ack)
 {
 	int64_t rto = stall_rto(c, dir);
+	int64_t last =
+	    clock_sat_add(clock_sat_add(rto, stall_timer_late(rto)), STALL_CORK_THINK_NS);
 	struct stall_state *cold;
 	struct stall_found f;
 
-	if (since_ack < rto - STALL_JIFFY_NS ||
-	    since_ack > clock_sat_add(rto, STALL_CORK_THINK_NS) ||
+	if (since_ack < rto - STALL_JIFFY_NS || since_ack > last ||
 	    !(cold = DET_COLD_GET(c, env, stall)) || !stall_recurs(cold, since_ack))
 		return false;
 	stall_found_init(&f, &c->dhot.stall, &c->tp->seg, dir, STALL_SENDER_IDLE,
-			 stall_r_timer_recur, stall_e_timer_recur, stall_a_timer);
+			 stall_r_timer_think, stall_e_timer_think, stall_a_timer);
 	f.timer_like = true;
 	f.recurring = true;
 	stall_emit(c, env, &f);
 	return true;
+}
+
+/*
+ * R's window update ends a gap in which its window was closed to dir's
+ * sender, who held nothing visible (all it sent pushed and ACKed, or
+ * nothing sent yet: a window closed from the handshake on). A zero-window
+ * stall if S's new data follows at once (stall_zw_wait_resolve()).
+ */
+static void stall_zw_update(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	struct stall_state *cold = DET_COLD_GET(c, env, stall);
+
+	if (!cold)
+		return;
+	stall_found_init(&cold->zw_wait, &c->dhot.stall, &c->tp->seg, dir, STALL_ZERO_WINDOW,
+			 stall_r_zw, stall_e_zw_wait, stall_a_zw);
+	cold->zw_wait_ts = c->tp->seg.ts;
+	c->dhot.stall.zw_wait_open = true;
 }
 
 /* The packet seg ended a gap of the connection: classify it. Out of line
@@ -461,11 +498,19 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 				  (uint64_t)d->in_flight + seg->len == d->rwnd;
 		if (d->zw_open)
 			return; /* a gap inside an open zero-window stall */
-		/* A sender that has sent nothing yet may be waiting too (a
-		 * window closed from the handshake on): confirmed by its data. */
-		if (!stall_window_closed(d) ||
-		    !(d->in_flight > 0 || !d->last_push || probing || probe_data))
+		/* S held something: unacknowledged or unpushed data, or it
+		 * probes now. Else it may have had nothing to send (or sent
+		 * nothing yet: a window closed from the handshake on): then
+		 * only S's data right after R's window update says it waited. */
+		bool held =
+		    d->in_flight > 0 || (d->has_data && !d->last_push) || probing || probe_data;
+		if (!stall_window_closed(d))
 			continue;
+		if (!held || !d->has_data) {
+			if (!mine && seg->window >= d->mss)
+				stall_zw_update(c, env, (enum sum_dir_id)k);
+			continue;
+		}
 		if (!(cold = DET_COLD_GET(c, env, stall)))
 			return;
 		struct stall_zw *zw = &cold->zw[k];
@@ -477,15 +522,19 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		zw->rel_una = d->rel_una;
 		zw->rwnd = d->rwnd;
 		zw->probe_data = probe_data && d->in_flight == 0 && d->last_push;
-		zw->unconfirmed = !d->has_data && !(mine && data);
 		return;
 	}
 
 	if (data) {
 		const struct stall_dir_state *d = &st->d[pd];
-		/* S's first data: a turn boundary only if R asked for it. */
-		if (!d->has_data && !d->r_answered)
+		/* S's first data: a turn boundary only if R asked for it, or
+		 * held by a timer (a corked first write). */
+		if (!d->has_data && !d->r_answered &&
+		    !stall_timer_like(c, pd, seg->ts - st->last_ts)) {
+			/* (remembered: corked writes after a think repeat) */
+			stall_held_after_think(c, env, pd, seg->ts - st->last_ts);
 			return;
+		}
 		if (seg->kind & TCP_SEG_RETRANS) {
 			if (d->has_data)
 				stall_retrans(c, env, pd);
@@ -676,20 +725,12 @@ void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_
 	};
 
 	c->dhot.stall.d[dir].zw_open = false;
-	if (zw->unconfirmed) {
-		/* S never sent while it was closed: did it have anything? */
-		if (!conn_end) {
-			c->det.stall->zw_wait = f;
-			c->det.stall->zw_wait_ts = end;
-			c->dhot.stall.zw_wait_open = true;
-		}
-		return;
-	}
 	stall_emit(c, env, &f);
 }
 
-/* A packet after R's window update closed an unconfirmed zero-window
- * stall (stall_zw_close()): S's new data within one loop to S confirms it. */
+/* A packet after R's window update ended a gap in which R's window was
+ * closed and S held nothing visible (stall_zw_update()): S's new data
+ * within one loop to S says it was waiting for the window. */
 __attribute__((noinline)) void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_state *cold = c->det.stall; /* allocated with zw_wait_open */

@@ -34,7 +34,7 @@ void stall_dack_resolve(struct tcp_conn *c, const struct det_env *env);
 /* The packet after a loss-probe-like gap end: burst (S's new data again)
  * makes it think time, else the probe's stall is emitted. */
 void stall_probe_resolve(struct tcp_conn *c, const struct det_env *env, bool burst);
-/* A packet after an unconfirmed zero-window stall closed: S's new data
+/* A packet after R's window update ended a closed-window gap (stall_zw_update()): S's new data
  * confirms it. */
 void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env);
 /* dir's open zero-window stall ends at end (frame): R's window update, or

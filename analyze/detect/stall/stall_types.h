@@ -98,10 +98,6 @@ struct stall_zw {
 	uint64_t frame;
 	uint32_t input;
 	bool probe_data; /* S ended the silence with a window probe carrying data */
-	/* S had sent no data when R's window was closed (from the handshake
-	 * on): a stall only if S sends new data before or at once after the
-	 * window opens, proof it had some waiting. */
-	bool unconfirmed;
 };
 
 /*
@@ -156,10 +152,10 @@ struct stall_state {
 	 * while stall_hot.probe_open. */
 	struct stall_found probe;
 
-	/* A zero-window stall of a sender that had sent nothing yet, closed
-	 * by R's window update: emitted if S's next packet is new data within
-	 * one loop to S of the update (zw_wait_ts). Valid while
-	 * stall_hot.zw_wait_open. */
+	/* A gap with R's window closed to a sender that held nothing
+	 * visible, ended by R's window update: a zero-window stall if S's next
+	 * packet is new data within one loop to S of the update (zw_wait_ts).
+	 * Valid while stall_hot.zw_wait_open. */
 	struct stall_found zw_wait;
 	int64_t zw_wait_ts;
 
