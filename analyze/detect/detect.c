@@ -77,6 +77,10 @@ int det_pools_init(struct det_pools *dp)
 #define DET_COLD(name, prefix)                                                                     \
 	if (!(dp->name = pool_new(sizeof(struct prefix##_state), 0)))                              \
 		goto nomem;
+#define DET_POOLS(name, n, bytes)                                                                  \
+	for (unsigned k = 0; k < (n); k++)                                                         \
+		if (!(dp->name[k] = pool_new(bytes(k), 0)))                                        \
+			goto nomem;
 #include "analyze/detect/detectors.h"
 	return 0;
 nomem:
@@ -89,6 +93,11 @@ void det_pools_free(struct det_pools *dp)
 #define DET_COLD(name, prefix)                                                                     \
 	pool_free(dp->name);                                                                       \
 	dp->name = NULL;
+#define DET_POOLS(name, n, bytes)                                                                  \
+	for (unsigned k = 0; k < (n); k++) {                                                       \
+		pool_free(dp->name[k]);                                                            \
+		dp->name[k] = NULL;                                                                \
+	}
 #include "analyze/detect/detectors.h"
 }
 
@@ -97,6 +106,11 @@ size_t det_pools_bytes(const struct det_pools *dp)
 	size_t n = 0;
 #define DET_COLD(name, prefix)                                                                     \
 	n += dp->name ? pool_stats(dp->name)->in_use * pool_stats(dp->name)->block_size : 0;
+#define DET_POOLS(name, n_, bytes)                                                                 \
+	for (unsigned k = 0; k < (n_); k++)                                                        \
+		n += dp->name[k]                                                                   \
+			 ? pool_stats(dp->name[k])->in_use * pool_stats(dp->name[k])->block_size   \
+			 : 0;
 #include "analyze/detect/detectors.h"
 	return n;
 }
@@ -105,12 +119,18 @@ uint64_t det_pools_failed(const struct det_pools *dp)
 {
 	uint64_t n = 0;
 #define DET_COLD(name, prefix) n += dp->name ? pool_stats(dp->name)->failed : 0;
+#define DET_POOLS(name, n_, bytes)                                                                 \
+	for (unsigned k = 0; k < (n_); k++)                                                        \
+		n += dp->name[k] ? pool_stats(dp->name[k])->failed : 0;
 #include "analyze/detect/detectors.h"
 	return n;
 }
 
 void det_release(struct tcp_conn *c, const struct det_env *env)
 {
+	for (size_t k = 0; k < DET_COUNT; k++)
+		if (det_table[k]->release)
+			det_table[k]->release(c, env);
 #define DET_COLD(name, prefix)                                                                     \
 	if (c->det.name) {                                                                         \
 		pool_put(env->pools->name, c->det.name);                                           \

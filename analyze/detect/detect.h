@@ -36,6 +36,8 @@
 struct det_params {
 	int64_t stall_min_ns;	   /* a gap shorter than this is never a stall (10 ms) */
 	uint32_t stall_rtt_factor; /* ... plus this many loops to the answering host (1) */
+	uint32_t sack_max_holes;   /* SACK holes tracked per direction: 0 is the cap,
+				      SACKB_MAX_HOLES; smaller only in tests */
 };
 
 #define DET_DEFAULT_STALL_MIN_NS     (10ll * 1000000ll)
@@ -48,7 +50,8 @@ struct det_params {
  * that needed the state, not the packets.
  */
 struct det_pools {
-#define DET_COLD(name, prefix) struct pool *name;
+#define DET_COLD(name, prefix)	  struct pool *name;
+#define DET_POOLS(name, n, bytes) struct pool *name[n];
 #include "analyze/detect/detectors.h"
 };
 
@@ -88,6 +91,9 @@ struct det_ops {
 	/* The connection ends: emit what is pending, fill its result in out
 	 * (zeroed by the caller; detectors earlier in the table filled theirs). */
 	void (*finish)(struct tcp_conn *c, const struct det_env *env, struct sum_det *out);
+	/* Give back what the cold state took from its DET_POOLS (det_release(),
+	 * before the cold state itself goes back). */
+	void (*release)(struct tcp_conn *c, const struct det_env *env);
 };
 
 /*

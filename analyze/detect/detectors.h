@@ -29,6 +29,12 @@
  *                             name several (name_part, prefix_part: struct
  *                             prefix_part_state), one per part that is
  *                             needed at a different time (mtu.def).
+ *   DET_POOLS(name, n, bytes) it takes tables that grow on demand from n
+ *                             pools the engine owns (struct det_pools:
+ *                             struct pool *name[n]), class k holding
+ *                             bytes(k) each: no pointer in the connection,
+ *                             the cold state holds what it took and gives
+ *                             it back in ops.release (sack.def)
  *   DET_DETAIL(type, member)  its events carry `type member` in sum_event.u
  *   DET_EVENT(enum, name, detector)   an event type it emits, named in JSON
  *
@@ -51,6 +57,9 @@
 #ifndef DET_COLD
 #define DET_COLD(name, prefix)
 #endif
+#ifndef DET_POOLS
+#define DET_POOLS(name, n, bytes)
+#endif
 #ifndef DET_DETAIL
 #define DET_DETAIL(type, member)
 #endif
@@ -70,5 +79,6 @@
 #undef DET_BEFORE
 #undef DET_STATE
 #undef DET_COLD
+#undef DET_POOLS
 #undef DET_DETAIL
 #undef DET_EVENT

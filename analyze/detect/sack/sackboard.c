@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "analyze/engine/seq.h"
+#include "analyze/detect/sack/sackboard_int.h"
 #include "common/clock.h"
 
 /*
@@ -20,14 +20,27 @@
  *    right, or more than 16 MiB beyond anything S was seen sending (a
  *    middlebox that rewrote sequence numbers but not SACK blocks), are
  *    ignored like Linux's tcp_is_sackblock_valid() does, and counted.
- *  - A hole is a gap between snd_una and the first block or between two
- *    blocks. A gap above every gap seen before is a new hole (its extent as
- *    first seen); a gap inside an older one is what is left of that hole.
- *    Adjacent losses therefore make one hole, as S's scoreboard sees them.
- *  - Passed the capture point: the engine knows which bytes of S it never
- *    captured (tcp_half holes, beyond snd_nxt). A hole most of whose bytes
- *    were captured was lost downstream of the capture point; otherwise it
- *    was lost upstream of it (or the capture dropped it).
+ *  - A hole is a range R has neither cumulatively ACKed nor SACKed: it
+ *    never spans a SACKed range. A gap above every gap seen before is a new
+ *    hole; a block that later lands inside a hole (a late original, or a
+ *    block R had not reported yet: with more than 3-4 new ranges between
+ *    two ACKs some are reported late or never) splits it, each piece a
+ *    hole, and one over an edge trims it. The cumulative ACK moving into a
+ *    hole does not shrink it: that is the repair's progress. Adjacent
+ *    losses make one hole, as S's scoreboard sees them. An omitted block
+ *    is remembered, never taken as un-SACKed (RFC 2018 sec. 4: R reports
+ *    its most recent ranges first and drops older ones).
+ *  - Lost downstream of the capture point only with evidence this point
+ *    has: every byte of the hole had been captured (the engine's tcp_half
+ *    gaps, beyond snd_nxt, and the hull of gaps it had no room for) when R
+ *    first reported it: the bytes passed here and were lost after. Bytes
+ *    never captured were lost upstream, or the capture missed them: at a
+ *    receiver-side capture a network loss is always that.
+ *  - The tables grow (sackboard_tab.c) up to SACKB_MAX_HOLES. Beyond, a
+ *    gap is counted, not tracked, and a tracked hole is never changed by
+ *    it: a piece of a split hole with no room is counted and dropped, a
+ *    SACKed range with no room is forgotten with everything above it (the
+ *    horizon, until snd_una reaches it), so no tracked hole can span it.
  *  - A hole closes when snd_una and the blocks cover all of it. It closed
  *    by retransmission if a retransmission of any of its bytes was seen
  *    (tcp.c: TCP_SEG_RETRANS), by reordering if only the late original was
@@ -75,27 +88,33 @@ static uint32_t mss_est(const struct tcp_conn *c, enum sum_dir_id dir)
 	return pm ? pm : SACKB_DEFAULT_MSS;
 }
 
-/* Bytes of [start, end) the capture never saw from dir's sender. */
-static uint32_t unseen_bytes(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
-			     uint32_t end)
+/*
+ * The hull of the bytes of [start, end) this capture has not seen from
+ * dir's sender: beyond snd_nxt, in a gap of the engine's table, or in the
+ * hull of gaps it had no room for (it cannot tell those: counted unseen).
+ */
+static struct sackb_range unseen_hull(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
+				      uint32_t end)
 {
 	const struct tcp_half *h = &c->half[dir];
-	uint32_t n = 0;
+	struct sackb_range r = {0, 0};
 
 	if (!h->have_nxt)
-		return end - start;
-	if (seq_gt(end, h->snd_nxt)) {
-		uint32_t lo = seq_max(start, h->snd_nxt);
-		n += end - lo;
-		end = lo;
-	}
-	for (unsigned k = 0; k < h->nholes && seq_lt(start, end); k++) {
+		return (struct sackb_range){start, end};
+	if (seq_gt(end, h->snd_nxt))
+		sackb_range_add(&r, seq_max(start, h->snd_nxt), end);
+	for (unsigned k = 0; k < h->nholes; k++) {
 		const struct tcp_hole *o = &h->holes[k];
 		uint32_t lo = seq_max(start, o->start), hi = seq_min(end, o->end);
 		if (seq_lt(lo, hi))
-			n += hi - lo;
+			sackb_range_add(&r, lo, hi);
 	}
-	return n;
+	if (h->have_hull) {
+		uint32_t lo = seq_max(start, h->hull_lo), hi = seq_min(end, h->hull_hi);
+		if (seq_lt(lo, hi))
+			sackb_range_add(&r, lo, hi);
+	}
+	return r;
 }
 
 /* Refresh the hot summary of dir's scoreboard. sack_ack() is the only
@@ -106,65 +125,6 @@ static void sackb_note_active(struct tcp_conn *c, enum sum_dir_id dir)
 
 	c->dhot.sack.active[dir] =
 	    sd->nblocks || sd->nholes || sd->renege_pending || sd->in_recovery;
-}
-
-/* Merge [l, r) into the sorted, disjoint, non-adjacent blocks. */
-static void blocks_insert(struct sackb_dir *sd, struct sackb_summary *sum, uint32_t l, uint32_t r)
-{
-	struct sackb_block *b = sd->blocks;
-	uint32_t n = sd->nblocks, i = 0, j;
-
-	while (i < n && seq_lt(b[i].right, l))
-		i++;
-	for (j = i; j < n && seq_le(b[j].left, r); j++) {
-		l = seq_min(l, b[j].left);
-		r = seq_max(r, b[j].right);
-	}
-	if (j > i) {
-		b[i].left = l;
-		b[i].right = r;
-		memmove(&b[i + 1], &b[j], (n - j) * sizeof(b[0]));
-		sd->nblocks = n - (j - i - 1);
-		return;
-	}
-	if (n == SACKB_MAX_BLOCKS) {
-		sum->block_overflow++;
-		return;
-	}
-	memmove(&b[i + 1], &b[i], (n - i) * sizeof(b[0]));
-	b[i].left = l;
-	b[i].right = r;
-	sd->nblocks = n + 1;
-}
-
-/* Forget SACKed ranges the cumulative ACK passed. */
-static void blocks_prune(struct sackb_dir *sd, uint32_t una)
-{
-	uint32_t k = 0;
-
-	while (k < sd->nblocks && seq_le(sd->blocks[k].right, una))
-		k++;
-	if (k) {
-		memmove(&sd->blocks[0], &sd->blocks[k], (sd->nblocks - k) * sizeof(sd->blocks[0]));
-		sd->nblocks -= k;
-	}
-	if (sd->nblocks && seq_lt(sd->blocks[0].left, una))
-		sd->blocks[0].left = una;
-}
-
-/* Do snd_una and the blocks cover all of [start, end)? */
-static bool covered(const struct sackb_dir *sd, uint32_t una, uint32_t start, uint32_t end)
-{
-	uint32_t pos = seq_max(start, una);
-
-	for (uint32_t k = 0; k < sd->nblocks && seq_lt(pos, end); k++) {
-		const struct sackb_block *b = &sd->blocks[k];
-		if (seq_gt(b->left, pos))
-			return false;
-		if (seq_gt(b->right, pos))
-			pos = b->right;
-	}
-	return seq_ge(pos, end);
 }
 
 static const char sackb_r_retrans[] = "a retransmission of its bytes was seen";
@@ -189,6 +149,18 @@ static bool dir_complete(const struct tcp_conn *c, enum sum_dir_id dir)
 	return !(k && (k->lost_segments || k->acked_unseen)) && !h->nholes && !h->hole_overflow;
 }
 
+/* What closed o, from the segments that filled it (none: "other"). */
+static enum sackb_closed_by closed_by_fills(const struct sackb_hole *o)
+{
+	if (!sackb_range_empty(o->fill[SACKB_FILL_RETRANS]))
+		return SACKB_CLOSED_RETRANS;
+	if (!sackb_range_empty(o->fill[SACKB_FILL_ORIGINAL]))
+		return SACKB_CLOSED_REORDER;
+	if (!sackb_range_empty(o->fill[SACKB_FILL_UNDECIDED]))
+		return SACKB_CLOSED_UNDECIDED;
+	return SACKB_CLOSED_OTHER;
+}
+
 static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
 		      const struct sackb_hole *o, enum sackb_closed_by by, int64_t ts,
 		      uint64_t frame)
@@ -196,7 +168,7 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 	struct sackb_summary *sum = &c->det.sack->sum;
 	struct sum_event e;
 	uint32_t mss = mss_est(c, dir), bytes = o->end - o->start;
-	bool downstream = false;
+	bool downstream = false, passed = sackb_range_empty(o->unseen);
 	const char *reason;
 
 	switch (by) {
@@ -213,7 +185,7 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 		reason = sackb_r_open;
 		break;
 	default:
-		if (o->passed_capture && dir_complete(c, dir)) {
+		if (passed && dir_complete(c, dir)) {
 			by = SACKB_CLOSED_REORDER;
 			downstream = true;
 			reason = sackb_r_downstream;
@@ -223,8 +195,10 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 		}
 		break;
 	}
+	sum->holes++;
+	sum->hole_bytes += bytes;
 	sum->by_closed[by]++;
-	if (o->passed_capture)
+	if (passed)
 		sum->lost_downstream++;
 	else
 		sum->lost_upstream++;
@@ -236,16 +210,10 @@ static void hole_emit(struct tcp_conn *c, const struct det_env *env, enum sum_di
 	e.rel_seq = tcp_rel_seq(c, dir, o->start);
 	e.u.hole.segments = e.segments;
 	e.u.hole.closed_by = (uint8_t)by;
-	e.u.hole.passed_capture = o->passed_capture;
+	e.u.hole.passed_capture = passed;
 	e.u.hole.downstream = downstream;
 	e.u.hole.reason = reason;
 	det_emit(env, &e);
-}
-
-static void hole_remove(struct sackb_dir *sd, uint32_t k)
-{
-	memmove(&sd->holes[k], &sd->holes[k + 1], (sd->nholes - k - 1) * sizeof(sd->holes[0]));
-	sd->nholes--;
 }
 
 static bool block_valid(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t una,
@@ -286,6 +254,7 @@ static void renege_confirm(struct tcp_conn *c, const struct det_env *env, enum s
 	det_emit(env, &e);
 	sd->renege_pending = false;
 	sd->nblocks = 0;
+	sd->capped = false;
 	sd->have_gap_high = false; /* the ranges may become holes again */
 }
 
@@ -320,15 +289,16 @@ static void renege_check(struct tcp_conn *c, const struct det_env *env, enum sum
 	sd->renege_input = sg->input;
 }
 
-/* Open a hole for the gap [start, end) first seen in this ACK. */
-static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, uint32_t end)
+/* Open a hole for the gap [start, end) first seen in this ACK, or count it
+ * when the table is full. */
+static void hole_open(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
+		      uint32_t start, uint32_t end)
 {
 	struct sackb_dir *sd = &c->det.sack->dir[dir];
-	struct sackb_summary *sum = &c->det.sack->sum;
 	const struct tcp_seg *sg = &c->tp->seg;
 
-	if (sd->nholes == SACKB_MAX_HOLES) {
-		sum->overflow++;
+	if (!sackb_room(sd, env, sd->nholes)) {
+		c->det.sack->sum.overflow++;
 		return;
 	}
 	struct sackb_hole *o = &sd->holes[sd->nholes++];
@@ -338,10 +308,121 @@ static void hole_open(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, u
 	o->first_ts = sg->ts;
 	o->first_frame = sg->frame;
 	o->first_input = sg->input;
-	/* Majority of the bytes: a hole spanning both kinds is rare. */
-	o->passed_capture = 2 * unseen_bytes(c, dir, start, end) < end - start;
-	sum->holes++;
-	sum->hole_bytes += end - start;
+	o->unseen = unseen_hull(c, dir, start, end);
+}
+
+/* The piece [start, end) of h: its own part of the hulls. */
+static struct sackb_hole hole_piece(const struct sackb_hole *h, uint32_t start, uint32_t end)
+{
+	struct sackb_hole p = *h;
+
+	p.start = start;
+	p.end = end;
+	p.unseen = sackb_range_clamp(h->unseen, start, end);
+	for (unsigned f = 0; f < SACKB_FILL_COUNT; f++)
+		p.fill[f] = sackb_range_clamp(h->fill[f], start, end);
+	return p;
+}
+
+/*
+ * Hole k against the blocks and snd_una (RFC 6675 sec. 3: the holes are
+ * what is neither ACKed nor SACKed): covered, it closes; else each piece
+ * between the blocks inside it is a hole, closed if the ACK passed it. The
+ * first open piece stays at k, more are added (counted when there is no
+ * room). Returns the index of the next hole to look at.
+ */
+static uint32_t hole_settle(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
+			    uint32_t k, uint32_t una)
+{
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
+	const struct tcp_seg *sg = &c->tp->seg;
+	const struct sackb_hole h = sd->holes[k]; /* the table may move below */
+	uint32_t pos = h.start, b = sackb_block_after(sd, h.start);
+	bool kept = false;
+
+	if (sackb_covered(sd, una, h.start, h.end)) {
+		hole_emit(c, env, dir, &h, closed_by_fills(&h), sg->ts, sg->frame);
+		sackb_hole_remove(sd, k);
+		return k;
+	}
+	if (b == sd->nblocks || seq_ge(sd->blocks[b].left, h.end))
+		return k + 1; /* no block inside: the common case */
+	for (;;) {
+		/* The piece [pos, end) ends at the next block inside, or the hole's end. */
+		bool inside = b < sd->nblocks && seq_lt(sd->blocks[b].left, h.end);
+		uint32_t end = inside ? seq_max(pos, sd->blocks[b].left) : h.end;
+		uint32_t next = inside ? seq_min(sd->blocks[b].right, h.end) : h.end;
+		if (seq_lt(pos, end)) {
+			struct sackb_hole p = hole_piece(&h, pos, end);
+			if (seq_le(end, una))
+				hole_emit(c, env, dir, &p, closed_by_fills(&p), sg->ts, sg->frame);
+			else if (!kept)
+				sd->holes[k] = p, kept = true;
+			else if (sackb_room(sd, env, sd->nholes))
+				sd->holes[sd->nholes++] = p;
+			else
+				c->det.sack->sum.overflow++;
+		}
+		if (seq_ge(next, h.end))
+			break;
+		pos = next;
+		b++;
+	}
+	if (!kept) {
+		sackb_hole_remove(sd, k);
+		return k;
+	}
+	return k + 1;
+}
+
+/* New gaps (their part above every gap seen before) become holes; returns
+ * the bytes missing now, between snd_una and the highest block. */
+static uint64_t gaps_scan(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir,
+			  uint32_t una)
+{
+	struct sackb_dir *sd = &c->det.sack->dir[dir];
+	uint64_t missing = 0;
+	uint32_t pos = una;
+
+	for (uint32_t k = 0; k < sd->nblocks; k++) {
+		uint32_t left = sd->blocks[k].left, right = sd->blocks[k].right;
+		if (seq_gt(left, pos)) {
+			missing += left - pos;
+			if (seq_gt(left, sd->gap_high)) {
+				hole_open(c, env, dir, seq_max(pos, sd->gap_high), left);
+				sd->gap_high = left;
+			}
+		}
+		pos = seq_max(pos, right);
+	}
+	return missing;
+}
+
+/* Recovery episodes: from the first hole until the ACK passes the highest
+ * byte SACKed during the episode. */
+static void recovery_update(struct sackb_dir *sd, struct sackb_summary *sum, uint32_t una,
+			    int64_t ts)
+{
+	if (sd->nblocks) {
+		uint32_t high = sd->blocks[sd->nblocks - 1].right;
+		if (!sd->in_recovery) {
+			sd->in_recovery = true;
+			sd->recovery_start = ts;
+			sd->recovery_high = high;
+		} else {
+			sd->recovery_high = seq_max(sd->recovery_high, high);
+		}
+	}
+	if (sd->in_recovery && seq_ge(una, sd->recovery_high)) {
+		int64_t d = ts - sd->recovery_start;
+		if (d < 0)
+			d = 0; /* capture timestamps went backwards */
+		sd->in_recovery = false;
+		sum->recoveries++;
+		sum->recovery_time_ns = clock_sat_add(sum->recovery_time_ns, d);
+		if (d > sum->recovery_max_ns)
+			sum->recovery_max_ns = d;
+	}
 }
 
 /* An ACK from R about dir's data: update the scoreboard. */
@@ -353,9 +434,14 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 	const struct dec_tcp_opts *opt = &sg->d->tcp.opt;
 	const struct tcp_half *h = &c->half[dir];
 	uint32_t una = h->snd_una;
+	bool changed = sg->kind & TCP_SEG_ACK_ADVANCED;
 
 	if (!h->have_una)
 		return;
+	if (!sd->have_gap_high || seq_lt(sd->gap_high, una)) {
+		sd->gap_high = una;
+		sd->have_gap_high = true;
+	}
 	if (sg->kind & TCP_SEG_DSACK)
 		sum->dsack++;
 	if (opt->has_sack) {
@@ -365,69 +451,21 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 			if (!block_valid(c, dir, una, b))
 				sum->invalid_blocks++;
 			else if (seq_gt(b->right, una))
-				blocks_insert(sd, sum, b->left, b->right);
+				changed |= sackb_blocks_insert(sd, env, sum, b->left, b->right);
 		}
 	}
-	blocks_prune(sd, una);
+	changed |= sackb_blocks_prune(sd, una);
 	renege_check(c, env, dir, una);
 
-	/* Holes now covered by the cumulative ACK and the blocks. */
-	for (uint32_t k = 0; k < sd->nholes;) {
-		struct sackb_hole *o = &sd->holes[k];
-		if (!covered(sd, una, o->start, o->end)) {
-			k++;
-			continue;
-		}
-		enum sackb_closed_by by = o->retrans_seen     ? SACKB_CLOSED_RETRANS
-					  : o->original_seen  ? SACKB_CLOSED_REORDER
-					  : o->undecided_seen ? SACKB_CLOSED_UNDECIDED
-							      : SACKB_CLOSED_OTHER;
-		hole_emit(c, env, dir, o, by, sg->ts, sg->frame);
-		hole_remove(sd, k);
-	}
+	/* Holes covered now close; blocks inside them split them. Nothing to
+	 * do when neither the blocks nor snd_una moved. */
+	for (uint32_t k = 0; changed && k < sd->nholes;)
+		k = hole_settle(c, env, dir, k, una);
 
-	/* Gaps: new holes above every gap seen so far; bytes missing now. */
-	uint64_t missing = 0;
-	uint32_t pos = una;
-	if (!sd->have_gap_high || seq_lt(sd->gap_high, una)) {
-		sd->gap_high = una;
-		sd->have_gap_high = true;
-	}
-	for (uint32_t k = 0; k < sd->nblocks; k++) {
-		const struct sackb_block *b = &sd->blocks[k];
-		if (seq_gt(b->left, pos)) {
-			missing += b->left - pos;
-			if (seq_ge(pos, sd->gap_high)) {
-				hole_open(c, dir, pos, b->left);
-				sd->gap_high = b->left;
-			}
-		}
-		pos = seq_max(pos, b->right);
-	}
+	uint64_t missing = gaps_scan(c, env, dir, una);
 	if (missing > sum->max_hole_bytes_outstanding)
 		sum->max_hole_bytes_outstanding = missing;
-
-	/* Recovery episodes. */
-	if (sd->nblocks) {
-		uint32_t high = sd->blocks[sd->nblocks - 1].right;
-		if (!sd->in_recovery) {
-			sd->in_recovery = true;
-			sd->recovery_start = sg->ts;
-			sd->recovery_high = high;
-		} else {
-			sd->recovery_high = seq_max(sd->recovery_high, high);
-		}
-	}
-	if (sd->in_recovery && seq_ge(una, sd->recovery_high)) {
-		int64_t d = sg->ts - sd->recovery_start;
-		if (d < 0)
-			d = 0; /* capture timestamps went backwards */
-		sd->in_recovery = false;
-		sum->recoveries++;
-		sum->recovery_time_ns = clock_sat_add(sum->recovery_time_ns, d);
-		if (d > sum->recovery_max_ns)
-			sum->recovery_max_ns = d;
-	}
+	recovery_update(sd, sum, una, sg->ts);
 	sackb_note_active(c, dir);
 }
 
@@ -437,7 +475,9 @@ static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 	struct sackb_dir *sd = &c->det.sack->dir[dir];
 	const struct tcp_seg *sg = &c->tp->seg;
 	uint32_t seq = sg->seq, end = sg->seq + sg->len;
-	bool retrans = sg->kind & TCP_SEG_RETRANS;
+	enum sackb_fill kind = (sg->kind & TCP_SEG_RETRANS)	? SACKB_FILL_RETRANS
+			       : (sg->kind & TCP_SEG_UNDECIDED) ? SACKB_FILL_UNDECIDED
+								: SACKB_FILL_ORIGINAL;
 
 	/* An original reaching beyond snd_nxt can fall in a hole only when R
 	 * SACKed bytes the capture missed: it arrived after them, like a late
@@ -448,16 +488,11 @@ static void sack_data(struct tcp_conn *c, enum sum_dir_id dir)
 		struct sackb_hole *o = &sd->holes[k];
 		if (seq_ge(seq, o->end) || seq_le(end, o->start))
 			continue;
-		if (!o->retrans_seen && !o->original_seen && !o->undecided_seen) {
+		if (closed_by_fills(o) == SACKB_CLOSED_OTHER) {
 			o->fill_ts = sg->ts;
 			o->fill_frame = sg->frame;
 		}
-		if (retrans)
-			o->retrans_seen = 1;
-		else if (sg->kind & TCP_SEG_UNDECIDED)
-			o->undecided_seen = 1;
-		else
-			o->original_seen = 1;
+		sackb_range_add(&o->fill[kind], seq_max(seq, o->start), seq_min(end, o->end));
 	}
 }
 
@@ -506,12 +541,10 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env, struct s
 		struct sackb_dir *sd = &c->det.sack->dir[dir];
 		for (uint32_t k = 0; k < sd->nholes; k++) {
 			const struct sackb_hole *o = &sd->holes[k];
-			if (o->retrans_seen || o->original_seen || o->undecided_seen)
-				hole_emit(c, env, (enum sum_dir_id)dir, o,
-					  o->retrans_seen    ? SACKB_CLOSED_RETRANS
-					  : o->original_seen ? SACKB_CLOSED_REORDER
-							     : SACKB_CLOSED_UNDECIDED,
-					  o->fill_ts, o->fill_frame);
+			enum sackb_closed_by by = closed_by_fills(o);
+			if (by != SACKB_CLOSED_OTHER)
+				hole_emit(c, env, (enum sum_dir_id)dir, o, by, o->fill_ts,
+					  o->fill_frame);
 			else
 				hole_emit(c, env, (enum sum_dir_id)dir, o, SACKB_CLOSED_OPEN,
 					  c->info.last_ts, c->info.last_frame);
@@ -536,7 +569,17 @@ static void sackb_finish(struct tcp_conn *c, const struct det_env *env, struct s
 	out->sack = *sum;
 }
 
+/* The tables go back to the pools before the cold state does (det_release()). */
+static void sackb_release(struct tcp_conn *c, const struct det_env *env)
+{
+	if (!c->det.sack)
+		return;
+	for (int dir = 0; dir < SUM_DIR_COUNT; dir++)
+		sackb_tab_put(&c->det.sack->dir[dir], env);
+}
+
 const struct det_ops sackb_ops = {
     .name = "sackboard",
     .finish = sackb_finish,
+    .release = sackb_release,
 };

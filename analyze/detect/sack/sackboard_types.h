@@ -13,12 +13,23 @@
  *        [start,end)        [start,end)
  *
  * Blocks are the SACKed ranges above snd_una (merged, sorted); a hole is a
- * range between snd_una and the first block or between two blocks, kept
- * with its extent as first seen until una and blocks cover all of it.
+ * range R has neither cumulatively ACKed nor SACKed. It never spans a
+ * block: a block that lands inside a hole splits it in two (RFC 6675
+ * sec. 3, the scoreboard's holes are the un-SACKed ranges). The cumulative
+ * ACK moving into a hole is the repair's progress: those bytes stay in it.
+ *
+ * The tables grow on demand: one block of memory per direction holds cap
+ * holes then cap blocks, taken from the detector's size-class pools
+ * (DET_POOLS in sack.def) on the first gap or block, doubled from
+ * SACKB_TAB_MIN up to SACKB_MAX_HOLES, and given back when the connection
+ * ends. A connection that never SACKs takes none (not even the cold
+ * state), one whose R SACKs a few ranges at a time the smallest.
  */
 
-#define SACKB_MAX_HOLES	 12 /* open holes tracked per direction; more are counted */
-#define SACKB_MAX_BLOCKS (SACKB_MAX_HOLES + 1) /* remembered SACKed ranges per direction */
+/* Holes tracked per direction, and SACKed ranges remembered: more are counted. */
+#define SACKB_MAX_HOLES	  512
+#define SACKB_TAB_MIN	  8 /* entries of a direction's first table */
+#define SACKB_TAB_CLASSES 7 /* SACKB_TAB_MIN << 6 == SACKB_MAX_HOLES */
 
 /* How a hole closed (DESIGN.md "SACK holes"); the values are stable. */
 enum sackb_closed_by {
@@ -30,32 +41,52 @@ enum sackb_closed_by {
 	SACKB_CLOSED_COUNT,
 };
 
+/* What kind of segment filled part of a hole (tcp.c's decision). */
+enum sackb_fill {
+	SACKB_FILL_RETRANS = 0, /* TCP_SEG_RETRANS */
+	SACKB_FILL_ORIGINAL,	/* TCP_SEG_OOO, or new data beyond snd_nxt */
+	SACKB_FILL_UNDECIDED,	/* TCP_SEG_UNDECIDED */
+	SACKB_FILL_COUNT,
+};
+
+/* A sequence range [lo, hi); empty when lo == hi. */
+struct sackb_range {
+	uint32_t lo, hi;
+};
+
 struct sackb_block {
 	uint32_t left, right; /* [left, right) SACKed */
 };
 
 struct sackb_hole {
-	uint32_t start, end; /* [start, end) as first seen */
+	uint32_t start, end; /* [start, end): not SACKed (bytes below snd_una stay) */
+	/* The hull of its bytes this capture had not seen when R reported the
+	 * hole (or could not tell): empty, the bytes had passed the capture
+	 * point and were lost downstream of it. A piece of a split hole keeps
+	 * the part of the hull inside it. */
+	struct sackb_range unseen;
+	struct sackb_range fill[SACKB_FILL_COUNT]; /* hull of the fills of each kind */
 	int64_t first_ts;
 	uint64_t first_frame;
 	uint32_t first_input;
 	int64_t fill_ts; /* first filling segment (retransmission or late original) */
 	uint64_t fill_frame;
-	unsigned passed_capture : 1; /* bytes had been captured: lost downstream */
-	unsigned retrans_seen : 1;
-	unsigned original_seen : 1;
-	unsigned undecided_seen : 1; /* a fill tcp.c could not decide */
 };
 
 /* One direction's scoreboard: R's SACK blocks about S's data. */
 struct sackb_dir {
-	uint32_t nblocks;
-	struct sackb_block blocks[SACKB_MAX_BLOCKS];
-	uint32_t nholes;
-	struct sackb_hole holes[SACKB_MAX_HOLES];
-	uint32_t gap_high; /* end of the highest gap ever seen: lower gaps are known */
+	struct sackb_hole *holes;   /* [cap], NULL until needed */
+	struct sackb_block *blocks; /* [cap], in the same block of memory as holes */
+	uint16_t cap, nholes, nblocks;
 	bool have_gap_high;
 	bool in_recovery;
+	/* The blocks table was full at SACKB_MAX_HOLES: SACKed ranges at or
+	 * above horizon are not remembered, so gaps there are counted, not
+	 * tracked (a gap could span a range R SACKed and no longer reports),
+	 * until snd_una reaches horizon. Every tracked hole ends below it. */
+	bool capped;
+	uint32_t horizon;
+	uint32_t gap_high; /* end of the highest gap ever seen: lower gaps are known */
 	int64_t recovery_start;
 	uint32_t recovery_high; /* highest SACKed byte of the episode */
 	/* Suspected reneging, confirmed only if no ACK passes renege_una
@@ -82,7 +113,7 @@ struct sackb_summary {
 	int64_t recovery_time_ns;
 	int64_t recovery_max_ns;
 	uint32_t overflow;	   /* holes not tracked: the table was full */
-	uint32_t block_overflow;   /* SACKed ranges not remembered */
+	uint32_t block_overflow;   /* SACKed ranges not remembered (the table was full) */
 	uint32_t invalid_blocks;   /* blocks with left >= right or far out of the window */
 	uint32_t open_at_end_dirs; /* directions still in recovery at the end */
 };
@@ -97,7 +128,9 @@ struct sackb_hot {
 	bool active[2]; /* by enum sum_dir_id */
 };
 
-/* Per-connection detector state (inside struct tcp_conn: fixed size). */
+/* Per-connection detector state (DET_COLD: taken on the first ACK with a
+ * SACK block or a D-SACK; its tables from the DET_POOLS on the first gap
+ * or block). */
 struct sackb_state {
 	struct sackb_dir dir[2];
 	struct sackb_summary sum;
@@ -111,6 +144,10 @@ struct sackb_event {
 	bool downstream;    /* closed_by reordering: it happened after the capture point */
 	const char *reason; /* static string: what decided closed_by */
 };
+
+/* Bytes of a table of class k (sack.def's DET_POOLS): holes then blocks. */
+#define SACKB_TAB_BYTES(k)                                                                         \
+	((size_t)(SACKB_TAB_MIN << (k)) * (sizeof(struct sackb_hole) + sizeof(struct sackb_block)))
 
 /* Totals over a run (analyze/report/det_view.h). */
 struct sackb_totals {
