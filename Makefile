@@ -131,7 +131,7 @@ check:
 	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
 	  check-cli check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
 	@$(MAKE) --no-print-directory O=build/rel check-install check-tshark check-public check-scale check-floods check-lab \
-	  check-matrix check-capture
+	  check-exact check-matrix check-capture
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-hostile-times
 	@tests/summary.sh

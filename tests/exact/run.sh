@@ -16,7 +16,8 @@
 # (IN:OUT one-way ms pairs, default "1:1 10:10 50:50"), EXACT_ASYM (cases
 # also run at 5:45), EXACT_TIMEOUT (s per run, 25), EXACT_BUDGET (s, 240),
 # EXACT_KEEP=DIR (keep every run's files there). Needs root, ip netns,
-# /dev/net/tun and Debian's python3-scapy (/usr/bin/python3); else SKIP (77).
+# /dev/net/tun and Debian's python3-scapy (/usr/bin/python3); else one SKIP
+# line, counted, and exit 0.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 T_SUITE=exact # read by tests/lib.sh's t_done
@@ -25,9 +26,12 @@ T_SUITE=exact # read by tests/lib.sh's t_done
 bin=$(realpath "${1:?usage: run.sh TCPSIFT}")
 PY=/usr/bin/python3 # Debian's, with scapy (a pyenv python3 on PATH may lack it)
 
+# A skip is counted and the suite passes (as the lab tier does): make
+# check runs as root; elsewhere the cases cannot run at all.
 skip() {
-	echo "SKIP exact: $*"
-	exit 77
+	t_skip "exact: $*"
+	t_done
+	exit 0
 }
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 command -v ip >/dev/null || skip "needs ip (iproute2)"
