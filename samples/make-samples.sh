@@ -24,7 +24,8 @@ root=$(dirname "$here")
 . "$root/tests/lab/common.sh"
 
 ALL=(demo-http-loss ipv6-bulk vlan-qinq sll2-any sll-lo two-ifaces nanosec
-	rr-nagle-delack truncated zero-window seq-wrap)
+	rr-nagle-delack truncated zero-window seq-wrap exact-nagle-20ms-near
+	exact-nagle-20ms-far exact-tlp-20ms-far)
 GT="$here/ground-truth.txt"
 README="$here/README.md"
 WARN=(-Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes -Werror)
@@ -519,6 +520,34 @@ sample_seq-wrap()
 	install_sample "$out"
 }
 
+# exact_sample CASE VANTAGE: one run of tests/exact's CASE on a 20 ms path
+# (10 ms each way) through the scripted peer; VANTAGE near (the kernel
+# host's wire) or far (the peer's); the kernel's nstat as ground truth.
+exact_sample()
+{
+	local case=$1 vantage=$2 keep="$LAB_TMP/exact" out c bin="$root/build/rel/tcpsift"
+
+	[ -x "$bin" ] || bin="$root/tcpsift"
+	[ -x "$bin" ] || die "$SAMPLE: build tcpsift first (make): tests/exact judges with it"
+	rm -rf "$keep"
+	EXACT_CASES=$case EXACT_RTTS=10:10 EXACT_ASYM= EXACT_KEEP=$keep \
+		"$root/tests/exact/run.sh" "$bin" >&2 ||
+		die "$SAMPLE: tests/exact/run.sh failed"
+	out="$LAB_TMP/$SAMPLE.pcap"
+	cp "$keep/$case-10-10/$vantage.pcap" "$out"
+	for c in TcpExtTCPLossProbes TcpExtTCPTimeouts TcpExtDelayedACKs TcpRetransSegs; do
+		gt "kernel.$c" "$(/usr/bin/python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["nstat"].get(sys.argv[2], 0))' \
+			"$keep/$case-10-10/kernel.json" "$c")"
+	done
+	check_convs "$out" 1
+	install_sample "$out"
+}
+
+sample_exact-nagle-20ms-near() { exact_sample nagle-delack near; }
+sample_exact-nagle-20ms-far() { exact_sample nagle-delack far; }
+sample_exact-tlp-20ms-far() { exact_sample tlp far; }
+
 # --- README table ------------------------------------------------------------
 # (Markdown: the backticks in single quotes are literal.)
 # shellcheck disable=SC2016
@@ -535,6 +564,9 @@ declare -A HOW=(
 	[truncated]='`head -c` of rr-nagle-delack.pcap ending in the middle of the last record'"'"'s data'
 	[zero-window]='lab_pair; bulk 128 KiB A → B:5003, server `--rcvbuf 8K --stop-reading-after 32K --resume-after 1500`; `tcpdump -s 128` on B'"'"'s veth'
 	[seq-wrap]='lab_pair; bulk 40 KiB A → B:5004 full snaplen on B'"'"'s veth, then `lab-seqshift -w 20000` (client seq +delta, server ack/SACK +delta, TCP checksums recomputed)'
+	[exact-nagle-20ms-near]='tests/exact nagle-delack on a 20 ms path (10 ms each way): the kernel client without TCP_NODELAY writes 100+100 B, the scripted peer delays its ACKs 40 ms; the kernel host'"'"'s wire (sender side)'
+	[exact-nagle-20ms-far]='the same run at the scripted peer (receiver side)'
+	[exact-tlp-20ms-far]='tests/exact tlp on a 20 ms path: the kernel sends 10 segments, the peer drops the last; at the peer (receiver side, the loss upstream of it)'
 )
 declare -A WHAT=(
 	[demo-http-loss]='pcapng reader, loss: gaps before retransmissions (receiver view), dup ACKs with SACK, fast retransmit, snaplen-cut payload'
@@ -548,6 +580,9 @@ declare -A WHAT=(
 	[truncated]='file ending inside a record (SF_ERR_TRUNCATED after the complete records)'
 	[zero-window]='zero window, window probes, window update/reopen, small window scale'
 	[seq-wrap]='sequence numbers crossing 2^32 mid-stream'
+	[exact-nagle-20ms-near]='Nagle x delayed ACK at 20 ms from the sender: 60 ms gaps, 40 ms ACK delay after the path'
+	[exact-nagle-20ms-far]='the same from the receiver: 40 ms gaps, the path between ACK and answer; limits the sender cannot be seen for'
+	[exact-tlp-20ms-far]='tail loss before a receiver-side capture: the probe arrives as new data, the IP ID skips'
 )
 
 readme_row()

@@ -82,6 +82,8 @@
 /* The flight counts as still growing this long after its last new maximum
  * (or 4 RTTs when longer): at microsecond RTTs a few RTTs are no time. */
 #define LIMIT_GROW_NS 10000000ll
+/* A capture this close to S (its loop there and back) sees it react. */
+#define LIMIT_NEAR_NS 1000000ll
 
 static uint32_t limit_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 {
@@ -492,6 +494,26 @@ bool limit_dir_known(const struct limit_dir *d)
 	return limit_dominant(d) != LIMIT_NONE;
 }
 
+bool limit_sender_class(enum limit_class k)
+{
+	return k == LIMIT_SENDER_BUFFER || k == LIMIT_SENDER_APP || k == LIMIT_SLOW_START;
+}
+
+/*
+ * Is the capture point away from dir's sender? From a receiver-side (or
+ * middle) capture S's buffer refills, its application's pauses and its
+ * congestion window all look the same: data arrives at the rate S sends
+ * it, a path away. Away: the loop to S and back is above LIMIT_NEAR_NS and
+ * above a quarter of the loop to R (on a host-local path both loops are
+ * microseconds: near enough to see S react).
+ */
+static bool limit_sender_hidden(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	int64_t to_s = tcp_loop_rtt(c, dir), to_r = tcp_loop_rtt(c, (enum sum_dir_id) !dir);
+
+	return to_s > LIMIT_NEAR_NS && (to_r < 0 || to_s * 4 > to_r);
+}
+
 static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	struct limit_state *st = c->det.limit;
@@ -507,6 +529,7 @@ static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct s
 		/* The idle after S's last write ends its transfer: not charged. */
 		limit_slice_flush(s);
 		*o = s->out;
+		o->sender_hidden = limit_sender_hidden(c, (enum sum_dir_id)k);
 		for (unsigned j = 0; j < LIMIT_SLICES; j++) {
 			unsigned best = LIMIT_NONE;
 			for (unsigned i = 0; j < o->nslices && i < LIMIT_COUNT; i++)

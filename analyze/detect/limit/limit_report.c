@@ -67,7 +67,61 @@ static double limit_share(const struct limit_dir *d, unsigned k)
 	return t > 0 ? (double)d->ns[k] / (double)t : 0.0;
 }
 
-static const char *limit_advice(const struct limit_dir *d, unsigned k);
+/*
+ * A direction as this capture point can tell it. Away from S
+ * (limit_dir.sender_hidden: a receiver-side or middle capture) its send
+ * buffer, application and congestion window look alike -- data arrives at
+ * the rate S sends it, a path away -- so they are one class, "the sender":
+ * the view's LIMIT_V_SENDER, after the real classes (LIMIT_NONE is
+ * LIMIT_COUNT).
+ */
+#define LIMIT_V_SENDER (LIMIT_COUNT + 1)
+#define LIMIT_V_COUNT  (LIMIT_COUNT + 2)
+
+static int64_t limit_v_ns(const struct limit_dir *d, unsigned k)
+{
+	if (k == LIMIT_V_SENDER)
+		return d->sender_hidden ? clock_sat_add(clock_sat_add(d->ns[LIMIT_SENDER_BUFFER],
+								      d->ns[LIMIT_SENDER_APP]),
+							d->ns[LIMIT_SLOW_START])
+					: 0;
+	if (k >= LIMIT_COUNT || (d->sender_hidden && limit_sender_class((enum limit_class)k)))
+		return 0;
+	return d->ns[k];
+}
+
+/* The view's dominant class, LIMIT_NONE without data-transfer time. */
+static unsigned limit_v_dominant(const struct limit_dir *d)
+{
+	unsigned best = LIMIT_NONE;
+
+	for (unsigned k = 0; k < LIMIT_V_COUNT; k++)
+		if (limit_v_ns(d, k) > 0 &&
+		    (best == LIMIT_NONE || limit_v_ns(d, k) > limit_v_ns(d, best)))
+			best = k;
+	return best;
+}
+
+static double limit_v_share(const struct limit_dir *d, unsigned k)
+{
+	int64_t t = limit_total(d);
+
+	return t > 0 ? (double)limit_v_ns(d, k) / (double)t : 0.0;
+}
+
+static const char *limit_v_name(unsigned k)
+{
+	return k == LIMIT_V_SENDER ? "sender" : limit_class_name((enum limit_class)k);
+}
+
+static const char *limit_v_words(unsigned k)
+{
+	return k == LIMIT_V_SENDER ? "the sender (send buffer, application or congestion window: "
+				     "not visible from this capture point)"
+				   : limit_class_words((enum limit_class)k);
+}
+
+static const char *limit_advice(const struct limit_dir *d, unsigned k, const struct sum_dir *sd);
 
 /* ---- JSON ---- */
 
@@ -96,7 +150,8 @@ static void limit_by_name(enum limit_class out[LIMIT_COUNT])
 static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir)
 {
 	const struct limit_dir *d = &c->det.limit.d[dir % SUM_DIR_COUNT];
-	enum limit_class dom = limit_dominant(d), by_name[LIMIT_COUNT];
+	enum limit_class by_name[LIMIT_COUNT];
+	unsigned dom = limit_v_dominant(d);
 
 	if (dom == LIMIT_NONE) {
 		jo_w_null(w);
@@ -104,12 +159,12 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 	}
 	limit_by_name(by_name);
 	jo_w_obj(w);
-	const char *advice = limit_advice(d, dom);
+	const char *advice = limit_advice(d, dom, &c->dir[dir % SUM_DIR_COUNT]);
 	if (advice)
 		jo_kstr(w, "advice", advice);
 	else
 		jo_knull(w, "advice");
-	jo_kstr(w, "dominant", limit_class_name(dom));
+	jo_kstr(w, "dominant", limit_v_name(dom));
 	jo_ksec(w, "idle_s", d->idle_ns);
 	jo_kint(w, "idles", d->idles);
 	jo_kint(w, "plateau", d->plateau);
@@ -132,6 +187,7 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 			jo_w_null(w);
 	}
 	jo_w_arr_end(w);
+	jo_kbool(w, "sender_visible", !d->sender_hidden);
 	limit_w_sec_or_null(w, "srtt_max_s", d->srtt_max_ns);
 	jo_kint(w, "stalls", d->stalls);
 	jo_ksec(w, "start_ts", d->t0);
@@ -164,6 +220,8 @@ static void limit_json_read_dir(struct ji_ctx *x, const json_t *v, struct sum_co
 	d->rtt_min_ns = ji_sec_or(x, v, "rtt_min_s", 0);
 	d->rwnd_max = (uint64_t)ji_int(x, v, "rwnd_max");
 	d->rwnd_min_full = (uint64_t)ji_int(x, v, "rwnd_min_full");
+	/* (absent from reports before it was written: visible) */
+	d->sender_hidden = json_is_false(json_object_get(v, "sender_visible"));
 	d->width = ji_sec(x, v, "slice_s");
 	d->srtt_max_ns = ji_sec_or(x, v, "srtt_max_s", 0);
 	d->stalls = (uint32_t)ji_int(x, v, "stalls");
@@ -259,14 +317,18 @@ static void limit_evidence(char *b, size_t n, const struct sum_conn *c, unsigned
 	}
 }
 
-/* What to do about the dominant limit k of d, and nothing else (NULL:
- * none). A receive window that was filled and then grew past twice that
- * size was still growing (Linux's receive-buffer autotuning,
- * tcp_rcv_space_adjust()): the ramp of a young connection, where an
- * SO_RCVBUF would only stop the growth. */
-static const char *limit_advice(const struct limit_dir *d, unsigned k)
+/* What to do about the dominant limit k (a view class) of d, and nothing
+ * else (NULL: none); sd: the direction's counters. A receive window that
+ * was filled and then grew past twice that size was still growing (Linux's
+ * receive-buffer autotuning, tcp_rcv_space_adjust()): the ramp of a young
+ * connection, where an SO_RCVBUF would only stop the growth. */
+static const char *limit_advice(const struct limit_dir *d, unsigned k, const struct sum_dir *sd)
 {
 	switch (k) {
+	case LIMIT_V_SENDER:
+		return "a capture at the sender, or its TCP_INFO (ss -ti: tcpi_sndbuf_limited, "
+		       "tcpi_busy_time), decides between its send buffer, its application and its "
+		       "congestion window";
 	case LIMIT_RECEIVER_WINDOW:
 		if (d->rwnd_min_full && d->rwnd_min_full * 2 <= d->rwnd_max)
 			return NULL;
@@ -276,6 +338,15 @@ static const char *limit_advice(const struct limit_dir *d, unsigned k)
 		return "the receiving application (or its CPU) reads too slowly: read more per "
 		       "call or more often; a larger buffer only delays the full window";
 	case LIMIT_CONGESTION:
+		/* RFC 3708: a retransmission D-SACKed was not needed. */
+		if (sd->retrans && sd->spurious_dsack * 2 >= sd->retrans)
+			return "most retransmissions were spurious (the receiver's D-SACKs: the "
+			       "data "
+			       "had arrived, reordered on the path), so reordering, not loss, held "
+			       "the "
+			       "congestion window down: a path that keeps order, or a wider "
+			       "reordering "
+			       "window (RACK, net.ipv4.tcp_recovery) at the sender";
 		return "loss on the path holds the congestion window down: find the loss "
 		       "(retransmissions above); buffer sizes would not help";
 	case LIMIT_SENDER_BUFFER:
@@ -293,21 +364,25 @@ static const char *limit_advice(const struct limit_dir *d, unsigned k)
 static void limit_line(char *b, size_t n, const struct sum_conn *c, unsigned dir, bool evidence)
 {
 	const struct limit_dir *d = &c->det.limit.d[dir];
-	bool done[LIMIT_COUNT] = {false};
+	bool done[LIMIT_V_COUNT] = {false};
 	size_t x = 0;
 
 	b[0] = '\0';
-	for (unsigned i = 0; i < LIMIT_COUNT && x < n; i++) {
-		unsigned best = LIMIT_COUNT;
-		for (unsigned k = 0; k < LIMIT_COUNT; k++)
-			if (!done[k] && (best == LIMIT_COUNT || d->ns[k] > d->ns[best]))
+	done[LIMIT_NONE] = true;
+	for (unsigned i = 0; i < LIMIT_V_COUNT && x < n; i++) {
+		unsigned best = LIMIT_NONE;
+		for (unsigned k = 0; k < LIMIT_V_COUNT; k++)
+			if (!done[k] &&
+			    (best == LIMIT_NONE || limit_v_ns(d, k) > limit_v_ns(d, best)))
 				best = k;
+		if (best == LIMIT_NONE)
+			break;
 		done[best] = true;
-		double s = limit_share(d, best);
+		double s = limit_v_share(d, best);
 		if (s < 0.01 && i)
 			break;
 		x += (size_t)snprintf(b + x, n - x, "%s%s %.0f %%", i ? ", " : "",
-				      limit_class_words((enum limit_class)best), s * 100.0);
+				      limit_v_words(best), s * 100.0);
 		if (!i && evidence && x < n) {
 			char ev[320];
 			limit_evidence(ev, sizeof(ev), c, dir, best);
@@ -350,7 +425,7 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 			rep_fmt_dur(dur, sizeof(dur), limit_total(ld));
 			fprintf(out, "    conn %" PRIu64 " %s, %s: %s\n", c->id,
 				dir == SUM_C2S ? "c>s" : "s>c", dur, line);
-			const char *a = limit_advice(ld, dom);
+			const char *a = limit_advice(ld, limit_v_dominant(ld), &c->dir[dir]);
 			if (a)
 				fprintf(out, "      advice: %s\n", a);
 		}
@@ -373,12 +448,12 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 static void limit_dir_cell(char *b, size_t n, const struct sum_conn *c, unsigned dir)
 {
 	const struct limit_dir *d = &c->det.limit.d[dir % SUM_DIR_COUNT];
-	enum limit_class dom = limit_dominant(d);
+	unsigned dom = limit_v_dominant(d);
 
 	if (dom == LIMIT_NONE)
 		snprintf(b, n, "-");
 	else
-		snprintf(b, n, "%s(%.0f%%)", limit_class_name(dom), 100.0 * limit_share(d, dom));
+		snprintf(b, n, "%s(%.0f%%)", limit_v_name(dom), 100.0 * limit_v_share(d, dom));
 }
 
 /* ---- totals, the TUI ---- */
@@ -424,11 +499,12 @@ static void limit_cells(struct det_cell *cell, const struct sum_conn *s,
 			const struct det_totals *live, bool ended)
 {
 	unsigned dir = limit_main_dir(s);
-	enum limit_class dom = limit_dominant(&s->det.limit.d[dir]);
+	unsigned dom = limit_v_dominant(&s->det.limit.d[dir]);
 
 	(void)live, (void)ended;
 	cell[0].sort = dom == LIMIT_NONE ? -1 : (int64_t)dom;
-	snprintf(cell[0].text, sizeof(cell[0].text), "%s", limit_class_short(dom));
+	snprintf(cell[0].text, sizeof(cell[0].text), "%s",
+		 dom == LIMIT_V_SENDER ? "sender" : limit_class_short((enum limit_class)dom));
 	cell[0].tone = dom == LIMIT_RECEIVER_APP || dom == LIMIT_CONGESTION || dom == LIMIT_STALL
 			   ? DET_TONE_WARN
 			   : DET_TONE_NONE;

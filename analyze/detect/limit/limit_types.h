@@ -53,6 +53,11 @@ struct limit_dir {
 	uint64_t rwnd_min_full;		 /* smallest window in flight filled (0: never full) */
 	uint32_t plateau;		 /* largest in flight while sender_buffer / bottleneck */
 	int64_t rtt_min_ns, srtt_max_ns; /* queueing: min RTT and largest smoothed RTT */
+	/* The capture point is away from S (the loop to S and back above
+	 * 1 ms and above a quarter of the loop to R: a receiver-side or
+	 * middle capture): S's send buffer, application and congestion
+	 * window cannot be told apart from here (limit_sender_hidden()). */
+	bool sender_hidden;
 };
 
 /* Per connection: both data directions (by enum sum_dir_id). */
@@ -110,6 +115,9 @@ const char *limit_class_name(enum limit_class c);
 const char *limit_class_words(enum limit_class c);
 /* The class with the most time in d (ties: the lower value), LIMIT_NONE if none. */
 enum limit_class limit_dominant(const struct limit_dir *d);
+/* The classes only S itself can tell apart (send buffer, application,
+ * congestion window in slow start), when the capture is away from it. */
+bool limit_sender_class(enum limit_class k);
 /* Has d any data-transfer time? */
 bool limit_dir_known(const struct limit_dir *d);
 
