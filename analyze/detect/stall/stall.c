@@ -117,10 +117,6 @@ static void stall_snapshot(struct tcp_conn *c)
 	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
 
 	st->d[seg->dir].last_tx_ts = seg->ts;
-	/* Its IP ID, and whether the next one of a per-connection counter
-	 * follows at +1 (a super-frame took one per segment it carries). */
-	st->d[seg->dir].last_ipid = seg->d->ip_id;
-	st->d[seg->dir].ipid_single = seg->d->src.family == 4 && seg->len <= st->d[seg->dir].mss;
 	if (data || (seg->kind & TCP_SEG_FIN)) {
 		struct stall_dir_state *s = &st->d[seg->dir];
 		if (seg->kind & TCP_SEG_NEW_DATA) {
@@ -131,6 +127,9 @@ static void stall_snapshot(struct tcp_conn *c)
 				s->last_len = seg->len;
 		}
 		if (data) {
+			/* Does S's next IP ID follow at +1? (A super-frame took
+			 * one per segment it carries.) */
+			s->ipid_single = seg->len <= s->mss;
 			s->last_data_ts = seg->ts;
 			s->r_answered = false;
 			st->d[!seg->dir].r_answered = true;
@@ -171,6 +170,9 @@ void stall_before(struct tcp_conn *c, int64_t ts, const struct det_env *env)
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		stall_track_flight(c, &st->d[k], (enum sum_dir_id)k);
 		stall_track_rwnd(c, &st->d[k], (enum sum_dir_id)k);
+		/* The IP ID of each side's last packet, before tcp.c takes
+		 * this one's: stall_upstream_loss() compares. */
+		st->d[k].last_ipid = c->half[k].last_ipid;
 	}
 }
 

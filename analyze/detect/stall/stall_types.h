@@ -52,8 +52,8 @@ struct stall_dir_state {
 	int64_t last_tx_ts; /* S's last packet of any kind */
 	uint32_t last_len;  /* payload of S's last new data segment */
 	uint32_t mss;	    /* effective segment size of S's data */
-	uint16_t last_ipid; /* IPv4 ID of S's last packet */
-	bool ipid_single;   /* ... an IPv4 packet of one segment at most */
+	uint16_t last_ipid; /* IPv4 ID of S's last packet (taken by stall_before()) */
+	bool ipid_single;   /* S's last data segment was one segment at most */
 	bool rwnd_known;    /* (with rwnd: here, with the flags, to pack them) */
 	bool has_data;	    /* S has sent data */
 	bool last_push;	    /* S's last new data segment carried PSH (or FIN) */
