@@ -17,3 +17,13 @@ t_done() {
 	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# t_instr CMD...: the instructions CMD executes (valgrind's callgrind, its
+# output discarded): counted work, the same on every run whatever the
+# machine's load, where CPU seconds on a shared 2-core machine are not.
+# Prints the count, or nothing when valgrind is missing or CMD fails.
+t_instr() {
+	command -v valgrind >/dev/null || return 1
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+		sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
+}

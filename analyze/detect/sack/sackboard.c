@@ -467,6 +467,11 @@ static void sack_ack(struct tcp_conn *c, const struct det_env *env, enum sum_dir
 		sum->max_hole_bytes_outstanding = missing;
 	recovery_update(sd, sum, una, sg->ts);
 	sackb_note_active(c, dir);
+	/* Nothing open and nothing SACKed above snd_una: the table goes
+	 * back to its pool, so memory follows the live scoreboards, not
+	 * every connection that ever SACKed. */
+	if (sd->holes && !sd->nholes && !sd->nblocks && !sd->capped && !sd->renege_pending)
+		sackb_tab_put(sd, env);
 }
 
 /* A data segment from dir's sender: does it fill an open hole? */
