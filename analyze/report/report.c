@@ -583,6 +583,14 @@ void rep_fmt_dur(char *buf, size_t len, int64_t ns)
 		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }
 
+void rep_fmt_dur_known(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 0)
+		snprintf(buf, len, "unknown");
+	else
+		rep_fmt_dur(buf, len, ns);
+}
+
 const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k)
 {
 	if (d->store && (k & 1023) == 0 && k >= 2048)

@@ -35,17 +35,39 @@ void txt_rtt_cell(const struct sum_rtt *r, char *buf, size_t len)
 static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
 {
 	const struct sum_rtt *r = rep_best_rtt(c);
-	double div;
 
 	if (r) {
 		txt_rtt_cell(r, buf, len);
-	} else if (c->handshake_rtt_ns >= 0) {
-		const char *u = rtt_unit(c->handshake_rtt_ns, &div);
-		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)c->handshake_rtt_ns / div,
-			 u);
 	} else {
-		snprintf(buf, len, "-");
+		txt_dur_cell(c->handshake_rtt_ns, buf, len);
 	}
+}
+
+/* "12us", "20.1ms": one duration in the unit it suits, "-" unknown (< 0). */
+void txt_dur_cell(int64_t ns, char *buf, size_t len)
+{
+	double div;
+	const char *u = rtt_unit(ns, &div);
+
+	if (ns < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)ns / div, u);
+}
+
+/* "2.4": a loss rate in percent, "-" without data (sum_conn_loss_rate()). */
+void txt_loss_cell(double rate, char *buf, size_t len)
+{
+	double pct = rate * 100;
+
+	if (rate < 0)
+		snprintf(buf, len, "-");
+	else if (rate == 0)
+		snprintf(buf, len, "0");
+	else if (pct < 0.1)
+		snprintf(buf, len, "<0.1"); /* not "0.0": some were lost */
+	else
+		snprintf(buf, len, pct < 10 ? "%.1f" : "%.0f", pct);
 }
 
 /* ---- --sort: the table's orders ---- */
@@ -62,12 +84,15 @@ enum sort_key {
 	SORT_RETR,
 	SORT_OOO,
 	SORT_RTT,
+	SORT_PATH,
+	SORT_LOSS,
 	SORT_STATE,
 	SORT_DET, /* then one per column of the detectors' views (det_view.columns) */
 };
 
-static const char *const sort_names[SORT_DET] = {
-    "id", "client", "server", "dur", "c2s", "s2c", "bytes", "tput", "retr", "ooo", "rtt", "state"};
+static const char *const sort_names[SORT_DET] = {"id",	"client", "server", "dur",  "c2s",
+						 "s2c", "bytes",  "tput",   "retr", "ooo",
+						 "rtt", "path",	  "loss",   "state"};
 
 /* The detector column behind sort key k >= SORT_DET: its view and column. */
 static bool sort_det_column(int k, const struct det_view **v, unsigned *col)
@@ -169,6 +194,10 @@ static int64_t sort_value(const struct sum_conn *c, int key)
 	case SORT_RTT: /* the table's average; none sorts last */
 		r = rep_best_rtt(c);
 		return r ? r->sum_ns / (int64_t)r->n : c->handshake_rtt_ns;
+	case SORT_PATH: /* unknown (-1) sorts last */
+		return c->path.rtt_ns;
+	case SORT_LOSS: /* in parts per billion: the cell's precision and more */
+		return (int64_t)(sum_conn_loss_rate(c) * 1e9);
 	case SORT_STATE:
 		return c->state;
 	default:
@@ -242,15 +271,17 @@ enum {
 	COL_S2C,
 	COL_TPUT,
 	COL_RETR,
+	COL_LOSS,
 	COL_OOO,
 	COL_RTT,
+	COL_PATH,
 	COL_STATE,
 	COL_COUNT
 };
 
-static const char *const col_head[COL_COUNT] = {"id",  "client",       "server", "dur s",
-						"c>s", "s>c",	       "bit/s",	 "retr",
-						"ooo", "rtt mn/av/mx", "state"};
+static const char *const col_head[COL_COUNT] = {"id",		"client", "server", "dur s", "c>s",
+						"s>c",		"bit/s",  "retr",   "loss%", "ooo",
+						"rtt mn/av/mx", "path",	  "state"};
 /* Left-aligned columns (the rest are numbers, right-aligned). */
 static const bool col_left[COL_COUNT] = {
     [COL_CLIENT] = true, [COL_SERVER] = true, [COL_RTT] = true, [COL_STATE] = true};
@@ -280,9 +311,11 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 		txt_human((uint64_t)tput, t->cell[COL_TPUT], sizeof(t->cell[0]));
 	snprintf(t->cell[COL_RETR], sizeof(t->cell[0]), "%" PRIu64,
 		 txt_both_dirs(c, TXT_DIR_METRIC(retrans)));
+	txt_loss_cell(sum_conn_loss_rate(c), t->cell[COL_LOSS], sizeof(t->cell[0]));
 	snprintf(t->cell[COL_OOO], sizeof(t->cell[0]), "%" PRIu64,
 		 txt_both_dirs(c, TXT_DIR_METRIC(out_of_order)));
 	rtt_cell(c, t->cell[COL_RTT], sizeof(t->cell[0]));
+	txt_dur_cell(c->path.rtt_ns, t->cell[COL_PATH], sizeof(t->cell[0]));
 	char where[16] = "";
 	if (run->nvantages > 1)
 		snprintf(where, sizeof(where), "@%u", c->vantage);
@@ -334,8 +367,8 @@ void txt_write_table(FILE *head, FILE *out, const struct rep_data *d, const stru
 	else
 		fprintf(head, "\nConnections (%s; ", order);
 	fputs("bytes are payload, bit/s their sum over the duration;\n"
-	      "RTT at the capture point; state: open, half(-closed), closed, reset, syn (handshake "
-	      "only))\n",
+	      "loss% of the segments sent; rtt data -> ACK at the capture point, path end to end;\n"
+	      "state: open, half(-closed), closed, reset, syn (handshake only))\n",
 	      head);
 	/* The rows go around the wrapping: a row wider than the page stays one
 	 * line, so that every row's columns start where the head's do. */
