@@ -38,9 +38,6 @@ static inline uint64_t txt_both_dirs(const struct sum_conn *c, size_t metric)
 /* "12us", "20.1ms": one duration in the unit it suits; "-" when ns < 0. */
 void txt_dur_cell(int64_t ns, char *buf, size_t len);
 
-/* "2.4", "<0.1", "0": a loss rate (0..1) in percent; "-" when negative. */
-void txt_loss_cell(double rate, char *buf, size_t len);
-
 /* The connection table (text_table.c): its head's explanation to head,
  * its rows to out (unwrapped: a row wider than the page stays one line). */
 void txt_write_table(FILE *head, FILE *out, const struct rep_data *d, const struct rep_run *run);

@@ -55,21 +55,6 @@ void txt_dur_cell(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)ns / div, u);
 }
 
-/* "2.4": a loss rate in percent, "-" without data (sum_conn_loss_rate()). */
-void txt_loss_cell(double rate, char *buf, size_t len)
-{
-	double pct = rate * 100;
-
-	if (rate < 0)
-		snprintf(buf, len, "-");
-	else if (rate == 0)
-		snprintf(buf, len, "0");
-	else if (pct < 0.1)
-		snprintf(buf, len, "<0.1"); /* not "0.0": some were lost */
-	else
-		snprintf(buf, len, pct < 10 ? "%.1f" : "%.0f", pct);
-}
-
 /* ---- --sort: the table's orders ---- */
 
 enum sort_key {
@@ -311,7 +296,7 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 		txt_human((uint64_t)tput, t->cell[COL_TPUT], sizeof(t->cell[0]));
 	snprintf(t->cell[COL_RETR], sizeof(t->cell[0]), "%" PRIu64,
 		 txt_both_dirs(c, TXT_DIR_METRIC(retrans)));
-	txt_loss_cell(sum_conn_loss_rate(c), t->cell[COL_LOSS], sizeof(t->cell[0]));
+	rep_fmt_loss(t->cell[COL_LOSS], sizeof(t->cell[0]), sum_conn_loss_rate(c));
 	snprintf(t->cell[COL_OOO], sizeof(t->cell[0]), "%" PRIu64,
 		 txt_both_dirs(c, TXT_DIR_METRIC(out_of_order)));
 	rtt_cell(c, t->cell[COL_RTT], sizeof(t->cell[0]));
