@@ -446,6 +446,8 @@ static void row_fill(const struct tm_model *m, const struct tm_conn *c, struct t
 		r->ooo += s->dir[d].out_of_order;
 	}
 	r->rtt_ns = smallest_rtt(s);
+	r->path_ns = s->path.rtt_ns;
+	r->loss = sum_conn_loss_rate(s);
 	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
 		if (det_views[k]->cells)
 			det_views[k]->cells(r->det[k], s, &c->live, c->ended);

@@ -71,7 +71,9 @@ struct tm_row {
 	uint64_t bytes[SUM_DIR_COUNT];	 /* payload, retransmissions included */
 	uint64_t packets[SUM_DIR_COUNT]; /* TCP segments */
 	int64_t rtt_ns;			 /* smallest RTT measured either way (-1: none) */
+	int64_t path_ns;		 /* the path's RTT end to end (sum_path; -1: unknown) */
 	uint64_t retrans;
+	double loss; /* sum_conn_loss_rate(): 0..1, -1 without data */
 	/* The detectors' columns (det_view.h), by view and column. */
 	struct det_cell det[DET_VIEW_COUNT][DET_MAX_COLUMNS];
 	uint64_t ooo;

@@ -139,6 +139,54 @@ static void stat_line(int y, int cols, const char *name, const char *c2s, const 
 
 #define U64(b, x) (snprintf((b), sizeof(b), "%" PRIu64, (uint64_t)(x)), (b))
 
+/* The path's round trip and its two loops as this capture point sees them:
+ * the RTT rows below are one loop only (microseconds at a receiver). */
+static void path_line(int y, int cols, const struct sum_conn *s)
+{
+	char p[24], lc[24], ls[24];
+
+	tv_fmt_dur(p, sizeof(p), s->path.rtt_ns);
+	tv_fmt_dur(lc, sizeof(lc), s->path.loop_ns[SUM_C2S]);
+	tv_fmt_dur(ls, sizeof(ls), s->path.loop_ns[SUM_S2C]);
+	tv_putf(y, 0, cols,
+		"  path RTT %s  capture->client->capture %s  capture->server->capture %s", p, lc,
+		ls);
+}
+
+/* The rows after the counters, up to end: RTT at the capture point, the
+ * loss rate and where the capture point sits, each way. Returns the next
+ * line. */
+static int path_rows(int y, int end, int cols, const struct sum_conn *s)
+{
+	char a[64], b[64], c[24], d[24];
+
+	for (unsigned dd = 0; dd < 2; dd++) {
+		const struct sum_rtt *r = &s->dir[dd].rtt;
+		char *o = dd ? b : a;
+		if (r->n) {
+			tv_fmt_dur(c, sizeof(c), r->min_ns);
+			tv_fmt_dur(d, sizeof(d), r->sum_ns / (int64_t)r->n);
+			snprintf(o, 64, "%s / %s", c, d);
+		} else {
+			snprintf(o, 64, "-");
+		}
+	}
+	if (y < end)
+		stat_line(y++, cols, "RTT min / avg (here)", a, b);
+	for (unsigned dd = 0; dd < 2; dd++) {
+		char *o = dd ? b : a;
+		rep_fmt_loss(c, sizeof(c), sum_loss_rate(&s->dir[dd]));
+		snprintf(o, 64, "%s%s", c, c[0] == '-' ? "" : " %");
+	}
+	if (y < end)
+		stat_line(y++, cols, "loss rate", a, b);
+	if (y < end)
+		stat_line(y++, cols, "capture point",
+			  sum_vantage_name(sum_vantage_side(&s->path, SUM_C2S)),
+			  sum_vantage_name(sum_vantage_side(&s->path, SUM_S2C)));
+	return y;
+}
+
 void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
 {
 	const struct tm_detail *dt = &pv->m.detail;
@@ -175,6 +223,7 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 		"-%" PRIu64,
 		b, s->handshake_rtt_ns >= 0 ? a : "-", s->sack_permitted ? "yes" : "no",
 		s->timestamps ? "yes" : "no", s->first_frame, s->last_frame);
+	path_line(y++, cols, s);
 	attrset(A_BOLD);
 	stat_line(y++, cols, "", "client>server", "server>client");
 	attrset(A_NORMAL);
@@ -194,9 +243,10 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 	    {"dup ACKs sent", {c2s->dup_acks, s2c->dup_acks}},
 	    {"zero windows sent", {c2s->zero_windows, s2c->zero_windows}},
 	};
-	int budget = rows - 3;
-	/* Below the table: rtt, mss, throughput, sparkline 2, graph >= 4, stalls, queues. */
-	int want_below = 3 + 2 + 6 + 2;
+	int budget = rows - 4;
+	/* Below the table: rtt, loss, capture point, mss, throughput, sparkline 2,
+	 * graph >= 4, stalls, queues. */
+	int want_below = 5 + 2 + 6 + 2;
 	int nlines = (int)(sizeof(lines) / sizeof(lines[0]));
 	if (budget - want_below < nlines)
 		nlines = budget - want_below > 3 ? budget - want_below : 3;
@@ -211,19 +261,7 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 		}
 		stat_line(y++, cols, lines[k].name, U64(a, lines[k].x[0]), U64(b, lines[k].x[1]));
 	}
-	for (unsigned dd = 0; dd < 2; dd++) {
-		const struct sum_rtt *r = &s->dir[dd].rtt;
-		char *o = dd ? b : a;
-		if (r->n) {
-			tv_fmt_dur(c, sizeof(c), r->min_ns);
-			tv_fmt_dur(d, sizeof(d), r->sum_ns / (int64_t)r->n);
-			snprintf(o, 64, "%s / %s", c, d);
-		} else {
-			snprintf(o, 64, "-");
-		}
-	}
-	if (y < end)
-		stat_line(y++, cols, "RTT min / avg", a, b);
+	y = path_rows(y, end, cols, s);
 	snprintf(a, sizeof(a), "%" PRIu32 " / %d", c2s->mss, c2s->wscale);
 	snprintf(b, sizeof(b), "%" PRIu32 " / %d", s2c->mss, s2c->wscale);
 	if (y < end)

@@ -30,7 +30,7 @@
 #include "tui/view.h"
 
 /* The dashboard's own columns; the detectors' come from their views
- * (det_view.h) and sit between RETR and OOO. */
+ * (det_view.h) and sit between LOSS% and OOO. */
 enum tv_col {
 	TV_COL_ID = 0,
 	TV_COL_CLIENT,
@@ -41,7 +41,9 @@ enum tv_col {
 	TV_COL_PKTS,
 	TV_COL_RATE,
 	TV_COL_RTT,
+	TV_COL_PATH,
 	TV_COL_RETR,
+	TV_COL_LOSS,
 	TV_COL_OOO,
 	TV_COL_QUEUES,
 	TV_COL_CORE_COUNT,

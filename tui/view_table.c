@@ -20,8 +20,10 @@ static const struct tv_coldef tv_core_cols[TV_COL_CORE_COUNT] = {
     [TV_COL_DOWN] = {"S>C", 7, 0, true, false, TV_COL_DOWN, 0, 0},
     [TV_COL_PKTS] = {"PKTS", 6, 2, true, false, TV_COL_PKTS, 0, 0},
     [TV_COL_RATE] = {"NOW", 7, 1, true, false, TV_COL_RATE, 0, 0},
-    [TV_COL_RTT] = {"RTT", 6, 1, true, false, TV_COL_RTT, 0, 0},
+    [TV_COL_RTT] = {"RTT", 6, 2, true, false, TV_COL_RTT, 0, 0},
+    [TV_COL_PATH] = {"PATH", 6, 1, true, false, TV_COL_PATH, 0, 0},
     [TV_COL_RETR] = {"RETR", 5, 0, true, false, TV_COL_RETR, 0, 0},
+    [TV_COL_LOSS] = {"LOSS%", 5, 1, true, false, TV_COL_LOSS, 0, 0},
     [TV_COL_OOO] = {"OOO", 5, 1, true, false, TV_COL_OOO, 0, 0},
     [TV_COL_QUEUES] = {"Q", 2, 4, true, false, TV_COL_QUEUES, 0, 0},
 };
@@ -33,12 +35,13 @@ static void add_column(struct tv_view *v, const struct tv_coldef *c)
 	v->cols[v->ncols++] = *c;
 }
 
-/* The dashboard's columns up to RETR, the detectors' in table order, then
+/* The dashboard's columns up to LOSS%, the detectors' in table order, then
  * OOO and Q; and the order narrow terminals give them up in: highest prio
- * first, right to left among equals, a detector's prio-0 columns last. */
+ * first, right to left among equals, a detector's prio-0 columns last. RTT
+ * (the capture point's own turnaround) goes before PATH (the path's). */
 void tv_build_columns(struct tv_view *v)
 {
-	for (int k = TV_COL_ID; k <= TV_COL_RETR; k++)
+	for (int k = TV_COL_ID; k <= TV_COL_LOSS; k++)
 		add_column(v, &tv_core_cols[k]);
 	for (unsigned k = 0; k < DET_VIEW_COUNT; k++)
 		for (unsigned j = 0; j < det_views[k]->ncolumns && j < DET_MAX_COLUMNS; j++) {
@@ -91,8 +94,12 @@ static int cmp_col(const struct tv_coldef *col, bool rates, const struct tm_row 
 		return CMP(a->rate[0] + a->rate[1], b->rate[0] + b->rate[1]);
 	case TV_COL_RTT:
 		return CMP(a->rtt_ns, b->rtt_ns);
+	case TV_COL_PATH:
+		return CMP(a->path_ns, b->path_ns);
 	case TV_COL_RETR:
 		return CMP(a->retrans, b->retrans);
+	case TV_COL_LOSS:
+		return CMP(a->loss, b->loss);
 	case TV_COL_OOO:
 		return CMP(a->ooo, b->ooo);
 	case TV_COL_QUEUES:
@@ -357,12 +364,19 @@ static void draw_row(struct tv_view *v, int y, int cols, const struct pl_view *p
 	cell(&ctx, &x, v->at[TV_COL_RATE], b);
 	tv_fmt_dur(b, sizeof(b), r->rtt_ns);
 	cell(&ctx, &x, v->at[TV_COL_RTT], b);
+	tv_fmt_dur(b, sizeof(b), r->path_ns);
+	cell(&ctx, &x, v->at[TV_COL_PATH], b);
 	tv_fmt_count(b, sizeof(b), r->retrans);
 	if (r->retrans && !selected)
 		attrset(tv_pair_attr(v, TV_P_BAD));
 	cell(&ctx, &x, v->at[TV_COL_RETR], b);
 	attrset(a);
-	for (int k = v->at[TV_COL_RETR] + 1; k < v->at[TV_COL_OOO]; k++) {
+	rep_fmt_loss(b, sizeof(b), r->loss);
+	if (r->loss > 0 && !selected)
+		attrset(tv_pair_attr(v, TV_P_BAD));
+	cell(&ctx, &x, v->at[TV_COL_LOSS], b);
+	attrset(a);
+	for (int k = v->at[TV_COL_LOSS] + 1; k < v->at[TV_COL_OOO]; k++) {
 		const struct det_cell *dc = &r->det[v->cols[k].view][v->cols[k].vcol];
 		if (dc->text[0])
 			snprintf(b, sizeof(b), "%s", dc->text);

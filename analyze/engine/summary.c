@@ -147,6 +147,12 @@ static void dir_merge(struct sum_dir *a, const struct sum_dir *b)
 	a->last_data_ts = ts_max(a->last_data_ts, b->last_data_ts);
 }
 
+/* The smaller of two times, -1 meaning unknown. */
+static int64_t known_min(int64_t a, int64_t b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
+
 void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b)
 {
 	a->roles_from_syn |= b->roles_from_syn;
@@ -165,8 +171,12 @@ void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b)
 	a->evicted = b->evicted;
 	a->evicted_and_resumed = true;
 	a->det = b->det;
-	for (int k = 0; k < SUM_DIR_COUNT; k++)
+	/* The smallest sample of either part is the best bound of the path. */
+	a->path.rtt_ns = known_min(a->path.rtt_ns, b->path.rtt_ns);
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		a->path.loop_ns[k] = known_min(a->path.loop_ns[k], b->path.loop_ns[k]);
 		dir_merge(&a->dir[k], &b->dir[k]);
+	}
 }
 
 /* ---- two sinks as one ---- */

@@ -187,6 +187,20 @@ struct sum_conn_ident {
 	SUM_CONN_IDENT_FIELDS
 };
 
+/*
+ * The path's round trips as the capture point measures them (DESIGN.md
+ * "Vantage"; tcp_summarize() fills them from tcp_path_rtt() and
+ * tcp_loop_rtt()). The RTT columns of struct sum_dir are the capture
+ * point's own data -> ACK turnaround: microseconds at a receiver-side
+ * capture on a 20 ms path. These are the path's. -1 unknown.
+ */
+struct sum_path {
+	int64_t rtt_ns; /* end to end: both loops added, or the handshake; the smaller */
+	/* capture point -> that side's host -> capture point, by side
+	 * (SUM_C2S: the client, SUM_S2C: the server) */
+	int64_t loop_ns[SUM_DIR_COUNT];
+};
+
 struct sum_conn {
 	union {
 		struct {
@@ -194,8 +208,24 @@ struct sum_conn {
 		};
 		struct sum_conn_ident ident;
 	};
+	struct sum_path path;
 	struct sum_det det;
 	struct sum_dir dir[SUM_DIR_COUNT];
+};
+
+/*
+ * Where the capture point sits on the path of one direction's data
+ * (DESIGN.md "Vantage"), decided from the two loops: the end whose loop
+ * is under a tenth of the path's round trip is next to the capture point;
+ * neither: the capture point is in the middle. Unknown while either loop
+ * is. The values are stable (JSON names them).
+ */
+enum sum_vantage_side {
+	SUM_VANTAGE_UNKNOWN = 0,
+	SUM_VANTAGE_SENDER,   /* next to the data's sender */
+	SUM_VANTAGE_RECEIVER, /* next to its receiver */
+	SUM_VANTAGE_MIDDLE,   /* a substantial loop to each end */
+	SUM_VANTAGE_COUNT,
 };
 
 enum sum_event_type {
@@ -352,6 +382,31 @@ static inline void sum_emit(const struct sum_sink *sink, const struct sum_event 
  * result is marked evicted_and_resumed.
  */
 void sum_conn_merge(struct sum_conn *a, const struct sum_conn *b);
+
+/* A path of which nothing is known (every member -1). */
+void sum_path_unknown(struct sum_path *p);
+
+/* Where the capture point sits for dir's data (enum sum_vantage_side). */
+enum sum_vantage_side sum_vantage_side(const struct sum_path *p, unsigned dir);
+/* "sender-side", "receiver-side", "middle", "unknown" (JSON values) */
+const char *sum_vantage_name(enum sum_vantage_side v);
+
+/*
+ * The share of d's segments the network lost, 0..1, or -1 when d sent
+ * no data: retransmissions not proven spurious (each stands for one lost
+ * transmission, wherever it was lost: a retransmission of bytes lost
+ * before the capture point fills their gap and counts among them, and
+ * lost_upstream counts those again) over the data segments S sent: those
+ * captured plus the originals lost upstream, which never passed here. Gap
+ * openings (lost_segments) are not counted: a gap also opens for a late
+ * original or a segment the capture itself dropped.
+ */
+double sum_loss_rate(const struct sum_dir *d);
+/* The same over both directions of c: the tables' one column. */
+double sum_conn_loss_rate(const struct sum_conn *c);
+/* The numerator and denominator of sum_loss_rate(). */
+uint64_t sum_lost_segments(const struct sum_dir *d);
+uint64_t sum_sent_segments(const struct sum_dir *d);
 
 const char *sum_state_name(enum sum_state s);
 const char *sum_dir_name(unsigned dir); /* "c2s", "s2c" */

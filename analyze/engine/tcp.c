@@ -670,6 +670,9 @@ void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 {
 	out->ident = c->info;
+	out->path.rtt_ns = tcp_path_rtt(c);
+	for (int side = 0; side < SUM_DIR_COUNT; side++)
+		out->path.loop_ns[side] = tcp_loop_rtt(c, (enum sum_dir_id)side);
 	const struct tcp_half *cl = &c->half[SUM_C2S], *sv = &c->half[SUM_S2C];
 
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {

@@ -24,7 +24,9 @@ enum diff_src {
 	SRC_RTT,	/* data -> covering ACK, both directions: average */
 	SRC_RTT_MIN,
 	SRC_RTT_MAX,
-	SRC_FAST, /* fast retransmissions */
+	SRC_PATH_RTT, /* the path's RTT end to end (sum_path); the run's: the mean */
+	SRC_LOSS,     /* sum_loss_rate() over both directions; the run's: all segments */
+	SRC_FAST,     /* fast retransmissions */
 	SRC_ZW_TIME,
 	SRC_UNSEEN, /* bytes ACKed that the capture never saw */
 	SRC_DROPS,  /* the capture's own drop counters */
@@ -66,6 +68,8 @@ static const struct {
     {"rtt", SRC_RTT, DIFF_UNIT_SECONDS, false},
     {"rtt_min", SRC_RTT_MIN, DIFF_UNIT_SECONDS, false},
     {"rtt_max", SRC_RTT_MAX, DIFF_UNIT_SECONDS, false},
+    {"path_rtt", SRC_PATH_RTT, DIFF_UNIT_SECONDS, false},
+    {"loss_rate", SRC_LOSS, DIFF_UNIT_RATIO, false},
     {"capture_loss", SRC_FO, DIFF_UNIT_COUNT, false},
     {"unseen_bytes", SRC_UNSEEN, DIFF_UNIT_BYTES, false},
     {"capture_drops", SRC_DROPS, DIFF_UNIT_COUNT, true},
@@ -110,6 +114,8 @@ struct side {
 	size_t nshares, shares_cap;
 	struct rep_totals tot; /* as analyze totals them: its --fail-on values */
 	struct sum_rtt rtt;    /* every direction's samples */
+	struct sum_rtt path;   /* the connections' path RTTs, those known */
+	uint64_t lost, sent;   /* sum_lost_segments(), sum_sent_segments() */
 	uint64_t bytes;
 	int64_t zw_time_ns;
 	struct diff_run run;
@@ -202,8 +208,10 @@ struct diff *diff_new(enum diff_match match, char *errbuf, size_t errlen)
 	}
 	d->match = match;
 	build_metrics(d);
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
 		d->s[s].rtt.min_ns = INT64_MAX;
+		d->s[s].path.min_ns = INT64_MAX;
+	}
 	return d;
 }
 
@@ -250,7 +258,8 @@ int diff_metric_find(const struct diff *d, const char *name, size_t len)
 	return -1;
 }
 
-static const char *const unit_help[DIFF_UNIT_KINDS] = {NULL, "seconds", "bits/s", "bytes"};
+static const char *const unit_help[DIFF_UNIT_KINDS] = {NULL, "seconds", "bits/s", "bytes",
+						       "fraction"};
 
 size_t diff_metric_names(const struct diff *d, char *buf, size_t len)
 {
@@ -343,6 +352,12 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 		case SRC_RTT_MAX:
 			v[m] = rtt_value(x->src, &rtt);
 			break;
+		case SRC_PATH_RTT:
+			v[m] = c->path.rtt_ns >= 0 ? (double)c->path.rtt_ns / 1e9 : NAN;
+			break;
+		case SRC_LOSS:
+			v[m] = sum_conn_loss_rate(c) >= 0 ? sum_conn_loss_rate(c) : NAN;
+			break;
 		case SRC_FAST:
 			v[m] = (double)t.fast;
 			break;
@@ -389,7 +404,12 @@ int diff_add_conn(struct diff *d, int side, const struct sum_conn *c)
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		s->bytes += c->dir[k].payload_bytes;
 		rtt_add(&s->rtt, &c->dir[k].rtt);
+		s->lost += sum_lost_segments(&c->dir[k]);
+		s->sent += sum_sent_segments(&c->dir[k]);
 	}
+	if (c->path.rtt_ns >= 0)
+		rtt_add(&s->path,
+			&(struct sum_rtt){1, c->path.rtt_ns, c->path.rtt_ns, c->path.rtt_ns});
 	return 0;
 }
 
@@ -508,6 +528,14 @@ static int finish_side(struct diff *d, struct side *s)
 		case SRC_RTT_MIN:
 		case SRC_RTT_MAX:
 			tot[m] = rtt_value(x->src, &s->rtt);
+			break;
+		case SRC_PATH_RTT:
+			tot[m] = rtt_value(SRC_RTT, &s->path);
+			break;
+		case SRC_LOSS:
+			tot[m] = s->sent ? (double)(s->lost < s->sent ? s->lost : s->sent) /
+					       (double)s->sent
+					 : NAN;
 			break;
 		case SRC_FAST:
 			tot[m] = (double)s->tot.fast;

@@ -30,6 +30,7 @@ enum diff_unit {
 	DIFF_UNIT_SECONDS,
 	DIFF_UNIT_BPS,	 /* bits per second */
 	DIFF_UNIT_BYTES, /* bytes */
+	DIFF_UNIT_RATIO, /* a share, 0..1 (the text writes percent) */
 	DIFF_UNIT_KINDS,
 };
 

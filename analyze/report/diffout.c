@@ -34,6 +34,9 @@ static void fmt_abs(char *buf, size_t len, enum diff_unit u, double v)
 			v /= 1000;
 		snprintf(buf, len, k ? "%.3g %s" : "%.0f %s", v, bps[k]);
 		return;
+	case DIFF_UNIT_RATIO: /* percent; a change: percentage points */
+		snprintf(buf, len, "%.2f %%", v * 100);
+		return;
 	case DIFF_UNIT_BYTES:
 		for (; v >= 1024 && k + 1 < sizeof(bytes) / sizeof(bytes[0]); k++)
 			v /= 1024;
@@ -218,7 +221,7 @@ static void w_num(struct jo_writer *w, double v)
 		jo_w_real(w, v);
 }
 
-static const char *const unit_json[DIFF_UNIT_KINDS] = {"count", "s", "bit/s", "bytes"};
+static const char *const unit_json[DIFF_UNIT_KINDS] = {"count", "s", "bit/s", "bytes", "fraction"};
 
 static void w_row(struct jo_writer *w, const struct diff_metric *m, double a, double b)
 {

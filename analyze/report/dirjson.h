@@ -20,6 +20,8 @@
  *   DJ_ISN         isn, null unless isn_known
  *   DJ_WSCALE      int8_t, null when negative (none)
  *   DJ_AVG_PAYLOAD, DJ_GOODPUT, DJ_SEG_PER_ACK, DJ_THROUGHPUT   derived
+ *   DJ_LOSS_RATE   derived: sum_loss_rate(), null without data
+ *   DJ_VANTAGE     derived: sum_vantage_side() of the connection's path
  *
  * DJ(key, kind, member): member is a dummy (packets) for derived kinds.
  */
@@ -39,6 +41,7 @@
 	DJ("isn", DJ_ISN, isn)                                                                     \
 	DJ("keepalives", DJ_U64, keepalives)                                                       \
 	DJ("last_ts", DJ_TS, last_ts)                                                              \
+	DJ("loss_rate", DJ_LOSS_RATE, packets)                                                     \
 	DJ("lost_segments", DJ_U64, lost_segments)                                                 \
 	DJ("lost_upstream", DJ_U64, lost_upstream)                                                 \
 	DJ("lost_upstream_by", DJ_BY, lost_upstream_by)                                            \
@@ -71,6 +74,7 @@
 	DJ("tlp_retransmissions", DJ_U64, tlp_retrans)                                             \
 	DJ("unique_bytes", DJ_U64, unique_bytes)                                                   \
 	DJ("unseen_bytes", DJ_U64, unseen_bytes)                                                   \
+	DJ("vantage_side", DJ_VANTAGE, packets)                                                    \
 	DJ("window_full", DJ_U64, window_full)                                                     \
 	DJ("wscale", DJ_WSCALE, wscale)                                                            \
 	DJ("zero_windows", DJ_U64, zero_windows)

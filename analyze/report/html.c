@@ -205,11 +205,12 @@ static void write_table_head(FILE *out)
 {
 	fputs("<h2 id=\"connections\">Connections</h2>\n<p class=\"muted\">First-packet order; "
 	      "bytes are payload; throughput: payload of both directions over the duration (as the "
-	      "text table); RTT min / average "
-	      "at the capture point. Click an id for its events and graphs.</p>\n"
+	      "text table); loss: segments the network lost of those sent; RTT min / average "
+	      "at the capture point, path RTT end to end. Click an id for its events and "
+	      "graphs.</p>\n"
 	      "<table>\n<tr><th>id</th><th class=\"l\">client</th><th class=\"l\">server</th>"
 	      "<th>duration</th><th>bytes c&gt;s</th><th>bytes s&gt;c</th><th>throughput</th>"
-	      "<th>retr</th><th>ooo</th><th>RTT</th>",
+	      "<th>retr</th><th>loss %</th><th>ooo</th><th>RTT</th><th>path RTT</th>",
 	      out);
 	for (unsigned v = 0; v < DET_VIEW_COUNT; v++)
 		for (unsigned k = 0; k < det_views[v]->ncolumns; k++) {
@@ -232,7 +233,7 @@ static bool has_graphs(const char *graph_dir, uint64_t id)
 static void write_row(FILE *out, const struct sum_conn *c, const struct det_totals *live,
 		      bool detailed, const char *graph_dir)
 {
-	char cl[64], sv[64], dur[32], up[64], down[64], rate[32], rtt[64];
+	char cl[64], sv[64], dur[32], up[64], down[64], rate[32], rtt[64], loss[16], path[32];
 	double r = rep_conn_throughput(c);
 	rep_format_endpoint(&c->client, c->client_port, cl, sizeof(cl));
 	rep_format_endpoint(&c->server, c->server_port, sv, sizeof(sv));
@@ -241,6 +242,11 @@ static void write_row(FILE *out, const struct sum_conn *c, const struct det_tota
 	fmt_bytes(down, sizeof(down), c->dir[SUM_S2C].payload_bytes);
 	fmt_rate(rate, sizeof(rate), r);
 	fmt_rtt(rtt, sizeof(rtt), c);
+	rep_fmt_loss(loss, sizeof(loss), sum_conn_loss_rate(c));
+	if (c->path.rtt_ns >= 0)
+		rep_fmt_dur(path, sizeof(path), c->path.rtt_ns);
+	else
+		snprintf(path, sizeof(path), "-");
 	if (detailed)
 		fprintf(out, "<tr><td><a href=\"#c%" PRIu64 "\">%" PRIu64 "</a></td>", c->id,
 			c->id);
@@ -251,10 +257,10 @@ static void write_row(FILE *out, const struct sum_conn *c, const struct det_tota
 	fputs("</td><td class=\"l\">", out);
 	mk_escape(out, sv);
 	fprintf(out,
-		"</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64
-		"</td><td>%s</td>",
-		dur, up, down, rate, c->dir[0].retrans + c->dir[1].retrans,
-		c->dir[0].out_of_order + c->dir[1].out_of_order, rtt);
+		"</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%" PRIu64
+		"</td><td>%s</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td>",
+		dur, up, down, rate, c->dir[0].retrans + c->dir[1].retrans, loss,
+		c->dir[0].out_of_order + c->dir[1].out_of_order, rtt, path);
 	for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
 		const struct det_view *dv = det_views[v];
 		struct det_cell cells[DET_MAX_COLUMNS] = {0};

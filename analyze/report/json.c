@@ -108,6 +108,12 @@ static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_
 		jo_kreal(w, key, (double)d->data_packets / (double)peer->new_acks);                \
 	else                                                                                       \
 		jo_knull(w, key);
+#define DJ_LOSS_RATE_W(key, m)                                                                     \
+	if (sum_loss_rate(d) >= 0)                                                                 \
+		jo_kreal(w, key, sum_loss_rate(d));                                                \
+	else                                                                                       \
+		jo_knull(w, key);
+#define DJ_VANTAGE_W(key, m) jo_kstr(w, key, sum_vantage_name(sum_vantage_side(&c->path, dir)));
 #define DJ_W(key, kind, m)                                                                         \
 	dir_det_upto(&dw, key);                                                                    \
 	kind##_W(key, m)
@@ -159,6 +165,15 @@ static void w_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir, i
 	SUM_DIR_JSON(DJ_W)
 	dir_det_upto(&dw, NULL);
 	jo_w_obj_end(w);
+}
+
+/* ns as seconds, null when negative (unknown). */
+static void w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
+{
+	if (ns >= 0)
+		jo_ksec(w, key, ns);
+	else
+		jo_knull(w, key);
 }
 
 static void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
@@ -252,10 +267,19 @@ static void jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *k
 		jo_w_str(conn_key(&cw, "kind"), kind);
 	jo_w_int(conn_key(&cw, "last_input"), c->last_input);
 	jo_w_sec(conn_key(&cw, "last_ts"), c->last_ts);
+	jo_w_obj(conn_key(&cw, "loop_rtt_s"));
+	w_sec_or_null(w, "client", c->path.loop_ns[SUM_C2S]);
+	w_sec_or_null(w, "server", c->path.loop_ns[SUM_S2C]);
+	jo_w_obj_end(w);
 	jo_w_obj(conn_key(&cw, "mss"));
 	w_mss_or_null(w, "client", c->dir[SUM_C2S].mss);
 	w_mss_or_null(w, "server", c->dir[SUM_S2C].mss);
 	jo_w_obj_end(w);
+	conn_key(&cw, "path_rtt_s");
+	if (c->path.rtt_ns >= 0)
+		jo_w_sec(w, c->path.rtt_ns);
+	else
+		jo_w_null(w);
 	jo_w_arr(conn_key(&cw, "queues"));
 	for (unsigned q = 0; q < 64; q++)
 		if (c->queue_mask & (1ull << q))

@@ -298,7 +298,9 @@ static void read_rtt(struct ji_ctx *x, const json_t *o, const char *key, struct 
 #define DJ_GOODPUT_R(key, m)
 #define DJ_THROUGHPUT_R(key, m)
 #define DJ_SEG_PER_ACK_R(key, m)
-#define DJ_R(key, kind, m) kind##_R(key, m)
+#define DJ_LOSS_RATE_R(key, m)
+#define DJ_VANTAGE_R(key, m) /* from the connection's loops */
+#define DJ_R(key, kind, m)   kind##_R(key, m)
 
 static void read_dir(struct ji_ctx *x, const json_t *c, const char *key, struct sum_conn *sc,
 		     unsigned dir)
@@ -357,6 +359,31 @@ bad:
 	ji_fail(x, "\"%s\" is not an address:port", key);
 }
 
+/* Seconds, -1 when null or absent (reports before these members). */
+static int64_t sec_or_absent(struct ji_ctx *x, const json_t *o, const char *key)
+{
+	return json_object_get(o, key) ? ji_sec_or(x, o, key, -1) : -1;
+}
+
+/* The path's round trips: optional, so older reports still read. */
+static void read_path(struct ji_ctx *x, const json_t *o, struct sum_path *p)
+{
+	json_t *loops = json_object_get(o, "loop_rtt_s");
+
+	sum_path_unknown(p);
+	p->rtt_ns = sec_or_absent(x, o, "path_rtt_s");
+	if (!loops || json_is_null(loops))
+		return;
+	if (!json_is_object(loops)) {
+		ji_fail(x, "\"loop_rtt_s\" is not an object");
+		return;
+	}
+	p->loop_ns[SUM_C2S] = sec_or_absent(x, loops, "client");
+	p->loop_ns[SUM_S2C] = sec_or_absent(x, loops, "server");
+	if (!x->err && (p->rtt_ns < -1 || p->loop_ns[0] < -1 || p->loop_ns[1] < -1))
+		ji_fail(x, "a negative round trip");
+}
+
 int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 {
 	const char *states[SUM_STATE_COUNT];
@@ -383,6 +410,7 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	c->first_input = (uint32_t)ji_int(x, o, "input");
 	c->last_input = (uint32_t)ji_int(x, o, "last_input");
 	c->last_ts = ji_sec(x, o, "last_ts");
+	read_path(x, o, &c->path);
 	q = ji_get(x, o, "queues");
 	if (q && !json_is_array(q))
 		ji_fail(x, "\"queues\" is not an array");

@@ -371,6 +371,7 @@ static void on_begin(void *ctx, uint64_t id)
 		return;
 	}
 	c->id = id;
+	sum_path_unknown(&c->path);
 	c->raw = true;
 	memmove(&p->live[at + 1], &p->live[at], (p->nlive - at) * sizeof(*p->live));
 	p->live[at] = c;
@@ -557,6 +558,7 @@ static void on_conn(void *ctx, const struct sum_conn *s)
 		c->ident = s->ident;
 	else
 		c->ident.last_ts = s->last_ts;
+	c->path = s->path; /* the resumed part's summary has both parts' */
 	c->ended = true;
 	for (unsigned k = 0; k < SUM_DIR_COUNT; k++)
 		c->limit[k] = s->det.limit.d[k];

@@ -140,7 +140,8 @@ struct pl_conn {
 	bool raw;    /* raw form, else cols */
 	bool counts; /* it carried data: it counts against --plot-max */
 	struct sum_conn_ident ident;
-	int64_t t_end; /* latest packet, ns from t0 */
+	struct sum_path path; /* the path's RTT: the RTT graph's reference line */
+	int64_t t_end;	      /* latest packet, ns from t0 */
 
 	struct pl_rec *recs;
 	uint32_t nrecs, cap_recs;

@@ -2,6 +2,7 @@
  * flight, window. */
 #include "analyze/report/markup.h"
 #include "analyze/report/plot_int.h"
+#include "analyze/report/report.h"
 #include "common/err.h"
 
 #include <math.h>
@@ -57,6 +58,7 @@ enum leg_item {
 	LEG_GOOD,
 	LEG_RTT,
 	LEG_RTT_RANGE,
+	LEG_PATH_RTT,
 	LEG_INFL,
 	LEG_RWND,
 	LEG_AGG_COUNT,
@@ -84,6 +86,7 @@ static const struct {
     [LEG_GOOD] = {"goodput", "goodput (new bytes)", false},
     [LEG_RTT] = {"rtt", "RTT sample", false},
     [LEG_RTT_RANGE] = {"rtt", "RTT samples (per column: min to max, dot: mean)", false},
+    [LEG_PATH_RTT] = {"path-rtt", "path RTT (end to end)", false},
     [LEG_INFL] = {"inflight", "bytes in flight", false},
     [LEG_RWND] = {"rwnd", "receive window", false},
     [LEG_AGG_COUNT] = {"retrans agg", "marks beyond the cap: a strip per kind, darker = more",
@@ -197,6 +200,7 @@ static void svg_begin(struct svg *g, const struct pl_conn *c, unsigned dir, cons
 	    ".tput{stroke:#1f77b4;fill:none;stroke-width:1.5}"
 	    ".goodput{stroke:#2ca02c;fill:none;stroke-width:1.5;stroke-dasharray:4 2}\n"
 	    ".rtt{stroke:#d62728;fill:#d62728}.inflight{stroke:#1f77b4;fill:none}"
+	    ".path-rtt{stroke:#2ca02c;stroke-width:1.5;stroke-dasharray:6 3}"
 	    ".rwnd{stroke:#c7b300;fill:none;stroke-width:1.5}\n"
 	    "line.agg{stroke-width:1.5;stroke-dasharray:none}.aggname{font-size:8px;"
 	    "text-anchor:end;fill:#555}\n"
@@ -783,6 +787,23 @@ static int write_tput(struct svg *g, const struct pl_conn *c, unsigned dir)
 
 /* ---- RTT samples ---- */
 
+/* The path's RTT (ns, < 0 unknown) as a labelled line across the graph. */
+static void write_path_rtt(struct svg *g, int64_t ns)
+{
+	char d[32];
+
+	if (ns < 0)
+		return;
+	double ms = (double)ns / 1e6, y = sy(g, ms);
+	rep_fmt_dur(d, sizeof(d), ns);
+	fprintf(g->f,
+		"<line class=\"path-rtt\" x1=\"%g\" y1=\"%.2f\" x2=\"%g\" y2=\"%.2f\" "
+		"data-path-rtt-ms=\"%.6f\"/>\n"
+		"<text class=\"sub\" x=\"%g\" y=\"%.2f\">path RTT %s (end to end)</text>\n",
+		PX, y, PX + PW, y, ms, PX + 4, y - 3, d);
+	g->legend |= 1u << LEG_PATH_RTT;
+}
+
 static int write_rtt(struct svg *g, const struct pl_conn *c, unsigned dir)
 {
 	double top = 0;
@@ -807,11 +828,15 @@ static int write_rtt(struct svg *g, const struct pl_conn *c, unsigned dir)
 			}
 		}
 	}
-	top = nice_top(top);
+	/* The samples are this capture point's loop to the ACKing side; the
+	 * path's round trip, end to end, is the reference they sit under. */
+	double path_ms = c->path.rtt_ns >= 0 ? (double)c->path.rtt_ns / 1e6 : -1;
+	top = nice_top(path_ms * 1.1 > top ? path_ms * 1.1 : top);
 	g->y0 = 0;
 	g->y1 = top;
 	svg_begin(g, c, dir, "RTT samples", "RTT", (struct unit){1, "ms"}, "ms");
 	FILE *f = g->f;
+	write_path_rtt(g, c->path.rtt_ns);
 	if (c->raw) {
 		for (uint32_t k = 0; k < c->nrecs; k++) {
 			const struct pl_rec *r = &c->recs[k];
@@ -851,9 +876,11 @@ static int write_rtt(struct svg *g, const struct pl_conn *c, unsigned dir)
 		}
 		g->legend |= n ? 1u << LEG_RTT_RANGE : 0;
 	}
-	snprintf(g->note, sizeof(g->note),
-		 "%llu samples: data to the ACK covering it (Karn's rule)%s", (unsigned long long)n,
-		 c->raw ? "" : "; aggregated per column");
+	snprintf(
+	    g->note, sizeof(g->note),
+	    "%llu samples: data to the ACK covering it (Karn's rule), from the capture point to "
+	    "the receiver and back%s",
+	    (unsigned long long)n, c->raw ? "" : "; aggregated per column");
 	svg_end(g);
 	return 0;
 }

@@ -583,6 +583,29 @@ void rep_fmt_dur(char *buf, size_t len, int64_t ns)
 		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }
 
+void rep_fmt_dur_known(char *buf, size_t len, int64_t ns)
+{
+	if (ns < 0)
+		snprintf(buf, len, "unknown");
+	else
+		rep_fmt_dur(buf, len, ns);
+}
+
+/* "2.4": a loss rate in percent, "-" without data (sum_loss_rate()). */
+void rep_fmt_loss(char *buf, size_t len, double rate)
+{
+	double pct = rate * 100;
+
+	if (rate < 0)
+		snprintf(buf, len, "-");
+	else if (rate == 0)
+		snprintf(buf, len, "0");
+	else if (pct < 0.1)
+		snprintf(buf, len, "<0.1"); /* not "0.0": some were lost */
+	else
+		snprintf(buf, len, pct < 10 ? "%.1f" : "%.0f", pct);
+}
+
 const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k)
 {
 	if (d->store && (k & 1023) == 0 && k >= 2048)

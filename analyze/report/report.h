@@ -250,6 +250,11 @@ static inline const char *rep_plural(uint64_t n)
 
 /* "850 us", "40.1 ms", "1.36 s": durations in the text findings. */
 void rep_fmt_dur(char *buf, size_t len, int64_t ns);
+/* The same, "unknown" for a negative ns (a path's round trips, -1). */
+void rep_fmt_dur_known(char *buf, size_t len, int64_t ns);
+/* "2.4", "<0.1" (some lost), "0": a loss rate (0..1, sum_loss_rate()) in
+ * percent, "-" when negative (no data): the tables' cell (text, TUI). */
+void rep_fmt_loss(char *buf, size_t len, double rate);
 
 /* The direction's RTT with the most samples (data/ACK, else TSval/TSecr),
  * or NULL when neither direction has any: the tables' RTT (text, HTML). */

@@ -112,6 +112,15 @@ static void cell_rate(char *b, uint64_t bytes, int64_t dur_ns)
 		snprintf(v, LONG_CELL, "%.2f", (double)d->data_packets / (double)peer->new_acks);  \
 	else                                                                                       \
 		snprintf(v, LONG_CELL, "-");
+/* "1.74 (34/1957)": percent, the lost and the sent segments. */
+#define DJ_LOSS_RATE_T(key, m)                                                                     \
+	if (sum_loss_rate(d) >= 0)                                                                 \
+		snprintf(v, LONG_CELL, "%.2f (%" PRIu64 "/%" PRIu64 ")", 100 * sum_loss_rate(d),   \
+			 sum_lost_segments(d), sum_sent_segments(d));                              \
+	else                                                                                       \
+		snprintf(v, LONG_CELL, "-");
+#define DJ_VANTAGE_T(key, m)                                                                       \
+	snprintf(v, LONG_CELL, "%s", sum_vantage_name(sum_vantage_side(&c->path, (unsigned)k)));
 
 static const char *kind_unit(const char *key, const char *kind)
 {
@@ -123,6 +132,8 @@ static const char *kind_unit(const char *key, const char *kind)
 		return "bit/s";
 	if (strcmp(kind, "DJ_AVG_PAYLOAD") == 0)
 		return "B";
+	if (strcmp(kind, "DJ_LOSS_RATE") == 0)
+		return "% (lost/sent)";
 	return count_unit(key);
 }
 
@@ -133,7 +144,7 @@ static const char *kind_unit(const char *key, const char *kind)
 		for (int k = 0; k < SUM_DIR_COUNT; k++) {                                          \
 			const struct sum_dir *d = &c->dir[k], *peer = &c->dir[!k];                 \
 			char *v = rows[n].v[k];                                                    \
-			(void)peer;                                                                \
+			(void)peer, (void)d;                                                       \
 			kind##_T(name, m)                                                          \
 		}                                                                                  \
 		n++;                                                                               \
@@ -196,6 +207,32 @@ static void tshark_filter(FILE *out, const struct sum_conn *c, const struct rep_
 		fprintf(out, "  tshark -r '%s' -Y '%s'\n", run->inputs[in]->path, f);
 }
 
+/*
+ * The path's round trip and the two loops it is made of, as seen from
+ * here, and where that puts the capture point: the RTT rows below are
+ * the capture point's own turnaround, microseconds at a receiver.
+ */
+static void write_path(FILE *out, const struct sum_conn *c)
+{
+	char p[32], lc[32], ls[32];
+	const int64_t *loop = c->path.loop_ns;
+	enum sum_vantage_side v = sum_vantage_side(&c->path, SUM_C2S);
+	static const char *const where[SUM_VANTAGE_COUNT] = {
+	    [SUM_VANTAGE_UNKNOWN] = "unknown (a loop is unknown)",
+	    [SUM_VANTAGE_SENDER] = "next to the client",
+	    [SUM_VANTAGE_RECEIVER] = "next to the server",
+	    [SUM_VANTAGE_MIDDLE] = "in the middle",
+	};
+
+	rep_fmt_dur_known(p, sizeof(p), c->path.rtt_ns);
+	rep_fmt_dur_known(lc, sizeof(lc), loop[SUM_C2S]);
+	rep_fmt_dur_known(ls, sizeof(ls), loop[SUM_S2C]);
+	fprintf(out,
+		"  path RTT %s (capture -> client -> capture %s, capture -> server -> capture %s);"
+		" capture point %s\n",
+		p, lc, ls, where[v]);
+}
+
 static void write_head(FILE *out, const struct sum_conn *c, const struct rep_run *run)
 {
 	char cl[64], sv[64], t0[64], f0[PATH_MAX + 32], f1[PATH_MAX + 32], hs[32], dur[32];
@@ -230,6 +267,7 @@ static void write_head(FILE *out, const struct sum_conn *c, const struct rep_run
 	if (run->nvantages > 1 && c->vantage < run->nvantages)
 		fprintf(out, "; seen at @%u=%s", c->vantage, run->vantage_names[c->vantage]);
 	fputs("\n", out);
+	write_path(out, c);
 	tshark_filter(out, c, run);
 }
 

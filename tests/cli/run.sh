@@ -50,9 +50,9 @@ rows = open(sys.argv[1]).read().splitlines()
 head = rows[0]
 # Column k: a right-aligned number ends, a left-aligned text starts, where
 # the head's does. Heads: id (right) client server (left) dur s c>s s>c bit/s
-# retr ooo (right) rtt (left) state (left).
-names = ["id", "client", "server", "dur s", "c>s", "s>c", "bit/s", "retr", "ooo",
-         "rtt mn/av/mx", "state"]
+# retr loss% ooo (right) rtt (left) path (right) state (left).
+names = ["id", "client", "server", "dur s", "c>s", "s>c", "bit/s", "retr", "loss%", "ooo",
+         "rtt mn/av/mx", "path", "state"]
 left = {"client", "server", "rtt mn/av/mx", "state"}
 pos, at = [], 0
 for n in names:

@@ -29,6 +29,7 @@ def totals(r):
     conns = r["connections"]
     payload = sum(x[d]["payload_bytes"] for x in conns for d in ("c2s", "s2c"))
     dur = float(s["last_ts"] - s["first_ts"])  # Decimal: times are exact
+    paths = [x for x in conns if x["path_rtt_s"] is not None]
     return {
         "connections": s["connections"],
         "stalls": f["stalls"],
@@ -52,7 +53,19 @@ def totals(r):
         "bytes": payload,
         "duration": dur,
         "throughput": payload * 8 / dur if dur > 0 else None,
+        # The mean of the known paths; lost over sent, every direction.
+        "path_rtt": (sum(float(x["path_rtt_s"]) for x in paths) / len(paths)) if paths else None,
+        "loss_rate": (min(lost(conns), sent(conns)) / sent(conns)) if sent(conns) else None,
     }
+
+
+def lost(conns):
+    return sum(max(x[d]["retransmissions"] - x[d]["spurious_retransmissions"], 0)
+               for x in conns for d in ("c2s", "s2c"))
+
+
+def sent(conns):
+    return sum(x[d]["data_packets"] + x[d]["lost_upstream"] for x in conns for d in ("c2s", "s2c"))
 
 
 def conn_values(x):
@@ -71,6 +84,8 @@ def conn_values(x):
         "stall_time": st["time_s"],
         "throughput": (sum(float(y["throughput_bps"]) for y in d)
                        if d[0]["throughput_bps"] is not None else None),
+        "path_rtt": x["path_rtt_s"],
+        "loss_rate": (min(lost([x]), sent([x])) / sent([x])) if sent([x]) else None,
     }
     for cls, n in st["by_class"].items():
         v["stall_" + cls] = n

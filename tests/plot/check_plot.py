@@ -259,6 +259,20 @@ def check_svg(a, rep):
         n += 1
     if n:
         check(not bad, f"{a.dir}: {n} RTT, in-flight and window graphs agree with the report", "; ".join(bad[:3]))
+    # Every RTT graph draws the path's RTT (path_rtt_s) as its reference
+    # line, exactly, or none when the report has none.
+    bad, n = [], 0
+    for (cid, d, g), p in plots.items():
+        if g != "rtt":
+            continue
+        n += 1
+        got = [float(e.get("data-path-rtt-ms")) for e in p.g.iter(SVG + "line")
+               if e.get("data-path-rtt-ms")]
+        want = conns[cid].get("path_rtt_s")
+        if (want is None and got) or (want is not None and (len(got) != 1 or abs(got[0] - want * 1e3) > 1e-6)):
+            bad.append(f"conn {cid} {d}: path line {got}, report {want}")
+    if n:
+        check(not bad, f"{a.dir}: {n} RTT graphs draw the report's path RTT", "; ".join(bad[:3]))
     for spec in a.expect or []:
         cid, d, cls, n = spec.split(":")
         p = plots.get((int(cid), d, "tseq"))

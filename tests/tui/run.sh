@@ -156,6 +156,20 @@ def fmt_bytes(x):  # as tv_fmt_bytes()
         x /= 1000
         k += 1
     return (("%.2f" if x < 9.995 else "%.1f" if x < 99.95 else "%.0f") % x) + " kMGTP"[k] + "B"
+def fmt_dur(s):  # as det_fmt_dur_short()
+    if s is None:
+        return "-"
+    ns = round(s * 1e9)
+    return ("%.0fus" % (ns / 1e3) if ns < 1000000 else "%.2fms" % (ns / 1e6) if ns < 10000000
+            else "%.0fms" % (ns / 1e6) if ns < 1000000000 else "%.2fs" % (ns / 1e9))
+def fmt_loss(c):  # as rep_fmt_loss(sum_conn_loss_rate())
+    ds = (c["c2s"], c["s2c"])
+    lost = sum(max(d["retransmissions"] - d["spurious_retransmissions"], 0) for d in ds)
+    sent = sum(d["data_packets"] + d["lost_upstream"] for d in ds)
+    if not sum(d["data_packets"] for d in ds) or not sent:
+        return "-"
+    pct = 100.0 * min(lost, sent) / sent
+    return "0" if not lost else "<0.1" if pct < 0.1 else ("%.1f" if pct < 10 else "%.0f") % pct
 # The frame: title, rates, findings, table head; no line wider than the terminal.
 say(lines[0].startswith(" tcpsift replay "), "title line")
 say(" pkts " in lines[1], "rates line")
@@ -194,6 +208,8 @@ for cid, c in conns.items():
         "pkts": str(pk) if pk < 100000 else None,
         "now": "0",
         "retr": str(c["c2s"]["retransmissions"] + c["s2c"]["retransmissions"]),
+        "loss%": fmt_loss(c),
+        "path": fmt_dur(c["path_rtt_s"]),
         "stall": str(c["stalls"]["count"]),
         "hole": str(c["sack"]["holes"]),
         "ooo": str(c["c2s"]["out_of_order"] + c["s2c"]["out_of_order"]),
@@ -232,7 +248,7 @@ check "> to STALL: marked in the head" grep -q 'STALL▼' "$TUI_DIR/sort.txt"
 first=$(awk -v c="$nstall" '/^ +# /{getline; print $c; exit}' "$TUI_DIR/sort.txt")
 check "sort by STALL: most stalls first ($first)" [ "$first" = 19 ]
 tui_keys big '<'
-check "< moves the sort one column left" grep -q 'RETR▼' <(tui_screen big)
+check "< moves the sort one column left" grep -q 'LOSS%▼' <(tui_screen big)
 tui_keys big '>'
 tui_keys big S
 tui_screen big >"$TUI_DIR/sort2.txt"
@@ -311,7 +327,7 @@ tui_keys big f
 tui_keys big g Enter
 tui_screen big >"$TUI_DIR/detail.txt"
 check "Enter opens the detail" grep -qE '^ CONNECTION #[0-9]+ ' "$TUI_DIR/detail.txt"
-for w in 'retransmissions' 'RTT min / avg' 'tput' 'seq ' 'stalls ' 'queues:'; do
+for w in 'retransmissions' 'RTT min / avg' 'path RTT ' 'capture->server->capture' 'loss rate' 'capture point' 'tput' 'seq ' 'stalls ' 'queues:'; do
 	check "detail shows '$w'" grep -q "$w" "$TUI_DIR/detail.txt"
 done
 tui_keys big Enter

@@ -661,6 +661,30 @@ static void test_tsecr_decides(void)
 	CHECK_EQ_U(s.dir[C2S].ooo_by[SUM_BY_TSECR], 1);
 }
 
+/* A capture next to the server of a 20 ms path: the server's SYN/ACK
+ * comes 50 us after the SYN, the client's ACK 20 ms later. The summary
+ * carries the path and both loops, the data's RTT only the server's. */
+static void test_path_at_receiver(void)
+{
+	struct convo v;
+	struct sum_conn s;
+
+	convo_init(&v, 4);
+	send_seg(&v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 0, 0, 0, 0, 0, {0}, 1000, 3, 1});
+	send_seg(&v, &(struct seg){
+			 S2C, S | A, IRS, ISS + 1, 0, 1000, 50, 0, 0, 0, 0, 0, {0}, 1000, 3, 1});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, 20050});
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 1000, 1000, 20060});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, 20090});
+	tcp_summarize(&v.c, &s);
+	CHECK_EQ_U(s.path.loop_ns[C2S], 20000000);
+	CHECK_EQ_U(s.path.loop_ns[S2C], 30000); /* data -> ACK beats the SYN/ACK */
+	CHECK_EQ_U(s.path.rtt_ns, 20030000);
+	CHECK_EQ_U(s.dir[C2S].rtt.min_ns, 30000);
+	CHECK_EQ_U(sum_vantage_side(&s.path, C2S), SUM_VANTAGE_RECEIVER);
+	CHECK_EQ_U(sum_vantage_side(&s.path, S2C), SUM_VANTAGE_SENDER);
+}
+
 /* The highest segment again after 20 ms of silence, nothing from the
  * receiver asking: a tail-loss probe (RFC 8985), not an RTO. */
 static void test_tail_loss_probe(void)
@@ -734,5 +758,6 @@ int main(void)
 	test_tsecr_decides();
 	test_tail_loss_probe();
 	test_probe_new_data_frame();
+	test_path_at_receiver();
 	return unit_done("tcp");
 }
