@@ -307,8 +307,31 @@ static void test_cork_held_by_rto(void)
 	CHECK_EQ_U(v.res.stall.think_time, 5);
 }
 
+/*
+ * A paced sender on an 80 ms path (BBR spaces the segments of one write
+ * 35 ms apart), captured at the sender: silences longer than the floor
+ * between its own segments, none pushed, data in flight. Its pacing, not a
+ * held write: no stall.
+ */
+static void test_paced_write(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake_at(&v, 80 * MS, NEAR);
+	for (uint32_t k = 0; k < 6; k++)
+		send_seg(&v, &(struct seg){C2S, A | (k == 5 ? P : 0), ISS + 1 + k * 1000, IRS + 1,
+					   1000, 1000, 100 * MS + (int64_t)k * 35 * MS});
+	for (uint32_t k = 0; k < 6; k++)
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1 + (k + 1) * 1000, 0, 1000,
+					   180 * MS + (int64_t)k * 35 * MS});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 0);
+}
+
 int main(void)
 {
+	test_paced_write();
 	test_nagle_sender_side();
 	test_nagle_receiver_side();
 	test_pushed_reply_delack_control();

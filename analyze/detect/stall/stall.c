@@ -29,8 +29,8 @@
  *   S retransmits                            -> rto after an RTO-length
  *        silence, tlp for a tail-loss probe (RFC 8985: the highest segment,
  *        no loss signal), loss_recovery when R's dup ACKs / SACKs asked;
- *   S's last new segment had no PSH and S sends the rest of the write
- *                                            -> sender_idle: S held data it
+ *   S's last new segment had no PSH, nothing was in flight (all ACKed),
+ *        and S sends the rest of the write   -> sender_idle: S held data it
  *        had (TCP_CORK, MSG_MORE, splice without the last-page push: the
  *        2009/2013 MSG_SENDPAGE_NOTLAST threads);
  *   a pure ACK from R advances snd_una with data in flight and S sends new

@@ -550,7 +550,14 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 			stall_probe_new(c, env, pd);
 			return;
 		}
+		/* Held part of a write: S had sent all it had so far and it was
+		 * ACKed (nothing in flight), its last segment without PSH,
+		 * yet the rest waited. With data in flight the wait is S's
+		 * pacing or congestion window (BBR spaces the segments of one
+		 * write tens of ms apart on a long path): no stall. */
 		if (d->has_data && !d->last_push) {
+			if (d->in_flight)
+				return;
 			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held,
 					 stall_e_held, stall_a_held);
 			stall_emit(c, env, &f);
