@@ -825,6 +825,60 @@ lab_relay_pair()
 	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
 }
 
+# lab_relay_chain PREFIX [MTU]
+# A <-> R <-> M <-> B: two relay namespaces in a row (R next to A, M next to
+# B), each holding one end of the veth pair between them (R's LAB_IF_RM,
+# M's LAB_IF_MR), no addresses, ip_forward off, so two userspace relays
+# (lab_relay_path, or lab-relay started by hand in LAB_NS_M) carry every
+# frame in turn. A capture on LAB_IF_RM is a tap in the middle of the path:
+# it sees A -> B frames after R's half of the path and B -> A frames after
+# M's. A and B as in lab_relay_pair (10.0.0.1/.2, fd00::1/::2, static
+# neighbours); MTU (default 1500) on all six veths; offloads off everywhere.
+# Sets LAB_NS_A LAB_NS_R LAB_NS_M LAB_NS_B, LAB_IF_A LAB_IF_RA LAB_IF_RM
+# LAB_IF_MR LAB_IF_MB LAB_IF_B, LAB_IP4_A/B, LAB_IP6_A/B, LAB_MAC_A/B.
+lab_relay_chain()
+{
+	local prefix=$1 mtu=${2:-1500} p ns
+
+	lab_init
+	LAB_SEQ=$((LAB_SEQ + 1))
+	p=${prefix:0:12}
+	LAB_NS_A="$prefix-$$-$LAB_SEQ-a"
+	LAB_NS_R="$prefix-$$-$LAB_SEQ-r"
+	LAB_NS_M="$prefix-$$-$LAB_SEQ-m"
+	LAB_NS_B="$prefix-$$-$LAB_SEQ-b"
+	LAB_IF_A="$p-a" LAB_IF_RA="$p-ra" LAB_IF_RM="$p-rm"
+	LAB_IF_MR="$p-mr" LAB_IF_MB="$p-mb" LAB_IF_B="$p-b"
+	LAB_MAC_A=02:00:00:00:00:01 LAB_MAC_B=02:00:00:00:00:02
+	LAB_IP4_A=10.0.0.1 LAB_IP4_B=10.0.0.2
+	LAB_IP6_A=fd00::1 LAB_IP6_B=fd00::2
+	if ! { _lab_new_ns "$LAB_NS_A" && _lab_new_ns "$LAB_NS_R" && _lab_new_ns "$LAB_NS_M" &&
+		_lab_new_ns "$LAB_NS_B" &&
+		_lab_veth "$LAB_NS_A" "$LAB_IF_A" "$LAB_MAC_A" \
+			"$LAB_NS_R" "$LAB_IF_RA" 02:00:00:00:00:fa "$mtu" 1 &&
+		_lab_veth "$LAB_NS_R" "$LAB_IF_RM" 02:00:00:00:00:fc \
+			"$LAB_NS_M" "$LAB_IF_MR" 02:00:00:00:00:fd "$mtu" 1 &&
+		_lab_veth "$LAB_NS_B" "$LAB_IF_B" "$LAB_MAC_B" \
+			"$LAB_NS_M" "$LAB_IF_MB" 02:00:00:00:00:fb "$mtu" 1; }; then
+		lab_log "lab_relay_chain $prefix: setup failed"
+		return 1
+	fi
+	for ns in "$LAB_NS_R" "$LAB_NS_M"; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=0 \
+			net.ipv6.conf.all.forwarding=0 net.ipv6.conf.all.disable_ipv6=1 >/dev/null
+	done
+	_lab_addr "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_A/24" "$LAB_IP6_A/64"
+	_lab_addr "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_B/24" "$LAB_IP6_B/64"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP4_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_A" "$LAB_IF_A" "$LAB_IP6_B" "$LAB_MAC_B"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP4_A" "$LAB_MAC_A"
+	lab_neigh_static "$LAB_NS_B" "$LAB_IF_B" "$LAB_IP6_A" "$LAB_MAC_A"
+	lab_offloads_off "$LAB_NS_A" "$LAB_IF_A"
+	lab_offloads_off "$LAB_NS_R" "$LAB_IF_RA" "$LAB_IF_RM"
+	lab_offloads_off "$LAB_NS_M" "$LAB_IF_MR" "$LAB_IF_MB"
+	lab_offloads_off "$LAB_NS_B" "$LAB_IF_B"
+}
+
 # --- tcpsift capture (tests/capture/*.sh, bench/capture.sh) ----------------
 
 # lab_require_capture: exit 77 with a SKIP line unless LAB_BIN has the

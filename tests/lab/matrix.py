@@ -29,8 +29,38 @@ findings. Families:
   control   a bulk transfer with nothing wrong, and the same capture with a
             50 ms capture outage cut into it.
 
+The cells above run over veths (microsecond RTTs). The path sweep
+(path_cells, families "path: ...") runs each family over an emulated path,
+path-run.sh: A <-> R <-> M <-> B with lab-relay's path mode in R and in M,
+each giving half of each one-way delay, RTT sub-ms (the relays' own
+latency), 2, 20, 80, 200 ms and 5/35 ms (asymmetric), captured at three
+vantage points: A's veth (the data sender's interface), R's veth towards M
+(a tap in the middle of the path) and B's veth (the receiver's). Loss and
+the bottleneck are M's, between the tap and B. Scenarios (truth):
+  stalls    Nagle x delayed ACK (send(100); send(100); recv() without
+            TCP_NODELAY; B's TcpExtDelayedACKs), its TCP_NODELAY control (no
+            stall), TCP_CORK held 500 ms (held tails on A's own capture),
+            zero window from a receiver that stops reading for 1.5 s (B's
+            TcpExtTCPFromZeroWindowAdv)
+  sack/loss 1 % of A's data segments dropped by M (M's drop log, A's
+            TcpRetransSegs / TCPLossProbes; at B the retransmissions that
+            reached it, from A's capture)
+  reorder   M sprays A -> B over 4 paths 0-500 us apart (lab-relay paths
+            mode: its path mode keeps each link in order, so this is the only
+            reordering on a path; M's log through lab-relay-truth.py)
+  limits    a 20 Mbit/s bottleneck with a 50-frame queue (limited_by must
+            say congestion or bottleneck), a 16 KiB SO_RCVBUF receiver, a
+            sender writing 4 KiB every 3 ms (A's TCP_INFO chrono counters and
+            its 1 ms --tcp-sample lines)
+  mtu       MTU 9000 on every link (A's snd_mss; 8948 mod 4096 != 0: one
+            mtu_alignment finding); the clean control's MTU 1500 the negative
+  control   a paced download with nothing wrong (the negative control of
+            the loss, stall, reorder, MTU and capture-loss families) and each
+            vantage's capture of it with 50 ms cut out (outage.py: the
+            capture-loss family's positive)
+
 --subset check runs the representative cells `make check` runs (a cell of
-each family); all (the default, `make lab-matrix`) runs every cell. --out
+each family; of the path sweep a 20 ms and an 80 ms cell of each); all (the default, `make lab-matrix`) runs every cell. --out
 writes the table (tests/lab/MATRIX.md): one row per cell and vantage point,
 truth vs tcpsift vs tshark. Prints one line per cell ("ok NAME: ..." or
 "FAIL NAME: ..." with the failed checks indented below it); exit 0 when
@@ -142,12 +172,15 @@ class Cell:
 
     def __init__(self, family, name, runner, evaluate, subset=False, seconds=30):
         self.family, self.name, self.runner = family, name, runner
+        self.rtt = "µs (veth)"
         self.evaluate, self.subset, self.seconds = evaluate, subset, seconds
 
 
 class Row:
     def __init__(self, vantage):
         self.vantage = vantage
+        self.rtt = None    # the path's RTT (path cells); None: the veths' microseconds
+        self.family = None  # a row reported under another family than its cell's
         self.truth, self.tcpsift, self.tshark = [], [], []
         self.fails = []
 
@@ -599,8 +632,626 @@ def quiet_cells(tools):
     return cells
 
 
+# ---- the path sweep: every family over an emulated path, three vantages ----
+#
+# path-run.sh: A <-> R <-> M <-> B, a lab-relay in R and one in M (path
+# mode), each giving half of each one-way delay; captures on A's veth (the
+# data sender's interface: every path cell's data of interest flows A -> B),
+# on R's veth towards M (a tap in the middle of the path) and on B's veth
+# (the receiver's). Loss and the bottleneck are M's (between the tap and B);
+# reordering is M spraying A -> B over 4 paths (lab-relay's path mode keeps
+# each link in order: jitter is queueing, not reordering).
+
+PATH_RTTS = [  # label, one-way A -> B us, B -> A us
+    ("sub-ms", 0, 0), ("2 ms", 1000, 1000), ("20 ms", 10000, 10000),
+    ("80 ms", 40000, 40000), ("200 ms", 100000, 100000), ("5/35 ms", 5000, 35000)]
+PATH_VANTAGES = (("a", "sender (A)"), ("m", "middle tap"), ("b", "receiver (B)"))
+
+
+def pcap_packets(path):
+    """(ts, src_port, dst_port, payload_len, tcp_flags) of every IPv4/IPv6
+    TCP packet of a classic pcap with Ethernet frames (tcpdump -w)."""
+    import struct
+    with open(path, "rb") as f:
+        d = f.read()
+    if len(d) < 24:
+        return []
+    magic = struct.unpack("<I", d[:4])[0]
+    div = 1e9 if magic == 0xA1B23C4D else 1e6
+    out, off = [], 24
+    while off + 16 <= len(d):
+        sec, frac, incl, _ = struct.unpack("<IIII", d[off:off + 16])
+        fr, off = d[off + 16:off + 16 + incl], off + 16 + incl
+        if len(fr) < 14:
+            continue
+        et = fr[12:14]
+        if et == b"\x08\x00" and len(fr) >= 34:
+            ihl = (fr[14] & 15) * 4
+            if fr[23] != 6:
+                continue
+            tot = struct.unpack(">H", fr[16:18])[0]
+            th = 14 + ihl
+            iplen = tot - ihl
+        elif et == b"\x86\xdd" and len(fr) >= 54:
+            if fr[20] != 6:
+                continue
+            th = 54
+            iplen = struct.unpack(">H", fr[18:20])[0]
+        else:
+            continue
+        if len(fr) < th + 14:
+            continue
+        sp, dp = struct.unpack(">HH", fr[th:th + 4])
+        doff = (fr[th + 12] >> 4) * 4
+        out.append((sec + frac / div, sp, dp, iplen - doff, fr[th + 13]))
+    return out
+
+
+def held_tails(pcap, sport):
+    """Responses whose short tail left > 100 ms after a full-size segment:
+    the sender's capture's own count of corked tails (findings-stall-cork.sh)."""
+    segs = [(t, n) for t, sp, _, n, _ in pcap_packets(pcap) if sp == sport and n > 0]
+    if not segs:
+        return 0, []
+    big = max(n for _, n in segs)
+    gaps = [(segs[k][0] - segs[k - 1][0]) * 1000 for k in range(1, len(segs))
+            if segs[k][1] < big and segs[k - 1][1] == big and segs[k][0] - segs[k - 1][0] > 0.1]
+    return len(gaps), gaps
+
+
+def path_cmd(tools, rtt, runner_opts, mode, nbytes, sopts, copts, secs=30):
+    _, ab, ba = rtt
+    return (["path-run.sh", "-t", str(secs), "-d", f"{ab}/{ba}"] + runner_opts +
+            ["{out}", f"{tools}/lab-peer", mode, nbytes] + sopts + ["--"] + copts)
+
+
+def path_rows(binary, out, t, p):
+    """One (Row, conn, data-direction stats, report) per vantage."""
+    d = "s2c" if t.get("server", "a") == "a" else "c2s"
+    res = []
+    for v, label in PATH_VANTAGES:
+        r = Row(label)
+        r.rtt = p["rtt"]
+        pcap = f"{out}/{v}.pcap"
+        rep = tcpsift_json(binary, pcap)
+        c = conn_by_port(rep, 7201)
+        if c is None:
+            r.check(False, "no connection to port 7201 in the report")
+        res.append((v, r, c, c[d] if c else None, rep, pcap))
+    return res, d
+
+
+def path_sound(t, r, spray=False):
+    """The harness's own soundness: nothing lost outside the experiment."""
+    for x in "amb":
+        r.check(int(num(t, f"cap_{x}_drops")) == 0, f"capture {x} dropped "
+                f"{t.get(f'cap_{x}_drops')} (harness)")
+    r.check(int(num(t, "link_drops")) == 0, f"veth drops {t.get('link_drops')} (harness)")
+    keys = ("r_late", "r_unscheduled") + (("m_unsprayed",) if spray else
+                                          ("m_late", "m_unscheduled"))
+    for k in keys:
+        r.check(int(num(t, k)) == 0, f"relay {k} {t.get(k)} (harness)")
+    r.check(t.get("status") == "0", f"transfer status {t.get('status')}")
+
+
+def dir_stalls(rep, c, d):
+    return [e for e in stall_events(rep, c["id"]) if e["dir"] == d]
+
+
+def stall_str(evs, n=3):
+    return "; ".join(f"{e['class']} {1000 * e['duration_s']:.0f}ms@{e['frames'][0]}"
+                     for e in evs[:n])
+
+
+def eval_path_nagle(binary, out, p):
+    """Nagle x delayed ACK: the client (A) writes 100 + 100 bytes without
+    TCP_NODELAY and waits; B delays its ACK of the first (its delack timer:
+    B's TcpExtDelayedACKs), Nagle holds the second until then."""
+    t = read_truth(f"{out}/truth.txt")
+    dack = int(num(t, "b_TcpExtDelayedACKs"))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        ev = stall_events(rep, c["id"])
+        n = sum(e["class"] == "delayed_ack" and e["dir"] == d for e in ev)
+        other = [e for e in ev if not (e["class"] == "delayed_ack" and e["dir"] == d)]
+        r.truth = [("delack timers (B)", dack), ("rounds", p["rounds"])]
+        r.tcpsift = [("delayed_ack", n), ("other stalls", len(other))]
+        r.check(dack >= p["rounds"] // 2, f"only {dack} delayed ACKs for {p['rounds']} rounds "
+                "(the scenario did not happen)")
+        r.check(within(n, dack, 10, 1), f"delayed_ack stalls {n} not within 10 % of "
+                f"TcpExtDelayedACKs {dack}" + (f": {stall_str([e for e in ev if e['class'] != 'delayed_ack'])}" if n < dack else ""))
+        r.check(not other, f"{len(other)} other stalls: {stall_str(other)}")
+    return [r for _, r, *_ in rows]
+
+
+def eval_path_nodelay(binary, out, p):
+    """The control: the same rounds with TCP_NODELAY: no stall at all."""
+    t = read_truth(f"{out}/truth.txt")
+    dack = int(num(t, "b_TcpExtDelayedACKs"))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        ev = stall_events(rep, c["id"])
+        st = c["stalls"]
+        r.truth = [("stalls", 0), ("delack timers nobody waited for (B)", dack)]
+        r.tcpsift = [("stalls", len(ev)), ("timer-like", st["timer_like"])]
+        r.check(not ev and st["timer_like"] == 0,
+                f"{len(ev)} stalls, {st['timer_like']} timer-like: {stall_str(ev)}")
+    return [r for _, r, *_ in rows]
+
+
+def eval_path_cork(binary, out, p):
+    """TCP_CORK left set 500 ms: A holds each response's tail until its
+    probe timer (max(RTO, 200 ms)) or the uncork: one sender_idle stall per
+    held tail (counted on A's own capture), nothing else."""
+    t = read_truth(f"{out}/truth.txt")
+    tails, gaps = held_tails(f"{out}/a.pcap", 7201)
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        ev = stall_events(rep, c["id"])
+        # A timer-like pause at a turn boundary is the server sleeping out
+        # its cork hold with the next request unread (the application's
+        # own pause): DESIGN.md says report it as sender_idle, timer-like,
+        # ambiguous; it is neither a held tail nor a false stall.
+        turn = [e for e in ev if e["dir"] == d and "turn boundary" in (e["reason"] or "")]
+        si = [e for e in ev if e["class"] == "sender_idle" and e["dir"] == d and e not in turn]
+        other = [e for e in ev if e["dir"] == d and e not in si and e not in turn]
+        back = [e for e in ev if e["dir"] != d]
+        r.truth = [("held tails (A's capture)", tails),
+                   ("tail wait ms", f"{min(gaps or [0]):.0f}-{max(gaps or [0]):.0f}"),
+                   ("rounds", p["rounds"]),
+                   ("client TLPs", int(num(t, "b_TcpExtTCPLossProbes"))),
+                   ("server delack timers", int(num(t, "a_TcpExtDelayedACKs")))]
+        r.tcpsift = [("sender_idle in a write", len(si)), ("turn-boundary pauses", len(turn)),
+                     ("of them timer-like", sum(e["timer_like"] for e in turn)),
+                     ("other stalls", len(other)), ("client's stalls", len(back))]
+        if si:
+            r.tcpsift.append(("ms", f"{1000 * min(e['duration_s'] for e in si):.0f}-"
+                                    f"{1000 * max(e['duration_s'] for e in si):.0f}"))
+        r.check(within(tails, p["rounds"], 10, 1), f"{tails} held tails for {p['rounds']} "
+                "rounds (the scenario did not happen)")
+        short = [e for e in si if e["duration_s"] < 0.1]
+        r.check(within(len(si), tails, 10, 0), f"sender_idle stalls in a write {len(si)} not "
+                f"within 10 % of the {tails} held tails" +
+                (f" ({len(short)} shorter than 100 ms: {stall_str(short)})" if short else ""))
+        r.check(all(e["timer_like"] for e in turn), "a turn-boundary pause called a proven "
+                "stall: " + stall_str([e for e in turn if not e["timer_like"]]))
+        r.check(not other, f"{len(other)} other stalls: {stall_str(other)}")
+    return [r for _, r, *_ in rows]
+
+
+def eval_path_zw(binary, out, p):
+    """A receiver (B) that stops reading for 1.5 s with an 8 KiB buffer: one
+    zero_window stall per window B reopened (its TcpExtTCPFromZeroWindowAdv)."""
+    t = read_truth(f"{out}/truth.txt")
+    frm = int(num(t, "b_TcpExtTCPFromZeroWindowAdv"))
+    to = int(num(t, "b_TcpExtTCPToZeroWindowAdv"))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        ev = stall_events(rep, c["id"])
+        zw = [e for e in ev if e["class"] == "zero_window" and e["dir"] == d]
+        top = max(zw, key=lambda e: e["duration_s"]) if zw else None
+
+        def overlaps(e):
+            return top is not None and e["ts"] < top["ts"] + top["duration_s"] and \
+                top["ts"] < e["ts"] + e["duration_s"]
+        inside = [e for e in ev if e not in zw and overlaps(e)]
+        r.truth = [("windows reopened (B)", frm), ("closed (B)", to),
+                   ("stalls besides", "delayed_ack, rwnd_limited only")]
+        r.tcpsift = [("zero_window", len(zw)), ("longest ms",
+                                                 f"{1000 * top['duration_s']:.0f}" if top else "-"),
+                     ("other stalls inside it", len(inside)),
+                     ("others", len(ev) - len(zw) - len(inside))]
+        r.check(to >= 1, "B never advertised a zero window (the scenario did not happen)")
+        r.check(len(zw) == frm, f"zero_window stalls {len(zw)} != TcpExtTCPFromZeroWindowAdv "
+                f"{frm}" + (f"; instead: {stall_str([e for e in ev if e not in zw])}"
+                            if len(zw) < frm else ""))
+        r.check(not inside, f"{len(inside)} other stalls inside the zero window: "
+                f"{stall_str(inside)}")
+        # Before it, a window-limited sender may wait for ACKs B delays
+        # (real: delayed_ack, up to B's delack timers); nothing else
+        # happens in this transfer (no loss, no probe, no RTO).
+        # rwnd_limited: the flight filled B's shrinking window before it
+        # closed (B stopped reading): real, DESIGN.md's slow-reader wait.
+        rest = [e for e in ev if e not in zw and e not in inside]
+        n_dack = sum(e["class"] == "delayed_ack" for e in rest)
+        bad = [e for e in rest if e["class"] not in ("delayed_ack", "rwnd_limited")]
+        dack = int(num(t, "b_TcpExtDelayedACKs"))
+        r.truth.append(("delack timers (B)", dack))
+        r.check(n_dack <= dack, f"{n_dack} delayed_ack stalls for {dack} delack timers")
+        r.check(not bad, f"{len(bad)} stalls that did not happen ("
+                f"{', '.join(sorted({e['class'] for e in bad}))}; in flight > 0 in "
+                f"{sum(e['in_flight'] > 0 for e in bad)}): {stall_str(bad)}")
+    return [r for _, r, *_ in rows]
+
+
+def eval_path_loss(binary, out, p):
+    """1 % of A's data segments dropped by M (between the tap and B): A and
+    the tap are upstream of the loss, B downstream."""
+    t = read_truth(f"{out}/truth.txt")
+    rtx = int(num(t, "a_TcpRetransSegs"))
+    drops = int(num(t, "m_drop_data_ab"))
+    probes = int(num(t, "a_TcpExtTCPLossProbes"))
+    timeouts = int(num(t, "a_TcpExtTCPTimeouts"))
+    fam = int(num(t, "family", 4))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, pcap in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        ooo, und, ret, lost_up = (dd["out_of_order"], dd["fills_undecided"],
+                                  dd["retransmissions"], dd["lost_upstream"])
+        tlp = dd["tlp_retransmissions"] + dd["tlp_new_data"]
+        r.check(drops >= 3, f"M dropped only {drops} data segments (the scenario did not happen)")
+        r.check(ooo == 0, f"out_of_order {ooo} on a path that keeps order")
+        if v in "am":
+            r.truth = [("dropped after it", drops), ("retr", rtx), ("TLP", probes),
+                       ("RTO", timeouts)]
+            r.tcpsift = [("retr", ret), ("tlp", tlp), ("rto", dd["rto_retransmissions"]),
+                         ("lost upstream", lost_up), ("ooo", ooo), ("undecided", und),
+                         ("holes", c["sack"]["holes"])]
+            r.check(within(ret, rtx), f"retransmissions {ret} not within 10 % of "
+                    f"TcpRetransSegs {rtx}")
+            r.check(within(tlp, probes), f"tail-loss probes {tlp} not within 10 % of "
+                    f"LossProbes {probes}")
+            r.check(lost_up == 0, f"lost_upstream {lost_up}: the loss is downstream of it")
+            r.check(und == 0, f"undecided {und} upstream of the loss")
+        else:
+            reached, visible = retransmissions_seen_at(f"{out}/a.pcap", pcap, 7201, fam)
+            r.truth = [("dropped before it", drops), ("retr reaching it", reached),
+                       ("of them below its highest byte", visible)]
+            r.tcpsift = [("retr", ret), ("lost upstream", lost_up), ("undecided", und),
+                         ("ooo", ooo), ("holes", c["sack"]["holes"])]
+            r.check(within(ret + und, visible), f"retransmissions {ret} + undecided {und} not "
+                    f"within 10 % of the {visible} retransmissions that reached it below its "
+                    "highest byte")
+            r.check(ret <= reached, f"retransmissions {ret} > the {reached} that reached it")
+            r.check(within(lost_up, visible), f"lost_upstream {lost_up} not within 10 % of "
+                    f"{visible} (every loss is upstream of B)")
+            if fam == 4:
+                r.check(und <= visible * 0.1 + 2, f"undecided {und} with IPv4 IP IDs")
+    return [r for _, r, *_ in rows]
+
+
+def outage_window(pcap):
+    """--at (s after the first packet) for a 50 ms window in the middle of
+    the data, or None."""
+    pk = pcap_packets(pcap)
+    data = sorted(x[0] for x in pk if x[3] > 0)
+    if not pk or len(data) < 10:
+        return None
+    # Centred on the middle data segment by count, not by time: on a long
+    # path the data comes in bursts a round trip apart, and the middle of
+    # the transfer's time can fall between two (seen at 200 ms).
+    return data[len(data) // 2] - 0.025 - min(x[0] for x in pk)
+
+
+def eval_path_clean(binary, out, p):
+    """A paced download over the path with nothing wrong (the control of the
+    loss, stall, reorder, MTU and capture-loss families), then each vantage's
+    capture with a 50 ms outage cut into it (the capture-loss positive)."""
+    t = read_truth(f"{out}/truth.txt")
+    rtx = int(num(t, "a_TcpRetransSegs"))
+    dacks = int(num(t, "a_TcpExtDelayedACKs") + num(t, "b_TcpExtDelayedACKs"))
+    mss = int(num(t, "server_snd_mss"))
+    mtu = int(num(t, "mtu", 1500))
+    rows, d = path_rows(binary, out, t, p)
+    res = []
+    for v, r, c, dd, rep, pcap in rows:
+        path_sound(t, r)
+        res.append(r)
+        if c is None:
+            continue
+        st = c["stalls"]
+        ev = stall_events(rep, c["id"])
+        mf = c["mtu_findings"]
+        mtu_ev = [e for e in rep["events"] if e["type"] in ("mtu_alignment", "oversize_segment")]
+        r.truth = [("retr", rtx), ("stalls", 0), ("reordering", 0), ("capture loss", 0),
+                   ("MTU", mtu), ("snd_mss", mss)]
+        r.tcpsift = [("retr", dd["retransmissions"]), ("stalls", len(ev)),
+                     ("ooo", dd["out_of_order"]), ("undecided", dd["fills_undecided"]),
+                     ("holes", c["sack"]["holes"]),
+                     ("capture loss", rep["summary"]["findings"]["capture_loss_segments"]),
+                     ("implied MTU", mf["implied_mtu"][d]), ("MTU events", len(mtu_ev))]
+        r.check(within(dd["retransmissions"], rtx, 10, 0), f"retransmissions "
+                f"{dd['retransmissions']} (TcpRetransSegs {rtx})")
+        n_dack = sum(e["class"] == "delayed_ack" for e in ev)
+        r.check(len(ev) - n_dack == 0 and n_dack <= dacks and st["timer_like"] == 0,
+                f"{len(ev)} stalls ({n_dack} delayed_ack, delack timers {dacks}), "
+                f"{st['timer_like']} timer-like: {stall_str(ev)}")
+        r.check(dd["out_of_order"] == 0 and dd["fills_undecided"] == 0 and
+                (rtx > 0 or c["sack"]["holes"] == 0),
+                f"out_of_order {dd['out_of_order']}, undecided {dd['fills_undecided']}, "
+                f"holes {c['sack']['holes']}")
+        r.check(rep["summary"]["findings"]["capture_loss_segments"] == 0,
+                f"capture loss {rep['summary']['findings']['capture_loss_segments']} in a "
+                "complete capture")
+        r.check(mf["largest_payload"][d] == mss and mf["implied_mtu"][d] == mtu,
+                f"largest payload {mf['largest_payload'][d]} / implied MTU "
+                f"{mf['implied_mtu'][d]} (kernel snd_mss {mss}, link MTU {mtu})")
+        r.check(not mtu_ev and not mf["misaligned"], f"{len(mtu_ev)} MTU events at MTU {mtu}")
+        # The capture-loss positive: the same capture, 50 ms cut out.
+        o = Row(f"{r.vantage}, 50 ms cut")
+        o.rtt = p["rtt"]
+        o.family = "path: capture loss"
+        res.append(o)
+        at = outage_window(pcap)
+        if at is None:
+            o.check(False, "no data to cut")
+            continue
+        cut_pcap = f"{out}/{v}-outage.pcap"
+        x = subprocess.run([sys.executable, f"{HERE}/outage.py", pcap, cut_pcap, "--at",
+                            f"{at:.6f}", "--for", "50"], capture_output=True, text=True)
+        if x.returncode != 0:
+            o.check(False, f"outage.py failed: {x.stderr.strip()}")
+            continue
+        cut = dict(kv.split("=", 1) for kv in x.stdout.split() if "=" in kv)
+        removed = int(cut.get("removed_data", 0))
+        rep2 = tcpsift_json(binary, cut_pcap)
+        c2 = conn_by_port(rep2, 7201)
+        if c2 is None:
+            o.check(False, "no connection in the cut capture")
+            continue
+        lost = rep2["summary"]["findings"]["capture_loss_segments"]
+        ev2 = [e for e in stall_events(rep2, c2["id"]) if e["class"] != "delayed_ack"]
+        o.truth = [("data segments cut", removed), ("frames cut", cut.get("removed", "?")),
+                   ("stalls", 0)]
+        o.tcpsift = [("capture loss segments", lost), ("capture gaps",
+                                                       c2["stalls"]["capture_gaps"]),
+                     ("stalls", len(ev2))]
+        o.check(removed >= 5, f"only {removed} data segments cut (the scenario did not happen)")
+        o.check(within(lost, removed), f"capture loss {lost} not within 10 % of the {removed} "
+                "data segments cut")
+        o.check(not ev2, f"{len(ev2)} stalls in a capture outage: {stall_str(ev2)}")
+    return res
+
+
+def eval_path_mtu(binary, out, p):
+    """MTU 9000 on every link of the path: 8948-byte payloads (9000 - 52),
+    8948 mod 4096 = 756: misaligned, one mtu_alignment finding, at every
+    vantage (the kernel's snd_mss is the truth for the payload)."""
+    t = read_truth(f"{out}/truth.txt")
+    mss = int(num(t, "server_snd_mss"))
+    mtu = int(num(t, "mtu"))
+    want_mis = mtu > 4096 and mss % 4096 != 0
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        mf = c["mtu_findings"]
+        nev = sum(e["type"] == "mtu_alignment" for e in rep["events"])
+        r.truth = [("MTU", mtu), ("snd_mss", mss), ("misaligned", want_mis)]
+        r.tcpsift = [("largest payload", mf["largest_payload"][d]),
+                     ("implied MTU", mf["implied_mtu"][d]), ("misaligned", mf["misaligned"]),
+                     ("mtu_alignment events", nev), ("oversize", mf["oversize_segments"])]
+        r.check(mss == mtu - 52, f"kernel snd_mss {mss} != MTU - 52 (the scenario did not "
+                "happen)")
+        r.check(mf["largest_payload"][d] == mss, f"largest payload {mf['largest_payload'][d]} "
+                f"!= snd_mss {mss}")
+        r.check(mf["implied_mtu"][d] == mtu, f"implied MTU {mf['implied_mtu'][d]} != {mtu}")
+        r.check(mf["misaligned"] == want_mis and nev == int(want_mis),
+                f"misaligned {mf['misaligned']}, {nev} mtu_alignment events (want {want_mis})")
+        r.check(mf["oversize_segments"] == 0, f"{mf['oversize_segments']} oversize segments "
+                "with offloads off")
+    return [r for _, r, *_ in rows]
+
+
+def eval_path_reorder(binary, out, p):
+    """M sprays A -> B over 4 paths 0-500 us apart (lab-relay paths mode):
+    the reordering is between the tap and B."""
+    t = read_truth(f"{out}/truth.txt")
+    late = int(num(t, "spray_late_orig") + num(t, "spray_copy_orig"))
+    rtx = int(num(t, "a_TcpRetransSegs"))
+    dsack = int(num(t, "a_TcpExtTCPDSACKRecv") + num(t, "a_TcpExtTCPDSACKOfoRecv"))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r, spray=True)
+        if c is None:
+            continue
+        ooo, und, ret = dd["out_of_order"], dd["fills_undecided"], dd["retransmissions"]
+        lost_up, spur = dd["lost_upstream"], dd["spurious_retransmissions"]
+        r.tcpsift = [("ooo", ooo), ("undecided", und), ("retr", ret), ("lost upstream", lost_up),
+                     ("spurious", spur)]
+        r.check(within(ret, rtx), f"retransmissions {ret} not within 10 % of "
+                f"TcpRetransSegs {rtx}")
+        r.check(lost_up == 0, f"lost_upstream {lost_up} (nothing was lost)")
+        if v == "b":
+            r.truth = [("late", late), ("retr", rtx), ("D-SACKed", dsack)]
+            r.check(late >= 50, f"the relay reordered only {late} segments")
+            r.check(ooo <= late * 1.1 + 2, f"out_of_order {ooo} > late {late} + 10 %")
+            r.check(within(ooo + und, late), f"out_of_order {ooo} + undecided {und} not "
+                    f"within 10 % of late {late}")
+            r.check(und <= late * 0.1 + 2, f"undecided {und} > 10 % of late {late} with "
+                    "IPv4 IP IDs")
+        else:
+            r.truth = [("late", 0), ("retr", rtx), ("D-SACKed", dsack)]
+            r.check(ooo == 0 and und == 0, f"out_of_order {ooo} / undecided {und} before "
+                    "the reordering point")
+            r.check(within(spur, dsack), f"spurious {spur} not within 10 % of D-SACKed {dsack}")
+    return [r for _, r, *_ in rows]
+
+
+RECV = ("receiver_window", "receiver_app")
+INSIDE = ("congestion", "slow_start", "bottleneck", "stall")
+
+
+def kernel_limits(t, out):
+    """The sender's (A's) own account (findings-limit.sh's rules): TCP_INFO
+    chrono counters and the 1 ms --tcp-sample lines of server.log."""
+    busy = num(t, "server_busy_time_us")
+    rwnd = num(t, "server_rwnd_limited_us")
+    snd = num(t, "server_sndbuf_limited_us")
+    n_busy = n_snd = n_app = n_cwnd = 0
+    first_w = last = None
+    try:
+        lines = open(f"{out}/server.log").read().splitlines()
+    except OSError:
+        lines = []
+    for sl in lines:
+        if sl.startswith("write t=") and first_w is None:
+            first_w = int(sl.split()[1][2:])
+        if sl.startswith("tcp_info t="):
+            last = int(sl.split()[1][2:])
+        if not sl.startswith("sample "):
+            continue
+        v = {a: int(b) for a, b in (w.split("=", 1) for w in sl.split()[1:])}
+        if not v["unacked"] and not v["notsent"]:
+            continue
+        n_busy += 1
+        wnd_full = (v["unacked"] + 1) * v["mss"] > v["snd_wnd"]
+        buf_full = 3 * v["wmem_queued"] > 2 * v["sndbuf"]
+        if wnd_full:
+            continue  # the receiver's window: TCP_CHRONO_RWND_LIMITED counts it
+        if v["unacked"] >= v["cwnd"]:
+            n_cwnd += 1
+        elif v["notsent"] < v["mss"] and v["sndbuf"] - v["wmem_queued"] >= 4096:
+            # Nothing queued but a sub-MSS remainder (Nagle holds it while
+            # data is in flight), room for the next write, both windows
+            # open: the writer is the limit. wmem_queued counts the flight
+            # too, so a small autotuned buffer can be 2/3 full here.
+            n_app += 1
+        elif not v["notsent"] and buf_full:
+            n_snd += 1
+    elapsed = (last - first_w) / 1000.0 if first_w and last else 0
+    k = {"busy_ms": busy / 1000, "elapsed_ms": elapsed / 1000,
+         "rwnd": rwnd / busy if busy else 0.0,
+         "sndbuf": max(snd / busy if busy else 0.0, n_snd / n_busy if n_busy else 0.0),
+         "app": n_app / n_busy if n_busy else 0.0,
+         "cwnd": n_cwnd / n_busy if n_busy else 0.0, "samples": n_busy}
+    if busy < elapsed / 2 or k["app"] > 0.5:
+        k["dom"] = "sender_app"
+    else:
+        k["dom"] = max((k["rwnd"], "receiver"), (k["sndbuf"], "sender_buffer"),
+                       (1.0 - k["rwnd"] - k["sndbuf"], "inside"))[1]
+    return k
+
+
+def eval_path_limit(binary, out, p):
+    """What limited A's download (limited_by), against A's own account.
+    want: the limit the scenario sets up (inside: a bottleneck the relay
+    queues at; receiver: a 16 KiB SO_RCVBUF; sender_app: small paced writes)."""
+    t = read_truth(f"{out}/truth.txt")
+    k = kernel_limits(t, out)
+    qd = int(num(t, "m_ab_dropped_queue"))
+    mq = int(num(t, "m_ab_max_queue"))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        lb = dd.get("limited_by")
+        r.truth = [("kernel", k["dom"]), ("rwnd", f"{100 * k['rwnd']:.0f} %"),
+                   ("sndbuf", f"{100 * k['sndbuf']:.0f} %"),
+                   ("app-limited samples", f"{100 * k['app']:.0f} %"),
+                   ("cwnd-full samples", f"{100 * k['cwnd']:.0f} %")]
+        if p["want"] == "inside":
+            r.truth += [("queue drops", qd), ("max queue", mq)]
+        if not lb:
+            r.check(False, "no limited_by")
+            continue
+        sh = lb["shares"]
+        total = sum(lb["time_s"].values())
+        busy_part = 1.0 - lb["idle_s"] / total if total else 1.0
+        busy_part = busy_part if busy_part > 0 else 1.0
+        t_rwnd = (sh["receiver_window"] + sh["receiver_app"]) / busy_part
+        dom = lb["dominant"]
+        t_dom = "receiver" if dom in RECV else "inside" if dom in INSIDE else dom
+        r.tcpsift = [("dominant", dom), ("receiver", f"{100 * t_rwnd:.0f} %")] + \
+            [(x, f"{100 * y:.0f} %") for x, y in sorted(sh.items()) if y >= 0.05 and x not in RECV]
+        r.check(k["dom"] == p["want"], f"the kernel says {k['dom']}, not {p['want']} "
+                "(the scenario did not happen)")
+        if p["want"] == "inside":
+            r.check(mq >= 10, f"the bottleneck queue held at most {mq} frames")
+            r.check(dom in ("congestion", "bottleneck"), f"dominant {dom}, not congestion or "
+                    "bottleneck (a rate-limited queue)")
+        elif p["want"] == "sender_app" and v != "a":
+            # DESIGN.md (Vantage): away from the sender the sending
+            # application and its send buffer cannot be told apart.
+            r.check(dom in ("sender_app", "sender_buffer"), f"dominant {dom}, not a sender-side "
+                    f"limit (the kernel's {k['dom']})")
+        else:
+            r.check(t_dom == k["dom"], f"dominant {dom} vs the kernel's {k['dom']}")
+        if p["want"] == "receiver":
+            r.check(abs(t_rwnd - k["rwnd"]) <= 0.10, f"receiver share {t_rwnd:.2f} vs kernel "
+                    f"rwnd_limited/busy {k['rwnd']:.2f}")
+        if p["want"] == "sender_app":
+            ev = stall_events(rep, c["id"])
+            r.check(not ev, f"{len(ev)} stalls from an app-limited sender: {stall_str(ev)}")
+            r.check("SO_RCVBUF" not in (lb["advice"] or ""), "receive-buffer advice to an "
+                    "app-limited sender")
+    return [r for _, r, *_ in rows]
+
+
+# family -> scenarios: (name, runner options, mode, bytes, server opts,
+# client opts, evaluator, extra p, seconds, check RTTs)
+def path_cells(tools):
+    cells = []
+    rr = ["--rounds", "10", "--req-size", "200", "--req-split", "100", "--resp-size", "1000"]
+    cork = ["--rounds", "10", "--req-size", "200", "--resp-size", "3000"]
+    scen = [
+        ("path: stalls", "nagle", ["-s", "b"], "rr", "0", rr, rr, eval_path_nagle,
+         {"rounds": 10}, ("20 ms", "80 ms")),
+        ("path: stalls", "nodelay", ["-s", "b"], "rr", "0", rr, rr + ["--nodelay"],
+         eval_path_nodelay, {}, ("20 ms",)),
+        ("path: stalls", "cork", ["-s", "a"], "rr", "0", cork + ["--cork", "--cork-hold", "500"],
+         cork + ["--nodelay"], eval_path_cork, {"rounds": 10}, ("80 ms",)),
+        ("path: stalls", "zero-window", ["-s", "b"], "bulk", "262144",
+         ["--rcvbuf", "8K", "--stop-reading-after", "32K", "--resume-after", "1500"],
+         ["--pacing-rate", "20M"], eval_path_zw, {}, ()),
+        ("path: sack/loss", "loss-1pct", ["-s", "a", "-I", "--loss-ab-pct 1"], "download", "2M",
+         ["--pacing-rate", "4M", "--cc", "cubic"], [], eval_path_loss, {}, ("20 ms", "80 ms")),
+        ("path: control", "clean", ["-s", "a"], "download", "2M",
+         ["--pacing-rate", "4M", "--cc", "cubic"], [], eval_path_clean, {}, ("20 ms", "80 ms")),
+        ("path: reorder", "spray-4p-500us", ["-s", "a", "-S",
+                                             "--paths 4 --spread-us 500 --spray random --seed 7201"],
+         "download", "4M", ["--pacing-rate", "12M", "--cc", "cubic"], [], eval_path_reorder, {},
+         ("20 ms", "80 ms")),
+        ("path: limits", "bottleneck-20mbit", ["-s", "a", "-I", "--rate-ab 20 --queue-pkts 50"],
+         "download", "4M", ["--cc", "cubic", "--tcp-sample", "1"], [], eval_path_limit,
+         {"want": "inside"}, ("20 ms", "80 ms")),
+        # 16 KiB a round trip: the size follows the RTT (about 3 s each).
+        ("path: limits", "rcvbuf-16k", ["-s", "a"], "download",
+         {"sub-ms": "2M", "2 ms": "2M", "20 ms": "1M", "80 ms": "512K", "200 ms": "256K",
+          "5/35 ms": "1M"},
+         ["--cc", "cubic", "--tcp-sample", "1"], ["--rcvbuf", "16K"], eval_path_limit,
+         {"want": "receiver"}, ()),
+        # 3 s of writes: at 200 ms slow start alone takes about a second.
+        ("path: limits", "app-4k-every-3ms", ["-s", "a"], "download", "4M",
+         ["--cc", "cubic", "--tcp-sample", "1", "--write-size", "4K", "--write-every", "3"], [],
+         eval_path_limit, {"want": "sender_app"}, ()),
+        ("path: mtu", "mtu9000", ["-s", "a", "-m", "9000"], "download", "4M",
+         ["--pacing-rate", "8M", "--cc", "cubic"], [], eval_path_mtu, {}, ("20 ms", "80 ms")),
+    ]
+    for fam, name, ropts, mode, nbytes, sopts, copts, ev, extra, check in scen:
+        for rtt in PATH_RTTS:
+            secs = 40 if rtt[1] + rtt[2] >= 100000 else 30
+            p = dict(extra, rtt=rtt[0])
+            cell = Cell(fam, f"path-{name}-{rtt[0].replace(' ', '').replace('/', '-')}",
+                        path_cmd(tools, rtt, ropts, mode,
+                                 nbytes[rtt[0]] if isinstance(nbytes, dict) else nbytes,
+                                 sopts, copts, secs),
+                        lambda b, o, p=p, ev=ev: ev(b, o, p), rtt[0] in check, secs + 10)
+            cell.rtt = rtt[0]
+            cell.scenario = f"path-{name}"
+            cells.append(cell)
+    return cells
+
+
 def all_cells(tools):
-    return reorder_cells(tools) + loss_cells(tools) + think_cells(tools) + quiet_cells(tools)
+    return reorder_cells(tools) + loss_cells(tools) + think_cells(tools) + quiet_cells(tools) + \
+        path_cells(tools)
 
 
 # ---- running and reporting ------------------------------------------------
@@ -646,8 +1297,9 @@ def markdown(results, args, started, took):
     kernel = os.uname().release
     f = io.StringIO()
     f.write("# tcpsift truth matrix\n\n")
+    only = f" --only '{args.only}'" if args.only else ""
     f.write(f"Generated by `make lab-matrix` (`tests/lab/matrix.py --bin {args.bin} "
-            f"--subset {args.subset}`) on {started:%Y-%m-%d %H:%M} UTC, commit {commit}, "
+            f"--subset {args.subset}{only}`) on {started:%Y-%m-%d %H:%M} UTC, commit {commit}, "
             f"kernel {kernel}, in {took / 60:.1f} min. Every cell ran on the real Linux TCP "
             "stack in network namespaces; the truth column comes from outside tcpsift "
             "(lab-relay's log of what it wrote, nft counters and NFLOG copies of drops, nstat, "
@@ -659,21 +1311,47 @@ def markdown(results, args, started, took):
     n_fail = sum(1 for _, s, _, _ in results if s == "fail")
     n_skip = sum(1 for _, s, _, _ in results if s == "skip")
     f.write(f"**{n_ok} passed, {n_fail} failed, {n_skip} skipped.**\n\n")
+    def fam_of(cell, r):
+        return r.family or cell.family
+
+    def res_of(status, r):
+        # A row is judged by its own checks: a vantage that passed in a
+        # cell that failed elsewhere is ok.
+        return "FAIL: " + "; ".join(r.fails) if r.fails else \
+            "skip" if status == "skip" else "ok"
     fams = []
-    for cell, _, _, _ in results:
-        if cell.family not in fams:
-            fams.append(cell.family)
+    for cell, _, rows, _ in results:
+        for r in rows or [Row("-")]:
+            if fam_of(cell, r) not in fams:
+                fams.append(fam_of(cell, r))
     for fam in fams:
-        f.write(f"## {fam}\n\n| cell | vantage | truth | tcpsift | tshark | result |\n"
-                "|---|---|---|---|---|---|\n")
-        for cell, status, rows, _ in results:
-            if cell.family != fam:
-                continue
-            for r in rows or [Row("-")]:
-                res = "ok" if status == "ok" else status if not r.fails else \
-                    "FAIL: " + "; ".join(r.fails)
-                f.write(f"| {cell.name} | {r.vantage} | {fmt(r.truth)} | {fmt(r.tcpsift)} | "
-                        f"{fmt(r.tshark) or 'n/a'} | {res} |\n")
+        mine = [(cell, status, r) for cell, status, rows, _ in results
+                for r in rows or [Row("-")] if fam_of(cell, r) == fam]
+        f.write(f"## {fam}\n\n")
+        if fam.startswith("path"):
+            # The sweep at a glance: scenario x RTT, one mark per vantage.
+            rtts = [x[0] for x in PATH_RTTS]
+            vants = [v for v in dict.fromkeys(r.vantage for _, _, r in mine)]
+            f.write("Vantages in each cell: " + ", ".join(vants) + " (pass: ok, fail: "
+                    "FAIL, not run: -).\n\n| scenario | " + " | ".join(rtts) + " |\n|---|" +
+                    "---|" * len(rtts) + "\n")
+            scen = list(dict.fromkeys(getattr(c, "scenario", c.name) for c, _, _ in mine))
+            for sc in scen:
+                marks = []
+                for rt in rtts:
+                    rs = [(st, r) for c, st, r in mine
+                          if getattr(c, "scenario", c.name) == sc and c.rtt == rt]
+                    by_v = {r.vantage: ("ok" if st == "ok" or (st == "fail" and not r.fails
+                                                                and r.vantage != "-")
+                                        else "FAIL") for st, r in rs}
+                    marks.append(" / ".join(by_v.get(v, "-") for v in vants) if rs else "-")
+                f.write(f"| {sc} | " + " | ".join(marks) + " |\n")
+            f.write("\n")
+        f.write("| cell | RTT | vantage | truth | tcpsift | tshark | result |\n"
+                "|---|---|---|---|---|---|---|\n")
+        for cell, status, r in mine:
+            f.write(f"| {cell.name} | {r.rtt or cell.rtt} | {r.vantage} | {fmt(r.truth)} | "
+                    f"{fmt(r.tcpsift)} | {fmt(r.tshark) or 'n/a'} | {res_of(status, r)} |\n")
         f.write("\n")
     return f.getvalue()
 

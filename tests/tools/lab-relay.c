@@ -135,7 +135,7 @@
 enum {
 	RELAY_FRAME_MAX = 65536,
 	RELAY_MAX_QUEUES = 8,
-	RELAY_SLOT_FRAME = 2048, /* queue slots: wire-sized frames (offloads off) */
+	RELAY_SLOT_FRAME = 9216, /* slots: wire-sized frames (offloads off), jumbo MTUs included */
 	RELAY_SLOTS = 2048,	 /* per queue; a full queue makes the reader wait */
 	RELAY_MAX_PATHS = 8,
 	RELAY_POOL = 16384, /* paths: frames waiting; a full pool writes at once */
