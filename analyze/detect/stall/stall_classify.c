@@ -572,8 +572,13 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
 		 * when the queued data stays corked: the 2013 seed's pauses). */
 		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
+		/* The ACK that emptied the flight reached S, and armed its
+		 * timer, one loop to S after it passed here (a receiver-side
+		 * capture sees the path on both sides of the timer). */
+		int64_t at_s = since_ack - stall_answer_time(c, pd);
 		if (d->in_flight ||
-		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack))) {
+		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
+		      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
 			if (!d->in_flight && stall_held_after_think(c, env, pd, since_ack))
 				return;
 			if ((cold = DET_COLD_GET(c, env, stall))) {
