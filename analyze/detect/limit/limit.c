@@ -268,6 +268,46 @@ static int64_t limit_new_stall(struct tcp_conn *c, struct limit_state *st)
 	return ours && dt > 0 ? dt : 0;
 }
 
+/* The loop from the capture point to S and back when the capture is away
+ * from S (limit_dir_state.far), else 0. The handshake's leg: cheap. */
+static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
+{
+	int64_t loop = c->hs_loop_ns[k];
+
+	return loop > LIMIT_NEAR_NS ? loop : 0;
+}
+
+/* R's ACK and window, a sample every quarter loop (R's packets only). */
+static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
+			   int64_t now, int64_t loop)
+{
+	const struct limit_far *last = &s->far[(s->far_head + LIMIT_FAR_RING - 1) % LIMIT_FAR_RING];
+	bool known;
+	uint64_t win = tcp_peer_window(c, k, &known);
+
+	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4))
+		return;
+	s->far[s->far_head] = (struct limit_far){now, c->half[k].snd_una,
+						 win > UINT32_MAX ? UINT32_MAX : (uint32_t)win};
+	s->far_head = (uint8_t)((s->far_head + 1) % LIMIT_FAR_RING);
+	if (s->far_n < LIMIT_FAR_RING)
+		s->far_n++;
+}
+
+/* The newest sample at least a loop old: what S knew when it sent what
+ * arrives now. NULL: none yet. */
+static const struct limit_far *limit_far_then(const struct limit_dir_state *s, int64_t now,
+					      int64_t loop)
+{
+	for (unsigned j = 1; j <= s->far_n; j++) {
+		const struct limit_far *f =
+		    &s->far[(s->far_head + LIMIT_FAR_RING - j) % LIMIT_FAR_RING];
+		if (now - f->ts >= loop)
+			return f;
+	}
+	return NULL;
+}
+
 /* What the segment just processed says about direction k's limits. */
 static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
 			  int64_t now)
@@ -304,6 +344,9 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 	}
 	s->after_ack = true;
 	s->ack_ts = now;
+	int64_t loop = limit_far_loop(c, k);
+	if (loop)
+		limit_far_note(c, s, k, now, loop);
 	if (c->half[!k].dupack_run >= 3 && !s->recovering && tcp_in_flight(c, k)) {
 		/* RFC 5681 3.2: the third duplicate ACK starts recovery. */
 		s->out.recoveries++;
@@ -322,6 +365,15 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	uint32_t flight = tcp_in_flight(c, k), mss = limit_mss(c, k);
 	bool known;
 	uint64_t rwnd = tcp_peer_window(c, k, &known);
+	int64_t loop = limit_far_loop(c, k);
+	const struct limit_far *then = loop ? limit_far_then(s, now, loop) : NULL;
+
+	if (then && c->half[k].have_nxt) {
+		/* Away from S: its flight and R's window as S knew them. */
+		int32_t f = (int32_t)(c->half[k].snd_nxt - then->una);
+		flight = f > 0 ? (uint32_t)f : 0;
+		rwnd = then->win;
+	}
 
 	*idle = false;
 	s->zero_window = false;

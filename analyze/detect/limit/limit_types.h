@@ -65,6 +65,13 @@ struct limit_summary {
 	struct limit_dir d[2];
 };
 
+/* R's cumulative ACK and window at ts (struct limit_dir_state.far). */
+struct limit_far {
+	int64_t ts;
+	uint32_t una, win;
+};
+#define LIMIT_FAR_RING 6 /* samples a quarter loop apart: a loop and a half */
+
 /* What the detector keeps for one data direction while the connection lives. */
 struct limit_dir_state {
 	struct limit_dir out;
@@ -90,6 +97,13 @@ struct limit_dir_state {
 	bool cut;	   /* a loss since the flight last filled R's window */
 	bool ss_over;	   /* the flight stopped growing once, or a loss: no slow start */
 	bool after_ack;	   /* the last packet was R's ACK: S's reaction decides */
+	/* A capture away from S (its handshake loop above a millisecond):
+	 * what S had in flight when it sent what arrives now is measured
+	 * against R's ACK and window a loop to S ago, not R's latest (at a
+	 * receiver-side capture R ACKs what arrives at once, and its flight
+	 * looks empty). far[]: R's recent ACKs and windows, a ring. */
+	uint8_t far_head, far_n;
+	struct limit_far far[LIMIT_FAR_RING];
 };
 
 /* Per-connection state (DET_COLD: taken on the first data segment). */

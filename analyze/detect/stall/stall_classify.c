@@ -601,6 +601,12 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 	const struct stall_dir_state *d = &st->d[od];
 	if ((seg->kind & TCP_SEG_PURE_ACK) && (seg->kind & TCP_SEG_ACK_ADVANCED) &&
 	    d->in_flight > 0 && d->has_data) {
+		/* An ACK no later than the path explains after S's last data
+		 * (R's own packet began the silence, e.g. a window update
+		 * just before): R held nothing. */
+		if (d->last_data_ts &&
+		    seg->ts - d->last_data_ts <= stall_threshold(c, env->prm, od, pd))
+			return;
 		if (!(cold = DET_COLD_GET(c, env, stall)))
 			return;
 		st->dack_open = true;
