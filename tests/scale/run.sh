@@ -14,7 +14,9 @@
 # 3. No churn (issue 12): 10 000 connections in lockstep, each SACKing ever
 #    more holes (sackflood.py), under --max-flows 1000, in JSON, NDJSON and
 #    text: 10 000 connections (ids), not one a packet; peak RSS under a cap.
-#    With twice the rounds (1.9x the packets) the RSS stays within 10 % + 2 MiB,
+#    With twice the rounds (1.9x the packets) the RSS stays within 35 % + 2 MiB
+#    (each connection has twice the holes open: the SACK tables grow with
+#    them, to 512 a direction, where they were cut at 12 and the rest lost),
 #    and (text, one run each) the instructions executed within 2.2x: counted
 #    work under callgrind, the same on every run, where CPU seconds on a
 #    shared machine are not.
@@ -32,12 +34,18 @@
 #    912-byte block (16 time slices and 8 shares a direction) and
 #    ackpat's, taken at the first data segment / the receiver's 17th
 #    advancing ACK: 3 394 and 2 526 bytes measured, bounds 3 670 and 2 730
-#    (the limit block is the next thing to shrink).
+#    (the limit block is the next thing to shrink). Issue 23 (truth on real
+#    paths) added per connection the recovery episode and the IP ID steps
+#    (tcp_half, 16 B), the stall detector's loop and ID state, the SACK
+#    tables that grow with open holes (returned when none is open), and the
+#    limit detector's ring of R's ACKs and windows a loop back (96 B a
+#    direction, for captures away from the sender): 3 885 and 2 823 bytes
+#    measured, bounds 4 200 and 3 050.
 # 6. What --threads 2 adds to one thread's memory (1.-5. are the engine's
 #    bounds: --threads 1).
 set -uo pipefail
-ACTIVE_MAX=${ACTIVE_MAX:-3670}
-IDLE_MAX=${IDLE_MAX:-2730}
+ACTIVE_MAX=${ACTIVE_MAX:-4200}
+IDLE_MAX=${IDLE_MAX:-3050}
 cd "$(dirname "$0")/../.."
 T_SUITE=scale
 . tests/lib.sh
@@ -166,10 +174,10 @@ for fmt in --json --ndjson ""; do
 		continue
 	}
 	set -- $r10 $r20
-	if [ "$1" -lt $((64 * 1024)) ] && [ "$2" -le $(($1 + $1 / 10 + 2048)) ]; then
+	if [ "$1" -lt $((64 * 1024)) ] && [ "$2" -le $(($1 + $1 * 35 / 100 + 2048)) ]; then
 		t_pass "$what: peak RSS $(($1 / 1024)) -> $(($2 / 1024)) MiB at 230 000 -> 430 000 packets"
 	else
-		t_fail "$what: peak RSS $(($1 / 1024)) -> $(($2 / 1024)) MiB (want < 64, +10 % + 2)"
+		t_fail "$what: peak RSS $(($1 / 1024)) -> $(($2 / 1024)) MiB (want < 64, +35 % + 2)"
 	fi
 done
 i10=$(t_instr "$bin" analyze $one --no-progress --max-flows 1000 "$tmp/sack10.pcap")
