@@ -158,28 +158,26 @@ static void path_line(int y, int cols, const struct sum_conn *s)
  * line. */
 static int path_rows(int y, int end, int cols, const struct sum_conn *s)
 {
-	char a[64], b[64], c[24], d[24];
+	char v[2][64], c[24], d[24]; /* v: each direction's cell */
 
 	for (unsigned dd = 0; dd < 2; dd++) {
 		const struct sum_rtt *r = &s->dir[dd].rtt;
-		char *o = dd ? b : a;
 		if (r->n) {
 			tv_fmt_dur(c, sizeof(c), r->min_ns);
 			tv_fmt_dur(d, sizeof(d), r->sum_ns / (int64_t)r->n);
-			snprintf(o, 64, "%s / %s", c, d);
+			snprintf(v[dd], sizeof(v[dd]), "%s / %s", c, d);
 		} else {
-			snprintf(o, 64, "-");
+			snprintf(v[dd], sizeof(v[dd]), "-");
 		}
 	}
 	if (y < end)
-		stat_line(y++, cols, "RTT min / avg (here)", a, b);
+		stat_line(y++, cols, "RTT min / avg (here)", v[0], v[1]);
 	for (unsigned dd = 0; dd < 2; dd++) {
-		char *o = dd ? b : a;
 		rep_fmt_loss(c, sizeof(c), sum_loss_rate(&s->dir[dd]));
-		snprintf(o, 64, "%s%s", c, c[0] == '-' ? "" : " %");
+		snprintf(v[dd], sizeof(v[dd]), "%s%s", c, c[0] == '-' ? "" : " %");
 	}
 	if (y < end)
-		stat_line(y++, cols, "loss rate", a, b);
+		stat_line(y++, cols, "loss rate", v[0], v[1]);
 	if (y < end)
 		stat_line(y++, cols, "capture point",
 			  sum_vantage_name(sum_vantage_side(&s->path, SUM_C2S)),

@@ -180,15 +180,13 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	struct stall_hot *st = &c->dhot.stall;
 	const struct tcp_seg *seg = &c->tp->seg;
-	int64_t thr = -1;
 	bool gap = false;
 
 	/* The threshold is never below --stall-min: most packets follow the
 	 * last one sooner than that and need no RTT lookup. */
-	if (st->have_last && seg->ts - st->last_ts > env->prm->stall_min_ns) {
-		thr = stall_threshold(c, env->prm, (enum sum_dir_id)st->last_dir, seg->dir);
-		gap = seg->ts - st->last_ts > thr;
-	}
+	if (st->have_last && seg->ts - st->last_ts > env->prm->stall_min_ns)
+		gap = seg->ts - st->last_ts >
+		      stall_threshold(c, env->prm, (enum sum_dir_id)st->last_dir, seg->dir);
 	if (st->probe_open) {
 		/* A loss probe is one segment: S's new data again, with
 		 * nothing from R between, was its application's write. */
