@@ -581,7 +581,7 @@ static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct s
 		/* The idle after S's last write ends its transfer: not charged. */
 		limit_slice_flush(s);
 		*o = s->out;
-		o->sender_hidden = limit_sender_hidden(c, (enum sum_dir_id)k);
+		o->sender_hidden = limit_sender_hidden(c, (enum sum_dir_id)k) ? 1 : 0;
 		for (unsigned j = 0; j < LIMIT_SLICES; j++) {
 			unsigned best = LIMIT_NONE;
 			for (unsigned i = 0; j < o->nslices && i < LIMIT_COUNT; i++)

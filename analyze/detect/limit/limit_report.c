@@ -187,7 +187,7 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 			jo_w_null(w);
 	}
 	jo_w_arr_end(w);
-	jo_kbool(w, "sender_visible", !d->sender_hidden);
+	jo_kbool(w, "sender_visible", d->sender_hidden == 0);
 	limit_w_sec_or_null(w, "srtt_max_s", d->srtt_max_ns);
 	jo_kint(w, "stalls", d->stalls);
 	jo_ksec(w, "start_ts", d->t0);
@@ -221,7 +221,7 @@ static void limit_json_read_dir(struct ji_ctx *x, const json_t *v, struct sum_co
 	d->rwnd_max = (uint64_t)ji_int(x, v, "rwnd_max");
 	d->rwnd_min_full = (uint64_t)ji_int(x, v, "rwnd_min_full");
 	/* (absent from reports before it was written: visible) */
-	d->sender_hidden = json_is_false(json_object_get(v, "sender_visible"));
+	d->sender_hidden = json_is_false(json_object_get(v, "sender_visible")) ? 1 : 0;
 	d->width = ji_sec(x, v, "slice_s");
 	d->srtt_max_ns = ji_sec_or(x, v, "srtt_max_s", 0);
 	d->stalls = (uint32_t)ji_int(x, v, "stalls");

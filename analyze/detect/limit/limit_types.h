@@ -57,7 +57,7 @@ struct limit_dir {
 	 * 1 ms and above a quarter of the loop to R: a receiver-side or
 	 * middle capture): S's send buffer, application and congestion
 	 * window cannot be told apart from here (limit_sender_hidden()). */
-	bool sender_hidden;
+	uint8_t sender_hidden; /* 0 or 1 (a byte: summaries are filled wholesale) */
 };
 
 /* Per connection: both data directions (by enum sum_dir_id). */
