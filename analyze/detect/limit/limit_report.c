@@ -172,6 +172,7 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 	limit_w_sec_or_null(w, "rtt_min_s", d->rtt_min_ns);
 	jo_kint(w, "rwnd_max", (int64_t)d->rwnd_max);
 	jo_kint(w, "rwnd_min_full", (int64_t)d->rwnd_min_full);
+	jo_kbool(w, "sender_visible", d->sender_hidden == 0);
 	jo_w_key(w, "shares");
 	jo_w_obj(w);
 	for (unsigned i = 0; i < LIMIT_COUNT; i++)
@@ -187,7 +188,6 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 			jo_w_null(w);
 	}
 	jo_w_arr_end(w);
-	jo_kbool(w, "sender_visible", d->sender_hidden == 0);
 	limit_w_sec_or_null(w, "srtt_max_s", d->srtt_max_ns);
 	jo_kint(w, "stalls", d->stalls);
 	jo_ksec(w, "start_ts", d->t0);
