@@ -23,7 +23,15 @@
 # bytes (A's retransmission) overtook it. B's nstat TcpExtTCPOFOQueue and A's
 # TcpExtTCPSACKReorder are printed alongside.
 # Checks: out_of_order and reorder_on_queue_switch within 10 % of the late /
-# across-queue segments (> 0); queues_used == 2 (data on 2 queues);
+# across-queue segments (> 0) plus those overtaken by their own
+# retransmission: behind the relay the retransmission fills the gap first
+# and the original comes after it, and tcpsift decides that second copy by
+# the sender's clocks (its TSval or IP ID is the lower: sent first) as the
+# late original it is (tcp_late_after_retrans(); the retransmission was
+# spurious). Their number grows with the machine's load (the sender's
+# timers fire while the relay holds the originals): 12 in an idle run, 71
+# in one under make check's load, where the old count missed by 13 %.
+# queues_used == 2 (data on 2 queues);
 # queue_switches > 0; the relay's own late count agrees
 # with its log.
 #
@@ -137,10 +145,10 @@ lab_check "queues_used $used != 2" "$used" -eq 2
 # (a run overtaking a delayed one adds switches; two delayed runs landing
 # back to back merge into one).
 lab_check "queue_switches 0 (relay switched $gt_switch times)" "$sw" -gt 0
-lab_check "out_of_order $ooo not within 10 % of late segments $gt_late" \
-	"$(within "$ooo" "$gt_late" 10 && echo y)" = y
-lab_check "reorder_on_queue_switch $onsw not within 10 % of across-queue $gt_across" \
-	"$(within "$onsw" "$gt_across" 10 && echo y)" = y
+lab_check "out_of_order $ooo not within 10 % of late segments $gt_late + $gt_copy" \
+	"$(within "$ooo" $((gt_late + gt_copy)) 10 && echo y)" = y
+lab_check "reorder_on_queue_switch $onsw not within 10 % of across-queue $gt_across + $gt_copy" \
+	"$(within "$onsw" $((gt_across + gt_copy)) 10 && echo y)" = y
 lab_check "reorder_queue_unknown $unk != 0" "$unk" -eq 0
 
 lab_verdict "reorder_on_queue_switch $onsw (relay: $gt_across across queues), out_of_order $ooo" \
