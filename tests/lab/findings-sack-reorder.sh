@@ -89,7 +89,11 @@ lab_check "A: reordered downstream $adn + retransmission $aret != holes $ah" \
 lab_check "A: reordering $areo != downstream $adn (A saw every original first)" "$areo" -eq "$adn"
 lab_check "B: $bdn holes reordered downstream of B's capture point" "$bdn" -eq 0
 lab_check "A: lost downstream $adown != holes $ah" "$adown" -eq "$ah"
-lab_check "B: $bdown holes had passed B's capture point" "$bdown" -eq 0
+# A hole whose bytes B's capture had seen was reordered inside B's host,
+# between the capture and the socket (per-CPU backlogs under load): never
+# one the relay reordered and B saw closed by the late original.
+lab_check "B: $bdown holes had passed B's capture point (more than the $((bh - breo)) the relay does not explain)" \
+	"$bdown" -le $((bh - breo))
 lab_check "open holes A $aopen B $bopen" $((aopen + bopen)) -eq 0
 lab_check "reneging A $aren B $bren" $((aren + bren)) -eq 0
 
