@@ -563,7 +563,7 @@ static bool limit_sender_hidden(const struct tcp_conn *c, enum sum_dir_id dir)
 {
 	int64_t to_s = tcp_loop_rtt(c, dir), to_r = tcp_loop_rtt(c, (enum sum_dir_id) !dir);
 
-	return to_s > LIMIT_NEAR_NS && (to_r < 0 || to_s * 4 > to_r);
+	return to_s > LIMIT_NEAR_NS && (to_r < 0 || to_s > to_r / 4);
 }
 
 static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)

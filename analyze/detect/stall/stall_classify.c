@@ -404,7 +404,8 @@ static bool stall_upstream_loss(struct tcp_conn *c, const struct det_env *env, e
 		return false;
 	/* The timer ran at S from R's last packet's arrival there: a loop to
 	 * S after it passed here (a receiver-side capture sees the path). */
-	if (seg->ts - st->last_ts - stall_answer_time(c, dir) >= stall_rto(c, dir) - STALL_JIFFY_NS)
+	if (clock_sat_add(seg->ts - st->last_ts, -stall_answer_time(c, dir)) >=
+	    stall_rto(c, dir) - STALL_JIFFY_NS)
 		stall_found_init(&f, st, seg, dir, STALL_RTO, stall_r_rto_upstream,
 				 stall_e_upstream, stall_a_upstream);
 	else
@@ -575,7 +576,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		/* The ACK that emptied the flight reached S, and armed its
 		 * timer, one loop to S after it passed here (a receiver-side
 		 * capture sees the path on both sides of the timer). */
-		int64_t at_s = since_ack - stall_answer_time(c, pd);
+		int64_t at_s = clock_sat_add(since_ack, -stall_answer_time(c, pd));
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
 		      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
@@ -622,7 +623,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		 * the loop from here to R and back (the path, not R). */
 		cold->dack_delay = -1;
 		if (d->last_data_ts) {
-			int64_t held = seg->ts - d->last_data_ts - stall_answer_time(c, pd);
+			int64_t held =
+			    clock_sat_add(seg->ts - d->last_data_ts, -stall_answer_time(c, pd));
 			cold->dack_delay = held > 0 ? held : 0;
 		}
 		cold->dack_frame_before = st->last_frame;
