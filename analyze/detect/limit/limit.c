@@ -269,7 +269,8 @@ static int64_t limit_new_stall(struct tcp_conn *c, struct limit_state *st)
 }
 
 /* The loop from the capture point to S and back when the capture is away
- * from S (limit_dir_state.far), else 0. The handshake's leg: cheap. */
+ * from S (limit_dir_state.far), else 0: the handshake's leg, decided once
+ * when S's transfer starts (limit_start()), not for every packet. */
 static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
 {
 	int64_t loop = c->hs_loop_ns[k];
@@ -344,9 +345,8 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 	}
 	s->after_ack = true;
 	s->ack_ts = now;
-	int64_t loop = limit_far_loop(c, k);
-	if (loop)
-		limit_far_note(c, s, k, now, loop);
+	if (s->far_loop)
+		limit_far_note(c, s, k, now, s->far_loop);
 	if (c->half[!k].dupack_run >= 3 && !s->recovering && tcp_in_flight(c, k)) {
 		/* RFC 5681 3.2: the third duplicate ACK starts recovery. */
 		s->out.recoveries++;
@@ -365,8 +365,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	uint32_t flight = tcp_in_flight(c, k), mss = limit_mss(c, k);
 	bool known;
 	uint64_t rwnd = tcp_peer_window(c, k, &known);
-	int64_t loop = limit_far_loop(c, k);
-	const struct limit_far *then = loop ? limit_far_then(s, now, loop) : NULL;
+	const struct limit_far *then = s->far_loop ? limit_far_then(s, now, s->far_loop) : NULL;
 
 	if (then && c->half[k].have_nxt) {
 		/* Away from S: its flight and R's window as S knew them. */
@@ -428,8 +427,9 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	return LIMIT_SENDER_BUFFER;
 }
 
-static void limit_start(struct limit_dir_state *s, int64_t now)
+static void limit_start(struct limit_dir_state *s, int64_t now, int64_t far_loop)
 {
+	s->far_loop = far_loop;
 	s->active = true;
 	s->out.t0 = now;
 	s->out.width = LIMIT_SLICE_MIN_NS;
@@ -511,7 +511,7 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		}
 	}
 	if (data && !st->d[seg->dir].active)
-		limit_start(&st->d[seg->dir], seg->ts);
+		limit_start(&st->d[seg->dir], seg->ts, limit_far_loop(c, seg->dir));
 	if (data)
 		st->last_data_dir = (uint8_t)seg->dir;
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {

@@ -102,6 +102,7 @@ struct limit_dir_state {
 	 * against R's ACK and window a loop to S ago, not R's latest (at a
 	 * receiver-side capture R ACKs what arrives at once, and its flight
 	 * looks empty). far[]: R's recent ACKs and windows, a ring. */
+	int64_t far_loop; /* the loop to S when away from it, else 0 (limit_start()) */
 	uint8_t far_head, far_n;
 	struct limit_far far[LIMIT_FAR_RING];
 };
