@@ -104,6 +104,9 @@ struct vp_side {
 	bool ack_known;
 	struct vp_suspect sus[VP_SUSPECTS];
 	unsigned nsus;
+	/* What the receiver D-SACKed of this data at this point (RFC 2883):
+	 * bytes it got twice, so every copy of them passed both points. */
+	struct vp_ivset dsacked;
 	/* The cursor's walk: the other point's order of what it passed. */
 	bool any_done;
 	uint64_t max_peer;
@@ -613,8 +616,8 @@ static void unm_judge(struct vp_side *s, bool explained, bool pure_ack)
  * receiver has ACKed its bytes (an ACK seen at either point: a receiver
  * cannot ACK what did not reach it, so what it ACKed passed both points),
  * q's capture either saw some copy of them (then this copy was lost
- * between the points, the receiver got another) or none (q's capture
- * missed them). Until an ACK passes them it is a suspect. A pure ACK
+ * between the points, the receiver got another, unless it D-SACKed them:
+ * a spurious retransmission) or none (q's capture missed them). Until an ACK passes them it is a suspect. A pure ACK
  * leaves no such trace: not explained.
  */
 static bool acked(const struct vp_pair *P, unsigned d, uint32_t end)
@@ -623,6 +626,26 @@ static bool acked(const struct vp_pair *P, unsigned d, uint32_t end)
 		if (P->side[p][d].ack_known && sq_le(end, P->side[p][d].ack))
 			return true;
 	return false;
+}
+
+/* Did the receiver D-SACK all of [seq, end) at either point? Then it got
+ * these bytes twice: a copy the other capture lacks reached it, and a copy
+ * that capture has is the other one. */
+static bool dsacked(const struct vp_pair *P, unsigned d, uint32_t seq, uint32_t end)
+{
+	for (unsigned p = 0; p < 2; p++)
+		if (ivs_covers(&P->side[p][d].dsacked, seq, end))
+			return true;
+	return false;
+}
+
+/* Unmatched bytes [seq, end) the receiver ACKed: passed the other point
+ * unseen by its capture (explained), or lost between the points when that
+ * capture saw another copy the receiver did not get twice. */
+static bool capture_missed(const struct vp_pair *P, unsigned d, const struct vp_side *other,
+			   uint32_t seq, uint32_t end)
+{
+	return !ivs_covers(&other->seen, seq, end) || dsacked(P, d, seq, end);
 }
 
 static void unmatched(struct vp_pair *P, unsigned d, unsigned p, struct vp_frame *f)
@@ -638,7 +661,7 @@ static void unmatched(struct vp_pair *P, unsigned d, unsigned p, struct vp_frame
 	}
 	uint32_t end = fr_end(f);
 	if (acked(P, d, end)) {
-		bool explained = !ivs_covers(&q->seen, f->seq, end);
+		bool explained = capture_missed(P, d, q, f->seq, end);
 		unm_record(s, f, p, explained, &ex);
 		unm_judge(s, explained, false);
 		return;
@@ -674,7 +697,8 @@ static void suspects_ack(struct vp_pair *P, unsigned d)
 		while (k < s->nsus) {
 			struct vp_suspect *x = &s->sus[k];
 			while (x->count > 0 && acked(P, d, x->seq + x->len)) {
-				bool explained = !ivs_covers(&o->seen, x->seq, x->seq + x->len);
+				bool explained =
+				    capture_missed(P, d, o, x->seq, x->seq + x->len);
 				if (x->ex) {
 					if (s->st.unm_explained)
 						s->st.unm_explained[x->ex - 1] = explained;
@@ -951,6 +975,22 @@ static struct vp_pair *try_join(struct vpair *v, struct vp_pair *P, unsigned p, 
 	return P;
 }
 
+/* Keep the D-SACK segment s carries (RFC 2883: its first block, below the
+ * ACK or inside its second block) about side rev's data, whose ACK is ack. */
+static void dsack_note(struct vp_side *rev, const struct sum_seg *s, uint32_t ack)
+{
+	if (!(s->flags & SUM_SEG_ACK) || s->nsack == 0)
+		return;
+	/* sack[] is relative to the data's base as rel_ack is. */
+	uint32_t lo = ack + (s->sack[0][0] - s->rel_ack), hi = ack + (s->sack[0][1] - s->rel_ack);
+	bool dup = sq_lt(lo, ack) ||
+		   (s->nsack > 1 && sq_le(s->sack[1][0], s->sack[0][0]) &&
+		    sq_le(s->sack[0][1], s->sack[1][1]));
+	if (!dup || !sq_lt(lo, hi))
+		return;
+	ivs_add(&rev->dsacked, lo, hi);
+}
+
 static void on_segment(void *ctx, const struct sum_seg *s)
 {
 	struct vpair *v = ctx;
@@ -980,6 +1020,7 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 	 * as this point saw it. */
 	if (f.fl & VPF_ACK) {
 		struct vp_side *rev = &P->side[p][!d];
+		dsack_note(rev, s, f.ack);
 		if (!rev->ack_known || sq_lt(rev->ack, f.ack)) {
 			rev->ack = f.ack;
 			rev->ack_known = true;

@@ -204,6 +204,43 @@ static void test_capture_loss(void)
 	vp_free(v);
 }
 
+/* The client's capture missed a segment, the server retransmitted it
+ * spuriously and that copy was seen at both points; the client's D-SACK of
+ * it (RFC 2883: got it twice) proves the first copy reached the client:
+ * capture loss, not a loss between the points (make check: a loaded host's
+ * starved tcpdump). Without the D-SACK it is lost. */
+static void spurious_case(bool with_dsack)
+{
+	struct scen sc;
+	init(&sc, 0, false);
+	data(&sc, 10, 4);
+	both(&sc, SUM_S2C, 25 * MS, ISN_S + 1 + 4 * MSS, MSS, ISN_C + 1, 40, 1040);
+	uint32_t una = ISN_S + 1 + 10 * MSS;
+	for (unsigned in = 0; in < 2; in++) {
+		struct sum_seg *a =
+		    add(&sc, in, SUM_C2S, 27 * MS + (in == 0 ? DELAY : 0), ISN_C + 1, 0, una, 3,
+			102, with_dsack ? SUM_SEG_ACK : 0);
+		a->rel_ack = una - ISN_S;
+		if (with_dsack) {
+			a->nsack = 1;
+			a->sack[0][0] = 1 + 4 * MSS;
+			a->sack[0][1] = 1 + 5 * MSS;
+		}
+	}
+	struct vpair *v = run(&sc, 0);
+	const struct vp_dir_result *s2c = dir_of(v, SUM_S2C);
+	CHECK(s2c != NULL);
+	CHECK_EQ_U(s2c->lost, with_dsack ? 0 : 1);
+	CHECK_EQ_U(s2c->capture_loss_down, with_dsack ? 1 : 0);
+	vp_free(v);
+}
+
+static void test_capture_loss_dsacked(void)
+{
+	spurious_case(true);
+	spurious_case(false);
+}
+
 /* A starved capture at the client's point misses 300 segments in a row,
  * more than the joiner holds suspects, before the client's ACKs (one in
  * the middle of the run) pass them: every one is that capture's loss. */
@@ -365,6 +402,7 @@ int main(void)
 	test_lost();
 	test_capture_loss();
 	test_capture_loss_run();
+	test_capture_loss_dsacked();
 	test_split_and_merged();
 	test_dup_and_reorder();
 	test_offset_and_flip();
