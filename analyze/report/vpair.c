@@ -617,8 +617,9 @@ static void unm_judge(struct vp_side *s, bool explained, bool pure_ack)
  * cannot ACK what did not reach it, so what it ACKed passed both points),
  * q's capture either saw some copy of them (then this copy was lost
  * between the points, the receiver got another, unless it D-SACKed them:
- * a spurious retransmission) or none (q's capture missed them). Until an ACK passes them it is a suspect. A pure ACK
- * leaves no such trace: not explained.
+ * a spurious retransmission) or none (q's capture missed them). Until
+ * an ACK passes them it is a suspect. A pure ACK leaves no such trace:
+ * not explained.
  */
 static bool acked(const struct vp_pair *P, unsigned d, uint32_t end)
 {
@@ -697,8 +698,7 @@ static void suspects_ack(struct vp_pair *P, unsigned d)
 		while (k < s->nsus) {
 			struct vp_suspect *x = &s->sus[k];
 			while (x->count > 0 && acked(P, d, x->seq + x->len)) {
-				bool explained =
-				    capture_missed(P, d, o, x->seq, x->seq + x->len);
+				bool explained = capture_missed(P, d, o, x->seq, x->seq + x->len);
 				if (x->ex) {
 					if (s->st.unm_explained)
 						s->st.unm_explained[x->ex - 1] = explained;
@@ -983,9 +983,8 @@ static void dsack_note(struct vp_side *rev, const struct sum_seg *s, uint32_t ac
 		return;
 	/* sack[] is relative to the data's base as rel_ack is. */
 	uint32_t lo = ack + (s->sack[0][0] - s->rel_ack), hi = ack + (s->sack[0][1] - s->rel_ack);
-	bool dup = sq_lt(lo, ack) ||
-		   (s->nsack > 1 && sq_le(s->sack[1][0], s->sack[0][0]) &&
-		    sq_le(s->sack[0][1], s->sack[1][1]));
+	bool dup = sq_lt(lo, ack) || (s->nsack > 1 && sq_le(s->sack[1][0], s->sack[0][0]) &&
+				      sq_le(s->sack[0][1], s->sack[1][1]));
 	if (!dup || !sq_lt(lo, hi))
 		return;
 	ivs_add(&rev->dsacked, lo, hi);

@@ -217,9 +217,8 @@ static void spurious_case(bool with_dsack)
 	both(&sc, SUM_S2C, 25 * MS, ISN_S + 1 + 4 * MSS, MSS, ISN_C + 1, 40, 1040);
 	uint32_t una = ISN_S + 1 + 10 * MSS;
 	for (unsigned in = 0; in < 2; in++) {
-		struct sum_seg *a =
-		    add(&sc, in, SUM_C2S, 27 * MS + (in == 0 ? DELAY : 0), ISN_C + 1, 0, una, 3,
-			102, with_dsack ? SUM_SEG_ACK : 0);
+		struct sum_seg *a = add(&sc, in, SUM_C2S, 27 * MS + (in == 0 ? DELAY : 0),
+					ISN_C + 1, 0, una, 3, 102, with_dsack ? SUM_SEG_ACK : 0);
 		a->rel_ack = una - ISN_S;
 		if (with_dsack) {
 			a->nsack = 1;
