@@ -362,6 +362,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_SHARD:
 		if (parse_shard(arg, &cfg->eng.shard_k, &cfg->eng.shard_n) < 0)
 			return bad_value("shard", arg, "K/N with 1 <= K <= N <= 65536");
+		cfg->eng.live_spans = true; /* for merge's exact peak of live connections */
 		break;
 	case OPT_STALL_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)

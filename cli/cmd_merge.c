@@ -59,9 +59,10 @@ static void usage(FILE *f)
 	      "Combine the --json or --ndjson reports of `tcpsift analyze --shard K/N`,\n"
 	      "shards 1 to N each once, into the report one pass over the same inputs\n"
 	      "writes: counters summed, connections numbered in first-packet order.\n"
-	      "Text and JSON are the one-pass bytes but flows.max_live (the shards' peaks\n"
-	      "summed: an upper bound) and, unless the shards wrote per-frame verdicts\n"
-	      "(analyze --frames), the text's example frames.\n"
+	      "Text and JSON are the one-pass bytes but, unless the shards wrote per-frame\n"
+	      "verdicts (analyze --frames), the text's example frames. flows.max_live is\n"
+	      "the one-pass peak, found from when each connection was live (reports of\n"
+	      "tcpsift before 2026-12 lack that: the shards' peaks summed, a bound).\n"
 	      "\n"
 	      "Options:\n",
 	      f);
@@ -153,6 +154,14 @@ struct merge {
 	unsigned n;
 	struct conn_key *keys;
 	size_t nkeys, keys_cap;
+	/* When each connection was in its shard's table (sum_conn live_from,
+	 * live_until: packets of the stream, which every shard counts alike);
+	 * no_spans: some report lacks them. */
+	uint64_t *span_from, *span_until;
+	size_t nspans, spans_cap;
+	bool no_spans;
+	uint32_t max_live; /* from the spans: one pass's peak */
+	bool peak_known;
 	bool frames;	      /* the shards wrote per-frame verdicts (--frames) */
 	struct ji_pool *pool; /* pass 2's strings: events keep theirs to the end */
 };
@@ -187,6 +196,62 @@ static int push_key(struct merge *m, const struct conn_key *k)
 	return 0;
 }
 
+static int push_span(struct merge *m, const struct sum_conn *c)
+{
+	if (!c->live_from) {
+		m->no_spans = true;
+		return 0;
+	}
+	if (m->no_spans)
+		return 0;
+	if (m->nspans == m->spans_cap) {
+		size_t cap = m->spans_cap ? m->spans_cap * 2 : 1024;
+		uint64_t *f = realloc(m->span_from, cap * sizeof(*f));
+		if (f)
+			m->span_from = f;
+		uint64_t *u = f ? realloc(m->span_until, cap * sizeof(*u)) : NULL;
+		if (!u)
+			return ERR_NOMEM;
+		m->span_until = u;
+		m->spans_cap = cap;
+	}
+	m->span_from[m->nspans] = c->live_from;
+	m->span_until[m->nspans++] = c->live_until;
+	return 0;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The one-pass peak of live connections from the shards' spans: a
+ * one-pass table holds exactly the union of the shards' (every shard runs
+ * the stream's clock, so connections end at the same packets), and counts
+ * its peak as a connection enters; one leaving before packet p is gone
+ * when one enters at p.
+ */
+static void live_peak(struct merge *m)
+{
+	uint32_t peak = 0;
+
+	if (m->no_spans || m->nspans != m->nkeys)
+		return;
+	qsort(m->span_from, m->nspans, sizeof(uint64_t), u64_cmp);
+	qsort(m->span_until, m->nspans, sizeof(uint64_t), u64_cmp);
+	for (size_t i = 0, j = 0; i < m->nspans; i++) {
+		while (j < m->nspans && m->span_until[j] <= m->span_from[i])
+			j++;
+		uint64_t live = i + 1 - j;
+		if (live > peak)
+			peak = live > UINT32_MAX ? UINT32_MAX : (uint32_t)live;
+	}
+	m->max_live = peak;
+	m->peak_known = true;
+}
+
 /* Pass 1 over shard s: its summary, its inputs' fingerprint, its keys. */
 static int scan(struct merge *m, unsigned s, char *err, size_t errlen)
 {
@@ -209,6 +274,8 @@ static int scan(struct merge *m, unsigned s, char *err, size_t errlen)
 				sh->nids = it->conn.id;
 			sh->nconns++;
 			rc = push_key(m, &k);
+			if (rc == 0)
+				rc = push_span(m, &it->conn);
 		} else if (it->kind == JI_INPUT) {
 			const struct src_input *in = &it->input;
 			h = fnv_str(h, in->path);
@@ -307,6 +374,10 @@ static int number(struct merge *m, char *err, size_t errlen)
 		if (!m->sh[s].new_id)
 			goto nomem;
 	}
+	live_peak(m);
+	free(m->span_from);
+	free(m->span_until);
+	m->span_from = m->span_until = NULL;
 	if (m->nkeys)
 		qsort(m->keys, m->nkeys, sizeof(*m->keys), key_cmp);
 	for (size_t k = 0; k < m->nkeys; k++) {
@@ -359,7 +430,8 @@ static void add_counts(struct rep_run *r, const struct ji_summary *s, bool first
 	/* other_shards: 0, as in one pass (no shard left anything to another) */
 	e->other_shards = 0;
 	flow_counters_add(&r->flows, &s->flows);
-	/* The peak of separate tables: their sum bounds the one-pass peak. */
+	/* The peak of separate tables: their sum bounds the one-pass peak
+	 * (run_merge() puts the exact one from the spans in its place). */
 	r->flows.max_live += s->flows.max_live;
 	r->filtered_out += s->filtered_out;
 	r->events_dropped += s->events_dropped;
@@ -387,6 +459,8 @@ static int feed(struct merge *m, unsigned s, const struct sum_sink *sink, struct
 				break;
 			}
 			it->conn.id = sh->new_id[it->conn.id - 1];
+			it->conn.live_from = 0; /* a one-pass report says no spans */
+			it->conn.live_until = 0;
 			sink->conn(sink->ctx, &it->conn);
 			break;
 		case JI_EVENT:
@@ -469,6 +543,8 @@ static int run_merge(struct merge *m, FILE *out, char *err, size_t errlen)
 	if (rc == 0) {
 		for (unsigned k = 0; k < mr.ninputs; k++)
 			mr.input_ptrs[k] = &mr.inputs[k];
+		if (m->peak_known)
+			mr.run.flows.max_live = m->max_live;
 		mr.run.ninputs = mr.ninputs;
 		mr.run.inputs = mr.input_ptrs;
 		rc = rep_finish(rep, &mr.run, err, errlen);
@@ -534,6 +610,8 @@ int merge_main(int argc, char **argv)
 		free(m.sh[s].new_id);
 	free(m.sh);
 	free(m.keys);
+	free(m.span_from);
+	free(m.span_until);
 	return rc < 0 ? TCPSIFT_EXIT_INPUT : TCPSIFT_EXIT_OK;
 }
 

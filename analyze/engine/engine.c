@@ -18,6 +18,10 @@ struct engine {
 	uint64_t grow_failed; /* tcp_conn_grow_failed() of the ended ones */
 	uint64_t next_id;
 	struct eng_clock clock;
+	/* live_spans: the packet being processed (eng_at_packet), and where a
+	 * connection ending now left the table: before this packet, or after
+	 * it for the --max-memory evictions that follow its processing. */
+	uint64_t at_packet, end_before;
 };
 
 void eng_config_defaults(struct eng_config *cfg)
@@ -50,6 +54,7 @@ static void conn_ended(void *ctx, struct tcp_conn *c, enum flow_end why)
 	det_release(c, &e->env);
 	s.evicted = why == FLOW_END_EVICTED;
 	s.evicted_and_resumed = c->info.evicted_and_resumed;
+	s.live_until = !e->cfg.live_spans ? 0 : why == FLOW_END_DONE ? UINT64_MAX : e->end_before;
 	if (e->sink.conn)
 		e->sink.conn(e->sink.ctx, &s);
 }
@@ -254,11 +259,13 @@ static void eng_mem_check(struct engine *e)
 	if (used > e->cnt.mem_peak)
 		e->cnt.mem_peak = used;
 	if (used > e->cfg.max_memory) {
+		e->end_before = e->at_packet + 1;
 		while (used > low && flow_counters(e->flows)->live > 1 &&
 		       flow_evict_oldest(e->flows) == 0) {
 			e->cnt.mem_evictions++;
 			used = eng_mem_bytes(e);
 		}
+		e->end_before = e->at_packet;
 	}
 	flow_set_pressure(e->flows, used > low);
 }
@@ -301,6 +308,11 @@ void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash)
 {
 	if (status == DEC_TCP)
 		flow_prefetch(e->flows, hash);
+}
+
+void eng_at_packet(struct engine *e, uint64_t ordinal)
+{
+	e->at_packet = e->end_before = ordinal;
 }
 
 void eng_sweep(struct engine *e, int64_t now)
@@ -348,10 +360,12 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 	}
 	if (got == FLOW_NEW) {
 		tcp_conn_init(c, ++e->next_id, d, p);
+		c->info.live_from = e->cfg.live_spans ? e->at_packet : 0;
 		if (e->sink.begin)
 			e->sink.begin(e->sink.ctx, e->next_id);
 	} else if (got == FLOW_RESUMED) {
 		tcp_conn_resume(c, rs.id, d, p, rs.src_is_client);
+		c->info.live_from = e->cfg.live_spans ? e->at_packet : 0;
 		if (e->sink.begin)
 			e->sink.begin(e->sink.ctx, rs.id);
 	} else if (e->cfg.detectors) {
@@ -378,7 +392,9 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	if (p->ts_ns < 0) /* a caller that did not saturate (engine.h) */
 		p = eng_ts_clamp(p, &sane);
 
-	if (eng_clock_step(&e->clock, &e->cnt, p, st, nshards <= 1 || e->cfg.shard_k == 1))
+	bool sweep = eng_clock_step(&e->clock, &e->cnt, p, st, nshards <= 1 || e->cfg.shard_k == 1);
+	eng_at_packet(e, e->clock.seen);
+	if (sweep)
 		eng_sweep(e, p->ts_ns);
 	if (nshards > 1 && shard_of_packet(st, &d, nshards) != e->cfg.shard_k) {
 		e->cnt.other_shards++;

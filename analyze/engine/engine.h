@@ -32,6 +32,11 @@ struct eng_config {
 	/* --shard K/N: keep only shard_k's connections (analyze/engine/shard.h);
 	 * shard_n <= 1 keeps everything. */
 	uint32_t shard_k, shard_n;
+	/* Record when each connection entered and left the table (sum_conn
+	 * live_from, live_until: packets of the stream): a shard's report
+	 * carries them so that merge finds the one-pass peak of live
+	 * connections exactly (cli/cmd_merge.c). */
+	bool live_spans;
 };
 
 struct engine;
@@ -97,6 +102,9 @@ bool eng_clock_tick(struct eng_clock *k, struct eng_counters *n, const struct pk
  * may be gone). Such an engine's counters have no clock fields.
  */
 void eng_sweep(struct engine *e, int64_t now);
+/* With live_spans: the ordinal (1-based, every packet of the stream) of
+ * the packet the next eng_sweep()/eng_own() call is at. */
+void eng_at_packet(struct engine *e, uint64_t ordinal);
 /* Hints for packets a few ahead of eng_own() (flow.h: flow_hash, then
  * flow_prefetch with what it returned). */
 uint32_t eng_prefetch_slot(const struct engine *e, const struct pkt *p, int status,

@@ -181,7 +181,8 @@ struct sum_det {
 	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
 	bool evicted; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */       \
-	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */
+	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */       \
+	uint64_t live_from;	  /* eng_config.live_spans: the packet it entered the table at, 0 */
 
 struct sum_conn_ident {
 	SUM_CONN_IDENT_FIELDS
@@ -211,6 +212,9 @@ struct sum_conn {
 	struct sum_path path;
 	struct sum_det det;
 	struct sum_dir dir[SUM_DIR_COUNT];
+	/* eng_config.live_spans: it left the table before packet live_until
+	 * (stream ordinals, as live_from), UINT64_MAX: at the end of the run. */
+	uint64_t live_until;
 };
 
 /*

@@ -91,10 +91,11 @@ struct wk_slot {
 	uint32_t *nown;		/* [nthreads] */
 	struct wk_sweep *sweep; /* WK_BATCH */
 	uint32_t nsweep;
-	uint64_t batch;	    /* its number: 0, 1, 2 ... */
-	bool ready;	    /* handed to the workers (under mu) */
-	unsigned done;	    /* workers through it (under mu) */
-	struct wk_buf *out; /* each worker's results, [nthreads] */
+	uint64_t batch;	       /* its number: 0, 1, 2 ... */
+	uint64_t first_packet; /* the stream ordinal of e[0] (eng_at_packet) */
+	bool ready;	       /* handed to the workers (under mu) */
+	unsigned done;	       /* workers through it (under mu) */
+	struct wk_buf *out;    /* each worker's results, [nthreads] */
 };
 
 struct wk_worker {
@@ -458,6 +459,7 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 {
 	const uint32_t *own = s->own + (size_t)me->index * WK_BATCH;
 	uint32_t nown = s->nown[me->index], j = 0;
+	bool spans = me->pool->cfg.live_spans;
 
 	me->out = &s->out[me->index];
 	for (uint32_t a = 0; a < nown && a < WK_AHEAD_SLOT; a++)
@@ -485,12 +487,17 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 				eng_prefetch_conn(me->eng, a->status, a->hash);
 			}
 			me->entry = own[j];
-			if (e->status != WK_OTHER_SHARD)
-				eng_own(me->eng, &e->p, e->status, &e->d);
+			if (e->status == WK_OTHER_SHARD)
+				continue;
+			if (spans)
+				eng_at_packet(me->eng, s->first_packet + own[j]);
+			eng_own(me->eng, &e->p, e->status, &e->d);
 		}
 		if (k < s->nsweep) {
 			me->phase = WK_SWEEP;
 			me->entry = until;
+			if (spans)
+				eng_at_packet(me->eng, s->first_packet + until);
 			eng_sweep(me->eng, s->sweep[k].now);
 		}
 	}
@@ -659,6 +666,8 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 	}
 	struct wk_slot *s = w->cur;
 	uint32_t i = s->n++;
+	if (i == 0)
+		s->first_packet = w->clock.seen + 1;
 	struct wk_entry *e = &s->e[i];
 	e->p = *p;
 	if (p->ts_ns < 0) /* as eng_packet() */

@@ -267,6 +267,15 @@ static void jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *k
 		jo_w_str(conn_key(&cw, "kind"), kind);
 	jo_w_int(conn_key(&cw, "last_input"), c->last_input);
 	jo_w_sec(conn_key(&cw, "last_ts"), c->last_ts);
+	if (c->live_from) { /* a shard's: [entered, left before] (null: at the end) */
+		jo_w_arr(conn_key(&cw, "live"));
+		jo_w_int(w, (int64_t)c->live_from);
+		if (c->live_until == UINT64_MAX || c->live_until > INT64_MAX)
+			jo_w_null(w);
+		else
+			jo_w_int(w, (int64_t)c->live_until);
+		jo_w_arr_end(w);
+	}
 	jo_w_obj(conn_key(&cw, "loop_rtt_s"));
 	w_sec_or_null(w, "client", c->path.loop_ns[SUM_C2S]);
 	w_sec_or_null(w, "server", c->path.loop_ns[SUM_S2C]);

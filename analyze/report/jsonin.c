@@ -112,6 +112,25 @@ int64_t ji_int_or(struct ji_ctx *x, const json_t *o, const char *key, int64_t df
 	return v && json_is_null(v) ? dflt : ji_int(x, o, key);
 }
 
+/* A shard's "live": [entered, left before or null] (json.c), optional;
+ * absent: live_from 0. */
+static void read_live(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
+{
+	const json_t *l = json_object_get(o, "live");
+	const json_t *a = json_array_get(l, 0), *b = json_array_get(l, 1);
+
+	if (!l || x->err)
+		return;
+	if (!json_is_array(l) || json_array_size(l) != 2 || !json_is_integer(a) ||
+	    json_integer_value(a) < 1 || (!json_is_null(b) && !json_is_integer(b)) ||
+	    (json_is_integer(b) && json_integer_value(b) < json_integer_value(a))) {
+		ji_fail(x, "\"live\" is not [first packet, packet after or null]");
+		return;
+	}
+	c->live_from = (uint64_t)json_integer_value(a);
+	c->live_until = json_is_null(b) ? UINT64_MAX : (uint64_t)json_integer_value(b);
+}
+
 /* "-12.345" (as jo_fmt_sec writes it; ji_quote_reals made it a string) or
  * an integer: nanoseconds. */
 static int parse_sec(const char *s, int64_t *ns)
@@ -410,6 +429,7 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	c->first_input = (uint32_t)ji_int(x, o, "input");
 	c->last_input = (uint32_t)ji_int(x, o, "last_input");
 	c->last_ts = ji_sec(x, o, "last_ts");
+	read_live(x, o, c);
 	read_path(x, o, &c->path);
 	q = ji_get(x, o, "queues");
 	if (q && !json_is_array(q))

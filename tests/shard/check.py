@@ -7,8 +7,9 @@
 Checks, printing one FAIL line per problem (exit 1) or nothing (exit 0):
   - every connection of the one-pass report is in exactly one shard, the one
     tests/shard/shardhash.py (tcpsift-analyze(1)'s hash, reimplemented) names, with the
-    same statistics; only "id" differs: ids are per run, each shard numbers
-    its own connections from 1 in first-packet order;
+    same statistics; only "id" differs (ids are per run, each shard numbers
+    its own connections from 1 in first-packet order) and a shard's
+    connections say when they were live;
   - the events are the same, each with its connection ("conn" by id);
   - the summary counters of the shards add up to the one-pass ones (max_live
     at most, first_ts/last_ts those of the whole stream in every shard, and
@@ -64,8 +65,11 @@ def canon(x):
 
 
 def without_id(c):
+    """Its statistics: all but the id and, in a shard's, "live" (when it
+    was in the table, for merge; a one-pass report has none)."""
     c = dict(c)
     c.pop("id")
+    c.pop("live", None)
     return canon(c)
 
 

@@ -134,6 +134,8 @@ static void fill_conn(struct sum_conn *c)
 	c->queue_mask = (1ull << 0) | (1ull << 5) | (1ull << 63);
 	c->queues_known = true;
 	c->evicted = true;
+	c->live_from = 5; /* a shard's: in the table from packet 5 to the end */
+	c->live_until = UINT64_MAX;
 	fill_dir(&c->dir[SUM_C2S], 0);
 	fill_dir(&c->dir[SUM_S2C], 1000);
 	/* Detectors: a few members each; the rewrite compares them all. */
@@ -210,6 +212,8 @@ static void test_conn_round_trip(void)
 		CHECK(b.handshake_rtt_ns == a.handshake_rtt_ns);
 		CHECK(memcmp(&b.path, &a.path, sizeof(a.path)) == 0);
 		CHECK_EQ_U(b.queue_mask, a.queue_mask);
+		CHECK_EQ_U(b.live_from, 5);
+		CHECK(b.live_until == UINT64_MAX);
 		compare_dir(&a.dir[0], &b.dir[0]);
 		compare_dir(&a.dir[1], &b.dir[1]);
 		CHECK_EQ_U(b.det.stall.count, 3);
@@ -237,6 +241,22 @@ static void test_conn_round_trip(void)
 	CHECK(b.path.rtt_ns == -1 && b.path.loop_ns[SUM_S2C] == -1);
 	CHECK(b.path.loop_ns[SUM_C2S] == a.path.loop_ns[SUM_C2S]);
 	char *t2 = write_conn(&b, false);
+	CHECK_STR(t2, t1);
+	free(t1);
+	free(t2);
+	/* A span that ended, and none (a one-pass report's): no "live". */
+	a.live_until = 77;
+	t1 = write_conn(&a, true);
+	CHECK(strstr(t1, "\"live\":[5,77]") != NULL);
+	CHECK(read_conn(t1, &b, why, sizeof(why)) == 0);
+	CHECK(b.live_from == 5 && b.live_until == 77);
+	free(t1);
+	a.live_from = 0;
+	t1 = write_conn(&a, true);
+	CHECK(strstr(t1, "\"live\"") == NULL);
+	CHECK(read_conn(t1, &b, why, sizeof(why)) == 0);
+	CHECK(b.live_from == 0);
+	t2 = write_conn(&b, true);
 	CHECK_STR(t2, t1);
 	free(t1);
 	free(t2);
@@ -371,6 +391,10 @@ static void test_bad_conns(void)
 	    {"\"avg_s\":0.000005001", "\"avg_s\":9223372036.0"},	       /* overflow */
 	    {"\"stalls\":{", "\"stalls\":[{"},				       /* a detector */
 	    {"\"mtu_findings\":{", "\"mtu_findingz\":{"},
+	    {"\"live\":[5,null]", "\"live\":[0,null]"}, /* packets count from 1 */
+	    {"\"live\":[5,null]", "\"live\":[5,4]"},	/* left before it came */
+	    {"\"live\":[5,null]", "\"live\":[5]"},	/* not a pair */
+	    {"\"live\":[5,null]", "\"live\":{}"},
 	};
 
 	fill_conn(&a);
