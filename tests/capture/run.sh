@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # capture/run.sh TCPSIFT - `tcpsift capture` against real traffic in network
-# namespaces: fanout over queues, file rotation, SIGINT, disk full, the
+# namespaces: fanout over queues, file rotation, SIGINT, SIGTERM in the
+# middle of rotations, disk full, an output slower than the traffic, the
 # interface going down, stdout, the fanout merge, -D, the privilege drop,
 # safe output files (planted links, modes, no way back to root).
 #
