@@ -69,7 +69,7 @@ FUZZ_SECONDS ?= 0
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-exact \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
-        check-install bench lab-matrix fuzz format install uninstall clean
+        check-install check-counted bench lab-matrix fuzz format install uninstall clean
 
 all: tcpsift
 
@@ -120,21 +120,38 @@ demo:
 	./tcpsift analyze samples/demo-http-loss.pcapng
 
 # Everything a change must pass, cheap steps first; ends with one tally line.
+# The builds and the suites whose verdicts are counted (outputs, exit codes,
+# peak RSS, instructions under callgrind: never time) run JOBS at once; the
+# network suites (lab pacing, timers on real paths) one after another. A
+# failing suite does not stop the others (-k): the tally says what failed.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@scripts/deps.sh check
 	@rm -f build/check-results
-	@$(MAKE) --no-print-directory check-layers check-format check-banned check-cppcheck
-	@$(MAKE) --no-print-directory O=build/rel CC=gcc tests tcpsift
-	@$(MAKE) --no-print-directory O=build/clang CC=clang tests
+	@$(MAKE) --no-print-directory -j$(JOBS) -Otarget check-layers check-format check-banned \
+	  check-cppcheck
+	@$(MAKE) --no-print-directory -j$(JOBS) O=build/rel CC=gcc tests tcpsift \
+	  $(BENCH_SRC:%.c=build/rel/%)
+	@$(MAKE) --no-print-directory -j$(JOBS) O=build/clang CC=clang tests
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
-	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 tests
-	@$(MAKE) --no-print-directory O=build/san check-unit check-reader check-golden check-docs \
-	  check-cli check-shard check-threads check-tui check-hostile check-hostile-files check-html check-diff check-plot
-	@$(MAKE) --no-print-directory O=build/rel check-install check-tshark check-public check-scale check-floods check-lab \
-	  check-exact check-matrix check-capture
-	@$(MAKE) --no-print-directory check-fuzz
-	@$(MAKE) --no-print-directory check-hostile-times
+	@$(MAKE) --no-print-directory -j$(JOBS) O=build/san CC=gcc SAN=1 tests build/san/bench/gen \
+	  $(FUZZ_SRC:%.c=build/san/%)
+	@$(MAKE) --no-print-directory -k -j$(JOBS) -Otarget check-counted || \
+	  echo "counted-suites 0 1 0" >>build/check-results
+	@$(MAKE) --no-print-directory -k O=build/rel check-lab check-exact check-matrix check-capture || \
+	  echo "network-suites 0 1 0" >>build/check-results
 	@tests/summary.sh
+
+# The counted suites (above), longest first: san-X is check-X in the
+# sanitizer tree, rel-X in the release tree (RSS and instructions are
+# measured unsanitized). Everything they run is built before.
+check-counted: rel-floods san-shard san-tui rel-scale check-fuzz san-hostile san-unit \
+  rel-public check-hostile-times san-plot rel-tshark san-html san-hostile-files san-threads \
+  san-docs san-cli san-diff rel-install san-golden san-reader
+san-%:
+	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 check-$*
+rel-%:
+	@$(MAKE) --no-print-directory O=build/rel CC=gcc check-$*
 
 check-unit: tests
 	@tests/run_unit.sh $(O)
