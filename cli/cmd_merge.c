@@ -239,6 +239,10 @@ static void live_peak(struct merge *m)
 
 	if (m->no_spans || m->nspans != m->nkeys)
 		return;
+	m->max_live = 0;
+	m->peak_known = true;
+	if (!m->nspans) /* no connection at all (qsort() takes no NULL) */
+		return;
 	qsort(m->span_from, m->nspans, sizeof(uint64_t), u64_cmp);
 	qsort(m->span_until, m->nspans, sizeof(uint64_t), u64_cmp);
 	for (size_t i = 0, j = 0; i < m->nspans; i++) {
