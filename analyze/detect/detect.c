@@ -88,6 +88,15 @@ nomem:
 	return -1;
 }
 
+void det_pools_set_budget(struct det_pools *dp, struct pool_budget *b)
+{
+#define DET_COLD(name, prefix) pool_set_budget(dp->name, b);
+#define DET_POOLS(name, n, bytes)                                                                  \
+	for (unsigned k = 0; k < (n); k++)                                                         \
+		pool_set_budget(dp->name[k], b);
+#include "analyze/detect/detectors.h"
+}
+
 void det_pools_free(struct det_pools *dp)
 {
 #define DET_COLD(name, prefix)                                                                     \

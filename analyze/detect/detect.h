@@ -71,6 +71,9 @@ struct det_env {
 
 /* Create the pools (0), or -1 when out of memory (nothing left allocated). */
 int det_pools_init(struct det_pools *dp);
+/* Every pool of dp counts its slabs in b (pool.h) from now on. */
+struct pool_budget;
+void det_pools_set_budget(struct det_pools *dp, struct pool_budget *b);
 /* Free the pools and every block in them; a zeroed struct is a no-op. */
 void det_pools_free(struct det_pools *dp);
 /* Cold states not allocated because memory ran out. */

@@ -22,6 +22,13 @@ struct engine {
 	 * connection ending now left the table: before this packet, or after
 	 * it for the --max-memory evictions that follow its processing. */
 	uint64_t at_packet, end_before;
+	/* --max-memory where memory is taken: flow chunks and pool slabs
+	 * (pool.h), within the cap less the table's fixed parts (mem_fixed:
+	 * index slots, evicted-key memory). */
+	struct pool_budget budget;
+	size_t mem_fixed;
+	uint64_t mem_failed;	/* the pools' failed gets at the last check */
+	uint64_t mem_evictions; /* eng_mem_check()'s; the table adds its own */
 };
 
 void eng_config_defaults(struct eng_config *cfg)
@@ -109,6 +116,15 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 		return NULL;
 	}
 	struct flow_config fc = cfg->flow;
+	if (cfg->max_memory) {
+		/* No more entries than the cap holds: the index's slots (two a
+		 * connection it may hold) follow the cap, not the default. */
+		uint64_t fit = cfg->max_memory / flow_entry_bytes();
+		if (fit < 1024)
+			fit = 1024;
+		if (fit < fc.max_flows)
+			fc.max_flows = (uint32_t)fit;
+	}
 	if (!fc.remember)
 		fc.remember = eng_remember_for(cfg->max_memory, fc.max_flows);
 	e->flows = flow_new(&fc, conn_ended, e, errbuf, errlen);
@@ -120,6 +136,17 @@ struct engine *eng_new(const struct eng_config *cfg, const struct sum_sink *sink
 	}
 	if (e->sink.forget)
 		flow_on_forget(e->flows, id_forgotten);
+	if (cfg->max_memory) {
+		e->mem_fixed = flow_mem_bytes(e->flows); /* nothing live yet */
+		/* At least a chunk of entries and some slabs, whatever the cap:
+		 * without them nothing is analysed. */
+		size_t least = flow_chunk_bytes() + (256u << 10);
+		e->budget.cap =
+		    cfg->max_memory > e->mem_fixed + least ? cfg->max_memory - e->mem_fixed : least;
+		flow_set_budget(e->flows, &e->budget);
+		tcp_pools_set_budget(&e->tpools, &e->budget);
+		det_pools_set_budget(&e->pools, &e->budget);
+	}
 	return e;
 }
 
@@ -240,33 +267,47 @@ static void eng_sync_counters(struct engine *e)
 	e->cnt.nomem_rtt_rings = tcp_pools_failed(&e->tpools);
 	e->cnt.nomem_detectors = det_pools_failed(&e->pools);
 	e->cnt.nomem_tables = e->grow_failed;
+	e->cnt.mem_evictions = e->mem_evictions + flow_budget_evictions(e->flows);
 }
 
-/* What --max-memory counts: blocks and entries in use, not RSS. */
+/* Blocks and entries in use (the table's fixed parts too): less than
+ * what the engine holds (mem_fixed + budget.used), which --max-memory caps. */
 static size_t eng_mem_bytes(const struct engine *e)
 {
 	return flow_mem_bytes(e->flows) + tcp_pools_bytes(&e->tpools) + det_pools_bytes(&e->pools);
 }
 
-/* Above --max-memory: evict the least recently used connections (never
- * the one of the packet just seen, the most recent) down to the low-water
- * mark. Resumes count the table as full until then. */
+/*
+ * --max-memory: nothing is taken beyond the cap (the budget), and this
+ * keeps room inside it for the connections that stay. When what is in use
+ * passes ENG_MEM_HIGH_PCT of the cap, or a pool found no slab to take since
+ * the last check (its size class had no free block, the budget no room:
+ * counted, that table degrades), the least recently used connections
+ * (never the one of the packet just seen) end until ENG_MEM_LOW_PCT or a
+ * hundredth of the cap less is in use; their blocks wait in the pools.
+ * Resumes count the table as full until then.
+ */
 static void eng_mem_check(struct engine *e)
 {
-	size_t used = eng_mem_bytes(e);
-	uint64_t low = e->cfg.max_memory / 100 * ENG_MEM_LOW_PCT;
+	size_t used = eng_mem_bytes(e), held = e->mem_fixed + e->budget.used;
+	uint64_t cap = e->cfg.max_memory, low = cap / 100 * ENG_MEM_LOW_PCT;
+	uint64_t failed = tcp_pools_failed(&e->tpools) + det_pools_failed(&e->pools);
 
-	if (used > e->cnt.mem_peak)
-		e->cnt.mem_peak = used;
-	if (used > e->cfg.max_memory) {
+	if (held > e->cnt.mem_peak)
+		e->cnt.mem_peak = held;
+	bool high = used > cap / 100 * ENG_MEM_HIGH_PCT;
+	if (high || failed > e->mem_failed) {
+		uint64_t to = high ? low : used > cap / 100 ? used - cap / 100 : 0;
 		e->end_before = e->at_packet + 1;
-		while (used > low && flow_counters(e->flows)->live > 1 &&
+		while (used > to && flow_counters(e->flows)->live > 1 &&
 		       flow_evict_oldest(e->flows) == 0) {
-			e->cnt.mem_evictions++;
+			e->mem_evictions++;
 			used = eng_mem_bytes(e);
 		}
 		e->end_before = e->at_packet;
 	}
+	e->mem_failed = failed;
+	e->cnt.mem_evictions = e->mem_evictions + flow_budget_evictions(e->flows);
 	flow_set_pressure(e->flows, used > low);
 }
 

@@ -27,7 +27,8 @@ struct eng_config {
 	bool detectors; /* run the detectors (detect.h); off only to measure their cost */
 	/* --max-memory: bytes of engine memory (flow table, pools, per-connection
 	 * tables) above which the least recently used connections are evicted
-	 * down to ENG_MEM_LOW_PCT of it; 0: no cap but max_flows. */
+	 * down to ENG_MEM_LOW_PCT of it, and nothing is taken beyond it; 0: no
+	 * cap but max_flows. */
 	uint64_t max_memory;
 	/* --shard K/N: keep only shard_k's connections (analyze/engine/shard.h);
 	 * shard_n <= 1 keeps everything. */
@@ -152,9 +153,14 @@ void eng_free(struct engine *e); /* NULL is a no-op */
 #define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 
-/* Evictions under --max-memory go down to this share of it, so that they
- * come in batches, not one a packet. */
-#define ENG_MEM_LOW_PCT 90
+/* Under --max-memory, evictions start when what is in use passes HIGH of
+ * it and go down to LOW: a few hundred connections at a time, not one a
+ * packet; not more, because each evicted connection's summary is held
+ * until the report takes it (the reading threads' results buffers: part
+ * of the process's cap). The gap below the cap is room for the freed
+ * blocks of one size class to serve the next connections (engine.c). */
+#define ENG_MEM_HIGH_PCT 92
+#define ENG_MEM_LOW_PCT	 91
 
 /* What --max-memory SIZE leaves the evicted-key memory (flow_config.remember):
  * an eighth of it. */

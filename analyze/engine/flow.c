@@ -1,6 +1,7 @@
 /* flow.c - open-addressing connection table with LRU order and bounded size. */
 #include "analyze/engine/flow.h"
 #include "analyze/engine/evtab.h"
+#include "analyze/engine/pool.h"
 #include "common/err.h"
 
 #include <stdio.h>
@@ -52,7 +53,10 @@ struct flow_table {
 	uint32_t slot_mask;
 	struct flow_entry **chunks;
 	uint32_t nchunks, max_chunks;
-	uint32_t free_head; /* free list through .next */
+	struct pool_budget *budget; /* NULL: chunks are not counted */
+	bool refused;		    /* the last alloc_entry() found the budget full */
+	uint64_t budget_evicted;    /* connections ended for a new one's place by it */
+	uint32_t free_head;	    /* free list through .next */
 	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
 	 * sooner (closed_linger_ns) so memory follows live connections. */
 	uint32_t lru_head[2], lru_tail[2];
@@ -169,6 +173,8 @@ void flow_free(struct flow_table *t)
 		return;
 	for (uint32_t k = 0; t->chunks && k < t->nchunks; k++)
 		free(t->chunks[k]);
+	if (t->budget)
+		t->budget->used -= (size_t)t->nchunks * FLOW_CHUNK * sizeof(struct flow_entry);
 	free(t->order);
 	free(t->chunks);
 	free(t->slots);
@@ -219,11 +225,16 @@ static uint32_t lru_oldest(const struct flow_table *t)
 static uint32_t alloc_entry(struct flow_table *t)
 {
 	if (t->free_head == FLOW_NIL) {
-		if (t->nchunks == t->max_chunks)
+		t->refused = t->nchunks < t->max_chunks &&
+			     !pool_budget_take(t->budget, FLOW_CHUNK * sizeof(struct flow_entry));
+		if (t->nchunks == t->max_chunks || t->refused)
 			return FLOW_NIL;
 		struct flow_entry *c = malloc(FLOW_CHUNK * sizeof(*c));
-		if (!c)
+		if (!c) {
+			if (t->budget)
+				t->budget->used -= FLOW_CHUNK * sizeof(*c);
 			return FLOW_NIL;
+		}
 		t->chunks[t->nchunks] = c;
 		uint32_t base = t->nchunks * FLOW_CHUNK;
 		uint32_t last = base + FLOW_CHUNK;
@@ -409,6 +420,26 @@ int flow_evict_oldest(struct flow_table *t)
 	return 0;
 }
 
+uint64_t flow_budget_evictions(const struct flow_table *t)
+{
+	return t->budget_evicted;
+}
+
+size_t flow_entry_bytes(void)
+{
+	return sizeof(struct flow_entry);
+}
+
+size_t flow_chunk_bytes(void)
+{
+	return FLOW_CHUNK * sizeof(struct flow_entry);
+}
+
+void flow_set_budget(struct flow_table *t, struct pool_budget *b)
+{
+	t->budget = b;
+}
+
 size_t flow_mem_bytes(const struct flow_table *t)
 {
 	return (size_t)t->cnt.live * sizeof(struct flow_entry) +
@@ -496,8 +527,10 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	uint32_t idx = rc == 0 && t->pressure ? FLOW_NIL : alloc_entry(t);
 	if (idx == FLOW_NIL) {
 		uint32_t victim = lru_oldest(t);
-		if (victim != FLOW_NIL)
+		if (victim != FLOW_NIL) {
+			t->budget_evicted += t->refused;
 			end_entry(t, victim, FLOW_END_EVICTED);
+		}
 		idx = alloc_entry(t);
 		if (idx == FLOW_NIL) {
 			*got = FLOW_NOMEM; /* out of memory with nothing to evict */

@@ -91,6 +91,22 @@ int flow_evict_oldest(struct flow_table *t);
  * memory (what --max-memory counts; chunks stay allocated for reuse). */
 size_t flow_mem_bytes(const struct flow_table *t);
 
+/* Chunks of entries from now on count in b (pool.h; NULL: none): a chunk
+ * beyond its cap is not taken, a new connection takes the place of the
+ * least recently used one instead. */
+struct pool_budget;
+void flow_set_budget(struct flow_table *t, struct pool_budget *b);
+
+/* Connections ended to make room for a new one because the budget had
+ * no room for more entries (part of the evictions: memory's, not
+ * max_flows'). */
+uint64_t flow_budget_evictions(const struct flow_table *t);
+
+/* Bytes of one live connection's entry, and of the chunk of entries
+ * taken at a time (for sizing a table under a memory cap). */
+size_t flow_entry_bytes(void);
+size_t flow_chunk_bytes(void);
+
 /*
  * Hints for a caller that knows the packets coming (a batch): flow_hash()
  * returns the key's hash and starts loading its index slot; some packets

@@ -31,7 +31,18 @@ struct pool {
 	size_t per_slab;
 	struct pool_free_block *free_head;
 	struct pool_slab *slabs;
+	struct pool_budget *budget;
 };
+
+static size_t slab_bytes(const struct pool *p)
+{
+	return sizeof(struct pool_slab) + p->per_slab * p->st.block_size;
+}
+
+void pool_set_budget(struct pool *p, struct pool_budget *b)
+{
+	p->budget = b;
+}
 
 struct pool *pool_new(size_t size, size_t blocks_per_slab)
 {
@@ -56,10 +67,15 @@ struct pool *pool_new(size_t size, size_t blocks_per_slab)
 static int pool_grow(struct pool *p)
 {
 	size_t bs = p->st.block_size;
-	struct pool_slab *s = malloc(sizeof(*s) + p->per_slab * bs);
-
-	if (!s)
+	if (!pool_budget_take(p->budget, slab_bytes(p)))
 		return -1;
+	struct pool_slab *s = malloc(slab_bytes(p));
+
+	if (!s) {
+		if (p->budget)
+			p->budget->used -= slab_bytes(p);
+		return -1;
+	}
 	s->next = p->slabs;
 	p->slabs = s;
 	p->st.slabs++;
@@ -122,8 +138,10 @@ void pool_free(struct pool *p)
 	while (p->slabs) {
 		struct pool_slab *s = p->slabs;
 		p->slabs = s->next;
-		POOL_UNPOISON(s, sizeof(*s) + p->per_slab * p->st.block_size);
+		POOL_UNPOISON(s, slab_bytes(p));
 		free(s);
+		if (p->budget)
+			p->budget->used -= slab_bytes(p);
 	}
 	free(p);
 }

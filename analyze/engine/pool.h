@@ -2,6 +2,7 @@
 #ifndef TCPSIFT_POOL_H
 #define TCPSIFT_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,30 @@
  */
 
 struct pool;
+
+/*
+ * Memory several pools (and a flow table's chunks) may take from the
+ * system together: a slab that would go beyond cap is not taken (the
+ * get fails, counted). used is what they hold, slabs never returned but
+ * in pool_free(): the real footprint, where blocks in use are not (a
+ * connection's tables move between size classes, and each class keeps
+ * the slabs of its own peak). cap 0: no limit. The owner keeps it alive
+ * as long as its pools.
+ */
+struct pool_budget {
+	size_t used, cap;
+};
+
+/* May the holders of b take bytes more? Then they are counted. */
+static inline bool pool_budget_take(struct pool_budget *b, size_t bytes)
+{
+	if (!b)
+		return true;
+	if (b->cap && (bytes > b->cap || b->used > b->cap - bytes))
+		return false;
+	b->used += bytes;
+	return true;
+}
 
 struct pool_stats {
 	size_t block_size;   /* bytes of a block (at least the size asked for) */
@@ -42,6 +67,9 @@ void *pool_get(struct pool *p);
  * what it reads (a ring with a count) and is taken often enough that
  * zeroing the block would show. */
 void *pool_get_raw(struct pool *p);
+
+/* Slabs of p from now on count in b (NULL: none); before its first slab. */
+void pool_set_budget(struct pool *p, struct pool_budget *b);
 
 /* Return a block from pool_get() of the same pool; NULL is a no-op. */
 void pool_put(struct pool *p, void *block);

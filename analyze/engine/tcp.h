@@ -212,6 +212,8 @@ struct tcp_pools {
 
 /* Create the pools (0), or -1 when out of memory (nothing left allocated). */
 int tcp_pools_init(struct tcp_pools *tp);
+/* Every pool of tp counts its slabs in b (pool.h) from now on. */
+void tcp_pools_set_budget(struct tcp_pools *tp, struct pool_budget *b);
 /* Free the pools and every block in them; a zeroed struct is a no-op. */
 void tcp_pools_free(struct tcp_pools *tp);
 /* pool_get() calls of the pools that found no memory (samples or counts

@@ -111,6 +111,22 @@ int tcp_pools_init(struct tcp_pools *tp)
 	return 0;
 }
 
+static void classes_budget(struct pool **pools, unsigned n, struct pool_budget *b)
+{
+	for (unsigned k = 0; k < n; k++)
+		pool_set_budget(pools[k], b);
+}
+
+void tcp_pools_set_budget(struct tcp_pools *tp, struct pool_budget *b)
+{
+	classes_budget(tp->sent, TCP_SENT_CLASSES, b);
+	classes_budget(tp->tsring, TCP_TS_CLASSES, b);
+	classes_budget(tp->holes, TCP_HOLE_CLASSES, b);
+	classes_budget(tp->pending, TCP_PENDING_CLASSES, b);
+	classes_budget(tp->rtx, TCP_RTX_CLASSES, b);
+	pool_set_budget(tp->cold, b);
+}
+
 void tcp_pools_free(struct tcp_pools *tp)
 {
 	classes_free(tp->sent, TCP_SENT_CLASSES);

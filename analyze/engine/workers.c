@@ -825,6 +825,22 @@ uint32_t wk_live_connections(const struct wk_pool *w)
 	return w->single ? eng_live_connections(w->single) : w->live;
 }
 
+size_t wk_fixed_bytes(unsigned nthreads)
+{
+	if (nthreads <= 1)
+		return 0;
+	/* A batch's results: when every packet ends a connection (a flood
+	 * evicting one a packet), a summary each, in a buffer that doubles. */
+	size_t out = 64 * 1024;
+	while (out < WK_BATCH * (sizeof(struct wk_rec) + sizeof(struct sum_conn)))
+		out *= 2;
+	size_t slot = WK_BYTES +
+		      WK_BATCH * (sizeof(struct wk_entry) + sizeof(struct wk_sweep) +
+				  nthreads * sizeof(uint32_t)) +
+		      (size_t)nthreads * out;
+	return WK_SLOTS * slot;
+}
+
 unsigned wk_default_threads(void)
 {
 	cpu_set_t set;
@@ -889,7 +905,9 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 	struct eng_config ecfg = *cfg;
 	ecfg.shard_k = ecfg.shard_n = 0;
 	ecfg.flow.max_flows = (cfg->flow.max_flows + nthreads - 1) / nthreads;
-	ecfg.max_memory = cfg->max_memory / nthreads;
+	/* The merge's id map holds up to 3 x 32 bytes a live connection (a
+	 * half-full table, while it doubles): a sixteenth of theirs. */
+	ecfg.max_memory = cfg->max_memory / nthreads / 16 * 15;
 	for (unsigned k = 0; k < nthreads; k++) {
 		struct wk_worker *me = &w->w[k];
 		struct sum_sink ws = {

@@ -70,6 +70,11 @@ uint32_t wk_live_connections(const struct wk_pool *w);
 
 void wk_free(struct wk_pool *w); /* NULL is a no-op; stops the threads */
 
+/* What nthreads reading threads hold whatever the traffic: the batches
+ * in flight and the results buffers kept between them (0 for one thread,
+ * which has none). For --max-memory (cli/membudget.h). */
+size_t wk_fixed_bytes(unsigned nthreads);
+
 /* --threads 0: the number of CPUs this process may run on, at most WK_MAX. */
 unsigned wk_default_threads(void);
 
