@@ -1,6 +1,7 @@
 /* cmd_analyze.c - the `tcpsift analyze` verb: options, the read loop, progress, exit codes. */
 #include "common/clock.h"
 #include "cli/cliopt.h"
+#include "cli/membudget.h"
 #include "cli/cmd_analyze.h"
 
 #include <errno.h>
@@ -84,7 +85,7 @@ static const struct cli_opt analyze_opts[] = {
      "tag each input's packets with its index as queue id"},
     {"max-flows", OPT_MAX_FLOWS, "N", "live connections kept (default 262144); LRU evicted"},
     {"max-memory", OPT_MAX_MEMORY, "SIZE",
-     "engine memory cap, e.g. 512M (none); LRU evicted; reports: --report-memory"},
+     "cap on the whole process, e.g. 512M (none): peak RSS within it + 10 % + 16 MiB"},
     {"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
      "end an open connection idle this long (default 930; 0 never)"},
     {"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
@@ -459,6 +460,33 @@ static int check_vantage_pair(const struct analyze_cfg *cfg)
 	return -1;
 }
 
+/* --max-memory caps the whole process: its shares for the engine, the
+ * report's store and events (cli/membudget.h). -1 to go on, else an exit
+ * code. */
+static int split_max_memory(struct analyze_cfg *cfg)
+{
+	struct mem_shares sh;
+	char err[256];
+
+	if (!cfg->eng.max_memory)
+		return -1;
+	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
+	/* Threads not asked for: not when their batches would take a quarter
+	 * of the cap (one thread has none). */
+	if (!cfg->threads && nthreads > 1 && wk_fixed_bytes(nthreads) > cfg->eng.max_memory / 4)
+		cfg->threads = nthreads = 1;
+	if (mem_split(cfg->eng.max_memory, nthreads, cfg->format, cfg->report_memory,
+		      cfg->max_events, &sh, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift analyze: %s\n", err);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	cfg->eng.max_memory = sh.engine;
+	if (cfg->report_memory == SIZE_MAX)
+		cfg->report_memory = sh.report_conns;
+	cfg->max_events = sh.max_events;
+	return -1;
+}
+
 /* Parse argv into cfg: options, then the inputs (-r and the arguments)
  * and a trailing filter; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
@@ -795,6 +823,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 		names[k] = src_input(src, k)->path;
 	/* --conn: the selected connections in long form too. */
 	cfg->text.long_form |= only != NULL;
+	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
 	struct rep_config rcfg = {.format = cfg->format,
 				  .text = cfg->text,
 				  .out = out,
@@ -840,7 +869,6 @@ static int analyze_run(struct analyze_cfg *cfg)
 			sink = sum_tee_sink(&tee_vp);
 		}
 	}
-	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
 	struct wk_pool *eng = rep ? wk_new(&cfg->eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
@@ -999,6 +1027,8 @@ int analyze_main(int argc, char **argv)
 		return TCPSIFT_EXIT_INPUT;
 	}
 	rc = parse_args(argc, argv, &cfg);
+	if (rc < 0)
+		rc = split_max_memory(&cfg);
 	if (rc < 0)
 		rc = analyze_run(&cfg);
 	free(cfg.reads);
