@@ -215,15 +215,26 @@ static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
  * new data when it has some and the window allows (Linux counts both kinds
  * in TcpExtTCPLossProbes). An application writing again would not have
  * had two full segments left unacknowledged that long: R ACKs every second
- * one (RFC 1122 4.2.3.2).
+ * one (RFC 1122 4.2.3.2) - unless R's ACK is late, as on a loaded host,
+ * where a millisecond path's probe timer is within a pause of either end.
+ * So also: a probe goes out because the congestion window held the new
+ * data back (Linux's probe ignores it), and a sender whose flight is half
+ * its largest or less was not held by it after any reduction (CUBIC
+ * keeps 0.7 of it, Reno 0.5): its new data is a write (make check: a veth
+ * sender wrote again after 4.4 ms with two segments out of 10 at most,
+ * and Linux counted no probe; an initial window of ten unanswered then an
+ * 11th segment is a probe).
  */
 static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, int64_t gap)
 {
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	uint32_t seg = h->st.max_payload ? h->st.max_payload : r->st.mss;
 
+	uint64_t flight = tcp_in_flight(c, dir);
+
 	return gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && seg && r->last_ts < h->last_ts &&
-	       !r->dupack_run && !r->sacking && tcp_in_flight(c, dir) >= 2 * seg;
+	       !r->dupack_run && !r->sacking && flight >= 2 * seg &&
+	       2 * flight > h->st.max_in_flight;
 }
 
 /* ---- the per-segment entry ---- */
