@@ -198,9 +198,10 @@ static void usage(FILE *f)
 	fprintf(f, "--sort columns: %s\n", names);
 	fputs("\nExit status: 0 ok, 1 --fail-on matched, 2 usage error (also a live URI),\n"
 	      "3 the report does not cover all of the input: an input unreadable, empty,\n"
-	      "invalid or cut short, or SIGINT/SIGTERM ended the read (any wait for input\n"
-	      "ends within 100 ms). The report is still written for what could be read,\n"
-	      "with its errors listed (JSON \"errors\"). See tcpsift-analyze(1).\n",
+	      "invalid or cut short, SIGINT/SIGTERM ended the read (any wait for input\n"
+	      "ends within 100 ms), or packets found no memory for their connection\n"
+	      "(--max-flows, --max-memory). The report is still written for what could be\n"
+	      "read, with its errors listed (JSON \"errors\"). See tcpsift-analyze(1).\n",
 	      f);
 }
 
@@ -962,6 +963,15 @@ static int analyze_run(struct analyze_cfg *cfg)
 			"tcpsift analyze: warning: %" PRIu64
 			" packets of a link type tcpsift cannot decode\n",
 			run.eng.malformed[-DEC_ERR_LINKTYPE]);
+	/* Packets no connection could take (--max-flows, --max-memory): the
+	 * report does not cover them; the counts say which, exit 3 says so. */
+	uint64_t unanalysed = run.eng.no_memory + run.flows.evicted_packets;
+	if (unanalysed)
+		fprintf(stderr,
+			"tcpsift analyze: the report is partial: %" PRIu64
+			" packets not analysed, no memory for their connection (summary.no_memory, "
+			"flows.evicted_packets_dropped; a larger --max-memory or --max-flows)\n",
+			unanalysed);
 	if (!cfg->quiet && run.eng.ts_clamped)
 		fprintf(stderr,
 			"tcpsift analyze: warning: %" PRIu64
@@ -1008,7 +1018,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 			strerror(errno));
 		rc = -EIO;
 	}
-	if (rc < 0 || input_error || plot_rc < 0)
+	if (rc < 0 || input_error || plot_rc < 0 || unanalysed)
 		return TCPSIFT_EXIT_INPUT;
 	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;
 }
