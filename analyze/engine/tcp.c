@@ -230,11 +230,11 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	uint32_t seg = h->st.max_payload ? h->st.max_payload : r->st.mss;
 
+	if (gap < clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) || !seg || r->last_ts >= h->last_ts ||
+	    r->dupack_run || r->sacking)
+		return false;
 	uint64_t flight = tcp_in_flight(c, dir);
-
-	return gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && seg && r->last_ts < h->last_ts &&
-	       !r->dupack_run && !r->sacking && flight >= 2 * seg &&
-	       2 * flight > h->st.max_in_flight;
+	return flight >= 2 * seg && 2 * flight > h->st.max_in_flight;
 }
 
 /* ---- the per-segment entry ---- */
