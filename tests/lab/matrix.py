@@ -392,8 +392,14 @@ def loss_cells(tools):
             cmd = ["loss-run.sh", "{out}", f"{tools}/lab-peer", "--", "--family", "4",
                    "--loss", loss, "--cc", cc, "--bytes", "4M", "--rate", "4M"]
             p = {"port": 5001, "fam": 4}
+            # Not in make check's subset: on a microsecond veth a probe's
+            # timer (2 SRTT + 2 jiffies) is within a loaded host's pauses,
+            # and a probe sent as new data looks like a write after one:
+            # make check counted 11 and 6 probes for Linux's 0 and 1, then
+            # (the probe needing a full window) 0 for its 3. Loss on a path
+            # is path-loss-1pct-80ms; probes, tests/exact.
             cells.append(Cell("loss", name, cmd, lambda b, o, p=p: eval_loss(b, o, p),
-                              (cc, loss) == ("cubic", "1"), 60))
+                              False, 60))
     for loss in ("1", "5"):
         cmd = ["loss-run.sh", "{out}", f"{tools}/lab-peer", "--", "--family", "6", "--loss",
                loss, "--cc", "cubic", "--bytes", "4M", "--rate", "4M"]
