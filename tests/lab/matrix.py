@@ -726,6 +726,23 @@ def path_rows(binary, out, t, p):
     return res, d
 
 
+def ipid_inversions(pcap, sport):
+    """Data segments from sport that reached this capture after one the
+    sender sent later (its IPv4 IP ID, one counter a connection, is the
+    send order): reordering before this point, by the hosts' own queues."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-Y", f"tcp.srcport == {sport} && "
+                          "tcp.len > 0", "-T", "fields", "-e", "ip.id"],
+                         capture_output=True, text=True).stdout.split()
+    top, inv = None, 0
+    for x in out:
+        i = int(x, 0)
+        if top is None or 0 < ((i - top) & 0xffff) < 0x8000:
+            top = i
+        elif i != top:
+            inv += 1
+    return inv
+
+
 def path_sound(t, r, spray=False):
     """The harness's own soundness: nothing lost outside the experiment."""
     for x in "amb":
@@ -1061,7 +1078,7 @@ def eval_path_reorder(binary, out, p):
     rtx = int(num(t, "a_TcpRetransSegs"))
     dsack = int(num(t, "a_TcpExtTCPDSACKRecv") + num(t, "a_TcpExtTCPDSACKOfoRecv"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
+    for v, r, c, dd, rep, pcap in rows:
         path_sound(t, r, spray=True)
         if c is None:
             continue
@@ -1081,9 +1098,13 @@ def eval_path_reorder(binary, out, p):
             r.check(und <= late * 0.1 + 2, f"undecided {und} > 10 % of late {late} with "
                     "IPv4 IP IDs")
         else:
-            r.truth = [("late", 0), ("retr", rtx), ("D-SACKed", dsack)]
-            r.check(ooo == 0 and und == 0, f"out_of_order {ooo} / undecided {und} before "
-                    "the reordering point")
+            # Before the relay's reordering only the hosts' per-CPU queues
+            # reorder (make check: 8 at the tap once): the IP IDs show it.
+            host = ipid_inversions(pcap, 7201)
+            r.truth = [("late", 0), ("host-reordered (IP ID)", host), ("retr", rtx),
+                       ("D-SACKed", dsack)]
+            r.check(ooo + und <= host, f"out_of_order {ooo} / undecided {und} before "
+                    f"the reordering point (the hosts reordered {host})")
             r.check(within(spur, dsack), f"spurious {spur} not within 10 % of D-SACKed {dsack}")
     return [r for _, r, *_ in rows]
 
