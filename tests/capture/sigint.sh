@@ -60,38 +60,13 @@ lab_check "tcpsift took $LAB_TCAP_STOP_S s to exit after SIGINT (want <= $STOP_M
 	"$LAB_TCAP_STOP_S" -le "$STOP_MAX"
 lab_check "only $running of $((2 * FLOWS)) lab-peers still ran at SIGINT: not during traffic" \
 	"$running" -eq $((2 * FLOWS))
-[ -s "$cap" ] || lab_abort "no capture file; tcpsift said: $(tail -n 5 "$LAB_TCAP_LOG")"
-
-valid=yes
-if ! n=$(capinfos -M -c "$cap" 2>"$LAB_TMP/capinfos.err" |
-	awk '/^Number of packets/ { print $NF }') ||
-	grep -v '^Running as user' "$LAB_TMP/capinfos.err" | grep -q . || [ -z "$n" ]; then
-	valid=no
-	lab_fail "capinfos could not read $cap to the end: $(head -n 1 "$LAB_TMP/capinfos.err")"
-	n=${n:-0}
-fi
-captured=$(lab_tcpsift_count captured) written=$(lab_tcpsift_count written)
-recv=$(lab_tcpsift_count received) kdrops=$(lab_tcpsift_count kernel)
-ours=$(lab_tcpsift_count ours) unwritten=$(lab_tcpsift_count unwritten)
-if [ -z "$captured" ] || [ -z "$written" ] || [ -z "$kdrops" ] || [ -z "$ours" ]; then
-	lab_abort "no exit summary from tcpsift: $(tail -n 5 "$LAB_TCAP_LOG")"
-fi
-unwritten=${unwritten:-0}
+lab_tcpsift_file "$cap"
 lab_check "packets in the file $n != tcpsift's written $written" "$n" -eq "$written"
 lab_check "captured $captured - dropped by tcpsift $ours - not written $unwritten != written $written" \
 	$((captured - ours - unwritten)) -eq "$written"
 lab_check "tcpsift wrote no packet" "$written" -gt 0
 
-if "$LAB_BIN" analyze --json --no-progress "$cap" >"$json" 2>"$LAB_TMP/analyze.err"; then
-	read -r a_pkts a_drops isb_recv isb_os < <(python3 - "$json" <<'PY'
-import json, sys
-i = json.load(open(sys.argv[1]))["inputs"][0]
-ifs = i["interfaces"]
-s = lambda k: sum(x[k] for x in ifs) if ifs and all(x[k] is not None for x in ifs) else "null"
-print(i["packets"], "null" if i["capture_drops"] is None else i["capture_drops"],
-      s("isb_ifrecv"), s("isb_osdrop"))
-PY
-	)
+if lab_tcpsift_isb "$cap" "$json"; then
 	lab_check "analyze read $a_pkts packets, the file holds $n" "$a_pkts" -eq "$n"
 	lab_check "analyze: capture_drops is null (no ISB read)" "$a_drops" != null
 	lab_check "ISBs: isb_ifrecv sum $isb_recv != received by filter ${recv:-?}" \

@@ -76,23 +76,7 @@ lab_wait "$reader" || lab_fail "the reader failed: $(tail -n 2 "$rlog")"
 lab_check "tcpsift exited $LAB_TCAP_RC after SIGINT (want 0)" "$LAB_TCAP_RC" -eq 0
 lab_check "tcpsift took $LAB_TCAP_STOP_S s to exit once read at full speed (want <= $STOP_MAX)" \
 	"$LAB_TCAP_STOP_S" -le "$STOP_MAX"
-[ -s "$cap" ] || lab_abort "no capture file; tcpsift said: $(tail -n 5 "$LAB_TCAP_LOG")"
-
-valid=yes
-if ! n=$(capinfos -M -c "$cap" 2>"$LAB_TMP/capinfos.err" |
-	awk '/^Number of packets/ { print $NF }') ||
-	grep -v '^Running as user' "$LAB_TMP/capinfos.err" | grep -q . || [ -z "$n" ]; then
-	valid=no
-	lab_fail "capinfos could not read the file to the end: $(head -n 1 "$LAB_TMP/capinfos.err")"
-	n=${n:-0}
-fi
-captured=$(lab_tcpsift_count captured) written=$(lab_tcpsift_count written)
-recv=$(lab_tcpsift_count received) kdrops=$(lab_tcpsift_count kernel)
-ours=$(lab_tcpsift_count ours) unwritten=$(lab_tcpsift_count unwritten)
-if [ -z "$captured" ] || [ -z "$written" ] || [ -z "$kdrops" ] || [ -z "$ours" ]; then
-	lab_abort "no exit summary from tcpsift: $(tail -n 5 "$LAB_TCAP_LOG")"
-fi
-unwritten=${unwritten:-0}
+lab_tcpsift_file "$cap"
 drops=$((kdrops + ours))
 lab_check "no packet dropped: the pipe at $RATE B/s kept up, nothing was tested" "$drops" -gt 0
 lab_check "packets in the file $n != tcpsift's written $written" "$n" -eq "$written"
@@ -100,16 +84,7 @@ lab_check "captured $captured - dropped by tcpsift $ours - not written $unwritte
 	$((captured - ours - unwritten)) -eq "$written"
 
 a_drops="?" isb_recv="?" isb_os="?"
-if "$LAB_BIN" analyze --json --no-progress "$cap" >"$json" 2>"$LAB_TMP/analyze.err"; then
-	read -r a_pkts a_drops isb_recv isb_os < <(python3 - "$json" <<'PY'
-import json, sys
-i = json.load(open(sys.argv[1]))["inputs"][0]
-ifs = i["interfaces"]
-s = lambda k: sum(x[k] for x in ifs) if ifs and all(x[k] is not None for x in ifs) else "null"
-print(i["packets"], "null" if i["capture_drops"] is None else i["capture_drops"],
-      s("isb_ifrecv"), s("isb_osdrop"))
-PY
-	)
+if lab_tcpsift_isb "$cap" "$json"; then
 	lab_check "analyze read $a_pkts packets, the file holds $n" "$a_pkts" -eq "$n"
 	lab_check "analyze: capture_drops $a_drops != $drops" "$a_drops" = "$drops"
 	lab_check "ISBs: isb_ifrecv sum $isb_recv != received by filter ${recv:-?}" \

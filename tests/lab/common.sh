@@ -969,6 +969,52 @@ lab_tcpsift_wait()
 	return 0
 }
 
+# lab_tcpsift_file FILE: what a capture file and the exit summary of the
+# last lab_tcpsift_start's tcpsift say. lab_abort without the file or the
+# summary; lab_fail when capinfos cannot read FILE to the end. Sets n
+# (packets in FILE, 0 unread), valid (yes|no), captured, written, recv,
+# kdrops, ours, unwritten (0 when not printed).
+lab_tcpsift_file()
+{
+	local cap=$1
+
+	[ -s "$cap" ] || lab_abort "no capture file; tcpsift said: $(tail -n 5 "$LAB_TCAP_LOG")"
+	valid=yes
+	if ! n=$(capinfos -M -c "$cap" 2>"$LAB_TMP/capinfos.err" |
+		awk '/^Number of packets/ { print $NF }') ||
+		grep -v '^Running as user' "$LAB_TMP/capinfos.err" | grep -q . || [ -z "$n" ]; then
+		valid=no
+		lab_fail "capinfos could not read $cap to the end: $(head -n 1 "$LAB_TMP/capinfos.err")"
+		n=${n:-0}
+	fi
+	captured=$(lab_tcpsift_count captured) written=$(lab_tcpsift_count written)
+	recv=$(lab_tcpsift_count received) kdrops=$(lab_tcpsift_count kernel)
+	ours=$(lab_tcpsift_count ours) unwritten=$(lab_tcpsift_count unwritten)
+	if [ -z "$captured" ] || [ -z "$written" ] || [ -z "$kdrops" ] || [ -z "$ours" ]; then
+		lab_abort "no exit summary from tcpsift: $(tail -n 5 "$LAB_TCAP_LOG")"
+	fi
+	unwritten=${unwritten:-0}
+}
+
+# lab_tcpsift_isb FILE JSON: tcpsift analyze --json of a capture file into
+# JSON; sets a_pkts, a_drops (capture_drops or null), isb_recv and isb_os
+# (the ISBs' isb_ifrecv and isb_osdrop summed over its interfaces, null
+# unless every one has them). Fails as analyze does (its stderr in
+# $LAB_TMP/analyze.err).
+lab_tcpsift_isb()
+{
+	"$LAB_BIN" analyze --json --no-progress "$1" >"$2" 2>"$LAB_TMP/analyze.err" || return
+	read -r a_pkts a_drops isb_recv isb_os < <(python3 - "$2" <<'PY'
+import json, sys
+i = json.load(open(sys.argv[1]))["inputs"][0]
+ifs = i["interfaces"]
+s = lambda k: sum(x[k] for x in ifs) if ifs and all(x[k] is not None for x in ifs) else "null"
+print(i["packets"], "null" if i["capture_drops"] is None else i["capture_drops"],
+      s("isb_ifrecv"), s("isb_osdrop"))
+PY
+	)
+}
+
 # lab_tcpsift_count KEY [LOG]: a number from tcpsift capture's exit summary
 # (LOG, default LAB_TCAP_LOG): KEY captured, written, kernel (dropped by the
 # kernel, tp_drops), interface (dropped by the interface), received (by the
