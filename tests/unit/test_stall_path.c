@@ -308,6 +308,83 @@ static void test_cork_held_by_rto(void)
 }
 
 /*
+ * TCP_CORK held 500 ms on a 200 ms path (the server's RTO, 420 ms, would
+ * release it later than the uncork): each 3 000-byte response leaves as
+ * two full segments, the second with PSH (Linux 6.x marks the part it
+ * sends), and its 104-byte remainder after the uncork, the client silent
+ * between. From the client (loop_c ~ 0: the gap is the whole hold there)
+ * and from the server (loop_s ~ 0). Controls: a remainder after a write
+ * that did not end on a full segment, and data the client asked for.
+ */
+static void uncorked_rounds(struct convo *v, int64_t loop_s, int64_t loop_c, uint32_t first,
+			    bool ask)
+{
+	int64_t t = loop_s + loop_c + 10 * MS, rtt = loop_s + loop_c;
+	uint32_t c = ISS + 1, s = IRS + 1;
+
+	for (unsigned n = 0; n < 4; n++) {
+		send_seg(v, &(struct seg){C2S, A | P, c, s, 200, 1000, t});
+		c += 200;
+		send_seg(v, &(struct seg){S2C, A, s, c, 1000, 1000, t + loop_s});
+		send_seg(v, &(struct seg){S2C, A | P, s + 1000, c, first, 1000, t + loop_s});
+		s += 1000 + first;
+		send_seg(v, &(struct seg){C2S, A, c, s, 0, 1000, t + rtt});
+		if (ask) {
+			send_seg(v, &(struct seg){C2S, A | P, c, s, 10, 1000, t + rtt + 100 * MS});
+			c += 10;
+		}
+		send_seg(v, &(struct seg){S2C, A | P, s, c, 104, 1000, t + loop_s + 500 * MS});
+		s += 104;
+		send_seg(v, &(struct seg){C2S, A, c, s, 0, 1000, t + rtt + 500 * MS});
+		t += rtt + 600 * MS;
+	}
+}
+
+/* Stalls not timer-like: the controls' pauses may match a timer's length,
+ * which stays ambiguous (timer-like), never a proven held write. */
+static unsigned proven_stalls(const struct convo *v)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < v->nev; k++)
+		n += !v->ev[k].u.stall.timer_like;
+	return n;
+}
+
+static void test_uncorked_remainder_200ms(void)
+{
+	struct convo v;
+
+	for (int side = 0; side < 2; side++) {
+		int64_t ls = side ? NEAR : 200 * MS, lc = side ? 200 * MS : NEAR;
+		convo_init(&v);
+		handshake_at(&v, ls, lc);
+		uncorked_rounds(&v, ls, lc, 1000, false);
+		finish(&v);
+		/* (at the server the first pause may match the RTO of a
+		 * single sample: timer-like, still sender_idle) */
+		CHECK_EQ_U(v.nev, 4);
+		CHECK(proven_stalls(&v) >= 3);
+		for (unsigned k = 0; k < v.nev && k < 4; k++) {
+			CHECK_EQ_U(v.ev[k].u.stall.cls, STALL_SENDER_IDLE);
+			CHECK_EQ_U(v.ev[k].dir, SUM_S2C);
+		}
+
+		convo_init(&v); /* 1 000 + 900: the write ended on its own */
+		handshake_at(&v, ls, lc);
+		uncorked_rounds(&v, ls, lc, 900, false);
+		finish(&v);
+		CHECK_EQ_U(proven_stalls(&v), 0);
+
+		convo_init(&v); /* the client asked for the rest */
+		handshake_at(&v, ls, lc);
+		uncorked_rounds(&v, ls, lc, 1000, true);
+		finish(&v);
+		CHECK_EQ_U(proven_stalls(&v), 0);
+	}
+}
+
+/*
  * A paced sender on an 80 ms path (BBR spaces the segments of one write
  * 35 ms apart), captured at the sender: silences longer than the floor
  * between its own segments, none pushed, data in flight. Its pacing, not a
@@ -340,5 +417,6 @@ int main(void)
 	test_zero_window_from_handshake();
 	test_cwnd_limited_is_not_rwnd();
 	test_cork_held_by_rto();
+	test_uncorked_remainder_200ms();
 	return unit_done("stall_path");
 }

@@ -68,6 +68,11 @@ static const char stall_e_held[] =
     "continued the same write";
 static const char stall_a_held[] = "check TCP_CORK / MSG_MORE / SPLICE_F_MORE left set on the "
 				   "write (the 2009/2013 splice threads)";
+static const char stall_r_remainder[] =
+    "the sender held the remainder of a write, shorter than a segment, then sent it";
+static const char stall_e_remainder[] =
+    "all ACKed, the last segment full-size; the rest, shorter than a segment, followed with no "
+    "data from the receiver: what TCP_CORK / MSG_MORE hold (Nagle sends it with the ACK)";
 static const char stall_r_timer_turn[] = "timer-like pause at a turn boundary";
 static const char stall_r_timer_oneway[] = "timer-like pause inside a one-way transfer";
 static const char stall_e_timer[] =
@@ -435,13 +440,36 @@ static bool stall_held_after_think(struct tcp_conn *c, const struct det_env *env
 	struct stall_state *cold;
 	struct stall_found f;
 
+	/* Only a sub-segment remainder waits (full ones leave at once). */
 	if (since_ack < rto - STALL_JIFFY_NS || since_ack > last ||
-	    !(cold = DET_COLD_GET(c, env, stall)) || !stall_recurs(cold, since_ack))
+	    c->tp->seg.len >= c->dhot.stall.d[dir].mss || !(cold = DET_COLD_GET(c, env, stall)) ||
+	    !stall_recurs(cold, since_ack))
 		return false;
 	stall_found_init(&f, &c->dhot.stall, &c->tp->seg, dir, STALL_SENDER_IDLE,
 			 stall_r_timer_think, stall_e_timer_think, stall_a_timer);
 	f.timer_like = true;
 	f.recurring = true;
+	stall_emit(c, env, &f);
+	return true;
+}
+
+/* Full segments, all ACKed, then after the gap less than one more, R
+ * silent: a remainder TCP_CORK / MSG_MORE held (full segments leave at
+ * once, tcp_nagle_check(); Nagle sends it with the emptying ACK), released
+ * by the uncork before the probe timer (a long path). Linux 6.x may set PSH
+ * on the part sent. Only with the handshake's MSS and an open window. */
+static bool stall_held_remainder(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
+{
+	const struct stall_dir_state *d = &c->dhot.stall.d[dir];
+	const struct tcp_seg *seg = &c->tp->seg;
+	struct stall_found f;
+
+	if (d->in_flight || d->r_answered || !d->has_data || !tcp_peer_mss(c, dir) ||
+	    d->mss > tcp_peer_mss(c, dir) || d->last_len != d->mss || seg->len >= d->mss ||
+	    d->rwnd < d->mss)
+		return false;
+	stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_SENDER_IDLE, stall_r_remainder,
+			 stall_e_remainder, stall_a_held);
 	stall_emit(c, env, &f);
 	return true;
 }
@@ -580,7 +608,8 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		if (d->in_flight ||
 		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
 		      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
-			if (!d->in_flight && stall_held_after_think(c, env, pd, since_ack))
+			if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
+					      stall_held_remainder(c, env, pd)))
 				return;
 			if ((cold = DET_COLD_GET(c, env, stall))) {
 				cold->sum.think_time++;
@@ -661,10 +690,11 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 		return;
 	}
 	hot->dack_open = false;
-	/* A quarter and a millisecond of slack: the loop is a minimum over
-	 * samples that include the hosts' own processing. */
+	/* An eighth and a millisecond of slack (the loop is a minimum over
+	 * samples with the hosts' processing); a quarter took Linux's TSO
+	 * deferral (half an RTT) for an answer at 200 ms. */
 	int64_t loop = stall_answer_time(c, sd);
-	if (since < loop - loop / 4 - STALL_ANSWER_SLACK_NS)
+	if (since < loop - loop / 8 - STALL_ANSWER_SLACK_NS)
 		return; /* sent before the ACK could have reached S */
 	if (!(seg->kind & TCP_SEG_NEW_DATA) || !(seg->kind & TCP_SEG_DATA) ||
 	    (seg->kind & TCP_SEG_KEEPALIVE))
