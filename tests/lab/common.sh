@@ -768,8 +768,9 @@ lab_relay_path()
 
 	relay=$(dirname "$LAB_PEER")/lab-relay
 	[ -x "$relay" ] || lab_abort "no lab-relay at $relay"
+	# --rt: an emulated path keeps its schedule on a busy host.
 	lab_bg "$LAB_NS_R" "$relay" -a "$LAB_IF_RA" -b "$LAB_IF_RB" --log "$log" \
-		--timeout "${LAB_RELAY_TIMEOUT:-60}" "$@" 2>"$err"
+		--timeout "${LAB_RELAY_TIMEOUT:-60}" --rt 50 "$@" 2>"$err"
 	LAB_RELAY_PID=$LAB_LAST_PID
 	for i in $(seq 100); do
 		grep -q '^# lab-relay path' "$log" 2>/dev/null && return 0

@@ -183,6 +183,7 @@ class Row:
         self.family = None  # a row reported under another family than its cell's
         self.truth, self.tcpsift, self.tshark = [], [], []
         self.fails = []
+        self.retries = 0  # runs again after a harness fault (run_cell)
 
     def check(self, ok, msg):
         if not ok:
@@ -651,6 +652,11 @@ PATH_RTTS = [  # label, one-way A -> B us, B -> A us
     ("sub-ms", 0, 0), ("2 ms", 1000, 1000), ("20 ms", 10000, 10000),
     ("80 ms", 40000, 40000), ("200 ms", 100000, 100000), ("5/35 ms", 5000, 35000)]
 PATH_VANTAGES = (("a", "sender (A)"), ("m", "middle tap"), ("b", "receiver (B)"))
+# How late a relay may write a frame (max_late_us) before the path is not
+# the one asked for; a cell whose harness failed so runs again (up to
+# HARNESS_RETRIES more times), and says so.
+LATE_BOUND_US = 2000
+HARNESS_RETRIES = 2
 
 
 def pcap_packets(path):
@@ -753,6 +759,14 @@ def path_sound(t, r, spray=False):
                                           ("m_late", "m_unscheduled"))
     for k in keys:
         r.check(int(num(t, k)) == 0, f"relay {k} {t.get(k)} (harness)")
+    # The relays delivered on schedule: a frame written this long after
+    # it was due changed the path under test (a relay that waited for a
+    # CPU holds ACKs for tens of ms: the sender then waits on a window
+    # the receiver had opened long before).
+    late = max([int(v) for k, v in t.items() if re.fullmatch(r"[rm]_(ab|ba)_max_late_us", k)]
+               or [0])
+    r.check(late <= LATE_BOUND_US, f"a relay wrote a frame {late} us after it was due "
+            f"(bound {LATE_BOUND_US}) (harness)")
     r.check(t.get("status") == "0", f"transfer status {t.get('status')}")
 
 
@@ -1284,6 +1298,24 @@ def all_cells(tools):
 # ---- running and reporting ------------------------------------------------
 
 def run_cell(cell, binary, keep):
+    """run_once(), again while only the harness failed (its checks say
+    "(harness)"): a late relay or a capture drop is not the experiment."""
+    tries = 0
+    while True:
+        status, rows, took, err = run_once(cell, binary, keep)
+        harness = status == "fail" and any("(harness)" in m for r in rows for m in r.fails)
+        if not harness or tries == HARNESS_RETRIES:
+            break
+        tries += 1
+        print(f"     {cell.name}: harness fault, run {tries + 1}: " +
+              "; ".join(m for r in rows for m in r.fails if "(harness)" in m)[:300], flush=True)
+    for r in rows:
+        if tries:
+            r.retries = tries
+    return status, rows, took, err
+
+
+def run_once(cell, binary, keep):
     out = tempfile.mkdtemp(prefix="tcpsift-matrix.")
     cmd = [a.replace("{out}", out) for a in cell.runner]
     cmd[0] = os.path.join(HERE, cmd[0])
@@ -1316,6 +1348,25 @@ def run_cell(cell, binary, keep):
         shutil.rmtree(out, ignore_errors=True)
 
 
+def judge_kept(cell, binary, reuse):
+    """Judge a cell's captures kept by an earlier --keep run again (a
+    detector change re-checked in seconds, not a new lab run)."""
+    src = os.path.join(reuse, re.sub(r"[^A-Za-z0-9._-]+", "_", cell.name))
+    if not os.path.isdir(src):
+        return "skip", [], 0, "not kept"
+    out = tempfile.mkdtemp(prefix="tcpsift-matrix.")
+    try:
+        shutil.copytree(src, out, dirs_exist_ok=True)
+        rows = cell.evaluate(binary, out)
+        return ("fail" if any(r.fails for r in rows) else "ok"), rows, 0, ""
+    except Exception as e:
+        row = Row("-")
+        row.check(False, f"evaluation failed: {type(e).__name__}: {e}")
+        return "fail", [row], 0, ""
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def markdown(results, args, started, took):
     # The binary's own version (the commit it was built from, "-dirty" if
     # the tree had changes then): what ran, not what the tree is now.
@@ -1344,8 +1395,9 @@ def markdown(results, args, started, took):
     def res_of(status, r):
         # A row is judged by its own checks: a vantage that passed in a
         # cell that failed elsewhere is ok.
-        return "FAIL: " + "; ".join(r.fails) if r.fails else \
-            "skip" if status == "skip" else "ok"
+        again = f" (run {r.retries + 1}: harness fault before)" if r.retries else ""
+        return ("FAIL: " + "; ".join(r.fails) if r.fails else
+                "skip" if status == "skip" else "ok") + again
     fams = []
     for cell, _, rows, _ in results:
         for r in rows or [Row("-")]:
@@ -1393,6 +1445,8 @@ def main():
     ap.add_argument("--out", help="write the Markdown table here")
     ap.add_argument("--keep", help="keep each cell's captures and truth under this directory")
     ap.add_argument("--budget", type=int, default=0, help="stop starting cells after SECS")
+    ap.add_argument("--reuse", help="judge the captures an earlier --keep left in this "
+                    "directory again instead of running the cells (no root needed)")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)
     tools = os.path.abspath(args.tools)
@@ -1403,7 +1457,7 @@ def main():
         for c in cells:
             print(f"{c.family}\t{c.name}{'  (check)' if c.subset else ''}")
         return 0
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not args.reuse:
         print("SKIP: the truth matrix needs root (network namespaces)")
         return 77
     started = datetime.datetime.utcnow()
@@ -1414,7 +1468,10 @@ def main():
             print(f"FAIL {cell.name}: not run, the {args.budget} s budget is spent")
             results.append((cell, "fail", [], 0))
             continue
-        status, rows, took, err = run_cell(cell, args.bin, args.keep)
+        if args.reuse:
+            status, rows, took, err = judge_kept(cell, args.bin, args.reuse)
+        else:
+            status, rows, took, err = run_cell(cell, args.bin, args.keep)
         summary = "; ".join(f"{r.vantage}: {fmt(r.tcpsift)} (truth {fmt(r.truth)})"
                             for r in rows)
         label = {"ok": "ok", "fail": "FAIL", "skip": "SKIP"}[status]
