@@ -77,11 +77,13 @@ enum { S = DEC_TH_SYN, A = DEC_TH_ACK, P = DEC_TH_PSH };
 
 /* MSS 1000 both ways, window shift 2: a raw window of 1000 is 4000 bytes;
  * the SYN/ACK comes rtt_us after the SYN. */
+/* A capture next to the client, the sender of most cases: its ACK of the
+ * SYN/ACK leaves 1 us after that arrived. */
 static void handshake_rtt(struct convo *v, int64_t rtt_us)
 {
 	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 1000, 3});
 	send_seg(v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, rtt_us, 1000, 3});
-	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, rtt_us + 100});
+	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, rtt_us + 1});
 }
 
 static void handshake(struct convo *v)
@@ -302,6 +304,54 @@ static void test_slow_start_then_sender_buffer(void)
 	CHECK_EQ_U(d->recoveries, 0);
 }
 
+/* A capture next to the server, the receiver: its SYN/ACK leaves at once,
+ * the client's ACK comes loop_us later (the path to the sender and back). */
+static void handshake_far(struct convo *v, int64_t loop_us)
+{
+	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 1000, 3});
+	send_seg(v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, 1, 1000, 3});
+	send_seg(v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, 1 + loop_us});
+}
+
+/*
+ * From the receiver on a 100 us path: the sender fills the 4000-byte window
+ * each round trip, the receiver ACKs each segment at once. Here its flight
+ * looks empty after every ACK; as the sender knew it (the ACKs a loop old)
+ * it is the whole window: receiver_window. Control: one segment every
+ * 500 us, ACKed at once, is a sender with nothing to send, from the ACK's
+ * arrival there on (a loop after it passed here).
+ */
+static void test_far_from_sender(void)
+{
+	struct convo v;
+	uint32_t seq = ISS + 1;
+
+	convo_init(&v);
+	handshake_far(&v, 100);
+	for (int64_t t = 1000; t < 21000; t += 100) {
+		for (int k = 0; k < 4; k++) {
+			send_seg(&v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, t + k});
+			seq += 1000;
+			send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 1000, t + k + 1});
+		}
+	}
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_RECEIVER_WINDOW);
+	CHECK(share(d, LIMIT_RECEIVER_WINDOW) > 0.9);
+
+	convo_init(&v);
+	handshake_far(&v, 100);
+	seq = ISS + 1;
+	for (int64_t t = 1000; t < 21000; t += 500) {
+		send_seg(&v, &(struct seg){C2S, A | P, seq, IRS + 1, 1000, 1000, t});
+		seq += 1000;
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, seq, 0, 1000, t + 1});
+	}
+	d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_SENDER_APP);
+	CHECK(share(d, LIMIT_SENDER_APP) > 0.75);
+}
+
 int main(void)
 {
 	test_receiver_window();
@@ -310,5 +360,6 @@ int main(void)
 	test_sender_app();
 	test_congestion();
 	test_slow_start_then_sender_buffer();
+	test_far_from_sender();
 	return unit_done("limit");
 }

@@ -84,6 +84,9 @@
 #define LIMIT_GROW_NS 10000000ll
 /* A capture this close to S (its loop there and back) sees it react. */
 #define LIMIT_NEAR_NS 1000000ll
+/* A loop to S this long already hides a segment or two of the flight at a
+ * sub-ms path's rate (a capture in the middle of a relay chain). */
+#define LIMIT_FAR_MIN_NS 20000ll
 
 static uint32_t limit_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 {
@@ -273,9 +276,9 @@ static int64_t limit_new_stall(struct tcp_conn *c, struct limit_state *st)
  * when S's transfer starts (limit_start()), not for every packet. */
 static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
 {
-	int64_t loop = c->hs_loop_ns[k];
+	int64_t loop = c->hs_loop_ns[k], to_r = c->hs_loop_ns[!k];
 
-	return loop > LIMIT_NEAR_NS ? loop : 0;
+	return loop > LIMIT_FAR_MIN_NS && loop > to_r / 4 ? loop : 0;
 }
 
 /* R's ACK and window, a sample every quarter loop (R's packets only). */
@@ -367,9 +370,14 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	uint64_t rwnd = tcp_peer_window(c, k, &known);
 	const struct limit_far *then = s->far_loop ? limit_far_then(s, now, s->far_loop) : NULL;
 
+	s->far_idle_at = 0;
 	if (then && c->half[k].have_nxt) {
-		/* Away from S: its flight and R's window as S knew them. */
+		/* Away from S: its flight and R's window as S knew them. An
+		 * ACK that emptied the flight here reaches S and shows in what
+		 * arrives a loop later: from then on S had nothing in flight. */
 		int32_t f = (int32_t)(c->half[k].snd_nxt - then->una);
+		if (!flight && f > 0 && c->tp->seg.dir != (enum sum_dir_id)k)
+			s->far_idle_at = clock_sat_add(now, s->far_loop);
 		flight = f > 0 ? (uint32_t)f : 0;
 		rwnd = then->win;
 	}
@@ -489,7 +497,14 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			s->out.stalls++;
 			stall = 0;
 		}
-		limit_charge(s, cls, idle, st->last_ts, now);
+		if (s->far_idle_at && !idle && cls != LIMIT_STALL && now > s->far_idle_at &&
+		    s->far_idle_at > st->last_ts) {
+			/* S learnt of the ACK that emptied its flight (above) */
+			limit_charge(s, cls, false, st->last_ts, s->far_idle_at);
+			limit_charge(s, LIMIT_SENDER_APP, true, s->far_idle_at, now);
+		} else {
+			limit_charge(s, cls, idle, st->last_ts, now);
+		}
 		if (s->after_ack && !reacting && !idle && iv > 0) {
 			/* S still waits: the time it may yet turn out to owe
 			 * the limit before R's packet (one class only). */

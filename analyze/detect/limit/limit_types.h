@@ -97,12 +97,16 @@ struct limit_dir_state {
 	bool cut;	   /* a loss since the flight last filled R's window */
 	bool ss_over;	   /* the flight stopped growing once, or a loss: no slow start */
 	bool after_ack;	   /* the last packet was R's ACK: S's reaction decides */
-	/* A capture away from S (its handshake loop above a millisecond):
-	 * what S had in flight when it sent what arrives now is measured
-	 * against R's ACK and window a loop to S ago, not R's latest (at a
-	 * receiver-side capture R ACKs what arrives at once, and its flight
-	 * looks empty). far[]: R's recent ACKs and windows, a ring. */
+	/* A capture away from S (its handshake loop above 20 us and a
+	 * quarter of the loop to R): what S had in flight when it sent what
+	 * arrives now is measured against R's ACK and window a loop to S
+	 * ago, not R's latest (at a receiver-side capture R ACKs what arrives
+	 * at once, and its flight looks empty). far[]: R's recent ACKs and
+	 * windows, a ring. */
 	int64_t far_loop; /* the loop to S when away from it, else 0 (limit_start()) */
+	/* R's latest ACK emptied the flight: from this capture time on, a
+	 * loop later, S knows it (0: not pending). */
+	int64_t far_idle_at;
 	uint8_t far_head, far_n;
 	struct limit_far far[LIMIT_FAR_RING];
 };
