@@ -218,12 +218,14 @@ static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
  * one (RFC 1122 4.2.3.2) - unless R's ACK is late, as on a loaded host,
  * where a millisecond path's probe timer is within a pause of either end.
  * So also: a probe goes out because the congestion window held the new
- * data back (Linux's probe ignores it), and a sender whose flight is half
- * its largest or less was not held by it after any reduction (CUBIC
- * keeps 0.7 of it, Reno 0.5): its new data is a write (make check: a veth
- * sender wrote again after 4.4 ms with two segments out of 10 at most,
- * and Linux counted no probe; an initial window of ten unanswered then an
- * 11th segment is a probe).
+ * data back (Linux's probe ignores it), and a sender whose flight is below
+ * half its largest since the last recovery ended was not held by it
+ * (CUBIC keeps 0.7 of the window, Reno 0.5; after several recoveries the
+ * window is far below the connection's largest flight, and Linux's
+ * probes then are most of a lossy transfer's): its new data is a write
+ * (make check: a veth sender wrote again after 4.4 ms with two segments
+ * out of 10 at most, and Linux counted no probe; an initial window of ten
+ * unanswered then an 11th segment is a probe).
  */
 static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, int64_t gap)
 {
@@ -234,7 +236,7 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 	    r->dupack_run || r->sacking)
 		return false;
 	uint64_t flight = tcp_in_flight(c, dir);
-	return flight >= 2 * seg && 2 * flight > h->st.max_in_flight;
+	return flight >= 2 * seg && 2 * flight >= h->flight_peak;
 }
 
 /* ---- the per-segment entry ---- */
@@ -276,8 +278,10 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		}
 		o->snd_una = ack;
 		o->have_una = true;
-		if (o->recov_kind && seq_ge(ack, o->recov_high))
+		if (o->recov_kind && seq_ge(ack, o->recov_high)) {
 			o->recov_kind = 0; /* the recovery episode is over */
+			o->flight_peak = 0;
+		}
 		int64_t rtt = sent_acked(o, tp, ack, p->ts_ns);
 		if (rtt >= 0) {
 			c->tp->seg.kind |= TCP_SEG_RTT;
@@ -549,8 +553,11 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 
 	if (h->have_una) {
 		uint64_t inflight = (uint32_t)(h->snd_nxt - h->snd_una);
-		if (seq_ge(h->snd_nxt, h->snd_una) && inflight > h->st.max_in_flight)
-			h->st.max_in_flight = inflight;
+		if (seq_ge(h->snd_nxt, h->snd_una) && inflight > h->flight_peak) {
+			h->flight_peak = (uint32_t)inflight;
+			if (inflight > h->st.max_in_flight)
+				h->st.max_in_flight = inflight;
+		}
 	}
 }
 

@@ -258,6 +258,11 @@ struct tcp_half {
 	bool have_last_ack;
 	uint32_t dupack_run; /* consecutive dup ACKs, reset by an advancing ACK */
 	bool sacking;	     /* its last ACK carried SACK blocks above the ACK */
+	/* Largest flight since the last recovery episode ended (the whole
+	 * connection before the first): the congestion window's recent size,
+	 * which repeated reductions take far below max_in_flight. (Here: a
+	 * hole before last_ts.) */
+	uint32_t flight_peak;
 
 	int64_t last_ts;	    /* last segment from this side */
 	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */

@@ -143,10 +143,49 @@ static void test_dsack_partial(void)
 	}
 }
 
+/*
+ * A loss probe with new data after a recovery that cut the window: 20
+ * segments out at first, then segment 20 lost and repaired, then a flight
+ * of 6 (the cut window) unanswered for SRTT + 2 ms and a 37th segment:
+ * Linux's probe (the window held it back). Control: the same 6 with no
+ * recovery before, 6 of a window of 20: a write, no probe.
+ */
+static void test_probe_after_cut(void)
+{
+	for (int cut = 0; cut < 2; cut++) {
+		struct convo v;
+		uint32_t k = 0;
+
+		convo_init(&v);
+		handshake(&v, 200);
+		for (; k < 20; k++)
+			data(&v, k, 1000 + k);
+		ack_sack(&v, 20, 0, 0, 1300);
+		if (cut) {
+			for (; k < 30; k++)
+				data(&v, k, 2000 + k);
+			for (uint32_t n = 22; n <= 24; n++)
+				ack_sack(&v, 20, 21, n, 2300 + n);
+			redata(&v, 20, 1, 2400);
+			ack_sack(&v, 30, 0, 0, 2600); /* the recovery is over */
+		} else {
+			for (; k < 30; k++)
+				data(&v, k, 2000 + k);
+			ack_sack(&v, 30, 0, 0, 2300);
+		}
+		for (uint32_t n = 0; n < 6; n++, k++)
+			data(&v, k, 3000 + n);
+		data(&v, k, 3000 + 5 + 2500); /* past SRTT + 2 ms, nothing from R */
+		finish(&v);
+		CHECK_EQ_U(cold(&v)->tlp_new_data, cut ? 1 : 0);
+	}
+}
+
 int main(void)
 {
 	test_rto_recovery();
 	test_sack_recovery();
 	test_dsack_partial();
+	test_probe_after_cut();
 	return unit_done("rtx_kinds");
 }
