@@ -102,6 +102,31 @@ static void test_pushed_reply_delack_control(void)
 	CHECK_EQ_U(v.res.stall.count, 0);
 }
 
+/*
+ * Captured at the receiver on a 200 ms path: one full segment, its ACK
+ * held 40 ms, and the sender's next segment 162 ms after that ACK. Linux's
+ * TSO deferral sent it half an RTT after the first, before the ACK could
+ * reach the sender (a loop, 200 ms): it answered nothing, no stall. The
+ * same segment a loop after the ACK answered it.
+ */
+static void test_deferred_send_is_no_answer(void)
+{
+	for (int answer = 0; answer < 2; answer++) {
+		struct convo v;
+		int64_t t0 = 300 * MS, ack = t0 + 40 * MS;
+
+		convo_init(&v);
+		handshake_at(&v, NEAR, 200 * MS);
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 1000, 1000, t0});
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 1001, 0, 1000, ack});
+		send_seg(&v, &(struct seg){C2S, A | P, ISS + 1001, IRS + 1, 1000, 1000,
+					   ack + (answer ? 200 * MS + NEAR : 162 * MS)});
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 2001, 0, 1000, ack + 400 * MS});
+		finish(&v);
+		CHECK_EQ_U(v.nev, answer ? 1 : 0);
+	}
+}
+
 /* Ten full segments out at 100 ms RTT (capture at the sender); the last
  * is lost. Linux's loss probe re-sends it ~2 SRTT after the last send;
  * 4 x the RTT (400 ms) was above it. With the probe lost too, the RTO. */
@@ -418,5 +443,6 @@ int main(void)
 	test_cwnd_limited_is_not_rwnd();
 	test_cork_held_by_rto();
 	test_uncorked_remainder_200ms();
+	test_deferred_send_is_no_answer();
 	return unit_done("stall_path");
 }
