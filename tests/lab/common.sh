@@ -723,14 +723,26 @@ lab_abort()
 # "NAME: RESULT..." (measured (expected), ...); with LAB_KEEP=DIR copies the
 # captures and reports there for a look afterwards; then prints one
 # "  FAIL: MSG" line per failed check and exits 1, or exits 0 when none failed.
+# A failed scenario's captures, reports and logs go to LAB_FAILED_DIR/NAME
+# (default build/lab-failed; "" keeps nothing): a failure seen once under
+# load can be read afterwards instead of guessed at.
 lab_verdict()
 {
+	local dst
+
 	echo "$LAB_NAME: $*"
 	if [ -n "${LAB_KEEP:-}" ]; then
 		mkdir -p "$LAB_KEEP" && cp "$LAB_TMP"/*.pcap "$LAB_TMP"/*.json "$LAB_KEEP"/
 	fi
 	if [ ${#LAB_FAILS[@]} -gt 0 ]; then
 		printf '  FAIL: %s\n' "${LAB_FAILS[@]}"
+		dst=${LAB_FAILED_DIR-build/lab-failed}
+		if [ -n "$dst" ] && mkdir -p "$dst/$LAB_NAME" 2>/dev/null; then
+			find "$LAB_TMP" -maxdepth 1 -type f \( -name '*.pcap' -o -name '*.json' -o \
+				-name '*.log' -o -name '*.err' -o -name '*.txt' \) \
+				-exec cp {} "$dst/$LAB_NAME"/ \; 2>/dev/null
+			echo "  files kept in $dst/$LAB_NAME"
+		fi
 		exit 1
 	fi
 	exit 0
