@@ -285,31 +285,44 @@ static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
 static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
 			   int64_t now, int64_t loop)
 {
-	const struct limit_far *last = &s->far[(s->far_head + LIMIT_FAR_RING - 1) % LIMIT_FAR_RING];
+	unsigned h = s->far_head;
+	const struct limit_far *last = &s->far[h ? h - 1 : LIMIT_FAR_RING - 1];
 	bool known;
 	uint64_t win = tcp_peer_window(c, k, &known);
 
 	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4))
 		return;
-	s->far[s->far_head] = (struct limit_far){now, c->half[k].snd_una,
-						 win > UINT32_MAX ? UINT32_MAX : (uint32_t)win};
-	s->far_head = (uint8_t)((s->far_head + 1) % LIMIT_FAR_RING);
+	s->far[h] = (struct limit_far){now, c->half[k].snd_una,
+				       win > UINT32_MAX ? UINT32_MAX : (uint32_t)win};
+	if (s->far_then == h)
+		s->far_then = LIMIT_FAR_NONE; /* overwritten: the oldest */
+	s->far_head = (uint8_t)(h + 1 == LIMIT_FAR_RING ? 0 : h + 1);
 	if (s->far_n < LIMIT_FAR_RING)
 		s->far_n++;
 }
 
 /* The newest sample at least a loop old: what S knew when it sent what
- * arrives now. NULL: none yet. */
-static const struct limit_far *limit_far_then(const struct limit_dir_state *s, int64_t now,
-					      int64_t loop)
+ * arrives now. NULL: none yet. Time only moves on, so the answer only
+ * moves towards the newest: from the last one found, a step or two. */
+static const struct limit_far *limit_far_then(struct limit_dir_state *s, int64_t now, int64_t loop)
 {
-	for (unsigned j = 1; j <= s->far_n; j++) {
-		const struct limit_far *f =
-		    &s->far[(s->far_head + LIMIT_FAR_RING - j) % LIMIT_FAR_RING];
-		if (now - f->ts >= loop)
-			return f;
+	unsigned i = s->far_then, head = s->far_head;
+
+	if (!s->far_n)
+		return NULL;
+	if (i == LIMIT_FAR_NONE) {
+		i = s->far_n < LIMIT_FAR_RING ? 0 : head; /* the oldest */
+		if (now - s->far[i].ts < loop)
+			return NULL;
 	}
-	return NULL;
+	for (;;) {
+		unsigned nx = i + 1 == LIMIT_FAR_RING ? 0 : i + 1;
+		if (nx == head || now - s->far[nx].ts < loop)
+			break;
+		i = nx;
+	}
+	s->far_then = (uint8_t)i;
+	return &s->far[i];
 }
 
 /* What the segment just processed says about direction k's limits. */
@@ -438,6 +451,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 static void limit_start(struct limit_dir_state *s, int64_t now, int64_t far_loop)
 {
 	s->far_loop = far_loop;
+	s->far_then = LIMIT_FAR_NONE;
 	s->active = true;
 	s->out.t0 = now;
 	s->out.width = LIMIT_SLICE_MIN_NS;

@@ -71,6 +71,7 @@ struct limit_far {
 	uint32_t una, win;
 };
 #define LIMIT_FAR_RING 6 /* samples a quarter loop apart: a loop and a half */
+#define LIMIT_FAR_NONE 0xff
 
 /* What the detector keeps for one data direction while the connection lives. */
 struct limit_dir_state {
@@ -108,6 +109,7 @@ struct limit_dir_state {
 	 * loop later, S knows it (0: not pending). */
 	int64_t far_idle_at;
 	uint8_t far_head, far_n;
+	uint8_t far_then; /* far[] index limit_far_then() found last, LIMIT_FAR_NONE */
 	struct limit_far far[LIMIT_FAR_RING];
 };
 
