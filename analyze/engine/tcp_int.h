@@ -38,7 +38,7 @@
 /* Is a side's IP ID a per-connection counter? learn_ipid() (tcp.c) counts
  * its steps, ipid_trusted() (tcp_fill.c) decides. */
 enum {
-	TCP_IPID_LEARN = 8,	/* counter-like steps needed before trusting IP IDs */
+	TCP_IPID_LEARN = 6,	/* counter-like steps needed before trusting IP IDs */
 	TCP_IPID_NEAR = 256,	/* a step this small (either sign) is counter-like */
 	TCP_IPID_ORDER = 16384, /* IDs further apart than this order nothing */
 	TCP_IPID_SKIP_MAX = 64, /* a skip larger than this is no burst of S's own */
