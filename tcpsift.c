@@ -78,6 +78,11 @@ int main(int argc, char **argv)
 	int (*fn)(int, char **) = verb_main(verb);
 	if (fn)
 		return fn(argc - 1, argv + 1);
-	fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
+	static const char *const verbs[] = {"analyze", "capture", "diff", "merge", "tui", "help"};
+	const char *near = cli_nearest(verb, verbs, sizeof(verbs) / sizeof(verbs[0]));
+	if (near)
+		fprintf(stderr, "tcpsift: unknown verb '%s' (did you mean %s?)\n", verb, near);
+	else
+		fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
 	return TCPSIFT_EXIT_USAGE;
 }

@@ -145,11 +145,81 @@ int cli_threads(const char *verb, const char *arg, unsigned *out)
 	return 0;
 }
 
-void cli_getopt_error(const char *verb, int c, char **argv)
+/* Optimal string alignment distance of a and b (each at most 31 bytes;
+ * longer: a large number). */
+static size_t edit_distance(const char *a, const char *b)
 {
-	if (c == ':')
+	size_t la = strlen(a), lb = strlen(b), d[32][32];
+
+	if (la > 31 || lb > 31)
+		return SIZE_MAX / 2;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *cands, size_t n)
+{
+	size_t limit = strlen(word) / 3, best = SIZE_MAX;
+	const char *found = NULL;
+
+	if (limit < 1)
+		limit = 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t dist = edit_distance(word, cands[k]);
+		if (dist <= limit && dist < best) {
+			best = dist;
+			found = cands[k];
+		}
+	}
+	return found;
+}
+
+/* "--jsn=x" -> "jsn": the name of a long option as typed. */
+static const char *typed_name(const char *arg, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return NULL;
+	for (arg += 2; *arg && *arg != '=' && k + 1 < len; arg++)
+		buf[k++] = *arg;
+	buf[k] = '\0';
+	return buf;
+}
+
+void cli_getopt_error(const char *verb, int c, char **argv, const struct cli_opt *opts, size_t n)
+{
+	const char *names[CLI_MAX_OPTS], *near = NULL, *typed;
+	char buf[64];
+
+	if (c == ':') {
 		fprintf(stderr, "tcpsift %s: option '%s' needs a value (try --help)\n", verb,
 			argv[optind - 1]);
+		return;
+	}
+	if ((typed = typed_name(argv[optind - 1], buf, sizeof(buf)))) {
+		for (size_t k = 0; k < n && k < CLI_MAX_OPTS; k++)
+			names[k] = opts[k].name;
+		near = cli_nearest(typed, names, n < CLI_MAX_OPTS ? n : CLI_MAX_OPTS);
+	}
+	if (near)
+		fprintf(stderr, "tcpsift %s: unknown option '%s' (did you mean --%s?)\n", verb,
+			argv[optind - 1], near);
 	else
 		fprintf(stderr, "tcpsift %s: unknown option '%s' (try --help)\n", verb,
 			argv[optind - 1]);
@@ -339,7 +409,7 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 		if (c == -1)
 			return -1;
 		if (c == '?' || c == ':') {
-			cli_getopt_error(verb, c, argv);
+			cli_getopt_error(verb, c, argv, opts, n);
 			return 2;
 		}
 		if (c == CLI_OPT_VERSION) {

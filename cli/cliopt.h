@@ -72,7 +72,12 @@ void cli_bad_value(const char *verb, const char *opt, const char *val, const cha
 int cli_threads(const char *verb, const char *arg, unsigned *out);
 
 /* getopt_long returned ':' (a value is missing) or '?': say which, one line. */
-void cli_getopt_error(const char *verb, int c, char **argv);
+void cli_getopt_error(const char *verb, int c, char **argv, const struct cli_opt *opts, size_t n);
+
+/* The candidate nearest word by edit distance (a swap of neighbours counts
+ * one), when that is at most a third of word's length and at least 1;
+ * NULL when none is that near: "did you mean" for verbs and options. */
+const char *cli_nearest(const char *word, const char *const *cands, size_t n);
 
 /* argv[from..argc) joined by spaces, as tcpdump takes a filter; malloc'd. */
 char *cli_join_args(int argc, char **argv, int from);

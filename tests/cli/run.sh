@@ -302,4 +302,20 @@ usage_err "--vantage-pair with --html" analyze --vantage-pair --html "$s" sample
 usage_err "--vantage-window without --vantage-pair" analyze --vantage-window 100 "$s"
 usage_err "--vantage-max-offset 0" analyze --vantage-pair --vantage-max-offset 0 "$s" samples/zero-window.pcap
 usage_err "capture -f and a trailing filter" capture -i lo -w "$tmp/x.pcapng" -f tcp port 80
+usage_err "a verb misspelt" analyse "$s"
+usage_err "an option misspelt" analyze --jsn "$s"
+# "did you mean": the nearest verb or option when it is near, else --help.
+suggest() { # DESCRIPTION WANT ARGS...: stderr says WANT
+	local what=$1 want=$2
+	shift 2
+	"$bin" "$@" >/dev/null 2>"$tmp/e"
+	grep -qF -- "$want" "$tmp/e" && t_pass "$what: $want" || t_fail "$what: $(head -1 "$tmp/e")"
+}
+suggest "verb analyse" "did you mean analyze?" analyse "$s"
+suggest "verb tiu" "did you mean tui?" tiu
+suggest "verb frobnicate" "(try tcpsift --help)" frobnicate
+suggest "option --jsn" "did you mean --json?" analyze --jsn "$s"
+suggest "option --max-flwos=10" "did you mean --max-flows?" analyze --max-flwos=10 "$s"
+suggest "option --fanuot" "did you mean --fanout?" capture -i lo --fanuot 2 -w "$tmp/x.pcapng"
+suggest "option --colour" "(try --help)" analyze --colour "$s"
 t_done
