@@ -722,6 +722,36 @@ static int plot_index_finish(struct plot_index *ix, const struct rep_run *run, c
 }
 
 /* The analysis once the arguments are parsed: returns the exit code. */
+/*
+ * No report to write: no input could be read at all (their errors are
+ * already on stderr; text only: a JSON document always comes, with its
+ * errors), or --conn names no connection the input holds (said here, a
+ * usage error). An empty report would only look like a capture in which
+ * nothing went wrong. 0: write the report; else the exit status.
+ */
+static int nothing_to_report(const struct analyze_cfg *cfg, const struct rep_run *run,
+			     const struct report *rep)
+{
+	bool none_read = run->ninputs > 0 && cfg->format == REP_TEXT; /* JSON: errors[] */
+
+	for (unsigned k = 0; k < run->ninputs && none_read; k++)
+		none_read = run->inputs[k] && run->inputs[k]->error && !run->inputs[k]->packets;
+	if (none_read)
+		return TCPSIFT_EXIT_INPUT;
+	if (!cfg->conn_list || rep_selected(rep) || run->stopped_by)
+		return 0;
+	if (run->flows.created)
+		fprintf(stderr,
+			"tcpsift analyze: --conn %s: no such connection (the input holds %" PRIu64
+			": ids 1 to %" PRIu64 ")\n",
+			cfg->conn_list, run->flows.created, run->flows.created);
+	else
+		fprintf(stderr,
+			"tcpsift analyze: --conn %s: no such connection (the input holds none)\n",
+			cfg->conn_list);
+	return TCPSIFT_EXIT_USAGE;
+}
+
 static int analyze_run(struct analyze_cfg *cfg)
 {
 	char err[512];
@@ -980,7 +1010,8 @@ static int analyze_run(struct analyze_cfg *cfg)
 			run.eng.ts_clamped);
 
 	char werr[256] = "";
-	rc = rep_finish(rep, &run, werr, sizeof(werr));
+	int none = inputs ? nothing_to_report(cfg, &run, rep) : 0;
+	rc = none ? 0 : rep_finish(rep, &run, werr, sizeof(werr));
 	if (rc == 0 && vp && cfg->format == REP_TEXT && vp_write_text(vp, out) < 0) {
 		snprintf(werr, sizeof(werr), "cannot write the report: %s", strerror(errno));
 		rc = ERR_SYSTEM;
@@ -988,7 +1019,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 	if (rc < 0)
 		fprintf(stderr, "tcpsift analyze: %s\n", werr);
 	/* After the graphs, which the page links where they exist. */
-	if (ix.rep && plot_index_finish(&ix, &run, werr, sizeof(werr)) < 0) {
+	if (!none && ix.rep && plot_index_finish(&ix, &run, werr, sizeof(werr)) < 0) {
 		fprintf(stderr, "tcpsift analyze: %s\n", werr);
 		if (rc == 0)
 			rc = ERR_SYSTEM;
@@ -1018,6 +1049,8 @@ static int analyze_run(struct analyze_cfg *cfg)
 			strerror(errno));
 		rc = -EIO;
 	}
+	if (none == TCPSIFT_EXIT_USAGE)
+		return none;
 	if (rc < 0 || input_error || plot_rc < 0 || unanalysed)
 		return TCPSIFT_EXIT_INPUT;
 	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;

@@ -25,6 +25,7 @@ struct report {
 	struct cs_store *conns; /* text and JSON: every connection, by id */
 	struct ev_list events;
 	struct rep_totals tot;
+	uint64_t selected; /* connections taken (all, or --conn's that exist) */
 	int write_error;	 /* 0, or the first failure: enum err_code */
 	int write_errno;	 /* ... with ERR_SYSTEM: its errno */
 	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
@@ -248,6 +249,7 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 
 	if (not_selected(r, c->id))
 		return;
+	r->selected++;
 	rep_totals_add_conn(&r->tot, c);
 	if (r->cfg.format == REP_NDJSON) {
 		if (rep_ndjson_conn(&r->ndjson, c) < 0)
@@ -518,6 +520,11 @@ int rep_finish(struct report *r, const struct rep_run *run, char *errbuf, size_t
 const struct rep_totals *rep_get_totals(const struct report *r)
 {
 	return &r->tot;
+}
+
+uint64_t rep_selected(const struct report *r)
+{
+	return r->selected;
 }
 
 void rep_free(struct report *r)

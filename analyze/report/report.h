@@ -139,6 +139,9 @@ void rep_free(struct report *r); /* NULL is a no-op */
 
 /* Totals over what was delivered so far (for --fail-on). */
 const struct rep_totals *rep_get_totals(const struct report *r);
+/* Connections the report took so far: all of them, or those --conn names
+ * that the input holds. */
+uint64_t rep_selected(const struct report *r);
 
 /* ---- shared by the writers (report_*.c) ---- */
 

@@ -318,4 +318,19 @@ suggest "option --jsn" "did you mean --json?" analyze --jsn "$s"
 suggest "option --max-flwos=10" "did you mean --max-flows?" analyze --max-flwos=10 "$s"
 suggest "option --fanuot" "did you mean --fanout?" capture -i lo --fanuot 2 -w "$tmp/x.pcapng"
 suggest "option --colour" "(try --help)" analyze --colour "$s"
+# --conn that names no connection: a usage error, no report.
+usage_err "--conn 99 (the sample holds 1)" analyze --conn 99 "$s"
+usage_err "--json --conn 5-9" analyze --json --conn 5-9 "$s"
+suggest "--conn 99 names what there is" "no such connection (the input holds 1: ids 1 to 1)" \
+	analyze --conn 99 "$s"
+# Nothing readable: its one line, exit 3, no empty text report (JSON keeps
+# its document with the error: tests/hostile/reads.sh).
+"$bin" analyze "$tmp/no-such.pcap" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc = 3 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+	t_pass "missing input: one line, exit 3, no report" ||
+	t_fail "missing input: exit $rc, $(wc -l <"$tmp/o") report lines, $(wc -l <"$tmp/e") on stderr"
+"$bin" analyze "$tmp/no-such.pcap" "$s" >"$tmp/o" 2>/dev/null
+[ $? = 3 ] && grep -q "not read" "$tmp/o" && t_pass "one of two inputs missing: the report, exit 3" ||
+	t_fail "one of two inputs missing: $(head -2 "$tmp/o")"
 t_done
