@@ -25,7 +25,7 @@ struct report {
 	struct cs_store *conns; /* text and JSON: every connection, by id */
 	struct ev_list events;
 	struct rep_totals tot;
-	uint64_t selected; /* connections taken (all, or --conn's that exist) */
+	uint64_t selected;	 /* connections taken (all, or --conn's that exist) */
 	int write_error;	 /* 0, or the first failure: enum err_code */
 	int write_errno;	 /* ... with ERR_SYSTEM: its errno */
 	struct jo_writer ndjson; /* NDJSON: one buffer for every line */
