@@ -39,6 +39,8 @@ enum opt_id {
 	OPT_OUTPUT = 'o',
 	OPT_QUIET = 'q',
 	OPT_HELP = 'h',
+	OPT_COUNT = 'c',
+	OPT_NUMERIC = 'n',
 	OPT_NDJSON = 256,
 	OPT_QUEUE_PER_FILE,
 	OPT_MAX_FLOWS,
@@ -74,6 +76,8 @@ enum opt_id {
 /* One table drives getopt_long, --help and the man-page test. */
 static const struct cli_opt analyze_opts[] = {
     {"read", OPT_READ, "FILE", "an input (as tcpdump -r); may be repeated, and FILE... follow too"},
+    {"count", OPT_COUNT, "N", "stop after N packets (as tcpdump -c; those the filter keeps)"},
+    {"numeric", OPT_NUMERIC, NULL, "accepted for tcpdump's -n: tcpsift never resolves names"},
     {"filter", OPT_FILTER, "EXPR",
      "BPF filter (tcpdump syntax, compiled by libpcap); also taken after the inputs"},
     {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift-json(5))"},
@@ -139,6 +143,7 @@ static const struct cli_opt analyze_opts[] = {
 struct analyze_cfg {
 	const char *filter;
 	const char *output;
+	uint64_t count; /* -c: packets to read, 0 all */
 	enum rep_format format;
 	bool queue_per_file;
 	int progress; /* -1 auto (terminal), 0 off, 1 on */
@@ -254,6 +259,14 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_READ:
 		cfg->reads[cfg->nreads++] = arg;
 		break;
+	case OPT_COUNT:
+		if (cli_parse_u64(arg, 1, UINT64_MAX, &cfg->count) < 0) {
+			cli_bad_value("analyze", "count", arg, "a number of packets from 1");
+			return TCPSIFT_EXIT_USAGE;
+		}
+		break;
+	case OPT_NUMERIC:
+		break; /* names are never resolved */
 	case OPT_JSON:
 		return cli_report_format("analyze", &cfg->format, REP_JSON);
 	case OPT_NDJSON:
@@ -927,7 +940,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 			stopped = true;
 			break;
 		}
-		if (src_next(src, &p) <= 0)
+		if ((cfg->count && n == cfg->count) || src_next(src, &p) <= 0)
 			break;
 		wk_packet(eng, &p);
 		if ((++n & 0x3ff) == 0 && pr.on)

@@ -318,6 +318,10 @@ suggest "option --jsn" "did you mean --json?" analyze --jsn "$s"
 suggest "option --max-flwos=10" "did you mean --max-flows?" analyze --max-flwos=10 "$s"
 suggest "option --fanuot" "did you mean --fanout?" capture -i lo --fanuot 2 -w "$tmp/x.pcapng"
 suggest "option --colour" "(try --help)" analyze --colour "$s"
+# tcpdump's habits: -c N stops after N packets, -n is accepted.
+got=$("$bin" analyze --json -n -c 100 "$s" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["packets"])')
+[ "$got" = 100 ] && t_pass "-n -c 100: 100 packets read, exit 0" || t_fail "-n -c 100: '$got'"
+usage_err "-c 0" analyze -c 0 "$s"
 # --conn that names no connection: a usage error, no report.
 usage_err "--conn 99 (the sample holds 1)" analyze --conn 99 "$s"
 usage_err "--json --conn 5-9" analyze --json --conn 5-9 "$s"
