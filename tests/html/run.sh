@@ -40,7 +40,9 @@ page ipv6 samples/ipv6-bulk.pcap
 page zerowin samples/zero-window.pcap
 page mtu samples/mtu-20532.pcap
 page queues samples/reorder-queues-q0.pcap samples/reorder-queues-q1.pcap
-page one --conn 2 samples/reorder-relay.pcap
+# --conn 2 of a capture with two connections (reorder-relay.pcap holds one:
+# that page selected nothing, silently, until --conn said so).
+page one --conn 2 samples/vlan-qinq.pcap
 # A path with every character HTML escapes: shown as text, the page still well formed.
 ln -s "$PWD/samples/rr-nagle-delack.pcap" "$tmp/a<b&c\"d>.pcap"
 page escaped "$tmp/a<b&c\"d>.pcap"
