@@ -33,20 +33,38 @@ static void usage(FILE *f)
 	      f);
 }
 
+/* The verbs; "help" is the last name, with no entry point of its own. */
+static const struct verb {
+	const char *name;
+	int (*fn)(int, char **);
+} verbs[] = {
+    {"analyze", analyze_main}, {"capture", capture_verb}, {"diff", diff_main},
+    {"merge", merge_main},     {"tui", tui_main},	  {"help", NULL},
+};
+
+#define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
+
 /* The verb's entry point, or NULL. */
 static int (*verb_main(const char *verb))(int, char **)
 {
-	if (strcmp(verb, "analyze") == 0)
-		return analyze_main;
-	if (strcmp(verb, "diff") == 0)
-		return diff_main;
-	if (strcmp(verb, "merge") == 0)
-		return merge_main;
-	if (strcmp(verb, "tui") == 0)
-		return tui_main;
-	if (strcmp(verb, "capture") == 0)
-		return capture_verb;
+	for (size_t k = 0; k < N_VERBS; k++)
+		if (strcmp(verb, verbs[k].name) == 0)
+			return verbs[k].fn;
 	return NULL;
+}
+
+/* One line for a word that is no verb, naming the nearest when near. */
+static void unknown_verb(const char *verb)
+{
+	const char *names[N_VERBS], *near;
+
+	for (size_t k = 0; k < N_VERBS; k++)
+		names[k] = verbs[k].name;
+	near = cli_nearest(verb, names, N_VERBS);
+	if (near)
+		fprintf(stderr, "tcpsift: unknown verb '%s' (did you mean %s?)\n", verb, near);
+	else
+		fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
 }
 
 int main(int argc, char **argv)
@@ -78,11 +96,6 @@ int main(int argc, char **argv)
 	int (*fn)(int, char **) = verb_main(verb);
 	if (fn)
 		return fn(argc - 1, argv + 1);
-	static const char *const verbs[] = {"analyze", "capture", "diff", "merge", "tui", "help"};
-	const char *near = cli_nearest(verb, verbs, sizeof(verbs) / sizeof(verbs[0]));
-	if (near)
-		fprintf(stderr, "tcpsift: unknown verb '%s' (did you mean %s?)\n", verb, near);
-	else
-		fprintf(stderr, "tcpsift: unknown verb '%s' (try tcpsift --help)\n", verb);
+	unknown_verb(verb);
 	return TCPSIFT_EXIT_USAGE;
 }

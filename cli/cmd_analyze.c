@@ -734,7 +734,6 @@ static int plot_index_finish(struct plot_index *ix, const struct rep_run *run, c
 	return rc;
 }
 
-/* The analysis once the arguments are parsed: returns the exit code. */
 /*
  * No report to write: no input could be read at all (their errors are
  * already on stderr; text only: a JSON document always comes, with its
@@ -765,6 +764,7 @@ static int nothing_to_report(const struct analyze_cfg *cfg, const struct rep_run
 	return TCPSIFT_EXIT_USAGE;
 }
 
+/* The analysis once the arguments are parsed: returns the exit code. */
 static int analyze_run(struct analyze_cfg *cfg)
 {
 	char err[512];

@@ -1333,36 +1333,43 @@ def run_once(cell, binary, keep):
             row = Row("-")
             row.check(False, f"runner exited {rc}: " + " | ".join(err.strip().splitlines()[-3:]))
             return "fail", [row], took, err
-        rows = cell.evaluate(binary, out)
-        status = "fail" if any(r.fails for r in rows) else "ok"
+        status, rows = judge(cell, binary, out)
         return status, rows, took, err
-    except Exception as e:  # a broken report is a failed cell, with why
-        row = Row("-")
-        row.check(False, f"evaluation failed: {type(e).__name__}: {e}")
-        return "fail", [row], took, err
     finally:
         if keep:
-            dst = os.path.join(keep, re.sub(r"[^A-Za-z0-9._-]+", "_", cell.name))
+            dst = kept_dir(keep, cell)
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(out, dst)
         shutil.rmtree(out, ignore_errors=True)
 
 
+def kept_dir(root, cell):
+    """Where --keep puts a cell's captures and truth (and --reuse finds them)."""
+    return os.path.join(root, re.sub(r"[^A-Za-z0-9._-]+", "_", cell.name))
+
+
+def judge(cell, binary, out):
+    """(status, rows) of the cell's evaluation of the run in out."""
+    try:
+        rows = cell.evaluate(binary, out)
+        return ("fail" if any(r.fails for r in rows) else "ok"), rows
+    except Exception as e:  # a broken report is a failed cell, with why
+        row = Row("-")
+        row.check(False, f"evaluation failed: {type(e).__name__}: {e}")
+        return "fail", [row]
+
+
 def judge_kept(cell, binary, reuse):
     """Judge a cell's captures kept by an earlier --keep run again (a
     detector change re-checked in seconds, not a new lab run)."""
-    src = os.path.join(reuse, re.sub(r"[^A-Za-z0-9._-]+", "_", cell.name))
+    src = kept_dir(reuse, cell)
     if not os.path.isdir(src):
         return "skip", [], 0, "not kept"
     out = tempfile.mkdtemp(prefix="tcpsift-matrix.")
     try:
         shutil.copytree(src, out, dirs_exist_ok=True)
-        rows = cell.evaluate(binary, out)
-        return ("fail" if any(r.fails for r in rows) else "ok"), rows, 0, ""
-    except Exception as e:
-        row = Row("-")
-        row.check(False, f"evaluation failed: {type(e).__name__}: {e}")
-        return "fail", [row], 0, ""
+        status, rows = judge(cell, binary, out)
+        return status, rows, 0, ""
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
