@@ -654,9 +654,12 @@ PATH_RTTS = [  # label, one-way A -> B us, B -> A us
 PATH_VANTAGES = (("a", "sender (A)"), ("m", "middle tap"), ("b", "receiver (B)"))
 # How late a relay may write a frame (max_late_us) before the path is not
 # the one asked for; a cell whose harness failed so runs again (up to
-# HARNESS_RETRIES more times), and says so.
+# HARNESS_RETRIES more times), and says so. The relays run SCHED_FIFO, so
+# what still makes them late is this virtual machine losing its CPUs to the
+# hypervisor (steal time, in truth.txt): a long cell meets it often enough
+# that three tries were not always enough.
 LATE_BOUND_US = 2000
-HARNESS_RETRIES = 2
+HARNESS_RETRIES = 4
 
 
 def pcap_packets(path):
@@ -765,8 +768,9 @@ def path_sound(t, r, spray=False):
     # the receiver had opened long before).
     late = max([int(v) for k, v in t.items() if re.fullmatch(r"[rm]_(ab|ba)_max_late_us", k)]
                or [0])
+    steal = int(num(t, "host_steal_ms"))
     r.check(late <= LATE_BOUND_US, f"a relay wrote a frame {late} us after it was due "
-            f"(bound {LATE_BOUND_US}) (harness)")
+            f"(bound {LATE_BOUND_US}; the host stole {steal} ms of CPU) (harness)")
     r.check(t.get("status") == "0", f"transfer status {t.get('status')}")
 
 

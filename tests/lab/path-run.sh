@@ -54,6 +54,7 @@
 #                           (late late_orig copy_orig retx max_extent ...)
 #   cap_X_packets, cap_X_drops   tcpdump's counts for X in a m b
 #   link_drops              rx/tx_dropped summed over the six veths
+#   host_steal_ms           CPU time the hypervisor took during the transfer
 #   delay_ab_us delay_ba_us rtt_us mtu family server mode bytes status
 #   server_opts client_opts m_opts spray_opts
 #
@@ -190,11 +191,16 @@ lab_capture_start "$LAB_NS_R" tcpdump -n -i "$LAB_IF_RM" -s 128 -B 32768 -w "$ou
 cap_m=$LAB_CAP_PID
 lab_capture_start "$LAB_NS_B" tcpdump -n -i "$LAB_IF_B" -s 128 -B 32768 -w "$outdir/b.pcap" tcp
 cap_b=$LAB_CAP_PID
+# The host's steal time (/proc/stat, USER_HZ ticks): a virtual machine
+# whose CPUs the hypervisor took away delivers late however the relays are
+# scheduled; matrix.py names it when a relay was late.
+steal0=$(awk '/^cpu / { print $9 }' /proc/stat)
 rc=0
 lab_transfer "$sns" "$saddr" "$cns" "$caddr" "$secs" "$mode" "$bytes" \
 	--tcp-info --app-log "$outdir/server.log" "${sopts[@]}" -- \
 	--tcp-info --app-log "$outdir/client.log" "${copts[@]}" || rc=$?
 [ "$rc" -eq 0 ] || lab_log "lab-peer transfer failed (status $rc)"
+steal1=$(awk '/^cpu / { print $9 }' /proc/stat)
 # nstat before the captures settle: the counters are the transfer's.
 declare -A NS_VAL
 for c in "${counters[@]}"; do
@@ -240,6 +246,7 @@ done
 	echo "spray_opts=$spray"
 	echo "status=$rc"
 	echo "link_drops=$linkdrops"
+	echo "host_steal_ms=$(((steal1 - steal0) * 1000 / $(getconf CLK_TCK)))"
 	for x in a m b; do
 		echo "cap_${x}_packets=${CAPN[$x]}"
 		echo "cap_${x}_drops=${CAPD[$x]}"

@@ -572,6 +572,16 @@ static int64_t paths_write(struct relay_paths *p, const uint8_t *f, size_t n,
 		l->fwd++;
 		if (t - m->due > l->max_late_ns)
 			l->max_late_ns = t - m->due;
+		/* Where a late frame lost its time: reading it or writing it. */
+		if (t - m->due > 1000000 && p->sh->log)
+			fprintf(p->sh->log,
+				"late dir=%s len=%" PRIu32 " arrived=%" PRId64
+				" read_us=%.3f due_us=%.3f"
+				" late_us=%.3f t=%" PRId64 "\n",
+				ba ? "ba" : "ab", m->len, m->arrived,
+				(double)(m->read - m->arrived) / 1000,
+				(double)(m->due - m->arrived) / 1000, (double)(t - m->due) / 1000,
+				t);
 	}
 	if (!m->d)
 		return t;
