@@ -210,8 +210,34 @@ static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
 }
 
 /*
+ * R sent one packet since S's last, and S's segment t was sent before S
+ * could have heard of it: a probe timer and R's late ACK firing together,
+ * crossing on the path (make check's curl receiver saw four, 14-24 us
+ * after the ACK). S's TSecr decides: it still echoes a TSval older than the
+ * one R's packet carried (RFC 7323 4.3: TS.Recent moves on each segment
+ * received). Without timestamps, the loop from the capture point to S and
+ * back decides: R's packet came less than that before S's.
+ */
+static bool reply_unheard(const struct tcp_conn *c, enum sum_dir_id dir, const struct dec_tcp *t,
+			  int64_t now)
+{
+	const struct tcp_half *r = &c->half[!dir];
+
+	if ((c->run & 0x7f) != 1 || (c->run >> 7) != (unsigned)!dir)
+		return false;
+	if (t->opt.has_ts && r->tsring) {
+		unsigned last = (r->tsring_head + r->tsring_cap - 1) & (r->tsring_cap - 1);
+		return r->tsring[last].ts == r->last_ts &&
+		       (int32_t)(r->tsring[last].tsval - t->opt.tsecr) > 0;
+	}
+	int64_t loop = tcp_loop_rtt(c, dir);
+	return loop > 0 && now - r->last_ts < loop;
+}
+
+/*
  * New data after gap ns of silence with two or more full segments in
- * flight and nothing from R since S's last packet, no sooner than a probe
+ * flight (as S knew it) and nothing from R since S's last packet that S
+ * could have heard (reply_unheard()), no sooner than a probe
  * timeout could fire (Linux: 2 SRTT + 2 jiffies; here SRTT + 2 ms, our
  * SRTT being measured at the capture point, not at S): RFC 8985 sec. 7.3
  * sends a loss probe as
@@ -230,15 +256,21 @@ static void learn_ipid(struct tcp_half *h, const struct dec_packet *d)
  * out of 10 at most, and Linux counted no probe; an initial window of ten
  * unanswered then an 11th segment is a probe).
  */
-static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, int64_t gap)
+static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, int64_t gap,
+				const struct dec_tcp *t, int64_t now)
 {
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
 	uint32_t seg = h->st.max_payload ? h->st.max_payload : r->st.mss;
+	uint64_t flight;
 
-	if (gap < clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) || !seg || r->last_ts >= h->last_ts ||
-	    r->dupack_run || r->sacking)
+	if (gap < clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) || !seg || r->dupack_run || r->sacking)
 		return false;
-	uint64_t flight = tcp_in_flight(c, dir);
+	if (r->last_ts < h->last_ts)
+		flight = tcp_in_flight(c, dir);
+	else if (reply_unheard(c, dir, t, now) && h->have_una && seq_ge(h->snd_nxt, c->run_una))
+		flight = h->snd_nxt - c->run_una;
+	else
+		return false;
 	return flight >= 2 * seg && 2 * flight >= h->flight_peak;
 }
 
@@ -375,6 +407,13 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	if (win > h->st.max_window)
 		h->st.max_window = win;
 	c->tp->seg.window = win;
+	/* The other side's flight can be no larger than this window: a window
+	 * that shrank below its peak (a receiver that stopped reading, a zero
+	 * window) held the flight down, not the sender, whose congestion
+	 * window and loss-probe timer carry on (probe_with_new_data()). */
+	struct tcp_half *o = &c->half[!dir];
+	if (win < o->flight_peak && c->info.wscale_known && !syn_fin_rst)
+		o->flight_peak = (uint32_t)win;
 
 	if (t->window == 0 && !syn_fin_rst) {
 		tcp_cold(c, h)->zero_windows++;
@@ -506,7 +545,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 			tcp_hole_open(h, tp, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0),
 				      &clk);
 		}
-		if (len && probe_with_new_data(c, dir, gap)) {
+		if (len && probe_with_new_data(c, dir, gap, t, p->ts_ns)) {
 			tcp_cold(c, h)->tlp_new_data++;
 			c->tp->seg.kind |= TCP_SEG_TLP;
 			if (sink && sink->frame) {
@@ -656,6 +695,13 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 		tsring_add(h, tp, t->opt.tsval, p->ts_ns);
 	h->last_ts = p->ts_ns;
 	sg->rel_seq = t->seq - h->base;
+	if (!c->run || (c->run >> 7) != (unsigned)dir) {
+		uint32_t acked = (sg->kind & TCP_SEG_ACK_ADVANCED) ? sg->acked : 0;
+		c->run = (uint8_t)(dir << 7 | 1);
+		c->run_una = c->half[!dir].snd_una - acked;
+	} else if ((c->run & 0x7f) < 0x7f) {
+		c->run++;
+	}
 }
 
 /* ---- the end of a connection ---- */

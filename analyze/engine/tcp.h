@@ -358,6 +358,12 @@ struct tcp_conn {
 	int64_t synack_ts; /* last SYN/ACK from the server */
 	bool syn_ts_valid, synack_ts_valid;
 	bool handshake_done;
+	/* The current run of packets in one direction: bit 7 its direction,
+	 * bits 0-6 its length (saturating), 0 before the first packet; and
+	 * the other side's snd_una before the run began (what that side knew
+	 * of its ACKs when the run started: probe_with_new_data()). */
+	uint8_t run;
+	uint32_t run_una;
 	/* From the capture point to each side and back, from the handshake
 	 * (SYN -> SYN/ACK: the server; SYN/ACK -> ACK: the client); -1 unknown. */
 	int64_t hs_loop_ns[SUM_DIR_COUNT];

@@ -34,7 +34,8 @@ struct seg {
 	uint16_t win;
 	int64_t t_us;
 	int mss, wscale;
-	uint16_t ipid; /* IPv4 ID (0: every packet 0, no counter) */
+	uint16_t ipid;	       /* IPv4 ID (0: every packet 0, no counter) */
+	uint32_t tsval, tsecr; /* RFC 7323 timestamps (tsval 0: no option) */
 };
 
 static inline void on_event(void *ctx, const struct sum_event *e)
@@ -66,6 +67,11 @@ static inline void send_seg(struct convo *v, const struct seg *s)
 	if (s->mss) {
 		d.tcp.opt.has_mss = 1;
 		d.tcp.opt.mss = (uint16_t)s->mss;
+	}
+	if (s->tsval) {
+		d.tcp.opt.has_ts = 1;
+		d.tcp.opt.tsval = s->tsval;
+		d.tcp.opt.tsecr = s->tsecr;
 	}
 	if (s->wscale) {
 		d.tcp.opt.has_wscale = 1;

@@ -28,7 +28,7 @@ static void ack_sack(struct convo *v, uint32_t k, uint32_t l, uint32_t r, int64_
 	d.tcp.seq = ISS + 1;
 	d.tcp.ack = IRS + 1 + k * 1000;
 	d.tcp.flags = A;
-	d.tcp.window = 1000;
+	d.tcp.window = 60000; /* 240 000 bytes (scale 2): above any flight here */
 	d.l3_len = 40;
 	if (l != r) {
 		d.tcp.opt.has_sack = 1;
@@ -181,11 +181,40 @@ static void test_probe_after_cut(void)
 	}
 }
 
+/*
+ * A probe that crossed R's late ACK: ten segments out, R silent for 40 ms
+ * (a busy host), then its ACK of all ten, and 15 us later an 11th segment
+ * whose TSecr still echoes R's TSval from before the silence: S sent it
+ * before the ACK reached it, on its probe timer. Control: the same
+ * segment echoing the ACK's TSval answers the ACK (nothing was in flight
+ * then): no probe.
+ */
+static void test_probe_crossing_ack(void)
+{
+	for (int heard = 0; heard < 2; heard++) {
+		struct convo v;
+		uint32_t k = 0;
+
+		convo_init(&v);
+		handshake(&v, 200);
+		for (; k < 10; k++)
+			send_seg(&v, &(struct seg){S2C, A, IRS + 1 + k * 1000, ISS + 1, 1000, 1000,
+						   1000 + k, .tsval = 100, .tsecr = 50});
+		send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1 + k * 1000, 0, 1000, 41000,
+					   .tsval = 90, .tsecr = 100});
+		send_seg(&v, &(struct seg){S2C, A, IRS + 1 + k * 1000, ISS + 1, 1000, 1000, 41015,
+					   .tsval = 140, .tsecr = heard ? 90 : 50});
+		finish(&v);
+		CHECK_EQ_U(cold(&v)->tlp_new_data, heard ? 0 : 1);
+	}
+}
+
 int main(void)
 {
 	test_rto_recovery();
 	test_sack_recovery();
 	test_dsack_partial();
 	test_probe_after_cut();
+	test_probe_crossing_ack();
 	return unit_done("rtx_kinds");
 }
