@@ -654,10 +654,13 @@ PATH_RTTS = [  # label, one-way A -> B us, B -> A us
 PATH_VANTAGES = (("a", "sender (A)"), ("m", "middle tap"), ("b", "receiver (B)"))
 # How late a relay may write a frame (max_late_us) before the path is not
 # the one asked for; a cell whose harness failed so runs again (up to
-# HARNESS_RETRIES more times), and says so. The relays run SCHED_FIFO, so
-# what still makes them late is this virtual machine losing its CPUs to the
-# hypervisor (steal time, in truth.txt): a long cell meets it often enough
-# that three tries were not always enough.
+# HARNESS_RETRIES more times), and says so. The relays run SCHED_FIFO; what
+# still makes them late is this virtual machine losing its CPUs to the
+# hypervisor (steal time, in truth.txt: the 5/35 ms bottleneck's faults came
+# exactly in the runs where it moved) and, in runs with no steal, a cause
+# not found yet (this kernel is PREEMPT_NONE: a long kernel path elsewhere
+# may hold the CPU): a long cell meets them often enough that three tries
+# were not always enough.
 LATE_BOUND_US = 2000
 HARNESS_RETRIES = 4
 
