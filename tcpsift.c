@@ -1,4 +1,4 @@
-/* tcpsift.c - main: dispatch to the analyze, capture, diff, merge and tui verbs. */
+/* tcpsift.c - main: dispatch to the analyze, annotate, capture, diff, merge and tui verbs. */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	fputs("usage: tcpsift VERB [options] ...\n"
 	      "\n"
 	      "  analyze FILE...   reconstruct TCP connections in captures and explain them\n"
+	      "  annotate FILE... -o OUT.pcapng  the captures with every verdict as a packet\n"
+	      "                    comment, for Wireshark and tshark\n"
 	      "  capture -i IFACE  lossless ring-buffer capture into pcapng/pcap files\n"
 	      "  diff A B          compare two runs (captures or saved reports): what changed\n"
 	      "  merge REPORT...   combine the reports of analyze --shard K/N into one\n"
@@ -38,8 +40,13 @@ static const struct verb {
 	const char *name;
 	int (*fn)(int, char **);
 } verbs[] = {
-    {"analyze", analyze_main}, {"capture", capture_verb}, {"diff", diff_main},
-    {"merge", merge_main},     {"tui", tui_main},	  {"help", NULL},
+    {"analyze", analyze_main},
+    {"annotate", annotate_main},
+    {"capture", capture_verb},
+    {"diff", diff_main},
+    {"merge", merge_main},
+    {"tui", tui_main},
+    {"help", NULL},
 };
 
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))

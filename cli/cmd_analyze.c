@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze/annotate/annot.h"
 #include "analyze/engine/decode.h"
 #include "analyze/engine/engine.h"
 #include "analyze/engine/shard.h"
@@ -71,6 +72,7 @@ enum opt_id {
 	OPT_VANTAGE_PAIR,
 	OPT_VANTAGE_MAX_OFFSET,
 	OPT_VANTAGE_WINDOW,
+	OPT_ANNOTATE,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -101,6 +103,8 @@ static const struct cli_opt analyze_opts[] = {
     {"frames", OPT_FRAMES, NULL,
      "per-frame verdicts as events too: retransmission, dup_ack, out_of_order, ..."},
     {"frames-csv", OPT_FRAMES_CSV, "FILE", "the per-frame verdicts as CSV rows into FILE"},
+    {"annotate", OPT_ANNOTATE, "FILE",
+     "the inputs again as pcapng FILE, each verdict a comment on its packet (tcpsift annotate)"},
     {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when a finding matches, e.g. 'stall>0,sack_holes>10'"},
     {"stall-min", OPT_STALL_MIN, "MS", "shortest gap that can be a stall (default 10)"},
     {"stall-rtt-factor", OPT_STALL_RTT_FACTOR, "N",
@@ -170,6 +174,8 @@ struct analyze_cfg {
 	int64_t vantage_max_offset_ns;
 	uint32_t vantage_window;
 	const char *vantage_opt; /* a --vantage-* option given (needs --vantage-pair) */
+	const char *annotate;	 /* --annotate FILE, or tcpsift annotate's -o */
+	bool annotate_verb;	 /* tcpsift annotate: no report, -o is the capture */
 };
 
 static void usage(FILE *f)
@@ -207,6 +213,26 @@ static void usage(FILE *f)
 	      "ends within 100 ms), or packets found no memory for their connection\n"
 	      "(--max-flows, --max-memory). The report is still written for what could be\n"
 	      "read, with its errors listed (JSON \"errors\"). See tcpsift-analyze(1).\n",
+	      f);
+}
+
+static void annotate_usage(FILE *f)
+{
+	fputs("usage: tcpsift annotate [options] FILE... -o OUT.pcapng [FILTER...]\n"
+	      "\n"
+	      "Analyze the captures as tcpsift analyze does and write them again as one\n"
+	      "pcapng file, each verdict and finding a comment on the packet it names\n"
+	      "(tshark -r OUT.pcapng -Y 'frame.comment contains \"tcpsift\"'). A pcapng\n"
+	      "input keeps every block byte for byte but the annotated packets' (their\n"
+	      "options gain the comments); a pcap input becomes a pcapng section. Inputs\n"
+	      "are read twice: files only, not standard input.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output FILE   the annotated capture (pcapng; needed)\n"
+	      "  -V, --version       print the version and exit\n"
+	      "  -h, --help          this help\n"
+	      "and every option of tcpsift analyze (tcpsift analyze --help) but its report's.\n"
+	      "See tcpsift-annotate(1).\n",
 	      f);
 }
 
@@ -295,7 +321,7 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_HTML:
 		return cli_report_format("analyze", &cfg->format, REP_HTML);
 	case OPT_OUTPUT:
-		cfg->output = arg;
+		*(cfg->annotate_verb ? &cfg->annotate : &cfg->output) = arg;
 		break;
 	case OPT_QUEUE_PER_FILE:
 		cfg->queue_per_file = true;
@@ -410,8 +436,14 @@ static int on_option(void *ctx, int c, const char *arg)
 		cfg->vantage_window = (uint32_t)v;
 		cfg->vantage_opt = "--vantage-window";
 		break;
+	case OPT_ANNOTATE:
+		cfg->annotate = arg;
+		break;
 	case OPT_HELP:
-		usage(stdout);
+		if (cfg->annotate_verb)
+			annotate_usage(stdout);
+		else
+			usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
 	return -1;
@@ -505,7 +537,8 @@ static int split_max_memory(struct analyze_cfg *cfg)
  * and a trailing filter; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 {
-	int rc = cli_parse("analyze", analyze_opts, N_OPTS, argc, argv, NULL, on_option, cfg);
+	int rc = cli_parse(cfg->annotate_verb ? "annotate" : "analyze", analyze_opts, N_OPTS, argc,
+			   argv, NULL, on_option, cfg);
 	if (rc >= 0)
 		return rc;
 	rc = check_conflicts(cfg);
@@ -521,6 +554,10 @@ static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 	if (cfg->nreads == 0) {
 		fputs("tcpsift analyze: no input given (a capture file, a libtrace URI or -)\n",
 		      stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cfg->annotate_verb && !cfg->annotate) {
+		fputs("tcpsift annotate: no output given (-o OUT.pcapng)\n", stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
 	return check_vantage_pair(cfg);
@@ -765,6 +802,40 @@ static int nothing_to_report(const struct analyze_cfg *cfg, const struct rep_run
 }
 
 /* The analysis once the arguments are parsed: returns the exit code. */
+/* --annotate / tcpsift annotate: the capture again, with the verdicts;
+ * what could not be written is said (0, or -1 when any was lost). */
+static int annotate_finish(const struct analyze_cfg *cfg, struct ann_set *ann,
+			   const char *const *paths, unsigned n)
+{
+	const char *verb = cfg->annotate_verb ? "annotate" : "analyze";
+	struct ann_stats st;
+	char err[512];
+
+	if (ann_write(ann, paths, n, cfg->annotate, &st, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift %s: %s\n", verb, err);
+		return -1;
+	}
+	if (!cfg->quiet)
+		fprintf(stderr,
+			"tcpsift %s: wrote %s: %" PRIu64 " packets, %" PRIu64
+			" comments on %" PRIu64 " of them (tshark -r '%s' -Y 'frame.comment "
+			"contains \"tcpsift\"')\n",
+			verb, cfg->annotate, st.packets, st.comments, st.annotated, cfg->annotate);
+	if (st.not_epb)
+		fprintf(stderr,
+			"tcpsift %s: warning: %" PRIu64
+			" verdicts not written: their packets are simple or obsolete packet "
+			"blocks, which have no room for comments\n",
+			verb, st.not_epb);
+	if (st.dropped || st.unmatched)
+		fprintf(stderr,
+			"tcpsift %s: %s is partial: %" PRIu64 " verdicts not written (%" PRIu64
+			" beyond %u kept, %" PRIu64 " on frames not found)\n",
+			verb, cfg->annotate, st.dropped + st.unmatched, st.dropped, ANN_MAX_NOTES,
+			st.unmatched);
+	return st.dropped || st.unmatched ? -1 : 0;
+}
+
 static int analyze_run(struct analyze_cfg *cfg)
 {
 	char err[512];
@@ -799,6 +870,14 @@ static int analyze_run(struct analyze_cfg *cfg)
 		stdin_count += strcmp(paths[k], "-") == 0;
 	if (stdin_count > 1) {
 		fputs("tcpsift analyze: standard input ('-') given more than once\n", stderr);
+		idset_free(only);
+		plot_free(plot);
+		return TCPSIFT_EXIT_USAGE;
+	}
+
+	if (cfg->annotate && ann_check(paths, ninputs, cfg->annotate, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcpsift %s: %s\n",
+			cfg->annotate_verb ? "annotate" : "analyze: --annotate", err);
 		idset_free(only);
 		plot_free(plot);
 		return TCPSIFT_EXIT_USAGE;
@@ -913,11 +992,23 @@ static int analyze_run(struct analyze_cfg *cfg)
 			sink = sum_tee_sink(&tee_vp);
 		}
 	}
+	struct ann_set *ann = NULL;
+	struct sum_tee tee_ann;
+	if (rep && cfg->annotate) {
+		if (!(ann = ann_new(only, err, sizeof(err)))) {
+			rep_free(rep);
+			rep = NULL;
+		} else {
+			tee_ann = (struct sum_tee){.a = sink, .b = ann_sink(ann)};
+			sink = sum_tee_sink(&tee_ann);
+		}
+	}
 	struct wk_pool *eng = rep ? wk_new(&cfg->eng, nthreads, &sink, err, sizeof(err)) : NULL;
 	if (!eng) {
 		fprintf(stderr, "tcpsift analyze: %s\n", err);
 		rep_free(rep);
 		vp_free(vp);
+		ann_free(ann);
 		plot_index_close(&ix);
 		src_close(src);
 		free(names);
@@ -953,6 +1044,10 @@ static int analyze_run(struct analyze_cfg *cfg)
 		vp_finish(vp);
 		vpx = vp_extra(vp);
 	}
+
+	/* Every connection has ended: the verdicts are all known. */
+	int ann_rc = ann ? annotate_finish(cfg, ann, paths, ninputs) : 0;
+	ann_free(ann);
 
 	/* Every connection has ended: the graphs are written. */
 	int plot_rc = 0;
@@ -1064,7 +1159,7 @@ static int analyze_run(struct analyze_cfg *cfg)
 	}
 	if (none == TCPSIFT_EXIT_USAGE)
 		return none;
-	if (rc < 0 || input_error || plot_rc < 0 || unanalysed)
+	if (rc < 0 || input_error || plot_rc < 0 || ann_rc < 0 || unanalysed)
 		return TCPSIFT_EXIT_INPUT;
 	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;
 }
@@ -1090,6 +1185,43 @@ int analyze_main(int argc, char **argv)
 	free(cfg.reads);
 	free(cfg.filter_args);
 	return rc;
+}
+
+int annotate_main(int argc, char **argv)
+{
+	struct analyze_cfg cfg = {.format = REP_TEXT,
+				  .progress = -1,
+				  .max_events = 100000,
+				  .report_memory = SIZE_MAX,
+				  .annotate_verb = true};
+	int rc;
+
+	eng_config_defaults(&cfg.eng);
+	cfg.reads = calloc((size_t)argc + 1, sizeof(*cfg.reads));
+	if (!cfg.reads) {
+		fputs("tcpsift annotate: out of memory\n", stderr);
+		return TCPSIFT_EXIT_INPUT;
+	}
+	rc = parse_args(argc, argv, &cfg);
+	if (rc < 0)
+		rc = split_max_memory(&cfg);
+	/* The analysis runs for its verdicts; the report itself goes nowhere. */
+	cfg.output = "/dev/null";
+	if (rc < 0)
+		rc = analyze_run(&cfg);
+	free(cfg.reads);
+	free(cfg.filter_args);
+	return rc;
+}
+
+size_t annotate_option_names(const char **names, size_t max)
+{
+	static const char *const own[] = {"output", "version", "help"};
+	size_t k;
+
+	for (k = 0; k < sizeof(own) / sizeof(own[0]) && k < max; k++)
+		names[k] = own[k];
+	return k;
 }
 
 size_t analyze_option_names(const char **names, size_t max)

@@ -17,6 +17,11 @@
 #                                  engine.h, seq.h), the detector interface
 #                                  (detect.h) or a detector's logic header,
 #                                  the capture code or the CLI
+#   analyze/annotate/           -> summaries and events (as presentation),
+#                                  the views' one-line descriptions, and the
+#                                  capture file reader it copies inputs with:
+#                                  never the engine's internals, a detector's
+#                                  logic, the TUI, the CLI or live capture
 #   cli/ is included by nothing outside cli/ and tcpsift.c
 #   dir/mod_int.h (a split module's internal header) only by dir/mod*
 set -euo pipefail
@@ -71,6 +76,8 @@ check "detectors' logic includes no reporter, TUI or CLI" '^(analyze/report|tui|
 	"${detector_logic_files[@]}"
 check "presentation sees summaries and events, not the engine, detectors' logic or capture" \
 	"$engine_internals|$detector_logic|^(capture|cli)/" "${presentation[@]}"
+check "annotate sees events and capture files, not the engine, detectors' logic, the TUI or the CLI" \
+	"$engine_internals|$detector_logic|^(tui|cli|capture/live)/" analyze/annotate/*.[ch]
 check "only the CLI includes cli/" '^cli/' common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
 	analyze/detect/*/*.[ch] tui/*.[ch]
 # A module's internal header (dir/mod_int.h) joins the pieces of that module

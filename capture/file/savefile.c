@@ -59,8 +59,9 @@ struct sf_reader *sf_open(const char *path, char *errbuf, size_t errlen)
 	return sf_open_stop(path, NULL, NULL, errbuf, errlen);
 }
 
-struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *stop, int *code,
-			       char *errbuf, size_t errlen)
+static struct sf_reader *sf_open_with(const char *path, const volatile sig_atomic_t *stop,
+				      int *code, sf_block_fn *fn, void *ctx, char *errbuf,
+				      size_t errlen)
 {
 	struct sf_reader *r = calloc(1, sizeof(*r));
 
@@ -73,6 +74,8 @@ struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *st
 	}
 	r->fd = -1;
 	r->stop = stop;
+	r->block_fn = fn;
+	r->block_ctx = ctx;
 	if (sf_input_open(r, path) < 0 || sf_open_format(r) < 0)
 		goto err;
 	return r;
@@ -83,6 +86,18 @@ err:
 		*code = r->err;
 	sf_close(r);
 	return NULL;
+}
+
+struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *stop, int *code,
+			       char *errbuf, size_t errlen)
+{
+	return sf_open_with(path, stop, code, NULL, NULL, errbuf, errlen);
+}
+
+struct sf_reader *sf_open_blocks(const char *path, sf_block_fn *fn, void *ctx, char *errbuf,
+				 size_t errlen)
+{
+	return sf_open_with(path, NULL, NULL, fn, ctx, errbuf, errlen);
 }
 
 /* --- accessors ------------------------------------------------------------- */

@@ -69,6 +69,20 @@ struct sf_reader *sf_open_stop(const char *path, const volatile sig_atomic_t *st
 			       char *errbuf, size_t errlen);
 
 /*
+ * Every pcapng block as read, in file order (the reader has checked its
+ * length and trailer): block points at its first byte, len bytes long, in
+ * the byte order of its section (big: big-endian). A packet block is shown
+ * before sf_next() returns its packet. Borrowed for the call only.
+ */
+typedef void sf_block_fn(void *ctx, const uint8_t *block, uint32_t len, int big);
+/*
+ * As sf_open(), and pcapng blocks go to fn as they are read, from the
+ * first section header on (tcpsift annotate copies them; classic pcap has
+ * none).
+ */
+struct sf_reader *sf_open_blocks(const char *path, sf_block_fn *fn, void *ctx, char *errbuf,
+				 size_t errlen);
+/*
  * Read the next packet into *p. Returns 1 for a packet, 0 at a clean end of
  * file, or a negative enum err_code (common/err.h): ERR_INPUT (read(2)
  * failed), ERR_INTERRUPTED (sf_open_stop's stop), ERR_INPUT_FORMAT (not a capture file, or a

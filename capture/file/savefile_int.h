@@ -112,6 +112,8 @@ struct sf_reader {
 	unsigned n_ifs, cap_ifs;
 	unsigned sect_base, sect_count; /* this section's IDBs are ifs[base .. base+count) */
 	uint64_t bad_options;
+	sf_block_fn *block_fn; /* sf_open_blocks(): every pcapng block, else NULL */
+	void *block_ctx;
 	/* input */
 	int fd;
 	int own_fd;

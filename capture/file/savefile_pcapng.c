@@ -115,6 +115,8 @@ static int sf_ng_shb(struct sf_reader *r, uint64_t off, int first)
 			       minor);
 	r->sect_base = r->n_ifs;
 	r->sect_count = 0;
+	if (r->block_fn)
+		r->block_fn(r->block_ctx, b, total, big);
 	r->pos += total;
 	return 0;
 }
@@ -512,6 +514,8 @@ static int sf_ng_block(struct sf_reader *r, struct pkt *p)
 	/* Advance first: the block stays in the buffer until the next call,
 	 * which is as long as the packet it yields is borrowed. */
 	r->pos += total;
+	if (r->block_fn)
+		r->block_fn(r->block_ctx, b, total, r->big);
 	switch (type) {
 	case PCAPNG_BT_EPB:
 		return sf_ng_epb(r, p, b, total, off, 1);

@@ -164,7 +164,8 @@ def main():
         for page in page_order(mandir):
             name = os.path.basename(page)
             for n, (caption, cmd) in enumerate(examples(page), 1):
-                what = f"{name} example {n} ({cmd if len(cmd) < 90 else cmd[:87] + '...'})"
+                shown = cmd.replace("\n", "; ")  # a block of several commands on one line
+                what = f"{name} example {n} ({shown if len(shown) < 90 else shown[:87] + '...'})"
                 why = skip_reason(cmd, work)
                 if why and "reads samples/" in why:  # a sample the page names that is not there
                     print(f"FAIL {what}: {why.split(',')[0]}, which samples/ does not have")

@@ -21,8 +21,9 @@ static const struct {
 	const char *verb;
 	size_t (*names)(const char **names, size_t max);
 } optnames_verbs[] = {
-    {"analyze", analyze_option_names}, {"capture", capture_option_names}, {"tui", tui_option_names},
-    {"merge", merge_option_names},     {"diff", diff_option_names},
+    {"analyze", analyze_option_names}, {"capture", capture_option_names},
+    {"tui", tui_option_names},	       {"merge", merge_option_names},
+    {"diff", diff_option_names},       {"annotate", annotate_option_names},
 };
 
 int main(void)
