@@ -67,7 +67,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-annotate check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-exact \
+        check-docs check-annotate check-budget check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-exact \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
         check-install check-counted bench lab-matrix fuzz format install uninstall clean
 
@@ -145,7 +145,7 @@ check:
 # The counted suites (above), longest first: san-X is check-X in the
 # sanitizer tree, rel-X in the release tree (RSS and instructions are
 # measured unsanitized). Everything they run is built before.
-check-counted: rel-floods san-shard san-tui rel-scale check-fuzz san-hostile san-unit \
+check-counted: rel-floods rel-budget san-shard san-tui rel-scale check-fuzz san-hostile san-unit \
   rel-public check-hostile-times san-plot rel-tshark san-html san-hostile-files san-threads \
   san-docs san-cli san-diff rel-install san-golden san-reader san-annotate
 san-%:
@@ -165,6 +165,10 @@ check-golden: tests
 # Memory bounded by live connections (peak RSS: run on an unsanitized build).
 check-scale: tests $(BENCH_BIN)
 	@tests/scale/run.sh $(O)
+
+# The cost budget (bench/budget.conf): instructions a packet under callgrind.
+check-budget: tests $(BENCH_BIN)
+	@tests/budget/run.sh $(O)
 
 # tcpsift annotate: verdicts on their frames for tshark, nothing else changed.
 check-annotate: tests
