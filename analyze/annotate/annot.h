@@ -30,8 +30,8 @@
  * verdicts, up to ANN_MAX_NOTES; those beyond are counted, not kept.
  */
 
-#define ANN_MAX_NOTES 2000000u
-#define ANN_PEN 32473u
+#define ANN_MAX_NOTES	      2000000u
+#define ANN_PEN		      32473u
 #define ANN_OPT_CUSTOM_STRING 2988u
 
 struct ann_set;
@@ -59,8 +59,7 @@ int ann_write(struct ann_set *a, const char *const *paths, unsigned n, const cha
 	      struct ann_stats *st, char *errbuf, size_t errlen);
 /* Before any reading: each input a file that can be read again, out none
  * of them. 0, or ERR_USAGE with the reason in errbuf. */
-int ann_check(const char *const *paths, unsigned n, const char *out, char *errbuf,
-	      size_t errlen);
+int ann_check(const char *const *paths, unsigned n, const char *out, char *errbuf, size_t errlen);
 void ann_free(struct ann_set *a); /* NULL is a no-op */
 
 #endif

@@ -151,8 +151,7 @@ static uint32_t epb_options_end(const uint8_t *b, uint32_t len, int big)
 
 	while (off + PCAPNG_OPT_HDR_LEN <= end) {
 		uint16_t code = rd16(b + off, big), olen = rd16(b + off + PCAPNG_OPT_LEN, big);
-		if (code == PCAPNG_OPT_ENDOFOPT ||
-		    off + PCAPNG_OPT_HDR_LEN + pad4(olen) > end)
+		if (code == PCAPNG_OPT_ENDOFOPT || off + PCAPNG_OPT_HDR_LEN + pad4(olen) > end)
 			break;
 		off += PCAPNG_OPT_HDR_LEN + pad4(olen);
 	}
@@ -163,8 +162,8 @@ static uint32_t epb_options_end(const uint8_t *b, uint32_t len, int big)
 static void put_epb_annotated(struct ann_writer *w, const uint8_t *b, uint32_t len, size_t n)
 {
 	uint32_t keep = epb_options_end(b, len, w->big);
-	uint32_t total = keep + notes_size(w->a, w->next, n) + PCAPNG_OPT_HDR_LEN +
-			 PCAPNG_BLK_TRAILER_LEN;
+	uint32_t total =
+	    keep + notes_size(w->a, w->next, n) + PCAPNG_OPT_HDR_LEN + PCAPNG_BLK_TRAILER_LEN;
 
 	if (!blk_room(w, total)) {
 		errno = ENOMEM;
@@ -322,7 +321,8 @@ int ann_check(const char *const *paths, unsigned n, const char *out, char *err, 
 	bool have_out = strcmp(out, "-") != 0 && stat(out, &so) == 0;
 
 	for (unsigned k = 0; k < n; k++) {
-		if (strcmp(paths[k], "-") == 0 || (stat(paths[k], &si) == 0 && !S_ISREG(si.st_mode))) {
+		if (strcmp(paths[k], "-") == 0 ||
+		    (stat(paths[k], &si) == 0 && !S_ISREG(si.st_mode))) {
 			snprintf(err, errlen,
 				 "%s: annotating reads each input twice: give a file, not a pipe "
 				 "or standard input",
@@ -331,7 +331,8 @@ int ann_check(const char *const *paths, unsigned n, const char *out, char *err, 
 		}
 		if (have_out && stat(paths[k], &si) == 0 && si.st_dev == so.st_dev &&
 		    si.st_ino == so.st_ino) {
-			snprintf(err, errlen, "%s is also an input: annotate into another file", out);
+			snprintf(err, errlen, "%s is also an input: annotate into another file",
+				 out);
 			return ERR_USAGE;
 		}
 	}
