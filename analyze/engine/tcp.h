@@ -475,6 +475,16 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
  */
 int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side);
 
+/*
+ * When h's side first sent a TSval newer than tsval (at the latest), or -1 (unknown
+ * or its newest). A segment from the other side echoing tsval was sent
+ * before that packet reached it: the loop from the capture point to the
+ * other side and back is longer than the time since then (RFC 7323 4.3:
+ * TS.Recent follows each segment received). A lower bound that a queue on
+ * the path raises, where the handshake's loop saw none.
+ */
+int64_t tcp_ts_next_sent(const struct tcp_half *h, uint32_t tsval);
+
 /* Does dir's sender number its IPv4 packets with a counter of this
  * connection's alone (as Linux's inet_id), its IDs stepping by exactly one
  * (all but one step in eight, and two more)? Then an ID that skips says packets of it went

@@ -96,6 +96,32 @@ int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side)
 	return min_known(v, rtt_min(&o->st.rtt_ts));
 }
 
+int64_t tcp_ts_next_sent(const struct tcp_half *h, uint32_t tsval)
+{
+	unsigned cap = h->tsring_cap;
+
+	if (!h->tsring || !cap)
+		return -1;
+	unsigned newest = (h->tsring_head + cap - 1) & (cap - 1);
+	for (unsigned i = 0; i < cap; i++) {
+		const struct tcp_tsrec *r = &h->tsring[i];
+		if (r->ts == tcp_no_ts || r->tsval != tsval)
+			continue;
+		if (i == newest)
+			return -1;
+		const struct tcp_tsrec *n = &h->tsring[(i + 1) & (cap - 1)];
+		return n->ts != tcp_no_ts && n->ts >= r->ts ? n->ts : -1;
+	}
+	/* Older than the ring: the first newer TSval went out no later than
+	 * the oldest kept (a loop longer than the ring's ticks, behind a
+	 * queue). Within 2^30 ticks only, as PAWS (RFC 7323 5.2) bounds it. */
+	unsigned oldest =
+	    h->tsring_head < cap && h->tsring[h->tsring_head].ts != tcp_no_ts ? h->tsring_head : 0;
+	const struct tcp_tsrec *o = &h->tsring[oldest];
+	int32_t behind = (int32_t)(o->tsval - tsval);
+	return o->ts != tcp_no_ts && behind > 0 && behind < (1 << 30) ? o->ts : -1;
+}
+
 /* The whole path's RTT (both loops, or the handshake); -1 unknown. */
 int64_t tcp_path_rtt(const struct tcp_conn *c)
 {

@@ -76,7 +76,12 @@ static void test_tsring_classes(void)
 	}
 	CHECK_EQ_U(h.tsring_cap, 4);
 	CHECK_EQ_U(h.tsring_head, 4);
-	tsring_echo(&h, 20, 5000); /* sample 5000 - 2000 */
+	/* When the next TSval went out: the loop's lower bound (tcp_fill.c). */
+	CHECK(tcp_ts_next_sent(&h, 20) == 3000);
+	CHECK(tcp_ts_next_sent(&h, 40) == -1);	/* the newest: no bound */
+	CHECK(tcp_ts_next_sent(&h, 5) == 1000); /* older than the ring: its oldest */
+	CHECK(tcp_ts_next_sent(&h, 45) == -1);	/* never sent */
+	tsring_echo(&h, 20, 5000);		/* sample 5000 - 2000 */
 	CHECK_EQ_U(h.st.rtt_ts.n, 1);
 	CHECK_EQ_U(h.st.rtt_ts.max_ns, 3000);
 	tsring_add(&h, &tp, 50, 5000);
@@ -89,8 +94,11 @@ static void test_tsring_classes(void)
 	for (unsigned k = 6; k <= 17; k++)
 		tsring_add(&h, &tp, 10 * k, 1000 * k);
 	CHECK_EQ_U(h.tsring_cap, 16);
-	CHECK_EQ_U(h.tsring_head, 1); /* the 17th went to slot 0 */
-	tsring_echo(&h, 10, 20000);   /* overwritten: no sample */
+	CHECK_EQ_U(h.tsring_head, 1);		   /* the 17th went to slot 0 */
+	CHECK(tcp_ts_next_sent(&h, 160) == 17000); /* across the wrap */
+	CHECK(tcp_ts_next_sent(&h, 170) == -1);
+	CHECK(tcp_ts_next_sent(&h, 10) == 2000); /* overwritten: the oldest kept, 20 */
+	tsring_echo(&h, 10, 20000);		 /* overwritten: no sample */
 	CHECK_EQ_U(h.st.rtt_ts.n, 1);
 	tsring_echo(&h, 170, 20000);
 	CHECK_EQ_U(h.st.rtt_ts.n, 2);

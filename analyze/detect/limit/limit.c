@@ -84,6 +84,10 @@
 #define LIMIT_GROW_NS 10000000ll
 /* A capture this close to S (its loop there and back) sees it react. */
 #define LIMIT_NEAR_NS 1000000ll
+/* A queue on the path seen from away from S (limit_dir_state.echo_loop):
+ * two of TCP's 1 ms timestamp ticks above the handshake's loop, so the
+ * ticks cannot make one. */
+#define LIMIT_QUEUE_FAR_NS 2000000ll
 /* A loop to S this long already hides a segment or two of the flight at a
  * sub-ms path's rate (a capture in the middle of a relay chain). */
 #define LIMIT_FAR_MIN_NS 20000ll
@@ -350,6 +354,14 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 			s->cut = true;
 			s->ss_over = true;
 		}
+		if (s->far_loop && seg->d->tcp.opt.has_ts) {
+			/* The smaller of two in a row: a queue stands, a segment
+			 * held alone (reordered) does not make one. */
+			int64_t next = tcp_ts_next_sent(&c->half[!k], seg->d->tcp.opt.tsecr);
+			int64_t echo = next > 0 && now > next ? now - next : 0;
+			s->echo_loop = echo < s->echo_last ? echo : s->echo_last;
+			s->echo_last = echo;
+		}
 		s->after_ack = false;
 		return;
 	}
@@ -374,6 +386,20 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 		s->recovering = false;
 }
 
+/*
+ * Away from S, behind a bottleneck, S's sends arrive at its pace, not an
+ * ACK's, and what S has in flight waits in the queue, unseen here: neither
+ * an empty flight nor R's ACKs clocking S can be seen. But a standing
+ * queue between S and here (the loop S's TSecr shows, far above the
+ * handshake's) is a sender that fills the path, which one held by its
+ * application would not (it sends below the path's rate: nothing queues).
+ */
+static bool limit_far_queued(const struct limit_dir_state *s)
+{
+	return s->far_loop && s->echo_loop > clock_sat_mul(s->far_loop, 3) &&
+	       s->echo_loop - s->far_loop > LIMIT_QUEUE_FAR_NS;
+}
+
 /* The class of the interval that starts now, for direction k. */
 static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
 			       int64_t now, bool *idle)
@@ -382,14 +408,16 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	bool known;
 	uint64_t rwnd = tcp_peer_window(c, k, &known);
 	const struct limit_far *then = s->far_loop ? limit_far_then(s, now, s->far_loop) : NULL;
+	bool queued = limit_far_queued(s);
 
 	s->far_idle_at = 0;
 	if (then && c->half[k].have_nxt) {
 		/* Away from S: its flight and R's window as S knew them. An
 		 * ACK that emptied the flight here reaches S and shows in what
-		 * arrives a loop later: from then on S had nothing in flight. */
+		 * arrives a loop later: from then on S had nothing in flight -
+		 * unless S's flight waits in a queue between it and here. */
 		int32_t f = (int32_t)(c->half[k].snd_nxt - then->una);
-		if (!flight && f > 0 && c->tp->seg.dir != (enum sum_dir_id)k)
+		if (!flight && f > 0 && c->tp->seg.dir != (enum sum_dir_id)k && !queued)
 			s->far_idle_at = clock_sat_add(now, s->far_loop);
 		flight = f > 0 ? (uint32_t)f : 0;
 		rwnd = then->win;
@@ -409,7 +437,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		s->zero_window = true;
 		return LIMIT_RECEIVER_APP;
 	}
-	if (!flight) {
+	if (!flight && !queued) {
 		*idle = true;
 		return LIMIT_SENDER_APP;
 	}
@@ -438,6 +466,11 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		s->ss_over = true; /* stopped growing once: later maxima are jitter */
 	if (!s->ss_over)
 		return LIMIT_SLOW_START;
+	if (queued) {
+		if (flight > s->out.plateau)
+			s->out.plateau = flight;
+		return LIMIT_BOTTLENECK;
+	}
 	if (s->clocked < LIMIT_CLOCKED_ONE / 2)
 		return LIMIT_SENDER_APP;
 	if (flight > s->out.plateau)

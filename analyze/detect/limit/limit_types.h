@@ -104,7 +104,9 @@ struct limit_dir_state {
 	 * ago, not R's latest (at a receiver-side capture R ACKs what arrives
 	 * at once, and its flight looks empty). far[]: R's recent ACKs and
 	 * windows, a ring. */
-	int64_t far_loop; /* the loop to S when away from it, else 0 (limit_start()) */
+	int64_t far_loop;  /* the loop to S when away from it, else 0 (limit_start()) */
+	int64_t echo_loop; /* away from S: the loop to S at least, from S's last two TSecrs */
+	int64_t echo_last; /* ... the last one's (0: none) */
 	/* R's latest ACK emptied the flight: from this capture time on, a
 	 * loop later, S knows it (0: not pending). */
 	int64_t far_idle_at;
