@@ -243,7 +243,7 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "from 'no-such.pcap' on were taken as a filter" "$tmp/e" &&
 	t_pass "a missing second file: one line saying it was read as a filter, exit 2" ||
 	t_fail "missing second file: exit $rc, $(cat "$tmp/e")"
-for verb in analyze capture diff merge tui; do
+for verb in analyze annotate capture diff merge tui; do
 	"$bin" "$verb" --help >"$tmp/h1"
 	"$bin" help "$verb" >"$tmp/h2"
 	[ -s "$tmp/h1" ] && cmp -s "$tmp/h1" "$tmp/h2" && t_pass "help $verb = $verb --help" ||
@@ -252,9 +252,9 @@ for verb in analyze capture diff merge tui; do
 		t_pass "$verb -V, --version: $v" || t_fail "$verb -V: '$v'"
 done
 got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
-	COMP_WORDS=(tcpsift help an); COMP_CWORD=2; _tcpsift; echo "${COMPREPLY[*]}"
+	COMP_WORDS=(tcpsift help ana); COMP_CWORD=2; _tcpsift; echo "${COMPREPLY[*]}"
 	COMP_WORDS=(tcpsift he); COMP_CWORD=1; _tcpsift; echo "${COMPREPLY[*]}"' 2>&1 | tr '\n' ' ')
-[ "$got" = "analyze help " ] && t_pass "completion: tcpsift help an<TAB>, tcpsift he<TAB>" ||
+[ "$got" = "analyze help " ] && t_pass "completion: tcpsift help ana<TAB>, tcpsift he<TAB>" ||
 	t_fail "completion of help: '$got'"
 "$bin" help | grep -q "help VERB" && [ "$("$bin" -V)" = "$("$bin" --version)" ] &&
 	t_pass "tcpsift help, tcpsift -V" || t_fail "tcpsift help / -V"

@@ -67,7 +67,7 @@ for prefix in /usr/local /opt/tcpsift; do
 		PATH="$d$prefix/bin:$PATH" bash --norc -c '
 			. "$1"
 			c() { COMP_WORDS=("${@:2}"); COMP_CWORD=$(($# - 2)); _tcpsift; echo "$1 ${COMPREPLY[*]}"; }
-			c verb tcpsift an
+			c verb tcpsift ana
 			c verbs tcpsift ""
 			c opt tcpsift analyze --fil
 			c tuiopt tcpsift tui --spe
