@@ -103,6 +103,9 @@ int64_t tcp_ts_next_sent(const struct tcp_half *h, uint32_t tsval)
 	if (!h->tsring || !cap)
 		return -1;
 	unsigned newest = (h->tsring_head + cap - 1) & (cap - 1);
+	/* The common case, a peer that heard the newest: no scan. */
+	if (h->tsring[newest].tsval == tsval)
+		return -1;
 	for (unsigned i = 0; i < cap; i++) {
 		const struct tcp_tsrec *r = &h->tsring[i];
 		if (r->ts == tcp_no_ts || r->tsval != tsval)
