@@ -1320,14 +1320,15 @@ def all_cells(tools):
 
 # ---- running and reporting ------------------------------------------------
 
-def run_cell(cell, binary, keep):
-    """run_once(), again while only the harness failed (its checks say
-    "(harness)"): a late relay or a capture drop is not the experiment."""
+def run_cell(cell, binary, keep, retries=HARNESS_RETRIES):
+    """run_once(), again (up to retries more times) while the harness
+    failed (its checks say "(harness)"): a late relay or a capture drop is
+    not the experiment."""
     tries = 0
     while True:
         status, rows, took, err = run_once(cell, binary, keep)
         harness = status == "fail" and any("(harness)" in m for r in rows for m in r.fails)
-        if not harness or tries == HARNESS_RETRIES:
+        if not harness or tries == retries:
             break
         tries += 1
         print(f"     {cell.name}: harness fault, run {tries + 1}: " +
@@ -1431,7 +1432,7 @@ def markdown(results, args, started, took):
     n_skip = sum(1 for _, s, _, _ in results if s == "skip")
     n_harness = sum(1 for _, s, _, _ in results if s == "harness")
     f.write(f"**{n_ok} passed, {n_fail} failed, {n_skip} skipped**" +
-            (f" **and {n_harness} not run as asked: in all {HARNESS_RETRIES + 1} tries the "
+            (f" **and {n_harness} not run as asked: in all {args.retries + 1} tries the "
              f"emulated path missed its schedule or the hypervisor stopped the machine "
              f"(harness; no verdict on tcpsift).**"
              if n_harness else ".") + "\n\n")
@@ -1494,6 +1495,8 @@ def main():
     ap.add_argument("--out", help="write the Markdown table here")
     ap.add_argument("--keep", help="keep each cell's captures and truth under this directory")
     ap.add_argument("--budget", type=int, default=0, help="stop starting cells after SECS")
+    ap.add_argument("--retries", type=int, default=HARNESS_RETRIES,
+                    help="tries more of a cell whose harness failed (make check: 2)")
     ap.add_argument("--reuse", help="judge the captures an earlier --keep left in this "
                     "directory again instead of running the cells (no root needed)")
     args = ap.parse_args()
@@ -1521,7 +1524,7 @@ def main():
             status, rows, took, err = judge_kept(cell, args.bin, args.reuse)
             status = harness_only(status, rows)
         else:
-            status, rows, took, err = run_cell(cell, args.bin, args.keep)
+            status, rows, took, err = run_cell(cell, args.bin, args.keep, args.retries)
         summary = "; ".join(f"{r.vantage}: {fmt(r.tcpsift)} (truth {fmt(r.truth)})"
                             for r in rows)
         label = {"ok": "ok", "fail": "FAIL", "skip": "SKIP", "harness": "SKIP"}[status]
