@@ -24,8 +24,9 @@
  * copies the inputs into one pcapng file: every block of a pcapng input as
  * it was, byte for byte, but the Enhanced Packet Blocks that get comments
  * (the same header, packet and options, the comments appended); a classic
- * pcap input becomes a section of its own (SHB, one IDB with the file's
- * link type, snaplen and timestamp resolution, an EPB a record). Several
+ * pcap input becomes a section of its own, encoded as tcpsift capture
+ * encodes one (pcapwriter_enc.h: SHB, one IDB with the file's link type
+ * and snaplen, nanosecond timestamps, an EPB a record). Several
  * inputs are several sections, in the order given. Memory grows with the
  * verdicts, up to ANN_MAX_NOTES; those beyond are counted, not kept.
  */

@@ -8,6 +8,7 @@
 
 #include "analyze/annotate/annot_int.h"
 #include "capture/file/pcapng_format.h"
+#include "capture/file/pcapwriter_enc.h"
 #include "capture/file/savefile.h"
 
 #define ANN_BUF (1u << 20) /* the output's stdio buffer */
@@ -24,6 +25,8 @@ struct ann_writer {
 	int big;
 	uint8_t *blk; /* an annotated block being built */
 	size_t blk_cap;
+	uint8_t *enc; /* a pcap record encoded as an EPB, before its notes */
+	size_t enc_cap;
 	bool failed; /* a write failed (errno kept) */
 	struct ann_stats *st;
 };
@@ -56,7 +59,7 @@ static uint16_t rd16(const uint8_t *p, int big)
 
 static uint32_t pad4(uint32_t n)
 {
-	return (n + 3u) & ~3u;
+	return (uint32_t)pcapng_pad4(n);
 }
 
 static void put(struct ann_writer *w, const void *p, size_t n)
@@ -95,14 +98,20 @@ static uint32_t notes_size(const struct ann_set *a, size_t first, size_t n)
 	return sz;
 }
 
-/* One option at p (code, value of len bytes, zero padding); its size. */
-static uint32_t put_opt(uint8_t *p, uint16_t code, const void *v, uint32_t len, int big)
+/* One option at p (code, then pre's npre bytes and v's len as its value,
+ * zero padding); its size. */
+static uint32_t put_opt(uint8_t *p, uint16_t code, const void *pre, uint32_t npre, const void *v,
+			uint32_t len, int big)
 {
+	uint32_t n = npre + len;
+
 	wr16(p, code, big);
-	wr16(p + PCAPNG_OPT_LEN, (uint16_t)len, big);
-	memcpy(p + PCAPNG_OPT_VALUE, v, len);
-	memset(p + PCAPNG_OPT_VALUE + len, 0, pad4(len) - len);
-	return PCAPNG_OPT_HDR_LEN + pad4(len);
+	wr16(p + PCAPNG_OPT_LEN, (uint16_t)n, big);
+	if (npre)
+		memcpy(p + PCAPNG_OPT_VALUE, pre, npre);
+	memcpy(p + PCAPNG_OPT_VALUE + npre, v, len);
+	memset(p + PCAPNG_OPT_VALUE + n, 0, pad4(n) - n);
+	return PCAPNG_OPT_HDR_LEN + pad4(n);
 }
 
 /* The notes [w->next, + n) as options at p, opt_endofopt after; the size. */
@@ -115,17 +124,12 @@ static uint32_t put_notes(struct ann_writer *w, uint8_t *p, size_t n)
 		const struct ann_note *x = &a->notes[k];
 		uint8_t pen[4];
 
-		off += put_opt(p + off, PCAPNG_OPT_COMMENT, a->text + x->comment, x->comment_len,
-			       w->big);
+		off += put_opt(p + off, PCAPNG_OPT_COMMENT, NULL, 0, a->text + x->comment,
+			       x->comment_len, w->big);
 		/* The custom option: the PEN in the section's byte order, then the string. */
 		wr32(pen, ANN_PEN, w->big);
-		wr16(p + off, (uint16_t)ANN_OPT_CUSTOM_STRING, w->big);
-		wr16(p + off + PCAPNG_OPT_LEN, (uint16_t)(4 + x->tag_len), w->big);
-		memcpy(p + off + PCAPNG_OPT_VALUE, pen, 4);
-		memcpy(p + off + PCAPNG_OPT_VALUE + 4, a->text + x->tag, x->tag_len);
-		memset(p + off + PCAPNG_OPT_VALUE + 4 + x->tag_len, 0,
-		       pad4(4 + x->tag_len) - 4 - x->tag_len);
-		off += PCAPNG_OPT_HDR_LEN + pad4(4 + x->tag_len);
+		off += put_opt(p + off, ANN_OPT_CUSTOM_STRING, pen, sizeof(pen), a->text + x->tag,
+			       x->tag_len, w->big);
 	}
 	wr32(p + off, 0, w->big); /* opt_endofopt: code 0, length 0 */
 	return off + PCAPNG_OPT_HDR_LEN;
@@ -210,73 +214,46 @@ static void on_block(void *ctx, const uint8_t *b, uint32_t len, int big)
 	put(w, b, len);
 }
 
-/* A classic pcap input's section: SHB and one IDB (little-endian). */
-static void put_pcap_section(struct ann_writer *w, const struct sf_iface *ifc, bool ns)
+/* A classic pcap input's section, as tcpsift capture writes one: SHB and
+ * one IDB (little-endian, nanosecond timestamps: the file's own, exactly). */
+static void put_pcap_section(struct ann_writer *w, const struct sf_iface *ifc)
 {
-	static const char appl[] = "tcpsift " TCPSIFT_VERSION " annotate";
-	uint8_t b[256] = {0};
-	uint32_t off;
+	struct pw_enc_iface idb = {.name = ifc->name[0] ? (char *)ifc->name : NULL,
+				   .linktype = ifc->linktype};
+	struct pw_enc_hdr h = {.format = PW_PCAPNG,
+			       .snaplen = ifc->snaplen,
+			       .comment = "annotated by tcpsift annotate",
+			       .ifs = &idb,
+			       .nifaces = 1};
 
 	w->big = 0;
-	wr32(b, PCAPNG_BT_SHB, 0);
-	wr32(b + PCAPNG_SHB_BOM, PCAPNG_BOM, 0);
-	wr16(b + PCAPNG_SHB_MAJOR, PCAPNG_VERSION_MAJOR, 0);
-	wr16(b + PCAPNG_SHB_MINOR, PCAPNG_VERSION_MINOR, 0);
-	memset(b + PCAPNG_SHB_SECTION_LEN, 0xff, 8); /* length not given */
-	off = PCAPNG_SHB_OPTIONS;
-	off += put_opt(b + off, PCAPNG_SHB_USERAPPL, appl, sizeof(appl) - 1, 0);
-	wr32(b + off, 0, 0);
-	off += PCAPNG_OPT_HDR_LEN + PCAPNG_BLK_TRAILER_LEN;
-	wr32(b + PCAPNG_BLK_TOTAL_LEN, off, 0);
-	wr32(b + off - PCAPNG_BLK_TRAILER_LEN, off, 0);
-	put(w, b, off);
-
-	uint8_t tsresol = ns ? 9 : 6;
-	memset(b, 0, sizeof(b));
-	wr32(b, PCAPNG_BT_IDB, 0);
-	wr16(b + PCAPNG_IDB_LINKTYPE, (uint16_t)ifc->linktype, 0);
-	wr32(b + PCAPNG_IDB_SNAPLEN, ifc->snaplen, 0);
-	off = PCAPNG_IDB_OPTIONS;
-	off += put_opt(b + off, PCAPNG_IF_TSRESOL, &tsresol, 1, 0);
-	wr32(b + off, 0, 0);
-	off += PCAPNG_OPT_HDR_LEN + PCAPNG_BLK_TRAILER_LEN;
-	wr32(b + PCAPNG_BLK_TOTAL_LEN, off, 0);
-	wr32(b + off - PCAPNG_BLK_TRAILER_LEN, off, 0);
-	put(w, b, off);
-}
-
-/* A classic pcap record as an EPB on interface 0 of its section. */
-static void put_pcap_packet(struct ann_writer *w, const struct pkt *p, bool ns)
-{
-	size_t n = notes_of(w, p->frame);
-	uint32_t data = pad4(p->caplen);
-	uint32_t opts = n ? notes_size(w->a, w->next, n) + PCAPNG_OPT_HDR_LEN : 0;
-	uint32_t total = PCAPNG_EPB_DATA + data + opts + PCAPNG_BLK_TRAILER_LEN;
-	/* The file's own ticks: exact, as the reader made ns of them. */
-	uint64_t t = ns ? (uint64_t)p->ts_ns : (uint64_t)p->ts_ns / 1000;
-
-	if (!blk_room(w, total)) {
+	if (!blk_room(w, pw_enc_hdr_size(&h))) {
 		errno = ENOMEM;
 		w->failed = true;
 		return;
 	}
-	uint8_t *b = w->blk;
-	wr32(b, PCAPNG_BT_EPB, 0);
-	wr32(b + PCAPNG_BLK_TOTAL_LEN, total, 0);
-	wr32(b + PCAPNG_EPB_IFACE, 0, 0);
-	wr32(b + PCAPNG_EPB_TS_HIGH, (uint32_t)(t >> 32), 0);
-	wr32(b + PCAPNG_EPB_TS_LOW, (uint32_t)t, 0);
-	wr32(b + PCAPNG_EPB_CAPLEN, p->caplen, 0);
-	wr32(b + PCAPNG_EPB_LEN, p->wirelen, 0);
-	memcpy(b + PCAPNG_EPB_DATA, p->data, p->caplen);
-	memset(b + PCAPNG_EPB_DATA + p->caplen, 0, data - p->caplen);
-	if (n)
-		put_notes(w, b + PCAPNG_EPB_DATA + data, n);
-	wr32(b + total - PCAPNG_BLK_TRAILER_LEN, total, 0);
-	put(w, b, total);
-	w->st->annotated += n > 0;
-	w->st->comments += n;
-	w->next += n;
+	put(w, w->blk, pw_enc_hdr(&h, w->blk));
+}
+
+/* A classic pcap record as an EPB on interface 0 of its section, encoded
+ * as tcpsift capture does, then annotated as a pcapng input's would be. */
+static void put_pcap_packet(struct ann_writer *w, const struct pkt *p)
+{
+	size_t need = pw_enc_pkt_size(PW_PCAPNG, p->caplen, p);
+
+	if (need > w->enc_cap) {
+		uint8_t *b = realloc(w->enc, need);
+		if (!b) {
+			errno = ENOMEM;
+			w->failed = true;
+			return;
+		}
+		w->enc = b;
+		w->enc_cap = need;
+	}
+	w->pkt_block = w->enc;
+	w->pkt_len = (uint32_t)pw_enc_pkt(PW_PCAPNG, w->enc, 0, p, p->caplen, p->wirelen);
+	put_ng_packet(w, p->frame);
 }
 
 /* Input k into the output. */
@@ -291,14 +268,14 @@ static int put_input(struct ann_writer *w, const char *path, char *err, size_t e
 		snprintf(err, errlen, "%s: %s", path, why);
 		return ERR_INPUT;
 	}
-	bool ng = sf_format(r) == SF_FORMAT_PCAPNG, ns = sf_format(r) == SF_FORMAT_PCAP_NS;
+	bool ng = sf_format(r) == SF_FORMAT_PCAPNG;
 	if (!ng)
-		put_pcap_section(w, sf_iface(r, 0), ns);
+		put_pcap_section(w, sf_iface(r, 0));
 	while ((rc = sf_next(r, &p)) == 1) {
 		if (ng)
 			put_ng_packet(w, p.frame);
 		else
-			put_pcap_packet(w, &p, ns);
+			put_pcap_packet(w, &p);
 		w->st->packets++;
 		if (w->failed)
 			break;
@@ -373,5 +350,6 @@ int ann_write(struct ann_set *a, const char *const *paths, unsigned n, const cha
 		rc = ERR_SYSTEM;
 	}
 	free(w.blk);
+	free(w.enc);
 	return rc;
 }
