@@ -1164,22 +1164,29 @@ static int analyze_run(struct analyze_cfg *cfg)
 	return failed ? TCPSIFT_EXIT_FINDINGS : TCPSIFT_EXIT_OK;
 }
 
-int analyze_main(int argc, char **argv)
+/* analyze, or annotate (the analysis for its verdicts only: -o is the
+ * annotated capture and the report itself goes nowhere). */
+static int analyze_verb(int argc, char **argv, bool annotate)
 {
-	struct analyze_cfg cfg = {
-	    .format = REP_TEXT, .progress = -1, .max_events = 100000, .report_memory = SIZE_MAX};
+	struct analyze_cfg cfg = {.format = REP_TEXT,
+				  .progress = -1,
+				  .max_events = 100000,
+				  .report_memory = SIZE_MAX,
+				  .annotate_verb = annotate};
 	int rc;
 
 	eng_config_defaults(&cfg.eng);
 	/* Every -r and argument could be an input: argc slots are enough. */
 	cfg.reads = calloc((size_t)argc + 1, sizeof(*cfg.reads));
 	if (!cfg.reads) {
-		fputs("tcpsift analyze: out of memory\n", stderr);
+		fprintf(stderr, "tcpsift %s: out of memory\n", annotate ? "annotate" : "analyze");
 		return TCPSIFT_EXIT_INPUT;
 	}
 	rc = parse_args(argc, argv, &cfg);
 	if (rc < 0)
 		rc = split_max_memory(&cfg);
+	if (annotate)
+		cfg.output = "/dev/null";
 	if (rc < 0)
 		rc = analyze_run(&cfg);
 	free(cfg.reads);
@@ -1187,31 +1194,14 @@ int analyze_main(int argc, char **argv)
 	return rc;
 }
 
+int analyze_main(int argc, char **argv)
+{
+	return analyze_verb(argc, argv, false);
+}
+
 int annotate_main(int argc, char **argv)
 {
-	struct analyze_cfg cfg = {.format = REP_TEXT,
-				  .progress = -1,
-				  .max_events = 100000,
-				  .report_memory = SIZE_MAX,
-				  .annotate_verb = true};
-	int rc;
-
-	eng_config_defaults(&cfg.eng);
-	cfg.reads = calloc((size_t)argc + 1, sizeof(*cfg.reads));
-	if (!cfg.reads) {
-		fputs("tcpsift annotate: out of memory\n", stderr);
-		return TCPSIFT_EXIT_INPUT;
-	}
-	rc = parse_args(argc, argv, &cfg);
-	if (rc < 0)
-		rc = split_max_memory(&cfg);
-	/* The analysis runs for its verdicts; the report itself goes nowhere. */
-	cfg.output = "/dev/null";
-	if (rc < 0)
-		rc = analyze_run(&cfg);
-	free(cfg.reads);
-	free(cfg.filter_args);
-	return rc;
+	return analyze_verb(argc, argv, true);
 }
 
 size_t annotate_option_names(const char **names, size_t max)
