@@ -226,7 +226,7 @@ static bool reply_unheard(const struct tcp_conn *c, enum sum_dir_id dir, const s
 	if ((c->run & 0x7f) != 1 || (c->run >> 7) != (unsigned)!dir)
 		return false;
 	if (t->opt.has_ts && r->tsring) {
-		unsigned last = (r->tsring_head + r->tsring_cap - 1) & (r->tsring_cap - 1);
+		unsigned last = tsring_newest(r);
 		return r->tsring[last].ts == r->last_ts &&
 		       (int32_t)(r->tsring[last].tsval - t->opt.tsecr) > 0;
 	}

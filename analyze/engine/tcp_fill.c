@@ -102,7 +102,7 @@ int64_t tcp_ts_next_sent(const struct tcp_half *h, uint32_t tsval)
 
 	if (!h->tsring || !cap)
 		return -1;
-	unsigned newest = (h->tsring_head + cap - 1) & (cap - 1);
+	unsigned newest = tsring_newest(h);
 	/* The common case, a peer that heard the newest: no scan. */
 	if (h->tsring[newest].tsval == tsval)
 		return -1;

@@ -209,6 +209,12 @@ static inline int64_t sent_acked(struct tcp_half *h, struct tcp_pools *tp, uint3
 	return sample;
 }
 
+/* The slot of the TSval h's side sent last (its ring exists). */
+static inline unsigned tsring_newest(const struct tcp_half *h)
+{
+	return (h->tsring_head + h->tsring_cap - 1) & (h->tsring_cap - 1);
+}
+
 /* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it.
  * The ring comes from tp the first time, as in sent_push(). Slots fill
  * from 0 and only the largest class wraps, so a smaller ring is the
@@ -221,7 +227,7 @@ static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 		return; /* no memory: no sample */
 
 	unsigned cap = h->tsring_cap;
-	unsigned last = (h->tsring_head + cap - 1) & (cap - 1);
+	unsigned last = tsring_newest(h);
 
 	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
 		return; /* same ms tick: keep the first time it was seen */
