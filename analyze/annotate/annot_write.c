@@ -135,15 +135,20 @@ static uint32_t put_notes(struct ann_writer *w, uint8_t *p, size_t n)
 	return off + PCAPNG_OPT_HDR_LEN;
 }
 
-static bool blk_room(struct ann_writer *w, size_t n)
+/* Room for n bytes in *buf (of *cap); false, and a failed write, when
+ * there is no memory. */
+static bool room(struct ann_writer *w, uint8_t **buf, size_t *cap, size_t n)
 {
-	if (n <= w->blk_cap)
+	if (n <= *cap)
 		return true;
-	uint8_t *b = realloc(w->blk, n);
-	if (!b)
+	uint8_t *b = realloc(*buf, n);
+	if (!b) {
+		errno = ENOMEM;
+		w->failed = true;
 		return false;
-	w->blk = b;
-	w->blk_cap = n;
+	}
+	*buf = b;
+	*cap = n;
 	return true;
 }
 
@@ -169,11 +174,8 @@ static void put_epb_annotated(struct ann_writer *w, const uint8_t *b, uint32_t l
 	uint32_t total =
 	    keep + notes_size(w->a, w->next, n) + PCAPNG_OPT_HDR_LEN + PCAPNG_BLK_TRAILER_LEN;
 
-	if (!blk_room(w, total)) {
-		errno = ENOMEM;
-		w->failed = true;
+	if (!room(w, &w->blk, &w->blk_cap, total))
 		return;
-	}
 	memcpy(w->blk, b, keep);
 	uint32_t off = keep + put_notes(w, w->blk + keep, n);
 	wr32(w->blk + PCAPNG_BLK_TOTAL_LEN, total, w->big);
@@ -227,11 +229,8 @@ static void put_pcap_section(struct ann_writer *w, const struct sf_iface *ifc)
 			       .nifaces = 1};
 
 	w->big = 0;
-	if (!blk_room(w, pw_enc_hdr_size(&h))) {
-		errno = ENOMEM;
-		w->failed = true;
+	if (!room(w, &w->blk, &w->blk_cap, pw_enc_hdr_size(&h)))
 		return;
-	}
 	put(w, w->blk, pw_enc_hdr(&h, w->blk));
 }
 
@@ -239,18 +238,8 @@ static void put_pcap_section(struct ann_writer *w, const struct sf_iface *ifc)
  * as tcpsift capture does, then annotated as a pcapng input's would be. */
 static void put_pcap_packet(struct ann_writer *w, const struct pkt *p)
 {
-	size_t need = pw_enc_pkt_size(PW_PCAPNG, p->caplen, p);
-
-	if (need > w->enc_cap) {
-		uint8_t *b = realloc(w->enc, need);
-		if (!b) {
-			errno = ENOMEM;
-			w->failed = true;
-			return;
-		}
-		w->enc = b;
-		w->enc_cap = need;
-	}
+	if (!room(w, &w->enc, &w->enc_cap, pw_enc_pkt_size(PW_PCAPNG, p->caplen, p)))
+		return;
 	w->pkt_block = w->enc;
 	w->pkt_len = (uint32_t)pw_enc_pkt(PW_PCAPNG, w->enc, 0, p, p->caplen, p->wirelen);
 	put_ng_packet(w, p->frame);
