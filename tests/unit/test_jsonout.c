@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/report/jsonout.h"
+#include "analyze/report/jsonout_int.h"
 #include "tests/unit/unit.h"
 
 /*
@@ -116,6 +117,59 @@ static void test_reals(void)
 	}
 	CHECK(jo_fmt_real(buf, NAN) == 0);
 	CHECK(jo_fmt_real(buf, INFINITY) == 0);
+}
+
+/* The fast path, byte for byte printf's, on the reals reports hold and
+ * around every edge it has: powers of ten, 16-digit round-ups, halfway
+ * ties, the ends of its range (and beyond, where printf answers). */
+static bool same_as_printf(double v)
+{
+	char fast[JO_REAL_MAX], ref[JO_REAL_MAX];
+	size_t nf = jo_fmt_real(fast, v), nr = jo_fmt_real_printf(ref, v);
+
+	if (nf == nr && memcmp(fast, ref, nf) == 0)
+		return true;
+	fprintf(stderr, "real %a: fast '%.*s', printf '%.*s'\n", v, (int)nf, fast, (int)nr, ref);
+	return false;
+}
+
+static void test_reals_exact(void)
+{
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+	unsigned bad = 0;
+
+	for (int e = -330; e <= 310 && bad < 5; e++) {
+		double p = pow(10.0, e);
+		bad += !same_as_printf(p) + !same_as_printf(nextafter(p, 0)) +
+		       !same_as_printf(nextafter(p, INFINITY)) + !same_as_printf(-p);
+	}
+	for (unsigned i = 0; i < 200000 && bad < 5; i++) {
+		uint64_t r;
+		double v;
+
+		state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+		r = state;
+		switch (i % 5) {
+		case 0: /* any finite double from 1e-6 to 1e17 */
+			v = ldexp((double)(r >> 11) / 9007199254740992.0 + 0.5, (int)(r % 78) - 20);
+			break;
+		case 1: /* a ratio of counts, as shares are */
+			v = (double)(r % 100000) / (double)((r >> 20) % 1000000 + 1);
+			break;
+		case 2: /* a decimal with few digits: ties and trailing zeros */
+			v = (double)(r % 100000000) / pow(10.0, (double)((r >> 40) % 12));
+			break;
+		case 3: /* 17 significant digits: the 16th rounds */
+			v = (double)(r % 100000000000000000ull) *
+			    pow(10.0, -(double)((r >> 58) % 20));
+			break;
+		default: /* integers up to and past 2^53 */
+			v = (double)(r >> (11 + (r % 20)));
+			break;
+		}
+		bad += !same_as_printf(v) + !same_as_printf(-v);
+	}
+	CHECK(bad == 0);
 }
 
 static void test_seconds(void)
@@ -423,6 +477,7 @@ int main(void)
 	test_layout();
 	test_strings();
 	test_reals();
+	test_reals_exact();
 	test_seconds();
 	test_round_trips();
 	test_sorted_helpers();
