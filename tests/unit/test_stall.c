@@ -419,6 +419,26 @@ static void test_late_ack_not_delayed(void)
 	CHECK_EQ_U(v.res.stall.by_class[STALL_DELAYED_ACK], 0);
 }
 
+/* The same late ACK offering a smaller window than the one before (4000
+ * -> 3600 bytes: the receiving application did not read): Linux holds the
+ * ACK of a second full segment while its window would shrink, so this is
+ * its delayed-ACK timer, the receiver's application's doing. */
+static void test_late_ack_window_shrank(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	three_out(&v, IRS + 1, 1000);
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1001, 0, 900, 31000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 3001, ISS + 1, 1000, 1000, 31050});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_DELAYED_ACK);
+	CHECK(strstr(v.ev[0].u.stall.reason, "not reading") != NULL);
+	CHECK(strstr(v.ev[0].u.stall.advice, "TCP_NODELAY on the sender would not help") != NULL);
+}
+
 /* Three full segments out, no ACK for 30 ms, then new data: the sender's
  * loss probe carried new data (RFC 8985 sec. 7.3), not its application. */
 static void test_probe_with_new_data(void)
@@ -570,6 +590,7 @@ int main(void)
 	test_tlp();
 	test_ack_held_two_segments();
 	test_late_ack_not_delayed();
+	test_late_ack_window_shrank();
 	test_probe_with_new_data();
 	test_probe_like_burst();
 	test_probe_after_unpushed();

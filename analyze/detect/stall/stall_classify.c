@@ -61,6 +61,17 @@ static const char stall_e_late_ack[] =
 static const char stall_a_late_ack[] =
     "a capture at the receiver decides where: data arriving late is the path's, an ACK leaving "
     "late is the receiver host's; TCP_NODELAY or quick ACKs would not help";
+static const char stall_r_dack_noread[] =
+    "the receiving application was not reading: a receiver holds the ACK of a second full "
+    "segment while the window it could offer is smaller than the last (Linux: "
+    "__tcp_ack_snd_check()), until its delayed-ACK timer";
+static const char stall_e_dack_noread[] =
+    "two or more full segments were in flight below the receiver's window; the late ACK that "
+    "ended the gap offered a smaller window than the ACK before it (its buffer filled) and the "
+    "sender at once sent more";
+static const char stall_a_dack_noread[] =
+    "receiver: read sooner or in larger reads, or a larger SO_RCVBUF / tcp_rmem; TCP_QUICKACK "
+    "would end each wait; TCP_NODELAY on the sender would not help";
 static const char stall_r_held[] =
     "the sender held part of a write (no PSH on its last segment), then sent the rest";
 static const char stall_e_held[] =
@@ -646,6 +657,12 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		cold->dack_last_len = d->last_len;
 		cold->dack_acked = seg->acked;
 		cold->dack_rwnd = stall_receiver_limited(d) ? d->rwnd : UINT64_MAX;
+		/* d->rwnd is R's window before this ACK (stall_before()). */
+		bool known;
+		uint64_t win = tcp_peer_window(c, od, &known);
+		cold->dack_win_drop =
+		    known && c->info.wscale_known && d->rwnd_known && win < d->rwnd ? d->rwnd - win
+										    : 0;
 		cold->dack_start = st->last_ts;
 		cold->dack_ack_ts = seg->ts;
 		/* How long R held it: since S's last data passed here, less
@@ -702,6 +719,8 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 
 	/* dack_rwnd is UINT64_MAX unless R limited S (stall_gap()). */
 	bool full = st->dack_rwnd != UINT64_MAX;
+	uint32_t mss = hot->d[st->dack_dir].mss;
+	bool late = mss && (st->dack_acked >= 2 * mss || st->dack_in_flight >= 2 * (uint64_t)mss);
 	struct stall_found f = {
 	    .dir = (enum sum_dir_id)st->dack_dir,
 	    .start = st->dack_start,
@@ -719,9 +738,18 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 		f.reason = stall_r_rwnd;
 		f.evidence = stall_e_rwnd;
 		f.advice = stall_a_rwnd;
-	} else if (hot->d[st->dack_dir].mss &&
-		   (st->dack_acked >= 2 * hot->d[st->dack_dir].mss ||
-		    st->dack_in_flight >= 2 * (uint64_t)hot->d[st->dack_dir].mss)) {
+	} else if (late && st->dack_win_drop && st->dack_delay <= STALL_DELACK_MAX_NS) {
+		/* Linux ACKs a second full segment at once only if the window
+		 * it would offer is no smaller than the one it offered
+		 * (tcp_input.c __tcp_ack_snd_check(): __tcp_select_window() >=
+		 * rcv_wnd); an application that does not read shrinks it, and
+		 * the delayed-ACK timer sends the ACK. This ACK's smaller
+		 * window is that evidence (nstat: TcpExtDelayedACKs at R). */
+		f.cls = STALL_DELAYED_ACK;
+		f.reason = stall_r_dack_noread;
+		f.evidence = stall_e_dack_noread;
+		f.advice = stall_a_dack_noread;
+	} else if (late) {
 		/* RFC 1122 4.2.3.2: an ACK at least every second full segment;
 		 * Linux ACKs at once when more than one full segment is
 		 * unacknowledged (__tcp_ack_snd_check()), holding it only while

@@ -140,6 +140,7 @@ struct stall_state {
 	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
 	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
 	uint64_t dack_rwnd;
+	uint64_t dack_win_drop; /* how much smaller R's window in that ACK was */
 	int64_t dack_start, dack_ack_ts, dack_delay;
 	uint64_t dack_frame_before, dack_frame_ack;
 	uint32_t dack_input;
