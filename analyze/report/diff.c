@@ -1,4 +1,4 @@
-/* diff.c - tcpsift diff: the metric table, each side's values, the pairing, --fail-on on the
+/* diff.c - tcpsift diff: the metric table, each side's values and totals, --fail-on on the
  * change. */
 #include "analyze/report/diff.h"
 
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/report/det_view.h"
+#include "analyze/report/diffmatch.h"
 #include "analyze/report/report.h"
 #include "common/clock.h"
 #include "common/err.h"
@@ -132,6 +133,7 @@ struct diff {
 	struct side s[2];
 	struct diff_pair *pairs;
 	size_t npairs;
+	size_t npairs_by[DIFF_MATCH_COUNT];
 };
 
 static int add_metric(struct diff *d, const char *name, enum diff_src src, int arg,
@@ -243,6 +245,34 @@ const struct diff_metric *diff_metric(const struct diff *d, unsigned m)
 enum diff_match diff_match_kind(const struct diff *d)
 {
 	return d->match;
+}
+
+size_t diff_npairs_by(const struct diff *d, enum diff_match how)
+{
+	return (unsigned)how < DIFF_MATCH_COUNT ? d->npairs_by[how] : 0;
+}
+
+static const char *const match_names[DIFF_MATCH_COUNT] = {"auto", "tuple", "endpoint", "order"};
+
+const char *diff_match_name(enum diff_match m)
+{
+	return (unsigned)m < DIFF_MATCH_COUNT ? match_names[m] : "?";
+}
+
+int diff_match_find(const char *name)
+{
+	for (unsigned k = 0; k < DIFF_MATCH_COUNT; k++)
+		if (!strcmp(name, match_names[k]))
+			return (int)k;
+	return -1;
+}
+
+const char *diff_match_words(enum diff_match m)
+{
+	static const char *const words[DIFF_MATCH_COUNT] = {
+	    "4-tuple, then server endpoint and order", "4-tuple", "server endpoint and order",
+	    "first-packet order"};
+	return (unsigned)m < DIFF_MATCH_COUNT ? words[m] : "?";
 }
 
 int diff_metric_find(const struct diff *d, const char *name, size_t len)
@@ -556,106 +586,22 @@ static int finish_side(struct diff *d, struct side *s)
 	return 0;
 }
 
-/* 4-tuple order, then first packet (port reuse pairs in order). */
-static int tuple_cmp(const struct diff_conn *a, const struct diff_conn *b)
-{
-	int r;
-
-	if (a->client.family != b->client.family)
-		return a->client.family < b->client.family ? -1 : 1;
-	if ((r = memcmp(a->client.a, b->client.a, sizeof(a->client.a))) != 0)
-		return r;
-	if (a->client_port != b->client_port)
-		return a->client_port < b->client_port ? -1 : 1;
-	if (a->server.family != b->server.family)
-		return a->server.family < b->server.family ? -1 : 1;
-	if ((r = memcmp(a->server.a, b->server.a, sizeof(a->server.a))) != 0)
-		return r;
-	if (a->server_port != b->server_port)
-		return a->server_port < b->server_port ? -1 : 1;
-	return 0;
-}
-
-static int tuple_then_id(const void *pa, const void *pb)
-{
-	const struct diff_conn *const *a = pa, *const *b = pb;
-	int r = tuple_cmp(*a, *b);
-	return r ? r : conn_id_cmp(*a, *b);
-}
-
-static int pair_cmp(const void *pa, const void *pb)
-{
-	const struct diff_pair *a = pa, *b = pb;
-	return conn_id_cmp(a->a, b->a);
-}
-
-static int only_cmp(const void *pa, const void *pb)
-{
-	const struct diff_conn *const *a = pa, *const *b = pb;
-	return conn_id_cmp(*a, *b);
-}
-
 static int pair_up(struct diff *d)
 {
+	struct diffmatch_out o;
 	struct side *sa = &d->s[0], *sb = &d->s[1];
-	size_t na = sa->nconns, nb = sb->nconns, n = na < nb ? na : nb;
-	/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-	const struct diff_conn **ia = malloc((na ? na : 1) * sizeof(*ia));
-	const struct diff_conn **ib = malloc((nb ? nb : 1) * sizeof(*ib));
+	int rc = diffmatch_pair(d->match, sa->conns, sa->nconns, sb->conns, sb->nconns, &o);
 
-	d->pairs = malloc((n ? n : 1) * sizeof(*d->pairs));
-	sa->only = malloc((na ? na : 1) * sizeof(*sa->only));
-	sb->only = malloc((nb ? nb : 1) * sizeof(*sb->only));
-	/* NOLINTEND(bugprone-sizeof-expression) */
-	if (!ia || !ib || !d->pairs || !sa->only || !sb->only) {
-		free(ia);
-		free(ib);
-		return ERR_NOMEM;
-	}
-	for (size_t k = 0; k < na; k++)
-		ia[k] = &sa->conns[k];
-	for (size_t k = 0; k < nb; k++)
-		ib[k] = &sb->conns[k];
-	if (d->match == DIFF_MATCH_ORDER) {
-		for (size_t k = 0; k < n; k++)
-			d->pairs[d->npairs++] = (struct diff_pair){ia[k], ib[k]};
-		for (size_t k = n; k < na; k++)
-			sa->only[sa->nonly++] = ia[k];
-		for (size_t k = n; k < nb; k++)
-			sb->only[sb->nonly++] = ib[k];
-	} else {
-		/* Both sorted by 4-tuple, then first packet: a merge. */
-		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-		if (na)
-			qsort(ia, na, sizeof(*ia), tuple_then_id);
-		if (nb)
-			qsort(ib, nb, sizeof(*ib), tuple_then_id);
-		/* NOLINTEND(bugprone-sizeof-expression) */
-		size_t x = 0, y = 0;
-		while (x < na && y < nb) {
-			int r = tuple_cmp(ia[x], ib[y]);
-			if (r == 0)
-				d->pairs[d->npairs++] = (struct diff_pair){ia[x++], ib[y++]};
-			else if (r < 0)
-				sa->only[sa->nonly++] = ia[x++];
-			else
-				sb->only[sb->nonly++] = ib[y++];
-		}
-		while (x < na)
-			sa->only[sa->nonly++] = ia[x++];
-		while (y < nb)
-			sb->only[sb->nonly++] = ib[y++];
-		if (d->npairs)
-			qsort(d->pairs, d->npairs, sizeof(*d->pairs), pair_cmp);
-		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-		if (sa->nonly)
-			qsort(sa->only, sa->nonly, sizeof(*sa->only), only_cmp);
-		if (sb->nonly)
-			qsort(sb->only, sb->nonly, sizeof(*sb->only), only_cmp);
-		/* NOLINTEND(bugprone-sizeof-expression) */
-	}
-	free(ia);
-	free(ib);
+	if (rc < 0)
+		return rc;
+	d->pairs = o.pairs;
+	d->npairs = o.npairs;
+	sa->only = o.only[0];
+	sa->nonly = o.nonly[0];
+	sb->only = o.only[1];
+	sb->nonly = o.nonly[1];
+	for (size_t k = 0; k < d->npairs; k++)
+		d->npairs_by[d->pairs[k].how]++;
 	return 0;
 }
 

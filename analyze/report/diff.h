@@ -40,11 +40,26 @@ struct diff_metric {
 	bool run_only; /* a run's figure, not a connection's (connections, capture drops) */
 };
 
+/*
+ * How connections pair (diffmatch.h): a mode of diff_new(), and how each
+ * pair was matched (TUPLE, ENDPOINT or ORDER). Two runs of one workload
+ * keep the server's address and port but not the client's ephemeral
+ * port, so AUTO, the default, pairs by 4-tuple only what recurs.
+ */
 enum diff_match {
-	DIFF_MATCH_TUPLE = 0, /* client and server address and port; reuse in order */
-	DIFF_MATCH_ORDER,     /* k-th connection by first packet with k-th */
+	DIFF_MATCH_AUTO = 0, /* TUPLE for a 4-tuple in both runs, then ENDPOINT */
+	DIFF_MATCH_TUPLE,    /* client and server address and port; reuse in order */
+	DIFF_MATCH_ENDPOINT, /* server address and port, then k-th by first packet with k-th */
+	DIFF_MATCH_ORDER,    /* k-th connection by first packet with k-th */
 	DIFF_MATCH_COUNT,
 };
+
+/* "auto", "tuple", "endpoint", "order": --match's and the JSON's names. */
+const char *diff_match_name(enum diff_match m);
+/* A name back: its value, or -1. */
+int diff_match_find(const char *name);
+/* For people: "4-tuple", "server endpoint and order", "first-packet order". */
+const char *diff_match_words(enum diff_match m);
 
 /* A side's run figures that are not its connections'. */
 struct diff_run {
@@ -65,6 +80,7 @@ struct diff_conn {
 
 struct diff_pair {
 	const struct diff_conn *a, *b;
+	enum diff_match how; /* TUPLE, ENDPOINT or ORDER */
 };
 
 struct diff;
@@ -100,7 +116,9 @@ const struct diff_pair *diff_pair_at(const struct diff *d, size_t k);
 /* A side's connections the other has no match for, in first-packet order. */
 size_t diff_nonly(const struct diff *d, int side);
 const struct diff_conn *diff_only_at(const struct diff *d, int side, size_t k);
+/* The mode diff_new() was given, and how many pairs were matched how. */
 enum diff_match diff_match_kind(const struct diff *d);
+size_t diff_npairs_by(const struct diff *d, enum diff_match how);
 
 /* Did a metric change from a to b (beyond the rounding of a report)? */
 bool diff_changed(double a, double b);
