@@ -100,7 +100,7 @@ static void usage(FILE *f)
 	      "changed in each pair of connections, then the connections only in A or only in B.\n"
 	      "Connections pair by 4-tuple where it is in both runs, the rest by server address\n"
 	      "and port and their order of first packet to it (a rerun's new ephemeral ports);\n"
-	      "the output says how each pair was matched.\n"
+	      "each pair says how, with what limited each direction (limited_by) in A and B.\n"
 	      "\n"
 	      "Options:\n",
 	      f);

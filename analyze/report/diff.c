@@ -1,4 +1,4 @@
-/* diff.c - tcpsift diff: each side's values, their totals, the pairs. */
+/* diff.c - tcpsift diff: each side's values and labels, their totals, the pairs. */
 #include "analyze/report/diff.h"
 
 #include <math.h>
@@ -35,6 +35,7 @@ void diff_free(struct diff *d)
 	for (int s = 0; s < 2; s++) {
 		free(d->s[s].conns);
 		free(d->s[s].vals);
+		free(d->s[s].labs);
 		free(d->s[s].shares);
 		free(d->s[s].totals);
 		free(d->s[s].only);
@@ -141,6 +142,7 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 			v[m] = (double)t.unseen_bytes;
 			break;
 		case SRC_DROPS:
+		case SRC_LABEL:
 			v[m] = NAN;
 			break;
 		default: /* events add them */
@@ -150,22 +152,70 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 	}
 }
 
+/* The dominant class of ns[0..n) and its share; -1 without time (a
+ * hostile report's negative times count as none). */
+static struct diff_label dominant(const int64_t *ns, unsigned n)
+{
+	struct diff_label r = {-1, 0};
+	int64_t t = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		if (ns[k] <= 0)
+			continue;
+		t = clock_sat_add(t, ns[k]);
+		if (r.cls < 0 || ns[k] > ns[r.cls])
+			r.cls = (int)k;
+	}
+	if (r.cls >= 0)
+		r.share = (double)ns[r.cls] / (double)t;
+	return r;
+}
+
+/* A connection's labels (lab[l * SUM_DIR_COUNT + dir]), its time added
+ * to the run's. */
+static void conn_labels(const struct diff *d, struct side *s, const struct sum_conn *c,
+			struct diff_label *lab)
+{
+	int64_t ns[DET_DIR_CLASSES_MAX];
+
+	for (unsigned l = 0; l < d->nlab; l++) {
+		unsigned n = d->lab[l]->ndir_classes;
+		for (unsigned dir = 0; dir < SUM_DIR_COUNT; dir++) {
+			d->lab[l]->dir_class_ns(c, dir, ns);
+			lab[l * SUM_DIR_COUNT + dir] = dominant(ns, n);
+			for (unsigned k = 0; k < n; k++)
+				if (ns[k] > 0)
+					s->lab_ns[l][k] = clock_sat_add(s->lab_ns[l][k], ns[k]);
+		}
+	}
+}
+
+static int grow(struct diff *d, struct side *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 64, nl = d->nlab ? d->nlab * SUM_DIR_COUNT : 1;
+	struct diff_conn *n = realloc(s->conns, cap * sizeof(*n));
+
+	if (!n)
+		return ERR_NOMEM;
+	s->conns = n;
+	double *v = realloc(s->vals, cap * d->nm * sizeof(*v));
+	if (!v)
+		return ERR_NOMEM;
+	s->vals = v;
+	struct diff_label *lab = realloc(s->labs, cap * nl * sizeof(*lab));
+	if (!lab)
+		return ERR_NOMEM;
+	s->labs = lab;
+	s->cap = cap;
+	return 0;
+}
+
 int diff_add_conn(struct diff *d, int side, const struct sum_conn *c)
 {
 	struct side *s = &d->s[side];
 
-	if (s->nconns == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct diff_conn *n = realloc(s->conns, cap * sizeof(*n));
-		if (!n)
-			return ERR_NOMEM;
-		s->conns = n;
-		double *v = realloc(s->vals, cap * d->nm * sizeof(*v));
-		if (!v)
-			return ERR_NOMEM;
-		s->vals = v;
-		s->cap = cap;
-	}
+	if (s->nconns == s->cap && grow(d, s) < 0)
+		return ERR_NOMEM;
 	struct diff_conn *x = &s->conns[s->nconns];
 	*x = (struct diff_conn){.id = c->id,
 				.client = c->client,
@@ -175,6 +225,7 @@ int diff_add_conn(struct diff *d, int side, const struct sum_conn *c)
 				.first_ts = c->first_ts,
 				.last_ts = c->last_ts};
 	conn_values(d, c, s->vals + s->nconns * d->nm);
+	conn_labels(d, s, c, s->labs + s->nconns * d->nlab * SUM_DIR_COUNT);
 	s->nconns++;
 	rep_totals_add_conn(&s->tot, c);
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
@@ -256,12 +307,26 @@ static struct diff_conn *find_conn(struct side *s, uint64_t id)
 	return bsearch(&key, s->conns, s->nconns, sizeof(key), conn_id_cmp);
 }
 
+/* Class k's share of the time in ns[0..n), NaN without time. */
+static double label_share(const int64_t *ns, unsigned n, unsigned k)
+{
+	int64_t t = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		t = clock_sat_add(t, ns[j]);
+	return t > 0 ? (double)ns[k] / (double)t : NAN;
+}
+
 /* Connections in id order (first-packet order), values attached, the
  * events' shares added; then the side's totals. */
 static int finish_side(struct diff *d, struct side *s)
 {
-	for (size_t k = 0; k < s->nconns; k++)
+	for (size_t k = 0; k < s->nconns; k++) {
 		s->conns[k].v = s->vals + k * d->nm;
+		s->conns[k].lab = s->labs + k * d->nlab * SUM_DIR_COUNT;
+	}
+	for (unsigned l = 0; l < d->nlab; l++)
+		s->run_lab[l] = dominant(s->lab_ns[l], d->lab[l]->ndir_classes);
 	/* Each keeps its v when sorted: ids are first-packet order. */
 	bool sorted = true;
 	for (size_t k = 1; k < s->nconns; k++)
@@ -324,6 +389,10 @@ static int finish_side(struct diff *d, struct side *s)
 			break;
 		case SRC_DROPS:
 			tot[m] = s->run.drops_known ? (double)s->run.capture_drops : NAN;
+			break;
+		case SRC_LABEL:
+			tot[m] = label_share(s->lab_ns[x->lab], d->lab[x->lab]->ndir_classes,
+					     (unsigned)x->arg);
 			break;
 		default: /* the classes: summed above */
 			break;
@@ -389,6 +458,40 @@ size_t diff_nonly(const struct diff *d, int side)
 const struct diff_conn *diff_only_at(const struct diff *d, int side, size_t k)
 {
 	return d->s[side].only[k];
+}
+
+unsigned diff_nlabels(const struct diff *d)
+{
+	return d->nlab;
+}
+
+const char *diff_label_key(const struct diff *d, unsigned l)
+{
+	return d->lab[l]->dir_key;
+}
+
+const char *diff_label_class(const struct diff *d, unsigned l, int cls)
+{
+	if (cls < 0 || (unsigned)cls >= d->lab[l]->ndir_classes)
+		return "none";
+	return d->lab[l]->dir_class_name((unsigned)cls);
+}
+
+const struct diff_label *diff_conn_label(const struct diff *d, const struct diff_conn *c,
+					 unsigned l, unsigned dir)
+{
+	(void)d; /* in the signature for a layout that may need it */
+	return &c->lab[l * SUM_DIR_COUNT + dir % SUM_DIR_COUNT];
+}
+
+const struct diff_label *diff_run_label(const struct diff *d, int side, unsigned l)
+{
+	return &d->s[side].run_lab[l];
+}
+
+bool diff_label_changed(const struct diff_label *a, const struct diff_label *b)
+{
+	return a->cls != b->cls || diff_changed(a->share, b->share);
 }
 
 bool diff_changed(double a, double b)

@@ -37,7 +37,9 @@ enum diff_unit {
 struct diff_metric {
 	char name[48];
 	enum diff_unit unit;
-	bool run_only; /* a run's figure, not a connection's (connections, capture drops) */
+	/* A run's figure, not a connection's (connections, capture drops), or
+	 * one a pair shows otherwise (the share of a label's class). */
+	bool run_only;
 };
 
 /*
@@ -61,6 +63,13 @@ int diff_match_find(const char *name);
 /* For people: "4-tuple", "server endpoint and order", "first-packet order". */
 const char *diff_match_words(enum diff_match m);
 
+/* A direction's dominant class in a view that splits its time into
+ * classes (det_view.h's dir classes: the limit detector's limited_by). */
+struct diff_label {
+	int cls;      /* the class with the most time (ties: the first); -1: no time */
+	double share; /* its share of the time, 0..1 */
+};
+
 /* A side's run figures that are not its connections'. */
 struct diff_run {
 	int64_t first_ts, last_ts; /* ns; the run's first and last packet */
@@ -76,6 +85,7 @@ struct diff_conn {
 	uint16_t client_port, server_port;
 	int64_t first_ts, last_ts;
 	double *v;
+	const struct diff_label *lab; /* lab[l * SUM_DIR_COUNT + dir]: diff_conn_label() */
 };
 
 struct diff_pair {
@@ -119,6 +129,26 @@ const struct diff_conn *diff_only_at(const struct diff *d, int side, size_t k);
 /* The mode diff_new() was given, and how many pairs were matched how. */
 enum diff_match diff_match_kind(const struct diff *d);
 size_t diff_npairs_by(const struct diff *d, enum diff_match how);
+
+/*
+ * Labels: each view with dir classes (det_view.h) gives every direction
+ * its dominant class and that class's share of the direction's time; the
+ * run's label is the same over the time of every direction of the run.
+ * The classes' shares of the run's time are metrics too ("limited_by_"
+ * class, run totals only: a pair shows its directions' labels).
+ */
+unsigned diff_nlabels(const struct diff *d);
+/* Its key: the view's dir_key ("limited_by"); labels in key order. */
+const char *diff_label_key(const struct diff *d, unsigned l);
+/* A class's name ("congestion"); "none" for -1. */
+const char *diff_label_class(const struct diff *d, unsigned l, int cls);
+/* After diff_finish(): a connection's label l for direction dir (enum
+ * sum_dir_id), and a run's. */
+const struct diff_label *diff_conn_label(const struct diff *d, const struct diff_conn *c,
+					 unsigned l, unsigned dir);
+const struct diff_label *diff_run_label(const struct diff *d, int side, unsigned l);
+/* Another dominant class, or another share (as diff_changed())? */
+bool diff_label_changed(const struct diff_label *a, const struct diff_label *b);
 
 /* Did a metric change from a to b (beyond the rounding of a report)? */
 bool diff_changed(double a, double b);

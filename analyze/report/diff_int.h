@@ -1,5 +1,5 @@
 /* diff_int.h - the inside of tcpsift diff's comparison, shared by diff.c (values, totals,
- * pairs) and diff_metric.c (the metric table, --fail-on). */
+ * labels, pairs) and diff_metric.c (the metric table, --fail-on). */
 #ifndef TCPSIFT_DIFF_INT_H
 #define TCPSIFT_DIFF_INT_H
 
@@ -25,16 +25,19 @@ enum diff_src {
 	SRC_ZW_TIME,
 	SRC_UNSEEN, /* bytes ACKed that the capture never saw */
 	SRC_DROPS,  /* the capture's own drop counters */
+	SRC_LABEL,  /* a label's class: its share of the run's time (arg: class, lab: label) */
 	SRC_COUNT,
 };
 
 struct metric {
 	struct diff_metric pub;
 	enum diff_src src;
-	int arg; /* SRC_FO: failon's index; SRC_CLASS_*: the class */
+	int arg; /* SRC_FO: failon's index; SRC_CLASS_*, SRC_LABEL: the class */
+	int lab; /* SRC_LABEL: the label */
 };
 
 #define MAX_METRICS 128
+#define MAX_LABELS  4
 
 /* An event's share of one metric of its connection, applied at the end
  * (an NDJSON report may give an event before its connection). */
@@ -47,7 +50,10 @@ struct ev_share {
 struct side {
 	struct diff_conn *conns;
 	size_t nconns, cap;
-	double *vals; /* nconns * nmetrics, conns[k].v set by diff_finish() */
+	double *vals;		 /* nconns * nmetrics, conns[k].v set by diff_finish() */
+	struct diff_label *labs; /* nconns * nlab * SUM_DIR_COUNT, as vals */
+	int64_t lab_ns[MAX_LABELS][DET_DIR_CLASSES_MAX]; /* every direction's time */
+	struct diff_label run_lab[MAX_LABELS];
 	struct ev_share *shares;
 	size_t nshares, shares_cap;
 	struct rep_totals tot; /* as analyze totals them: its --fail-on values */
@@ -66,14 +72,16 @@ struct diff {
 	enum diff_match match;
 	struct metric m[MAX_METRICS];
 	unsigned nm;
-	int class_base[DET_VIEW_COUNT]; /* the first class row of each view, or -1 */
+	int class_base[DET_VIEW_COUNT];		/* the first class row of each view, or -1 */
+	const struct det_view *lab[MAX_LABELS]; /* the views with dir classes, by dir_key */
+	unsigned nlab;
 	struct side s[2];
 	struct diff_pair *pairs;
 	size_t npairs;
 	size_t npairs_by[DIFF_MATCH_COUNT];
 };
 
-/* The metric table of a new d: class_base, the rows. */
+/* The metric table of a new d: class_base, the labels, the rows. */
 void diff_build_metrics(struct diff *d);
 
 #endif

@@ -1,5 +1,5 @@
-/* diff_metric.c - tcpsift diff's metric table (names, units, aliases), the matching modes'
- * names, and --fail-on on the change. */
+/* diff_metric.c - tcpsift diff's metric table (names, units, aliases, the labels' rows),
+ * the matching modes' names, and --fail-on on the change. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,8 +10,9 @@
 #include "analyze/report/failon.h"
 
 /* The rows in the order they are shown; "@classes" stands for every
- * detector's class rows; analyze's metrics not named here follow at the
- * end (a new detector's metric is compared without a line here). */
+ * detector's class rows, "@labels" for every label's class shares;
+ * analyze's metrics not named here follow at the end (a new detector's
+ * metric is compared without a line here). */
 static const struct {
 	const char *name;
 	enum diff_src src; /* SRC_FO: looked up by name in failon's table */
@@ -40,6 +41,7 @@ static const struct {
     {"rtt_max", SRC_RTT_MAX, DIFF_UNIT_SECONDS, false},
     {"path_rtt", SRC_PATH_RTT, DIFF_UNIT_SECONDS, false},
     {"loss_rate", SRC_LOSS, DIFF_UNIT_RATIO, false},
+    {"@labels", SRC_LABEL, DIFF_UNIT_RATIO, true},
     {"capture_loss", SRC_FO, DIFF_UNIT_COUNT, false},
     {"unseen_bytes", SRC_UNSEEN, DIFF_UNIT_BYTES, false},
     {"capture_drops", SRC_DROPS, DIFF_UNIT_COUNT, true},
@@ -89,11 +91,44 @@ static bool named(const struct diff *d, const char *name)
 	return false;
 }
 
+/* The views with dir classes, in dir_key order (the JSON's keys are sorted). */
+static void find_labels(struct diff *d)
+{
+	for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
+		const struct det_view *dv = det_views[v];
+		if (!dv->ndir_classes || dv->ndir_classes > DET_DIR_CLASSES_MAX || !dv->dir_key ||
+		    !dv->dir_class_ns || d->nlab == MAX_LABELS)
+			continue;
+		unsigned j = d->nlab++;
+		for (; j > 0 && strcmp(d->lab[j - 1]->dir_key, dv->dir_key) > 0; j--)
+			d->lab[j] = d->lab[j - 1];
+		d->lab[j] = dv;
+	}
+}
+
+/* "limited_by_congestion", ...: each label's classes, their share of the run. */
+static void add_label_rows(struct diff *d)
+{
+	for (unsigned l = 0; l < d->nlab; l++)
+		for (unsigned k = 0; k < d->lab[l]->ndir_classes; k++) {
+			char n[48];
+			snprintf(n, sizeof(n), "%s_%s", d->lab[l]->dir_key,
+				 d->lab[l]->dir_class_name(k));
+			if (add_metric(d, n, SRC_LABEL, (int)k, DIFF_UNIT_RATIO, true) == 0)
+				d->m[d->nm - 1].lab = (int)l;
+		}
+}
+
 void diff_build_metrics(struct diff *d)
 {
 	for (unsigned v = 0; v < DET_VIEW_COUNT; v++)
 		d->class_base[v] = -1;
+	find_labels(d);
 	for (size_t k = 0; k < N_ORDER; k++) {
+		if (diff_order[k].src == SRC_LABEL) {
+			add_label_rows(d);
+			continue;
+		}
 		if (diff_order[k].src == SRC_CLASS_COUNT) {
 			for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
 				const struct det_view *dv = det_views[v];

@@ -104,12 +104,17 @@ static void endpoints(const struct diff_conn *c, char *buf, size_t len)
 	snprintf(buf, len, "%s > %s", cl, sv);
 }
 
+/* The rows and the directions' labels of a pair that changed. */
 static unsigned conn_changes(const struct diff *d, const struct diff_pair *p)
 {
 	unsigned n = 0;
 
 	for (unsigned m = 0; m < diff_nmetrics(d); m++)
 		n += !diff_metric(d, m)->run_only && diff_changed(p->a->v[m], p->b->v[m]);
+	for (unsigned l = 0; l < diff_nlabels(d); l++)
+		for (unsigned dir = 0; dir < SUM_DIR_COUNT; dir++)
+			n += diff_label_changed(diff_conn_label(d, p->a, l, dir),
+						diff_conn_label(d, p->b, l, dir));
 	return n;
 }
 
@@ -161,6 +166,26 @@ static void text_matched(FILE *out, const struct diff *d)
 		fprintf(out, "%s%s%s\n", why, how ? ";\n  " : "", how ? how : "");
 }
 
+/* "  limited_by c>s: stall 100.0 % -> sender_app 84.2 % (the dominant
+ * limit changed)"; who: "c>s", "s>c" or "(run)". */
+static void text_label(FILE *out, const struct diff *d, unsigned l, const char *who,
+		       const struct diff_label *a, const struct diff_label *b)
+{
+	char va[64] = "none", vb[64] = "none";
+
+	if (a->cls >= 0)
+		snprintf(va, sizeof(va), "%s %.1f %%", diff_label_class(d, l, a->cls),
+			 a->share * 100);
+	if (b->cls >= 0 && b->cls == a->cls)
+		snprintf(vb, sizeof(vb), "%.1f %% (%+.1f points)", b->share * 100,
+			 (b->share - a->share) * 100);
+	else if (b->cls >= 0)
+		snprintf(vb, sizeof(vb), "%s %.1f %%", diff_label_class(d, l, b->cls),
+			 b->share * 100);
+	fprintf(out, "  %s %s: %s -> %s%s\n", diff_label_key(d, l), who, va, vb,
+		a->cls != b->cls ? " (the dominant limit changed)" : "");
+}
+
 /* The pair's title: ids, A's endpoints, how it was matched and what B's
  * endpoints were when they differ. */
 static void text_pair_title(FILE *out, const struct diff_pair *p)
@@ -183,6 +208,13 @@ static void text_pair_title(FILE *out, const struct diff_pair *p)
 static void text_pair(FILE *out, const struct diff *d, const struct diff_pair *p, bool all)
 {
 	text_pair_title(out, p);
+	for (unsigned l = 0; l < diff_nlabels(d); l++)
+		for (unsigned dir = 0; dir < SUM_DIR_COUNT; dir++) {
+			const struct diff_label *a = diff_conn_label(d, p->a, l, dir),
+						*b = diff_conn_label(d, p->b, l, dir);
+			if (diff_label_changed(a, b) || (all && (a->cls >= 0 || b->cls >= 0)))
+				text_label(out, d, l, dir == SUM_C2S ? "c>s" : "s>c", a, b);
+		}
 	for (unsigned m = 0; m < diff_nmetrics(d); m++) {
 		const struct diff_metric *x = diff_metric(d, m);
 		if (!x->run_only && (all || diff_changed(p->a->v[m], p->b->v[m])))
@@ -243,6 +275,11 @@ int diffout_text(FILE *out, const struct diff *d, const struct diffout_info *in,
 
 	fputc('\n', out);
 	text_head(out, "Run totals");
+	for (unsigned l = 0; l < diff_nlabels(d); l++) {
+		const struct diff_label *a = diff_run_label(d, 0, l), *b = diff_run_label(d, 1, l);
+		if (diff_label_changed(a, b) || (in->all && (a->cls >= 0 || b->cls >= 0)))
+			text_label(out, d, l, "(run)", a, b);
+	}
 	for (unsigned m = 0; m < nm; m++) {
 		if (diff_changed(ta[m], tb[m]) || in->all)
 			text_row(out, diff_metric(d, m), ta[m], tb[m]);
@@ -339,15 +376,84 @@ static void w_only(struct jo_writer *w, const char *key, const struct diff *d, i
 	jo_w_arr_end(w);
 }
 
+/* {"dominant", "share"}, or null without time. */
+static void w_label_side(struct jo_writer *w, const char *key, const struct diff *d, unsigned l,
+			 const struct diff_label *x)
+{
+	jo_w_key(w, key);
+	if (x->cls < 0) {
+		jo_w_null(w);
+		return;
+	}
+	jo_w_obj(w);
+	jo_kstr(w, "dominant", diff_label_class(d, l, x->cls));
+	jo_kreal(w, "share", x->share);
+	jo_w_obj_end(w);
+}
+
+static void w_label(struct jo_writer *w, const char *key, const struct diff *d, unsigned l,
+		    const struct diff_label *a, const struct diff_label *b)
+{
+	jo_w_key(w, key);
+	jo_w_obj(w);
+	w_label_side(w, "a", d, l, a);
+	w_label_side(w, "b", d, l, b);
+	jo_kbool(w, "changed", diff_label_changed(a, b));
+	jo_kbool(w, "dominant_changed", a->cls != b->cls);
+	jo_w_obj_end(w);
+}
+
+/*
+ * The labels go under their keys among an object's own, which are
+ * written sorted: before each key of its own, an object writes the labels
+ * whose keys sort before it (labels_upto()), and the rest at its end.
+ * p: a pair's labels (one per direction), NULL: the run's.
+ */
+struct label_cursor {
+	struct jo_writer *w;
+	const struct diff *d;
+	const struct diff_pair *p;
+	unsigned next;
+};
+
+static void labels_upto(struct label_cursor *c, const char *key)
+{
+	const struct diff *d = c->d;
+
+	for (; c->next < diff_nlabels(d) && (!key || strcmp(diff_label_key(d, c->next), key) < 0);
+	     c->next++) {
+		unsigned l = c->next;
+		if (!c->p) {
+			w_label(c->w, diff_label_key(d, l), d, l, diff_run_label(d, 0, l),
+				diff_run_label(d, 1, l));
+			continue;
+		}
+		jo_w_key(c->w, diff_label_key(d, l));
+		jo_w_obj(c->w);
+		for (unsigned dir = 0; dir < SUM_DIR_COUNT; dir++)
+			w_label(c->w, dir == SUM_C2S ? "c2s" : "s2c", d, l,
+				diff_conn_label(d, c->p->a, l, dir),
+				diff_conn_label(d, c->p->b, l, dir));
+		jo_w_obj_end(c->w);
+	}
+}
+
 /* A pair that changed: its ids, both sides' endpoints, how it was
- * matched and the rows that changed. */
+ * matched, its labels and the rows that changed. */
 static void w_pair(struct jo_writer *w, const struct diff *d, const struct diff_pair *p)
 {
+	struct label_cursor lc = {w, d, p, 0};
+
 	jo_w_obj(w);
+	labels_upto(&lc, "a");
 	jo_kint(w, "a", (int64_t)p->a->id);
+	labels_upto(&lc, "b");
 	jo_kint(w, "b", (int64_t)p->b->id);
+	labels_upto(&lc, "b_client");
 	w_endpoint(w, "b_client", &p->b->client, p->b->client_port);
+	labels_upto(&lc, "b_server");
 	w_endpoint(w, "b_server", &p->b->server, p->b->server_port);
+	labels_upto(&lc, "changes");
 	jo_w_key(w, "changes");
 	jo_w_arr(w);
 	for (unsigned m = 0; m < diff_nmetrics(d); m++) {
@@ -356,9 +462,13 @@ static void w_pair(struct jo_writer *w, const struct diff *d, const struct diff_
 			w_row(w, x, p->a->v[m], p->b->v[m]);
 	}
 	jo_w_arr_end(w);
+	labels_upto(&lc, "client");
 	w_endpoint(w, "client", &p->a->client, p->a->client_port);
+	labels_upto(&lc, "match");
 	jo_kstr(w, "match", diff_match_name(p->how));
+	labels_upto(&lc, "server");
 	w_endpoint(w, "server", &p->a->server, p->a->server_port);
+	labels_upto(&lc, NULL);
 	jo_w_obj_end(w);
 }
 
@@ -416,6 +526,8 @@ static bool anything_changed(const struct diff *d, size_t changed_pairs)
 
 	for (unsigned m = 0; m < diff_nmetrics(d); m++)
 		changed |= diff_changed(ta[m], tb[m]);
+	for (unsigned l = 0; l < diff_nlabels(d); l++)
+		changed |= diff_label_changed(diff_run_label(d, 0, l), diff_run_label(d, 1, l));
 	return changed;
 }
 
@@ -425,6 +537,7 @@ int diffout_json(FILE *out, const struct diff *d, const struct diffout_info *in,
 	struct jo_writer w;
 	const double *ta = diff_totals(d, 0), *tb = diff_totals(d, 1);
 	size_t changed_pairs = 0;
+	struct label_cursor lc = {&w, d, NULL, 0};
 	const char *why, *how;
 	bool none = no_pair(d, &why, &how);
 	char hint[256];
@@ -434,9 +547,13 @@ int diffout_json(FILE *out, const struct diff *d, const struct diffout_info *in,
 
 	jo_w_init(&w, out, 1u << 16, 2);
 	jo_w_obj(&w);
+	labels_upto(&lc, "a");
 	w_side(&w, "a", d, 0, in);
+	labels_upto(&lc, "b");
 	w_side(&w, "b", d, 1, in);
+	labels_upto(&lc, "changed");
 	jo_kbool(&w, "changed", anything_changed(d, changed_pairs));
+	labels_upto(&lc, "connections");
 	jo_w_key(&w, "connections");
 	jo_w_arr(&w);
 	for (size_t k = 0; k < diff_npairs(d); k++) {
@@ -448,30 +565,42 @@ int diffout_json(FILE *out, const struct diff *d, const struct diffout_info *in,
 			break;
 	}
 	jo_w_arr_end(&w);
+	labels_upto(&lc, "fail_on");
 	w_fail_on(&w, in);
+	labels_upto(&lc, "hint");
 	if (none) {
 		snprintf(hint, sizeof(hint), "%s%s%s", why, how ? "; " : "", how ? how : "");
 		jo_kstr(&w, "hint", hint);
 	} else {
 		jo_knull(&w, "hint");
 	}
+	labels_upto(&lc, "match");
 	jo_kstr(&w, "match", diff_match_name(diff_match_kind(d)));
+	labels_upto(&lc, "matched");
 	w_matched(&w, d);
+	labels_upto(&lc, "only_in_a");
 	w_only(&w, "only_in_a", d, 0);
+	labels_upto(&lc, "only_in_b");
 	w_only(&w, "only_in_b", d, 1);
+	labels_upto(&lc, "paired");
 	w_paired(&w, d);
+	labels_upto(&lc, "pairs");
 	jo_kint(&w, "pairs", (int64_t)diff_npairs(d));
+	labels_upto(&lc, "pairs_changed");
 	jo_kint(&w, "pairs_changed", (int64_t)changed_pairs);
+	labels_upto(&lc, "tcpsift");
 	jo_w_key(&w, "tcpsift");
 	jo_w_obj(&w);
 	jo_kint(&w, "diff_schema", 1);
 	jo_kstr(&w, "version", in->version);
 	jo_w_obj_end(&w);
+	labels_upto(&lc, "totals");
 	jo_w_key(&w, "totals");
 	jo_w_arr(&w);
 	for (unsigned m = 0; m < diff_nmetrics(d); m++)
 		w_row(&w, diff_metric(d, m), ta[m], tb[m]);
 	jo_w_arr_end(&w);
+	labels_upto(&lc, NULL);
 	jo_w_obj_end(&w);
 	jo_w_raw(&w, "\n");
 	int rc = jo_w_flush(&w);

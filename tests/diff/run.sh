@@ -5,9 +5,10 @@
 # --fail-on's exit status, reruns (new ephemeral ports) paired by default by
 # server endpoint and order, 4-tuples that recur paired by 4-tuple first, each
 # --match mode, port reuse paired in order, unmatched connections and the hint
-# when nothing pairs, the text against expected/*.out (--update rewrites them),
-# every JSON output against man/tcpsift-diff.schema.json with its keys sorted,
-# bad inputs (exit 3) and usage (exit 2), one line.
+# when nothing pairs, limited_by and the loss rate of a PMTU black hole against
+# its fixed run by value, the text against expected/*.out (--update rewrites
+# them), every JSON output against man/tcpsift-diff.schema.json with its keys
+# sorted, bad inputs (exit 3) and usage (exit 2), one line.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=diff
@@ -212,6 +213,42 @@ expect_rc 0 $? "nothing in common"
 grep -qx "nothing paired: no server address and port is in both runs;" "$tmp/out" &&
 	grep -qx "  --match order pairs connections by first packet alone" "$tmp/out" &&
 	t_pass "nothing in common: said, --match order named" || t_fail "nothing in common: $(sed -n 3,5p "$tmp/out" | tr '\n' ' ')"
+
+# What limited the transfer, and the loss rate: the PMTU black hole (RTO
+# stalls until the segments shrink) against the same transfer whose ICMP
+# too-big messages got through, run again from another port. By value
+# against analyze --json of each side (check.py), and the text.
+python3 tests/diff/pcaptool.py ports samples/mtu-pmtu-blackhole.pcap "$tmp/blackhole.pcap" 40001 40002
+"$bin" analyze --json --no-progress samples/mtu-pmtu-icmp.pcap >"$tmp/icmp.json"
+"$bin" analyze --json --no-progress "$tmp/blackhole.pcap" >"$tmp/blackhole.json"
+"$bin" diff --json samples/mtu-pmtu-icmp.pcap "$tmp/blackhole.pcap" >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 0 $? "PMTU fixed against black hole"
+valid "$tmp/d.json" "PMTU fixed against black hole"
+[ "$(jget "$tmp/d.json" "d['connections'][0]['match'], d['connections'][0]['b_client'], d['limited_by']['a']['dominant'], d['limited_by']['b']['dominant'], d['limited_by']['dominant_changed']")" = \
+	"endpoint 10.0.1.1:40002 sender_app stall True" ] &&
+	t_pass "PMTU: paired by server endpoint, the run's dominant limit sender_app -> stall" ||
+	t_fail "PMTU: $(jget "$tmp/d.json" "d['limited_by'], d['paired']")"
+[ "$(jget "$tmp/d.json" "[(k, v['a']['dominant'], v['b']['dominant'], v['dominant_changed']) for k, v in d['connections'][0]['limited_by'].items() if v['a']]")" = \
+	"[('c2s', 'sender_app', 'stall', True)]" ] && t_pass "PMTU: the pair's c2s limit changed, s2c had no data" ||
+	t_fail "PMTU pair limited_by: $(jget "$tmp/d.json" "d['connections'][0]['limited_by']")"
+[ "$(jget "$tmp/d.json" "[(round(r['a'], 4), round(r['b'], 4)) for r in d['totals'] if r['metric'] == 'loss_rate']")" = "[(0.058, 0.1256)]" ] &&
+	t_pass "PMTU: loss rate 5.80 % -> 12.56 % (12 of 207, 28 of 223 segments)" ||
+	t_fail "PMTU loss rate: $(jget "$tmp/d.json" "[r for r in d['totals'] if r['metric'] == 'loss_rate']")"
+n=0
+while IFS= read -r line; do
+	case "$line" in
+	PASS\ *limited_by*) t_pass "PMTU: ${line#PASS }"; n=$((n + 1)) ;;
+	PASS\ *) n=$((n + 1)) ;;
+	*) t_fail "PMTU: ${line#FAIL }" ;;
+	esac
+done < <(python3 tests/diff/check.py "$schema" "$tmp/d.json" "$tmp/icmp.json" "$tmp/blackhole.json" 2>&1)
+[ "$n" -ge 40 ] && t_pass "PMTU: $n values checked against analyze" || t_fail "PMTU: only $n values checked"
+"$bin" diff samples/mtu-pmtu-icmp.pcap "$tmp/blackhole.pcap" >"$tmp/out" 2>"$tmp/err"
+golden pmtu-limit
+grep -qx "  limited_by c>s: sender_app 84.3 % -> stall 99.7 % (the dominant limit changed)" "$tmp/out" &&
+	t_pass "PMTU: the text says the pair's limit changed" || t_fail "PMTU text: no limited_by c>s line"
+"$bin" diff --fail-on 'limited_by_stall>+0.5' samples/mtu-pmtu-icmp.pcap "$tmp/blackhole.pcap" >"$tmp/out" 2>"$tmp/err"
+expect_rc 1 $? "--fail-on limited_by_stall>+0.5"
 
 # Port reuse: one 4-tuple twice in A pairs in order; the second is only in A.
 python3 tests/diff/pcaptool.py twice samples/rr-nagle-delack.pcap "$tmp/twice.pcap" 10

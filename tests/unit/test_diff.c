@@ -181,6 +181,39 @@ static void test_auto(void)
 	CHECK(diff_match_find("nope") < 0);
 }
 
+/* limited_by: each direction's dominant limit and share, the run's over
+ * every direction's time, and the class shares as run-only metrics. */
+static void test_limited_by(void)
+{
+	char err[200];
+	struct diff *d = diff_new(DIFF_MATCH_AUTO, err, sizeof(err));
+	struct sum_conn a = conn(1, 40000, 1000, 0), b = conn(1, 41000, 1000, 0);
+
+	a.det.limit.d[SUM_S2C].ns[LIMIT_CONGESTION] = 300;
+	a.det.limit.d[SUM_S2C].ns[LIMIT_RECEIVER_WINDOW] = 100;
+	b.det.limit.d[SUM_S2C].ns[LIMIT_CONGESTION] = 100;
+	b.det.limit.d[SUM_S2C].ns[LIMIT_RECEIVER_WINDOW] = 300;
+	b.det.limit.d[SUM_C2S].ns[LIMIT_SENDER_APP] = 400;
+	CHECK(diff_add_conn(d, 0, &a) == 0 && diff_add_conn(d, 1, &b) == 0 && diff_finish(d) == 0);
+	CHECK_EQ_U(diff_nlabels(d), 1);
+	CHECK(!strcmp(diff_label_key(d, 0), "limited_by"));
+	const struct diff_pair *p = diff_pair_at(d, 0);
+	const struct diff_label *la = diff_conn_label(d, p->a, 0, SUM_S2C),
+				*lb = diff_conn_label(d, p->b, 0, SUM_S2C);
+	CHECK(!strcmp(diff_label_class(d, 0, la->cls), "congestion") && la->share == 0.75);
+	CHECK(!strcmp(diff_label_class(d, 0, lb->cls), "receiver_window") && lb->share == 0.75);
+	CHECK(diff_label_changed(la, lb));
+	CHECK(diff_conn_label(d, p->a, 0, SUM_C2S)->cls == -1);
+	CHECK(!strcmp(diff_label_class(d, 0, -1), "none"));
+	/* The run: B's 800 ns, half of it the client's sending application. */
+	CHECK(!strcmp(diff_label_class(d, 0, diff_run_label(d, 1, 0)->cls), "sender_app"));
+	CHECK(diff_run_label(d, 1, 0)->share == 0.5);
+	int cong = metric(d, "limited_by_congestion");
+	CHECK(cong >= 0 && diff_metric(d, (unsigned)cong)->run_only);
+	CHECK(diff_totals(d, 0)[cong] == 0.75 && diff_totals(d, 1)[cong] == 0.125);
+	diff_free(d);
+}
+
 /* --fail-on on the change: a difference, a relative change, from 0
  * (+infinity), the aliases, and the errors; analyze's grammar keeps
  * refusing '%'. */
@@ -234,6 +267,7 @@ int main(void)
 	test_tuple_pairs_in_order();
 	test_order();
 	test_auto();
+	test_limited_by();
 	test_fail_on();
 	return unit_done("diff");
 }
