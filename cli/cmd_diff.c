@@ -60,7 +60,8 @@ enum opt_id {
 static const struct cli_opt diff_opts[] = {
     {"json", OPT_JSON, NULL, "one JSON document (man/tcpsift-diff.schema.json)"},
     {"output", OPT_OUTPUT, "FILE", "write the comparison to FILE instead of stdout"},
-    {"match", OPT_MATCH, "HOW", "pair connections by 'tuple' (4-tuple, default) or 'order'"},
+    {"match", OPT_MATCH, "HOW",
+     "pair by 'auto' (4-tuple, else server endpoint and order), 'tuple', 'endpoint' or 'order'"},
     {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when the change matches, e.g. 'stall_time>+10%'"},
     {"all", OPT_ALL, NULL, "text: unchanged metrics and connections too"},
     {"filter", OPT_FILTER, "EXPR", "captures: BPF filter (tcpdump syntax), as analyze -f"},
@@ -97,11 +98,14 @@ static void usage(FILE *f)
 	      "analyze --json / --ndjson report on each side, told apart by content. Prints the\n"
 	      "run totals that changed (A, B, delta, relative change), then the metrics that\n"
 	      "changed in each pair of connections, then the connections only in A or only in B.\n"
+	      "Connections pair by 4-tuple where it is in both runs, the rest by server address\n"
+	      "and port and their order of first packet to it (a rerun's new ephemeral ports);\n"
+	      "each pair says how, with what limited each direction (limited_by) in A and B.\n"
 	      "\n"
 	      "Options:\n",
 	      f);
 	cli_print_options(f, diff_opts, N_OPTS, 28);
-	struct diff *d = diff_new(DIFF_MATCH_TUPLE, NULL, 0);
+	struct diff *d = diff_new(DIFF_MATCH_AUTO, NULL, 0);
 	if (d) {
 		char names[2048];
 		diff_metric_names(d, names, sizeof(names));
@@ -146,16 +150,15 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_QUIET:
 		cfg->quiet = true;
 		break;
-	case OPT_MATCH:
-		if (!strcmp(arg, "tuple"))
-			cfg->match = DIFF_MATCH_TUPLE;
-		else if (!strcmp(arg, "order"))
-			cfg->match = DIFF_MATCH_ORDER;
-		else {
-			cli_bad_value("diff", "match", arg, "tuple or order");
+	case OPT_MATCH: {
+		int m = diff_match_find(arg);
+		if (m < 0) {
+			cli_bad_value("diff", "match", arg, "auto, tuple, endpoint or order");
 			return TCPSIFT_EXIT_USAGE;
 		}
+		cfg->match = (enum diff_match)m;
 		break;
+	}
 	case OPT_FAIL_ON:
 		cfg->fail_on = arg;
 		break;
@@ -548,7 +551,7 @@ static int run_diff(const struct diff_cfg *cfg, char *const paths[2], char *err,
 
 int diff_main(int argc, char **argv)
 {
-	struct diff_cfg cfg = {.match = DIFF_MATCH_TUPLE};
+	struct diff_cfg cfg = {.match = DIFF_MATCH_AUTO};
 	char err[1024] = "";
 	int rc = cli_parse("diff", diff_opts, N_OPTS, argc, argv, NULL, on_option, &cfg);
 

@@ -3,7 +3,9 @@
 #
 # The verbs and options are read from the binary at completion time
 # ("tcpsift --help", "tcpsift VERB --help"), once per shell and verb, so
-# they are always those of the tcpsift being completed, whatever its version.
+# they are always those of the tcpsift being completed, whatever its version;
+# so are an option's values, the words its help line quotes ("pair by
+# 'auto' (...), 'tuple', 'endpoint' or 'order'").
 # Installed by `make install` as
 # $(PREFIX)/share/bash-completion/completions/tcpsift.
 
@@ -76,7 +78,22 @@ _tcpsift()
 			return 0
 			;;
 		[A-Z]*)
-			return 0 # a number, a filter, a mode: nothing to offer
+			# The values its help line quotes; none: a number, a filter.
+			local values
+			values=$(printf '%s\n' "$help" | awk -v o="$prev" -v q="'" '/^ +-/ {
+				for (i = 1; i < NF; i++) {
+					w = $i; sub(/,$/, "", w)
+					if (w != o) continue
+					line = $0; re = q "[a-z][a-z0-9_-]*" q
+					while (match(line, re)) {
+						print substr(line, RSTART + 1, RLENGTH - 2)
+						line = substr(line, RSTART + RLENGTH)
+					}
+					exit
+				}
+			}')
+			mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
+			return 0
 			;;
 		esac
 	fi

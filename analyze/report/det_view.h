@@ -136,7 +136,17 @@ struct det_view {
 	unsigned nclasses;
 	const char *(*class_name)(unsigned k);
 	int (*event_class)(const struct sum_event *e);
+	/* tcpsift diff: each direction's time split into classes, as this
+	 * capture point tells them (the limit detector's limited_by, its
+	 * dir_key: what held the transfer back), compared by its dominant
+	 * class; 0: none (at most DET_DIR_CLASSES_MAX). dir_class_ns fills
+	 * ns[0..ndir_classes) with direction dir's time in each. */
+	unsigned ndir_classes;
+	const char *(*dir_class_name)(unsigned k);
+	void (*dir_class_ns)(const struct sum_conn *c, unsigned dir, int64_t *ns);
 };
+
+#define DET_DIR_CLASSES_MAX 16
 
 #define DETECTOR(name, prefix) extern const struct det_view name##_view;
 #include "analyze/detect/detectors.h"

@@ -1,5 +1,4 @@
-/* diff.c - tcpsift diff: the metric table, each side's values, the pairing, --fail-on on the
- * change. */
+/* diff.c - tcpsift diff: each side's values and labels, their totals, the pairs. */
 #include "analyze/report/diff.h"
 
 #include <math.h>
@@ -7,196 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report/det_view.h"
-#include "analyze/report/report.h"
+#include "analyze/report/diff_int.h"
+#include "analyze/report/diffmatch.h"
 #include "common/clock.h"
 #include "common/err.h"
-
-/* Where a metric's value comes from. */
-enum diff_src {
-	SRC_FO = 0,	 /* analyze's --fail-on metric (failon.h) */
-	SRC_CLASS_COUNT, /* a detector's findings of one class (det_view.event_class) */
-	SRC_CLASS_TIME,	 /* ... their total duration */
-	SRC_CONNECTIONS,
-	SRC_BYTES, /* payload, both directions, retransmissions included */
-	SRC_DURATION,
-	SRC_THROUGHPUT, /* payload bits over the duration (analyze's throughput_bps, summed) */
-	SRC_RTT,	/* data -> covering ACK, both directions: average */
-	SRC_RTT_MIN,
-	SRC_RTT_MAX,
-	SRC_PATH_RTT, /* the path's RTT end to end (sum_path); the run's: the mean */
-	SRC_LOSS,     /* sum_loss_rate() over both directions; the run's: all segments */
-	SRC_FAST,     /* fast retransmissions */
-	SRC_ZW_TIME,
-	SRC_UNSEEN, /* bytes ACKed that the capture never saw */
-	SRC_DROPS,  /* the capture's own drop counters */
-	SRC_COUNT,
-};
-
-struct metric {
-	struct diff_metric pub;
-	enum diff_src src;
-	int arg; /* SRC_FO: failon's index; SRC_CLASS_*: the class */
-};
-
-/* The rows in the order they are shown; "@classes" stands for every
- * detector's class rows; analyze's metrics not named here follow at the
- * end (a new detector's metric is compared without a line here). */
-static const struct {
-	const char *name;
-	enum diff_src src; /* SRC_FO: looked up by name in failon's table */
-	enum diff_unit unit;
-	bool run_only;
-} diff_order[] = {
-    {"connections", SRC_CONNECTIONS, DIFF_UNIT_COUNT, true},
-    {"stalls", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"stall_time", SRC_FO, DIFF_UNIT_SECONDS, false},
-    {"@classes", SRC_CLASS_COUNT, DIFF_UNIT_COUNT, false},
-    {"timer_like", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"sack_holes", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"reneging", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"reorder_across_queues", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"out_of_order", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"retransmissions", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"rto", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"fast", SRC_FAST, DIFF_UNIT_COUNT, false},
-    {"tlp", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"spurious", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"dsack", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"dup_acks", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"throughput", SRC_THROUGHPUT, DIFF_UNIT_BPS, false},
-    {"rtt", SRC_RTT, DIFF_UNIT_SECONDS, false},
-    {"rtt_min", SRC_RTT_MIN, DIFF_UNIT_SECONDS, false},
-    {"rtt_max", SRC_RTT_MAX, DIFF_UNIT_SECONDS, false},
-    {"path_rtt", SRC_PATH_RTT, DIFF_UNIT_SECONDS, false},
-    {"loss_rate", SRC_LOSS, DIFF_UNIT_RATIO, false},
-    {"capture_loss", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"unseen_bytes", SRC_UNSEEN, DIFF_UNIT_BYTES, false},
-    {"capture_drops", SRC_DROPS, DIFF_UNIT_COUNT, true},
-    {"lost_upstream", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"undecided", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"zero_window", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"zero_window_time", SRC_ZW_TIME, DIFF_UNIT_SECONDS, false},
-    {"bytes", SRC_BYTES, DIFF_UNIT_BYTES, false},
-    {"duration", SRC_DURATION, DIFF_UNIT_SECONDS, false},
-    {"oversize", SRC_FO, DIFF_UNIT_COUNT, false},
-    {"mtu_misaligned", SRC_FO, DIFF_UNIT_COUNT, false},
-};
-
-/* Other names --fail-on takes: analyze's alias, the JSON report's keys. */
-static const struct {
-	const char *alias, *name;
-} diff_aliases[] = {
-    {"stall", "stalls"},
-    {"stall_time_s", "stall_time"},
-    {"zero_window_time_s", "zero_window_time"},
-    {"fast_retransmissions", "fast"},
-    {"throughput_bps", "throughput"},
-};
-
-#define N_ORDER	    (sizeof(diff_order) / sizeof(diff_order[0]))
-#define N_ALIASES   (sizeof(diff_aliases) / sizeof(diff_aliases[0]))
-#define MAX_METRICS 128
-
-/* An event's share of one metric of its connection, applied at the end
- * (an NDJSON report may give an event before its connection). */
-struct ev_share {
-	uint64_t conn;
-	unsigned m;
-	double x;
-};
-
-struct side {
-	struct diff_conn *conns;
-	size_t nconns, cap;
-	double *vals; /* nconns * nmetrics, conns[k].v set by diff_finish() */
-	struct ev_share *shares;
-	size_t nshares, shares_cap;
-	struct rep_totals tot; /* as analyze totals them: its --fail-on values */
-	struct sum_rtt rtt;    /* every direction's samples */
-	struct sum_rtt path;   /* the connections' path RTTs, those known */
-	uint64_t lost, sent;   /* sum_lost_segments(), sum_sent_segments() */
-	uint64_t bytes;
-	int64_t zw_time_ns;
-	struct diff_run run;
-	double *totals;
-	const struct diff_conn **only;
-	size_t nonly;
-};
-
-struct diff {
-	enum diff_match match;
-	struct metric m[MAX_METRICS];
-	unsigned nm;
-	int class_base[DET_VIEW_COUNT]; /* the first class row of each view, or -1 */
-	struct side s[2];
-	struct diff_pair *pairs;
-	size_t npairs;
-};
-
-static int add_metric(struct diff *d, const char *name, enum diff_src src, int arg,
-		      enum diff_unit unit, bool run_only)
-{
-	if (d->nm == MAX_METRICS)
-		return -1;
-	struct metric *m = &d->m[d->nm++];
-	snprintf(m->pub.name, sizeof(m->pub.name), "%s", name);
-	m->pub.unit = unit;
-	m->pub.run_only = run_only;
-	m->src = src;
-	m->arg = arg;
-	return 0;
-}
-
-static bool named(const struct diff *d, const char *name)
-{
-	for (unsigned k = 0; k < d->nm; k++)
-		if (!strcmp(d->m[k].pub.name, name))
-			return true;
-	return false;
-}
-
-static void build_metrics(struct diff *d)
-{
-	for (unsigned v = 0; v < DET_VIEW_COUNT; v++)
-		d->class_base[v] = -1;
-	for (size_t k = 0; k < N_ORDER; k++) {
-		if (diff_order[k].src == SRC_CLASS_COUNT) {
-			for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
-				const struct det_view *dv = det_views[v];
-				if (!dv->nclasses || !dv->event_class)
-					continue;
-				d->class_base[v] = (int)d->nm;
-				for (unsigned c = 0; c < dv->nclasses; c++) {
-					char n[48];
-					snprintf(n, sizeof(n), "%s_%s", dv->name,
-						 dv->class_name(c));
-					add_metric(d, n, SRC_CLASS_COUNT, (int)c, DIFF_UNIT_COUNT,
-						   false);
-					snprintf(n, sizeof(n), "%s_time_%s", dv->name,
-						 dv->class_name(c));
-					add_metric(d, n, SRC_CLASS_TIME, (int)c, DIFF_UNIT_SECONDS,
-						   false);
-				}
-			}
-			continue;
-		}
-		int fo = -1;
-		if (diff_order[k].src == SRC_FO && (fo = fo_metric_find(diff_order[k].name)) < 0)
-			continue; /* that detector is gone */
-		add_metric(d, diff_order[k].name, diff_order[k].src, fo, diff_order[k].unit,
-			   diff_order[k].run_only);
-	}
-	for (unsigned f = 0, n = fo_metric_count(); f < n; f++) {
-		const char *unit, *name = fo_metric_name(f, &unit);
-		bool alias = false;
-		for (size_t a = 0; a < N_ALIASES; a++)
-			alias |= !strcmp(diff_aliases[a].alias, name);
-		if (!alias && !named(d, name))
-			add_metric(d, name, SRC_FO, (int)f,
-				   unit ? DIFF_UNIT_SECONDS : DIFF_UNIT_COUNT, false);
-	}
-}
 
 struct diff *diff_new(enum diff_match match, char *errbuf, size_t errlen)
 {
@@ -207,7 +20,7 @@ struct diff *diff_new(enum diff_match match, char *errbuf, size_t errlen)
 		return NULL;
 	}
 	d->match = match;
-	build_metrics(d);
+	diff_build_metrics(d);
 	for (int s = 0; s < 2; s++) {
 		d->s[s].rtt.min_ns = INT64_MAX;
 		d->s[s].path.min_ns = INT64_MAX;
@@ -222,6 +35,7 @@ void diff_free(struct diff *d)
 	for (int s = 0; s < 2; s++) {
 		free(d->s[s].conns);
 		free(d->s[s].vals);
+		free(d->s[s].labs);
 		free(d->s[s].shares);
 		free(d->s[s].totals);
 		free(d->s[s].only);
@@ -230,51 +44,14 @@ void diff_free(struct diff *d)
 	free(d);
 }
 
-unsigned diff_nmetrics(const struct diff *d)
-{
-	return d->nm;
-}
-
-const struct diff_metric *diff_metric(const struct diff *d, unsigned m)
-{
-	return &d->m[m].pub;
-}
-
 enum diff_match diff_match_kind(const struct diff *d)
 {
 	return d->match;
 }
 
-int diff_metric_find(const struct diff *d, const char *name, size_t len)
+size_t diff_npairs_by(const struct diff *d, enum diff_match how)
 {
-	for (size_t a = 0; a < N_ALIASES; a++)
-		if (strlen(diff_aliases[a].alias) == len &&
-		    !strncmp(diff_aliases[a].alias, name, len))
-			return diff_metric_find(d, diff_aliases[a].name,
-						strlen(diff_aliases[a].name));
-	for (unsigned k = 0; k < d->nm; k++)
-		if (strlen(d->m[k].pub.name) == len && !strncmp(d->m[k].pub.name, name, len))
-			return (int)k;
-	return -1;
-}
-
-static const char *const unit_help[DIFF_UNIT_KINDS] = {NULL, "seconds", "bits/s", "bytes",
-						       "fraction"};
-
-size_t diff_metric_names(const struct diff *d, char *buf, size_t len)
-{
-	size_t x = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (unsigned k = 0; k < d->nm; k++) {
-		const char *u = unit_help[d->m[k].pub.unit];
-		int w = snprintf(buf + x, x < len ? len - x : 0, "%s%s%s%s%s", k ? ", " : "",
-				 d->m[k].pub.name, u ? " (" : "", u ? u : "", u ? ")" : "");
-		if (w > 0)
-			x += (size_t)w;
-	}
-	return x;
+	return (unsigned)how < DIFF_MATCH_COUNT ? d->npairs_by[how] : 0;
 }
 
 static void rtt_add(struct sum_rtt *t, const struct sum_rtt *r)
@@ -365,6 +142,7 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 			v[m] = (double)t.unseen_bytes;
 			break;
 		case SRC_DROPS:
+		case SRC_LABEL:
 			v[m] = NAN;
 			break;
 		default: /* events add them */
@@ -374,22 +152,70 @@ static void conn_values(const struct diff *d, const struct sum_conn *c, double *
 	}
 }
 
+/* The dominant class of ns[0..n) and its share; -1 without time (a
+ * hostile report's negative times count as none). */
+static struct diff_label dominant(const int64_t *ns, unsigned n)
+{
+	struct diff_label r = {-1, 0};
+	int64_t t = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		if (ns[k] <= 0)
+			continue;
+		t = clock_sat_add(t, ns[k]);
+		if (r.cls < 0 || ns[k] > ns[r.cls])
+			r.cls = (int)k;
+	}
+	if (r.cls >= 0)
+		r.share = (double)ns[r.cls] / (double)t;
+	return r;
+}
+
+/* A connection's labels (lab[l * SUM_DIR_COUNT + dir]), its time added
+ * to the run's. */
+static void conn_labels(const struct diff *d, struct side *s, const struct sum_conn *c,
+			struct diff_label *lab)
+{
+	int64_t ns[DET_DIR_CLASSES_MAX];
+
+	for (unsigned l = 0; l < d->nlab; l++) {
+		unsigned n = d->lab[l]->ndir_classes;
+		for (unsigned dir = 0; dir < SUM_DIR_COUNT; dir++) {
+			d->lab[l]->dir_class_ns(c, dir, ns);
+			lab[l * SUM_DIR_COUNT + dir] = dominant(ns, n);
+			for (unsigned k = 0; k < n; k++)
+				if (ns[k] > 0)
+					s->lab_ns[l][k] = clock_sat_add(s->lab_ns[l][k], ns[k]);
+		}
+	}
+}
+
+static int grow(struct diff *d, struct side *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 64, nl = d->nlab ? d->nlab * SUM_DIR_COUNT : 1;
+	struct diff_conn *n = realloc(s->conns, cap * sizeof(*n));
+
+	if (!n)
+		return ERR_NOMEM;
+	s->conns = n;
+	double *v = realloc(s->vals, cap * d->nm * sizeof(*v));
+	if (!v)
+		return ERR_NOMEM;
+	s->vals = v;
+	struct diff_label *lab = realloc(s->labs, cap * nl * sizeof(*lab));
+	if (!lab)
+		return ERR_NOMEM;
+	s->labs = lab;
+	s->cap = cap;
+	return 0;
+}
+
 int diff_add_conn(struct diff *d, int side, const struct sum_conn *c)
 {
 	struct side *s = &d->s[side];
 
-	if (s->nconns == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct diff_conn *n = realloc(s->conns, cap * sizeof(*n));
-		if (!n)
-			return ERR_NOMEM;
-		s->conns = n;
-		double *v = realloc(s->vals, cap * d->nm * sizeof(*v));
-		if (!v)
-			return ERR_NOMEM;
-		s->vals = v;
-		s->cap = cap;
-	}
+	if (s->nconns == s->cap && grow(d, s) < 0)
+		return ERR_NOMEM;
 	struct diff_conn *x = &s->conns[s->nconns];
 	*x = (struct diff_conn){.id = c->id,
 				.client = c->client,
@@ -399,6 +225,7 @@ int diff_add_conn(struct diff *d, int side, const struct sum_conn *c)
 				.first_ts = c->first_ts,
 				.last_ts = c->last_ts};
 	conn_values(d, c, s->vals + s->nconns * d->nm);
+	conn_labels(d, s, c, s->labs + s->nconns * d->nlab * SUM_DIR_COUNT);
 	s->nconns++;
 	rep_totals_add_conn(&s->tot, c);
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
@@ -480,12 +307,26 @@ static struct diff_conn *find_conn(struct side *s, uint64_t id)
 	return bsearch(&key, s->conns, s->nconns, sizeof(key), conn_id_cmp);
 }
 
+/* Class k's share of the time in ns[0..n), NaN without time. */
+static double label_share(const int64_t *ns, unsigned n, unsigned k)
+{
+	int64_t t = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		t = clock_sat_add(t, ns[j]);
+	return t > 0 ? (double)ns[k] / (double)t : NAN;
+}
+
 /* Connections in id order (first-packet order), values attached, the
  * events' shares added; then the side's totals. */
 static int finish_side(struct diff *d, struct side *s)
 {
-	for (size_t k = 0; k < s->nconns; k++)
+	for (size_t k = 0; k < s->nconns; k++) {
 		s->conns[k].v = s->vals + k * d->nm;
+		s->conns[k].lab = s->labs + k * d->nlab * SUM_DIR_COUNT;
+	}
+	for (unsigned l = 0; l < d->nlab; l++)
+		s->run_lab[l] = dominant(s->lab_ns[l], d->lab[l]->ndir_classes);
 	/* Each keeps its v when sorted: ids are first-packet order. */
 	bool sorted = true;
 	for (size_t k = 1; k < s->nconns; k++)
@@ -549,6 +390,10 @@ static int finish_side(struct diff *d, struct side *s)
 		case SRC_DROPS:
 			tot[m] = s->run.drops_known ? (double)s->run.capture_drops : NAN;
 			break;
+		case SRC_LABEL:
+			tot[m] = label_share(s->lab_ns[x->lab], d->lab[x->lab]->ndir_classes,
+					     (unsigned)x->arg);
+			break;
 		default: /* the classes: summed above */
 			break;
 		}
@@ -556,106 +401,22 @@ static int finish_side(struct diff *d, struct side *s)
 	return 0;
 }
 
-/* 4-tuple order, then first packet (port reuse pairs in order). */
-static int tuple_cmp(const struct diff_conn *a, const struct diff_conn *b)
-{
-	int r;
-
-	if (a->client.family != b->client.family)
-		return a->client.family < b->client.family ? -1 : 1;
-	if ((r = memcmp(a->client.a, b->client.a, sizeof(a->client.a))) != 0)
-		return r;
-	if (a->client_port != b->client_port)
-		return a->client_port < b->client_port ? -1 : 1;
-	if (a->server.family != b->server.family)
-		return a->server.family < b->server.family ? -1 : 1;
-	if ((r = memcmp(a->server.a, b->server.a, sizeof(a->server.a))) != 0)
-		return r;
-	if (a->server_port != b->server_port)
-		return a->server_port < b->server_port ? -1 : 1;
-	return 0;
-}
-
-static int tuple_then_id(const void *pa, const void *pb)
-{
-	const struct diff_conn *const *a = pa, *const *b = pb;
-	int r = tuple_cmp(*a, *b);
-	return r ? r : conn_id_cmp(*a, *b);
-}
-
-static int pair_cmp(const void *pa, const void *pb)
-{
-	const struct diff_pair *a = pa, *b = pb;
-	return conn_id_cmp(a->a, b->a);
-}
-
-static int only_cmp(const void *pa, const void *pb)
-{
-	const struct diff_conn *const *a = pa, *const *b = pb;
-	return conn_id_cmp(*a, *b);
-}
-
 static int pair_up(struct diff *d)
 {
+	struct diffmatch_out o;
 	struct side *sa = &d->s[0], *sb = &d->s[1];
-	size_t na = sa->nconns, nb = sb->nconns, n = na < nb ? na : nb;
-	/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-	const struct diff_conn **ia = malloc((na ? na : 1) * sizeof(*ia));
-	const struct diff_conn **ib = malloc((nb ? nb : 1) * sizeof(*ib));
+	int rc = diffmatch_pair(d->match, sa->conns, sa->nconns, sb->conns, sb->nconns, &o);
 
-	d->pairs = malloc((n ? n : 1) * sizeof(*d->pairs));
-	sa->only = malloc((na ? na : 1) * sizeof(*sa->only));
-	sb->only = malloc((nb ? nb : 1) * sizeof(*sb->only));
-	/* NOLINTEND(bugprone-sizeof-expression) */
-	if (!ia || !ib || !d->pairs || !sa->only || !sb->only) {
-		free(ia);
-		free(ib);
-		return ERR_NOMEM;
-	}
-	for (size_t k = 0; k < na; k++)
-		ia[k] = &sa->conns[k];
-	for (size_t k = 0; k < nb; k++)
-		ib[k] = &sb->conns[k];
-	if (d->match == DIFF_MATCH_ORDER) {
-		for (size_t k = 0; k < n; k++)
-			d->pairs[d->npairs++] = (struct diff_pair){ia[k], ib[k]};
-		for (size_t k = n; k < na; k++)
-			sa->only[sa->nonly++] = ia[k];
-		for (size_t k = n; k < nb; k++)
-			sb->only[sb->nonly++] = ib[k];
-	} else {
-		/* Both sorted by 4-tuple, then first packet: a merge. */
-		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-		if (na)
-			qsort(ia, na, sizeof(*ia), tuple_then_id);
-		if (nb)
-			qsort(ib, nb, sizeof(*ib), tuple_then_id);
-		/* NOLINTEND(bugprone-sizeof-expression) */
-		size_t x = 0, y = 0;
-		while (x < na && y < nb) {
-			int r = tuple_cmp(ia[x], ib[y]);
-			if (r == 0)
-				d->pairs[d->npairs++] = (struct diff_pair){ia[x++], ib[y++]};
-			else if (r < 0)
-				sa->only[sa->nonly++] = ia[x++];
-			else
-				sb->only[sb->nonly++] = ib[y++];
-		}
-		while (x < na)
-			sa->only[sa->nonly++] = ia[x++];
-		while (y < nb)
-			sb->only[sb->nonly++] = ib[y++];
-		if (d->npairs)
-			qsort(d->pairs, d->npairs, sizeof(*d->pairs), pair_cmp);
-		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-		if (sa->nonly)
-			qsort(sa->only, sa->nonly, sizeof(*sa->only), only_cmp);
-		if (sb->nonly)
-			qsort(sb->only, sb->nonly, sizeof(*sb->only), only_cmp);
-		/* NOLINTEND(bugprone-sizeof-expression) */
-	}
-	free(ia);
-	free(ib);
+	if (rc < 0)
+		return rc;
+	d->pairs = o.pairs;
+	d->npairs = o.npairs;
+	sa->only = o.only[0];
+	sa->nonly = o.nonly[0];
+	sb->only = o.only[1];
+	sb->nonly = o.nonly[1];
+	for (size_t k = 0; k < d->npairs; k++)
+		d->npairs_by[d->pairs[k].how]++;
 	return 0;
 }
 
@@ -699,6 +460,40 @@ const struct diff_conn *diff_only_at(const struct diff *d, int side, size_t k)
 	return d->s[side].only[k];
 }
 
+unsigned diff_nlabels(const struct diff *d)
+{
+	return d->nlab;
+}
+
+const char *diff_label_key(const struct diff *d, unsigned l)
+{
+	return d->lab[l]->dir_key;
+}
+
+const char *diff_label_class(const struct diff *d, unsigned l, int cls)
+{
+	if (cls < 0 || (unsigned)cls >= d->lab[l]->ndir_classes)
+		return "none";
+	return d->lab[l]->dir_class_name((unsigned)cls);
+}
+
+const struct diff_label *diff_conn_label(const struct diff *d, const struct diff_conn *c,
+					 unsigned l, unsigned dir)
+{
+	(void)d; /* in the signature for a layout that may need it */
+	return &c->lab[l * SUM_DIR_COUNT + dir % SUM_DIR_COUNT];
+}
+
+const struct diff_label *diff_run_label(const struct diff *d, int side, unsigned l)
+{
+	return &d->s[side].run_lab[l];
+}
+
+bool diff_label_changed(const struct diff_label *a, const struct diff_label *b)
+{
+	return a->cls != b->cls || diff_changed(a->share, b->share);
+}
+
 bool diff_changed(double a, double b)
 {
 	if (isnan(a) || isnan(b))
@@ -720,49 +515,4 @@ double diff_pct(double a, double b)
 	if (a == 0)
 		return b == 0 ? 0 : NAN;
 	return (b - a) / fabs(a) * 100.0;
-}
-
-static int grammar_lookup(void *ctx, const char *name, size_t len)
-{
-	return diff_metric_find(ctx, name, len);
-}
-
-static size_t grammar_known(void *ctx, char *buf, size_t len)
-{
-	return diff_metric_names(ctx, buf, len);
-}
-
-int diff_fail_parse(const struct diff *d, const char *s, struct fo_expr *e, char *errbuf,
-		    size_t errlen)
-{
-	const struct fo_grammar g = {.lookup = grammar_lookup,
-				     .known = grammar_known,
-				     .ctx = (void *)(uintptr_t)d,
-				     .percent = true,
-				     .example = "stall_time>+10%,retransmissions>+5"};
-
-	return fo_parse_with(s, &g, e, errbuf, errlen);
-}
-
-bool diff_fail_match(const struct diff *d, const struct fo_expr *e, char *which, size_t len)
-{
-	for (unsigned k = 0; k < e->n; k++) {
-		const struct fo_term *t = &e->t[k];
-		double a = d->s[0].totals[t->metric], b = d->s[1].totals[t->metric];
-		double x;
-		if (!t->percent)
-			x = diff_delta(a, b);
-		else if (!isnan(a) && !isnan(b) && a == 0 && b != 0)
-			x = b > 0 ? INFINITY : -INFINITY; /* from nothing to something */
-		else
-			x = diff_pct(a, b);
-		if (isnan(x) || !fo_holds(t, x))
-			continue;
-		char term[96];
-		fo_term_text(t, d->m[t->metric].pub.name, term, sizeof(term));
-		snprintf(which, len, "%s (A %.6g, B %.6g: %+.6g%s)", term, a, b, x,
-			 t->percent ? "%" : "");
-		return true;
-	}
-	return false;
 }

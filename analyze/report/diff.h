@@ -37,13 +37,37 @@ enum diff_unit {
 struct diff_metric {
 	char name[48];
 	enum diff_unit unit;
-	bool run_only; /* a run's figure, not a connection's (connections, capture drops) */
+	/* A run's figure, not a connection's (connections, capture drops), or
+	 * one a pair shows otherwise (the share of a label's class). */
+	bool run_only;
 };
 
+/*
+ * How connections pair (diffmatch.h): a mode of diff_new(), and how each
+ * pair was matched (TUPLE, ENDPOINT or ORDER). Two runs of one workload
+ * keep the server's address and port but not the client's ephemeral
+ * port, so AUTO, the default, pairs by 4-tuple only what recurs.
+ */
 enum diff_match {
-	DIFF_MATCH_TUPLE = 0, /* client and server address and port; reuse in order */
-	DIFF_MATCH_ORDER,     /* k-th connection by first packet with k-th */
+	DIFF_MATCH_AUTO = 0, /* TUPLE for a 4-tuple in both runs, then ENDPOINT */
+	DIFF_MATCH_TUPLE,    /* client and server address and port; reuse in order */
+	DIFF_MATCH_ENDPOINT, /* server address and port, then k-th by first packet with k-th */
+	DIFF_MATCH_ORDER,    /* k-th connection by first packet with k-th */
 	DIFF_MATCH_COUNT,
+};
+
+/* "auto", "tuple", "endpoint", "order": --match's and the JSON's names. */
+const char *diff_match_name(enum diff_match m);
+/* A name back: its value, or -1. */
+int diff_match_find(const char *name);
+/* For people: "4-tuple", "server endpoint and order", "first-packet order". */
+const char *diff_match_words(enum diff_match m);
+
+/* A direction's dominant class in a view that splits its time into
+ * classes (det_view.h's dir classes: the limit detector's limited_by). */
+struct diff_label {
+	int cls;      /* the class with the most time (ties: the first); -1: no time */
+	double share; /* its share of the time, 0..1 */
 };
 
 /* A side's run figures that are not its connections'. */
@@ -61,10 +85,12 @@ struct diff_conn {
 	uint16_t client_port, server_port;
 	int64_t first_ts, last_ts;
 	double *v;
+	const struct diff_label *lab; /* lab[l * SUM_DIR_COUNT + dir]: diff_conn_label() */
 };
 
 struct diff_pair {
 	const struct diff_conn *a, *b;
+	enum diff_match how; /* TUPLE, ENDPOINT or ORDER */
 };
 
 struct diff;
@@ -100,7 +126,29 @@ const struct diff_pair *diff_pair_at(const struct diff *d, size_t k);
 /* A side's connections the other has no match for, in first-packet order. */
 size_t diff_nonly(const struct diff *d, int side);
 const struct diff_conn *diff_only_at(const struct diff *d, int side, size_t k);
+/* The mode diff_new() was given, and how many pairs were matched how. */
 enum diff_match diff_match_kind(const struct diff *d);
+size_t diff_npairs_by(const struct diff *d, enum diff_match how);
+
+/*
+ * Labels: each view with dir classes (det_view.h) gives every direction
+ * its dominant class and that class's share of the direction's time; the
+ * run's label is the same over the time of every direction of the run.
+ * The classes' shares of the run's time are metrics too ("limited_by_"
+ * class, run totals only: a pair shows its directions' labels).
+ */
+unsigned diff_nlabels(const struct diff *d);
+/* Its key: the view's dir_key ("limited_by"); labels in key order. */
+const char *diff_label_key(const struct diff *d, unsigned l);
+/* A class's name ("congestion"); "none" for -1. */
+const char *diff_label_class(const struct diff *d, unsigned l, int cls);
+/* After diff_finish(): a connection's label l for direction dir (enum
+ * sum_dir_id), and a run's. */
+const struct diff_label *diff_conn_label(const struct diff *d, const struct diff_conn *c,
+					 unsigned l, unsigned dir);
+const struct diff_label *diff_run_label(const struct diff *d, int side, unsigned l);
+/* Another dominant class, or another share (as diff_changed())? */
+bool diff_label_changed(const struct diff_label *a, const struct diff_label *b);
 
 /* Did a metric change from a to b (beyond the rounding of a report)? */
 bool diff_changed(double a, double b);

@@ -256,6 +256,13 @@ got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsif
 	COMP_WORDS=(tcpsift he); COMP_CWORD=1; _tcpsift; echo "${COMPREPLY[*]}"' 2>&1 | tr '\n' ' ')
 [ "$got" = "analyze help " ] && t_pass "completion: tcpsift help ana<TAB>, tcpsift he<TAB>" ||
 	t_fail "completion of help: '$got'"
+# An option's values are the words its help line quotes; a count has none.
+got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+	c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tcpsift; echo "${COMPREPLY[*]};"; }
+	c tcpsift diff --match ""; c tcpsift diff --match e; c tcpsift capture -W ""' 2>&1 | tr '\n' ' ')
+[ "$got" = "auto tuple endpoint order; endpoint; ; " ] &&
+	t_pass "completion: diff --match <TAB> offers its values, capture -W <TAB> nothing" ||
+	t_fail "completion of values: '$got'"
 "$bin" help | grep -q "help VERB" && [ "$("$bin" -V)" = "$("$bin" --version)" ] &&
 	t_pass "tcpsift help, tcpsift -V" || t_fail "tcpsift help / -V"
 

@@ -6,8 +6,10 @@
 
 Validates DIFF.json against the schema, then checks its totals (A's and B's
 values, delta) and its matched connections' rows by value against what the
-two reports say (summary.findings, summary.counts, the connections).
-Prints "PASS what" / "FAIL what" lines.
+two reports say (summary.findings, summary.counts, the connections), and
+limited_by: each changed pair's directions (the report's "dominant" and its
+share), the run's dominant limit and the limited_by_CLASS shares of the
+run's time. Prints "PASS what" / "FAIL what" lines.
 """
 import decimal
 import json
@@ -92,6 +94,66 @@ def conn_values(x):
     return v
 
 
+SENDER = ("sender_buffer", "sender_app", "slow_start")
+
+
+def limit_times(lb):
+    """A direction's limited_by as the capture point tells it: {class: seconds},
+    a hidden sender's classes as one, "sender" (the report's "dominant")."""
+    if lb is None:
+        return {}
+    t = {k: float(v) for k, v in lb["time_s"].items()}
+    if not lb["sender_visible"]:
+        t["sender"] = sum(t.pop(k) for k in SENDER)
+    return t
+
+
+def label(times):
+    """(dominant, share) of {class: seconds}, or None without time."""
+    total = sum(times.values())
+    if total <= 0:
+        return None
+    dom = max(times, key=lambda k: times[k])
+    return dom, times[dom] / total
+
+
+def check_labels(diff, ra, rb, out):
+    """limited_by by value: the changed pairs' directions, the run's."""
+    conns = [{x["id"]: x for x in r["connections"]} for r in (ra, rb)]
+    for p in diff["connections"]:
+        for d in ("c2s", "s2c"):
+            got = p["limited_by"][d]
+            for side, key in ((0, "a"), (1, "b")):
+                lb = conns[side][p[key]][d]["limited_by"]
+                want = label(limit_times(lb))
+                g = got[side and "b" or "a"]
+                ok = (g is None and want is None) or (
+                    g is not None and want is not None and g["dominant"] == want[0] ==
+                    lb["dominant"] and close(g["share"], want[1]))
+                out.append(("PASS" if ok else "FAIL") +
+                           f" conn A#{p['a']} B#{p['b']} limited_by {d} of {key}: {g}"
+                           f" (analyze: {want})")
+    rows = {r["metric"]: r for r in diff["totals"]}
+    for side, rep in (("a", ra), ("b", rb)):
+        run = {}
+        for x in rep["connections"]:
+            for d in ("c2s", "s2c"):
+                for k, v in limit_times(x[d]["limited_by"]).items():
+                    run[k] = run.get(k, 0.0) + v
+        total = sum(run.values())
+        want = label(run)
+        g = diff["limited_by"][side]
+        ok = (g is None and want is None) or (
+            g is not None and want is not None and g["dominant"] == want[0] and
+            close(g["share"], want[1]))
+        out.append(("PASS" if ok else "FAIL") + f" run limited_by of {side}: {g} (analyze: {want})")
+        for k, v in run.items():
+            r = rows.get("limited_by_" + k)
+            ok = r is not None and close(r[side], v / total)
+            out.append(("PASS" if ok else "FAIL") +
+                       f" totals limited_by_{k} of {side}: {r and r[side]} (analyze: {v / total})")
+
+
 def main():
     schema, diff = (json.load(open(p)) for p in sys.argv[1:3])
     # Times are written exactly (to the ns): read them so, not as doubles.
@@ -143,6 +205,7 @@ def main():
         for m in ca[p["a"]]:
             if not close(ca[p["a"]][m], cb[p["b"]][m]) and m not in listed:
                 out.append(f"FAIL conn A#{p['a']} B#{p['b']}: {m} changed, not listed")
+    check_labels(diff, ra, rb, out)
     print("\n".join(out))
 
 

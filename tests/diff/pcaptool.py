@@ -5,6 +5,11 @@
                                      the same run with another ephemeral port
   pcaptool.py twice IN OUT SECONDS   the packets, then the same packets again
                                      SECONDS later: one 4-tuple used twice
+  pcaptool.py cat OUT IN[@SECONDS][:OLD=NEW]...
+                                     the packets of each IN, its first
+                                     SECONDS (0) after the first IN's first,
+                                     port OLD made NEW, in time order: a run
+                                     of several connections (one link type)
 
 Ethernet (LINKTYPE 1) with IPv4 only; the TCP checksum is updated for the
 new port (RFC 1624), so the result is as valid as the input.
@@ -46,7 +51,35 @@ def rewrite_ports(pkt, old, new):
     return pkt
 
 
+def cat(out_path, specs):
+    """One run from several: each spec IN[@SECONDS][:OLD=NEW]."""
+    out, recs, base = None, [], None
+    for spec in specs:
+        path, _, ports = spec.partition(":")
+        path, _, shift = path.partition("@")
+        data = open(path, "rb").read()
+        if out is None:
+            out = bytearray(data[:24])
+        elif data[20:24] != out[20:24] or data[:4] != out[:4]:
+            sys.exit(f"{path}: another link type or byte order than {specs[0]}")
+        old, _, new = ports.partition("=")
+        first = None
+        for end, h, pkt in records(data):
+            if ports:
+                pkt = rewrite_ports(pkt, int(old), int(new))
+            first = h[0] if first is None else first
+            base = h[0] if base is None else base
+            h[0] += base + int(shift or 0) - first  # whole seconds: the fractions stay
+            recs.append((h[0], h[1], len(recs), end, h, pkt))
+    for _, _, _, end, h, pkt in sorted(recs, key=lambda r: r[:3]):
+        out += struct.pack(end + "IIII", *h) + pkt
+    open(out_path, "wb").write(out)
+
+
 def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "cat":
+        cat(sys.argv[2], sys.argv[3:])
+        return
     if len(sys.argv) < 4 or sys.argv[1] not in ("ports", "twice"):
         sys.exit(__doc__)
     data = open(sys.argv[2], "rb").read()

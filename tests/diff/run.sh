@@ -2,10 +2,13 @@
 # diff/run.sh TCPSIFT [--update] - tcpsift diff: no change where there is none
 # (a capture against itself and against its own saved report), the deltas of a
 # lossy against a clean transfer by value against analyze --json of each side,
-# --fail-on's exit status, --match order on the same run with another port,
-# port reuse paired in order, unmatched connections, the text against
-# expected/*.out (--update rewrites them), every JSON output against
-# man/tcpsift-diff.schema.json, bad inputs (exit 3) and usage (exit 2), one line.
+# --fail-on's exit status, reruns (new ephemeral ports) paired by default by
+# server endpoint and order, 4-tuples that recur paired by 4-tuple first, each
+# --match mode, port reuse paired in order, unmatched connections and the hint
+# when nothing pairs, limited_by and the loss rate of a PMTU black hole against
+# its fixed run by value, the text against expected/*.out (--update rewrites
+# them), every JSON output against man/tcpsift-diff.schema.json with its keys
+# sorted, bad inputs (exit 3) and usage (exit 2), one line.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 T_SUITE=diff
@@ -18,10 +21,17 @@ exp=tests/diff/expected
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-valid() { # valid FILE WHAT: the diff JSON against its schema
+valid() { # valid FILE WHAT: the diff JSON against its schema, its keys sorted
 	if python3 -c 'import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])),
-                    cls=jsonschema.Draft202012Validator)' "$schema" "$1" 2>"$tmp/verr"; then
+def sorted_keys(v):
+    if isinstance(v, dict):
+        assert list(v) == sorted(v), "keys not sorted: %s" % list(v)
+        any(sorted_keys(x) for x in v.values())
+    elif isinstance(v, list):
+        any(sorted_keys(x) for x in v)
+d = json.load(open(sys.argv[2]))
+jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
+sorted_keys(d)' "$schema" "$1" 2>"$tmp/verr"; then
 		t_pass "$2: valid against $schema"
 	else
 		t_fail "$2: $(tail -n 1 "$tmp/verr")"
@@ -130,20 +140,115 @@ awk 'length > 100 { bad = 1 } END { exit bad }' "$tmp/out" && t_pass "text withi
 expect_rc 1 $? "--fail-on stall_time>+10%"
 grep -q "matched stall_time>+10%" "$tmp/out" && t_pass "--fail-on: the text says what matched" || t_fail "text: no fail-on line"
 
-# --match order: the same run with another ephemeral port.
+# The same run with another ephemeral port: paired by default (server
+# endpoint and order), by --match order, not by --match tuple (with the hint).
 python3 tests/diff/pcaptool.py ports samples/rr-nagle-delack.pcap "$tmp/port.pcap" 40800 41800
 "$bin" diff --json samples/rr-nagle-delack.pcap "$tmp/port.pcap" >"$tmp/d.json" 2>"$tmp/err"
-expect_rc 0 $? "another port, by 4-tuple"
-valid "$tmp/d.json" "another port, by 4-tuple"
-[ "$(jget "$tmp/d.json" "d['pairs'], len(d['only_in_a']), len(d['only_in_b']), d['only_in_b'][0]['client'], d['changed']")" = "0 1 1 10.0.0.1:41800 True" ] &&
-	t_pass "another port, by 4-tuple: unmatched, one only in each" || t_fail "another port by 4-tuple: $(jget "$tmp/d.json" "d['pairs'], d['only_in_b']")"
+expect_rc 0 $? "another port, by default"
+valid "$tmp/d.json" "another port, by default"
+[ "$(jget "$tmp/d.json" "d['match'], d['pairs'], d['paired'][0]['match'], d['changed'], d['only_in_a'], d['only_in_b'], d['hint']")" = "auto 1 endpoint False [] [] None" ] &&
+	t_pass "another port, by default: paired by server endpoint, no change" ||
+	t_fail "another port by default: $(jget "$tmp/d.json" "d['match'], d['pairs'], d['paired'], d['changed']")"
+"$bin" diff samples/rr-nagle-delack.pcap "$tmp/port.pcap" >"$tmp/out" 2>"$tmp/err"
+golden port-auto
+"$bin" diff --json --match tuple samples/rr-nagle-delack.pcap "$tmp/port.pcap" >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 0 $? "another port, --match tuple"
+valid "$tmp/d.json" "another port, --match tuple"
+[ "$(jget "$tmp/d.json" "d['pairs'], len(d['only_in_a']), len(d['only_in_b']), d['only_in_b'][0]['client'], d['changed'], d['match']")" = "0 1 1 10.0.0.1:41800 True tuple" ] &&
+	t_pass "another port, --match tuple: unmatched, one only in each" || t_fail "another port by 4-tuple: $(jget "$tmp/d.json" "d['pairs'], d['only_in_b']")"
+jget "$tmp/d.json" "d['hint']" | grep -q "^nothing paired: no 4-tuple is in both runs; --match auto" &&
+	t_pass "--match tuple, nothing paired: the JSON's hint names --match auto" || t_fail "tuple hint: $(jget "$tmp/d.json" "d['hint']")"
 "$bin" diff --json --match order samples/rr-nagle-delack.pcap "$tmp/port.pcap" >"$tmp/d.json" 2>"$tmp/err"
 expect_rc 0 $? "another port, --match order"
 valid "$tmp/d.json" "another port, --match order"
-[ "$(jget "$tmp/d.json" "d['pairs'], d['pairs_changed'], d['changed'], d['match']")" = "1 0 False order" ] &&
+[ "$(jget "$tmp/d.json" "d['pairs'], d['pairs_changed'], d['changed'], d['match'], d['matched']['order']")" = "1 0 False order 1" ] &&
 	t_pass "another port, --match order: paired, no change" || t_fail "--match order: $(jget "$tmp/d.json" "d['pairs'], d['changed']")"
-"$bin" diff samples/rr-nagle-delack.pcap "$tmp/port.pcap" >"$tmp/out" 2>"$tmp/err"
+"$bin" diff --match tuple samples/rr-nagle-delack.pcap "$tmp/port.pcap" >"$tmp/out" 2>"$tmp/err"
 golden port-tuple
+awk 'length > 100 { bad = 1 } END { exit bad }' "$tmp/out" && t_pass "the hint within 100 columns" ||
+	t_fail "the hint is wider than 100 columns"
+
+# A rerun of a workload of three connections, two to one server: every
+# ephemeral port new. By default all three pair by server endpoint, the two
+# to :8000 in their order; --match tuple pairs none, --match endpoint all.
+r=samples/rr-nagle-delack.pcap m=samples/mtu-20532.pcap
+python3 tests/diff/pcaptool.py cat "$tmp/run1.pcap" $r $m@5 $r@10:40800=40810
+python3 tests/diff/pcaptool.py cat "$tmp/run2.pcap" $r:40800=41800 $m@5:40001=40005 $r@10:40800=41810
+"$bin" diff --json "$tmp/run1.pcap" "$tmp/run2.pcap" >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 0 $? "a rerun, three connections"
+valid "$tmp/d.json" "a rerun, three connections"
+[ "$(jget "$tmp/d.json" "[(p['a'], p['b'], p['match']) for p in d['paired']], d['matched'], d['changed']")" = \
+	"[(1, 1, 'endpoint'), (2, 2, 'endpoint'), (3, 3, 'endpoint')] {'endpoint': 3, 'order': 0, 'tuple': 0} False" ] &&
+	t_pass "a rerun: the three pair in full by server endpoint and order, no change" ||
+	t_fail "a rerun: $(jget "$tmp/d.json" "d['paired'], d['only_in_a'], d['only_in_b']")"
+"$bin" diff "$tmp/run1.pcap" "$tmp/run2.pcap" >"$tmp/out" 2>"$tmp/err"
+grep -qx "paired 0 by 4-tuple, 3 by server endpoint and order; 0 only in A, 0 only in B" "$tmp/out" &&
+	grep -q "^3 matched connections without a change" "$tmp/out" && t_pass "a rerun: the text says how they paired" ||
+	t_fail "a rerun, text: $(head -4 "$tmp/out" | tr '\n' ' ')"
+for how in tuple:0 endpoint:3 order:3; do
+	"$bin" diff --json --match "${how%:*}" "$tmp/run1.pcap" "$tmp/run2.pcap" >"$tmp/d.json" 2>"$tmp/err"
+	[ "$(jget "$tmp/d.json" "d['pairs'], d['match']")" = "${how#*:} ${how%:*}" ] &&
+		t_pass "a rerun, --match ${how%:*}: ${how#*:} pairs" || t_fail "a rerun --match ${how%:*}: $(jget "$tmp/d.json" "d['pairs']")"
+done
+
+# 4-tuples that recur: B has A#2's 4-tuple (the :5001 transfer) and A#1's,
+# which comes third in B. They pair by 4-tuple, wherever they come; A#3 and
+# B#1, left at :8000, by server endpoint. --match order would pair A#1, B#1.
+python3 tests/diff/pcaptool.py cat "$tmp/run3.pcap" $r:40800=41800 $m@5 $r@10
+"$bin" diff --json "$tmp/run1.pcap" "$tmp/run3.pcap" >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 0 $? "4-tuples that recur"
+valid "$tmp/d.json" "4-tuples that recur"
+[ "$(jget "$tmp/d.json" "[(p['a'], p['b'], p['match']) for p in d['paired']], d['matched'], d['changed']")" = \
+	"[(1, 3, 'tuple'), (2, 2, 'tuple'), (3, 1, 'endpoint')] {'endpoint': 1, 'order': 0, 'tuple': 2} False" ] &&
+	t_pass "4-tuples that recur: by 4-tuple first, the rest by server endpoint" ||
+	t_fail "4-tuples that recur: $(jget "$tmp/d.json" "d['paired']")"
+"$bin" diff "$tmp/run1.pcap" "$tmp/run3.pcap" >"$tmp/out" 2>"$tmp/err"
+grep -qx "paired 2 by 4-tuple, 1 by server endpoint and order; 0 only in A, 0 only in B" "$tmp/out" &&
+	t_pass "4-tuples that recur: the text's summary line" || t_fail "recur, text: $(sed -n 3p "$tmp/out")"
+
+# Nothing in common (another server, another address family): said, with
+# the option that pairs them anyway.
+"$bin" diff samples/ipv6-bulk.pcap samples/demo-http-loss.pcapng >"$tmp/out" 2>"$tmp/err"
+expect_rc 0 $? "nothing in common"
+grep -qx "nothing paired: no server address and port is in both runs;" "$tmp/out" &&
+	grep -qx "  --match order pairs connections by first packet alone" "$tmp/out" &&
+	t_pass "nothing in common: said, --match order named" || t_fail "nothing in common: $(sed -n 3,5p "$tmp/out" | tr '\n' ' ')"
+
+# What limited the transfer, and the loss rate: the PMTU black hole (RTO
+# stalls until the segments shrink) against the same transfer whose ICMP
+# too-big messages got through, run again from another port. By value
+# against analyze --json of each side (check.py), and the text.
+python3 tests/diff/pcaptool.py ports samples/mtu-pmtu-blackhole.pcap "$tmp/blackhole.pcap" 40001 40002
+"$bin" analyze --json --no-progress samples/mtu-pmtu-icmp.pcap >"$tmp/icmp.json"
+"$bin" analyze --json --no-progress "$tmp/blackhole.pcap" >"$tmp/blackhole.json"
+"$bin" diff --json samples/mtu-pmtu-icmp.pcap "$tmp/blackhole.pcap" >"$tmp/d.json" 2>"$tmp/err"
+expect_rc 0 $? "PMTU fixed against black hole"
+valid "$tmp/d.json" "PMTU fixed against black hole"
+[ "$(jget "$tmp/d.json" "d['connections'][0]['match'], d['connections'][0]['b_client'], d['limited_by']['a']['dominant'], d['limited_by']['b']['dominant'], d['limited_by']['dominant_changed']")" = \
+	"endpoint 10.0.1.1:40002 sender_app stall True" ] &&
+	t_pass "PMTU: paired by server endpoint, the run's dominant limit sender_app -> stall" ||
+	t_fail "PMTU: $(jget "$tmp/d.json" "d['limited_by'], d['paired']")"
+[ "$(jget "$tmp/d.json" "[(k, v['a']['dominant'], v['b']['dominant'], v['dominant_changed']) for k, v in d['connections'][0]['limited_by'].items() if v['a']]")" = \
+	"[('c2s', 'sender_app', 'stall', True)]" ] && t_pass "PMTU: the pair's c2s limit changed, s2c had no data" ||
+	t_fail "PMTU pair limited_by: $(jget "$tmp/d.json" "d['connections'][0]['limited_by']")"
+[ "$(jget "$tmp/d.json" "[(round(r['a'], 4), round(r['b'], 4)) for r in d['totals'] if r['metric'] == 'loss_rate']")" = "[(0.058, 0.1256)]" ] &&
+	t_pass "PMTU: loss rate 5.80 % -> 12.56 % (12 of 207, 28 of 223 segments)" ||
+	t_fail "PMTU loss rate: $(jget "$tmp/d.json" "[r for r in d['totals'] if r['metric'] == 'loss_rate']")"
+n=0
+while IFS= read -r line; do
+	case "$line" in
+	PASS\ *limited_by*) t_pass "PMTU: ${line#PASS }"; n=$((n + 1)) ;;
+	PASS\ *) n=$((n + 1)) ;;
+	*) t_fail "PMTU: ${line#FAIL }" ;;
+	esac
+done < <(python3 tests/diff/check.py "$schema" "$tmp/d.json" "$tmp/icmp.json" "$tmp/blackhole.json" 2>&1)
+[ "$n" -ge 40 ] && t_pass "PMTU: $n values checked against analyze" || t_fail "PMTU: only $n values checked"
+"$bin" diff samples/mtu-pmtu-icmp.pcap "$tmp/blackhole.pcap" >"$tmp/out" 2>"$tmp/err"
+golden pmtu-limit
+grep -qx "  limited_by c>s: sender_app 84.3 % -> stall 99.7 % (the dominant limit changed)" "$tmp/out" &&
+	t_pass "PMTU: the text says the pair's limit changed" || t_fail "PMTU text: no limited_by c>s line"
+"$bin" diff --fail-on 'limited_by_stall>+0.5' samples/mtu-pmtu-icmp.pcap "$tmp/blackhole.pcap" >"$tmp/out" 2>"$tmp/err"
+expect_rc 1 $? "--fail-on limited_by_stall>+0.5"
 
 # Port reuse: one 4-tuple twice in A pairs in order; the second is only in A.
 python3 tests/diff/pcaptool.py twice samples/rr-nagle-delack.pcap "$tmp/twice.pcap" 10

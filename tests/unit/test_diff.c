@@ -104,6 +104,116 @@ static void test_order(void)
 	diff_free(d);
 }
 
+/* A connection to 10.0.0.2:sport from cport (conn()'s, another server port). */
+static struct sum_conn conn_to(uint64_t id, uint16_t cport, uint16_t sport)
+{
+	struct sum_conn c = conn(id, cport, (int64_t)id * 1000000000, 0);
+
+	c.server_port = sport;
+	return c;
+}
+
+/* A's and B's ids of pair k, and how it was matched. */
+static bool pair_is(const struct diff *d, size_t k, uint64_t a, uint64_t b, enum diff_match how)
+{
+	const struct diff_pair *p = k < diff_npairs(d) ? diff_pair_at(d, k) : NULL;
+	return p && p->a->id == a && p->b->id == b && p->how == how;
+}
+
+/* A: :80 from 40000, 40001, 40002, :81 from 40003; B, a rerun: :80 from
+ * 50000, then 40000 again (A#1's 4-tuple), 50001, :81 from 50002, and
+ * :82 only in B. */
+static struct diff *rerun(enum diff_match how)
+{
+	char err[200];
+	struct diff *d = diff_new(how, err, sizeof(err));
+	struct sum_conn a[] = {conn_to(1, 40000, 80), conn_to(2, 40001, 80), conn_to(3, 40002, 80),
+			       conn_to(4, 40003, 81)};
+	struct sum_conn b[] = {conn_to(1, 50000, 80), conn_to(2, 40000, 80), conn_to(3, 50001, 80),
+			       conn_to(4, 50002, 81), conn_to(5, 50003, 82)};
+
+	CHECK(d != NULL);
+	for (size_t k = 0; d && k < sizeof(a) / sizeof(a[0]); k++)
+		CHECK(diff_add_conn(d, 0, &a[k]) == 0);
+	for (size_t k = 0; d && k < sizeof(b) / sizeof(b[0]); k++)
+		CHECK(diff_add_conn(d, 1, &b[k]) == 0);
+	CHECK(d && diff_finish(d) == 0);
+	return d;
+}
+
+/* auto: the 4-tuple in both runs pairs first, wherever it comes in B;
+ * the rest by server endpoint in first-packet order; tuple, endpoint and
+ * order alone as they say. */
+static void test_auto(void)
+{
+	struct diff *d = rerun(DIFF_MATCH_AUTO);
+
+	CHECK_EQ_U(diff_npairs(d), 4);
+	CHECK(pair_is(d, 0, 1, 2, DIFF_MATCH_TUPLE));
+	CHECK(pair_is(d, 1, 2, 1, DIFF_MATCH_ENDPOINT));
+	CHECK(pair_is(d, 2, 3, 3, DIFF_MATCH_ENDPOINT));
+	CHECK(pair_is(d, 3, 4, 4, DIFF_MATCH_ENDPOINT));
+	CHECK_EQ_U(diff_npairs_by(d, DIFF_MATCH_TUPLE), 1);
+	CHECK_EQ_U(diff_npairs_by(d, DIFF_MATCH_ENDPOINT), 3);
+	CHECK_EQ_U(diff_nonly(d, 0), 0);
+	CHECK(diff_nonly(d, 1) == 1 && diff_only_at(d, 1, 0)->id == 5);
+	diff_free(d);
+
+	d = rerun(DIFF_MATCH_TUPLE);
+	CHECK(diff_npairs(d) == 1 && pair_is(d, 0, 1, 2, DIFF_MATCH_TUPLE));
+	CHECK(diff_nonly(d, 0) == 3 && diff_nonly(d, 1) == 4);
+	CHECK(diff_only_at(d, 1, 0)->id == 1 && diff_only_at(d, 1, 1)->id == 3);
+	diff_free(d);
+
+	d = rerun(DIFF_MATCH_ENDPOINT);
+	CHECK_EQ_U(diff_npairs(d), 4);
+	for (unsigned k = 0; k < 4; k++)
+		CHECK(pair_is(d, k, k + 1, k + 1, DIFF_MATCH_ENDPOINT));
+	diff_free(d);
+
+	d = rerun(DIFF_MATCH_ORDER);
+	CHECK(diff_npairs(d) == 4 && pair_is(d, 3, 4, 4, DIFF_MATCH_ORDER));
+	CHECK(diff_nonly(d, 1) == 1 && diff_only_at(d, 1, 0)->id == 5);
+	diff_free(d);
+
+	CHECK(diff_match_find("auto") == DIFF_MATCH_AUTO &&
+	      diff_match_find("order") == DIFF_MATCH_ORDER);
+	CHECK(diff_match_find("nope") < 0);
+}
+
+/* limited_by: each direction's dominant limit and share, the run's over
+ * every direction's time, and the class shares as run-only metrics. */
+static void test_limited_by(void)
+{
+	char err[200];
+	struct diff *d = diff_new(DIFF_MATCH_AUTO, err, sizeof(err));
+	struct sum_conn a = conn(1, 40000, 1000, 0), b = conn(1, 41000, 1000, 0);
+
+	a.det.limit.d[SUM_S2C].ns[LIMIT_CONGESTION] = 300;
+	a.det.limit.d[SUM_S2C].ns[LIMIT_RECEIVER_WINDOW] = 100;
+	b.det.limit.d[SUM_S2C].ns[LIMIT_CONGESTION] = 100;
+	b.det.limit.d[SUM_S2C].ns[LIMIT_RECEIVER_WINDOW] = 300;
+	b.det.limit.d[SUM_C2S].ns[LIMIT_SENDER_APP] = 400;
+	CHECK(diff_add_conn(d, 0, &a) == 0 && diff_add_conn(d, 1, &b) == 0 && diff_finish(d) == 0);
+	CHECK_EQ_U(diff_nlabels(d), 1);
+	CHECK(!strcmp(diff_label_key(d, 0), "limited_by"));
+	const struct diff_pair *p = diff_pair_at(d, 0);
+	const struct diff_label *la = diff_conn_label(d, p->a, 0, SUM_S2C),
+				*lb = diff_conn_label(d, p->b, 0, SUM_S2C);
+	CHECK(!strcmp(diff_label_class(d, 0, la->cls), "congestion") && la->share == 0.75);
+	CHECK(!strcmp(diff_label_class(d, 0, lb->cls), "receiver_window") && lb->share == 0.75);
+	CHECK(diff_label_changed(la, lb));
+	CHECK(diff_conn_label(d, p->a, 0, SUM_C2S)->cls == -1);
+	CHECK(!strcmp(diff_label_class(d, 0, -1), "none"));
+	/* The run: B's 800 ns, half of it the client's sending application. */
+	CHECK(!strcmp(diff_label_class(d, 0, diff_run_label(d, 1, 0)->cls), "sender_app"));
+	CHECK(diff_run_label(d, 1, 0)->share == 0.5);
+	int cong = metric(d, "limited_by_congestion");
+	CHECK(cong >= 0 && diff_metric(d, (unsigned)cong)->run_only);
+	CHECK(diff_totals(d, 0)[cong] == 0.75 && diff_totals(d, 1)[cong] == 0.125);
+	diff_free(d);
+}
+
 /* --fail-on on the change: a difference, a relative change, from 0
  * (+infinity), the aliases, and the errors; analyze's grammar keeps
  * refusing '%'. */
@@ -156,6 +266,8 @@ int main(void)
 {
 	test_tuple_pairs_in_order();
 	test_order();
+	test_auto();
+	test_limited_by();
 	test_fail_on();
 	return unit_done("diff");
 }

@@ -560,6 +560,29 @@ static int limit_event_class(const struct sum_event *e)
 	return -1;
 }
 
+/* tcpsift diff: the view's classes (a hidden sender's are one), "sender"
+ * after the real ones, so ties go to the same class as in the JSON's
+ * "dominant" (limit_v_dominant()). */
+#define LIMIT_DIFF_CLASSES (LIMIT_COUNT + 1)
+
+static unsigned limit_diff_v(unsigned k)
+{
+	return k < LIMIT_COUNT ? k : LIMIT_V_SENDER;
+}
+
+static const char *limit_dir_class_name(unsigned k)
+{
+	return limit_v_name(limit_diff_v(k));
+}
+
+static void limit_dir_class_ns(const struct sum_conn *c, unsigned dir, int64_t *ns)
+{
+	const struct limit_dir *d = &c->det.limit.d[dir % SUM_DIR_COUNT];
+
+	for (unsigned k = 0; k < LIMIT_DIFF_CLASSES; k++)
+		ns[k] = limit_v_ns(d, limit_diff_v(k));
+}
+
 const struct det_view limit_view = {
     .name = "limit",
     .conn_key = NULL,
@@ -582,4 +605,7 @@ const struct det_view limit_view = {
     .nclasses = 0,
     .class_name = limit_view_class_name,
     .event_class = limit_event_class,
+    .ndir_classes = LIMIT_DIFF_CLASSES,
+    .dir_class_name = limit_dir_class_name,
+    .dir_class_ns = limit_dir_class_ns,
 };
