@@ -61,10 +61,18 @@ static void fmt_value(char *buf, size_t len, enum diff_unit u, double v, bool pl
 	snprintf(buf, len, "%s%s", v < 0 ? "-" : v > 0 && plus ? "+" : "", a);
 }
 
-static void fmt_pct(char *buf, size_t len, double a, double b)
+/* A share below what "%.2f %%" shows: a relative change from it is noise
+ * ("+689627.7%" from 0.0002 % to 1.46 %). */
+#define RATIO_SHOWN 0.00005
+
+static void fmt_pct(char *buf, size_t len, enum diff_unit u, double a, double b)
 {
 	double p = diff_pct(a, b);
 
+	if (u == DIFF_UNIT_RATIO && !isnan(a) && !isnan(b) && fabs(a) < RATIO_SHOWN) {
+		snprintf(buf, len, fabs(b) < RATIO_SHOWN ? "-" : "new");
+		return;
+	}
 	if (!isnan(a) && !isnan(b) && a == 0 && b != 0)
 		snprintf(buf, len, "new");
 	else if (isnan(p))
@@ -90,7 +98,7 @@ static void text_row(FILE *out, const struct diff_metric *m, double a, double b)
 	fmt_value(va, sizeof(va), m->unit, a, false);
 	fmt_value(vb, sizeof(vb), m->unit, b, false);
 	fmt_value(vd, sizeof(vd), m->unit, diff_delta(a, b), true);
-	fmt_pct(vp, sizeof(vp), a, b);
+	fmt_pct(vp, sizeof(vp), m->unit, a, b);
 	fprintf(out, "  %-*s %*s %*s %*s %*s\n", NAME_W, m->name, VALUE_W, va, VALUE_W, vb, VALUE_W,
 		vd, PCT_W, vp);
 }
