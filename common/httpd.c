@@ -73,6 +73,18 @@ static int split_addr(const char *addr, char *host, size_t hlen, char *port, siz
 	return 0;
 }
 
+int httpd_check_addr(const char *addr, char *errbuf, size_t errlen)
+{
+	char host[256], port[8];
+
+	if (split_addr(addr, host, sizeof(host), port, sizeof(port)) < 0) {
+		snprintf(errbuf, errlen, "'%s': not an address and port (HOST:PORT, [IPV6]:PORT)",
+			 addr);
+		return ERR_USAGE;
+	}
+	return 0;
+}
+
 static int listen_on(const struct addrinfo *ai)
 {
 	int one = 1, zero = 0;
@@ -121,11 +133,9 @@ int httpd_new(const char *addr, const char *path, struct httpd **out, char *errb
 	struct addrinfo *res = NULL;
 
 	*out = NULL;
-	if (split_addr(addr, host, sizeof(host), port, sizeof(port)) < 0) {
-		snprintf(errbuf, errlen, "'%s': not an address and port (HOST:PORT, [IPV6]:PORT)",
-			 addr);
+	if (httpd_check_addr(addr, errbuf, errlen) < 0)
 		return ERR_USAGE;
-	}
+	split_addr(addr, host, sizeof(host), port, sizeof(port));
 	int gai = getaddrinfo(host[0] ? host : "::", port, &hints, &res);
 	if (gai != 0 && !host[0]) /* no IPv6 here: every IPv4 address */
 		gai = getaddrinfo("0.0.0.0", port, &hints, &res);

@@ -46,6 +46,10 @@ struct httpd;
  */
 int httpd_new(const char *addr, const char *path, struct httpd **out, char *errbuf, size_t errlen);
 
+/* Is addr a HOST:PORT httpd_new() takes (its syntax only: the name is
+ * looked up when it listens)? 0, or ERR_USAGE with one line in errbuf. */
+int httpd_check_addr(const char *addr, char *errbuf, size_t errlen);
+
 /* Serve what is ready, without waiting; the number of requests answered. */
 int httpd_poll(struct httpd *h, httpd_handler *fn, void *ctx);
 
