@@ -11,15 +11,12 @@
 #include "analyze/report/metrics.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
-#include "common/err.h"
-#include "common/httpd.h"
 
 struct live_tap {
 	struct report *rep;
 	struct wk_pool *eng;
 	/* --metrics: the totals beside the report, and their server */
-	struct mx_acc *mx;
-	struct httpd *http;
+	struct mx_server *mx;
 	struct sum_tee tee;
 	struct capture_tap_drops drops;
 };
@@ -29,19 +26,16 @@ static int open_metrics(struct live_tap *t, const struct capture_tap_config *cfg
 			struct sum_sink *sink, char *errbuf, size_t errlen)
 {
 	char why[320];
-	int rc = httpd_new(cfg->metrics, "/metrics", &t->http, why, sizeof(why));
+	int rc = mx_server_new(cfg->metrics, cfg->metrics_top, &t->mx, why, sizeof(why));
 	if (rc < 0) {
 		snprintf(errbuf, errlen, "--metrics: %s", why);
 		return rc;
 	}
-	t->mx = mx_new(cfg->metrics_top, errbuf, errlen);
-	if (!t->mx)
-		return ERR_NOMEM;
-	t->tee = (struct sum_tee){.a = *sink, .b = mx_sink(t->mx)};
+	t->tee = (struct sum_tee){.a = *sink, .b = mx_sink(mx_server_acc(t->mx))};
 	*sink = sum_tee_sink(&t->tee);
 	if (!cfg->quiet)
 		fprintf(stderr, "tcpsift capture: metrics at http://%s/metrics\n",
-			httpd_addr(t->http));
+			mx_server_addr(t->mx));
 	return 0;
 }
 
@@ -72,8 +66,7 @@ err:
 	snprintf(errbuf, errlen, "--analyze: %s", why);
 err_said:
 	if (t) {
-		httpd_free(t->http);
-		mx_free(t->mx);
+		mx_server_free(t->mx);
 		rep_free(t->rep);
 		free(t);
 	}
@@ -82,34 +75,31 @@ err_said:
 
 /* A scrape: every packet so far analysed (wk_sync), the live connections
  * as they stand, the engine's and the ring's counters. */
-static int metrics_body(void *ctx, const struct httpd_req *req, const char **body, size_t *len,
-			const char **ctype)
+static void metrics_refresh(void *ctx, struct mx_acc *m)
 {
 	struct live_tap *t = ctx;
 	struct eng_counters cnt;
 	struct flow_counters flows;
 
 	wk_sync(t->eng);
-	mx_live_begin(t->mx);
-	wk_foreach_live(t->eng, mx_live_conn, t->mx);
+	mx_live_begin(m);
+	wk_foreach_live(t->eng, mx_live_conn, m);
 	wk_counters(t->eng, &cnt, &flows);
-	mx_set_counters(t->mx, &cnt, &flows);
-	mx_set_capture(t->mx, &(struct mx_capture){.known = true,
-						   .kernel_drops = t->drops.kernel_drops,
-						   .if_drops = t->drops.if_drops,
-						   .our_drops = t->drops.our_drops});
-	*ctype = mx_content_type(req->openmetrics);
-	return mx_render(t->mx, req->openmetrics, body, len);
+	mx_set_counters(m, &cnt, &flows);
+	mx_set_capture(m, &(struct mx_capture){.known = true,
+					       .kernel_drops = t->drops.kernel_drops,
+					       .if_drops = t->drops.if_drops,
+					       .our_drops = t->drops.our_drops});
 }
 
 static void tap_serve(void *tap, const struct capture_tap_drops *drops)
 {
 	struct live_tap *t = tap;
 
-	if (!t->http)
+	if (!t->mx)
 		return;
 	t->drops = *drops;
-	httpd_poll(t->http, metrics_body, t);
+	mx_server_poll(t->mx, metrics_refresh, t);
 }
 
 static void tap_packet(void *tap, const struct pkt *p)
@@ -169,8 +159,7 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	if (rc < 0)
 		fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
 	wk_free(t->eng);
-	httpd_free(t->http);
-	mx_free(t->mx);
+	mx_server_free(t->mx);
 	rep_free(t->rep);
 	free(t);
 	return rc;

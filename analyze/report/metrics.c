@@ -11,6 +11,7 @@
 #include "analyze/report/failon.h"
 #include "analyze/report/report.h"
 #include "common/err.h"
+#include "common/httpd.h"
 
 /* Path RTT buckets' upper bounds: 100 us (a LAN) to 1 s (a satellite hop
  * or a bufferbloated queue), 1-2.5-5 steps, then +Inf. */
@@ -389,4 +390,73 @@ int mx_render(struct mx_acc *m, bool openmetrics, const char **body, size_t *len
 	*body = m->buf;
 	*len = m->len;
 	return 0;
+}
+
+/* ---- the server ---- */
+
+struct mx_server {
+	struct mx_acc *acc;
+	struct httpd *http;
+	void (*refresh)(void *ctx, struct mx_acc *m);
+	void *ctx;
+};
+
+int mx_server_new(const char *addr, unsigned top_n, struct mx_server **out, char *errbuf,
+		  size_t errlen)
+{
+	struct mx_server *s = calloc(1, sizeof(*s));
+	int rc = ERR_NOMEM;
+
+	*out = NULL;
+	if (!s) {
+		snprintf(errbuf, errlen, "out of memory");
+		return ERR_NOMEM;
+	}
+	s->acc = mx_new(top_n, errbuf, errlen);
+	if (!s->acc)
+		goto err;
+	rc = httpd_new(addr, "/metrics", &s->http, errbuf, errlen);
+	if (rc < 0)
+		goto err;
+	*out = s;
+	return 0;
+err:
+	mx_server_free(s);
+	return rc;
+}
+
+struct mx_acc *mx_server_acc(struct mx_server *s)
+{
+	return s->acc;
+}
+
+const char *mx_server_addr(const struct mx_server *s)
+{
+	return httpd_addr(s->http);
+}
+
+static int serve(void *ctx, const struct httpd_req *req, const char **body, size_t *len,
+		 const char **ctype)
+{
+	struct mx_server *s = ctx;
+
+	s->refresh(s->ctx, s->acc);
+	*ctype = mx_content_type(req->openmetrics);
+	return mx_render(s->acc, req->openmetrics, body, len);
+}
+
+int mx_server_poll(struct mx_server *s, void (*refresh)(void *ctx, struct mx_acc *m), void *ctx)
+{
+	s->refresh = refresh;
+	s->ctx = ctx;
+	return httpd_poll(s->http, serve, s);
+}
+
+void mx_server_free(struct mx_server *s)
+{
+	if (!s)
+		return;
+	httpd_free(s->http);
+	mx_free(s->acc);
+	free(s);
 }

@@ -69,4 +69,26 @@ int mx_render(struct mx_acc *m, bool openmetrics, const char **body, size_t *len
 /* The Content-Type of that text. */
 const char *mx_content_type(bool openmetrics);
 
+/*
+ * --metrics ADDR:PORT: the totals behind GET /metrics (common/httpd.h),
+ * for a verb that drives an engine (capture --analyze, tui). It owns an
+ * acc (mx_server_acc(): give the engine its sink) and the server.
+ */
+struct mx_server;
+
+/* Listen on addr: 0, or a negative enum err_code with errbuf filled
+ * (httpd_new()'s, or ERR_NOMEM). */
+int mx_server_new(const char *addr, unsigned top_n, struct mx_server **out, char *errbuf,
+		  size_t errlen);
+struct mx_acc *mx_server_acc(struct mx_server *s);
+const char *mx_server_addr(const struct mx_server *s); /* "127.0.0.1:9464" */
+
+/* Answer the scrapes waiting, without waiting for any (call it every
+ * 100 ms or so). Before each answer refresh(ctx, acc) brings the live part
+ * up to date: mx_live_begin(), mx_live_conn() for each live connection,
+ * mx_set_counters(), mx_set_capture(). Returns the scrapes answered. */
+int mx_server_poll(struct mx_server *s, void (*refresh)(void *ctx, struct mx_acc *m), void *ctx);
+
+void mx_server_free(struct mx_server *s); /* NULL is a no-op */
+
 #endif
