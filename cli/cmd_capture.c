@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/httpd.h"
 #include "capture/live/iflist.h"
 #include "capture/file/pcapwriter.h"
 #include "capture/live/ring.h"
@@ -74,11 +73,8 @@ static const struct cli_opt capture_opts[] = {
     {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
     {"threads", OPT_THREADS, "N",
      "--analyze: analysis threads (default: the CPUs it may use, at most 64)"},
-    {"metrics", OPT_METRICS, "ADDR:PORT",
-     "serve live totals at http://ADDR:PORT/metrics (Prometheus, OpenMetrics); implies "
-     "--analyze; without -w nothing is written"},
-    {"metrics-top", OPT_METRICS_TOP, "N",
-     "--metrics: the N live connections with most trouble as a gauge (default 10, at most 100)"},
+    CLI_METRICS_OPTS(OPT_METRICS, OPT_METRICS_TOP,
+		     "; implies --analyze; without -w nothing is written"),
     {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
     {"list-interfaces", OPT_LIST, NULL, "list the interfaces to capture on, numbered, and exit"},
     CLI_VERSION_OPT,
@@ -105,12 +101,11 @@ struct capture_cfg {
 	uint64_t count;
 	double duration_s;
 	bool quiet;
-	bool list;	      /* -D: list the interfaces, capture nothing */
-	int analyze;	      /* 0: no; 1: text report; 2: JSON report */
-	unsigned threads;     /* --analyze's; 0: one a CPU */
-	const char *metrics;  /* --metrics ADDR:PORT */
-	unsigned metrics_top; /* --metrics-top */
-	bool discard;	      /* --metrics without -w: no file */
+	bool list;	  /* -D: list the interfaces, capture nothing */
+	int analyze;	  /* 0: no; 1: text report; 2: JSON report */
+	unsigned threads; /* --analyze's; 0: one a CPU */
+	struct mx_opts metrics;
+	bool discard; /* --metrics without -w: no file */
 	bool normal_priority;
 	const struct capture_tap_ops *tap; /* for --analyze; NULL: not in this build */
 };
@@ -145,7 +140,6 @@ static int on_option(void *ctx, int c, const char *arg)
 {
 	struct capture_cfg *cfg = ctx;
 	uint64_t v;
-	char msg[320];
 
 	switch (c) {
 	case OPT_IFACE:
@@ -235,20 +229,9 @@ static int on_option(void *ctx, int c, const char *arg)
 			return TCPSIFT_EXIT_USAGE;
 		break;
 	case OPT_METRICS:
-		if (!cfg->tap) {
-			fputs("tcpsift capture: --metrics is not in this build\n", stderr);
-			return TCPSIFT_EXIT_USAGE;
-		}
-		if (httpd_check_addr(arg, msg, sizeof(msg)) < 0) {
-			fprintf(stderr, "tcpsift capture: --metrics: %s\n", msg);
-			return TCPSIFT_EXIT_USAGE;
-		}
-		cfg->metrics = arg;
-		break;
 	case OPT_METRICS_TOP:
-		if (cli_parse_u64(arg, 0, 100, &v) < 0)
-			return bad_value("metrics-top", arg, "a count, 0 to 100");
-		cfg->metrics_top = (unsigned)v;
+		if (cli_metrics_option("capture", c == OPT_METRICS_TOP, arg, &cfg->metrics) < 0)
+			return TCPSIFT_EXIT_USAGE;
 		break;
 	case OPT_HELP:
 		usage(stdout);
@@ -270,11 +253,15 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		return TCPSIFT_EXIT_USAGE;
 	}
 	/* A headless monitor: --metrics without -w captures for the analyzer only. */
-	if (cfg->metrics && !cfg->output) {
+	if (cfg->metrics.addr && !cfg->output) {
 		cfg->output = "no file (--metrics without -w)";
 		cfg->discard = true;
 	}
-	if (cfg->metrics && !cfg->analyze)
+	if (cfg->metrics.addr && !cfg->tap) {
+		fputs("tcpsift capture: --metrics is not in this build\n", stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cfg->metrics.addr && !cfg->analyze)
 		cfg->analyze = 1;
 	if (!cfg->output) {
 		fputs("tcpsift capture: no output given (-w FILE, or -w - for stdout; packets are "
@@ -364,7 +351,7 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 {
-	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG, .metrics_top = 10};
+	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG, .metrics = MX_OPTS_INIT};
 	char err[512];
 
 	cli_ring_opts_defaults(&cfg.ring);
@@ -456,8 +443,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		struct capture_tap_config tcfg = {.json = cfg.analyze == 2,
 						  .threads = cfg.threads,
 						  .out = an_out,
-						  .metrics = cfg.metrics,
-						  .metrics_top = cfg.metrics_top,
+						  .metrics = cfg.metrics.addr,
+						  .metrics_top = cfg.metrics.top,
 						  .quiet = cfg.quiet};
 		an = tap->open(&tcfg, err, sizeof(err));
 		if (!an) {
@@ -547,7 +534,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		if (an && t - last_flush >= 0.1) {
 			last_flush = t;
 			tap->flush(an);
-			if (cfg.metrics) {
+			if (cfg.metrics.addr) {
 				struct ring_totals rt;
 				ring_stats_sum(r, &rt);
 				tap->serve(an, &(struct capture_tap_drops){

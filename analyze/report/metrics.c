@@ -73,6 +73,21 @@ void mx_free(struct mx_acc *m)
 	free(m);
 }
 
+void mx_reset(struct mx_acc *m)
+{
+	unsigned top_n = m->top_n;
+	int m_stalls = m->m_stalls, m_holes = m->m_holes;
+	char *buf = m->buf;
+	size_t size = m->size;
+
+	memset(m, 0, sizeof(*m));
+	m->top_n = top_n;
+	m->m_stalls = m_stalls;
+	m->m_holes = m_holes;
+	m->buf = buf;
+	m->size = size;
+}
+
 static void on_conn(void *ctx, const struct sum_conn *c)
 {
 	struct mx_acc *m = ctx;

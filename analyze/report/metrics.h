@@ -34,6 +34,16 @@
 #define MX_TOP_MAX     100
 #define MX_MAX_CLASSES 16 /* classes of a view's findings counted (det_view.nclasses) */
 
+/* --metrics ADDR:PORT and --metrics-top N, as a verb hands them on. */
+struct mx_opts {
+	const char *addr; /* NULL: no --metrics */
+	unsigned top;	  /* the trouble gauge's connections */
+};
+#define MX_OPTS_INIT                                                                               \
+	{                                                                                          \
+		.addr = NULL, .top = MX_TOP_DEFAULT                                                \
+	}
+
 /* The capture's own drops (tcpsift capture's ring), when there is one. */
 struct mx_capture {
 	bool known;
@@ -46,6 +56,10 @@ struct mx_acc;
  * errbuf filled when out of memory. */
 struct mx_acc *mx_new(unsigned top_n, char *errbuf, size_t errlen);
 void mx_free(struct mx_acc *m); /* NULL is a no-op */
+
+/* Start again from nothing (a replay that starts over: its counters reset,
+ * as Prometheus reads a restarted exporter's). */
+void mx_reset(struct mx_acc *m);
 
 /* The sink to give the engine (valid while m lives). */
 struct sum_sink mx_sink(struct mx_acc *m);
