@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # metrics/run.sh TCPSIFT - `tcpsift capture --metrics` scraped by a real
-# Prometheus server while traffic runs in network namespaces.
+# Prometheus server while traffic runs in network namespaces
+# (prometheus.sh), and `tcpsift tui -i --metrics` against analyze of the
+# file the same dashboard wrote (tui.sh).
 #
 # Runs every tests/metrics/*.sh scenario (this runner excepted) as
 # `SCRIPT TCPSIFT LAB_PEER` (tests/lab/scenarios.sh), each under a timeout
 # (METRICS_TIMEOUT, 60 s), all within METRICS_BUDGET seconds (120). A
-# scenario exits 0 (pass), 77 (skip: no prometheus, promtool or curl) or
+# scenario exits 0 (pass), 77 (skip: no prometheus, promtool, curl, tmux) or
 # anything else (fail) and prints one line of measured vs expected. Only
 # namespaces the scenarios create carry traffic, Prometheus listens on their
 # loopback, and each removes everything it made on exit (tests/lab/common.sh).
