@@ -290,7 +290,9 @@ static int slot_read(struct httpd *h, struct httpd_slot *s, httpd_handler *fn, v
 		}
 		s->in_len += (size_t)n;
 		s->in[s->in_len] = '\0';
-		if (strstr(s->in, "\r\n\r\n") || strstr(s->in, "\n\n")) {
+		/* memmem: a NUL in the request must not hide its end. */
+		if (memmem(s->in, s->in_len, "\r\n\r\n", 4) ||
+		    memmem(s->in, s->in_len, "\n\n", 2)) {
 			if (respond(h, s, fn, ctx) < 0) {
 				slot_close(s);
 				return 0;
@@ -321,11 +323,23 @@ static void accept_new(struct httpd *h, int64_t now)
 		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd == -1)
 			return;
-		struct httpd_slot *s = NULL;
-		for (int k = 0; k < HTTPD_SLOTS && !s; k++)
-			if (h->slot[k].state == HS_FREE)
-				s = &h->slot[k];
-		if (!s) { /* every slot busy: no room, say nothing */
+		struct httpd_slot *s = NULL, *oldest = NULL;
+		for (int k = 0; k < HTTPD_SLOTS && !s; k++) {
+			struct httpd_slot *t = &h->slot[k];
+			if (t->state == HS_FREE)
+				s = t;
+			else if (t->state == HS_READING &&
+				 (!oldest || t->deadline_ns < oldest->deadline_ns))
+				oldest = t;
+		}
+		/* Every slot busy: the one waiting longest for its request goes,
+		 * so idle connections cannot keep a scrape out for HTTPD_TIMEOUT_MS;
+		 * with none reading (all answers being sent), no room. */
+		if (!s && oldest) {
+			slot_close(oldest);
+			s = oldest;
+		}
+		if (!s) {
 			close(fd);
 			continue;
 		}

@@ -15,9 +15,11 @@
  *          -> the answer built whole into the slot's buffer
  *          -> writing -> closed (Connection: close; one request a connection)
  *
- * A slot idle for HTTPD_TIMEOUT_MS is closed, a connection that finds
- * every slot taken is closed at once, a request larger than the cap gets
- * 431: a slow or hostile client costs a slot, never the caller's loop.
+ * A slot idle for HTTPD_TIMEOUT_MS is closed; a connection that finds
+ * every slot taken replaces the one that has waited longest for its
+ * request (closed at once when every slot is sending an answer); a
+ * request larger than the cap gets 431: a slow or hostile client costs a
+ * slot, never the caller's loop.
  * GET (and HEAD) of the one path the caller serves; 404 for another,
  * 405 for another method. The body comes from the caller's handler,
  * called once a request, on the caller's thread.
