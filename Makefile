@@ -245,7 +245,8 @@ check-capture: tests
 	@if [ -x tests/capture/run.sh ]; then tests/capture/run.sh $(O)/tcpsift; fi
 
 # capture --metrics scraped by a real Prometheus on a namespace's loopback
-# while traffic runs, tui -i --metrics against analyze (root; ~15 s): tests/metrics/.
+# while traffic runs, tui -i --metrics against analyze, misbehaving HTTP
+# clients (root; ~20 s): tests/metrics/.
 check-metrics: tests
 	@tests/metrics/run.sh $(O)/tcpsift
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # metrics/run.sh TCPSIFT - `tcpsift capture --metrics` scraped by a real
 # Prometheus server while traffic runs in network namespaces
-# (prometheus.sh), and `tcpsift tui -i --metrics` against analyze of the
-# file the same dashboard wrote (tui.sh).
+# (prometheus.sh), `tcpsift tui -i --metrics` against analyze of the file
+# the same dashboard wrote (tui.sh), and the server against clients that
+# misbehave (http.sh).
 #
 # Runs every tests/metrics/*.sh scenario (this runner excepted) as
 # `SCRIPT TCPSIFT LAB_PEER` (tests/lab/scenarios.sh), each under a timeout
