@@ -34,6 +34,7 @@ struct mx_acc {
 	unsigned top_n;
 	int m_stalls, m_holes; /* fo_metric_find(): the findings a connection's trouble counts */
 	struct rep_totals ended, live;
+	uint64_t sent_ended, sent_live;	    /* data segments (rep_totals has none) */
 	uint64_t events[SUM_EV_TYPE_COUNT]; /* findings (not per-frame verdicts) by type */
 	uint64_t classes[DET_VIEW_COUNT][MX_MAX_CLASSES];
 	uint64_t rtt_n[MX_RTT_BUCKETS + 1]; /* by bucket, not cumulative; last: above 1 s */
@@ -93,6 +94,7 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 	struct mx_acc *m = ctx;
 
 	rep_totals_add_conn(&m->ended, c);
+	m->sent_ended += c->dir[SUM_C2S].data_packets + c->dir[SUM_S2C].data_packets;
 	if (c->path.rtt_ns < 0)
 		return;
 	unsigned k = 0;
@@ -128,6 +130,7 @@ struct sum_sink mx_sink(struct mx_acc *m)
 void mx_live_begin(struct mx_acc *m)
 {
 	memset(&m->live, 0, sizeof(m->live));
+	m->sent_live = 0;
 	m->nlive = 0;
 	m->ntop = 0;
 }
@@ -174,6 +177,7 @@ void mx_live_conn(void *ctx, const struct sum_conn *c)
 
 	m->nlive++;
 	rep_totals_add_conn(&m->live, c);
+	m->sent_live += c->dir[SUM_C2S].data_packets + c->dir[SUM_S2C].data_packets;
 	if (!m->top_n)
 		return;
 	uint64_t t = trouble(m, c);
@@ -286,13 +290,18 @@ static void render_packets(struct mx_acc *m, bool om)
 	}
 	family(m, om, "tcpsift_tcp_connections", MX_GAUGE, NULL, "TCP connections by state.");
 	u64(m, "tcpsift_tcp_connections", "state=\"live\"", m->nlive);
-	family(m, om, "tcpsift_tcp_connections_opened", MX_COUNTER, NULL,
+	family(m, om, "tcpsift_tcp_connections_created", MX_COUNTER, NULL,
 	       "TCP connections seen since the start.");
-	u64(m, "tcpsift_tcp_connections_opened_total", NULL, m->flows.created);
+	u64(m, "tcpsift_tcp_connections_created_total", NULL, m->flows.created);
 }
 
 /* The retransmissions by kind (sum_retrans_kind_name()): a connection's
- * kinds are exclusive, so "other" is what the three named ones leave. */
+ * kinds are exclusive, so "other" is what the three named ones leave.
+ * Where gRPC's TCP metrics (proposal A80, from Linux's tcp_info) have a
+ * name for the same count, it is theirs: packets_sent (tcpi_data_segs_out:
+ * data segments, retransmissions included), packets_spurious_retransmitted,
+ * connections_created; rate(retransmissions) / rate(packets_sent) is the
+ * share lost. */
 static void render_retrans(struct mx_acc *m, bool om)
 {
 	const struct rep_totals *e = &m->ended, *l = &m->live;
@@ -312,9 +321,12 @@ static void render_retrans(struct mx_acc *m, bool om)
 		snprintf(lab, sizeof(lab), "kind=\"%s\"", sum_retrans_kind_name(k));
 		u64(m, "tcpsift_tcp_retransmissions_total", lab, n[k]);
 	}
-	family(m, om, "tcpsift_tcp_spurious_retransmissions", MX_COUNTER, NULL,
+	family(m, om, "tcpsift_tcp_packets_sent", MX_COUNTER, NULL,
+	       "Data segments sent, retransmissions included.");
+	u64(m, "tcpsift_tcp_packets_sent_total", NULL, m->sent_ended + m->sent_live);
+	family(m, om, "tcpsift_tcp_packets_spurious_retransmitted", MX_COUNTER, NULL,
 	       "Retransmissions of bytes already acknowledged or D-SACKed.");
-	u64(m, "tcpsift_tcp_spurious_retransmissions_total", NULL, e->spurious + l->spurious);
+	u64(m, "tcpsift_tcp_packets_spurious_retransmitted_total", NULL, e->spurious + l->spurious);
 	family(m, om, "tcpsift_tcp_duplicate_acks", MX_COUNTER, NULL, "Duplicate ACKs.");
 	u64(m, "tcpsift_tcp_duplicate_acks_total", NULL, e->dup_acks + l->dup_acks);
 }

@@ -20,8 +20,9 @@
 # report's packets, the sum of tcpsift_tcp_retransmissions_total > 0 and
 # equal to the report's retransmissions, kind="fast" and "rto" to its
 # fast_retransmissions and rto_retransmissions, SACK holes, stalls and
-# zero-window episodes to its findings, tcpsift_tcp_connections_opened_total
-# to its connections.
+# zero-window episodes to its findings, tcpsift_tcp_connections_created_total
+# to its connections, tcpsift_tcp_packets_sent_total to its connections'
+# data_packets.
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected.
 set -euo pipefail
 
@@ -116,24 +117,28 @@ rto=$(q 'tcpsift_tcp_retransmissions_total{kind="rto"}')
 holes=$(q tcpsift_tcp_sack_holes_total)
 stalls=$(q 'sum(tcpsift_tcp_stalls_total)')
 zw=$(q tcpsift_tcp_zero_windows_total)
-conns=$(q tcpsift_tcp_connections_opened_total)
+conns=$(q tcpsift_tcp_connections_created_total)
+sent=$(q tcpsift_tcp_packets_sent_total)
 drops=$(q 'sum(tcpsift_capture_drops_total)')
 
 lab_tcpsift_stop INT 0.5
 lab_check "tcpsift exited $LAB_TCAP_RC after SIGINT (want 0)" "$LAB_TCAP_RC" -eq 0
-out=$(python3 - "$live" "$up" "$pkts" "$retr" "$fast" "$rto" "$holes" "$stalls" "$zw" "$conns" "$drops" <<'EOF'
+out=$(python3 - "$live" "$up" "$pkts" "$retr" "$fast" "$rto" "$holes" "$stalls" "$zw" "$conns" "$drops" "$sent" <<'EOF'
 import json, sys
-path, up, pkts, retr, fast, rto, holes, stalls, zw, conns, drops = sys.argv[1:]
+path, up, pkts, retr, fast, rto, holes, stalls, zw, conns, drops, sent = sys.argv[1:]
 try:
-    s = json.load(open(path))["summary"]
+    doc = json.load(open(path))
+    s = doc["summary"]
 except Exception as e:
     print("FAIL the report at exit is not JSON: %s" % e)
     sys.exit(0)
+data = sum(c[d]["data_packets"] for c in doc["connections"] for d in ("c2s", "s2c"))
 f, c = s["findings"], s["counts"]
 want = {"packets": (pkts, s["packets"]), "retransmissions": (retr, f["retransmissions"]),
         "fast": (fast, c["fast_retransmissions"]), "rto": (rto, c["rto_retransmissions"]),
         "sack_holes": (holes, f["sack_holes"]), "stalls": (stalls, f["stalls"]),
-        "zero_windows": (zw, c["zero_window_episodes"]), "connections": (conns, s["connections"])}
+        "zero_windows": (zw, c["zero_window_episodes"]), "connections": (conns, s["connections"]),
+        "packets_sent": (sent, data)}
 bad = ["up %s (want 1)" % up] if up != "1" else []
 for k, (got, exp) in want.items():
     if got == "none" or float(got) != exp:

@@ -69,7 +69,7 @@ got = {"packets": (m.get("tcpsift_packets_total"), s["packets"]),
        "retransmissions": (retr, f["retransmissions"]),
        "fast": (m.get('tcpsift_tcp_retransmissions_total{kind="fast"}'), c["fast_retransmissions"]),
        "sack_holes": (m.get("tcpsift_tcp_sack_holes_total"), f["sack_holes"]),
-       "connections": (m.get("tcpsift_tcp_connections_opened_total"), s["connections"])}
+       "connections": (m.get("tcpsift_tcp_connections_created_total"), s["connections"])}
 bad = ["%s: scraped %s, analyze %s" % (k, a, b) for k, (a, b) in got.items() if a != b]
 if not retr:
     bad.append("no retransmissions (2 % loss)")

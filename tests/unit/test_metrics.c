@@ -51,6 +51,7 @@ static void feed(struct mx_acc *m)
 	c.dir[SUM_S2C].tlp_retrans = 1;
 	c.dir[SUM_S2C].spurious_retrans = 1;
 	c.dir[SUM_C2S].dup_acks = 9;
+	c.dir[SUM_S2C].data_packets = 100;
 	c.path.rtt_ns = 3000000; /* 3 ms */
 	s.conn(s.ctx, &c);
 	conn(&c, 2, 40002);
