@@ -438,14 +438,13 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	/* --analyze: the report goes where the capture does not. */
 	void *an = NULL;
-	FILE *an_out = strcmp(cfg.output, "-") == 0 ? stderr : stdout;
+	struct capture_tap_config tcfg = {.json = cfg.analyze == 2,
+					  .threads = cfg.threads,
+					  .out = strcmp(cfg.output, "-") == 0 ? stderr : stdout,
+					  .metrics = cfg.metrics.addr,
+					  .metrics_top = cfg.metrics.top,
+					  .quiet = cfg.quiet};
 	if (cfg.analyze) {
-		struct capture_tap_config tcfg = {.json = cfg.analyze == 2,
-						  .threads = cfg.threads,
-						  .out = an_out,
-						  .metrics = cfg.metrics.addr,
-						  .metrics_top = cfg.metrics.top,
-						  .quiet = cfg.quiet};
 		an = tap->open(&tcfg, err, sizeof(err));
 		if (!an) {
 			fprintf(stderr, "tcpsift capture: %s\n", err);
