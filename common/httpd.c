@@ -106,23 +106,24 @@ static int listen_on(const struct addrinfo *ai)
 
 static void name_bound(struct httpd *h)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in s4;
+		struct sockaddr_in6 s6;
+		struct sockaddr_storage ss;
+	} u;
+	socklen_t sl = sizeof(u);
 	char ip[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
 
-	if (getsockname(h->lfd, (struct sockaddr *)&ss, &sl) == -1)
+	memset(&u, 0, sizeof(u));
+	if (getsockname(h->lfd, &u.sa, &sl) == -1)
 		return;
-	if (ss.ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		port = ntohs(s4->sin_port);
-		snprintf(h->addr, sizeof(h->addr), "%s:%u", ip, port);
-	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		port = ntohs(s6->sin6_port);
-		snprintf(h->addr, sizeof(h->addr), "[%s]:%u", ip, port);
+	if (u.sa.sa_family == AF_INET) {
+		inet_ntop(AF_INET, &u.s4.sin_addr, ip, sizeof(ip));
+		snprintf(h->addr, sizeof(h->addr), "%s:%u", ip, (unsigned)ntohs(u.s4.sin_port));
+	} else if (u.sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &u.s6.sin6_addr, ip, sizeof(ip));
+		snprintf(h->addr, sizeof(h->addr), "[%s]:%u", ip, (unsigned)ntohs(u.s6.sin6_port));
 	}
 }
 
@@ -133,9 +134,9 @@ int httpd_new(const char *addr, const char *path, struct httpd **out, char *errb
 	struct addrinfo *res = NULL;
 
 	*out = NULL;
-	if (httpd_check_addr(addr, errbuf, errlen) < 0)
+	if (httpd_check_addr(addr, errbuf, errlen) < 0 ||
+	    split_addr(addr, host, sizeof(host), port, sizeof(port)) < 0)
 		return ERR_USAGE;
-	split_addr(addr, host, sizeof(host), port, sizeof(port));
 	int gai = getaddrinfo(host[0] ? host : "::", port, &hints, &res);
 	if (gai != 0 && !host[0]) /* no IPv6 here: every IPv4 address */
 		gai = getaddrinfo("0.0.0.0", port, &hints, &res);
@@ -165,6 +166,7 @@ int httpd_new(const char *addr, const char *path, struct httpd **out, char *errb
 		return ERR_SYSTEM;
 	}
 	snprintf(h->path, sizeof(h->path), "%s", path);
+	snprintf(h->addr, sizeof(h->addr), "%s", addr); /* unless the socket says better */
 	name_bound(h);
 	*out = h;
 	return 0;
