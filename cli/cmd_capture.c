@@ -113,6 +113,7 @@ struct capture_cfg {
 static void usage(FILE *f)
 {
 	fputs("usage: tcpsift capture -i IFACE -w FILE|- [options] [FILTER...]\n"
+	      "       tcpsift capture -i IFACE --metrics ADDR:PORT [options] [FILTER...]\n"
 	      "\n"
 	      "Capture packets without losing them: libpcap TPACKET_V3 rings, several\n"
 	      "sockets in a PACKET_FANOUT group with a reader thread each, an in-memory\n"
