@@ -17,8 +17,9 @@
 # Content-Type and a last line "# EOF" when the Accept header asks; 404 for
 # another path, 405 for POST. Prometheus: up == 1 (it parsed the
 # OpenMetrics it asks for), tcpsift_packets_total > 0 and equal to the
-# report's packets, the sum of tcpsift_tcp_retransmissions_total > 0 and
-# equal to the report's retransmissions, kind="fast" and "rto" to its
+# report's packets, the sum of tcpsift_tcp_retransmissions_total > 0,
+# equal to the report's retransmissions and within what the nft drops
+# caused (at least the drops less 2, at most twice them plus 5), kind="fast" and "rto" to its
 # fast_retransmissions and rto_retransmissions, SACK holes, stalls and
 # zero-window episodes to its findings, tcpsift_tcp_connections_created_total
 # to its connections, tcpsift_tcp_packets_sent_total to its connections'
@@ -121,11 +122,13 @@ conns=$(q tcpsift_tcp_connections_created_total)
 sent=$(q tcpsift_tcp_packets_sent_total)
 drops=$(q 'sum(tcpsift_capture_drops_total)')
 
+nft_drops=$(lab_nft_counter "$LAB_NS_B")
+
 lab_tcpsift_stop INT 0.5
 lab_check "tcpsift exited $LAB_TCAP_RC after SIGINT (want 0)" "$LAB_TCAP_RC" -eq 0
-out=$(python3 - "$live" "$up" "$pkts" "$retr" "$fast" "$rto" "$holes" "$stalls" "$zw" "$conns" "$drops" "$sent" <<'EOF'
+out=$(python3 - "$live" "$up" "$pkts" "$retr" "$fast" "$rto" "$holes" "$stalls" "$zw" "$conns" "$drops" "$sent" "$nft_drops" <<'EOF'
 import json, sys
-path, up, pkts, retr, fast, rto, holes, stalls, zw, conns, drops, sent = sys.argv[1:]
+path, up, pkts, retr, fast, rto, holes, stalls, zw, conns, drops, sent, nft = sys.argv[1:]
 try:
     doc = json.load(open(path))
     s = doc["summary"]
@@ -147,11 +150,16 @@ if pkts == "none" or float(pkts) <= 0:
     bad.append("no packets")
 if retr == "none" or float(retr) <= 0:
     bad.append("no retransmissions (2 %% loss)")
+# The run's truth: every data segment nft dropped at B (after the capture
+# tap) is sent again, a lost retransmission again too; a drop of the
+# SYN/ACK or FIN alone may be no data retransmission.
+elif not int(nft) - 2 <= float(retr) <= 2 * int(nft) + 5:
+    bad.append("retransmissions %s for %s segments nft dropped" % (retr, nft))
 print(("FAIL " + "; ".join(bad)) if bad else
       "ok Prometheus = report: %d packets, %d retransmissions (%d fast, %d rto), %d SACK holes, "
-      "%d stalls, %d connections; %s capture drops" % (s["packets"], f["retransmissions"],
+      "%d stalls, %d connections; %s capture drops; nft dropped %s" % (s["packets"], f["retransmissions"],
       c["fast_retransmissions"], c["rto_retransmissions"], f["sack_holes"], f["stalls"],
-      s["connections"], drops))
+      s["connections"], drops, nft))
 EOF
 )
 case $out in
