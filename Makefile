@@ -67,7 +67,7 @@ FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
 
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
-        check-docs check-annotate check-budget check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-exact \
+        check-docs check-annotate check-budget check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-metrics check-exact \
         check-format check-layers check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
         check-install check-counted bench lab-matrix fuzz format install uninstall clean
 
@@ -138,7 +138,8 @@ check:
 	  $(FUZZ_SRC:%.c=build/san/%)
 	@$(MAKE) --no-print-directory -k -j$(JOBS) -Otarget check-counted || \
 	  echo "counted-suites 0 1 0" >>build/check-results
-	@$(MAKE) --no-print-directory -k O=build/rel check-lab check-exact check-matrix check-capture || \
+	@$(MAKE) --no-print-directory -k O=build/rel check-lab check-exact check-matrix check-capture \
+	  check-metrics || \
 	  echo "network-suites 0 1 0" >>build/check-results
 	@tests/summary.sh
 
@@ -242,6 +243,12 @@ lab-matrix:
 
 check-capture: tests
 	@if [ -x tests/capture/run.sh ]; then tests/capture/run.sh $(O)/tcpsift; fi
+
+# capture --metrics scraped by a real Prometheus on a namespace's loopback
+# while traffic runs, tui -i --metrics against analyze, misbehaving HTTP
+# clients (root; ~20 s): tests/metrics/.
+check-metrics: tests
+	@tests/metrics/run.sh $(O)/tcpsift
 
 check-format:
 	@scripts/check-format.sh

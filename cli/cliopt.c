@@ -6,6 +6,7 @@
 #include "capture/file/tracefile.h"
 #include "capture/live/privs.h"
 #include "cli/exit.h"
+#include "common/httpd.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -142,6 +143,26 @@ int cli_threads(const char *verb, const char *arg, unsigned *out)
 		return -1;
 	}
 	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_metrics_option(const char *verb, bool top, const char *arg, struct mx_opts *m)
+{
+	char why[320];
+	uint64_t v;
+
+	if (top) {
+		if (cli_parse_u64(arg, 0, 100, &v) < 0) {
+			cli_bad_value(verb, "metrics-top", arg, "a count, 0 to 100");
+			return -1;
+		}
+		m->top = (unsigned)v;
+	} else if (httpd_check_addr(arg, why, sizeof(why)) < 0) {
+		fprintf(stderr, "tcpsift %s: --metrics: %s\n", verb, why);
+		return -1;
+	} else {
+		m->addr = arg;
+	}
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/report/metrics.h"
 #include "analyze/report/report.h"
 #include "capture/live/ring.h"
 
@@ -70,6 +71,24 @@ void cli_bad_value(const char *verb, const char *opt, const char *val, const cha
 /* --threads N of analyze, tui and capture --analyze (workers.h): 0 with
  * *out set, or -1 once cli_bad_value() said why. */
 int cli_threads(const char *verb, const char *arg, unsigned *out);
+
+/*
+ * --metrics ADDR:PORT and --metrics-top N (capture, tui): the two lines of
+ * a verb's table (more: the verb's words after the help), and their
+ * parsing: --metrics's syntax is checked here (httpd_check_addr()), its
+ * name looked up when the server starts. cli_metrics_option() takes the
+ * value of --metrics (top false) or --metrics-top (top true) into m
+ * (MX_OPTS_INIT first): 0, or -1 once it said why.
+ */
+#define CLI_METRICS_OPTS(metrics_id, top_id, more)                                                 \
+	{"metrics", metrics_id, "ADDR:PORT",                                                       \
+	 "serve live totals at http://ADDR:PORT/metrics (Prometheus, OpenMetrics)" more},          \
+	{                                                                                          \
+		"metrics-top", top_id, "N",                                                        \
+		    "--metrics: the N live connections with most trouble as a gauge (default "     \
+		    "10, at most 100)"                                                             \
+	}
+int cli_metrics_option(const char *verb, bool top, const char *arg, struct mx_opts *m);
 
 /* getopt_long returned ':' (a value is missing) or '?': say which, one line. */
 void cli_getopt_error(const char *verb, int c, char **argv, const struct cli_opt *opts, size_t n);

@@ -44,6 +44,8 @@ enum opt_id {
 	OPT_OVERWRITE,
 	OPT_FILE_MODE,
 	OPT_THREADS,
+	OPT_METRICS,
+	OPT_METRICS_TOP,
 };
 
 /* One table drives getopt_long, --help and the man-page test. */
@@ -71,6 +73,8 @@ static const struct cli_opt capture_opts[] = {
     {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
     {"threads", OPT_THREADS, "N",
      "--analyze: analysis threads (default: the CPUs it may use, at most 64)"},
+    CLI_METRICS_OPTS(OPT_METRICS, OPT_METRICS_TOP,
+		     "; implies --analyze; without -w nothing is written"),
     {"quiet", OPT_QUIET, NULL, "no start line, progress or summary on stderr"},
     {"list-interfaces", OPT_LIST, NULL, "list the interfaces to capture on, numbered, and exit"},
     CLI_VERSION_OPT,
@@ -100,6 +104,8 @@ struct capture_cfg {
 	bool list;	  /* -D: list the interfaces, capture nothing */
 	int analyze;	  /* 0: no; 1: text report; 2: JSON report */
 	unsigned threads; /* --analyze's; 0: one a CPU */
+	struct mx_opts metrics;
+	bool discard; /* --metrics without -w: no file */
 	bool normal_priority;
 	const struct capture_tap_ops *tap; /* for --analyze; NULL: not in this build */
 };
@@ -107,6 +113,7 @@ struct capture_cfg {
 static void usage(FILE *f)
 {
 	fputs("usage: tcpsift capture -i IFACE -w FILE|- [options] [FILTER...]\n"
+	      "       tcpsift capture -i IFACE --metrics ADDR:PORT [options] [FILTER...]\n"
 	      "\n"
 	      "Capture packets without losing them: libpcap TPACKET_V3 rings, several\n"
 	      "sockets in a PACKET_FANOUT group with a reader thread each, an in-memory\n"
@@ -222,6 +229,11 @@ static int on_option(void *ctx, int c, const char *arg)
 		if (cli_threads("capture", arg, &cfg->threads) < 0)
 			return TCPSIFT_EXIT_USAGE;
 		break;
+	case OPT_METRICS:
+	case OPT_METRICS_TOP:
+		if (cli_metrics_option("capture", c == OPT_METRICS_TOP, arg, &cfg->metrics) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		break;
 	case OPT_HELP:
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
@@ -241,6 +253,17 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
+	/* A headless monitor: --metrics without -w captures for the analyzer only. */
+	if (cfg->metrics.addr && !cfg->output) {
+		cfg->output = "no file (--metrics without -w)";
+		cfg->discard = true;
+	}
+	if (cfg->metrics.addr && !cfg->tap) {
+		fputs("tcpsift capture: --metrics is not in this build\n", stderr);
+		return TCPSIFT_EXIT_USAGE;
+	}
+	if (cfg->metrics.addr && !cfg->analyze)
+		cfg->analyze = 1;
 	if (!cfg->output) {
 		fputs("tcpsift capture: no output given (-w FILE, or -w - for stdout; packets are "
 		      "not printed)\n",
@@ -329,7 +352,7 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 {
-	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG};
+	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG, .metrics = MX_OPTS_INIT};
 	char err[512];
 
 	cli_ring_opts_defaults(&cfg.ring);
@@ -392,6 +415,7 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		 n > 1 ? ring_fanout_name(cfg.ring.mode) : "");
 	struct pw_config wcfg = {
 	    .path = cfg.output,
+	    .discard = cfg.discard,
 	    .format = cfg.format,
 	    .snaplen = cfg.ring.snaplen,
 	    .rotate_bytes = cfg.file_mib << 20,
@@ -415,11 +439,16 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 
 	/* --analyze: the report goes where the capture does not. */
 	void *an = NULL;
-	FILE *an_out = strcmp(cfg.output, "-") == 0 ? stderr : stdout;
+	struct capture_tap_config tcfg = {.json = cfg.analyze == 2,
+					  .threads = cfg.threads,
+					  .out = strcmp(cfg.output, "-") == 0 ? stderr : stdout,
+					  .metrics = cfg.metrics.addr,
+					  .metrics_top = cfg.metrics.top,
+					  .quiet = cfg.quiet};
 	if (cfg.analyze) {
-		an = tap->open(cfg.analyze == 2, cfg.threads, an_out, err, sizeof(err));
+		an = tap->open(&tcfg, err, sizeof(err));
 		if (!an) {
-			fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
+			fprintf(stderr, "tcpsift capture: %s\n", err);
 			pw_close(w);
 			pw_free(w);
 			ring_close(r);
@@ -505,6 +534,12 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		if (an && t - last_flush >= 0.1) {
 			last_flush = t;
 			tap->flush(an);
+			if (cfg.metrics.addr) {
+				struct ring_totals rt;
+				ring_stats_sum(r, &rt);
+				tap->serve(an, &(struct capture_tap_drops){
+						   rt.kernel_drops, rt.if_drops, rt.queue_drops});
+			}
 		}
 		if (t - last_tick >= 1.0) {
 			last_tick = t;

@@ -19,19 +19,36 @@ struct capture_tap_end {
 	bool interrupted;			    /* stopped by a signal, -c or --duration */
 };
 
+/* What the analyzer is asked for. */
+struct capture_tap_config {
+	bool json;	      /* the report at exit as JSON (else text) */
+	unsigned threads;     /* analysis threads (0: one a CPU) */
+	FILE *out;	      /* where the report goes */
+	const char *metrics;  /* --metrics ADDR:PORT: serve /metrics there (NULL: no) */
+	unsigned metrics_top; /* --metrics-top: connections in the trouble gauge */
+	bool quiet;	      /* -q: nothing on stderr but errors */
+};
+
+/* The capture's drop counters so far, for --metrics. */
+struct capture_tap_drops {
+	uint64_t kernel_drops, if_drops, our_drops;
+};
+
 /*
  * `capture --analyze`: an analyzer fed every packet written, whose report
  * is printed at exit. It lives in a higher layer (cli/livetap.c) and
  * main() hands it in, so capture/ never includes analyze/.
  */
 struct capture_tap_ops {
-	/* A new analyzer with threads analysis threads (0: one a CPU) writing
-	 * its report (JSON or text) to out; NULL with a reason in errbuf. */
-	void *(*open)(bool json, unsigned threads, FILE *out, char *errbuf, size_t errlen);
+	/* A new analyzer as cfg asks; NULL with a reason in errbuf. */
+	void *(*open)(const struct capture_tap_config *cfg, char *errbuf, size_t errlen);
 	void (*packet)(void *tap, const struct pkt *p);
 	/* Called every 100 ms or so: analyse what waits in a partial batch
 	 * (--threads), so that a slow capture is not held back. */
 	void (*flush)(void *tap);
+	/* Called with flush: answer the --metrics requests waiting (the
+	 * drops are the ring's now). */
+	void (*serve)(void *tap, const struct capture_tap_drops *drops);
 	/* End of capture: write the report, free the analyzer; 0, or an enum
 	 * err_code after saying why on stderr (one line). */
 	int (*close)(void *tap, const struct capture_tap_end *end);

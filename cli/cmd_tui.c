@@ -47,6 +47,8 @@ enum opt_id {
 	OPT_QUEUE_PER_FILE,
 	OPT_OVERWRITE,
 	OPT_THREADS,
+	OPT_METRICS,
+	OPT_METRICS_TOP,
 };
 
 static const struct cli_opt tui_opts[] = {
@@ -68,6 +70,7 @@ static const struct cli_opt tui_opts[] = {
     {"keep-ended", OPT_KEEP_ENDED, "N", "ended connections kept in the table (10000)"},
     {"threads", OPT_THREADS, "N",
      "analysis threads (default: the CPUs it may use, at most 64); 1: no threads"},
+    CLI_METRICS_OPTS(OPT_METRICS, OPT_METRICS_TOP, ""),
     {"conn-filter", OPT_CONN_FILTER, "EXPR",
      "start with this '/' filter on the table (a bad capture filter: exit 2)"},
     {"no-color", OPT_NO_COLOR, NULL, "monochrome (also when NO_COLOR is set)"},
@@ -95,6 +98,7 @@ struct tui_cfg {
 	const char *user;
 	uint64_t max_flows, keep_ended;
 	unsigned threads; /* 0: wk_default_threads() */
+	struct mx_opts metrics;
 	const char *conn_filter;
 	bool no_color, ascii, queue_per_file;
 };
@@ -193,6 +197,11 @@ static int on_option(void *ctx, int c, const char *arg)
 		if (cli_parse_u64(arg, 1, 1u << 22, &v) < 0)
 			return bad_value("keep-ended", arg, "a count from 1 to 4194304");
 		cfg->keep_ended = v;
+		break;
+	case OPT_METRICS:
+	case OPT_METRICS_TOP:
+		if (cli_metrics_option("tui", c == OPT_METRICS_TOP, arg, &cfg->metrics) < 0)
+			return TCPSIFT_EXIT_USAGE;
 		break;
 	case OPT_CONN_FILTER:
 		cfg->conn_filter = arg;
@@ -648,7 +657,7 @@ static void run_screen(struct tui_run *t)
 
 int tui_main(int argc, char **argv)
 {
-	struct tui_cfg cfg = {.speed = 1, .keep_ended = 10000};
+	struct tui_cfg cfg = {.speed = 1, .keep_ended = 10000, .metrics = MX_OPTS_INIT};
 	char err[512];
 
 	setlocale(LC_ALL, "");
@@ -671,6 +680,7 @@ int tui_main(int argc, char **argv)
 	    .overwrite = cfg.overwrite,
 	    .model = {.keep_ended = (uint32_t)cfg.keep_ended},
 	    .threads = cfg.threads,
+	    .metrics = cfg.metrics,
 	};
 	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 50, &pc.ring);
 	pc.ring.queue_bytes = 64ull << 20;

@@ -8,38 +8,98 @@
 
 #include "analyze/engine/engine.h"
 #include "analyze/engine/workers.h"
+#include "analyze/report/metrics.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
 
 struct live_tap {
 	struct report *rep;
 	struct wk_pool *eng;
+	/* --metrics: the totals beside the report, and their server */
+	struct mx_server *mx;
+	struct sum_tee tee;
+	struct capture_tap_drops drops;
 };
 
-static void *tap_open(bool json, unsigned threads, FILE *out, char *errbuf, size_t errlen)
+/* --metrics: a server on cfg->metrics and the totals it shows, fed with the report. */
+static int open_metrics(struct live_tap *t, const struct capture_tap_config *cfg,
+			struct sum_sink *sink, char *errbuf, size_t errlen)
+{
+	char why[320];
+	int rc = mx_server_new(cfg->metrics, cfg->metrics_top, &t->mx, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(errbuf, errlen, "--metrics: %s", why);
+		return rc;
+	}
+	t->tee = (struct sum_tee){.a = *sink, .b = mx_sink(mx_server_acc(t->mx))};
+	*sink = sum_tee_sink(&t->tee);
+	if (!cfg->quiet)
+		fprintf(stderr, "tcpsift capture: metrics at http://%s/metrics\n",
+			mx_server_addr(t->mx));
+	return 0;
+}
+
+/* A new analyzer; errbuf says which part failed ("--analyze: ...", "--metrics: ..."). */
+static void *tap_open(const struct capture_tap_config *cfg, char *errbuf, size_t errlen)
 {
 	struct live_tap *t = calloc(1, sizeof(*t));
 	struct eng_config ecfg;
+	char why[320] = "out of memory";
 
-	if (!t) {
-		snprintf(errbuf, errlen, "out of memory");
-		return NULL;
-	}
+	if (!t)
+		goto err;
 	struct rep_config rcfg = {
-	    .format = json ? REP_JSON : REP_TEXT, .out = out, .max_events = 100000};
-	t->rep = rep_new(&rcfg, errbuf, errlen);
+	    .format = cfg->json ? REP_JSON : REP_TEXT, .out = cfg->out, .max_events = 100000};
+	t->rep = rep_new(&rcfg, why, sizeof(why));
 	if (!t->rep)
 		goto err;
 	struct sum_sink sink = rep_sink(t->rep);
+	if (cfg->metrics && open_metrics(t, cfg, &sink, errbuf, errlen) < 0)
+		goto err_said;
 	eng_config_defaults(&ecfg);
-	t->eng = wk_new(&ecfg, threads ? threads : wk_default_threads(), &sink, errbuf, errlen);
+	unsigned threads = cfg->threads ? cfg->threads : wk_default_threads();
+	t->eng = wk_new(&ecfg, threads, &sink, why, sizeof(why));
 	if (!t->eng)
 		goto err;
 	return t;
 err:
-	rep_free(t->rep);
-	free(t);
+	snprintf(errbuf, errlen, "--analyze: %s", why);
+err_said:
+	if (t) {
+		mx_server_free(t->mx);
+		rep_free(t->rep);
+		free(t);
+	}
 	return NULL;
+}
+
+/* A scrape: every packet so far analysed (wk_sync), the live connections
+ * as they stand, the engine's and the ring's counters. */
+static void metrics_refresh(void *ctx, struct mx_acc *m)
+{
+	struct live_tap *t = ctx;
+	struct eng_counters cnt;
+	struct flow_counters flows;
+
+	wk_sync(t->eng);
+	mx_live_begin(m);
+	wk_foreach_live(t->eng, mx_live_conn, m);
+	wk_counters(t->eng, &cnt, &flows);
+	mx_set_counters(m, &cnt, &flows);
+	mx_set_capture(m, &(struct mx_capture){.known = true,
+					       .kernel_drops = t->drops.kernel_drops,
+					       .if_drops = t->drops.if_drops,
+					       .our_drops = t->drops.our_drops});
+}
+
+static void tap_serve(void *tap, const struct capture_tap_drops *drops)
+{
+	struct live_tap *t = tap;
+
+	if (!t->mx)
+		return;
+	t->drops = *drops;
+	mx_server_poll(t->mx, metrics_refresh, t);
 }
 
 static void tap_packet(void *tap, const struct pkt *p)
@@ -99,6 +159,7 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	if (rc < 0)
 		fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
 	wk_free(t->eng);
+	mx_server_free(t->mx);
 	rep_free(t->rep);
 	free(t);
 	return rc;
@@ -108,5 +169,6 @@ const struct capture_tap_ops analyze_live_tap = {
     .open = tap_open,
     .packet = tap_packet,
     .flush = tap_flush,
+    .serve = tap_serve,
     .close = tap_close,
 };

@@ -11,7 +11,7 @@
 #                                  reporter, the TUI or the CLI
 #   analyze/detect/ (logic)     -> the engine; never a reporter, the TUI, the CLI
 #   presentation: analyze/report/, analyze/detect/*/*_report.c, tui/ (not the
-#   player, which drives the engine)
+#   player, player*.[ch], which drives the engine)
 #                               -> summaries, events and counters only: never
 #                                  the engine's internals (tcp.h, flow.h,
 #                                  engine.h, seq.h), the detector interface
@@ -63,7 +63,7 @@ shopt -s nullglob
 engine_internals='^analyze/engine/(tcp|flow|engine|seq)\.h$|^analyze/detect/detect\.h$'
 detector_logic='^analyze/detect/[a-z]+/(stall|sackboard|reorder|mtu|limit)\.h$'
 mapfile -t presentation < <(ls analyze/report/*.[ch] analyze/detect/*/*_report.c tui/*.[ch] |
-	grep -v '^tui/player\.[ch]$')
+	grep -vE '^tui/player(_[a-z]+)?\.[ch]$')
 mapfile -t detector_logic_files < <(ls analyze/detect/*.[ch] analyze/detect/*/*.[ch] |
 	grep -v '_report\.c$')
 

@@ -7,7 +7,10 @@ build_pkgs="gcc make pkg-config libpcap-dev libtrace3-dev libwandio1-dev
             libjansson-dev libncurses-dev zlib1g-dev libbz2-dev liblzma-dev"
 check_pkgs="$build_pkgs clang clang-format tshark tcpdump tcptrace iproute2 curl
             nftables ethtool iperf3 tmux python3 python3-jsonschema procps groff-base man-db
-            parallel time cppcheck clang-tidy binutils chromium python3-scapy valgrind"
+            parallel time cppcheck clang-tidy binutils chromium python3-scapy valgrind
+            prometheus"
+# prometheus (with promtool): tests/metrics starts its own server in a test
+# namespace; the package's system service is not needed.
 bench_pkgs="$check_pkgs time"
 
 case "${1:-build}" in

@@ -1,11 +1,9 @@
 /* player.c - the dashboard's engine thread: pacing, pause/step, live capture, snapshots. */
 #include "common/clock.h"
-#include "tui/player.h"
+#include "tui/player_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,57 +15,8 @@
 #include "capture/file/pcapwriter.h"
 #include "common/err.h"
 
-enum { PL_RATE_SAMPLES = 32 };
-
 /* Replay: the longest the pacing waits for the next packet (wall time). */
 #define PL_MAX_WAIT_S 5.0
-
-/* Engine counters at one publication, for packets/s over capture time. */
-struct pl_sample {
-	int64_t ts;
-	uint64_t packets, bytes;
-};
-
-struct player {
-	struct pl_config cfg;
-	struct source *src;
-	struct ring *ring;
-	struct pw_writer *writer;
-	struct wk_pool *eng; /* --threads: the workers of analyze */
-	struct tm_model *model;
-	pthread_t thread;
-	bool started;
-
-	/* Shared with the UI thread, under lock. */
-	pthread_mutex_t lock;
-	struct pl_view views[3];
-	unsigned back, ready, front;
-	bool ready_new;
-	bool paused, hold, stop;
-	uint64_t steps; /* packets to play while paused */
-	double speed;
-	bool rebase;	  /* pacing restarts from the next packet (resume, new speed) */
-	int64_t seek_ns;  /* replay: jump by this much capture time (0: none) */
-	bool flush_req;	  /* live: flush the -w file (pl_write_conn reads it) */
-	uint64_t flushes; /* live: flushes done */
-	bool live_done;	  /* live: the capture stopped and the -w file is closed */
-	uint64_t detail_id;
-	_Atomic bool control; /* something above changed: the thread looks */
-
-	/* Player thread only. */
-	struct pl_sample samples[PL_RATE_SAMPLES];
-	unsigned nsamples, sample_head;
-	double start_wall;
-	unsigned cur_input; /* of the latest packet */
-	int64_t cur_ts;	    /* replay: capture time of the latest packet */
-	int64_t pos_ts;	    /* replay: where the screen is: cur_ts, or a seek's target */
-	int64_t ff_until;   /* replay: play without pacing up to this capture time (0: no) */
-	int64_t ff_first;   /* replay: a jump asked before the first packet: from there */
-	int64_t live_first_ts;
-	enum pl_state state;
-	char error[sizeof(((struct pl_header *)0)->error)];
-	uint64_t seq;
-};
 
 static void sleep_s(double s)
 {
@@ -131,11 +80,14 @@ int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_
 	}
 	if (rc < 0)
 		goto err;
+	rc = pl_mx_open(p, errbuf, errlen);
+	if (rc < 0)
+		goto err;
 	rc = ERR_NOMEM; /* all the model and the engine can run out of */
 	p->model = tm_new(&cfg->model, errbuf, errlen);
 	if (!p->model)
 		goto err;
-	struct sum_sink sink = tm_sink(p->model);
+	struct sum_sink sink = pl_sink(p, p->model);
 	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
 	p->eng = wk_new(&cfg->eng, nthreads, &sink, errbuf, errlen);
 	if (!p->eng)
@@ -280,6 +232,8 @@ static void publish(struct player *p)
 	header_rates(p, &v->h, n);
 	header_drops(p, &v->h);
 	header_inputs(p, &v->h);
+	if (p->mx)
+		pl_mx_serve(p, &v->h);
 	snprintf(v->h.error, sizeof(v->h.error), "%s", p->error);
 	v->seq = ++p->seq;
 
@@ -346,15 +300,18 @@ static int replay_reset(struct player *p, char *errbuf, size_t errlen)
 	model = tm_new(&p->cfg.model, errbuf, errlen);
 	if (!model)
 		return ERR_NOMEM;
-	struct sum_sink sink = tm_sink(model);
+	struct sum_sink sink = pl_sink(p, model);
 	unsigned nthreads = p->cfg.threads ? p->cfg.threads : wk_default_threads();
 	eng = wk_new(&p->cfg.eng, nthreads, &sink, errbuf, errlen);
 	if (!eng) {
+		pl_sink(p, p->model); /* the tee goes on feeding the model it had */
 		tm_free(model);
 		return ERR_NOMEM;
 	}
 	wk_free(p->eng);
 	tm_free(p->model);
+	if (p->mx) /* the run starts over: so do its counters */
+		mx_reset(mx_server_acc(p->mx));
 	p->eng = eng;
 	p->model = model;
 	p->nsamples = p->sample_head = 0;
@@ -834,6 +791,7 @@ void pl_free(struct player *p)
 	src_close(p->src);
 	wk_free(p->eng);
 	tm_free(p->model);
+	mx_server_free(p->mx);
 	for (unsigned k = 0; k < 3; k++)
 		tm_snapshot_free(&p->views[k].m);
 	pthread_mutex_destroy(&p->lock);

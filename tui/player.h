@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analyze/engine/engine.h"
+#include "analyze/report/metrics.h"
 #include "capture/live/ring.h"
 #include "tui/model.h"
 #include "tui/pl_view.h"
@@ -40,7 +41,8 @@ struct pl_config {
 	struct eng_config eng;
 	unsigned threads; /* analysis threads (workers.h); 0: wk_default_threads() */
 	struct tm_config model;
-	int64_t publish_ns; /* wall time between snapshots (100 ms) */
+	int64_t publish_ns;	/* wall time between snapshots (100 ms) */
+	struct mx_opts metrics; /* --metrics: serve /metrics (addr NULL: no) */
 };
 
 struct player;
@@ -49,7 +51,9 @@ struct player;
  * Open the source, the engine and the model (no thread yet): 0 with the
  * player in *out (the caller owns it), or, with *out NULL and a one-line
  * reason in errbuf, a negative enum err_code (common/err.h): the source's
- * (src_open(), ring_open(): ERR_USAGE for a bad filter), ERR_NOMEM.
+ * (src_open(), ring_open(): ERR_USAGE for a bad filter), the --metrics
+ * server's (mx_server_new(): ERR_USAGE, ERR_SYSTEM), ERR_NOMEM. The
+ * scrapes are answered on the player's thread at each snapshot.
  * Live, this opens the capture sockets, which needs root (or CAP_NET_RAW).
  */
 int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_t errlen);

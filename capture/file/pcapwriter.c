@@ -252,7 +252,13 @@ struct pw_writer *pw_open(const struct pw_config *cfg, const struct pw_iface *if
 		goto err;
 	}
 
-	if (w->ring) {
+	w->discard = cfg->discard;
+	if (w->discard) {
+		if (w->ring) {
+			snprintf(errbuf, errlen, "no file to rotate");
+			goto err;
+		}
+	} else if (w->ring) {
 		if (pw_ring_check_dir(w, errbuf, errlen) < 0)
 			goto err;
 	} else if (pw_file_open(w, 0) < 0) {
@@ -291,6 +297,10 @@ int pw_write(struct pw_writer *w, unsigned iface, const struct pkt *p)
 	if (iface >= w->nifaces) {
 		pw_seterr(w, "no interface %u", iface);
 		return ERR_USAGE;
+	}
+	if (w->discard) {
+		w->ctr.packets++;
+		return 0;
 	}
 	/* Never write a record a reader would reject: caplen <= snaplen <= wirelen. */
 	if (caplen > w->hdr.snaplen)
@@ -344,6 +354,8 @@ int pw_close(struct pw_writer *w)
 	if (w->closed)
 		return w->err ? ERR_SYSTEM : 0;
 	w->closed = true;
+	if (w->discard)
+		return 0;
 	/* A ring that never saw a packet still leaves one valid (empty) file. */
 	if (w->fd == -1 && w->err == 0 && pw_file_open(w, clock_ns(CLOCK_REALTIME)) < 0)
 		return ERR_SYSTEM;

@@ -40,6 +40,10 @@ struct pw_config {
 	const char *comment;   /* shb_comment, NULL for none */
 	bool overwrite;	       /* reuse an existing regular file of ours (see pw_open) */
 	unsigned file_mode;    /* permission bits of every file, exactly (0: 0640) */
+	/* No file at all: packets are counted as written and go nowhere (a
+	 * capture that only feeds its analyzer: capture --metrics without -w).
+	 * path is then only a name to show. */
+	bool discard;
 };
 
 #define PW_FILE_MODE_DEFAULT 0640u

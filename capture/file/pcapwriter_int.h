@@ -46,6 +46,7 @@ struct pw_writer {
 	bool ring;	/* rotate_bytes or rotate_ns set: names carry seq + time */
 	bool is_stdout; /* "-": no truncation, never closed */
 	bool overwrite; /* an existing regular file of ours may be truncated */
+	bool discard;	/* pw_config.discard: no file, packets only counted */
 	unsigned file_mode;
 	char *path;
 	char *comment;

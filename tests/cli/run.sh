@@ -263,6 +263,17 @@ got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsif
 [ "$got" = "auto tuple endpoint order; endpoint; ; " ] &&
 	t_pass "completion: diff --match <TAB> offers its values, capture -W <TAB> nothing" ||
 	t_fail "completion of values: '$got'"
+
+# --metrics (capture, tui): its options from --help, nothing offered for its value.
+got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+	for v in capture tui; do
+		COMP_WORDS=(tcpsift "$v" --metr); COMP_CWORD=2; _tcpsift; echo "${COMPREPLY[*]}"
+	done
+	COMP_WORDS=(tcpsift capture --metrics ""); COMP_CWORD=3; _tcpsift; echo "[${COMPREPLY[*]}]"' 2>&1 |
+	tr '\n' ' ')
+[ "$got" = "--metrics --metrics-top --metrics --metrics-top [] " ] &&
+	t_pass "completion: capture/tui --metr<TAB>, nothing after --metrics" ||
+	t_fail "completion of --metrics: '$got'"
 "$bin" help | grep -q "help VERB" && [ "$("$bin" -V)" = "$("$bin" --version)" ] &&
 	t_pass "tcpsift help, tcpsift -V" || t_fail "tcpsift help / -V"
 

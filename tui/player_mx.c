@@ -1,0 +1,51 @@
+/* player_mx.c - the dashboard's --metrics: the totals beside the model, served at each snapshot. */
+#include "tui/player_int.h"
+
+#include "analyze/engine/workers.h"
+
+int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
+{
+	const struct mx_opts *o = &p->cfg.metrics;
+
+	return o->addr ? mx_server_new(o->addr, o->top, &p->mx, errbuf, errlen) : 0;
+}
+
+struct sum_sink pl_sink(struct player *p, struct tm_model *model)
+{
+	struct sum_sink s = tm_sink(model);
+
+	if (!p->mx)
+		return s;
+	p->tee = (struct sum_tee){.a = s, .b = mx_sink(mx_server_acc(p->mx))};
+	return sum_tee_sink(&p->tee);
+}
+
+struct pl_scrape {
+	struct player *p;
+	const struct pl_header *h;
+};
+
+/* A scrape: the live connections as they stand, the engine's counters,
+ * and live, the ring's drops as the header has them. */
+static void refresh(void *ctx, struct mx_acc *m)
+{
+	const struct pl_scrape *sc = ctx;
+	struct eng_counters cnt;
+	struct flow_counters flows;
+
+	mx_live_begin(m);
+	wk_foreach_live(sc->p->eng, mx_live_conn, m);
+	wk_counters(sc->p->eng, &cnt, &flows);
+	mx_set_counters(m, &cnt, &flows);
+	mx_set_capture(m, &(struct mx_capture){.known = sc->p->ring != NULL,
+					       .kernel_drops = sc->h->kernel_drops,
+					       .if_drops = sc->h->if_drops,
+					       .our_drops = sc->h->our_drops});
+}
+
+void pl_mx_serve(struct player *p, const struct pl_header *h)
+{
+	struct pl_scrape sc = {.p = p, .h = h};
+
+	mx_server_poll(p->mx, refresh, &sc);
+}
