@@ -1,6 +1,7 @@
 /* cmd_capture.c - the `tcpsift capture` verb: options, privilege drop, signals, the write loop,
  * stats. */
 #include "common/clock.h"
+#include "cli/bpfhint.h"
 #include "cli/cliopt.h"
 #include "cli/cmd_capture.h"
 
@@ -355,7 +356,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	struct ring *r;
 	int orc = ring_open(&rcfg, &r, err, sizeof(err));
 	if (orc < 0) {
-		fprintf(stderr, "tcpsift capture: %s\n", err);
+		if (!err_is_usage(orc) || !bpfhint_report("capture", cfg.filter))
+			fprintf(stderr, "tcpsift capture: %s\n", err);
 		free(cfg.filter_args);
 		return exit_for_error(orc); /* a bad filter: usage */
 	}

@@ -302,6 +302,35 @@ usage_err "--vantage-pair with --html" analyze --vantage-pair --html "$s" sample
 usage_err "--vantage-window without --vantage-pair" analyze --vantage-window 100 "$s"
 usage_err "--vantage-max-offset 0" analyze --vantage-pair --vantage-max-offset 0 "$s" samples/zero-window.pcap
 usage_err "capture -f and a trailing filter" capture -i lo -w "$tmp/x.pcapng" -f tcp port 80
+# A Wireshark display filter where BPF is taken: one line naming it, with
+# the BPF to type (a lone address or port comparison translated), exit 2.
+dfilter() { # DESCRIPTION WANT ARGS...: usage error, one line, saying WANT
+	local what=$1 want=$2
+	shift 2
+	usage_err "display filter: $what" "$@"
+	grep -qF -- "that looks like a Wireshark display filter; tcpsift takes BPF (tcpdump syntax), e.g. '$want'" "$tmp/e" &&
+		t_pass "display filter: $what: hint e.g. '$want'" || t_fail "display filter: $what: $(head -1 "$tmp/e")"
+}
+dfilter "analyze trailing tcp.port == 80" "tcp port 80" analyze "$s" 'tcp.port == 80'
+dfilter "analyze -f ip.addr==1.2.3.4" "host 1.2.3.4" analyze -f 'ip.addr==1.2.3.4' "$s"
+dfilter "analyze tcp.analysis.retransmission" "tcp port 80" analyze "$s" tcp.analysis.retransmission
+dfilter "analyze -f 'ipv6.src eq 2001:db8::1'" "src host 2001:db8::1" analyze -f 'ipv6.src eq 2001:db8::1' "$s"
+dfilter "analyze two comparisons" "tcp port 80" analyze -f 'tcp.dstport == 80 && ip.src == 10.0.0.1' "$s"
+dfilter "diff -f tcp.port==80" "tcp port 80" diff -f 'tcp.port==80' "$s" "$s"
+if [ "$(id -u)" = 0 ] && [ -e /sys/class/net/lo ]; then
+	# The filter is compiled on the opened socket: root, loopback, nothing captured.
+	dfilter "capture -f tcp.port == 80" "tcp port 80" capture -q -i lo -w "$tmp/df.pcapng" -f 'tcp.port == 80'
+	dfilter "capture trailing ip.dst == 10.1.2.3" "dst host 10.1.2.3" capture -q -i lo -w "$tmp/df.pcapng" ip.dst == 10.1.2.3
+	[ ! -e "$tmp/df.pcapng" ] && t_pass "display filter: capture wrote no file" ||
+		t_fail "display filter: capture left $tmp/df.pcapng"
+else
+	t_skip "display filter in capture: needs root and lo"
+fi
+# A BPF typo is libpcap's error, no display-filter hint.
+"$bin" analyze -f 'tcp prot 80' "$s" >/dev/null 2>"$tmp/e"
+rc=$?
+[ $rc = 2 ] && grep -q "syntax error" "$tmp/e" && ! grep -q Wireshark "$tmp/e" &&
+	t_pass "a BPF typo: libpcap's error, no display-filter hint" || t_fail "a BPF typo: exit $rc, $(head -1 "$tmp/e")"
 usage_err "a verb misspelt" analyse "$s"
 usage_err "an option misspelt" analyze --jsn "$s"
 # "did you mean": the nearest verb or option when it is near, else --help.

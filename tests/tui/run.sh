@@ -68,6 +68,20 @@ for args in "" "-r" "-r x -i lo" "--speed 0 -r samples/nanosec.pcap" "--bogus" \
 		t_fail "'tui $args': exit $rc, $(head -c 200 "$TUI_DIR/e")"
 	fi
 done
+# A Wireshark display filter for the BPF: one line with the hint, exit 2
+# (a terminal from script(1): the filter is compiled after the terminal check).
+if command -v script >/dev/null; then
+	TERM=xterm script -qec "$bin tui -r samples/nanosec.pcap 'tcp.port == 80' 2>$TUI_DIR/e" /dev/null >/dev/null </dev/null
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$TUI_DIR/e")" -eq 1 ] &&
+		grep -qF "tcpsift tui: bad filter 'tcp.port == 80': that looks like a Wireshark display filter; tcpsift takes BPF (tcpdump syntax), e.g. 'tcp port 80'" "$TUI_DIR/e"; then
+		t_pass "display filter: one line with the BPF hint, exit 2"
+	else
+		t_fail "display filter: exit $rc, $(head -c 200 "$TUI_DIR/e")"
+	fi
+else
+	t_skip "display filter in tui: no script(1) for a terminal"
+fi
 "$bin" tui -r samples/nanosec.pcap </dev/null >/dev/null 2>"$TUI_DIR/e"
 check "no terminal: exit 2 with a reason" grep -q "needs a terminal" "$TUI_DIR/e"
 
