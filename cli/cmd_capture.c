@@ -461,7 +461,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
 	bool stopping = false, write_failed = false, err_reported = false;
 	double start = clock_now_s(), last_tick = start, last_flush = start;
-	uint64_t unwritten = 0;
+	uint64_t unwritten = 0, an_files = UINT64_MAX; /* files written when the tap heard last */
+	bool to_stdout = strcmp(cfg.output, "-") == 0;
 	struct pkt p;
 	unsigned sock;
 
@@ -485,6 +486,12 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 				rc = TCPSIFT_EXIT_INPUT;
 				capture_stop = 1;
 			} else {
+				if (an && pw_counters(w)->files != an_files) {
+					/* A new file: the report's tshark lines name it. No
+					 * memory for its name leaves the last one named. */
+					an_files = pw_counters(w)->files;
+					(void)tap->file(an, p.frame, to_stdout ? NULL : pw_path(w));
+				}
 				if (an)
 					tap->packet(an, &p);
 				if (cfg.count && pw_counters(w)->packets >= cfg.count)

@@ -29,6 +29,11 @@ struct capture_tap_ops {
 	 * its report (JSON or text) to out; NULL with a reason in errbuf. */
 	void *(*open)(bool json, unsigned threads, FILE *out, char *errbuf, size_t errlen);
 	void (*packet)(void *tap, const struct pkt *p);
+	/* The packets from frame first_frame on go to the file path (NULL:
+	 * -w -): said before the first packet and at each rotation, so the
+	 * report's tshark lines name the file, not the interface. 0, or
+	 * ERR_NOMEM (the report then names the files it was told of). */
+	int (*file)(void *tap, uint64_t first_frame, const char *path);
 	/* Called every 100 ms or so: analyse what waits in a partial batch
 	 * (--threads), so that a slow capture is not held back. */
 	void (*flush)(void *tap);

@@ -10,10 +10,17 @@
 #include "analyze/engine/workers.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
+#include "common/err.h"
+
+/* More files than this (a -G 1 capture of a day is 86 400) and the last
+ * named goes on standing for the rest. */
+#define LIVE_MAX_FILES (1u << 20)
 
 struct live_tap {
 	struct report *rep;
 	struct wk_pool *eng;
+	struct rep_written *files; /* paths owned */
+	size_t nfiles, cap;
 };
 
 static void *tap_open(bool json, unsigned threads, FILE *out, char *errbuf, size_t errlen)
@@ -46,6 +53,27 @@ static void tap_packet(void *tap, const struct pkt *p)
 {
 	struct live_tap *t = tap;
 	wk_packet(t->eng, p);
+}
+
+static int tap_file(void *tap, uint64_t first_frame, const char *path)
+{
+	struct live_tap *t = tap;
+
+	if (t->nfiles == LIVE_MAX_FILES)
+		return 0;
+	if (t->nfiles == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct rep_written *f = realloc(t->files, cap * sizeof(*f));
+		if (!f)
+			return ERR_NOMEM;
+		t->files = f;
+		t->cap = cap;
+	}
+	char *copy = NULL;
+	if (path && !(copy = strdup(path)))
+		return ERR_NOMEM;
+	t->files[t->nfiles++] = (struct rep_written){.first_frame = first_frame, .path = copy};
+	return 0;
 }
 
 static void tap_flush(void *tap)
@@ -93,6 +121,8 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	    .nvantages = 1,
 	    .vantage_names = &vantage,
 	    .detectors = true,
+	    .written = t->files,
+	    .nwritten = t->nfiles,
 	};
 	char err[256] = "";
 	int rc = rep_finish(t->rep, &run, err, sizeof(err));
@@ -100,6 +130,9 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 		fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
 	wk_free(t->eng);
 	rep_free(t->rep);
+	for (size_t k = 0; k < t->nfiles; k++)
+		free((char *)t->files[k].path); /* strdup'd in tap_file */
+	free(t->files);
 	free(t);
 	return rc;
 }
@@ -107,6 +140,7 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 const struct capture_tap_ops analyze_live_tap = {
     .open = tap_open,
     .packet = tap_packet,
+    .file = tap_file,
     .flush = tap_flush,
     .close = tap_close,
 };
