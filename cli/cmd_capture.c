@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/live/dropwarn.h"
 #include "capture/live/iflist.h"
 #include "capture/file/pcapwriter.h"
 #include "capture/live/ring.h"
@@ -117,7 +118,9 @@ static void usage(FILE *f)
 	      "Options:\n",
 	      f);
 	cli_print_options(f, capture_opts, N_OPTS, 28);
-	fputs("\nStop with SIGINT or SIGTERM: everything captured so far is written and the\n"
+	fputs("\nPackets dropped while capturing are warned of on stderr as the drops start\n"
+	      "(then every 5 s at most, -q too), with the options that would help.\n"
+	      "Stop with SIGINT or SIGTERM: everything captured so far is written and the\n"
 	      "file is closed valid. Exit status: 0 ok, 2 usage error, 3 capture or output\n"
 	      "error (disk full, interface gone; the file written so far stays valid).\n"
 	      "See tcpsift-capture(1).\n",
@@ -328,6 +331,19 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 		}
 }
 
+/* A drop warning due (capture/live/dropwarn.h): one line on stderr, over
+ * the progress line; never on stdout, which may carry the capture or the
+ * report. Printed with -q too: packets are being lost. */
+static void capture_drop_warning(struct dw_state *dw, const struct ring *r, double now, bool final,
+				 bool progress)
+{
+	struct dw_warning w;
+
+	if (dw_check(dw, r, now, final, &w) > 0)
+		fprintf(stderr, "%stcpsift capture: warning: %s\n", progress ? "\r\033[K" : "",
+			w.text);
+}
+
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 {
 	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG};
@@ -461,6 +477,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
 	bool stopping = false, write_failed = false, err_reported = false;
 	double start = clock_now_s(), last_tick = start, last_flush = start;
+	struct dw_state dw;
+	dw_init(&dw, &rcfg, r, start, true);
 	uint64_t unwritten = 0, an_files = UINT64_MAX; /* files written when the tap heard last */
 	bool to_stdout = strcmp(cfg.output, "-") == 0;
 	struct pkt p;
@@ -523,12 +541,14 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 				rc = TCPSIFT_EXIT_INPUT;
 				capture_stop = 1;
 			}
+			capture_drop_warning(&dw, r, t, false, progress);
 			if (progress)
 				capture_progress(r, w);
 		}
 	}
 	if (progress)
 		fputs("\r\033[K", stderr);
+	capture_drop_warning(&dw, r, clock_now_s(), true, false);
 	if (!err_reported && ring_error(r)) {
 		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
 		rc = TCPSIFT_EXIT_INPUT;

@@ -15,6 +15,7 @@
 #include "analyze/engine/source.h"
 #include "analyze/engine/workers.h"
 #include "capture/file/pcapwriter.h"
+#include "capture/live/dropwarn.h"
 #include "common/err.h"
 
 enum { PL_RATE_SAMPLES = 32 };
@@ -64,6 +65,8 @@ struct player {
 	int64_t ff_until;   /* replay: play without pacing up to this capture time (0: no) */
 	int64_t ff_first;   /* replay: a jump asked before the first packet: from there */
 	int64_t live_first_ts;
+	struct dw_state dw;   /* live: drop warnings for the header */
+	char drop_advice[80]; /* the last warning's options */
 	enum pl_state state;
 	char error[sizeof(((struct pl_header *)0)->error)];
 	uint64_t seq;
@@ -195,6 +198,14 @@ static void header_drops(struct player *p, struct pl_header *h)
 		h->kernel_drops = t.kernel_drops;
 		h->if_drops = t.if_drops;
 		h->our_drops = t.queue_drops;
+		h->drop_pct = t.kernel_recv ? 100.0 * (double)(t.kernel_drops + t.queue_drops) /
+						  (double)t.kernel_recv
+					    : 0;
+		struct dw_warning w;
+		if (dw_check(&p->dw, p->ring, clock_now_s(), false, &w) > 0)
+			snprintf(p->drop_advice, sizeof(p->drop_advice), "%s", w.options);
+		snprintf(h->drop_advice, sizeof(h->drop_advice), "%s",
+			 dw_active(&p->dw) ? p->drop_advice : "");
 		h->nqueues = ring_nsockets(p->ring);
 		h->queue_fill = t.queue_fill;
 		h->nvantages = 1;
@@ -589,6 +600,7 @@ int pl_start(struct player *p, char *errbuf, size_t errlen)
 			rc = ring_start(p->ring, errbuf, errlen);
 		if (rc < 0)
 			return rc;
+		dw_init(&p->dw, &p->cfg.ring, p->ring, p->start_wall, false);
 	}
 	int rc = pthread_create(&p->thread, NULL, pl_thread, p);
 	if (rc != 0) {

@@ -22,7 +22,9 @@
 #     copies the long form's tshark filter, P writes analyze --conn ID
 #     --plot's graphs (replayed, and live on loopback with the default
 #     privilege drop, from the -w file created as that user);
-# then runs tests/tui/live.sh (a transfer in a namespace, live capture).
+# then runs tests/tui/live.sh (a transfer in a namespace, live capture) and
+# tests/tui/live-drops.sh (a flood into the smallest ring: the header's drop
+# share in colour and the options advised).
 # Needs tmux and python3 (skipped without them).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -835,6 +837,13 @@ if [ "$(id -u)" -eq 0 ] && ip netns list >/dev/null 2>&1; then
 	0) t_pass "live: $out" ;;
 	77) t_skip "live: $out" ;;
 	*) t_fail "live: $out $(tail -n 5 "$TUI_DIR/live.err")" ;;
+	esac
+	out=$(timeout -k 5 60 tests/tui/live-drops.sh "$bin" "$peer" 2>"$TUI_DIR/live-drops.err")
+	rc=$?
+	case $rc in
+	0) t_pass "live drops: $out" ;;
+	77) t_skip "live drops: $out" ;;
+	*) t_fail "live drops: $out $(tail -n 5 "$TUI_DIR/live-drops.err")" ;;
 	esac
 else
 	t_skip "live: needs root and ip netns"
