@@ -36,7 +36,7 @@ drop() { lab_nft_drop "$LAB_NS_B" "ingress:$LAB_IF_B" 3 tcp sport 5001-5099; }
 # in once the file AFTER exists ("": from the start) and out at the end.
 run()
 {
-	local name=$1 after=$2 i
+	local name=$1 after=$2
 	shift 2
 	mkdir -p "$LAB_TMP/$name"
 	[ -n "$after" ] || drop
@@ -45,7 +45,7 @@ run()
 		lab_abort "$name: tcpsift capture did not start: $(head -n 3 "$LAB_TCAP_LOG")"
 	lab_downloads "$FLOWS" "$BYTES" 20 --pacing-rate "$RATE"
 	if [ -n "$after" ]; then
-		for i in $(seq 200); do
+		for _ in $(seq 200); do
 			compgen -G "$LAB_TMP/$name/$after" >/dev/null && break
 			sleep 0.05
 		done
