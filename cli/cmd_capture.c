@@ -61,13 +61,13 @@ static const struct cli_opt capture_opts[] = {
     {"overwrite", OPT_OVERWRITE, NULL,
      "replace an existing output file (a regular file of ours; default: refuse)"},
     {"file-mode", OPT_FILE_MODE, "MODE", "octal permissions of the files written (default 0640)"},
-    {"format", OPT_FORMAT, "FMT", "pcapng (default) or pcap (nanosecond classic pcap)"},
+    {"format", OPT_FORMAT, "pcapng|pcap", "pcapng (default) or nanosecond classic pcap"},
     {"user", OPT_USER, "USER",
      "run as USER once the sockets are open (default tcpdump; root keeps root)"},
     {"count", OPT_COUNT, "COUNT", "stop after writing COUNT packets"},
     {"duration", OPT_DURATION, "SEC", "stop after SEC seconds"},
-    {"priority", OPT_PRIORITY, "LEVEL",
-     "high (default: nice -20, capture before the workload) or normal"},
+    {"priority", OPT_PRIORITY, "high|normal",
+     "high (default): nice -20, capture before the workload; normal: as started"},
     {"analyze", OPT_ANALYZE, NULL,
      "also analyse what is written; the report at exit (stdout, or stderr with -w -)"},
     {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
@@ -138,6 +138,7 @@ static int on_option(void *ctx, int c, const char *arg)
 {
 	struct capture_cfg *cfg = ctx;
 	uint64_t v;
+	int k;
 
 	switch (c) {
 	case OPT_IFACE:
@@ -169,13 +170,10 @@ static int on_option(void *ctx, int c, const char *arg)
 			return bad_value("file-count", arg, "a count, 1 or more");
 		cfg->file_count = (uint32_t)v;
 		break;
-	case OPT_FORMAT:
-		if (strcmp(arg, "pcapng") == 0)
-			cfg->format = PW_PCAPNG;
-		else if (strcmp(arg, "pcap") == 0)
-			cfg->format = PW_PCAP;
-		else
-			return bad_value("format", arg, "pcapng or pcap");
+	case OPT_FORMAT: /* the table's set is enum pw_format's, in its order */
+		if ((k = cli_choice("capture", capture_opts, N_OPTS, c, arg)) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		cfg->format = (enum pw_format)k;
 		break;
 	case OPT_USER:
 		cfg->user = arg;
@@ -208,9 +206,9 @@ static int on_option(void *ctx, int c, const char *arg)
 		cfg->list = true;
 		break;
 	case OPT_PRIORITY:
-		if (strcmp(arg, "high") != 0 && strcmp(arg, "normal") != 0)
-			return bad_value("priority", arg, "high or normal");
-		cfg->normal_priority = strcmp(arg, "normal") == 0;
+		if ((k = cli_choice("capture", capture_opts, N_OPTS, c, arg)) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		cfg->normal_priority = k == 1;
 		break;
 	case OPT_ANALYZE:
 	case OPT_ANALYZE_JSON:

@@ -60,7 +60,8 @@ enum opt_id {
 static const struct cli_opt diff_opts[] = {
     {"json", OPT_JSON, NULL, "one JSON document (man/tcpsift-diff.schema.json)"},
     {"output", OPT_OUTPUT, "FILE", "write the comparison to FILE instead of stdout"},
-    {"match", OPT_MATCH, "HOW", "pair connections by 'tuple' (4-tuple, default) or 'order'"},
+    {"match", OPT_MATCH, "tuple|order",
+     "pair connections by 4-tuple (default) or by first-packet order"},
     {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when the change matches, e.g. 'stall_time>+10%'"},
     {"all", OPT_ALL, NULL, "text: unchanged metrics and connections too"},
     {"filter", OPT_FILTER, "EXPR", "captures: BPF filter (tcpdump syntax), as analyze -f"},
@@ -146,16 +147,13 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_QUIET:
 		cfg->quiet = true;
 		break;
-	case OPT_MATCH:
-		if (!strcmp(arg, "tuple"))
-			cfg->match = DIFF_MATCH_TUPLE;
-		else if (!strcmp(arg, "order"))
-			cfg->match = DIFF_MATCH_ORDER;
-		else {
-			cli_bad_value("diff", "match", arg, "tuple or order");
+	case OPT_MATCH: { /* the table's set is enum diff_match's, in its order */
+		int k = cli_choice("diff", diff_opts, N_OPTS, c, arg);
+		if (k < 0)
 			return TCPSIFT_EXIT_USAGE;
-		}
+		cfg->match = (enum diff_match)k;
 		break;
+	}
 	case OPT_FAIL_ON:
 		cfg->fail_on = arg;
 		break;

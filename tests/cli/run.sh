@@ -256,6 +256,81 @@ got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsif
 	COMP_WORDS=(tcpsift he); COMP_CWORD=1; _tcpsift; echo "${COMPREPLY[*]}"' 2>&1 | tr '\n' ' ')
 [ "$got" = "analyze help " ] && t_pass "completion: tcpsift help ana<TAB>, tcpsift he<TAB>" ||
 	t_fail "completion of help: '$got'"
+# Option values: for every verb, each option whose --help lists a fixed set
+# (as its argument, "--format pcapng|pcap", or a line of its own after the
+# options, "--sort columns: id, client, ...") completes to exactly that set
+# (read here from --help by a parser of its own), after "--opt " and
+# "--opt=", and the verb takes every value (a bogus one is a usage error).
+verbs=$("$bin" --help | awk '/^  [a-z]+ / && $1 != "tcpsift" { print $1 }')
+for verb in $verbs; do
+	"$bin" "$verb" --help | python3 -c '
+import re, sys
+verb = sys.argv[1]
+for line in sys.stdin:
+    m = re.match(r"^ +(?:-\w, )?(--[\w-]+) ([a-z0-9_-]+(?:\|[a-z0-9_-]+)+) ", line)
+    if m:
+        print(verb, m.group(1), " ".join(m.group(2).split("|")))
+    m = re.match(r"^(--[\w-]+) [a-z]+: (.*)$", line.rstrip("\n"))
+    if m:
+        print(verb, m.group(1), " ".join(re.sub(r" *\(.*\)$", "", v) for v in m.group(2).split(", ")))
+' "$verb"
+done >"$tmp/values"
+listed=$(awk '{ printf "%s %s,", $1, $2 }' "$tmp/values")
+for want in "analyze --sort" "analyze --fail-on" "capture --fanout-mode" "capture --format" \
+	"capture --priority" "diff --match" "diff --fail-on" "tui --fanout-mode"; do
+	[[ ",$listed" == *",$want,"* ]] && t_pass "--help lists the values of $want" ||
+		t_fail "--help lists no values for $want (listed: $listed)"
+done
+while read -r verb opt values; do
+	got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+		COMP_WORDS=(tcpsift "$1" "$2" ""); COMP_CWORD=3; _tcpsift; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(tcpsift "$1" "$2" = ""); COMP_CWORD=4; _tcpsift; echo "${COMPREPLY[*]}"' _ "$verb" "$opt" 2>&1)
+	if [ "$got" = "$values"$'\n'"$values" ]; then
+		t_pass "completion: $verb $opt <TAB> and $opt=<TAB> offer --help's $(wc -w <<<"$values") values"
+	else
+		t_fail "completion: $verb $opt <TAB>: '$(head -c 200 <<<"$got")', --help lists '$(head -c 200 <<<"$values")'"
+	fi
+	# Run on samples where the verb reads them (diff checks --fail-on only
+	# then); --help after the option for the live verbs. Exit 2: refused.
+	case $verb in
+	analyze) run=(samples/nanosec.pcap) ;;
+	diff) run=(samples/nanosec.pcap samples/nanosec.pcap) ;;
+	*) run=(--help) ;;
+	esac
+	bad=""
+	for v in $values; do
+		arg=$v
+		[ "$opt" = --fail-on ] && arg="$v>0"
+		"$bin" "$verb" "$opt" "$arg" "${run[@]}" >/dev/null 2>"$tmp/e"
+		[ $? != 2 ] || bad+=" $v($(head -c 80 "$tmp/e"))"
+	done
+	[ -z "$bad" ] && t_pass "$verb $opt takes each value completion offers" || t_fail "$verb $opt refuses:$bad"
+	"$bin" "$verb" "$opt" zz-not-a-value "${run[@]}" >/dev/null 2>&1
+	rc=$?
+	[ $rc = 2 ] && t_pass "$verb $opt zz-not-a-value: exit 2" || t_fail "$verb $opt zz-not-a-value: exit $rc"
+done <"$tmp/values"
+# --fail-on: the metric of the item being typed, after a comma too; nothing
+# after its operator. Files where a file goes, as before.
+comp() { # WORDS...: what completing the last word offers
+	PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tcpsift; echo "${COMPREPLY[*]}"' _ tcpsift "$@" 2>&1
+}
+want_comp() { # WANT WORDS...
+	local want=$1 got
+	shift
+	got=$(comp "$@")
+	[ "$got" = "$want" ] && t_pass "completion: $* <TAB> -> '$want'" ||
+		t_fail "completion: $* <TAB> -> '$got', want '$want'"
+}
+want_comp "stall>0,sack_holes" analyze --fail-on "stall>0,sack_h"
+want_comp "" analyze --fail-on "stall>"
+want_comp "retr rtt" analyze --sort r
+want_comp "samples/demo-http-loss.pcapng" analyze samples/demo-http
+want_comp "samples/ipv6-bulk.pcap" analyze -r samples/ipv6-b
+want_comp "samples/ipv6-bulk.pcap" diff samples/demo-http-loss.pcapng samples/ipv6-b
+want_comp "samples/zero-window.pcap" diff -o samples/zero-w
+want_comp "samples/zero-window.pcap" capture -w samples/zero-w
+want_comp "samples/zero-window.pcap" merge samples/zero-w
 "$bin" help | grep -q "help VERB" && [ "$("$bin" -V)" = "$("$bin" --version)" ] &&
 	t_pass "tcpsift help, tcpsift -V" || t_fail "tcpsift help / -V"
 
