@@ -81,7 +81,7 @@ void dw_init(struct dw_state *s, const struct ring_config *cfg, const struct rin
 
 /* Append a piece of advice: "; " before all but the first (the text so
  * far ends in "try "). */
-static void add(char *buf, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void add(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t n = strlen(buf);
 	va_list ap;
