@@ -64,19 +64,28 @@ static void look(const struct ring *r, double now, struct dw_counts *c)
 	}
 }
 
+void dw_start(struct dw_state *s, const struct dw_config *cfg, const struct dw_counts *now)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->last = *now;
+	s->base = *now;
+}
+
 void dw_init(struct dw_state *s, const struct ring_config *cfg, const struct ring *r, double now,
 	     bool queue_option)
 {
-	memset(s, 0, sizeof(*s));
-	s->cfg = (struct dw_config){.snaplen = cfg->snaplen,
-				    .buffer_bytes = cfg->buffer_bytes,
-				    .nsockets = ring_nsockets(r),
-				    .mode = cfg->mode,
-				    .ncpus = count_cpus(),
-				    .rx_queues = count_rx_queues(cfg->iface),
-				    .queue_option = queue_option};
-	look(r, now, &s->last);
-	s->base = s->last;
+	struct dw_counts c;
+	struct dw_config dc = {.snaplen = cfg->snaplen,
+			       .buffer_bytes = cfg->buffer_bytes,
+			       .nsockets = ring_nsockets(r),
+			       .mode = cfg->mode,
+			       .ncpus = count_cpus(),
+			       .rx_queues = count_rx_queues(cfg->iface),
+			       .queue_option = queue_option};
+
+	look(r, now, &c);
+	dw_start(s, &dc, &c);
 }
 
 /* Append a piece of advice: "; " before all but the first (the text so
@@ -217,6 +226,40 @@ static void describe(const struct dw_state *s, const struct dw_counts *a, const 
 		    "a narrower filter (-f): the options already fit and this host cannot keep up");
 }
 
+int dw_step(struct dw_state *s, const struct dw_counts *cur, bool final, struct dw_warning *out)
+{
+	struct dw_counts prev = s->last;
+	s->last = *cur;
+	bool grew = cur->kernel + cur->ours > prev.kernel + prev.ours;
+	bool since = cur->kernel + cur->ours > s->base.kernel + s->base.ours;
+
+	if (final) {
+		if (s->warnings || !since)
+			return 0;
+		describe(s, &s->base, cur, out);
+	} else if (!s->active) {
+		if (!grew) {
+			s->base = *cur;
+			return 0;
+		}
+		describe(s, &prev, cur, out); /* drops start: the last look's interval */
+		s->active = true;
+	} else {
+		if (cur->t - s->last_warn < DW_EVERY_S)
+			return 0;
+		if (!since) { /* a quiet DW_EVERY_S: the next drop warns at once */
+			s->active = false;
+			s->base = *cur;
+			return 0;
+		}
+		describe(s, &s->base, cur, out);
+	}
+	s->base = *cur;
+	s->last_warn = cur->t;
+	s->warnings++;
+	return 1;
+}
+
 int dw_check(struct dw_state *s, const struct ring *r, double now, bool final,
 	     struct dw_warning *out)
 {
@@ -225,34 +268,5 @@ int dw_check(struct dw_state *s, const struct ring *r, double now, bool final,
 	if (!final && now - s->last.t < 1.0)
 		return 0;
 	look(r, now, &cur);
-	struct dw_counts prev = s->last;
-	s->last = cur;
-	bool grew = cur.kernel + cur.ours > prev.kernel + prev.ours;
-	bool since = cur.kernel + cur.ours > s->base.kernel + s->base.ours;
-
-	if (final) {
-		if (s->warnings || !since)
-			return 0;
-		describe(s, &s->base, &cur, out);
-	} else if (!s->active) {
-		if (!grew) {
-			s->base = cur;
-			return 0;
-		}
-		describe(s, &prev, &cur, out); /* drops start: the last second */
-		s->active = true;
-	} else {
-		if (now - s->last_warn < DW_EVERY_S)
-			return 0;
-		if (!since) { /* a quiet DW_EVERY_S: the next drop warns at once */
-			s->active = false;
-			s->base = cur;
-			return 0;
-		}
-		describe(s, &s->base, &cur, out);
-	}
-	s->base = cur;
-	s->last_warn = now;
-	s->warnings++;
-	return 1;
+	return dw_step(s, &cur, final, out);
 }

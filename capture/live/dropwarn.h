@@ -86,6 +86,12 @@ void dw_init(struct dw_state *s, const struct ring_config *cfg, const struct rin
 int dw_check(struct dw_state *s, const struct ring *r, double now, bool final,
 	     struct dw_warning *out);
 
+/* dw_init and dw_check on counters of the caller's (a test's): dw_start
+ * from cfg and the counters at the start; dw_step with the counters at a
+ * look, at least a second after the previous one. */
+void dw_start(struct dw_state *s, const struct dw_config *cfg, const struct dw_counts *now);
+int dw_step(struct dw_state *s, const struct dw_counts *cur, bool final, struct dw_warning *out);
+
 /* Are drops going on (a warning given, DW_EVERY_S not yet quiet)? */
 static inline bool dw_active(const struct dw_state *s)
 {
