@@ -171,10 +171,13 @@ static void advise_kernel(const struct dw_state *s, const struct dw_counts *a,
 		snprintf(opt, sizeof(opt), "-B %" PRIu64, want);
 		add_option(w->options, sizeof(w->options), opt);
 	}
-	unsigned n = c->ncpus < RING_MAX_SOCKETS ? c->ncpus : RING_MAX_SOCKETS;
+	/* --fanout N: a socket per CPU (qm: per RX queue at most), 64 at most. */
+	unsigned n = c->ncpus;
 	bool qm_one = c->mode == RING_FANOUT_QM && c->rx_queues <= 1;
 	if (c->mode == RING_FANOUT_QM && c->rx_queues > 1 && c->rx_queues < n)
-		n = c->rx_queues; /* qm: a socket per queue */
+		n = c->rx_queues;
+	if (n > RING_MAX_SOCKETS)
+		n = RING_MAX_SOCKETS;
 	if (busy >= DW_BUSY && n > c->nsockets) {
 		add(w->text, sizeof(w->text),
 		    "--fanout %u%s (a reader thread is busy %.0f %% of a CPU; %u CPUs%s)", n,

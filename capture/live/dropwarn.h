@@ -30,9 +30,9 @@
  *   tcpsift's queue full -> the output or --analyze is slower than the traffic
  */
 
-#define DW_HEADER_SNAPLEN 128 /* Ethernet + VLAN + IPv6 + TCP with options: all tcpsift reads */
-#define DW_EVERY_S	  5.0 /* at most one warning this often while drops go on */
-#define DW_BUSY		  0.7 /* a reader using this share of a CPU is saturated */
+#define DW_HEADER_SNAPLEN 128u /* Ethernet + VLAN + IPv6 + TCP with options: all tcpsift reads */
+#define DW_EVERY_S	  5.0  /* at most one warning this often while drops go on */
+#define DW_BUSY		  0.7  /* a reader using this share of a CPU is saturated */
 
 /* What the capture was asked for, and the machine it runs on. */
 struct dw_config {
