@@ -503,8 +503,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 				capture_stop = 1;
 			} else {
 				if (an && pw_counters(w)->files != an_files) {
-					/* A new file: the report's tshark lines name it. No
-					 * memory for its name leaves the last one named. */
+					/* A new file: the report's tshark lines name it
+					 * (ERR_NOMEM: its frames get none). */
 					an_files = pw_counters(w)->files;
 					(void)tap->file(an, p.frame, to_stdout ? NULL : pw_path(w));
 				}

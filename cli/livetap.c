@@ -12,8 +12,8 @@
 #include "analyze/engine/source.h"
 #include "common/err.h"
 
-/* More files than this (a -G 1 capture of a day is 86 400) and the last
- * named goes on standing for the rest. */
+/* Files named at most (a -G 1 capture of a day is 86 400): the frames of
+ * later ones are listed with no tshark line, as with -w -. */
 #define LIVE_MAX_FILES (1u << 20)
 
 struct live_tap {
@@ -61,6 +61,8 @@ static int tap_file(void *tap, uint64_t first_frame, const char *path)
 
 	if (t->nfiles == LIVE_MAX_FILES)
 		return 0;
+	if (t->nfiles == LIVE_MAX_FILES - 1)
+		path = NULL; /* this file and the rest */
 	if (t->nfiles == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct rep_written *f = realloc(t->files, cap * sizeof(*f));
@@ -69,11 +71,11 @@ static int tap_file(void *tap, uint64_t first_frame, const char *path)
 		t->files = f;
 		t->cap = cap;
 	}
-	char *copy = NULL;
-	if (path && !(copy = strdup(path)))
-		return ERR_NOMEM;
+	/* Without memory for the name the file is named nowhere, never
+	 * another's name with the wrong frame numbers. */
+	char *copy = path ? strdup(path) : NULL;
 	t->files[t->nfiles++] = (struct rep_written){.first_frame = first_frame, .path = copy};
-	return 0;
+	return path && !copy ? ERR_NOMEM : 0;
 }
 
 static void tap_flush(void *tap)
