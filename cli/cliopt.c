@@ -52,6 +52,38 @@ void cli_print_options(FILE *f, const struct cli_opt *opts, size_t n, int width)
 	}
 }
 
+int cli_choice(const char *verb, const struct cli_opt *opts, size_t n, int id, const char *arg)
+{
+	const struct cli_opt *o = NULL;
+	char want[256] = "";
+	size_t w = 0;
+	int idx = 0;
+
+	for (size_t k = 0; k < n && !o; k++)
+		if (opts[k].id == id)
+			o = &opts[k];
+	if (!o || !o->arg)
+		return -1;
+	for (const char *p = o->arg;; idx++) {
+		const char *e = strchr(p, '|');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == strlen(arg) && strncmp(p, arg, len) == 0)
+			return idx;
+		/* "a, b or c" for the error, from the same set */
+		if (w < sizeof(want))
+			w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%.*s",
+					      idx == 0 ? ""
+					      : e      ? ", "
+						       : " or ",
+					      (int)len, p);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	cli_bad_value(verb, o->name, arg, want);
+	return -1;
+}
+
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
@@ -352,11 +384,16 @@ int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_
 			goto bad;
 		o->fanout = (unsigned)v;
 		return 1;
-	case CLI_OPT_FANOUT_MODE:
-		o->mode = ring_fanout_parse(arg);
-		if (o->mode == RING_FANOUT_COUNT)
-			goto bad;
+	case CLI_OPT_FANOUT_MODE: {
+		/* The set in the table is enum ring_fanout's, in its order. */
+		static const struct cli_opt ring_opts[] = {CLI_RING_OPTS("")};
+		int k = cli_choice(verb, ring_opts, sizeof(ring_opts) / sizeof(ring_opts[0]),
+				   CLI_OPT_FANOUT_MODE, arg);
+		if (k < 0)
+			return -1;
+		o->mode = (enum ring_fanout)k;
 		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -368,11 +405,8 @@ bad:
 	case CLI_OPT_BUFFER:
 		cli_bad_value(verb, "buffer-size", arg, "MiB, 1 or more (tcpdump's -B counts KiB)");
 		break;
-	case CLI_OPT_FANOUT:
-		cli_bad_value(verb, "fanout", arg, "a socket count from 1 to 64");
-		break;
 	default:
-		cli_bad_value(verb, "fanout-mode", arg, "qm, cpu or hash");
+		cli_bad_value(verb, "fanout", arg, "a socket count from 1 to 64");
 		break;
 	}
 	return -1;

@@ -46,6 +46,17 @@ typedef int cli_opt_fn(void *ctx, int id, const char *arg);
 int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, char **argv,
 	      struct cli_ring_opts *ring, cli_opt_fn *on_opt, void *ctx);
 
+/*
+ * An option whose value is one of a fixed set names the set in its table
+ * entry's arg, "qm|cpu|hash": --help prints it, the bash completion offers
+ * it (completion/tcpsift.bash reads --help), and the verb parses the value
+ * with this, so the three cannot drift. The index of arg in the set (the
+ * verb's enum follows its order), or -1 when it is none of them, after one
+ * line on stderr listing them ("bad value 'x' for --fanout-mode: qm, cpu or
+ * hash"). id is the option's id in opts.
+ */
+int cli_choice(const char *verb, const struct cli_opt *opts, size_t n, int id, const char *arg);
+
 /* A whole decimal number in [min, max]; 0, or -1 when it is not one. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
@@ -160,8 +171,8 @@ enum cli_ring_opt_id {
 	    {"fanout", CLI_OPT_FANOUT, "N",                                                        \
 	     prefix "N sockets in one PACKET_FANOUT group, a reader each (1)"},                    \
 	{                                                                                          \
-		"fanout-mode", CLI_OPT_FANOUT_MODE, "MODE",                                        \
-		    prefix "qm (records the RX queue), cpu or hash (qm)"                           \
+		"fanout-mode", CLI_OPT_FANOUT_MODE, "qm|cpu|hash",                                 \
+		    prefix "spread over the sockets by RX queue (default; recorded), CPU or hash"  \
 	}
 
 struct cli_ring_opts {

@@ -1,5 +1,6 @@
 /* cmd_analyze.c - the `tcpsift analyze` verb: options, the read loop, progress, exit codes. */
 #include "common/clock.h"
+#include "cli/bpfhint.h"
 #include "cli/cliopt.h"
 #include "cli/membudget.h"
 #include "cli/cmd_analyze.h"
@@ -900,7 +901,9 @@ static int analyze_run(struct analyze_cfg *cfg)
 	if (rc < 0) {
 		/* A trailing argument that is no file was taken for a filter:
 		 * when that does not compile, it may have been a file after all. */
-		if (cfg->filter_args && err_is_usage(rc))
+		if (err_is_usage(rc) && bpfhint_report("analyze", cfg->filter)) {
+			/* a display filter: the hint's line says it all */
+		} else if (cfg->filter_args && err_is_usage(rc))
 			fprintf(stderr,
 				"tcpsift analyze: %s (the arguments from '%s' on were taken as a "
 				"filter: no file, URI or - of that name)\n",

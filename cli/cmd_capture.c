@@ -1,6 +1,7 @@
 /* cmd_capture.c - the `tcpsift capture` verb: options, privilege drop, signals, the write loop,
  * stats. */
 #include "common/clock.h"
+#include "cli/bpfhint.h"
 #include "cli/cliopt.h"
 #include "cli/cmd_capture.h"
 
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/live/dropwarn.h"
 #include "capture/live/iflist.h"
 #include "capture/file/pcapwriter.h"
 #include "capture/live/ring.h"
@@ -61,13 +63,13 @@ static const struct cli_opt capture_opts[] = {
     {"overwrite", OPT_OVERWRITE, NULL,
      "replace an existing output file (a regular file of ours; default: refuse)"},
     {"file-mode", OPT_FILE_MODE, "MODE", "octal permissions of the files written (default 0640)"},
-    {"format", OPT_FORMAT, "FMT", "pcapng (default) or pcap (nanosecond classic pcap)"},
+    {"format", OPT_FORMAT, "pcapng|pcap", "pcapng (default) or nanosecond classic pcap"},
     {"user", OPT_USER, "USER",
      "run as USER once the sockets are open (default tcpdump; root keeps root)"},
     {"count", OPT_COUNT, "COUNT", "stop after writing COUNT packets"},
     {"duration", OPT_DURATION, "SEC", "stop after SEC seconds"},
-    {"priority", OPT_PRIORITY, "LEVEL",
-     "high (default: nice -20, capture before the workload) or normal"},
+    {"priority", OPT_PRIORITY, "high|normal",
+     "high (default): nice -20, capture before the workload; normal: as started"},
     {"analyze", OPT_ANALYZE, NULL,
      "also analyse what is written; the report at exit (stdout, or stderr with -w -)"},
     {"analyze-json", OPT_ANALYZE_JSON, NULL, "the same, the report as JSON"},
@@ -123,7 +125,9 @@ static void usage(FILE *f)
 	      "Options:\n",
 	      f);
 	cli_print_options(f, capture_opts, N_OPTS, 28);
-	fputs("\nStop with SIGINT or SIGTERM: everything captured so far is written and the\n"
+	fputs("\nPackets dropped while capturing are warned of on stderr as the drops start\n"
+	      "(then every 5 s at most, -q too), with the options that would help.\n"
+	      "Stop with SIGINT or SIGTERM: everything captured so far is written and the\n"
 	      "file is closed valid. Exit status: 0 ok, 2 usage error, 3 capture or output\n"
 	      "error (disk full, interface gone; the file written so far stays valid).\n"
 	      "See tcpsift-capture(1).\n",
@@ -141,6 +145,7 @@ static int on_option(void *ctx, int c, const char *arg)
 {
 	struct capture_cfg *cfg = ctx;
 	uint64_t v;
+	int k;
 
 	switch (c) {
 	case OPT_IFACE:
@@ -172,13 +177,10 @@ static int on_option(void *ctx, int c, const char *arg)
 			return bad_value("file-count", arg, "a count, 1 or more");
 		cfg->file_count = (uint32_t)v;
 		break;
-	case OPT_FORMAT:
-		if (strcmp(arg, "pcapng") == 0)
-			cfg->format = PW_PCAPNG;
-		else if (strcmp(arg, "pcap") == 0)
-			cfg->format = PW_PCAP;
-		else
-			return bad_value("format", arg, "pcapng or pcap");
+	case OPT_FORMAT: /* the table's set is enum pw_format's, in its order */
+		if ((k = cli_choice("capture", capture_opts, N_OPTS, c, arg)) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		cfg->format = (enum pw_format)k;
 		break;
 	case OPT_USER:
 		cfg->user = arg;
@@ -211,9 +213,9 @@ static int on_option(void *ctx, int c, const char *arg)
 		cfg->list = true;
 		break;
 	case OPT_PRIORITY:
-		if (strcmp(arg, "high") != 0 && strcmp(arg, "normal") != 0)
-			return bad_value("priority", arg, "high or normal");
-		cfg->normal_priority = strcmp(arg, "normal") == 0;
+		if ((k = cli_choice("capture", capture_opts, N_OPTS, c, arg)) < 0)
+			return TCPSIFT_EXIT_USAGE;
+		cfg->normal_priority = k == 1;
 		break;
 	case OPT_ANALYZE:
 	case OPT_ANALYZE_JSON:
@@ -350,6 +352,19 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 		}
 }
 
+/* A drop warning due (capture/live/dropwarn.h): one line on stderr, over
+ * the progress line; never on stdout, which may carry the capture or the
+ * report. Printed with -q too: packets are being lost. */
+static void capture_drop_warning(struct dw_state *dw, const struct ring *r, double now, bool final,
+				 bool progress)
+{
+	struct dw_warning w;
+
+	if (dw_check(dw, r, now, final, &w) > 0)
+		fprintf(stderr, "%stcpsift capture: warning: %s\n", progress ? "\r\033[K" : "",
+			w.text);
+}
+
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 {
 	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG, .metrics = MX_OPTS_INIT};
@@ -378,7 +393,8 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	struct ring *r;
 	int orc = ring_open(&rcfg, &r, err, sizeof(err));
 	if (orc < 0) {
-		fprintf(stderr, "tcpsift capture: %s\n", err);
+		if (!err_is_usage(orc) || !bpfhint_report("capture", cfg.filter))
+			fprintf(stderr, "tcpsift capture: %s\n", err);
 		free(cfg.filter_args);
 		return exit_for_error(orc); /* a bad filter: usage */
 	}
@@ -488,7 +504,10 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
 	bool stopping = false, write_failed = false, err_reported = false;
 	double start = clock_now_s(), last_tick = start, last_flush = start;
-	uint64_t unwritten = 0;
+	struct dw_state dw;
+	dw_init(&dw, &rcfg, r, start, true);
+	uint64_t unwritten = 0, an_files = UINT64_MAX; /* files written when the tap heard last */
+	bool to_stdout = strcmp(cfg.output, "-") == 0;
 	struct pkt p;
 	unsigned sock;
 
@@ -512,6 +531,12 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 				rc = TCPSIFT_EXIT_INPUT;
 				capture_stop = 1;
 			} else {
+				if (an && pw_counters(w)->files != an_files) {
+					/* A new file: the report's tshark lines name it
+					 * (ERR_NOMEM: its frames get none). */
+					an_files = pw_counters(w)->files;
+					(void)tap->file(an, p.frame, to_stdout ? NULL : pw_path(w));
+				}
 				if (an)
 					tap->packet(an, &p);
 				if (cfg.count && pw_counters(w)->packets >= cfg.count)
@@ -549,12 +574,14 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 				rc = TCPSIFT_EXIT_INPUT;
 				capture_stop = 1;
 			}
+			capture_drop_warning(&dw, r, t, false, progress);
 			if (progress)
 				capture_progress(r, w);
 		}
 	}
 	if (progress)
 		fputs("\r\033[K", stderr);
+	capture_drop_warning(&dw, r, clock_now_s(), true, false);
 	if (!err_reported && ring_error(r)) {
 		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
 		rc = TCPSIFT_EXIT_INPUT;

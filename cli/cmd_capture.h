@@ -43,6 +43,12 @@ struct capture_tap_ops {
 	/* A new analyzer as cfg asks; NULL with a reason in errbuf. */
 	void *(*open)(const struct capture_tap_config *cfg, char *errbuf, size_t errlen);
 	void (*packet)(void *tap, const struct pkt *p);
+	/* The packets from frame first_frame on go to the file path (NULL:
+	 * -w -): said before the first packet and at each rotation, so the
+	 * report's tshark lines name the file, not the interface. 0, or
+	 * ERR_NOMEM (no room for its name: its frames get no tshark line;
+	 * none for its entry: they count as the previous file's). */
+	int (*file)(void *tap, uint64_t first_frame, const char *path);
 	/* Called every 100 ms or so: analyse what waits in a partial batch
 	 * (--threads), so that a slow capture is not held back. */
 	void (*flush)(void *tap);

@@ -60,8 +60,9 @@ enum opt_id {
 static const struct cli_opt diff_opts[] = {
     {"json", OPT_JSON, NULL, "one JSON document (man/tcpsift-diff.schema.json)"},
     {"output", OPT_OUTPUT, "FILE", "write the comparison to FILE instead of stdout"},
-    {"match", OPT_MATCH, "HOW",
-     "pair by 'auto' (4-tuple, else server endpoint and order), 'tuple', 'endpoint' or 'order'"},
+    {"match", OPT_MATCH, "auto|tuple|endpoint|order",
+     "pair by 4-tuple where it repeats, else by server endpoint and first-packet order (auto, "
+     "the default); tuple, endpoint or order: that way only"},
     {"fail-on", OPT_FAIL_ON, "EXPR", "exit 1 when the change matches, e.g. 'stall_time>+10%'"},
     {"all", OPT_ALL, NULL, "text: unchanged metrics and connections too"},
     {"filter", OPT_FILTER, "EXPR", "captures: BPF filter (tcpdump syntax), as analyze -f"},
@@ -150,13 +151,11 @@ static int on_option(void *ctx, int c, const char *arg)
 	case OPT_QUIET:
 		cfg->quiet = true;
 		break;
-	case OPT_MATCH: {
-		int m = diff_match_find(arg);
-		if (m < 0) {
-			cli_bad_value("diff", "match", arg, "auto, tuple, endpoint or order");
+	case OPT_MATCH: { /* the table's set is enum diff_match's, in its order */
+		int k = cli_choice("diff", diff_opts, N_OPTS, c, arg);
+		if (k < 0)
 			return TCPSIFT_EXIT_USAGE;
-		}
-		cfg->match = (enum diff_match)m;
+		cfg->match = (enum diff_match)k;
 		break;
 	}
 	case OPT_FAIL_ON:

@@ -21,6 +21,7 @@
 
 #include "cli/cmd_analyze.h"
 #include "analyze/report/report.h"
+#include "cli/bpfhint.h"
 #include "cli/cliopt.h"
 #include "tui/connfilter.h"
 #include "tui/player.h"
@@ -691,7 +692,8 @@ int tui_main(int argc, char **argv)
 	struct player *pl;
 	int prc = pl_new(&pc, &pl, err, sizeof(err));
 	if (prc < 0) {
-		fprintf(stderr, "tcpsift tui: %s\n", err);
+		if (!err_is_usage(prc) || !bpfhint_report("tui", cfg.filter))
+			fprintf(stderr, "tcpsift tui: %s\n", err);
 		free(cfg.filter_args);
 		return exit_for_error(prc); /* a bad filter: usage */
 	}

@@ -11,6 +11,11 @@
 #include "analyze/report/metrics.h"
 #include "analyze/report/report.h"
 #include "analyze/engine/source.h"
+#include "common/err.h"
+
+/* Files named at most (a -G 1 capture of a day is 86 400): the frames of
+ * later ones are listed with no tshark line, as with -w -. */
+#define LIVE_MAX_FILES (1u << 20)
 
 struct live_tap {
 	struct report *rep;
@@ -19,6 +24,8 @@ struct live_tap {
 	struct mx_server *mx;
 	struct sum_tee tee;
 	struct capture_tap_drops drops;
+	struct rep_written *files; /* paths owned */
+	size_t nfiles, cap;
 };
 
 /* --metrics: a server on cfg->metrics and the totals it shows, fed with the report. */
@@ -108,6 +115,29 @@ static void tap_packet(void *tap, const struct pkt *p)
 	wk_packet(t->eng, p);
 }
 
+static int tap_file(void *tap, uint64_t first_frame, const char *path)
+{
+	struct live_tap *t = tap;
+
+	if (t->nfiles == LIVE_MAX_FILES)
+		return 0;
+	if (t->nfiles == LIVE_MAX_FILES - 1)
+		path = NULL; /* this file and the rest */
+	if (t->nfiles == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct rep_written *f = realloc(t->files, cap * sizeof(*f));
+		if (!f)
+			return ERR_NOMEM;
+		t->files = f;
+		t->cap = cap;
+	}
+	/* Without memory for the name the file is named nowhere, never
+	 * another's name with the wrong frame numbers. */
+	char *copy = path ? strdup(path) : NULL;
+	t->files[t->nfiles++] = (struct rep_written){.first_frame = first_frame, .path = copy};
+	return path && !copy ? ERR_NOMEM : 0;
+}
+
 static void tap_flush(void *tap)
 {
 	struct live_tap *t = tap;
@@ -153,6 +183,8 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	    .nvantages = 1,
 	    .vantage_names = &vantage,
 	    .detectors = true,
+	    .written = t->files,
+	    .nwritten = t->nfiles,
 	};
 	char err[256] = "";
 	int rc = rep_finish(t->rep, &run, err, sizeof(err));
@@ -161,6 +193,9 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	wk_free(t->eng);
 	mx_server_free(t->mx);
 	rep_free(t->rep);
+	for (size_t k = 0; k < t->nfiles; k++)
+		free((char *)t->files[k].path); /* strdup'd in tap_file */
+	free(t->files);
 	free(t);
 	return rc;
 }
@@ -168,6 +203,7 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 const struct capture_tap_ops analyze_live_tap = {
     .open = tap_open,
     .packet = tap_packet,
+    .file = tap_file,
     .flush = tap_flush,
     .serve = tap_serve,
     .close = tap_close,

@@ -1,11 +1,17 @@
 # tcpsift.bash - bash completion for tcpsift: verbs, each verb's options,
-# file names, and interface names after -i.
+# their values where --help lists a fixed set, file names, and interface
+# names after -i.
 #
-# The verbs and options are read from the binary at completion time
+# The verbs, options and values are read from the binary at completion time
 # ("tcpsift --help", "tcpsift VERB --help"), once per shell and verb, so
-# they are always those of the tcpsift being completed, whatever its version;
-# so are an option's values, the words its help line quotes ("pair by
-# 'auto' (...), 'tuple', 'endpoint' or 'order'").
+# they are always those of the tcpsift being completed, whatever its version.
+# An option's values are listed in --help in one of two ways, both printed
+# from the tables the verb parses with:
+#   "--fanout-mode qm|cpu|hash  ..."      the set as the option's argument;
+#   "--sort columns: id, client, ..."     a line of its own after the options
+#                                         (a unit in parentheses is not a value).
+# --fail-on takes a list of METRIC OP VALUE: the metric is completed after
+# the start or a comma.
 # Installed by `make install` as
 # $(PREFIX)/share/bash-completion/completions/tcpsift.
 
@@ -23,10 +29,37 @@ _tcpsift_help()
 	printf '%s\n' "${!var}"
 }
 
+# _tcpsift_values HELP OPT: the values --help lists for OPT (see above), one
+# a line; nothing when it lists none.
+_tcpsift_values()
+{
+	printf '%s\n' "$1" | awk -v o="$2" '
+		/^ +-/ {
+			for (i = 1; i < NF; i++) {
+				w = $i; sub(/,$/, "", w)
+				if (w != o) continue
+				v = $(i + 1)
+				if (v ~ /^[a-z0-9_-]+(\|[a-z0-9_-]+)+$/) { n = split(v, a, "|"); for (k = 1; k <= n; k++) print a[k] }
+				break
+			}
+		}
+		index($0, o " ") == 1 && $2 ~ /^[a-z]+:$/ {
+			sub(/^[^:]*: */, "")
+			n = split($0, a, /, */)
+			for (k = 1; k <= n; k++) { sub(/ *\(.*$/, "", a[k]); if (a[k] != "") print a[k] }
+		}'
+}
+
 _tcpsift()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local bin=${COMP_WORDS[0]} verb=""
+	# --opt=value: bash splits at '=' (COMP_WORDBREAKS).
+	if [ "$cur" = "=" ] && [[ $prev == --* ]]; then
+		cur=""
+	elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 2 ]; then
+		prev=${COMP_WORDS[COMP_CWORD - 2]}
+	fi
 	COMPREPLY=()
 	bin=${bin/#\~/$HOME}
 	command -v "$bin" >/dev/null 2>&1 || bin=tcpsift
@@ -63,6 +96,23 @@ _tcpsift()
 		fi
 		;;
 	esac
+	if [[ $prev == --* ]]; then
+		local values
+		values=$(_tcpsift_values "$help" "$prev")
+		if [ -n "$values" ]; then
+			if [ "$prev" = --fail-on ]; then
+				# METRIC OP VALUE[,...]: the metric of the item being typed.
+				local head="" item=$cur
+				[[ $cur == *,* ]] && head=${cur%,*}, item=${cur##*,}
+				[[ $item =~ [\<\>=!] ]] && return 0
+				compopt -o nospace 2>/dev/null
+				mapfile -t COMPREPLY < <(compgen -P "$head" -W "$values" -- "$item")
+			else
+				mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
+			fi
+			return 0
+		fi
+	fi
 	if [[ $prev == -* ]]; then
 		# The word after the option in its --help line names its value.
 		value_opt=$(printf '%s\n' "$help" | awk -v o="$prev" '/^ +-/ {
@@ -78,22 +128,7 @@ _tcpsift()
 			return 0
 			;;
 		[A-Z]*)
-			# The values its help line quotes; none: a number, a filter.
-			local values
-			values=$(printf '%s\n' "$help" | awk -v o="$prev" -v q="'" '/^ +-/ {
-				for (i = 1; i < NF; i++) {
-					w = $i; sub(/,$/, "", w)
-					if (w != o) continue
-					line = $0; re = q "[a-z][a-z0-9_-]*" q
-					while (match(line, re)) {
-						print substr(line, RSTART + 1, RLENGTH - 2)
-						line = substr(line, RSTART + RLENGTH)
-					}
-					exit
-				}
-			}')
-			mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
-			return 0
+			return 0 # a number, a filter, a mode: nothing to offer
 			;;
 		esac
 	fi

@@ -53,6 +53,11 @@ struct pl_header {
 	double progress;  /* replay: fraction of the input read, -1 unknown */
 	bool drops_known; /* the counters below mean something */
 	uint64_t kernel_drops, if_drops, our_drops;
+	/* live: the capture's drops (kernel and ours) in % of what passed the
+	 * filter, and while they go on the options advised (dropwarn.h: "-s
+	 * 128 -B 64"; "" when none or the drops are over). */
+	double drop_pct;
+	char drop_advice[80];
 	double queue_fill;		   /* live: fullest hand-off queue, 0..1; -1 unknown */
 	uint64_t written;		   /* live with a file: packets written */
 	unsigned nqueues;		   /* live: sockets in the fanout group */

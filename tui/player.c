@@ -13,6 +13,7 @@
 #include "analyze/engine/source.h"
 #include "analyze/engine/workers.h"
 #include "capture/file/pcapwriter.h"
+#include "capture/live/dropwarn.h"
 #include "common/err.h"
 
 /* Replay: the longest the pacing waits for the next packet (wall time). */
@@ -147,6 +148,14 @@ static void header_drops(struct player *p, struct pl_header *h)
 		h->kernel_drops = t.kernel_drops;
 		h->if_drops = t.if_drops;
 		h->our_drops = t.queue_drops;
+		h->drop_pct = t.kernel_recv ? 100.0 * (double)(t.kernel_drops + t.queue_drops) /
+						  (double)t.kernel_recv
+					    : 0;
+		struct dw_warning w;
+		if (dw_check(&p->dw, p->ring, clock_now_s(), false, &w) > 0)
+			snprintf(p->drop_advice, sizeof(p->drop_advice), "%s", w.options);
+		snprintf(h->drop_advice, sizeof(h->drop_advice), "%s",
+			 dw_active(&p->dw) ? p->drop_advice : "");
 		h->nqueues = ring_nsockets(p->ring);
 		h->queue_fill = t.queue_fill;
 		h->nvantages = 1;
@@ -546,6 +555,7 @@ int pl_start(struct player *p, char *errbuf, size_t errlen)
 			rc = ring_start(p->ring, errbuf, errlen);
 		if (rc < 0)
 			return rc;
+		dw_init(&p->dw, &p->cfg.ring, p->ring, p->start_wall, false);
 	}
 	int rc = pthread_create(&p->thread, NULL, pl_thread, p);
 	if (rc != 0) {

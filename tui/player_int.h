@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analyze/report/metrics.h"
+#include "capture/live/dropwarn.h"
 #include "tui/player.h"
 
 enum { PL_RATE_SAMPLES = 32 };
@@ -56,6 +57,8 @@ struct player {
 	int64_t ff_until;   /* replay: play without pacing up to this capture time (0: no) */
 	int64_t ff_first;   /* replay: a jump asked before the first packet: from there */
 	int64_t live_first_ts;
+	struct dw_state dw;   /* live: drop warnings for the header */
+	char drop_advice[80]; /* the last warning's options */
 	enum pl_state state;
 	char error[sizeof(((struct pl_header *)0)->error)];
 	uint64_t seq;

@@ -153,15 +153,34 @@ static void draw_rates(struct tv_view *v, const struct pl_view *pv, int cols)
 	if (h->drops_known) {
 		attr_t bad = tv_pair_attr(
 		    v, (h->kernel_drops + h->if_drops + h->our_drops) ? TV_P_BAD : TV_P_GOOD);
-		if (h->mode == PL_LIVE)
-			snprintf(c, sizeof(c),
+		char d[96];
+		if (h->mode == PL_LIVE && h->kernel_drops + h->our_drops) {
+			/* Losing packets: the share first, then the counters that are not 0. */
+			int n = snprintf(d, sizeof(d), "  drops %.1f%% (kernel %" PRIu64,
+					 h->drop_pct, h->kernel_drops);
+			if (h->if_drops && n > 0 && (size_t)n < sizeof(d))
+				n += snprintf(d + n, sizeof(d) - (size_t)n, ", if %" PRIu64,
+					      h->if_drops);
+			if (h->our_drops && n > 0 && (size_t)n < sizeof(d))
+				n += snprintf(d + n, sizeof(d) - (size_t)n, ", us %" PRIu64,
+					      h->our_drops);
+			if (n > 0 && (size_t)n < sizeof(d))
+				snprintf(d + n, sizeof(d) - (size_t)n, ")");
+		} else if (h->mode == PL_LIVE)
+			snprintf(d, sizeof(d),
 				 "  drops kernel %" PRIu64 " if %" PRIu64 " us %" PRIu64,
 				 h->kernel_drops, h->if_drops, h->our_drops);
 		else
-			snprintf(c, sizeof(c), "  drops %" PRIu64 " (file)", h->kernel_drops);
+			snprintf(d, sizeof(d), "  drops %" PRIu64 " (file)", h->kernel_drops);
 		attrset(bad);
-		x += tv_piece(1, x, cols, "%s", c);
+		x += tv_piece(1, x, cols, "%s", d);
 		attrset(A_NORMAL);
+		/* While drops go on, what would help (capture/live/dropwarn.h). */
+		if (h->drop_advice[0]) {
+			attrset(tv_pair_attr(v, TV_P_WARN));
+			x += tv_piece(1, x, cols, "  try %s", h->drop_advice);
+			attrset(A_NORMAL);
+		}
 	} else if (h->mode == PL_REPLAY) {
 		x += tv_piece(1, x, cols, "  drops n/a");
 	}

@@ -538,46 +538,79 @@ void rep_free(struct report *r)
 	free(r);
 }
 
+const char *rep_frame_file(const struct rep_run *run, uint32_t input, uint64_t frame,
+			   uint64_t *local)
+{
+	if (local)
+		*local = frame;
+	if (!run->written || !run->nwritten || input != 0)
+		return input < run->ninputs ? run->inputs[input]->path : NULL;
+	/* The last file that began at or before frame (first_frame ascends). */
+	size_t lo = 0, hi = run->nwritten;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (run->written[mid].first_frame <= frame)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct rep_written *f = &run->written[lo];
+	if (local && frame >= f->first_frame)
+		*local = frame - f->first_frame + 1;
+	return f->path;
+}
+
 void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run)
 {
+	const char *file[REP_FRAME_EXAMPLES];
+	uint64_t local[REP_FRAME_EXAMPLES];
+
 	if (!l->n)
 		return;
+	for (unsigned k = 0; k < l->n; k++)
+		file[k] = rep_frame_file(run, l->ex[k].input, l->ex[k].frame, &local[k]);
 	fputs("      frames", out);
 	for (unsigned k = 0; k < l->n; k++) {
 		char f[PATH_MAX + 32];
+		bool several = run->ninputs > 1 || run->nwritten > 1;
 		/* The file once, where the examples change file: "a.pcap:#8, #9". */
-		if (k && l->ex[k].input == l->ex[k - 1].input)
-			snprintf(f, sizeof(f), "%s%" PRIu64, run->ninputs > 1 ? "#" : "",
-				 l->ex[k].frame);
+		if (k && l->ex[k].input == l->ex[k - 1].input && file[k] == file[k - 1])
+			snprintf(f, sizeof(f), "%s%" PRIu64, several ? "#" : "", local[k]);
 		else
 			rep_fmt_frame(f, sizeof(f), run, l->ex[k].input, l->ex[k].frame);
 		fprintf(out, "%s %s", k ? "," : "", f);
 	}
 	fprintf(out, "%s\n", l->count > l->n ? " ..." : "");
-	/* A line to paste, per input the examples come from (frame numbers
-	 * count within their file). */
-	for (unsigned in = 0; in < run->ninputs; in++) {
-		bool any = false;
+	/* A line to paste per file the examples are in (frame numbers count
+	 * within their file): in input order, a live capture's files in the
+	 * order written. None for a capture written to no file (-w -). */
+	for (unsigned in = 0; in < run->ninputs; in++)
 		for (unsigned k = 0; k < l->n; k++) {
-			if (l->ex[k].input != in)
+			bool seen = l->ex[k].input != in || !file[k];
+			for (unsigned j = 0; j < k && !seen; j++)
+				seen = l->ex[j].input == in && file[j] == file[k];
+			if (seen)
 				continue;
-			if (!any)
-				fprintf(out, "      tshark -r '%s' -Y 'frame.number in {",
-					run->inputs[in]->path);
-			fprintf(out, "%s%" PRIu64, any ? "," : "", l->ex[k].frame);
-			any = true;
-		}
-		if (any)
+			fprintf(out, "      tshark -r '%s' -Y 'frame.number in {", file[k]);
+			for (unsigned j = k, any = 0; j < l->n; j++)
+				if (l->ex[j].input == in && file[j] == file[k])
+					fprintf(out, "%s%" PRIu64, any++ ? "," : "", local[j]);
 			fputs("}'\n", out);
-	}
+		}
 }
 
 void rep_fmt_frame(char *buf, size_t len, const struct rep_run *run, uint32_t input, uint64_t frame)
 {
-	if (run && run->ninputs > 1 && input < run->ninputs)
+	uint64_t local;
+
+	if (run && run->nwritten > 1 && input == 0) {
+		const char *file = rep_frame_file(run, input, frame, &local);
+		snprintf(buf, len, "%s:#%" PRIu64, file ? file : "-", local);
+	} else if (run && run->ninputs > 1 && input < run->ninputs) {
 		snprintf(buf, len, "%s:#%" PRIu64, run->inputs[input]->path, frame);
-	else
+	} else {
 		snprintf(buf, len, "%" PRIu64, frame);
+	}
 }
 
 void rep_fmt_dur(char *buf, size_t len, int64_t ns)

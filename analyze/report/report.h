@@ -90,6 +90,16 @@ struct rep_extra {
 	int (*ndjson)(void *ctx, struct jo_writer *w);
 };
 
+/*
+ * capture --analyze: the file a stretch of the live input was written to,
+ * from frame first_frame (the capture's count) until the next one's. path
+ * NULL: written to no file (-w -). A rotating capture has one per file.
+ */
+struct rep_written {
+	uint64_t first_frame;
+	const char *path;
+};
+
 /* Everything about the run that is not a connection or an event. */
 struct rep_run {
 	const char *version;
@@ -106,6 +116,11 @@ struct rep_run {
 	uint64_t events_dropped;	  /* dropped before the report (merge: by the shards) */
 	int stopped_by;			  /* the signal that ended the read early, or 0 */
 	const struct rep_extra *extra;	  /* NULL: none */
+	/* Input 0 is a live capture written to these files, in order (the
+	 * tshark lines name them, not the interface); NULL: the inputs are
+	 * the files. */
+	const struct rep_written *written;
+	size_t nwritten;
 };
 
 /* One thing that kept the report from covering all of its input (the
@@ -241,9 +256,17 @@ const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k);
 void rep_text_frames(FILE *out, const struct rep_frame_list *l, const struct rep_run *run);
 
 /* A frame as the text names it: "123" with one input (or run NULL),
- * "b.pcap:#123" (the input's path as given) with several. */
+ * "b.pcap:#123" (the input's path as given) with several, or with a live
+ * input written to several files (run->written) the file's and its number
+ * there. */
 void rep_fmt_frame(char *buf, size_t len, const struct rep_run *run, uint32_t input,
 		   uint64_t frame);
+
+/* The file holding frame of input, as tshark -r takes it: the input's
+ * path, or with run->written the file the capture wrote it to (NULL: none,
+ * -w -), *local (unless NULL) its frame number there. */
+const char *rep_frame_file(const struct rep_run *run, uint32_t input, uint64_t frame,
+			   uint64_t *local);
 
 /* "" for one, "s" for any other count: plurals in the text. */
 static inline const char *rep_plural(uint64_t n)

@@ -203,8 +203,12 @@ static void tshark_filter(FILE *out, const struct sum_conn *c, const struct rep_
 	rep_tshark_filter(f, sizeof(f), &c->ident, iface);
 	/* Frame numbers count within a file: one line per file it spans
 	 * (inputs merged by time: its first file may come after its last). */
-	for (uint32_t in = lo; in <= hi && in < run->ninputs; in++)
-		fprintf(out, "  tshark -r '%s' -Y '%s'\n", run->inputs[in]->path, f);
+	for (uint32_t in = lo; in <= hi && in < run->ninputs; in++) {
+		/* A live input: the file its first frame was written to. */
+		const char *file = rep_frame_file(run, in, c->first_frame, NULL);
+		if (file)
+			fprintf(out, "  tshark -r '%s' -Y '%s'\n", file, f);
+	}
 }
 
 /*

@@ -58,13 +58,15 @@ struct ring_config {
 
 /* Counters of one socket, cumulative since ring_open(). */
 struct ring_sock_stats {
-	uint64_t captured;     /* packets the reader took from the kernel ring */
-	uint64_t queue_drops;  /* of those, dropped because the queue was full */
-	uint64_t kernel_recv;  /* pcap_stats ps_recv: passed the filter (incl. drops) */
-	uint64_t kernel_drops; /* pcap_stats ps_drop: TPACKET ring full (tp_drops) */
-	uint64_t if_drops;     /* pcap_stats ps_ifdrop: interface rx_dropped delta */
-	uint64_t queue_used;   /* bytes waiting in the hand-off queue now */
-	uint64_t queue_size;   /* its capacity */
+	uint64_t captured;	 /* packets the reader took from the kernel ring */
+	uint64_t captured_bytes; /* their bytes as kept (caplen), queue drops included */
+	uint64_t queue_drops;	 /* of those, dropped because the queue was full */
+	uint64_t kernel_recv;	 /* pcap_stats ps_recv: passed the filter (incl. drops) */
+	uint64_t kernel_drops;	 /* pcap_stats ps_drop: TPACKET ring full (tp_drops) */
+	uint64_t if_drops;	 /* pcap_stats ps_ifdrop: interface rx_dropped delta */
+	uint64_t queue_used;	 /* bytes waiting in the hand-off queue now */
+	uint64_t queue_size;	 /* its capacity */
+	int64_t cpu_ns;		 /* the reader thread's CPU time so far; -1 unknown (not running) */
 };
 
 /* Returned by ring_next() when every reader has ended and every queue is empty. */
@@ -111,6 +113,7 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 /* The counters of every socket together, as a capture reports them. */
 struct ring_totals {
 	uint64_t captured, kernel_recv, kernel_drops, queue_drops; /* sums over the sockets */
+	uint64_t captured_bytes;				   /* the same */
 	uint64_t if_drops; /* the interface's, carried by socket 0 (not a sum) */
 	double queue_fill; /* the fullest hand-off queue now: used / size, 0..1 */
 };

@@ -65,7 +65,7 @@ struct ring_reader {
 	_Alignas(64) _Atomic uint64_t head; /* bytes ever written */
 	uint64_t phead;			    /* private copy of head */
 	uint64_t tail_seen;		    /* last tail read from the consumer */
-	uint64_t n_captured, n_qdrops;
+	uint64_t n_captured, n_qdrops, n_capbytes;
 	uint64_t n_early;		   /* skipped: stamped before start_ns */
 	int64_t last_ts;		   /* timestamp of the last packet queued */
 	bool overflow;			   /* the last wait for room timed out */
@@ -79,6 +79,7 @@ struct ring_reader {
 
 	/* Published counters, read by ring_stats() from any thread. */
 	_Alignas(64) _Atomic uint64_t captured, queue_drops, kernel_recv, kernel_drops, if_drops;
+	_Atomic uint64_t captured_bytes;
 	_Atomic int done; /* set (release) after the last record and the final stats */
 	/* Capture time (ns) before which this socket will deliver nothing more
 	 * (see ring_reader_watermark); stored (release) after the records. */

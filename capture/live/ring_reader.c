@@ -78,10 +78,12 @@ static void ring_reader_cb(u_char *user, const struct pcap_pkthdr *h, const u_ch
 			rd->n_early++;
 		return;
 	}
-	rd->n_captured++;
-	atomic_store_explicit(&rd->captured, rd->n_captured, memory_order_relaxed);
-
 	uint32_t cap = h->caplen;
+	rd->n_captured++;
+	rd->n_capbytes += cap;
+	atomic_store_explicit(&rd->captured, rd->n_captured, memory_order_relaxed);
+	atomic_store_explicit(&rd->captured_bytes, rd->n_capbytes, memory_order_relaxed);
+
 	uint64_t len = RING_ALIGN8(RING_REC_HDR + cap);
 	uint64_t head = rd->phead;
 	uint64_t off = head & rd->mask;

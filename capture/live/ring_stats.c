@@ -2,6 +2,7 @@
 #include "capture/live/ring_int.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "capture/file/pcapwriter.h"
 
@@ -33,6 +34,7 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 	struct ring_reader *rd = &r->rd[sock];
 
 	out->captured = atomic_load_explicit(&rd->captured, memory_order_relaxed);
+	out->captured_bytes = atomic_load_explicit(&rd->captured_bytes, memory_order_relaxed);
 	out->queue_drops = atomic_load_explicit(&rd->queue_drops, memory_order_relaxed);
 	out->kernel_recv = atomic_load_explicit(&rd->kernel_recv, memory_order_relaxed);
 	out->kernel_drops = atomic_load_explicit(&rd->kernel_drops, memory_order_relaxed);
@@ -41,6 +43,15 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 	uint64_t tail = atomic_load_explicit(&rd->tail, memory_order_relaxed);
 	out->queue_used = head > tail ? head - tail : 0;
 	out->queue_size = rd->size;
+	/* How busy a reader is tells a saturated one (more sockets would
+	 * help) from bursts its ring cannot hold (a larger ring would). A
+	 * thread that has ended has no clock: -1. */
+	clockid_t cid;
+	struct timespec ts;
+	out->cpu_ns = -1;
+	if (rd->started && pthread_getcpuclockid(rd->thread, &cid) == 0 &&
+	    clock_gettime(cid, &ts) == 0)
+		out->cpu_ns = (int64_t)ts.tv_sec * CLOCK_NS_PER_S + ts.tv_nsec;
 }
 
 void ring_isb(void *ctx, unsigned sock, struct pw_ifstats *out)
@@ -68,6 +79,7 @@ void ring_stats_sum(const struct ring *r, struct ring_totals *out)
 	for (unsigned k = 0; k < r->n; k++) {
 		ring_stats(r, k, &st);
 		out->captured += st.captured;
+		out->captured_bytes += st.captured_bytes;
 		out->kernel_recv += st.kernel_recv;
 		out->kernel_drops += st.kernel_drops;
 		out->queue_drops += st.queue_drops;

@@ -256,14 +256,6 @@ got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsif
 	COMP_WORDS=(tcpsift he); COMP_CWORD=1; _tcpsift; echo "${COMPREPLY[*]}"' 2>&1 | tr '\n' ' ')
 [ "$got" = "analyze help " ] && t_pass "completion: tcpsift help ana<TAB>, tcpsift he<TAB>" ||
 	t_fail "completion of help: '$got'"
-# An option's values are the words its help line quotes; a count has none.
-got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
-	c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tcpsift; echo "${COMPREPLY[*]};"; }
-	c tcpsift diff --match ""; c tcpsift diff --match e; c tcpsift capture -W ""' 2>&1 | tr '\n' ' ')
-[ "$got" = "auto tuple endpoint order; endpoint; ; " ] &&
-	t_pass "completion: diff --match <TAB> offers its values, capture -W <TAB> nothing" ||
-	t_fail "completion of values: '$got'"
-
 # --metrics (capture, tui): its options from --help, nothing offered for its value.
 got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
 	for v in capture tui; do
@@ -274,6 +266,82 @@ got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsif
 [ "$got" = "--metrics --metrics-top --metrics --metrics-top [] " ] &&
 	t_pass "completion: capture/tui --metr<TAB>, nothing after --metrics" ||
 	t_fail "completion of --metrics: '$got'"
+
+# Option values: for every verb, each option whose --help lists a fixed set
+# (as its argument, "--format pcapng|pcap", or a line of its own after the
+# options, "--sort columns: id, client, ...") completes to exactly that set
+# (read here from --help by a parser of its own), after "--opt " and
+# "--opt=", and the verb takes every value (a bogus one is a usage error).
+verbs=$("$bin" --help | awk '/^  [a-z]+ / && $1 != "tcpsift" { print $1 }')
+for verb in $verbs; do
+	"$bin" "$verb" --help | python3 -c '
+import re, sys
+verb = sys.argv[1]
+for line in sys.stdin:
+    m = re.match(r"^ +(?:-\w, )?(--[\w-]+) ([a-z0-9_-]+(?:\|[a-z0-9_-]+)+) ", line)
+    if m:
+        print(verb, m.group(1), " ".join(m.group(2).split("|")))
+    m = re.match(r"^(--[\w-]+) [a-z]+: (.*)$", line.rstrip("\n"))
+    if m:
+        print(verb, m.group(1), " ".join(re.sub(r" *\(.*\)$", "", v) for v in m.group(2).split(", ")))
+' "$verb"
+done >"$tmp/values"
+listed=$(awk '{ printf "%s %s,", $1, $2 }' "$tmp/values")
+for want in "analyze --sort" "analyze --fail-on" "capture --fanout-mode" "capture --format" \
+	"capture --priority" "diff --match" "diff --fail-on" "tui --fanout-mode"; do
+	[[ ",$listed" == *",$want,"* ]] && t_pass "--help lists the values of $want" ||
+		t_fail "--help lists no values for $want (listed: $listed)"
+done
+while read -r verb opt values; do
+	got=$(PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+		COMP_WORDS=(tcpsift "$1" "$2" ""); COMP_CWORD=3; _tcpsift; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(tcpsift "$1" "$2" = ""); COMP_CWORD=4; _tcpsift; echo "${COMPREPLY[*]}"' _ "$verb" "$opt" 2>&1)
+	if [ "$got" = "$values"$'\n'"$values" ]; then
+		t_pass "completion: $verb $opt <TAB> and $opt=<TAB> offer --help's $(wc -w <<<"$values") values"
+	else
+		t_fail "completion: $verb $opt <TAB>: '$(head -c 200 <<<"$got")', --help lists '$(head -c 200 <<<"$values")'"
+	fi
+	# Run on samples where the verb reads them (diff checks --fail-on only
+	# then); --help after the option for the live verbs. Exit 2: refused.
+	case $verb in
+	analyze) run=(samples/nanosec.pcap) ;;
+	diff) run=(samples/nanosec.pcap samples/nanosec.pcap) ;;
+	*) run=(--help) ;;
+	esac
+	bad=""
+	for v in $values; do
+		arg=$v
+		[ "$opt" = --fail-on ] && arg="$v>0"
+		"$bin" "$verb" "$opt" "$arg" "${run[@]}" >/dev/null 2>"$tmp/e"
+		[ $? != 2 ] || bad+=" $v($(head -c 80 "$tmp/e"))"
+	done
+	[ -z "$bad" ] && t_pass "$verb $opt takes each value completion offers" || t_fail "$verb $opt refuses:$bad"
+	"$bin" "$verb" "$opt" zz-not-a-value "${run[@]}" >/dev/null 2>&1
+	rc=$?
+	[ $rc = 2 ] && t_pass "$verb $opt zz-not-a-value: exit 2" || t_fail "$verb $opt zz-not-a-value: exit $rc"
+done <"$tmp/values"
+# --fail-on: the metric of the item being typed, after a comma too; nothing
+# after its operator. Files where a file goes, as before.
+comp() { # WORDS...: what completing the last word offers
+	PATH="$(cd "$(dirname "$bin")" && pwd):$PATH" bash -c '. completion/tcpsift.bash
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tcpsift; echo "${COMPREPLY[*]}"' _ tcpsift "$@" 2>&1
+}
+want_comp() { # WANT WORDS...
+	local want=$1 got
+	shift
+	got=$(comp "$@")
+	[ "$got" = "$want" ] && t_pass "completion: $* <TAB> -> '$want'" ||
+		t_fail "completion: $* <TAB> -> '$got', want '$want'"
+}
+want_comp "stall>0,sack_holes" analyze --fail-on "stall>0,sack_h"
+want_comp "" analyze --fail-on "stall>"
+want_comp "retr rtt" analyze --sort r
+want_comp "samples/demo-http-loss.pcapng" analyze samples/demo-http
+want_comp "samples/ipv6-bulk.pcap" analyze -r samples/ipv6-b
+want_comp "samples/ipv6-bulk.pcap" diff samples/demo-http-loss.pcapng samples/ipv6-b
+want_comp "samples/zero-window.pcap" diff -o samples/zero-w
+want_comp "samples/zero-window.pcap" capture -w samples/zero-w
+want_comp "samples/zero-window.pcap" merge samples/zero-w
 "$bin" help | grep -q "help VERB" && [ "$("$bin" -V)" = "$("$bin" --version)" ] &&
 	t_pass "tcpsift help, tcpsift -V" || t_fail "tcpsift help / -V"
 
@@ -320,6 +388,35 @@ usage_err "--vantage-pair with --html" analyze --vantage-pair --html "$s" sample
 usage_err "--vantage-window without --vantage-pair" analyze --vantage-window 100 "$s"
 usage_err "--vantage-max-offset 0" analyze --vantage-pair --vantage-max-offset 0 "$s" samples/zero-window.pcap
 usage_err "capture -f and a trailing filter" capture -i lo -w "$tmp/x.pcapng" -f tcp port 80
+# A Wireshark display filter where BPF is taken: one line naming it, with
+# the BPF to type (a lone address or port comparison translated), exit 2.
+dfilter() { # DESCRIPTION WANT ARGS...: usage error, one line, saying WANT
+	local what=$1 want=$2
+	shift 2
+	usage_err "display filter: $what" "$@"
+	grep -qF -- "that looks like a Wireshark display filter; tcpsift takes BPF (tcpdump syntax), e.g. '$want'" "$tmp/e" &&
+		t_pass "display filter: $what: hint e.g. '$want'" || t_fail "display filter: $what: $(head -1 "$tmp/e")"
+}
+dfilter "analyze trailing tcp.port == 80" "tcp port 80" analyze "$s" 'tcp.port == 80'
+dfilter "analyze -f ip.addr==1.2.3.4" "host 1.2.3.4" analyze -f 'ip.addr==1.2.3.4' "$s"
+dfilter "analyze tcp.analysis.retransmission" "tcp port 80" analyze "$s" tcp.analysis.retransmission
+dfilter "analyze -f 'ipv6.src eq 2001:db8::1'" "src host 2001:db8::1" analyze -f 'ipv6.src eq 2001:db8::1' "$s"
+dfilter "analyze two comparisons" "tcp port 80" analyze -f 'tcp.dstport == 80 && ip.src == 10.0.0.1' "$s"
+dfilter "diff -f tcp.port==80" "tcp port 80" diff -f 'tcp.port==80' "$s" "$s"
+if [ "$(id -u)" = 0 ] && [ -e /sys/class/net/lo ]; then
+	# The filter is compiled on the opened socket: root, loopback, nothing captured.
+	dfilter "capture -f tcp.port == 80" "tcp port 80" capture -q -i lo -w "$tmp/df.pcapng" -f 'tcp.port == 80'
+	dfilter "capture trailing ip.dst == 10.1.2.3" "dst host 10.1.2.3" capture -q -i lo -w "$tmp/df.pcapng" ip.dst == 10.1.2.3
+	[ ! -e "$tmp/df.pcapng" ] && t_pass "display filter: capture wrote no file" ||
+		t_fail "display filter: capture left $tmp/df.pcapng"
+else
+	t_skip "display filter in capture: needs root and lo"
+fi
+# A BPF typo is libpcap's error, no display-filter hint.
+"$bin" analyze -f 'tcp prot 80' "$s" >/dev/null 2>"$tmp/e"
+rc=$?
+[ $rc = 2 ] && grep -q "syntax error" "$tmp/e" && ! grep -q Wireshark "$tmp/e" &&
+	t_pass "a BPF typo: libpcap's error, no display-filter hint" || t_fail "a BPF typo: exit $rc, $(head -1 "$tmp/e")"
 usage_err "a verb misspelt" analyse "$s"
 usage_err "an option misspelt" analyze --jsn "$s"
 # "did you mean": the nearest verb or option when it is near, else --help.

@@ -160,9 +160,12 @@ def parse_help(tcpsift, verb, fails):
     for line in p.stdout.split("\n"):
         m = HELP_LINE.match(line)
         if m:
-            # A value is named in capitals (EXPR, FILE, MiB, N, K/N, ADDR:PORT) one space
-            # after the option; the help text after it starts in lower case.
-            value = bool(m.group(3)) and re.fullmatch(r"[A-Z][A-Za-z0-9|_/:-]*", m.group(3)) is not None
+            # A value is named in capitals (EXPR, FILE, MiB, N, K/N, ADDR:PORT),
+            # or is one of a set ("qm|cpu|hash"), one space after the option;
+            # the help text after it starts in lower case.
+            value = bool(m.group(3)) and (
+                re.fullmatch(r"[A-Z][A-Za-z0-9|_/:-]*", m.group(3)) is not None
+                or re.fullmatch(r"[a-z0-9_-]+(?:\|[a-z0-9_-]+)+", m.group(3)) is not None)
             opts.append(Opt(m.group(2), m.group(1), value, f"{verb} --help"))
     if not opts:
         fails.append(f"{verb} --help lists no options")

@@ -3,8 +3,8 @@
 # and PREFIX: exactly the expected files (the binary of BUILD_DIR, every
 # man/*.1 and man/*.5, the JSON schemas, the bash completion), the
 # installed binary runs, `man --warnings` is silent on every installed page
-# at 80 columns, the completion completes a verb, options, a file and an
-# interface name (driven through COMP_WORDS/COMP_CWORD), and uninstall
+# at 80 columns, the completion completes a verb, options, option values, a
+# file and an interface name (driven through COMP_WORDS/COMP_CWORD), and uninstall
 # leaves no file of ours behind.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -77,6 +77,8 @@ for prefix in /usr/local /opt/tcpsift; do
 			c ifacelong tcpsift tui --interface ""
 			c count tcpsift capture -W ""
 			c fileval tcpsift analyze --frames-csv samples/zero-w
+			c value tcpsift capture --fanout-mode ""
+			c sortval tcpsift analyze --sort st
 		' _ "$d$prefix/share/bash-completion/completions/tcpsift" "$iface" >"$tmp/comp" 2>&1
 		want_comp() {
 			local name=$1 want=$2 got
@@ -93,6 +95,8 @@ for prefix in /usr/local /opt/tcpsift; do
 		want_comp file samples/demo-http-loss.pcapng
 		want_comp count ""
 		want_comp fileval samples/zero-window.pcap
+		want_comp value "qm cpu hash"
+		want_comp sortval "state stall"
 		if [ -n "$iface" ]; then
 			same=()
 			for f in "${ifaces[@]}"; do [ "${f:0:1}" = "${iface:0:1}" ] && same+=("$f"); done

@@ -22,7 +22,9 @@
 #     copies the long form's tshark filter, P writes analyze --conn ID
 #     --plot's graphs (replayed, and live on loopback with the default
 #     privilege drop, from the -w file created as that user);
-# then runs tests/tui/live.sh (a transfer in a namespace, live capture).
+# then runs tests/tui/live.sh (a transfer in a namespace, live capture) and
+# tests/tui/live-drops.sh (a flood into the smallest ring: the header's drop
+# share in colour and the options advised).
 # Needs tmux and python3 (skipped without them).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -68,6 +70,20 @@ for args in "" "-r" "-r x -i lo" "--speed 0 -r samples/nanosec.pcap" "--bogus" \
 		t_fail "'tui $args': exit $rc, $(head -c 200 "$TUI_DIR/e")"
 	fi
 done
+# A Wireshark display filter for the BPF: one line with the hint, exit 2
+# (a terminal from script(1): the filter is compiled after the terminal check).
+if command -v script >/dev/null; then
+	TERM=xterm script -qec "$bin tui -r samples/nanosec.pcap 'tcp.port == 80' 2>$TUI_DIR/e" /dev/null >/dev/null </dev/null
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$TUI_DIR/e")" -eq 1 ] &&
+		grep -qF "tcpsift tui: bad filter 'tcp.port == 80': that looks like a Wireshark display filter; tcpsift takes BPF (tcpdump syntax), e.g. 'tcp port 80'" "$TUI_DIR/e"; then
+		t_pass "display filter: one line with the BPF hint, exit 2"
+	else
+		t_fail "display filter: exit $rc, $(head -c 200 "$TUI_DIR/e")"
+	fi
+else
+	t_skip "display filter in tui: no script(1) for a terminal"
+fi
 "$bin" tui -r samples/nanosec.pcap </dev/null >/dev/null 2>"$TUI_DIR/e"
 check "no terminal: exit 2 with a reason" grep -q "needs a terminal" "$TUI_DIR/e"
 
@@ -821,6 +837,13 @@ if [ "$(id -u)" -eq 0 ] && ip netns list >/dev/null 2>&1; then
 	0) t_pass "live: $out" ;;
 	77) t_skip "live: $out" ;;
 	*) t_fail "live: $out $(tail -n 5 "$TUI_DIR/live.err")" ;;
+	esac
+	out=$(timeout -k 5 60 tests/tui/live-drops.sh "$bin" "$peer" 2>"$TUI_DIR/live-drops.err")
+	rc=$?
+	case $rc in
+	0) t_pass "live drops: $out" ;;
+	77) t_skip "live drops: $out" ;;
+	*) t_fail "live drops: $out $(tail -n 5 "$TUI_DIR/live-drops.err")" ;;
 	esac
 else
 	t_skip "live: needs root and ip netns"
