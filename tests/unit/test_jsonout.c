@@ -119,6 +119,54 @@ static void test_reals(void)
 	CHECK(jo_fmt_real(buf, INFINITY) == 0);
 }
 
+/* Keys the compiler cannot see (built at run time: a name from data) are
+ * measured and escaped, whatever their alignment and length (the scan
+ * reads aligned words); literal keys are trusted, and held to being plain
+ * in the test builds. */
+static void test_keys(void)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz";
+	char buf[64], want[160];
+	struct jo_writer w;
+	unsigned bad = 0;
+
+	for (unsigned off = 0; off < 8; off++)
+		for (unsigned len = 0; len <= 24; len++)
+			for (int special = -1; special < (int)len; special++) {
+				char *k = buf + off;
+				size_t n = 0;
+				for (unsigned i = 0; i < len; i++)
+					k[i] = (int)i == special ? '"' : alphabet[(i + off) % 26];
+				k[len] = '\0';
+				n += (size_t)snprintf(want + n, sizeof(want) - n, "{\"");
+				for (unsigned i = 0; i < len; i++)
+					n += (size_t)snprintf(want + n, sizeof(want) - n,
+							      k[i] == '"' ? "\\\"" : "%c", k[i]);
+				snprintf(want + n, sizeof(want) - n, "\":1}");
+				jo_w_init(&w, NULL, 0, 0);
+				jo_w_obj(&w);
+				jo_kint(&w, k, 1);
+				jo_w_obj_end(&w);
+				char *got = text(&w);
+				if (w.err || strcmp(got, want)) {
+					if (bad++ < 3)
+						fprintf(stderr,
+							"key off %u len %u: '%s', want '%s'\n", off,
+							len, got, want);
+				}
+				free(got);
+				jo_w_free(&w);
+			}
+	CHECK(bad == 0);
+#ifdef JO_CHECK_ORDER
+	jo_w_init(&w, NULL, 0, 0);
+	jo_w_obj(&w);
+	jo_kint(&w, "not\"plain", 1);
+	CHECK(w.err == ERR_USAGE);
+	jo_w_free(&w);
+#endif
+}
+
 /* The fast path, byte for byte printf's, on the reals reports hold and
  * around every edge it has: powers of ten, 16-digit round-ups, halfway
  * ties, the ends of its range (and beyond, where printf answers). */
@@ -476,6 +524,7 @@ int main(void)
 {
 	test_layout();
 	test_strings();
+	test_keys();
 	test_reals();
 	test_reals_exact();
 	test_seconds();
