@@ -143,7 +143,7 @@ void pl_svg_begin(struct pl_svg *g, const struct pl_conn *c, unsigned dir, const
 	    "<style>\n"
 	    ".bg{fill:#fff}.frame{fill:none;stroke:#555}.grid{stroke:#e8e8e8}\n"
 	    ".tick{fill:#333;font-size:11px}.title{font-size:15px;font-weight:bold}\n"
-	    ".sub{fill:#555}\n"
+	    ".sub{fill:#555;font-size:11px}\n"
 	    ".seg{stroke:#1f3a93;fill:none}.retrans{stroke:#d62728;stroke-width:3}\n"
 	    ".ooo{stroke:#9467bd;stroke-width:3}.gap{stroke:#ff00ff;stroke-width:2;"
 	    "stroke-dasharray:3 2}\n"
@@ -199,11 +199,12 @@ void pl_svg_note(struct pl_svg *g, const struct pl_conn *c)
 		snprintf(g->note, sizeof(g->note), "every packet drawn; anomaly marks: %u",
 			 c->nmarks);
 	else
-		snprintf(g->note, sizeof(g->note),
-			 "aggregated: one column per %.6g s (lowest to highest); anomaly marks: "
-			 "%u%s%llu beyond the cap of %u, binned",
-			 pl_secs(c->col_width), c->nmarks, c->marks_over ? " + " : ", ",
-			 (unsigned long long)c->marks_over, PL_MARKS_MAX);
+		snprintf(
+		    g->note, sizeof(g->note),
+		    "aggregated: one column per %.6g s; anomaly marks: %u%s%llu beyond the cap "
+		    "of %u",
+		    pl_secs(c->col_width), c->nmarks, c->marks_over ? " + " : ", ",
+		    (unsigned long long)c->marks_over, PL_MARKS_MAX);
 }
 
 void pl_svg_end(struct pl_svg *g)

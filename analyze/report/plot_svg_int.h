@@ -72,7 +72,7 @@ enum pl_leg_item {
 	PL_LEG_PATH_RTT,
 	PL_LEG_INFL,
 	PL_LEG_RWND,
-	PL_LEG_BIN, /* binned marks */
+	PL_LEG_BIN,   /* binned marks */
 	PL_LEG_LIMIT, /* LIMIT_COUNT items: the limit of a time slice, by class */
 	PL_LEG_COUNT = PL_LEG_LIMIT + LIMIT_COUNT,
 };

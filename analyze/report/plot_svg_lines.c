@@ -136,8 +136,8 @@ void pl_svg_rtt(struct pl_svg *g, const struct pl_conn *c, unsigned dir)
 			    "t=%.6f "
 			    "s: %.3f ms</title></circle>\n",
 			    pl_x(g, pl_secs(r->t)), pl_y(g, ms), pl_secs(r->t), ms,
-			    (unsigned long long)r->frame, (unsigned long long)r->frame, pl_secs(r->t),
-			    ms);
+			    (unsigned long long)r->frame, (unsigned long long)r->frame,
+			    pl_secs(r->t), ms);
 		}
 		g->legend |= n ? 1u << PL_LEG_RTT : 0;
 	} else {
@@ -200,7 +200,7 @@ void pl_svg_level(struct pl_svg *g, const struct pl_conn *c, unsigned dir, bool 
 	g->y0 = 0;
 	g->y1 = top;
 	pl_svg_begin(g, c, dir, rwnd ? "receive window" : "bytes in flight",
-		  rwnd ? "window" : "in flight", pl_unit_bytes(top), "bytes");
+		     rwnd ? "window" : "in flight", pl_unit_bytes(top), "bytes");
 	f = g->f;
 	bool any = false;
 	/* The highest value drawn, for tests and scripts (data-max). */

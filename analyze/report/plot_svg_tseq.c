@@ -14,10 +14,9 @@
  * mark of that kind in the graph is binned, by PL_BIN_PX pixels of time,
  * and each bin drawn as one mark: over the bytes (or, for stalls and zero
  * windows, the time) its marks cover, thicker the more it holds, its count
- * in data-count, in its tooltip and, where there is room, written above
- * it. So a retransmission at 4.9 s of a 5 s transfer shows whatever came
- * before it, and the counts of a graph's marks and bins add up to the
- * report's.
+ * in data-count, in its tooltip and (retransmissions, stalls and zero
+ * windows), where there is room, written above it. So a retransmission at 4.9 s of a 5 s transfer
+ * shows whatever came before it, and the counts of a graph's marks and bins add up to the report's.
  */
 #define PL_DRAW_MAX 2000u /* marks of one kind drawn one by one in a graph */
 #define PL_BIN_PX   2u	  /* a bin's width (pixels of time) */
@@ -126,7 +125,6 @@ static void draw_mark(struct pl_svg *g, const struct pl_mark *m)
 	}
 	}
 }
-
 
 static void tseq_raw(struct pl_svg *g, const struct pl_conn *c, unsigned dir)
 {
@@ -269,13 +267,11 @@ static void tseq_cols(struct pl_svg *g, const struct pl_conn *c, unsigned dir)
 		g->legend |= 1u << PL_LEG_SACK;
 }
 
-
 /* ---- binned marks ---- */
 
 static const unsigned leg_of[PL_MK_COUNT] = {
-    [PL_MK_RETRANS] = PL_LEG_RETRANS, [PL_MK_OOO] = PL_LEG_OOO,
-    [PL_MK_ZWIN] = PL_LEG_ZWIN,	      [PL_MK_GAP] = PL_LEG_GAP,
-    [PL_MK_LOSS] = PL_LEG_LOSS,	      [PL_MK_HOLE] = PL_LEG_HOLE,
+    [PL_MK_RETRANS] = PL_LEG_RETRANS, [PL_MK_OOO] = PL_LEG_OOO,	    [PL_MK_ZWIN] = PL_LEG_ZWIN,
+    [PL_MK_GAP] = PL_LEG_GAP,	      [PL_MK_LOSS] = PL_LEG_LOSS,   [PL_MK_HOLE] = PL_LEG_HOLE,
     [PL_MK_ZWIN_SPAN] = PL_LEG_ZWIN,  [PL_MK_STALL] = PL_LEG_STALL,
 };
 
@@ -358,7 +354,11 @@ static void draw_bin(struct pl_svg *g, const struct pl_bin *b, unsigned kind, do
 			x, ylo, x, yhi, w > 8 ? 8 : w);
 		top = yhi;
 	}
-	if (b->n > 1 && x >= *label_x + 22) {
+	/* Counts written for what a reader counts (retransmissions, stalls,
+	 * zero windows); the others' only in the tooltip, or they would
+	 * overlap. */
+	bool counted = kind == PL_MK_RETRANS || is_span(kind);
+	if (counted && b->n > 1 && x >= *label_x + 22) {
 		fprintf(f, "<text class=\"count\" x=\"%.2f\" y=\"%.2f\">%u</text>", x,
 			top - 3 < PL_PY + 9 ? PL_PY + 9 : top - 3, b->n);
 		*label_x = x;
@@ -414,9 +414,13 @@ static void draw_marks(struct pl_svg *g, const struct pl_conn *c, unsigned dir, 
 		if (m->dir == dir && is_span(m->kind) == spans && !(binned & (1u << m->kind)))
 			draw_mark(g, m);
 	}
-	for (unsigned m = 0; m < PL_MK_COUNT; m++)
-		if ((binned & (1u << m)) && is_span(m) == spans)
-			draw_bins(g, c, dir, m);
+	/* Retransmissions last: on top of the gaps and holes they fill. */
+	static const unsigned order[PL_MK_COUNT] = {PL_MK_STALL, PL_MK_ZWIN_SPAN, PL_MK_LOSS,
+						    PL_MK_HOLE,	 PL_MK_GAP,	  PL_MK_ZWIN,
+						    PL_MK_OOO,	 PL_MK_RETRANS};
+	for (unsigned k = 0; k < PL_MK_COUNT; k++)
+		if ((binned & (1u << order[k])) && is_span(order[k]) == spans)
+			draw_bins(g, c, dir, order[k]);
 }
 
 void pl_svg_tseq(struct pl_svg *g, const struct pl_conn *c, unsigned dir)
