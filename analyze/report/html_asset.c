@@ -14,7 +14,7 @@ const char html_style[] =
     "th{background:#2b4a6f;color:#fff}\n"
     "td.l,th.l{text-align:left}td.w{white-space:normal;text-align:left;max-width:60em}"
     "tr:nth-child(even) td{background:#f3f5f8}\n"
-    "table.kv th{text-align:left}table.kv td{text-align:left}\n"
+    "table.kv th{text-align:left}table.kv td{text-align:left;white-space:normal}\n"
     ".warn{color:#a35200;font-weight:600}.bad{color:#c01818;font-weight:600}"
     ".order{color:#0b5cad;font-weight:600}.mtu{color:#8a1f8a;font-weight:600}\n"
     ".muted{color:#666}.why b{color:#333}code.fr{background:#eef1f5;padding:0 .2em;"

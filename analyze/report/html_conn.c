@@ -27,8 +27,8 @@ static const char *tone_class(enum det_tone t)
 static int graph_path(char *path, size_t len, const char *dir, uint64_t id, unsigned d,
 		      const char *graph)
 {
-	int n = snprintf(path, len, "%s/conn-%" PRIu64 "-%s-%s.svg", dir, id, sum_dir_name(d),
-			 graph);
+	int n =
+	    snprintf(path, len, "%s/conn-%" PRIu64 "-%s-%s.svg", dir, id, sum_dir_name(d), graph);
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -43,8 +43,8 @@ bool html_graph_exists(const char *graph_dir, uint64_t id, unsigned dir, const c
 /* The graph file into the page as inline SVG: without its XML
  * declaration, and without its style when an earlier graph brought it
  * (the graphs' style is one and the same; a page keeps it once). */
-static void inline_graph(FILE *out, const char *graph_dir, uint64_t id, unsigned dir,
-			 unsigned g, bool *styled)
+static void inline_graph(FILE *out, const char *graph_dir, uint64_t id, unsigned dir, unsigned g,
+			 bool *styled)
 {
 	char path[PATH_MAX];
 	char *line = NULL;
@@ -121,7 +121,8 @@ static void write_limits(FILE *out, const struct sum_conn *c, const struct rep_r
 			for (unsigned shown = 0; shown < n; shown++) {
 				unsigned best = n;
 				for (unsigned k = 0; k < n; k++)
-					if (!done[k] && ns[k] > 0 && (best == n || ns[k] > ns[best]))
+					if (!done[k] && ns[k] > 0 &&
+					    (best == n || ns[k] > ns[best]))
 						best = k;
 				if (best == n)
 					break;
@@ -194,21 +195,20 @@ static void write_event_row(FILE *out, const struct sum_conn *c, const struct su
 }
 
 /* The connection's findings: a table per kind of event, each in time
- * order; the first HTML_MAX_CONN_EVENTS events, the rest counted. */
+ * order, its first HTML_MAX_CONN_EVENTS rows (the rest counted). */
 static void write_findings(FILE *out, const struct sum_conn *c, const struct html_conn *hc,
 			   const struct rep_data *d, const struct rep_run *run, const uint32_t *idx,
 			   const char *graph_dir)
 {
-	size_t n = hc->ev_end - hc->ev_first, shown = n < HTML_MAX_CONN_EVENTS ? n : 0;
+	size_t n = hc->ev_end - hc->ev_first;
 
 	if (!n) {
 		fputs("<p class=\"muted\">No findings.</p>\n", out);
 		return;
 	}
-	shown = n < HTML_MAX_CONN_EVENTS ? n : HTML_MAX_CONN_EVENTS;
 	for (unsigned type = 0; type < SUM_EV_TYPE_COUNT; type++) {
-		size_t count = 0;
-		for (size_t k = 0; k < shown; k++)
+		size_t count = 0, shown = 0;
+		for (size_t k = 0; k < n; k++)
 			count += d->events[idx[k]].type == type;
 		if (!count)
 			continue;
@@ -218,16 +218,18 @@ static void write_findings(FILE *out, const struct sum_conn *c, const struct htm
 			"class=\"l\">frames</th><th>duration</th><th class=\"l\">what</th><th "
 			"class=\"l\">reason, evidence, advice</th></tr>\n",
 			sum_event_name(type), count, sum_event_name(type));
-		for (size_t k = 0; k < shown; k++)
-			if (d->events[idx[k]].type == type)
+		for (size_t k = 0; k < n && shown < HTML_MAX_CONN_EVENTS; k++)
+			if (d->events[idx[k]].type == type) {
 				write_event_row(out, c, &d->events[idx[k]], run, graph_dir);
+				shown++;
+			}
 		fputs("</table>\n", out);
+		if (count > shown)
+			fprintf(out,
+				"<p class=\"muted\">%zu more: <code>tcpsift analyze --json --conn "
+				"%" PRIu64 "</code>.</p>\n",
+				count - shown, c->id);
 	}
-	if (n > shown)
-		fprintf(out,
-			"<p class=\"muted\">%zu more events: <code>tcpsift analyze --json --conn "
-			"%" PRIu64 "</code>.</p>\n",
-			n - shown, c->id);
 }
 
 void html_conn_section(FILE *out, const struct sum_conn *c, const struct html_conn *hc,
@@ -240,15 +242,14 @@ void html_conn_section(FILE *out, const struct sum_conn *c, const struct html_co
 	rep_format_endpoint(&c->server, c->server_port, sv, sizeof(sv));
 	rep_fmt_dur(dur, sizeof(dur), c->last_ts - c->first_ts);
 	fprintf(out,
-		"<section class=\"conn\" id=\"c%" PRIu64 "\" data-score=\"%" PRIu64 "\">\n<h3>#%" PRIu64
-		" ",
+		"<section class=\"conn\" id=\"c%" PRIu64 "\" data-score=\"%" PRIu64
+		"\">\n<h3>#%" PRIu64 " ",
 		c->id, hc->score, c->id);
 	mk_escape(out, cl);
 	fputs(" &rarr; ", out);
 	mk_escape(out, sv);
-	fprintf(out,
-		" <span class=\"muted\">(%s, %s%s; trouble score %" PRIu64 ")</span></h3>\n", dur,
-		sum_state_label(c->state, 12), c->evicted ? ", evicted" : "", hc->score);
+	fprintf(out, " <span class=\"muted\">(%s, %s%s; trouble score %" PRIu64 ")</span></h3>\n",
+		dur, sum_state_label(c->state, 12), c->evicted ? ", evicted" : "", hc->score);
 	rep_tshark_filter(tshark, sizeof(tshark), &c->ident,
 			  run->nvantages > 1 && c->vantage < run->nvantages
 			      ? run->vantage_names[c->vantage]

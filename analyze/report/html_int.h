@@ -18,7 +18,8 @@
 #include "analyze/report/report.h"
 
 /* What the page bounds: table rows (both tables together), connections
- * with a section, events shown in one section (the rest counted). */
+ * with a section, events of one kind shown in a section (the rest
+ * counted). */
 enum {
 	HTML_MAX_ROWS = 5000,
 	HTML_MAX_DETAILS = 500,

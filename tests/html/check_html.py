@@ -14,8 +14,8 @@ segment lost, 2 per finding that is not a per-frame verdict, 1 per 10 ms
 the findings lasted; ties by id), with the idle or control connections
 (at most 8192 bytes of payload, score 0) folded in <details id="idle">
 and no other; give each connection with events a section holding each
-of its events (up to 200) in the table of its type, with its frames as
-text; show the inputs' paths as text. --graphs: each connection that
+of its events (the first 200 of each type) in the table of its type, with
+its frames as text; show the inputs' paths as text. --graphs: each connection that
 carried data (the first 100 by id) has its time-sequence graphs inline
 (<figure id="g-ID-DIR-tseq"> holding an <svg>). --marks: in each inline
 time-sequence graph, the retransmission marks plus the counts of the
@@ -204,7 +204,11 @@ def main():
             if order.index(cid) < 500:
                 bad.append(f"conn {cid}: no section for its {len(es)} events")
             continue
-        es = sorted(es, key=lambda e: e["ts"])[:MAX_EVENTS]
+        first = collections.defaultdict(list)  # the first MAX_EVENTS of each type
+        for e in sorted(es, key=lambda e: e["ts"]):
+            if len(first[e["type"]]) < MAX_EVENTS:
+                first[e["type"]].append(e)
+        es = [e for t in first.values() for e in t]
         rows = p.events.get(cid, [])
         if len(rows) != len(es):
             bad.append(f"conn {cid}: {len(rows)} event rows for {len(es)} events")
