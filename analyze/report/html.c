@@ -111,7 +111,7 @@ static void fmt_rtt(char *buf, size_t len, const struct sum_conn *c)
 
 struct page {
 	struct html_conn *hc; /* by rank: troubled first, then the others, then the folded */
-	size_t n, nfolded, ntrouble;
+	size_t n, nfolded, ntrouble, nlossy; /* nlossy: connections that lost segments */
 	uint64_t lost, sent, payload;
 	uint64_t vantage[SUM_VANTAGE_COUNT]; /* directions with data, by where the capture sat */
 	int64_t *rtt;			     /* the paths' RTTs known, sorted */
@@ -169,6 +169,7 @@ static void score_conn(struct page *pg, struct html_conn *h, const struct sum_co
 		ns += ev->duration_ns > 0 ? ev->duration_ns : 0;
 	}
 	pg->lost += h->lost;
+	pg->nlossy += h->lost > 0;
 	pg->payload += payload;
 	h->score = 4 * h->lost + 2 * nev + (uint64_t)(ns / 10000000);
 	h->folded = payload <= HTML_IDLE_BYTES && h->score == 0;
@@ -308,25 +309,44 @@ static void write_summary(FILE *out, const struct page *pg, const struct rep_dat
 	write_inputs(out, run);
 }
 
-/* Each kind of finding: count, connections (the first few linked), time. */
+/* Up to 12 links to the connections (most trouble first) that lost
+ * segments (type < 0) or have an event of type; " ..." when more do. */
+static void write_links(FILE *out, const struct page *pg, const struct rep_data *d, int type,
+			uint64_t nconns)
+{
+	unsigned linked = 0;
+
+	for (size_t r = 0; r < pg->n && r < HTML_MAX_DETAILS && linked < 12; r++) {
+		const struct html_conn *h = &pg->hc[r];
+		bool has = type < 0 && h->lost > 0;
+		for (size_t e = h->ev_first; e < h->ev_end && !has && type >= 0; e++)
+			has = d->events[pg->g.idx[e]].type == (unsigned)type;
+		if (has)
+			fprintf(out, "%s<a href=\"#c%" PRIu64 "\">#%" PRIu64 "</a>",
+				linked++ ? " " : "", rep_conn_at(d, h->k)->id,
+				rep_conn_at(d, h->k)->id);
+	}
+	fputs(nconns > linked ? " ...</td></tr>\n" : "</td></tr>\n", out);
+}
+
+/* Segments lost, then each kind of finding: count, connections (the first
+ * few linked), time. */
 static void write_findings(FILE *out, const struct page *pg, const struct rep_data *d)
 {
-	bool any = false;
-
-	fputs("<h2 id=\"findings\">Findings</h2>\n", out);
+	fputs("<h2 id=\"findings\">Findings</h2>\n<table class=\"findings\">\n<tr><th "
+	      "class=\"l\">finding</th><th>count</th><th>connections</th><th>time in all</th><th "
+	      "class=\"l\">in (most trouble first)</th></tr>\n",
+	      out);
+	fprintf(out,
+		"<tr data-type=\"lost\"><td class=\"l\">segments lost (retransmissions not proven "
+		"spurious)</td><td>%" PRIu64 "</td><td>%zu</td><td>-</td><td class=\"l\">",
+		pg->lost, pg->nlossy);
+	write_links(out, pg, d, -1, pg->nlossy);
 	for (unsigned type = 0; type < SUM_EV_TYPE_COUNT; type++) {
 		char dur[32];
-		unsigned linked = 0;
 
 		if (!pg->ev_n[type])
 			continue;
-		if (!any)
-			fputs(
-			    "<table class=\"findings\">\n<tr><th class=\"l\">finding</th><th>count"
-			    "</th><th>connections</th><th>time in all</th><th class=\"l\">in "
-			    "(most trouble first)</th></tr>\n",
-			    out);
-		any = true;
 		if (pg->ev_ns[type] > 0)
 			rep_fmt_dur(dur, sizeof(dur), pg->ev_ns[type]);
 		else
@@ -336,24 +356,9 @@ static void write_findings(FILE *out, const struct page *pg, const struct rep_da
 			"</td><td>%" PRIu64 "</td><td>%s</td><td class=\"l\">",
 			sum_event_name(type), sum_event_name(type), pg->ev_n[type],
 			pg->ev_conns[type], dur);
-		for (size_t r = 0; r < pg->n && r < HTML_MAX_DETAILS && linked < 12; r++) {
-			const struct html_conn *h = &pg->hc[r];
-			bool has = false;
-			for (size_t e = h->ev_first; e < h->ev_end && !has; e++)
-				has = d->events[pg->g.idx[e]].type == type;
-			if (has)
-				fprintf(out, "%s<a href=\"#c%" PRIu64 "\">#%" PRIu64 "</a>",
-					linked++ ? " " : "", rep_conn_at(d, h->k)->id,
-					rep_conn_at(d, h->k)->id);
-		}
-		fputs(pg->ev_conns[type] > linked ? " ...</td></tr>\n" : "</td></tr>\n", out);
+		write_links(out, pg, d, (int)type, pg->ev_conns[type]);
 	}
-	if (any)
-		fputs("</table>\n", out);
-	else
-		fputs("<p>No findings: no stall, SACK hole, zero window, MTU or capture "
-		      "finding.</p>\n",
-		      out);
+	fputs("</table>\n", out);
 	if (d->events_dropped)
 		fprintf(out,
 			"<p class=\"bad\">%" PRIu64

@@ -225,6 +225,17 @@ def main():
             left[(e["type"], want_fr)] -= 1
     check(not bad, f"every finding of {len(evs)} connections in its type's table, with its frames",
           "; ".join(bad[:3]))
+    # The findings' overview: segments lost and each kind of event, by value.
+    lost = {c["id"]: sum(max(c[d]["retransmissions"] - c[d]["spurious_retransmissions"], 0)
+                         for d in ("c2s", "s2c")) for c in rep["connections"]}
+    want_rows = {"lost": (sum(lost.values()), sum(1 for v in lost.values() if v))}
+    by_type = collections.Counter(e["type"] for e in rep["events"])
+    for t, n in by_type.items():
+        want_rows[t] = (n, len({e["conn"] for e in rep["events"] if e["type"] == t}))
+    got_rows = {t: (int(n), int(c)) for t, n, c in re.findall(
+        r'<tr data-type="([a-z_]+)"><td class="l">[^<]*</td><td>(\d+)</td><td>(\d+)</td>', src)}
+    check(got_rows == want_rows, f"the findings' overview: segments lost and {len(by_type)} kinds, count and connections",
+          f"got {sorted(got_rows.items())[:4]}, want {sorted(want_rows.items())[:4]}")
     text = "".join(p.text)
     missing = [i["path"] for i in rep["inputs"] if i["path"] not in text]
     check(not missing, "input paths shown as text", f"missing {missing}")
