@@ -145,6 +145,22 @@ if cmp -s "$tmp/both.html" "$tmp/loss.html" && [ ! -e "$tmp/both/index.html" ] &
 else
 	t_fail "--html -o with --plot DIR: $(cmp "$tmp/both.html" "$tmp/loss.html" 2>&1 | head -1); $(ls "$tmp/both" | head -3)"
 fi
+# Each inline graph is its SVG file (the style kept once a page): without
+# the script it shows the whole connection, as the file does.
+if python3 - "$tmp/both.html" "$tmp/both" <<'EOF'; then
+import os, re, sys
+page, d = open(sys.argv[1]).read(), sys.argv[2]
+nostyle = lambda s: re.sub(r"<style>.*?</style>\n", "", s, flags=re.S)
+figs = dict(re.findall(r'<figure class="graph" id="g-([^"]+)"[^>]*>\n(.*?)</figure>', page, re.S))
+files = sorted(f for f in os.listdir(d) if f.endswith(".svg"))
+bad = [f for f in files if nostyle(figs.get(f[5:-4], "")) !=
+       nostyle(open(os.path.join(d, f)).read().split("\n", 1)[1])]
+sys.exit(1 if bad or not files or len(figs) != len(files) else 0)
+EOF
+	t_pass "every inline graph is its SVG file"
+else
+	t_fail "an inline graph differs from its SVG file, or one is missing"
+fi
 left=$(ls -A "$TMPDIR")
 [ -z "$left" ] && t_pass "--html leaves no temporary graph directory" ||
 	t_fail "--html left in TMPDIR: $(echo "$left" | head -3)"
@@ -178,6 +194,13 @@ if command -v chromium >/dev/null; then
 		rc=$?
 		[ $rc -eq 0 ] && [ "${s%% *}" = 1400x1000 ] && t_pass "chromium renders the page ($s)" ||
 			t_fail "chromium: the page renders blank or at another size ($s)"
+		if chrome --window-size=1000,560 --screenshot="$tmp/tseq.png" \
+			"file://$tmp/both/conn-1-s2c-tseq.svg" >/dev/null &&
+			s=$(python3 tests/tools/pngstat.py --min-ink 0.01 --min-colors 16 "$tmp/tseq.png"); then
+			t_pass "chromium renders a time-sequence graph, no script ($s)"
+		else
+			t_fail "chromium: the time-sequence graph renders blank (${s:-no screenshot})"
+		fi
 		if s=$(python3 tests/tools/pngstat.py --min-ink 0.05 --min-colors 16 "$tmp/blank.png"); then
 			t_fail "pngstat.py takes a blank page for a rendered one ($s)"
 		else
