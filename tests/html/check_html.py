@@ -15,9 +15,11 @@ the findings lasted; ties by id), with the idle or control connections
 (at most 8192 bytes of payload, score 0) folded in <details id="idle">
 and no other; give each connection with events a section holding each
 of its events (the first 200 of each type) in the table of its type, with
-its frames as text; show the inputs' paths as text. --graphs: each connection that
-carried data (the first 100 by id) has its time-sequence graphs inline
-(<figure id="g-ID-DIR-tseq"> holding an <svg>). --marks: in each inline
+its frames as text; the findings' overview (segments lost, each kind of
+event: count, connections) by value; show the inputs' paths as text.
+--graphs: each connection with a section, among the first 100 by id that
+carried data, has its time-sequence graphs inline (<figure
+id="g-ID-DIR-tseq"> holding an <svg>). --marks: in each inline
 time-sequence graph, the retransmission marks plus the counts of the
 binned ones are the report's retransmissions of that direction.
 Python's standard library only.
@@ -242,8 +244,11 @@ def main():
     if rep["inputs"]:
         check(rep["inputs"][0]["path"] in p.title, "title names the input", p.title)
     if a.graphs:
+        # Graphs are drawn for the first PLOT_MAX connections that carry
+        # data, and shown in the sections of those that have one.
         with_data = [i for i in sorted(conns)
                      if conns[i]["c2s"]["data_packets"] or conns[i]["s2c"]["data_packets"]][:PLOT_MAX]
+        with_data = [i for i in with_data if i in p.sections]
         bad = [f"g-{i}-{d}-tseq" for i in with_data for d in ("c2s", "s2c")
                if conns[i][d]["data_packets"] and not p.graphs.get(f"g-{i}-{d}-tseq", {}).get("svg")]
         check(not bad and (p.graphs or not with_data), f"{len(p.graphs)} graphs inline, every direction with data has its time-sequence graph",
