@@ -542,7 +542,7 @@ int rep_write_html(FILE *out, const struct rep_data *d, const struct rep_run *ru
 		    out,
 		    "<details id=\"idle\"><summary>%zu idle or control connection%s (at most %u "
 		    "bytes of payload, nothing wrong)</summary>\n",
-		    pg.nfolded, rep_plural(pg.nfolded), HTML_IDLE_BYTES);
+		    pg.nfolded, rep_plural(pg.nfolded), (unsigned)HTML_IDLE_BYTES);
 		write_part(out, &pg, d, run, shown, pg.n, graph_dir, &styled);
 		fputs("</details>\n", out);
 	}

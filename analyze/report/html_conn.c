@@ -93,47 +93,50 @@ static void write_graphs(FILE *out, const struct sum_conn *c, unsigned dir, cons
 	fputs("</details>\n", out);
 }
 
+/* One row: what limited direction dir by view dv's classes (each one's
+ * share of the time, largest first); nothing when it has no time. */
+static void write_limit_dir(FILE *out, const struct det_view *dv, const struct sum_conn *c,
+			    unsigned dir)
+{
+	int64_t ns[DET_DIR_CLASSES_MAX] = {0}, all = 0;
+	unsigned n = dv->ndir_classes;
+	bool done[DET_DIR_CLASSES_MAX] = {false};
+
+	if (n > DET_DIR_CLASSES_MAX)
+		n = DET_DIR_CLASSES_MAX;
+	dv->dir_class_ns(c, dir, ns);
+	for (unsigned k = 0; k < n; k++)
+		all += ns[k] > 0 ? ns[k] : 0;
+	if (all <= 0)
+		return;
+	fprintf(out, "<tr><th>%s %s</th><td class=\"limited\" data-dir=\"%s\">",
+		dv->dir_key ? dv->dir_key : dv->name, dir_labels[dir], sum_dir_name(dir));
+	/* Largest first: the largest left, n times at most. */
+	for (unsigned shown = 0; shown < n; shown++) {
+		unsigned best = n;
+		for (unsigned k = 0; k < n; k++)
+			if (!done[k] && ns[k] > 0 && (best == n || ns[k] > ns[best]))
+				best = k;
+		if (best == n)
+			break;
+		done[best] = true;
+		fprintf(out, "%s%s %.1f %%%s", shown ? ", " : "<b>", dv->dir_class_name(best),
+			100.0 * (double)ns[best] / (double)all, shown ? "" : "</b>");
+	}
+	fputs("</td></tr>\n", out);
+}
+
 /* What limited each direction (the views that split a direction's time
- * into classes: shares, largest first), and the views' detail lines. */
+ * into classes), and the views' detail lines. */
 static void write_limits(FILE *out, const struct sum_conn *c, const struct rep_run *run)
 {
 	if (!run->detectors)
 		return;
 	fputs("<table class=\"kv\">\n", out);
-	for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
-		const struct det_view *dv = det_views[v];
-		for (unsigned dir = 0; dv->ndir_classes && dir < SUM_DIR_COUNT; dir++) {
-			int64_t ns[DET_DIR_CLASSES_MAX] = {0}, all = 0;
-			unsigned n = dv->ndir_classes < DET_DIR_CLASSES_MAX ? dv->ndir_classes
-									    : DET_DIR_CLASSES_MAX;
-			if (!c->dir[dir].payload_bytes)
-				continue;
-			dv->dir_class_ns(c, dir, ns);
-			for (unsigned k = 0; k < n; k++)
-				all += ns[k] > 0 ? ns[k] : 0;
-			if (all <= 0)
-				continue;
-			fprintf(out, "<tr><th>%s %s</th><td class=\"limited\" data-dir=\"%s\">",
-				dv->dir_key ? dv->dir_key : dv->name, dir_labels[dir],
-				sum_dir_name(dir));
-			/* Largest first: pick the largest left, n times at most. */
-			bool done[DET_DIR_CLASSES_MAX] = {false};
-			for (unsigned shown = 0; shown < n; shown++) {
-				unsigned best = n;
-				for (unsigned k = 0; k < n; k++)
-					if (!done[k] && ns[k] > 0 &&
-					    (best == n || ns[k] > ns[best]))
-						best = k;
-				if (best == n)
-					break;
-				done[best] = true;
-				fprintf(out, "%s%s%s %.1f %%%s", shown ? ", " : "<b>",
-					dv->dir_class_name(best), "", 100.0 * ns[best] / all,
-					shown ? "" : "</b>");
-			}
-			fputs("</td></tr>\n", out);
-		}
-	}
+	for (unsigned v = 0; v < DET_VIEW_COUNT; v++)
+		for (unsigned dir = 0; det_views[v]->ndir_classes && dir < SUM_DIR_COUNT; dir++)
+			if (c->dir[dir].payload_bytes)
+				write_limit_dir(out, det_views[v], c, dir);
 	struct det_totals none = {0};
 	for (unsigned v = 0; v < DET_VIEW_COUNT; v++) {
 		char line[512] = "";

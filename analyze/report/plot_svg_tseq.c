@@ -20,7 +20,8 @@
  */
 #define PL_DRAW_MAX 2000u /* marks of one kind drawn one by one in a graph */
 #define PL_BIN_PX   2u	  /* a bin's width (pixels of time) */
-#define PL_NBINS    ((unsigned)PL_PW / PL_BIN_PX)
+#define PL_NBINS    440u  /* the plot's width in bins */
+_Static_assert(PL_NBINS *PL_BIN_PX == (unsigned)PL_PW, "the bins cover the plot area");
 
 /* ---- the time-sequence graph ---- */
 
@@ -315,9 +316,9 @@ static unsigned binned_kinds(const struct pl_conn *c, unsigned dir, uint64_t n[P
 
 static unsigned bin_of(const struct pl_svg *g, int64_t t)
 {
-	double k = (pl_x(g, pl_secs(t)) - PL_PX) / PL_BIN_PX;
+	double k = (pl_x(g, pl_secs(t)) - PL_PX) / (double)PL_BIN_PX;
 
-	return k <= 0 ? 0 : k >= PL_NBINS ? PL_NBINS - 1 : (unsigned)k;
+	return k <= 0 ? 0 : k >= (double)PL_NBINS ? PL_NBINS - 1 : (unsigned)k;
 }
 
 /* One bin as one mark; its count written above it when that clears the
