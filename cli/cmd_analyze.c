@@ -86,7 +86,7 @@ static const struct cli_opt analyze_opts[] = {
     {"json", OPT_JSON, NULL, "one JSON document (schema 2, see tcpsift-json(5))"},
     {"ndjson", OPT_NDJSON, NULL, "one JSON object per line: events and connections as found"},
     {"html", OPT_HTML, NULL,
-     "the report as one HTML page (open -o FILE.html in a browser; --plot adds graphs)"},
+     "the report as one self-contained HTML page with the graphs inline (-o FILE.html)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"queue-per-file", OPT_QUEUE_PER_FILE, NULL,
      "tag each input's packets with its index as queue id"},
@@ -706,7 +706,7 @@ static void print_error(void *ctx, const struct rep_error *e)
 		fprintf(stderr, "tcpsift analyze: %s\n", e->message);
 }
 
-/* --plot DIR's page and report: DIR/index.html (linking the graphs) and
+/* --plot DIR's page and report: DIR/index.html (the graphs inlined) and
  * DIR/report.json, written by a report of their own fed the same results. */
 struct plot_index {
 	FILE *html, *json;
@@ -850,13 +850,17 @@ static int analyze_run(struct analyze_cfg *cfg)
 
 	/* The graphs' directories before any input is read: a bad one is
 	 * known at once (exit 3, as an output file that cannot be written). */
+	/* --html inlines the graphs: from --plot DIR, or from a temporary
+	 * directory the plot removes. */
 	struct plot *plot = NULL;
-	if (cfg->plot_dir || cfg->xplot_dir) {
+	bool html = cfg->format == REP_HTML;
+	if (cfg->plot_dir || cfg->xplot_dir || html) {
 		struct plot_config pc = {.svg_dir = cfg->plot_dir,
 					 .xpl_dir = cfg->xplot_dir,
 					 .only = only,
 					 .max_conns =
-					     cfg->plot_max ? cfg->plot_max : PLOT_MAX_DEFAULT};
+					     cfg->plot_max ? cfg->plot_max : PLOT_MAX_DEFAULT,
+					 .svg_temp = html};
 		if (!(plot = plot_new(&pc, err, sizeof(err)))) {
 			fprintf(stderr, "tcpsift analyze: %s\n", err);
 			idset_free(only);
@@ -963,9 +967,13 @@ static int analyze_run(struct analyze_cfg *cfg)
 				  .conn_mem = cfg->report_memory == SIZE_MAX ? 0
 					      : cfg->report_memory	     ? cfg->report_memory
 									     : 1};
+	if (html)
+		rcfg.html_dir = plot_svg_dir(plot);
 	struct report *rep = rep_new(&rcfg, err, sizeof(err));
+	/* --plot DIR without --html: the page as DIR/index.html (one page:
+	 * with --html, the page goes where -o says, and DIR holds the graphs). */
 	struct plot_index ix = {0};
-	if (rep && cfg->plot_dir &&
+	if (rep && cfg->plot_dir && !html &&
 	    plot_index_open(&ix, cfg->plot_dir, &rcfg, err, sizeof(err)) < 0) {
 		rep_free(rep); /* the engine is not made: said and cleaned up below */
 		rep = NULL;

@@ -4,10 +4,12 @@
 #include "analyze/report/report.h"
 #include "common/err.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *const pl_mark_class[PL_MK_COUNT] = {
     [PL_MK_RETRANS] = "retrans",     [PL_MK_OOO] = "ooo",
@@ -26,6 +28,7 @@ struct plot {
 	uint64_t left_out; /* begun while max_conns were taken */
 	int err;	   /* the first write error */
 	char errmsg[512];
+	char temp_dir[4096]; /* cfg.svg_temp: the directory made (cfg.svg_dir points here) */
 };
 
 /* ---- directories and files ---- */
@@ -130,8 +133,10 @@ static void conn_free(struct pl_conn *c)
 	free(c->recs);
 	free(c->sacks);
 	free(c->marks);
-	for (unsigned d = 0; d < SUM_DIR_COUNT; d++)
+	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 		free(c->col[d]);
+		free(c->over[d]);
+	}
 	free(c);
 }
 
@@ -171,11 +176,6 @@ static uint32_t max32(uint32_t a, uint32_t b)
 	return a > b ? a : b;
 }
 
-static uint16_t sat16(uint32_t v)
-{
-	return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
-}
-
 /* Two neighbouring slices as one. */
 static void col_join(struct pl_col *out, const struct pl_col *a, const struct pl_col *b)
 {
@@ -201,8 +201,6 @@ static void col_join(struct pl_col *out, const struct pl_col *a, const struct pl
 	m.sack_hi = max32(m.sack_hi, b->sack_hi);
 	m.bytes += b->bytes;
 	m.good += b->good;
-	for (unsigned k = 0; k < PL_MK_COUNT; k++)
-		m.nmark[k] = sat16((uint32_t)m.nmark[k] + b->nmark[k]);
 	if (b->have & PL_C_SEQ)
 		m.queue = b->queue;
 	m.have |= b->have;
@@ -217,6 +215,17 @@ static void cols_halve(struct pl_conn *c)
 			col_join(&s[k], &s[2 * k], &s[2 * k + 1]);
 		for (unsigned k = PL_COLS / 2; k < PL_COLS; k++)
 			col_clear(&s[k]);
+		struct pl_bin *o = c->over[d];
+		if (!o)
+			continue;
+		/* Slice k's bins: the first of 2k's and 2k+1's, then the second. */
+		for (unsigned k = 0; k < PL_COLS / 2; k++)
+			for (unsigned m = 0; m < PL_MK_COUNT; m++) {
+				struct pl_bin b = o[2 * k * PL_MK_COUNT + m];
+				pl_bin_join(&b, &o[(2 * k + 1) * PL_MK_COUNT + m]);
+				o[k * PL_MK_COUNT + m] = b;
+			}
+		memset(&o[PL_COLS / 2 * PL_MK_COUNT], 0, PL_COLS / 2 * PL_MK_COUNT * sizeof(*o));
 	}
 	c->col_width *= 2;
 	c->col_used = (c->col_used + 1) / 2;
@@ -315,6 +324,38 @@ static int fold(struct pl_conn *c)
 
 /* ---- marks ---- */
 
+void pl_bin_add(struct pl_bin *b, const struct pl_mark *m)
+{
+	struct pl_bin one = {.n = 1,
+			     .seq_lo = m->seq,
+			     .seq_hi = m->seq + m->len,
+			     .t_lo = m->t,
+			     .t_hi = m->t,
+			     .t_end = m->t + (m->dur > 0 ? m->dur : 0),
+			     .frame = m->frame};
+	pl_bin_join(b, &one);
+}
+
+void pl_bin_join(struct pl_bin *b, const struct pl_bin *a)
+{
+	if (!a->n)
+		return;
+	if (!b->n) {
+		*b = *a;
+		return;
+	}
+	b->seq_lo = min32(b->seq_lo, a->seq_lo);
+	b->seq_hi = max32(b->seq_hi, a->seq_hi);
+	/* The first frame is the earliest mark's (marks come in time order
+	 * within a kind, but a bin may join slices out of order). */
+	if (a->t_lo < b->t_lo || (a->t_lo == b->t_lo && a->frame < b->frame))
+		b->frame = a->frame;
+	b->t_lo = a->t_lo < b->t_lo ? a->t_lo : b->t_lo;
+	b->t_hi = a->t_hi > b->t_hi ? a->t_hi : b->t_hi;
+	b->t_end = a->t_end > b->t_end ? a->t_end : b->t_end;
+	b->n = a->n > UINT32_MAX - b->n ? UINT32_MAX : b->n + a->n;
+}
+
 static void mark_add(struct pl_conn *c, const struct pl_mark *m)
 {
 	if (c->nmarks < PL_MARKS_MAX &&
@@ -322,11 +363,15 @@ static void mark_add(struct pl_conn *c, const struct pl_mark *m)
 		c->marks[c->nmarks++] = *m;
 		return;
 	}
-	/* Beyond the cap: a count in the mark's slice (cols form). */
+	/* Beyond the cap: into the bin of its slice and kind (cols form). */
+	unsigned dir = m->dir % SUM_DIR_COUNT;
 	if (c->raw && fold(c) < 0)
 		return;
-	struct pl_col *k = &c->col[m->dir % SUM_DIR_COUNT][col_index(c, m->t)];
-	k->nmark[m->kind] = sat16((uint32_t)k->nmark[m->kind] + 1);
+	if (!c->over[dir] &&
+	    !(c->over[dir] = calloc((size_t)PL_COLS * PL_MK_COUNT, sizeof(*c->over[dir]))))
+		return; /* out of memory: not drawn */
+	uint32_t k = col_index(c, m->t);
+	pl_bin_add(&c->over[dir][k * PL_MK_COUNT + m->kind], m);
 	c->marks_over++;
 }
 
@@ -584,6 +629,18 @@ struct plot *plot_new(const struct plot_config *cfg, char *errbuf, size_t errlen
 		return NULL;
 	}
 	p->cfg = *cfg;
+	if (!cfg->svg_dir && cfg->svg_temp) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(p->temp_dir, sizeof(p->temp_dir), "%s/tcpsift-graphs-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(p->temp_dir)) {
+			snprintf(errbuf, errlen, "cannot make a directory for the graphs in %s: %s",
+				 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+			free(p);
+			return NULL;
+		}
+		p->cfg.svg_dir = p->temp_dir;
+	}
 	if (!p->cfg.max_conns)
 		p->cfg.max_conns = PLOT_MAX_DEFAULT;
 	return p;
@@ -617,10 +674,34 @@ uint64_t plot_left_out(const struct plot *p)
 	return p->left_out;
 }
 
+const char *plot_svg_dir(const struct plot *p)
+{
+	return p ? p->cfg.svg_dir : NULL;
+}
+
+/* The temporary directory and the files written in it (no subdirectories). */
+static void temp_remove(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	char path[4200];
+
+	for (struct dirent *e; dh && (e = readdir(dh));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (dh)
+		closedir(dh);
+	rmdir(dir);
+}
+
 void plot_free(struct plot *p)
 {
 	if (!p)
 		return;
+	if (p->temp_dir[0])
+		temp_remove(p->temp_dir);
 	for (uint32_t k = 0; k < p->nlive; k++)
 		conn_free(p->live[k]);
 	free(p->live);

@@ -2,6 +2,7 @@
 #ifndef TCPSIFT_PLOT_H
 #define TCPSIFT_PLOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,10 @@ struct plot_config {
 	/* Connections plotted at most: the first by id that carry data (a
 	 * connection without data gives back its place when it ends). */
 	uint32_t max_conns;
+	/* No svg_dir: the SVG files go to a private temporary directory (in
+	 * $TMPDIR, else /tmp; plot_svg_dir()) that plot_free() removes, for
+	 * a page that inlines them (analyze --html). */
+	bool svg_temp;
 };
 
 struct plot;
@@ -49,10 +54,14 @@ struct sum_sink plot_sink(struct plot *p);
  * of the whole run. */
 int plot_finish(struct plot *p, char *errbuf, size_t errlen);
 
+/* Where the SVG files go (svg_dir, or the temporary one); NULL: none. */
+const char *plot_svg_dir(const struct plot *p);
+
 /* Connections whose graphs were written, and those left out by max_conns. */
 uint64_t plot_written(const struct plot *p);
 uint64_t plot_left_out(const struct plot *p);
 
-void plot_free(struct plot *p); /* NULL is a no-op */
+/* NULL is a no-op; a temporary SVG directory goes with its files. */
+void plot_free(struct plot *p);
 
 #endif

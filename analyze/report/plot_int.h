@@ -21,11 +21,14 @@
  * Anomaly marks (struct pl_mark: retransmissions, late originals, zero
  * windows, capture gaps and losses, SACK holes, stalls) are kept one by
  * one up to PL_MARKS_MAX per connection, in either form; beyond it the
- * connection goes to cols form and further marks are counted per column
- * (pl_col.nmark), drawn with their count. So a connection costs at most
- * PL_RAW_MAX packets and their SACK blocks, PL_MARKS_MAX marks and
- * 2 * PL_COLS slices (some 750 KB, for a moment while it folds; 400 KB in
- * cols form), whatever its length, and only while it is being collected.
+ * connection goes to cols form and further marks are binned per slice,
+ * kind and direction (struct pl_bin in pl_conn.over, allocated at the
+ * first such mark): counted, never dropped, with the times, bytes and
+ * first frame they span. So a connection costs at most PL_RAW_MAX packets
+ * and their SACK blocks, PL_MARKS_MAX marks and 2 * PL_COLS slices (some
+ * 750 KB, for a moment while it folds; 400 KB in cols form) and, past
+ * the marks' cap, 2 * PL_COLS * PL_MK_COUNT bins (650 KB), whatever its
+ * length, and only while it is being collected.
  */
 
 #include <stdbool.h>
@@ -107,11 +110,24 @@ struct pl_col {
 	uint32_t rwnd_lo, rwnd_hi;
 	uint32_t rtt_n;
 	int64_t rtt_lo, rtt_hi, rtt_sum;
-	uint64_t bytes, good;	     /* payload sent; new bytes of it */
-	uint16_t nmark[PL_MK_COUNT]; /* marks beyond PL_MARKS_MAX */
-	int16_t queue;		     /* last data segment's queue, -1 unknown */
-	uint8_t have;		     /* enum pl_col_have */
+	uint64_t bytes, good; /* payload sent; new bytes of it */
+	int16_t queue;	      /* last data segment's queue, -1 unknown */
+	uint8_t have;	      /* enum pl_col_have */
 };
+
+/* Marks of one kind taken as one: those beyond PL_MARKS_MAX in a slice,
+ * or those a graph draws binned (plot_svg_tseq.c). n 0: empty. */
+struct pl_bin {
+	uint32_t n;
+	uint32_t seq_lo, seq_hi; /* the bytes they cover, relative */
+	int64_t t_lo, t_hi;	 /* the first and last mark's time (ns from t0) */
+	int64_t t_end;		 /* the latest end (time + duration) */
+	uint64_t frame;		 /* the first mark's frame */
+};
+
+/* Add mark m to bin b; join bin a into b. */
+void pl_bin_add(struct pl_bin *b, const struct pl_mark *m);
+void pl_bin_join(struct pl_bin *b, const struct pl_bin *a);
 
 enum pl_col_have {
 	PL_C_SEQ = 1u << 0,
@@ -150,7 +166,11 @@ struct pl_conn {
 
 	struct pl_mark *marks;
 	uint32_t nmarks, cap_marks;
-	uint64_t marks_over; /* beyond PL_MARKS_MAX: counted in the columns */
+	uint64_t marks_over; /* beyond PL_MARKS_MAX: binned in over */
+	/* Marks beyond PL_MARKS_MAX (cols form): per direction, PL_COLS
+	 * slices of PL_MK_COUNT bins, [slice * PL_MK_COUNT + kind]; NULL until
+	 * the first. */
+	struct pl_bin *over[SUM_DIR_COUNT];
 
 	/* cols form: each direction's slices, all col_width ns wide (both
 	 * directions double together: an ACK's slice is its data's). */

@@ -154,10 +154,13 @@ static void tseq_cols(FILE *f, const struct pl_conn *c, unsigned dir)
 				fprintf(f, "purple\nline %.6f %u %.6f %u\n", t, col->ack_hi, t,
 					col->sack_hi);
 		}
-		for (unsigned m = 0; m < PL_MK_COUNT; m++)
-			if (col->nmark[m])
-				fprintf(f, "red\natext %.6f %u\n%u %s\n", t, col->seq_hi,
-					col->nmark[m], pl_mark_class[m]);
+		/* Marks beyond the cap: a count per kind, over the bytes they cover. */
+		for (unsigned m = 0; c->over[dir] && m < PL_MK_COUNT; m++) {
+			const struct pl_bin *b = &c->over[dir][k * PL_MK_COUNT + m];
+			if (b->n)
+				fprintf(f, "red\natext %.6f %u\n%u %s\n", t, b->seq_hi, b->n,
+					pl_mark_class[m]);
+		}
 	}
 }
 

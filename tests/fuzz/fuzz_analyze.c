@@ -62,19 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum rep_format formats[] = {REP_TEXT, REP_JSON, REP_HTML};
 
 	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
-		/* --frames and --frames-csv too, so the per-frame verdicts
+		/* Graphs beside the text report (files) and inside the HTML
+		 * page (a temporary directory, inlined), written before it;
+		 * --frames and --frames-csv too, so the per-frame verdicts
 		 * and their report paths are fuzzed with the rest. */
-		struct rep_config rc = {.format = formats[f],
-					.out = null,
-					.max_events = 64,
-					.frames = true,
-					.frames_csv = null};
-		struct report *rep = rep_new(&rc, err, sizeof(err));
-		struct tm_config mc = {.keep_ended = 4};
-		struct tm_model *model = tm_new(&mc, err, sizeof(err));
-		struct tm_snapshot snap = {0};
-		struct sum_tee tee = {.a = rep_sink(rep), .b = tm_sink(model)};
-		struct sum_sink sink = sum_tee_sink(&tee);
 		struct plot *plot = NULL;
 		char dir[512]; /* borrowed by the plot */
 		if (f == 0) {
@@ -83,7 +74,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 (long)getpid());
 			struct plot_config pc = {.svg_dir = dir, .xpl_dir = dir, .max_conns = 4};
 			plot = plot_new(&pc, err, sizeof(err));
+		} else if (formats[f] == REP_HTML) {
+			struct plot_config pc = {.svg_temp = true, .max_conns = 4};
+			plot = plot_new(&pc, err, sizeof(err));
 		}
+		struct rep_config rc = {.format = formats[f],
+					.out = null,
+					.max_events = 64,
+					.frames = true,
+					.frames_csv = null,
+					.html_dir =
+					    formats[f] == REP_HTML ? plot_svg_dir(plot) : NULL};
+		struct report *rep = rep_new(&rc, err, sizeof(err));
+		struct tm_config mc = {.keep_ended = 4};
+		struct tm_model *model = tm_new(&mc, err, sizeof(err));
+		struct tm_snapshot snap = {0};
+		struct sum_tee tee = {.a = rep_sink(rep), .b = tm_sink(model)};
+		struct sum_sink sink = sum_tee_sink(&tee);
 		struct sum_tee tee2 = {.a = sink,
 				       .b = plot ? plot_sink(plot) : (struct sum_sink){0}};
 		struct sum_sink sink2 = sum_tee_sink(&tee2);
@@ -105,15 +112,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tm_free(model);
 		struct rep_run run = {
 		    .version = "fuzz", .eng = *eng_counters(eng), .flows = *eng_flow_counters(eng)};
-		/* A failure must say why (to /dev/null nothing should fail). */
-		err[0] = '\0';
-		if (rep_finish(rep, &run, err, sizeof(err)) != 0 && err[0] == '\0')
-			__builtin_trap();
 		/* A write may fail (a full $TMPDIR): it must say why. */
 		err[0] = '\0';
 		if (plot && plot_finish(plot, err, sizeof(err)) != 0 && err[0] == '\0')
 			__builtin_trap();
-		if (plot)
+		/* A failure must say why (to /dev/null nothing should fail). */
+		err[0] = '\0';
+		if (rep_finish(rep, &run, err, sizeof(err)) != 0 && err[0] == '\0')
+			__builtin_trap();
+		if (f == 0 && plot)
 			remove_dir(dir);
 		plot_free(plot);
 		eng_free(eng);

@@ -171,7 +171,7 @@ fi
 
 # A million packets in one connection, generated on the fly: every SVG
 # well-formed and under 3 MB, aggregated per column, with each
-# retransmission either a mark of its own or counted in a column.
+# retransmission either a mark of its own or counted in a bin.
 if [ -x "$gen" ]; then
 	"$gen" -o - --packets 1000000 --connections 1 --concurrent 1 --seed 1 2>/dev/null |
 		"$bin" analyze --no-progress --json -o "$tmp/big.json" --plot "$tmp/big" - 2>"$tmp/big.err"
@@ -186,10 +186,10 @@ print(("PASS" if len(files) == 10 and big < 3 << 20 else "FAIL"),
       f"1M packets: {len(files)} SVGs, the largest {big} bytes (< 3 MB)")
 root = ET.parse(os.path.join(d, "conn-1-s2c-tseq.svg")).getroot()
 marks = sum(1 for e in root.iter() if e.get("class") == "retrans" and e.get("data-frame"))
-counted = sum(int(e.get("data-count")) for e in root.iter() if e.get("class") == "agg retrans")
+counted = sum(int(e.get("data-count")) for e in root.iter() if e.get("class") == "retrans bin")
 want = c["s2c"]["retransmissions"]
 print(("PASS" if marks + counted == want and counted > 0 else "FAIL"),
-      f"1M packets: {marks} retransmission marks + {counted} counted per column = the report's {want}")
+      f"1M packets: {marks} retransmission marks + {counted} binned = the report's {want}")
 sub = [e.text for e in root.iter(svg + "text") if e.get("class") == "sub"]
 print(("PASS" if sub and sub[0].startswith("aggregated: one column per") else "FAIL"),
       f"1M packets: drawn per column ({sub[:1]})")
