@@ -360,7 +360,8 @@ static bool nav_delta(int key, long page, long n, long *delta)
 }
 
 /* Keys of the findings pane, focused (Tab) or one finding open (Enter):
- * TV_NONE hands the key on to the table's. */
+ * TV_NONE hands the key on to the table's. Enter or Right expands a
+ * group, Left or Escape folds it; Enter on a finding shows it in full. */
 static enum tv_action log_key(struct tv_view *v, int key)
 {
 	long page = v->log_rows > 1 ? v->log_rows - 1 : 1;
@@ -373,17 +374,30 @@ static enum tv_action log_key(struct tv_view *v, int key)
 	case 27:
 		if (v->log_open)
 			v->log_open = false;
+		else if (v->log_expanded)
+			tv_log_expand(v, false);
 		else
 			v->log_focus = false;
 		return TV_REDRAW;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
-		v->log_open = !v->log_open && v->nlogv > 0;
+		if (tv_log_on_group(v))
+			tv_log_expand(v, !v->log_expanded || v->exp_conn != v->cur_conn ||
+					     v->exp_type != v->cur_type);
+		else
+			v->log_open = !v->log_open && v->nlogv > 0;
+		return TV_REDRAW;
+	case KEY_RIGHT:
+		if (tv_log_on_group(v))
+			tv_log_expand(v, true);
+		return TV_REDRAW;
+	case KEY_LEFT:
+		tv_log_expand(v, false);
 		return TV_REDRAW;
 	default: {
 		long delta;
-		if (!nav_delta(key, page, TM_LOG, &delta))
+		if (!nav_delta(key, page, TM_GROUPS + TM_LOG, &delta))
 			return TV_NONE;
 		tv_log_move(v, delta);
 		return TV_REDRAW;
