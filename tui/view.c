@@ -98,7 +98,7 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 		tv_put(0, 0, cols, "tcpsift tui: terminal too small (40x8 at least)");
 		return;
 	}
-	tv_layout(v, cols);
+	tv_layout(v, pv, cols);
 	tv_build_order(v, &pv->m);
 	if (v->detail)
 		tv_settle_selection(v, 0);

@@ -175,8 +175,8 @@ void tv_hline_fill(int y, int x, int n, attr_t a); /* n blanks in attribute a, w
 /* ---- view_table.c: the connection table ---- */
 
 void tv_build_columns(struct tv_view *v); /* once, by tv_new() */
-/* Which columns fit in cols, and how wide the address columns get. */
-void tv_layout(struct tv_view *v, int cols);
+/* Which columns fit in cols, and how wide each gets (from pv's values). */
+void tv_layout(struct tv_view *v, const struct pl_view *pv, int cols);
 /* The row of connection id in s (rows are in id order), or UINT32_MAX. */
 uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id);
 /* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */

@@ -149,11 +149,10 @@ void tv_log_move(struct tv_view *v, long delta)
 		return;
 	if (v->log_open) { /* among the open finding's group's findings */
 		int32_t g = v->logv[v->log_sel].group;
-		for (lo = (long)v->log_sel; lo > 0 && v->logv[lo - 1].ev >= 0 &&
-					    v->logv[lo - 1].group == g;)
+		for (lo = (long)v->log_sel;
+		     lo > 0 && v->logv[lo - 1].ev >= 0 && v->logv[lo - 1].group == g;)
 			lo--;
-		for (hi = (long)v->log_sel;
-		     hi + 1 < (long)v->nlogv && v->logv[hi + 1].group == g;)
+		for (hi = (long)v->log_sel; hi + 1 < (long)v->nlogv && v->logv[hi + 1].group == g;)
 			hi++;
 	}
 	s = s < lo ? lo : s > hi ? hi : s;
@@ -210,8 +209,8 @@ static void draw_group(struct tv_view *v, const struct pl_view *pv, const struct
 
 	tv_fmt_reltime(t, sizeof(t), &pv->h, g->first_ts, g->first_input);
 	tv_fmt_count(n, sizeof(n), g->count);
-	int x = tv_putf(ly, 0, cols, " %s%10s #%-4" PRIu64 " %s ", mark, t, g->conn,
-			dir_name(g->dirs));
+	int x =
+	    tv_putf(ly, 0, cols, " %s%10s #%-4" PRIu64 " %s ", mark, t, g->conn, dir_name(g->dirs));
 	attrset(sel ? A_REVERSE : tv_pair_attr(v, tv_event_pair(&g->worst)));
 	x += tv_putf(ly, x, cols - x, "%-13s", sum_event_name(g->type));
 	attrset(sel ? A_REVERSE : A_NORMAL);
