@@ -18,6 +18,7 @@
  *   view_detail.c   the detail of one connection: statistics, sparklines,
  *                   the time-sequence graph
  *   view_keys.c     keys, the help screen and the footer that lists them
+ *   view_menu.c     the sort menu (F6)
  *
  * Nothing here is on a packet's path: the view draws a published
  * struct pl_view at the screen's refresh rate.
@@ -101,6 +102,8 @@ struct tv_view {
 	int ndrop;
 	int sort; /* a column */
 	bool sort_reverse;
+	bool sort_menu; /* F6: the sort menu is open, menu_sel its selected column */
+	int menu_sel;
 	bool rates;	       /* C>S, S>C: bits/s now; else (the default) bytes so far */
 	int head_y;	       /* the table head's line at the last draw (-1: none) */
 	int col_x[TV_COL_MAX]; /* where each column starts on it (-1: hidden) */
@@ -220,6 +223,12 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 void tv_sort_by(struct tv_view *v, int col);
 /* Sort by the next visible column to the left (step -1) or right (+1). */
 void tv_sort_step(struct tv_view *v, int step);
+
+/* ---- view_menu.c: the sort menu ---- */
+
+void tv_sort_menu_open(struct tv_view *v);
+enum tv_action tv_sort_menu_key(struct tv_view *v, int key); /* while it is open */
+void tv_draw_sort_menu(struct tv_view *v, int y, int rows, int cols);
 
 /* ---- view_keys.c: keys, help and footer ---- */
 

@@ -15,11 +15,15 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "",
 	    "  Up/Down, j/k     move the selection      PgUp/PgDn, g/G  page, first, last",
 	    "  Enter            open/close the selected connection's detail",
-	    "  < / > (s)        sort by the column left / right; S reverses; a click on a",
-	    "                   column's head sorts by it (again: reversed), on a row selects it",
+	    "  F6, o            sort menu: Up/Down and Enter choose a column, r reverses,",
+	    "                   Escape closes it unchanged",
+	    "  < / > (s)        sort by the column left / right; S or r reverses; a click on",
+	    "                   a column's head sorts by it (again: reversed), on a row selects it",
 	    "  t                C>S, S>C: bytes so far (default) or bits/s now",
-	    "  Tab              browse the findings: Up/Down, Enter shows one in full",
-	    "                   (frames, evidence), Escape or Tab goes back",
+	    "  Tab              browse the findings, a line per connection and kind: its",
+	    "                   count, first frame and worst; Enter or Right lists its",
+	    "                   findings (Enter on one: in full, frames and evidence), Left",
+	    "                   or Escape folds them; Tab goes back",
 	    "  /                filter: a capture filter (\"port 443\", \"host 10.0.0.1\") or",
 	    "                   a piece of an address (\"10.0.2.\", \":5201\"); anything else",
 	    "                   that does not compile shows libpcap's error. Ctrl-U clears,",
@@ -96,10 +100,10 @@ void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols
 	tv_put(y, cols - n, n, right);
 	/* The keys, as many whole ones as fit. */
 	static const char *const keys_utf8[] = {"q quit",  "? help",   "↑↓ move",	 "⏎ detail",
-						"<> sort", "/ filter", "Tab findings",	 "w write",
+						"F6 sort", "/ filter", "Tab findings",	 "w write",
 						"P plot",  "c copy",   "t totals/rates", "p pause"};
 	static const char *const keys_ascii[] = {
-	    "q quit",	    "? help",  "j/k move", "Enter detail", "<> sort",	     "/ filter",
+	    "q quit",	    "? help",  "j/k move", "Enter detail", "o sort",	     "/ filter",
 	    "Tab findings", "w write", "P plot",   "c copy",	   "t totals/rates", "p pause"};
 	const char *const *keys = v->cfg.utf8 ? keys_utf8 : keys_ascii;
 	int x = 0, room = cols - n - 1;
@@ -424,6 +428,10 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		v->help_top = 0;
 		return TV_REDRAW;
 	}
+	if (v->sort_menu) {
+		enum tv_action a = tv_sort_menu_key(v, key);
+		return a == TV_NONE && key == KEY_RESIZE ? TV_REDRAW : a;
+	}
 	if (v->log_focus || v->log_open) {
 		enum tv_action a = log_key(v, key);
 		if (a != TV_NONE)
@@ -457,6 +465,12 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		if (v->frozen)
 			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
 		return TV_REDRAW;
+	case KEY_F(6):
+	case 'o':
+		if (v->detail)
+			return TV_NONE; /* the table's order: sort it there */
+		tv_sort_menu_open(v);
+		return TV_REDRAW;
 	case 'c':
 		return v->selected ? TV_COPY : TV_NONE;
 	case '[':
@@ -473,6 +487,7 @@ enum tv_action tv_key(struct tv_view *v, int key)
 			 v->rates ? "C>S, S>C: bits/s now" : "C>S, S>C: bytes so far");
 		return TV_REDRAW;
 	case 'S':
+	case 'r':
 		v->sort_reverse = !v->sort_reverse;
 		return TV_REDRAW;
 	case 'f':
