@@ -315,12 +315,20 @@ bool tm_event_logged(const struct sum_event *e)
 	return !v || !v->event_logged || v->event_logged(e);
 }
 
+/* A kind whose events are spans of time (a stall: det_view.timeline_span)
+ * is worst by duration; any other by bytes (a SACK hole, a D-SACK, capture
+ * loss; a zero window has none: its duration decides), then duration. */
 bool tm_event_worse(const struct sum_event *a, const struct sum_event *b)
 {
-	if (a->duration_ns != b->duration_ns)
+	const struct det_view *v = det_view_of_event(a->type);
+	bool span = v && v->timeline_span;
+
+	if (span && a->duration_ns != b->duration_ns)
 		return a->duration_ns > b->duration_ns;
 	if (a->bytes != b->bytes)
 		return a->bytes > b->bytes;
+	if (a->duration_ns != b->duration_ns)
+		return a->duration_ns > b->duration_ns;
 	return a->segments > b->segments;
 }
 

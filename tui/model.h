@@ -105,8 +105,9 @@ struct tm_detail {
 /*
  * The findings of one kind on one connection, every one of them since the
  * start (the log keeps the last TM_LOG only): the findings pane's line.
- * worst: the longest (duration), else the one of most bytes, else of most
- * segments; the first found of equals.
+ * worst (tm_event_worse): the longest of a kind that spans time (stalls),
+ * else the one of most bytes (the largest SACK hole), then the longest;
+ * the first found of equals.
  */
 struct tm_group {
 	uint64_t conn;
