@@ -17,8 +17,9 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "  Enter            open/close the selected connection's detail",
 	    "  F6, o            sort menu: Up/Down and Enter choose a column, r reverses,",
 	    "                   Escape closes it unchanged",
-	    "  < / > (s)        sort by the column left / right; S or r reverses; a click on",
-	    "                   a column's head sorts by it (again: reversed), on a row selects it",
+	    "  < / > (s)        sort by the column left / right; S or r reverses. A click",
+	    "                   on a column's head sorts by it (again: reversed), on a row",
+	    "                   selects it",
 	    "  t                C>S, S>C: bytes so far (default) or bits/s now",
 	    "  Tab              browse the findings, a line per connection and kind: its",
 	    "                   count, first frame and worst; Enter or Right lists its",
@@ -45,6 +46,8 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "STALL stalls inside transfers and LOST the time they cost; HOLE SACK holes;",
 	    "OOO out-of-order segments; Q RX queues used; MTU ! for a misaligned MTU, a PMTU",
 	    "black hole or ICMP too-big. ST idle: no packet for 3 s. Dim rows have ended.",
+	    "LIMIT what held the transfer back most (limited_by). Narrow terminals give up",
+	    "columns, Q first and HOLE last; 80 keep RETR, STALL, LIMIT (F6 sorts by any).",
 	    "Numbers are the same analyze reports (tcpsift-tui(1)).",
 	};
 	int n = (int)(sizeof(lines) / sizeof(lines[0])), body = rows - 2;
@@ -409,6 +412,32 @@ static enum tv_action log_key(struct tv_view *v, int key)
 	}
 }
 
+/* The table's sort keys: a step left or right, the menu, reverse. */
+static enum tv_action sort_key(struct tv_view *v, int key)
+{
+	switch (key) {
+	case 's':
+	case '>':
+	case '<':
+		tv_sort_step(v, key == '<' ? -1 : 1);
+		if (v->frozen)
+			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
+		return TV_REDRAW;
+	case KEY_F(6):
+	case 'o':
+		if (v->detail)
+			return TV_NONE; /* the table's order: sort it there */
+		tv_sort_menu_open(v);
+		return TV_REDRAW;
+	case 'S':
+	case 'r':
+		v->sort_reverse = !v->sort_reverse;
+		return TV_REDRAW;
+	default:
+		return TV_NONE;
+	}
+}
+
 enum tv_action tv_key(struct tv_view *v, int key)
 {
 	v->msg[0] = '\0';
@@ -442,6 +471,9 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		move_selection(v, delta);
 		return TV_REDRAW;
 	}
+	enum tv_action sa = sort_key(v, key);
+	if (sa != TV_NONE || key == KEY_F(6) || key == 'o')
+		return sa;
 	switch (key) {
 	case 'q':
 	case 'Q':
@@ -458,19 +490,6 @@ enum tv_action tv_key(struct tv_view *v, int key)
 	case KEY_BTAB:
 		v->log_focus = true;
 		return TV_REDRAW;
-	case 's':
-	case '>':
-	case '<':
-		tv_sort_step(v, key == '<' ? -1 : 1);
-		if (v->frozen)
-			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
-		return TV_REDRAW;
-	case KEY_F(6):
-	case 'o':
-		if (v->detail)
-			return TV_NONE; /* the table's order: sort it there */
-		tv_sort_menu_open(v);
-		return TV_REDRAW;
 	case 'c':
 		return v->selected ? TV_COPY : TV_NONE;
 	case '[':
@@ -485,10 +504,6 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		v->rates = !v->rates;
 		snprintf(v->msg, sizeof(v->msg),
 			 v->rates ? "C>S, S>C: bits/s now" : "C>S, S>C: bytes so far");
-		return TV_REDRAW;
-	case 'S':
-	case 'r':
-		v->sort_reverse = !v->sort_reverse;
 		return TV_REDRAW;
 	case 'f':
 		tv_freeze(v);
