@@ -209,7 +209,8 @@ void tv_log_move(struct tv_view *v, long delta);
 /* Expand the selected line's group (open) or fold it, the selection on
  * the group's line. */
 void tv_log_expand(struct tv_view *v, bool open);
-bool tv_log_on_group(const struct tv_view *v); /* the selected line is a group's */
+bool tv_log_on_group(const struct tv_view *v);	     /* the selected line is a group's */
+bool tv_log_group_expanded(const struct tv_view *v); /* ... of the group expanded */
 /* The selected finding's place among its group's findings shown: 1-based *pos of *n. */
 void tv_log_member_pos(const struct tv_view *v, uint32_t *pos, uint32_t *n);
 void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);

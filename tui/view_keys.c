@@ -390,8 +390,7 @@ static enum tv_action log_key(struct tv_view *v, int key)
 	case '\r':
 	case KEY_ENTER:
 		if (tv_log_on_group(v))
-			tv_log_expand(v, !v->log_expanded || v->exp_conn != v->cur_conn ||
-					     v->exp_type != v->cur_type);
+			tv_log_expand(v, !tv_log_group_expanded(v));
 		else
 			v->log_open = !v->log_open && v->nlogv > 0;
 		return TV_REDRAW;

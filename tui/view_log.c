@@ -141,6 +141,14 @@ bool tv_log_on_group(const struct tv_view *v)
 	return v->log_sel < v->nlogv && v->logv[v->log_sel].ev < 0;
 }
 
+bool tv_log_group_expanded(const struct tv_view *v)
+{
+	if (v->log_sel >= v->nlogv || !v->log_expanded)
+		return false;
+	const struct tm_group *g = &v->groups[v->logv[v->log_sel].group];
+	return g->conn == v->exp_conn && g->type == v->exp_type;
+}
+
 void tv_log_move(struct tv_view *v, long delta)
 {
 	long lo = 0, hi = (long)v->nlogv - 1, s = (long)v->log_sel + delta;

@@ -78,7 +78,7 @@ void tv_draw_sort_menu(struct tv_view *v, int y, int rows, int cols)
 	for (int k = 0; k < n && top + k < v->ncols; k++) {
 		int c = top + k;
 		bool down = v->cols[c].desc != v->sort_reverse;
-		const char *arrow = c != v->sort ? ""
+		const char *arrow = c != v->sort  ? ""
 				    : v->cfg.utf8 ? (down ? " ▼" : " ▲")
 						  : (down ? " v" : " ^");
 		attr_t a = c == v->menu_sel ? A_REVERSE : A_NORMAL;
