@@ -256,14 +256,18 @@ void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, i
 	v->log_y = y;
 	v->log_rows = rows - 1;
 	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
+	char gone[48] = "";
+	if (pv->m.tot.groups_dropped) /* TM_GROUPS reached: the stalest went */
+		snprintf(gone, sizeof(gone), ", %" PRIu64 " older groups gone",
+			 pv->m.tot.groups_dropped);
 	int x = tv_putf(y, 1, cols - 1,
 			"%sFINDINGS%s by connection and kind, newest first (%" PRIu32
-			" groups, %" PRIu64 " found)",
+			" groups, %" PRIu64 " found%s)",
 			v->log_focus ? "> " : "",
 			v->detail   ? " of this connection"
 			: v->filter ? " (filter)"
 				    : "",
-			v->log_groups, v->log_findings);
+			v->log_groups, v->log_findings, gone);
 	if (v->log_focus)
 		tv_piece(y, x + 1, cols,
 			 v->cfg.utf8 ? "  ↑↓ select  ⏎/→ expand  ← fold  Tab back"

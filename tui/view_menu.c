@@ -86,5 +86,6 @@ void tv_draw_sort_menu(struct tv_view *v, int y, int rows, int cols)
 		tv_putf(y + 1 + k, 0, w, " %s %s%s", c == v->sort ? "*" : " ", v->cols[c].head,
 			arrow);
 		attrset(A_NORMAL);
+		tv_put(y + 1 + k, w - 1, 1, v->cfg.utf8 ? "│" : "|"); /* its edge on the table */
 	}
 }
