@@ -24,6 +24,7 @@
 #include "cli/bpfhint.h"
 #include "cli/cliopt.h"
 #include "tui/connfilter.h"
+#include "tui/osc52.h"
 #include "tui/player.h"
 #include "tui/view.h"
 
@@ -119,8 +120,9 @@ static void usage(FILE *f)
 	      "Options:\n",
 	      f);
 	cli_print_options(f, tui_opts, N_OPTS, 26);
-	fputs("\nKeys: arrows/j/k move, Enter detail, </> sort (or click a column's head),\n"
-	      "S reverse, t bytes or rates, Tab findings (Enter: one in full), / filter,\n"
+	fputs("\nKeys: arrows/j/k move, Enter detail, F6/o sort menu, </> sort (or click a\n"
+	      "column's head), S/r reverse, t bytes or rates, Tab findings by connection\n"
+	      "and kind (Enter/Right: its findings, Enter: one in full), / filter,\n"
 	      "w write the connection's packets, P plot its graphs (analyze --plot),\n"
 	      "c copy its tshark filter, f freeze, p pause, n step, +/- speed,\n"
 	      "[/] 10 s back/on, ? help, q quit.\n"
@@ -303,30 +305,6 @@ static void print_summary(const struct pl_view *pv)
 	fputc('\n', stderr);
 	if (pv->h.error[0])
 		fprintf(stderr, "tcpsift tui: %s\n", pv->h.error);
-}
-
-/* Put text on the terminal's clipboard: OSC 52, which xterm, tmux (with
- * set-clipboard), kitty, iTerm2 and others take; the status line shows it
- * too, for the rest. */
-static void copy_to_terminal(const char *text)
-{
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(text);
-
-	fputs("\033]52;c;", stdout);
-	for (size_t k = 0; k < n; k += 3) {
-		uint32_t v = (uint32_t)(unsigned char)text[k] << 16;
-		if (k + 1 < n)
-			v |= (uint32_t)(unsigned char)text[k + 1] << 8;
-		if (k + 2 < n)
-			v |= (unsigned char)text[k + 2];
-		char q[5] = {b64[v >> 18 & 63], b64[v >> 12 & 63],
-			     k + 1 < n ? b64[v >> 6 & 63] : '=', k + 2 < n ? b64[v & 63] : '=', 0};
-		fputs(q, stdout);
-	}
-	fputs("\a", stdout);
-	fflush(stdout);
 }
 
 /* 'P': a child `tcpsift analyze --conn ID --plot DIR ... INPUTS` writes
@@ -554,7 +532,7 @@ static void conn_action(struct tui_run *t, const struct pl_header *h, enum tv_ac
 	if (act == TV_COPY) {
 		char f[REP_TSHARK_FILTER_LEN];
 		cf_tshark_filter(f, sizeof(f), &r, h);
-		copy_to_terminal(f);
+		osc52_copy(stdout, f); /* the status line shows it too, for the rest */
 		snprintf(line, sizeof(line), "copied: %s", f);
 		tv_status(t->view, line);
 		return;

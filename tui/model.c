@@ -32,6 +32,9 @@ struct tm_model {
 	uint32_t ended_head, ended_n;
 	struct sum_event log[TM_LOG]; /* a ring; log_head is the next to write */
 	uint32_t log_head, log_n;
+	struct tm_group groups[TM_GROUPS]; /* in no order; ngroups used */
+	uint32_t ngroups;
+	uint64_t nlogged; /* findings logged since the start: the groups' clock */
 	struct tm_totals tot;
 	int64_t now;
 };
@@ -312,6 +315,70 @@ bool tm_event_logged(const struct sum_event *e)
 	return !v || !v->event_logged || v->event_logged(e);
 }
 
+/* A kind whose events are spans of time (a stall: det_view.timeline_span)
+ * is worst by duration; any other by bytes (a SACK hole, a D-SACK, capture
+ * loss; a zero window has none: its duration decides), then duration. */
+bool tm_event_worse(const struct sum_event *a, const struct sum_event *b)
+{
+	const struct det_view *v = det_view_of_event(a->type);
+	bool span = v && v->timeline_span;
+
+	if (span && a->duration_ns != b->duration_ns)
+		return a->duration_ns > b->duration_ns;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes;
+	if (a->duration_ns != b->duration_ns)
+		return a->duration_ns > b->duration_ns;
+	return a->segments > b->segments;
+}
+
+/* e into its (connection, kind) group: a new one takes a free slot, else
+ * that of the group grown least recently (counted). A linear search: a
+ * finding is rare next to packets, and TM_GROUPS is small. */
+static void group_add(struct tm_model *m, const struct sum_event *e)
+{
+	struct tm_group *g = NULL, *lru = NULL;
+
+	m->nlogged++;
+	for (uint32_t k = 0; k < m->ngroups && !g; k++) {
+		struct tm_group *c = &m->groups[k];
+		if (c->conn == e->conn && c->type == e->type)
+			g = c;
+		else if (!lru || c->last_seq < lru->last_seq)
+			lru = c;
+	}
+	if (!g) {
+		if (m->ngroups < TM_GROUPS) {
+			g = &m->groups[m->ngroups++];
+		} else {
+			g = lru;
+			m->tot.groups_dropped++;
+		}
+		*g = (struct tm_group){.conn = e->conn,
+				       .type = e->type,
+				       .first_input = e->input,
+				       .first_frame = e->frame_first,
+				       .first_ts = e->ts,
+				       .last_ts = e->ts,
+				       .worst = *e};
+	}
+	g->count++;
+	g->dirs |= (uint8_t)(1u << (e->dir & 7));
+	g->last_seq = m->nlogged;
+	if (e->ts > g->last_ts)
+		g->last_ts = e->ts;
+	/* Events come in the order found, not always of their frames (a stall
+	 * is known at its end): the first is the earliest frame (0: unknown). */
+	if (e->frame_first && (!g->first_frame || e->input < g->first_input ||
+			       (e->input == g->first_input && e->frame_first < g->first_frame))) {
+		g->first_input = e->input;
+		g->first_frame = e->frame_first;
+		g->first_ts = e->ts;
+	}
+	if (tm_event_worse(e, &g->worst))
+		g->worst = *e;
+}
+
 static void on_event(void *ctx, const struct sum_event *e)
 {
 	struct tm_model *m = ctx;
@@ -334,6 +401,7 @@ static void on_event(void *ctx, const struct sum_event *e)
 	}
 	if (!tm_event_logged(e))
 		return;
+	group_add(m, e);
 	m->log[m->log_head] = *e;
 	m->log_head = (m->log_head + 1) % TM_LOG;
 	if (m->log_n < TM_LOG)
@@ -527,6 +595,8 @@ int tm_snapshot_fill(const struct tm_model *m, struct tm_snapshot *s, uint64_t d
 	s->nlog = m->log_n;
 	for (uint32_t k = 0; k < m->log_n; k++)
 		s->log[k] = m->log[(m->log_head + TM_LOG - 1 - k) % TM_LOG];
+	s->ngroups = m->ngroups;
+	memcpy(s->groups, m->groups, (size_t)m->ngroups * sizeof(*s->groups));
 
 	const struct tm_conn *c = detail_id ? conn_find(m, detail_id) : NULL;
 	s->detail.valid = c && c->have_summary;

@@ -19,6 +19,9 @@
  *     (fixed size: TM_BUCKETS buckets whose width doubles as the
  *     connection ages, so a 10 ms transfer and a 10 min one both fill it);
  *   - the last TM_LOG findings, and running totals of every kind;
+ *   - the findings grouped by connection and kind, at most TM_GROUPS
+ *     groups (the least recently grown go first, counted): each counts
+ *     every finding of its kind, not only those still in the log;
  *   - ended connections, at most keep_ended of them (the oldest go first,
  *     counted): memory follows live connections plus that cap.
  *
@@ -30,6 +33,7 @@
 #define TM_BUCKETS	  64  /* timeline buckets per connection */
 #define TM_QUEUES	  16  /* per-queue packet counts; higher queue ids share the last */
 #define TM_LOG		  512 /* findings kept for the log */
+#define TM_GROUPS	  256 /* (connection, kind) groups of findings */
 #define TM_RATE_WINDOW_NS 1000000000ll /* throughput: bytes over the last second */
 
 /* Bucket flags: a zero window was advertised, or an event of detector
@@ -98,9 +102,29 @@ struct tm_detail {
 	uint64_t queue_pkts[TM_QUEUES];
 };
 
+/*
+ * The findings of one kind on one connection, every one of them since the
+ * start (the log keeps the last TM_LOG only): the findings pane's line.
+ * worst (tm_event_worse): the longest of a kind that spans time (stalls),
+ * else the one of most bytes (the largest SACK hole), then the longest;
+ * the first found of equals.
+ */
+struct tm_group {
+	uint64_t conn;
+	enum sum_event_type type;
+	uint8_t dirs; /* a bit per enum sum_dir_id it was seen in */
+	uint64_t count;
+	uint32_t first_input;
+	uint64_t first_frame;
+	int64_t first_ts, last_ts;
+	uint64_t last_seq; /* the model's count of findings when it last grew: LRU */
+	struct sum_event worst;
+};
+
 /* Totals over every connection and event since the start. */
 struct tm_totals {
 	uint64_t conns, live, ended_dropped;
+	uint64_t groups_dropped; /* findings groups evicted at TM_GROUPS */
 	uint64_t events[SUM_EV_TYPE_COUNT];
 	struct det_totals det; /* the detectors' tallies of their events */
 	uint64_t retrans;
@@ -114,6 +138,8 @@ struct tm_snapshot {
 	uint32_t *scratch;	      /* cap indexes, for finding 4-tuples seen twice */
 	struct sum_event log[TM_LOG]; /* newest first */
 	uint32_t nlog;
+	struct tm_group groups[TM_GROUPS]; /* in no order */
+	uint32_t ngroups;
 	struct tm_detail detail; /* of the id asked for, if it is known */
 };
 
@@ -152,5 +178,8 @@ double tm_rate_get(const struct tm_rate *r, int64_t now, int64_t first_ts, unsig
 
 /* Does this event go to the findings log? (Every event is counted.) */
 bool tm_event_logged(const struct sum_event *e);
+
+/* Is a worse than b, the finding a group shows (struct tm_group.worst)? */
+bool tm_event_worse(const struct sum_event *a, const struct sum_event *b);
 
 #endif

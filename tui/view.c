@@ -98,7 +98,7 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 		tv_put(0, 0, cols, "tcpsift tui: terminal too small (40x8 at least)");
 		return;
 	}
-	tv_layout(v, cols);
+	tv_layout(v, pv, cols);
 	tv_build_order(v, &pv->m);
 	if (v->detail)
 		tv_settle_selection(v, 0);
@@ -126,6 +126,8 @@ void tv_draw(struct tv_view *v, const struct pl_view *pv)
 		int log = body - table;
 		tv_draw_table(v, pv, 3, table, cols);
 		tv_draw_log(v, pv, 3 + body - log, log, cols);
+		if (v->sort_menu) /* over both: the columns may outnumber the rows */
+			tv_draw_sort_menu(v, 3, body, cols);
 	}
 	if (v->editing && v->edit_err[0]) {
 		tv_hline_fill(rows - 2, 0, cols, tv_pair_attr(v, TV_P_BAD) | A_REVERSE);

@@ -185,23 +185,16 @@ static int path_rows(int y, int end, int cols, const struct sum_conn *s)
 	return y;
 }
 
-void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
+/* The connection's head line and its duration, handshake and options. */
+static void detail_head(struct tv_view *v, const struct pl_view *pv, int y, int cols)
 {
 	const struct tm_detail *dt = &pv->m.detail;
 	const struct sum_conn *s = &dt->s;
-	char a[64], b[64], c[24], d[24];
-	int end = y + rows;
-
-	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
-	if (!dt->valid || s->id != v->selected) {
-		tv_putf(y, 1, cols - 1, "CONNECTION #%" PRIu64 " (loading)", v->selected);
-		attrset(A_NORMAL);
-		return;
-	}
 	const struct pl_header *h = &pv->h;
+	char a[64], b[64], idle[48] = "";
+
 	rep_format_endpoint(&s->client, s->client_port, a, sizeof(a));
 	rep_format_endpoint(&s->server, s->server_port, b, sizeof(b));
-	char idle[48] = "";
 	if (!dt->ended && h->now_ts > s->last_ts &&
 	    (uint64_t)h->now_ts - (uint64_t)s->last_ts >= (uint64_t)TV_IDLE_NS)
 		snprintf(idle, sizeof(idle), ", idle %.0f s",
@@ -213,20 +206,22 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 		    ? h->vantage[s->vantage < PL_MAX_VANTAGES ? s->vantage : PL_MAX_VANTAGES - 1]
 		    : "?");
 	attrset(A_NORMAL);
-	y++;
 	tv_fmt_dur(a, sizeof(a), s->handshake_rtt_ns);
 	tv_fmt_dur(b, sizeof(b), s->last_ts - s->first_ts);
-	tv_putf(y++, 0, cols,
+	tv_putf(y + 1, 0, cols,
 		"  duration %s  handshake RTT %s  SACK %s  timestamps %s  frames %" PRIu64
 		"-%" PRIu64,
 		b, s->handshake_rtt_ns >= 0 ? a : "-", s->sack_permitted ? "yes" : "no",
 		s->timestamps ? "yes" : "no", s->first_frame, s->last_frame);
-	path_line(y++, cols, s);
-	attrset(A_BOLD);
-	stat_line(y++, cols, "", "client>server", "server>client");
-	attrset(A_NORMAL);
+}
 
+/* The statistics each way, as many lines as leave room for what follows
+ * (rows: the detail's); returns the next line. */
+static int detail_stats(const struct tm_detail *dt, int y, int end, int rows, int cols)
+{
+	const struct sum_conn *s = &dt->s;
 	const struct sum_dir *c2s = &s->dir[SUM_C2S], *s2c = &s->dir[SUM_S2C];
+	char a[64], b[64], c[24], d[24];
 	/* name, then the same field each way */
 	struct {
 		const char *name;
@@ -270,9 +265,17 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 	snprintf(b, sizeof(b), "%sb/s", d);
 	if (y < end)
 		stat_line(y++, cols, "throughput now", a, b);
+	return y;
+}
 
-	/* Sparklines over the connection's life. */
+/* Sparklines over the connection's life, then the time-sequence graph of
+ * the direction that sent more; returns the next line. */
+static int detail_graphs(struct tv_view *v, const struct tm_detail *dt, int y, int end, int cols)
+{
+	const struct sum_conn *s = &dt->s;
+	char a[64];
 	int gw = cols - 22 > 8 ? cols - 22 : 8;
+
 	if (gw > 120)
 		gw = 120;
 	tv_fmt_dur(a, sizeof(a), dt->tl.width_ns * (int64_t)(dt->tl.used ? dt->tl.used : 1));
@@ -282,48 +285,72 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 		sparkline(v, y, 21, gw < cols - 21 ? gw : cols - 21, &dt->tl, dd);
 		y++;
 	}
-	/* Time-sequence graph of the direction that sent more. */
 	unsigned data_dir = s->dir[SUM_S2C].payload_bytes > s->dir[SUM_C2S].payload_bytes;
 	int gh = end - y - 3;
 	if (gh > 12)
 		gh = 12;
-	if (gh >= 3) {
-		tv_putf(y, 0, cols, "  seq %s", data_dir ? "s>c" : "c>s");
-		seqgraph(v, y, 21, gh, gw < cols - 21 ? gw : cols - 21, &dt->tl, data_dir);
-		tv_putf(y + gh, 2, 18, "0 .. %s", a);
-		char legend[64] = "";
-		size_t ln = 0;
-		for (unsigned k = 0; k < DET_VIEW_COUNT && ln < sizeof(legend); k++)
-			if (det_views[k]->timeline_mark)
-				ln += (size_t)snprintf(legend + ln, sizeof(legend) - ln, "%s%c %s",
-						       ln ? " " : "", det_views[k]->timeline_mark,
-						       det_views[k]->name);
-		tv_putf(y + 1, 2, 18, "R retrans Z 0-win");
-		tv_putf(y + 2, 2, 18, "%s", legend);
-		y += gh + 1;
+	if (gh < 3)
+		return y;
+	tv_putf(y, 0, cols, "  seq %s", data_dir ? "s>c" : "c>s");
+	seqgraph(v, y, 21, gh, gw < cols - 21 ? gw : cols - 21, &dt->tl, data_dir);
+	tv_putf(y + gh, 2, 18, "0 .. %s", a);
+	char legend[64] = "";
+	size_t ln = 0;
+	for (unsigned k = 0; k < DET_VIEW_COUNT && ln < sizeof(legend); k++)
+		if (det_views[k]->timeline_mark)
+			ln += (size_t)snprintf(legend + ln, sizeof(legend) - ln, "%s%c %s",
+					       ln ? " " : "", det_views[k]->timeline_mark,
+					       det_views[k]->name);
+	tv_putf(y + 1, 2, 18, "R retrans Z 0-win");
+	tv_putf(y + 2, 2, 18, "%s", legend);
+	return y + gh + 1;
+}
+
+/* The share of packets per RX queue. */
+static void detail_queues(const struct tm_detail *dt, int y, int cols)
+{
+	uint64_t total = 0;
+
+	for (unsigned k = 0; k < TM_QUEUES; k++)
+		total += dt->queue_pkts[k];
+	int x = tv_putf(y, 0, cols, "  queues:");
+	if (!total)
+		tv_putf(y, x, cols - x, " unknown (no queue ids in this capture)");
+	for (unsigned k = 0; k < TM_QUEUES && total; k++)
+		if (dt->queue_pkts[k])
+			x += tv_putf(y, x, cols - x, " q%u%s %.0f%%", k,
+				     k == TM_QUEUES - 1 ? "+" : "",
+				     100.0 * (double)dt->queue_pkts[k] / (double)total);
+}
+
+void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
+{
+	const struct tm_detail *dt = &pv->m.detail;
+	int end = y + rows;
+
+	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
+	if (!dt->valid || dt->s.id != v->selected) {
+		tv_putf(y, 1, cols - 1, "CONNECTION #%" PRIu64 " (loading)", v->selected);
+		attrset(A_NORMAL);
+		return;
 	}
-	/* Queue distribution. */
-	if (y < end) {
-		uint64_t total = 0;
-		for (unsigned k = 0; k < TM_QUEUES; k++)
-			total += dt->queue_pkts[k];
-		int x = tv_putf(y, 0, cols, "  queues:");
-		if (!total)
-			tv_putf(y, x, cols - x, " unknown (no queue ids in this capture)");
-		for (unsigned k = 0; k < TM_QUEUES && total; k++)
-			if (dt->queue_pkts[k])
-				x += tv_putf(y, x, cols - x, " q%u%s %.0f%%", k,
-					     k == TM_QUEUES - 1 ? "+" : "",
-					     100.0 * (double)dt->queue_pkts[k] / (double)total);
-		y++;
-	}
+	detail_head(v, pv, y, cols);
+	y += 2;
+	path_line(y++, cols, &dt->s);
+	attrset(A_BOLD);
+	stat_line(y++, cols, "", "client>server", "server>client");
+	attrset(A_NORMAL);
+	y = detail_stats(dt, y, end, rows, cols);
+	y = detail_graphs(v, dt, y, end, cols);
+	if (y < end)
+		detail_queues(dt, y++, cols);
 	/* Each detector's line (stall histogram, holes, MTU ...). */
 	for (unsigned k = 0; k < DET_VIEW_COUNT && y < end; k++) {
 		char line[256];
 		if (!det_views[k]->detail)
 			continue;
 		line[0] = '\0';
-		det_views[k]->detail(line, sizeof(line), s, &dt->live, dt->ended);
+		det_views[k]->detail(line, sizeof(line), &dt->s, &dt->live, dt->ended);
 		if (line[0])
 			tv_putf(y++, 0, cols, "  %s", line);
 	}

@@ -1,4 +1,5 @@
-/* view_findings.c - the dashboard's header (rates, drops, findings totals) and findings log. */
+/* view_findings.c - the dashboard's header (rates, drops, findings totals) and one finding in full.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,134 +250,7 @@ void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols)
 	draw_totals(v, pv, cols);
 }
 
-/* ---- the findings log ---- */
-
-/* An event's colour: its detector's tone, or the engine's events'. */
-static enum tv_pair event_pair(const struct sum_event *e)
-{
-	const struct det_view *dv = det_view_of_event(e->type);
-
-	if (dv)
-		return tv_tone_pair(dv->event_tone(e));
-	switch (e->type) {
-	case SUM_EV_ZERO_WINDOW:
-		return TV_P_WARN;
-	case SUM_EV_CAPTURE_LOSS:
-		return TV_P_BAD;
-	case SUM_EV_DSACK:
-		return TV_P_ORDER;
-	default:
-		return TV_P_MTU;
-	}
-}
-
-/* Is e the finding v->log_cur (the one selected)? */
-static bool same_event(const struct sum_event *a, const struct sum_event *b)
-{
-	return a->conn == b->conn && a->type == b->type && a->ts == b->ts &&
-	       a->frame_first == b->frame_first && a->input == b->input && a->dir == b->dir;
-}
-
-/* Fill v->logv: the findings the pane shows, newest first: those of the
- * connection open in the detail view, else those of connections the '/'
- * filter lets through (a connection no longer in the table cannot be
- * matched: with a filter, its findings go). Keeps the selection on the
- * same finding as new ones arrive. */
-void tv_build_log(struct tv_view *v, const struct pl_view *pv)
-{
-	const struct tm_snapshot *m = &pv->m;
-
-	v->nlogv = 0;
-	for (uint32_t k = 0; k < m->nlog; k++) {
-		const struct sum_event *e = &m->log[k];
-		if (v->detail) {
-			if (e->conn != v->selected)
-				continue;
-		} else if (v->filter) {
-			uint32_t i = tv_find_row(m, e->conn);
-			if (i == UINT32_MAX || !cf_match(v->filter, &m->rows[i]))
-				continue;
-		}
-		v->logv[v->nlogv++] = k;
-	}
-	if (v->log_have_cur)
-		for (uint32_t k = 0; k < v->nlogv; k++)
-			if (same_event(&m->log[v->logv[k]], &v->log_cur)) {
-				v->log_sel = k;
-				break;
-			}
-	if (v->log_sel >= v->nlogv)
-		v->log_sel = v->nlogv ? v->nlogv - 1 : 0;
-	v->log_have_cur = v->nlogv > 0;
-	if (v->log_have_cur)
-		v->log_cur = m->log[v->logv[v->log_sel]];
-	else
-		v->log_open = false;
-}
-
-void tv_log_move(struct tv_view *v, long delta)
-{
-	long s = (long)v->log_sel + delta;
-
-	if (!v->nlogv)
-		return;
-	s = s < 0 ? 0 : s >= (long)v->nlogv ? (long)v->nlogv - 1 : s;
-	v->log_sel = (uint32_t)s;
-	v->log_have_cur = false; /* the next build keeps the index */
-}
-
-void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols)
-{
-	char t[32], what[256];
-	const struct pl_header *h = &pv->h;
-
-	v->log_y = y;
-	v->log_rows = rows - 1;
-	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
-	int x = tv_putf(y, 1, cols - 1, "%sFINDINGS%s, newest first (%" PRIu32 " of %" PRIu32 ")",
-			v->log_focus ? "> " : "",
-			v->detail   ? " of this connection"
-			: v->filter ? " (filter)"
-				    : "",
-			v->nlogv, pv->m.nlog);
-	tv_piece(y, x + 1, cols,
-		 v->log_focus ? "  ↑↓ select  ⏎ expand  Tab back" : "  Tab: browse");
-	attrset(A_NORMAL);
-	int n = rows - 1;
-	if (n <= 0)
-		return;
-	/* Scroll so that the selection stays in view. */
-	if (v->log_sel < v->log_top)
-		v->log_top = v->log_sel;
-	if (v->log_sel >= v->log_top + (uint32_t)n)
-		v->log_top = v->log_sel - (uint32_t)n + 1;
-	if (v->log_top + (uint32_t)n > v->nlogv)
-		v->log_top = v->nlogv > (uint32_t)n ? v->nlogv - (uint32_t)n : 0;
-	for (int k = 0; k < n && v->log_top + (uint32_t)k < v->nlogv; k++) {
-		uint32_t i = v->log_top + (uint32_t)k;
-		const struct sum_event *e = &pv->m.log[v->logv[i]];
-		bool sel = v->log_focus && i == v->log_sel;
-		int ly = y + 1 + k;
-		tv_fmt_reltime(t, sizeof(t), h, e->ts, e->input);
-		det_describe_event(what, sizeof(what), e);
-		if (sel)
-			tv_hline_fill(ly, 0, cols, A_REVERSE);
-		/* The frames before the words: those are what a long line loses. */
-		x = tv_putf(ly, 0, cols, " %10s #%-4" PRIu64 " %s ", t, e->conn,
-			    e->dir == SUM_C2S ? "c>s" : "s>c");
-		attrset(sel ? A_REVERSE : tv_pair_attr(v, event_pair(e)));
-		x += tv_putf(ly, x, cols - x, "%-12s", sum_event_name(e->type));
-		attrset(sel ? A_REVERSE : A_NORMAL);
-		if (e->frame_first == e->frame_last)
-			x += tv_putf(ly, x, cols - x, " [%" PRIu64 "] ", e->frame_first);
-		else
-			x += tv_putf(ly, x, cols - x, " [%" PRIu64 "-%" PRIu64 "] ", e->frame_first,
-				     e->frame_last);
-		if (tv_put(ly, x, cols - x, what) < tv_ucols(what) && cols > 1)
-			tv_put(ly, cols - 1, 1, v->cfg.utf8 ? "…" : ">"); /* Enter shows it all */
-		attrset(A_NORMAL);
-	}
-}
+/* ---- one finding in full ---- */
 
 /* Words of s that fit in w columns from *at, one line; *at moves on. */
 static int wrap_line(const char *s, size_t *at, int w, char *out, size_t outlen)
@@ -438,9 +312,12 @@ void tv_draw_finding(struct tv_view *v, const struct pl_view *pv, int y, int row
 	char a[64], b[64], what[512];
 	int end = y + rows;
 
+	uint32_t pos, n;
+
+	tv_log_member_pos(v, &pos, &n);
 	tv_hline_fill(y, 0, cols, tv_pair_attr(v, TV_P_HEAD));
-	int x = tv_putf(y, 1, cols - 1, "FINDING %" PRIu32 " of %" PRIu32 ": %s on #%" PRIu64,
-			v->log_sel + 1, v->nlogv, sum_event_name(e->type), e->conn);
+	int x = tv_putf(y, 1, cols - 1, "FINDING %" PRIu32 " of %" PRIu32 ": %s on #%" PRIu64, pos,
+			n, sum_event_name(e->type), e->conn);
 	tv_piece(y, x + 1, cols, "  ↑↓ previous/next  ⏎/Esc back");
 	attrset(A_NORMAL);
 	y++;
@@ -464,7 +341,7 @@ void tv_draw_finding(struct tv_view *v, const struct pl_view *pv, int y, int row
 				e->frame_first, e->frame_last);
 	}
 	det_describe_event(what, sizeof(what), e);
-	attrset(tv_pair_attr(v, event_pair(e)));
+	attrset(tv_pair_attr(v, tv_event_pair(e)));
 	for (size_t at = 0, first = 1; at < strlen(what) && y < end; first = 0) {
 		char line[512];
 		wrap_line(what, &at, cols - 15 > 10 ? cols - 15 : 10, line, sizeof(line));

@@ -4,7 +4,7 @@
 
 /*
  * Internal: only tui/view*.c include this; the contract is view.h. One
- * module in five files, one part of the screen (view.h's picture) each:
+ * module in several files, one part of the screen (view.h's picture) each:
  *
  *   view.c          the view's life, and tv_draw(): which part goes where
  *   view_fmt.c      numbers for the screen, and the drawing primitives
@@ -12,10 +12,13 @@
  *   view_table.c    the connection table: columns, sorting, filtering,
  *                   freezing, layout on narrow terminals, rows, selection
  *   view_findings.c the header (source, rates, drops, findings totals) and
- *                   the findings log
+ *                   one finding in full
+ *   view_log.c      the findings pane: a line per connection and kind,
+ *                   expanded to its findings
  *   view_detail.c   the detail of one connection: statistics, sparklines,
  *                   the time-sequence graph
  *   view_keys.c     keys, the help screen and the footer that lists them
+ *   view_menu.c     the sort menu (F6)
  *
  * Nothing here is on a packet's path: the view draws a published
  * struct pl_view at the screen's refresh rate.
@@ -81,6 +84,12 @@ struct tv_coldef {
 	uint8_t view, vcol; /* the detector's view and column */
 };
 
+/* A line of the findings pane: a group (ev < 0) or one of its findings. */
+struct tv_logline {
+	int32_t group; /* index into the snapshot's groups */
+	int32_t ev;    /* index into the snapshot's log; -1: the group's line */
+};
+
 #define TV_ADDR_MAX 47 /* "[ffff:...:ffff]:65535" */
 #define TV_HIST	    16 /* '/' filters remembered */
 
@@ -93,6 +102,8 @@ struct tv_view {
 	int ndrop;
 	int sort; /* a column */
 	bool sort_reverse;
+	bool sort_menu; /* F6: the sort menu is open, menu_sel its selected column */
+	int menu_sel;
 	bool rates;	       /* C>S, S>C: bits/s now; else (the default) bytes so far */
 	int head_y;	       /* the table head's line at the last draw (-1: none) */
 	int col_x[TV_COL_MAX]; /* where each column starts on it (-1: hidden) */
@@ -121,11 +132,21 @@ struct tv_view {
 	int nhist, hist_at; /* hist_at: the entry shown, nhist: the line being typed */
 	char hist_typed[128];
 	int table_rows; /* rows of the table at the last draw, for paging */
-	/* The findings pane: Tab focuses it; the findings shown (indexes into
-	 * the snapshot's log), the selected one (and a copy, to follow it as
-	 * new ones arrive), whether it is open in full, where it was drawn. */
+	/* The findings pane: Tab focuses it. Its lines: a group's (connection
+	 * and kind), then, under the one group expanded, that group's findings
+	 * still in the log. The selected line is followed as new findings
+	 * arrive by its group's key (and the finding, log_cur); log_open: the
+	 * selected finding is shown in full. Where the pane was drawn. */
 	bool log_focus, log_open, log_have_cur;
-	uint32_t logv[TM_LOG], nlogv, log_sel, log_top;
+	struct tv_logline logv[TM_GROUPS + TM_LOG];
+	const struct tm_group *groups; /* of the view being drawn */
+	uint32_t nlogv, log_sel, log_top;
+	uint32_t log_groups;   /* groups shown */
+	uint64_t log_findings; /* their findings, all counted */
+	bool log_expanded;     /* exp_conn/exp_type's group is */
+	uint64_t exp_conn, cur_conn;
+	enum sum_event_type exp_type, cur_type;
+	bool cur_is_group;
 	struct sum_event log_cur;
 	int log_y, log_rows;
 	bool visible[TV_COL_MAX];
@@ -157,8 +178,8 @@ void tv_hline_fill(int y, int x, int n, attr_t a); /* n blanks in attribute a, w
 /* ---- view_table.c: the connection table ---- */
 
 void tv_build_columns(struct tv_view *v); /* once, by tv_new() */
-/* Which columns fit in cols, and how wide the address columns get. */
-void tv_layout(struct tv_view *v, int cols);
+/* Which columns fit in cols, and how wide each gets (from pv's values). */
+void tv_layout(struct tv_view *v, const struct pl_view *pv, int cols);
 /* The row of connection id in s (rows are in id order), or UINT32_MAX. */
 uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id);
 /* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */
@@ -169,17 +190,30 @@ void tv_freeze(struct tv_view *v); /* 'f': keep the row order, or let it go */
 uint32_t tv_settle_selection(struct tv_view *v, int rows);
 void tv_draw_table(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
 
-/* ---- view_findings.c: the header and the findings log ---- */
+/* ---- view_findings.c: the header and one finding in full ---- */
 
 void tv_draw_header(struct tv_view *v, const struct pl_view *pv, int cols);
 void tv_fmt_reltime(char *b, size_t n, const struct pl_header *h, int64_t ts, unsigned input);
-void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
-
-/* The findings the pane shows (the filter's, or the open connection's). */
-void tv_build_log(struct tv_view *v, const struct pl_view *pv);
-void tv_log_move(struct tv_view *v, long delta);
-/* The selected finding in full (Enter on the pane). */
+/* The selected finding in full (Enter on one of a group's findings). */
 void tv_draw_finding(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
+
+/* ---- view_log.c: the findings pane ---- */
+
+enum tv_pair tv_event_pair(const struct sum_event *e); /* an event's colour */
+/* The pane's lines: the groups of the filter's connections (or of the
+ * open connection's), newest first, and the expanded one's findings. */
+void tv_build_log(struct tv_view *v, const struct pl_view *pv);
+/* Move the selection by delta lines (with a finding open in full: among
+ * its group's findings only). */
+void tv_log_move(struct tv_view *v, long delta);
+/* Expand the selected line's group (open) or fold it, the selection on
+ * the group's line. */
+void tv_log_expand(struct tv_view *v, bool open);
+bool tv_log_on_group(const struct tv_view *v);	     /* the selected line is a group's */
+bool tv_log_group_expanded(const struct tv_view *v); /* ... of the group expanded */
+/* The selected finding's place among its group's findings shown: 1-based *pos of *n. */
+void tv_log_member_pos(const struct tv_view *v, uint32_t *pos, uint32_t *n);
+void tv_draw_log(struct tv_view *v, const struct pl_view *pv, int y, int rows, int cols);
 
 /* ---- view_detail.c: one connection ---- */
 
@@ -190,6 +224,12 @@ void tv_draw_detail(struct tv_view *v, const struct pl_view *pv, int y, int rows
 void tv_sort_by(struct tv_view *v, int col);
 /* Sort by the next visible column to the left (step -1) or right (+1). */
 void tv_sort_step(struct tv_view *v, int step);
+
+/* ---- view_menu.c: the sort menu ---- */
+
+void tv_sort_menu_open(struct tv_view *v);
+enum tv_action tv_sort_menu_key(struct tv_view *v, int key); /* while it is open */
+void tv_draw_sort_menu(struct tv_view *v, int y, int rows, int cols);
 
 /* ---- view_keys.c: keys, help and footer ---- */
 

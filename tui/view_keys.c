@@ -15,11 +15,16 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "",
 	    "  Up/Down, j/k     move the selection      PgUp/PgDn, g/G  page, first, last",
 	    "  Enter            open/close the selected connection's detail",
-	    "  < / > (s)        sort by the column left / right; S reverses; a click on a",
-	    "                   column's head sorts by it (again: reversed), on a row selects it",
+	    "  F6, o            sort menu: Up/Down and Enter choose a column, r reverses,",
+	    "                   Escape closes it unchanged",
+	    "  < / > (s)        sort by the column left / right; S or r reverses. A click",
+	    "                   on a column's head sorts by it (again: reversed), on a row",
+	    "                   selects it",
 	    "  t                C>S, S>C: bytes so far (default) or bits/s now",
-	    "  Tab              browse the findings: Up/Down, Enter shows one in full",
-	    "                   (frames, evidence), Escape or Tab goes back",
+	    "  Tab              browse the findings, a line per connection and kind: its",
+	    "                   count, first frame and worst; Enter or Right lists its",
+	    "                   findings (Enter on one: in full, frames and evidence), Left",
+	    "                   or Escape folds them; Tab goes back",
 	    "  /                filter: a capture filter (\"port 443\", \"host 10.0.0.1\") or",
 	    "                   a piece of an address (\"10.0.2.\", \":5201\"); anything else",
 	    "                   that does not compile shows libpcap's error. Ctrl-U clears,",
@@ -41,6 +46,8 @@ void tv_draw_help(struct tv_view *v, int rows, int cols)
 	    "STALL stalls inside transfers and LOST the time they cost; HOLE SACK holes;",
 	    "OOO out-of-order segments; Q RX queues used; MTU ! for a misaligned MTU, a PMTU",
 	    "black hole or ICMP too-big. ST idle: no packet for 3 s. Dim rows have ended.",
+	    "LIMIT what held the transfer back most (limited_by). Narrow terminals give up",
+	    "columns, Q first and HOLE last; 80 keep RETR, STALL, LIMIT (F6 sorts by any).",
 	    "Numbers are the same analyze reports (tcpsift-tui(1)).",
 	};
 	int n = (int)(sizeof(lines) / sizeof(lines[0])), body = rows - 2;
@@ -96,10 +103,10 @@ void tv_draw_footer(struct tv_view *v, const struct pl_view *pv, int y, int cols
 	tv_put(y, cols - n, n, right);
 	/* The keys, as many whole ones as fit. */
 	static const char *const keys_utf8[] = {"q quit",  "? help",   "↑↓ move",	 "⏎ detail",
-						"<> sort", "/ filter", "Tab findings",	 "w write",
+						"F6 sort", "/ filter", "Tab findings",	 "w write",
 						"P plot",  "c copy",   "t totals/rates", "p pause"};
 	static const char *const keys_ascii[] = {
-	    "q quit",	    "? help",  "j/k move", "Enter detail", "<> sort",	     "/ filter",
+	    "q quit",	    "? help",  "j/k move", "Enter detail", "o sort",	     "/ filter",
 	    "Tab findings", "w write", "P plot",   "c copy",	   "t totals/rates", "p pause"};
 	const char *const *keys = v->cfg.utf8 ? keys_utf8 : keys_ascii;
 	int x = 0, room = cols - n - 1;
@@ -360,7 +367,8 @@ static bool nav_delta(int key, long page, long n, long *delta)
 }
 
 /* Keys of the findings pane, focused (Tab) or one finding open (Enter):
- * TV_NONE hands the key on to the table's. */
+ * TV_NONE hands the key on to the table's. Enter or Right expands a
+ * group, Left or Escape folds it; Enter on a finding shows it in full. */
 static enum tv_action log_key(struct tv_view *v, int key)
 {
 	long page = v->log_rows > 1 ? v->log_rows - 1 : 1;
@@ -373,21 +381,59 @@ static enum tv_action log_key(struct tv_view *v, int key)
 	case 27:
 		if (v->log_open)
 			v->log_open = false;
+		else if (v->log_expanded)
+			tv_log_expand(v, false);
 		else
 			v->log_focus = false;
 		return TV_REDRAW;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
-		v->log_open = !v->log_open && v->nlogv > 0;
+		if (tv_log_on_group(v))
+			tv_log_expand(v, !tv_log_group_expanded(v));
+		else
+			v->log_open = !v->log_open && v->nlogv > 0;
+		return TV_REDRAW;
+	case KEY_RIGHT:
+		if (tv_log_on_group(v))
+			tv_log_expand(v, true);
+		return TV_REDRAW;
+	case KEY_LEFT:
+		tv_log_expand(v, false);
 		return TV_REDRAW;
 	default: {
 		long delta;
-		if (!nav_delta(key, page, TM_LOG, &delta))
+		if (!nav_delta(key, page, TM_GROUPS + TM_LOG, &delta))
 			return TV_NONE;
 		tv_log_move(v, delta);
 		return TV_REDRAW;
 	}
+	}
+}
+
+/* The table's sort keys: a step left or right, the menu, reverse. */
+static enum tv_action sort_key(struct tv_view *v, int key)
+{
+	switch (key) {
+	case 's':
+	case '>':
+	case '<':
+		tv_sort_step(v, key == '<' ? -1 : 1);
+		if (v->frozen)
+			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
+		return TV_REDRAW;
+	case KEY_F(6):
+	case 'o':
+		if (v->detail)
+			return TV_NONE; /* the table's order: sort it there */
+		tv_sort_menu_open(v);
+		return TV_REDRAW;
+	case 'S':
+	case 'r':
+		v->sort_reverse = !v->sort_reverse;
+		return TV_REDRAW;
+	default:
+		return TV_NONE;
 	}
 }
 
@@ -410,6 +456,10 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		v->help_top = 0;
 		return TV_REDRAW;
 	}
+	if (v->sort_menu) {
+		enum tv_action a = tv_sort_menu_key(v, key);
+		return a == TV_NONE && key == KEY_RESIZE ? TV_REDRAW : a;
+	}
 	if (v->log_focus || v->log_open) {
 		enum tv_action a = log_key(v, key);
 		if (a != TV_NONE)
@@ -420,6 +470,9 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		move_selection(v, delta);
 		return TV_REDRAW;
 	}
+	enum tv_action sa = sort_key(v, key);
+	if (sa != TV_NONE || key == KEY_F(6) || key == 'o')
+		return sa;
 	switch (key) {
 	case 'q':
 	case 'Q':
@@ -436,13 +489,6 @@ enum tv_action tv_key(struct tv_view *v, int key)
 	case KEY_BTAB:
 		v->log_focus = true;
 		return TV_REDRAW;
-	case 's':
-	case '>':
-	case '<':
-		tv_sort_step(v, key == '<' ? -1 : 1);
-		if (v->frozen)
-			snprintf(v->msg, sizeof(v->msg), "(unfreeze to sort)");
-		return TV_REDRAW;
 	case 'c':
 		return v->selected ? TV_COPY : TV_NONE;
 	case '[':
@@ -457,9 +503,6 @@ enum tv_action tv_key(struct tv_view *v, int key)
 		v->rates = !v->rates;
 		snprintf(v->msg, sizeof(v->msg),
 			 v->rates ? "C>S, S>C: bits/s now" : "C>S, S>C: bytes so far");
-		return TV_REDRAW;
-	case 'S':
-		v->sort_reverse = !v->sort_reverse;
 		return TV_REDRAW;
 	case 'f':
 		tv_freeze(v);

@@ -15,17 +15,17 @@ static const struct tv_coldef tv_core_cols[TV_COL_CORE_COUNT] = {
     [TV_COL_ID] = {"#", 3, 0, false, false, TV_COL_ID, 0, 0},
     [TV_COL_CLIENT] = {"CLIENT", 14, 0, false, true, TV_COL_CLIENT, 0, 0},
     [TV_COL_SERVER] = {"SERVER", 14, 0, false, true, TV_COL_SERVER, 0, 0},
-    [TV_COL_STATE] = {"ST", 4, 1, false, true, TV_COL_STATE, 0, 0},
+    [TV_COL_STATE] = {"ST", 4, 2, false, true, TV_COL_STATE, 0, 0},
     [TV_COL_UP] = {"C>S", 7, 0, true, false, TV_COL_UP, 0, 0},
     [TV_COL_DOWN] = {"S>C", 7, 0, true, false, TV_COL_DOWN, 0, 0},
-    [TV_COL_PKTS] = {"PKTS", 6, 2, true, false, TV_COL_PKTS, 0, 0},
-    [TV_COL_RATE] = {"NOW", 7, 1, true, false, TV_COL_RATE, 0, 0},
-    [TV_COL_RTT] = {"RTT", 6, 2, true, false, TV_COL_RTT, 0, 0},
-    [TV_COL_PATH] = {"PATH", 6, 1, true, false, TV_COL_PATH, 0, 0},
+    [TV_COL_PKTS] = {"PKTS", 6, 3, true, false, TV_COL_PKTS, 0, 0},
+    [TV_COL_RATE] = {"NOW", 7, 2, true, false, TV_COL_RATE, 0, 0},
+    [TV_COL_RTT] = {"RTT", 6, 3, true, false, TV_COL_RTT, 0, 0},
+    [TV_COL_PATH] = {"PATH", 6, 2, true, false, TV_COL_PATH, 0, 0},
     [TV_COL_RETR] = {"RETR", 5, 0, true, false, TV_COL_RETR, 0, 0},
-    [TV_COL_LOSS] = {"LOSS%", 5, 1, true, false, TV_COL_LOSS, 0, 0},
-    [TV_COL_OOO] = {"OOO", 5, 1, true, false, TV_COL_OOO, 0, 0},
-    [TV_COL_QUEUES] = {"Q", 2, 4, true, false, TV_COL_QUEUES, 0, 0},
+    [TV_COL_LOSS] = {"LOSS%", 5, 2, true, false, TV_COL_LOSS, 0, 0},
+    [TV_COL_OOO] = {"OOO", 5, 2, true, false, TV_COL_OOO, 0, 0},
+    [TV_COL_QUEUES] = {"Q", 2, 5, true, false, TV_COL_QUEUES, 0, 0},
 };
 
 static void add_column(struct tv_view *v, const struct tv_coldef *c)
@@ -37,8 +37,15 @@ static void add_column(struct tv_view *v, const struct tv_coldef *c)
 
 /* The dashboard's columns up to LOSS%, the detectors' in table order, then
  * OOO and Q; and the order narrow terminals give them up in: highest prio
- * first, right to left among equals, a detector's prio-0 columns last. RTT
- * (the capture point's own turnaround) goes before PATH (the path's). */
+ * first, right to left among equals, a detector's prio-0 columns last.
+ * With today's detectors (their prios in det_view columns):
+ *
+ *   Q, MTU, LOST, RTT, PKTS, OOO, LOSS%, PATH, NOW, ST, HOLE
+ *
+ * go in that order, so that 80 columns keep #, the addresses, C>S, S>C,
+ * RETR, STALL and LIMIT (what held the transfer back), and 100 add HOLE
+ * and ST. RTT (the capture point's own turnaround) goes before PATH (the
+ * path's). The sort column is never given up (tv_layout). */
 void tv_build_columns(struct tv_view *v)
 {
 	for (int k = TV_COL_ID; k <= TV_COL_LOSS; k++)
@@ -233,13 +240,21 @@ void tv_sort_step(struct tv_view *v, int step)
 /* ---- the connection table ---- */
 
 static const char *head_of(const struct tv_view *v, int k);
+static enum tv_pair cell_text(const struct tv_view *v, const struct pl_view *pv,
+			      const struct tm_row *r, int k, char *b, size_t n);
 
-/* Which columns fit in cols, and how wide the address columns get (the
- * detail view shows everything a dropped column would). The sort column
- * is as wide as its head and arrow, so that they never run into the next. */
-void tv_layout(struct tv_view *v, int cols)
+/* Which columns fit in cols, and how wide each is (the detail view shows
+ * everything a dropped column would). A column is as wide as the widest of
+ * its head (with the sort arrow, so that they never run into the next),
+ * its usual width and every value it has in pv's rows (not only those on
+ * the screen, so that scrolling moves nothing): a 5-digit HOLE widens HOLE
+ * instead of pushing the columns after it. The address columns share what
+ * is left. Columns go in v->drop's order until the addresses get 14; the
+ * sort column stays. */
+void tv_layout(struct tv_view *v, const struct pl_view *pv, int cols)
 {
 	int client = v->at[TV_COL_CLIENT], server = v->at[TV_COL_SERVER];
+	char b[96];
 
 	for (int k = 0; k < v->ncols; k++) {
 		v->visible[k] = true;
@@ -248,6 +263,15 @@ void tv_layout(struct tv_view *v, int cols)
 		if (v->width[k] < head && k != client && k != server)
 			v->width[k] = head;
 	}
+	for (uint32_t i = 0; i < pv->m.nrows; i++)
+		for (int k = 0; k < v->ncols; k++) {
+			if (k == client || k == server)
+				continue;
+			cell_text(v, pv, &pv->m.rows[i], k, b, sizeof(b));
+			int w = tv_ucols(b);
+			if (w > v->width[k])
+				v->width[k] = w;
+		}
 	for (int drop = 0;; drop++) {
 		int used = 2; /* margins */
 		for (int k = 0; k < v->ncols; k++)
@@ -259,10 +283,9 @@ void tv_layout(struct tv_view *v, int cols)
 			v->width[client] = v->width[server] = addr;
 			break;
 		}
-		v->visible[v->drop[drop]] = false;
+		if (v->drop[drop] != v->sort)
+			v->visible[v->drop[drop]] = false;
 	}
-	if (!v->visible[v->sort])
-		v->sort = v->at[TV_COL_ID];
 }
 
 struct tv_row_ctx {
@@ -327,76 +350,99 @@ static void draw_table_head(struct tv_view *v, int y, int cols)
 	attrset(A_NORMAL);
 }
 
+/* Column k (a display index) of row r as text into b, and its colour
+ * (TV_P_COUNT: the row's own): what draw_row draws and tv_layout measures. */
+static enum tv_pair cell_text(const struct tv_view *v, const struct pl_view *pv,
+			      const struct tm_row *r, int k, char *b, size_t n)
+{
+	const struct tv_coldef *c = &v->cols[k];
+
+	b[0] = '\0';
+	if (c->core < 0) {
+		const struct det_cell *dc = &r->det[c->view][c->vcol];
+		if (dc->text[0])
+			snprintf(b, n, "%s", dc->text);
+		else
+			tv_fmt_count(b, n, (uint64_t)dc->sort);
+		return dc->tone != DET_TONE_NONE ? tv_tone_pair(dc->tone) : TV_P_COUNT;
+	}
+	switch ((enum tv_col)c->core) {
+	case TV_COL_ID:
+		snprintf(b, n, "%" PRIu64, r->id);
+		break;
+	case TV_COL_CLIENT:
+		rep_format_endpoint(&r->client, r->client_port, b, n);
+		if (pv->h.nvantages > 1 && r->vantage_matters) { /* seen at two places: say where */
+			size_t len = strlen(b);
+			snprintf(b + len, n - len, "@%s",
+				 pv->h.vantage[r->vantage < PL_MAX_VANTAGES ? r->vantage
+									    : PL_MAX_VANTAGES - 1]);
+		}
+		break;
+	case TV_COL_SERVER:
+		rep_format_endpoint(&r->server, r->server_port, b, n);
+		break;
+	case TV_COL_STATE:
+		snprintf(b, n, "%s", tv_row_idle(pv, r) ? "idle" : sum_state_label(r->state, 4));
+		break;
+	case TV_COL_UP:
+	case TV_COL_DOWN: {
+		unsigned d = c->core == TV_COL_UP ? SUM_C2S : SUM_S2C;
+		if (v->rates)
+			tv_fmt_si(b, n, r->rate[d] * 8);
+		else
+			tv_fmt_bytes(b, n, r->bytes[d]);
+		break;
+	}
+	case TV_COL_PKTS:
+		tv_fmt_count(b, n, r->packets[0] + r->packets[1]);
+		break;
+	case TV_COL_RATE:
+		tv_fmt_si(b, n, (r->rate[0] + r->rate[1]) * 8);
+		break;
+	case TV_COL_RTT:
+		tv_fmt_dur(b, n, r->rtt_ns);
+		break;
+	case TV_COL_PATH:
+		tv_fmt_dur(b, n, r->path_ns);
+		break;
+	case TV_COL_RETR:
+		tv_fmt_count(b, n, r->retrans);
+		return r->retrans ? TV_P_BAD : TV_P_COUNT;
+	case TV_COL_LOSS:
+		rep_fmt_loss(b, n, r->loss);
+		return r->loss > 0 ? TV_P_BAD : TV_P_COUNT;
+	case TV_COL_OOO:
+		tv_fmt_count(b, n, r->ooo);
+		return r->ooo ? TV_P_ORDER : TV_P_COUNT;
+	case TV_COL_QUEUES:
+		if (r->queues)
+			snprintf(b, n, "%" PRIu32, r->queues);
+		else
+			snprintf(b, n, "-");
+		break;
+	default:
+		break;
+	}
+	return TV_P_COUNT;
+}
+
 static void draw_row(struct tv_view *v, int y, int cols, const struct pl_view *pv,
 		     const struct tm_row *r, bool selected)
 {
-	unsigned nvantages = pv->h.nvantages;
-	const char(*vantages)[32] = pv->h.vantage;
 	struct tv_row_ctx ctx = {v, y, cols};
 	char b[96];
 	int x = 1;
 
 	attr_t a = selected ? A_REVERSE : r->ended ? tv_pair_attr(v, TV_P_DIM) : A_NORMAL;
 	tv_hline_fill(y, 0, cols, a);
-	snprintf(b, sizeof(b), "%" PRIu64, r->id);
-	cell(&ctx, &x, v->at[TV_COL_ID], b);
-	rep_format_endpoint(&r->client, r->client_port, b, sizeof(b));
-	if (nvantages > 1 && r->vantage_matters) { /* seen at two places: say where */
-		size_t n = strlen(b);
-		snprintf(b + n, sizeof(b) - n, "@%s",
-			 vantages[r->vantage < PL_MAX_VANTAGES ? r->vantage : PL_MAX_VANTAGES - 1]);
-	}
-	cell(&ctx, &x, v->at[TV_COL_CLIENT], b);
-	rep_format_endpoint(&r->server, r->server_port, b, sizeof(b));
-	cell(&ctx, &x, v->at[TV_COL_SERVER], b);
-	cell(&ctx, &x, v->at[TV_COL_STATE],
-	     tv_row_idle(pv, r) ? "idle" : sum_state_label(r->state, 4));
-	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
-		if (v->rates)
-			tv_fmt_si(b, sizeof(b), r->rate[d] * 8);
-		else
-			tv_fmt_bytes(b, sizeof(b), r->bytes[d]);
-		cell(&ctx, &x, v->at[d == SUM_C2S ? TV_COL_UP : TV_COL_DOWN], b);
-	}
-	tv_fmt_count(b, sizeof(b), r->packets[0] + r->packets[1]);
-	cell(&ctx, &x, v->at[TV_COL_PKTS], b);
-	tv_fmt_si(b, sizeof(b), (r->rate[0] + r->rate[1]) * 8);
-	cell(&ctx, &x, v->at[TV_COL_RATE], b);
-	tv_fmt_dur(b, sizeof(b), r->rtt_ns);
-	cell(&ctx, &x, v->at[TV_COL_RTT], b);
-	tv_fmt_dur(b, sizeof(b), r->path_ns);
-	cell(&ctx, &x, v->at[TV_COL_PATH], b);
-	tv_fmt_count(b, sizeof(b), r->retrans);
-	if (r->retrans && !selected)
-		attrset(tv_pair_attr(v, TV_P_BAD));
-	cell(&ctx, &x, v->at[TV_COL_RETR], b);
-	attrset(a);
-	rep_fmt_loss(b, sizeof(b), r->loss);
-	if (r->loss > 0 && !selected)
-		attrset(tv_pair_attr(v, TV_P_BAD));
-	cell(&ctx, &x, v->at[TV_COL_LOSS], b);
-	attrset(a);
-	for (int k = v->at[TV_COL_LOSS] + 1; k < v->at[TV_COL_OOO]; k++) {
-		const struct det_cell *dc = &r->det[v->cols[k].view][v->cols[k].vcol];
-		if (dc->text[0])
-			snprintf(b, sizeof(b), "%s", dc->text);
-		else
-			tv_fmt_count(b, sizeof(b), (uint64_t)dc->sort);
-		if (dc->tone != DET_TONE_NONE && !selected)
-			attrset(tv_tone_attr(v, dc->tone));
+	for (int k = 0; k < v->ncols; k++) {
+		enum tv_pair p = cell_text(v, pv, r, k, b, sizeof(b));
+		if (p != TV_P_COUNT && !selected)
+			attrset(tv_pair_attr(v, p));
 		cell(&ctx, &x, k, b);
 		attrset(a);
 	}
-	tv_fmt_count(b, sizeof(b), r->ooo);
-	if (r->ooo && !selected)
-		attrset(tv_pair_attr(v, TV_P_ORDER));
-	cell(&ctx, &x, v->at[TV_COL_OOO], b);
-	attrset(a);
-	if (r->queues)
-		snprintf(b, sizeof(b), "%" PRIu32, r->queues);
-	else
-		snprintf(b, sizeof(b), "-");
-	cell(&ctx, &x, v->at[TV_COL_QUEUES], b);
 	attrset(A_NORMAL);
 }
 

@@ -349,25 +349,52 @@ done
 tui_keys big Enter
 check "Enter again closes it" tui_wait big '^ +#' 2
 
-# Findings: Tab focuses the pane, Down scrolls it, Enter opens one finding
-# in full (its frames and members equal the JSON report's event), Escape
-# closes it; the pane follows the '/' filter and, in the detail view, shows
-# the open connection's findings only.
+# Findings: Tab focuses the pane, a line per connection and kind (the
+# SACK holes' connection: one line, its count, first frame and worst);
+# Enter expands the group, Down scrolls through its findings, Enter opens
+# one in full (its frames and members equal the JSON report's event),
+# Escape closes it, Escape again folds the group; the pane follows the '/'
+# filter and, in the detail view, shows the open connection's findings only.
 loglines() { # FILE: the connection ids of the findings pane's lines
-	awk '/FINDINGS/{f=1; next} f && $3 ~ /^#[0-9]+$/ {print substr($3, 2)}' "$1"
+	awk '/FINDINGS/{f=1; next} f {for (i = 1; i <= 5; i++) if ($i ~ /^#[0-9]+$/) {print substr($i, 2); break}}' "$1"
 }
+holes_id=$(python3 -c "import json; print(max(json.load(open('$TUI_DIR/all.json'))['connections'], key=lambda c: c['sack']['holes'])['id'])")
 tui_keys big Tab
 tui_screen big >"$TUI_DIR/log0.txt"
 check "Tab focuses the findings pane" grep -q '^ > FINDINGS' "$TUI_DIR/log0.txt"
-first0=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log0.txt")
+python3 - "$TUI_DIR/log0.txt" "$TUI_DIR/all.json" "$holes_id" <<'EOF' >"$TUI_DIR/groups.out"
+import json, re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+d, hid = json.load(open(sys.argv[2])), int(sys.argv[3])
+ev = [e for e in d["events"] if e["type"] == "sack_hole" and e["conn"] == hid]
+g = [l for l in lines if re.search(r" #%d +\S+ sack_hole " % hid, l)]
+ok = (len(g) == 1 and (" %d\u00d7 " % len(ev)) in g[0] and
+      (" first [%d] " % min(e["frames"][0] for e in ev)) in g[0] and "worst: SACK hole" in g[0])
+print(("PASS" if ok else "FAIL") + " one line for #%d's %d SACK holes, count and first frame: %r" %
+      (hid, len(ev), g))
+EOF
+while read -r verdict what; do
+	if [ "$verdict" = PASS ]; then t_pass "findings: $what"; else t_fail "findings: $what"; fi
+done <"$TUI_DIR/groups.out"
+# to that group's line, then expand it
+pos=$(awk -v id="#$holes_id" '/FINDINGS/{f=1; next} f && NF {n++; if (index($0, " " id " ") && /sack_hole/) {print n; exit}}' "$TUI_DIR/log0.txt")
+for _ in $(seq $((${pos:-1} - 1))); do tui_tmux send-keys -t big Down; done
+tui_keys big Enter
+tui_screen big >"$TUI_DIR/log1.txt"
+n=$(grep -c '^  └' "$TUI_DIR/log1.txt")
+check "Enter expands the group: its findings under it ($n lines)" [ "$n" -ge 5 ]
+first0=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log1.txt")
 for _ in $(seq 40); do tui_tmux send-keys -t big Down; done
 sleep 0.3
-tui_screen big >"$TUI_DIR/log1.txt"
-first1=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log1.txt")
+tui_screen big >"$TUI_DIR/log2.txt"
+first1=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log2.txt")
 check "Down past the pane's end scrolls it" [ "$first0" != "$first1" ]
+for _ in $(seq 40); do tui_tmux send-keys -t big Up; done
+for _ in $(seq "${pos:-1}"); do tui_tmux send-keys -t big Down; done
+for _ in $(seq 5); do tui_tmux send-keys -t big Down; done
 tui_keys big Enter
 tui_screen big >"$TUI_DIR/finding.txt"
-check "Enter opens the finding" grep -qE '^ FINDING 41 of [0-9]+: ' "$TUI_DIR/finding.txt"
+check "Enter opens the finding" grep -qE '^ FINDING [0-9]+ of [0-9]+: ' "$TUI_DIR/finding.txt"
 python3 - "$TUI_DIR/finding.txt" "$TUI_DIR/all.json" <<'EOF' >"$TUI_DIR/finding.out"
 import json, re, sys
 scr = open(sys.argv[1], encoding="utf-8").read()
@@ -405,10 +432,13 @@ while read -r verdict what; do
 	if [ "$verdict" = PASS ]; then t_pass "finding: $what"; else t_fail "finding: $what"; fi
 done <"$TUI_DIR/finding.out"
 check "finding: both comparisons ran" [ "$(grep -c '^PASS\|^FAIL' "$TUI_DIR/finding.out")" = 2 ]
+k=$(grep -oE '^ FINDING [0-9]+' "$TUI_DIR/finding.txt" | grep -oE '[0-9]+')
 tui_keys big Down
-check "Down in a finding: the next one" grep -qE '^ FINDING 42 of ' <(tui_screen big)
+check "Down in a finding: the next one" grep -qE "^ FINDING $((k + 1)) of " <(tui_screen big)
 tui_keys big Escape
 check "Escape closes it" grep -q '^ > FINDINGS' <(tui_screen big)
+tui_keys big Escape
+check "Escape again folds the group" [ "$(tui_screen big | grep -c '^  └')" = 0 ]
 tui_keys big Tab / 'port 8000' Enter
 tui_screen big >"$TUI_DIR/logf.txt"
 ids=$(loglines "$TUI_DIR/logf.txt" | sort -u | tr '\n' ' ')
@@ -416,7 +446,6 @@ check "the pane follows the filter: one connection's findings ($ids)" [ "$(wc -w
 check "... and says so" grep -q 'FINDINGS (filter)' "$TUI_DIR/logf.txt"
 tui_keys big / C-u Enter
 # the detail of the connection with the SACK holes (34 of them)
-holes_id=$(python3 -c "import json; print(max(json.load(open('$TUI_DIR/all.json'))['connections'], key=lambda c: c['sack']['holes'])['id'])")
 tui_keys big / 'port 80' Enter g Enter
 tui_screen big >"$TUI_DIR/dlog.txt"
 ids=$(loglines "$TUI_DIR/dlog.txt" | sort -u | tr '\n' ' ')
@@ -510,10 +539,12 @@ say(all(len(l) <= 80 for l in lines), "no line wider than 80")
 say(not any("\x1b" in l or "\ufffd" in l for l in lines), "no escape debris")
 say(any(l.split()[:3] == ["1", "10.0.2.1:40080", "10.0.1.1:80"] for l in lines if l.strip()),
     "the connection row, addresses whole")
-say(any(l.split()[:6] == ["1", "10.0.2.1:40080", "10.0.1.1:80", "fin", "72B", "2.00MB"]
+say(any(l.split()[:3] == ["1", "10.0.2.1:40080", "10.0.1.1:80"] and
+        l.split()[3:6] in (["fin", "72B", "2.00MB"], ["72B", "2.00MB", "34"])
         for l in lines if l.strip()), "ended connection: its bytes, not 0 0")
 say(" hole 34 " in lines[2] and " retr 34" in lines[2], "short findings line: 34 holes, 34 retr")
-say(sum("sack_hole" in l for l in lines) >= 5, "findings log lists the SACK holes")
+say(sum(" sack_hole " in l and " 34\u00d7 first [" in l for l in lines) == 1,
+    "findings pane: the 34 SACK holes on one line")
 say(lines[23].startswith(" q quit"), "key help on the last line")
 EOF
 while read -r verdict what; do
@@ -543,6 +574,109 @@ kill -TERM "$(tui_pid small)"
 rc=$(tui_wait_exit small 10)
 check "SIGTERM exits 0 (got '$rc')" [ "$rc" = 0 ]
 check "after SIGTERM the terminal is usable" tui_terminal_sane small
+
+# ---- 10000 SACK holes: one findings line; aligned columns at any width ----
+# tests/tui/holes.py writes a transfer with 10000 SACK holes (the 5000th of
+# two segments, the worst); its row's HOLE has 5 digits.
+python3 tests/tui/holes.py 10000 >"$TUI_DIR/holes.txt"
+python3 tests/tools/sack-tcpdump2pcap.py "$TUI_DIR/holes.txt" "$TUI_DIR/holes.pcap" >/dev/null
+"$bin" analyze --json --no-progress "$TUI_DIR/holes.pcap" samples/demo-http-loss.pcapng \
+	samples/reorder-relay.pcap >"$TUI_DIR/holes.json" 2>/dev/null
+tui_start holes 80 24 -- -r "$TUI_DIR/holes.pcap" -r samples/demo-http-loss.pcapng \
+	-r samples/reorder-relay.pcap --max
+check "10000 holes: the replay ends" tui_wait holes '\[ended\]' 60
+for w in 80 100 132 200; do
+	tui_tmux resize-window -t holes -x "$w" -y 24
+	sleep 0.5
+	tui_screen holes >"$TUI_DIR/holes.$w"
+done
+python3 - "$TUI_DIR" "$TUI_DIR/holes.json" <<'EOF' >"$TUI_DIR/holes.out"
+import json, os, re, sys
+d = json.load(open(sys.argv[2]))
+def say(ok, what): print(("PASS " if ok else "FAIL ") + what)
+ev = [e for e in d["events"] if e["type"] == "sack_hole" and e["conn"] == 1]
+for w in (80, 100, 132, 200):
+    lines = open(os.path.join(sys.argv[1], "holes.%d" % w), encoding="utf-8").read().split("\n")
+    head = next((l for l in lines if re.match(r"^ +#\S* CLIENT", l)), "")
+    heads = [re.sub("[▼▲]$", "", h) for h in head.split()]
+    rows = [l for l in lines[lines.index(head) + 1:] if re.match(r"^ +\d+ ", l)] if head else []
+    say(len(lines) >= 24 and all(len(l) <= w for l in lines), "%d cols: no line wider" % w)
+    say("LIMIT" in heads and "HOLE" in heads if w >= 100 else "LIMIT" in heads,
+        "%d cols: LIMIT in the head %s" % (w, heads))
+    # every column's values end (right-aligned) or start (CLIENT, SERVER,
+    # ST, left-aligned) where its head (with the sort arrow) does, on every row
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", head)]
+    bad = []
+    for r in rows:
+        toks = [(m.start(), m.end()) for m in re.finditer(r"\S+", r)]
+        if len(toks) != len(spans):
+            bad.append(r)
+            continue
+        for (hs, he), (ts, te), h in zip(spans, toks, heads):
+            if (ts != hs if h in ("CLIENT", "SERVER", "ST") else te != he):
+                bad.append("%s: %r" % (h, r))
+    say(len(rows) == 3 and not bad, "%d cols: 3 rows, every column aligned with its head %s" %
+        (w, bad[:2]))
+    if w == 200:
+        say(any(r.split()[heads.index("HOLE")] == "10000" for r in rows if "HOLE" in heads),
+            "200 cols: HOLE 10000")
+    g = [l for l in lines if " #1 " in l and " sack_hole " in l]
+    say(len(g) == 1 and " 10000\u00d7 first [%d] " % min(e["frames"][0] for e in ev) in g[0]
+        and "worst: SACK hole 2000 B" in g[0],
+        "%d cols: one line for #1's %d SACK holes, count, first frame, worst 2000 B %r" %
+        (w, len(ev), g))
+EOF
+while read -r verdict what; do
+	if [ "$verdict" = PASS ]; then t_pass "holes: $what"; else t_fail "holes: $what"; fi
+done <"$TUI_DIR/holes.out"
+check "holes: every check ran" [ "$(grep -c '^PASS\|^FAIL' "$TUI_DIR/holes.out")" = 17 ]
+# Expanded: the group's findings under it, the log's last 512 of them.
+tui_tmux resize-window -t holes -x 100 -y 40
+tui_keys holes Tab
+pos=$(tui_screen holes | awk '/FINDINGS/{f=1; next} f && NF {n++; if (index($0, " #1 ") && /sack_hole/) {print n; exit}}')
+for _ in $(seq $((${pos:-1} - 1))); do tui_tmux send-keys -t holes Down; done
+tui_keys holes Right
+tui_screen holes >"$TUI_DIR/holes.exp"
+n=$(grep -cE '^  └ .* #1 +s>c \[[0-9]+-[0-9]+\] SACK hole' "$TUI_DIR/holes.exp")
+check "holes: Right lists the group's findings ($n on screen)" [ "$n" -ge 10 ]
+tui_keys holes Down Enter G
+# (the log's last 512 findings hold the other connections' too)
+check "holes: in a finding, G goes to the group's last (N of N, N > 400)" grep -qE '^ FINDING (4[0-9][0-9]|50[0-9]|51[0-2]) of \1: sack_hole on #1' <(tui_screen holes)
+tui_keys holes Escape Left
+check "holes: Left folds it" [ "$(tui_screen holes | grep -c '^  └')" = 0 ]
+
+# The sort menu: F6 lists the columns, the current one marked; Down to
+# RETR and Enter sorts by it (most first); Escape leaves the order.
+tui_keys holes Tab F6
+tui_screen holes >"$TUI_DIR/menu.txt"
+check "F6 opens the sort menu" grep -q '^ SORT BY' "$TUI_DIR/menu.txt"
+check "... the current column marked" grep -qE '^ \* # ▲' "$TUI_DIR/menu.txt"
+nretr=$(awk '/^ SORT BY/{f=1; next} f {n++; if ($1 == "RETR" || $2 == "RETR") {print n; exit}}' "$TUI_DIR/menu.txt")
+for _ in $(seq $((${nretr:-1} - 1))); do tui_tmux send-keys -t holes Down; done
+tui_keys holes Enter
+tui_screen holes >"$TUI_DIR/menu2.txt"
+check "Enter in the menu sorts by RETR" grep -q 'RETR▼' "$TUI_DIR/menu2.txt"
+order=$(awk '/^ +#.* CLIENT/{for (i = 1; i <= NF; i++) if ($i ~ /^RETR/) c = i; f = 1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {print $1}' "$TUI_DIR/menu2.txt" | tr '\n' ' ')
+check "... most retransmissions first (ids $order)" [ "$order" = "1 2 3 " ]
+tui_keys holes o Down Escape
+check "o opens it too, Escape leaves the order" grep -q 'RETR▼' <(tui_screen holes)
+tui_keys holes o r Escape
+tui_screen holes >"$TUI_DIR/menu3.txt"
+check "r in the menu reverses" grep -q 'RETR▲' "$TUI_DIR/menu3.txt"
+order=$(awk '/^ +#.* CLIENT/{f = 1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {print $1}' "$TUI_DIR/menu3.txt" | tr '\n' ' ')
+check "... fewest retransmissions first (ids $order)" [ "$order" = "3 2 1 " ]
+tui_keys holes q
+tui_wait_exit holes 10 >/dev/null
+
+# Negative control: a clean capture has no findings group.
+tui_start clean 80 24 -- -r samples/ipv6-bulk.pcap --max
+check "clean: the replay ends" tui_wait clean '\[ended\]' 20
+tui_screen clean >"$TUI_DIR/clean.txt"
+check "clean: no findings group" grep -q 'FINDINGS by connection and kind, newest first (0 groups, 0 found)' "$TUI_DIR/clean.txt"
+check "clean: ... and says so" grep -q '^  no findings' "$TUI_DIR/clean.txt"
+check "clean: no group line" [ "$(grep -cE '^ (▸|▾)' "$TUI_DIR/clean.txt")" = 0 ]
+tui_keys clean q
+tui_wait_exit clean 10 >/dev/null
 
 # ---- paused replay, stepping; resize ----
 tui_start step 100 30 -- -r samples/rr-nagle-delack.pcap --paused

@@ -243,6 +243,75 @@ static void test_model(void)
 	tm_free(m);
 }
 
+/* Findings grouped by (connection, kind): 600 SACK holes are one group
+ * that counts all 600 (the log keeps TM_LOG), with the largest hole and
+ * the first frame; groups stay at TM_GROUPS, the stalest evicted. */
+static void test_groups(void)
+{
+	char err[128];
+	struct tm_config cfg = {.keep_ended = 10};
+	struct tm_model *m = tm_new(&cfg, err, sizeof(err));
+	struct tm_snapshot *snap = calloc(1, sizeof(*snap));
+
+	CHECK(m != NULL && snap != NULL);
+	if (!m || !snap) {
+		tm_free(m);
+		free(snap);
+		return;
+	}
+	struct sum_sink k = tm_sink(m);
+	CHECK(tm_snapshot_fill(m, snap, 0) == 0);
+	CHECK_EQ_U(snap->ngroups, 0); /* nothing found: no group */
+	for (uint32_t i = 0; i < 600; i++) {
+		struct sum_event h = {.type = SUM_EV_SACK_HOLE,
+				      .conn = 3,
+				      .dir = SUM_S2C,
+				      .ts = (int64_t)i * MS,
+				      .duration_ns = -1,
+				      .frame_first = 100 + i,
+				      .frame_last = 104 + i,
+				      .bytes = i == 417 ? 14480 : 1448,
+				      .segments = i == 417 ? 10 : 1};
+		k.event(k.ctx, &h);
+	}
+	struct sum_event st = {.type = SUM_EV_STALL, .conn = 3, .ts = 5 * MS, .frame_first = 90};
+	st.duration_ns = 40 * MS;
+	k.event(k.ctx, &st);
+	st.duration_ns = 900 * MS;
+	st.frame_first = 300;
+	k.event(k.ctx, &st);
+	CHECK(tm_snapshot_fill(m, snap, 0) == 0);
+	CHECK_EQ_U(snap->nlog, TM_LOG);
+	CHECK_EQ_U(snap->ngroups, 2);
+	for (uint32_t i = 0; i < snap->ngroups; i++) {
+		const struct tm_group *g = &snap->groups[i];
+		CHECK_EQ_U(g->conn, 3);
+		if (g->type == SUM_EV_SACK_HOLE) {
+			CHECK_EQ_U(g->count, 600);
+			CHECK_EQ_U(g->worst.bytes, 14480); /* the largest hole */
+			CHECK_EQ_U(g->worst.frame_first, 517);
+			CHECK_EQ_U(g->first_frame, 100);
+			CHECK_EQ_U(g->dirs, 1u << SUM_S2C);
+		} else {
+			CHECK(g->type == SUM_EV_STALL);
+			CHECK_EQ_U(g->count, 2);
+			CHECK_EQ_U(g->worst.duration_ns, 900 * MS); /* the longest */
+			CHECK_EQ_U(g->first_frame, 90);
+		}
+	}
+	/* More (connection, kind) pairs than TM_GROUPS: bounded, counted. */
+	for (uint64_t c = 10; c < 10 + TM_GROUPS + 20; c++) {
+		struct sum_event z = {.type = SUM_EV_ZERO_WINDOW, .conn = c, .frame_first = 1};
+		k.event(k.ctx, &z);
+	}
+	CHECK(tm_snapshot_fill(m, snap, 0) == 0);
+	CHECK_EQ_U(snap->ngroups, TM_GROUPS);
+	CHECK_EQ_U(snap->tot.groups_dropped, 22);
+	tm_snapshot_free(snap);
+	free(snap);
+	tm_free(m);
+}
+
 /* Live: the model's clock follows the wall clock without packets, so a
  * connection's rate falls to 0 within 2 s of its last packet; a clock
  * that goes back is ignored. */
@@ -446,6 +515,7 @@ int main(void)
 	test_timeline();
 	test_rate();
 	test_model();
+	test_groups();
 	test_wall_clock();
 	test_filter();
 	test_player();
