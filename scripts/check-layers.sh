@@ -22,6 +22,16 @@
 #                                  capture file reader it copies inputs with:
 #                                  never the engine's internals, a detector's
 #                                  logic, the TUI, the CLI or live capture
+#   analyze/vpair/ (the two-point joiner, a consumer of the summary stream
+#   beside the report)          -> summaries, the report's hooks and its JSON
+#                                  writer (report.h, jsonout.h), common/:
+#                                  never the engine's internals, a detector's logic,
+#                                  the capture code, the TUI or the CLI; it is
+#                                  included only by the CLI (which builds the
+#                                  pipeline) and its forwarding header
+#                                  analyze/report/vpair.h, itself included
+#                                  only by cli/cmd_analyze.c until that file
+#                                  names the new path
 #   cli/ is included by nothing outside cli/ and tcpsift.c
 #   dir/mod_int.h (a split module's internal header) only by dir/mod*
 set -euo pipefail
@@ -78,6 +88,15 @@ check "presentation sees summaries and events, not the engine, detectors' logic 
 	"$engine_internals|$detector_logic|^(capture|cli)/" "${presentation[@]}"
 check "annotate sees events and capture files, not the engine, detectors' logic, the TUI or the CLI" \
 	"$engine_internals|$detector_logic|^(tui|cli|capture/live)/" analyze/annotate/*.[ch]
+check "the two-point joiner sees summaries and the report's hooks, not the engine, detectors' logic, capture, the TUI or the CLI" \
+	"$engine_internals|$detector_logic|^(capture|tui|cli)/" analyze/vpair/*.[ch]
+mapfile -t not_vpair_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] | grep -vE '^analyze/(vpair/|report/vpair\.h$)')
+check "only the CLI includes the two-point joiner" '^analyze/vpair/' "${not_vpair_users[@]}"
+mapfile -t not_vpair_fwd_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] cli/*.[ch] tcpsift.c | grep -vxE 'cli/cmd_analyze\.c|analyze/report/vpair\.h')
+check "only cli/cmd_analyze.c includes the forwarding analyze/report/vpair.h" \
+	'^analyze/report/vpair\.h$' "${not_vpair_fwd_users[@]}"
 check "only the CLI includes cli/" '^cli/' common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
 	analyze/detect/*/*.[ch] tui/*.[ch]
 # A module's internal header (dir/mod_int.h) joins the pieces of that module

@@ -1,6 +1,6 @@
 /* vpair.c - join two capture points: match each segment with its copy, say what happened between.
  */
-#include "analyze/report/vpair.h"
+#include "analyze/vpair/vpair.h"
 
 #include <errno.h>
 #include <inttypes.h>
