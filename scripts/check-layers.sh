@@ -32,6 +32,12 @@
 #                                  analyze/report/vpair.h, itself included
 #                                  only by cli/cmd_analyze.c until that file
 #                                  names the new path
+#   analyze/diff/ (tcpsift diff: two reports compared, and its writers)
+#                               -> summaries and the report's shared tables
+#                                  (report.h, det_view.h, failon.h, jsonout.h),
+#                                  common/: never the engine's internals, a
+#                                  detector's logic, the capture code, the TUI
+#                                  or the CLI; included only by the CLI
 #   cli/ is included by nothing outside cli/ and tcpsift.c
 #   dir/mod_int.h (a split module's internal header) only by dir/mod*
 set -euo pipefail
@@ -97,6 +103,11 @@ mapfile -t not_vpair_fwd_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*
 	analyze/detect/*/*.[ch] tui/*.[ch] cli/*.[ch] tcpsift.c | grep -vxE 'cli/cmd_analyze\.c|analyze/report/vpair\.h')
 check "only cli/cmd_analyze.c includes the forwarding analyze/report/vpair.h" \
 	'^analyze/report/vpair\.h$' "${not_vpair_fwd_users[@]}"
+check "diff sees summaries and the report's tables, not the engine, detectors' logic, capture, the TUI or the CLI" \
+	"$engine_internals|$detector_logic|^(capture|tui|cli)/" analyze/diff/*.[ch]
+mapfile -t not_diff_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] | grep -v '^analyze/diff/')
+check "only the CLI includes diff" '^analyze/diff/' "${not_diff_users[@]}"
 check "only the CLI includes cli/" '^cli/' common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
 	analyze/detect/*/*.[ch] tui/*.[ch]
 # A module's internal header (dir/mod_int.h) joins the pieces of that module

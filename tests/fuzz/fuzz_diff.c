@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "tests/fuzz/fuzz_memfd.h"
-#include "analyze/report/diff.h"
-#include "analyze/report/diffout.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diffout.h"
 #include "analyze/report/jsonin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

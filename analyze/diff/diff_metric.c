@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/report/diff.h"
-#include "analyze/report/diff_int.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diff_int.h"
 #include "analyze/report/failon.h"
 
 /* The rows in the order they are shown; "@classes" stands for every
