@@ -16,7 +16,7 @@
 
 #include "analyze/diff/diff.h"
 #include "analyze/diff/diffout.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 #include "cli/cliopt.h"
 #include "cli/exit.h"
 

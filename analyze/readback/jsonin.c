@@ -1,5 +1,5 @@
 /* jsonin.c - the report reader: a --json document or --ndjson stream back into summaries. */
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
