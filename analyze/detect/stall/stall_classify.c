@@ -503,25 +503,15 @@ static void stall_zw_update(struct tcp_conn *c, const struct det_env *env, enum 
 	c->dhot.stall.zw_wait_open = true;
 }
 
-/* The packet seg ended a gap of the connection: classify it. Out of line
- * (as the other rare paths of stall_segment()): inlined, their register
- * saves would cost every segment. */
-__attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
+/* The gap began with R's window closed to a sender that held something:
+ * a zero-window stall opens (or the gap is inside one, or R's update ends a
+ * wait). true: the gap is dealt with. */
+static bool stall_gap_zero_window(struct tcp_conn *c, const struct det_env *env, bool data)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
+	struct stall_state *cold;
 	const struct tcp_seg *seg = &c->tp->seg;
-	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
-	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
-	struct stall_found f;
-
-	/* The packet shows the capture missed some of the connection: the
-	 * silence may be the capture's, not TCP's. */
-	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
-		if ((cold = DET_COLD_GET(c, env, stall)))
-			cold->sum.capture_gaps++;
-		return;
-	}
+	enum sum_dir_id pd = seg->dir;
 
 	/* Zero window: R's window closed at the start, for a sender that
 	 * still had something to send (unpushed or unacknowledged data), or
@@ -537,7 +527,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		bool probe_data = mine && data && (seg->kind & TCP_SEG_NEW_DATA) &&
 				  (uint64_t)d->in_flight + seg->len == d->rwnd;
 		if (d->zw_open)
-			return; /* a gap inside an open zero-window stall */
+			return true; /* a gap inside an open zero-window stall */
 		/* S held something: unacknowledged or unpushed data, or it
 		 * probes now. Else it may have had nothing to send (or sent
 		 * nothing yet: a window closed from the handshake on): then
@@ -552,7 +542,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 			continue;
 		}
 		if (!(cold = DET_COLD_GET(c, env, stall)))
-			return;
+			return true;
 		struct stall_zw *zw = &cold->zw[k];
 		d->zw_open = true;
 		zw->start = st->last_ts;
@@ -562,80 +552,97 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		zw->rel_una = d->rel_una;
 		zw->rwnd = d->rwnd;
 		zw->probe_data = probe_data && d->in_flight == 0 && d->last_push;
+		return true;
+	}
+	return false;
+}
+
+/* S's data ended the gap: a held write, a retransmission, a probe, a
+ * timer-like pause, or think time. */
+static void stall_gap_data(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold;
+	const struct tcp_seg *seg = &c->tp->seg;
+	enum sum_dir_id pd = seg->dir;
+	const struct stall_dir_state *d = &st->d[pd];
+	struct stall_found f;
+
+	/* S's first data: a turn boundary only if R asked for it, or
+	 * held by a timer (a corked first write). */
+	if (!d->has_data && !d->r_answered && !stall_timer_like(c, pd, seg->ts - st->last_ts)) {
+		/* (remembered: corked writes after a think repeat) */
+		stall_held_after_think(c, env, pd, seg->ts - st->last_ts);
 		return;
 	}
-
-	if (data) {
-		const struct stall_dir_state *d = &st->d[pd];
-		/* S's first data: a turn boundary only if R asked for it, or
-		 * held by a timer (a corked first write). */
-		if (!d->has_data && !d->r_answered &&
-		    !stall_timer_like(c, pd, seg->ts - st->last_ts)) {
-			/* (remembered: corked writes after a think repeat) */
-			stall_held_after_think(c, env, pd, seg->ts - st->last_ts);
+	if (seg->kind & TCP_SEG_RETRANS) {
+		if (d->has_data)
+			stall_retrans(c, env, pd);
+		return;
+	}
+	if (!(seg->kind & TCP_SEG_NEW_DATA))
+		return;
+	if (stall_upstream_loss(c, env, pd))
+		return;
+	/* A probe first: its timer fires whether or not the last
+	 * segment carried PSH. */
+	if (seg->kind & TCP_SEG_TLP) {
+		stall_probe_new(c, env, pd);
+		return;
+	}
+	/* Held part of a write: S had sent all it had so far and it was
+	 * ACKed (nothing in flight), its last segment without PSH,
+	 * yet the rest waited. With data in flight the wait is S's
+	 * pacing or congestion window (BBR spaces the segments of one
+	 * write tens of ms apart on a long path): no stall. */
+	if (d->has_data && !d->last_push) {
+		if (d->in_flight)
 			return;
-		}
-		if (seg->kind & TCP_SEG_RETRANS) {
-			if (d->has_data)
-				stall_retrans(c, env, pd);
-			return;
-		}
-		if (!(seg->kind & TCP_SEG_NEW_DATA))
-			return;
-		if (stall_upstream_loss(c, env, pd))
-			return;
-		/* A probe first: its timer fires whether or not the last
-		 * segment carried PSH. */
-		if (seg->kind & TCP_SEG_TLP) {
-			stall_probe_new(c, env, pd);
-			return;
-		}
-		/* Held part of a write: S had sent all it had so far and it was
-		 * ACKed (nothing in flight), its last segment without PSH,
-		 * yet the rest waited. With data in flight the wait is S's
-		 * pacing or congestion window (BBR spaces the segments of one
-		 * write tens of ms apart on a long path): no stall. */
-		if (d->has_data && !d->last_push) {
-			if (d->in_flight)
-				return;
-			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held,
-					 stall_e_held, stall_a_held);
-			stall_emit(c, env, &f);
-			return;
-		}
-		/* Pushed with data in flight and no ACK since: the application
-		 * wrote again later. All pushed and ACKed: a turn boundary (R
-		 * answered since) or a pause in a one-way transfer; think time
-		 * unless the pause has a kernel timer's length, counted from
-		 * where Linux arms one: S's last transmission (TCP_CORK, the RTO)
-		 * or the ACK that emptied the flight (the probe timer, armed by
-		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
-		 * when the queued data stays corked: the 2013 seed's pauses). */
-		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
-		/* The ACK that emptied the flight reached S, and armed its
-		 * timer, one loop to S after it passed here (a receiver-side
-		 * capture sees the path on both sides of the timer). */
-		int64_t at_s = clock_sat_add(since_ack, -stall_answer_time(c, pd));
-		if (d->in_flight ||
-		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
-		      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
-			if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
-					      stall_held_remainder(c, env, pd)))
-				return;
-			if ((cold = DET_COLD_GET(c, env, stall))) {
-				cold->sum.think_time++;
-				cold->sum.think_time_ns =
-				    clock_sat_add(cold->sum.think_time_ns, seg->ts - st->last_ts);
-			}
-			return;
-		}
-		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
-				 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway,
-				 stall_e_timer, stall_a_timer);
-		f.timer_like = true;
+		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held, stall_e_held,
+				 stall_a_held);
 		stall_emit(c, env, &f);
 		return;
 	}
+	/* Pushed with data in flight and no ACK since: the application
+	 * wrote again later. All pushed and ACKed: a turn boundary (R
+	 * answered since) or a pause in a one-way transfer; think time
+	 * unless the pause has a kernel timer's length, counted from
+	 * where Linux arms one: S's last transmission (TCP_CORK, the RTO)
+	 * or the ACK that emptied the flight (the probe timer, armed by
+	 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
+	 * when the queued data stays corked: the 2013 seed's pauses). */
+	int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
+	/* The ACK that emptied the flight reached S, and armed its
+	 * timer, one loop to S after it passed here (a receiver-side
+	 * capture sees the path on both sides of the timer). */
+	int64_t at_s = clock_sat_add(since_ack, -stall_answer_time(c, pd));
+	if (d->in_flight ||
+	    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
+	      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
+		if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
+				      stall_held_remainder(c, env, pd)))
+			return;
+		if ((cold = DET_COLD_GET(c, env, stall))) {
+			cold->sum.think_time++;
+			cold->sum.think_time_ns =
+			    clock_sat_add(cold->sum.think_time_ns, seg->ts - st->last_ts);
+		}
+		return;
+	}
+	stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
+			 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway, stall_e_timer,
+			 stall_a_timer);
+	f.timer_like = true;
+	stall_emit(c, env, &f);
+}
+
+/* A pure ACK from R ended the gap: maybe a delayed ACK S waited for. */
+static void stall_gap_ack(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold;
+	const struct tcp_seg *seg = &c->tp->seg;
+	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 
 	/* A pure ACK from R covering new data of a sender with data in flight:
 	 * a stall if S then sends new data at once (stall_dack_resolve()). */
@@ -677,6 +684,31 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		cold->dack_frame_ack = seg->frame;
 		cold->dack_input = st->last_input;
 	}
+}
+
+/* The packet seg ended a gap of the connection: classify it. Out of line
+ * (as the other rare paths of stall_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
+	const struct tcp_seg *seg = &c->tp->seg;
+	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
+
+	/* The packet shows the capture missed some of the connection: the
+	 * silence may be the capture's, not TCP's. */
+	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
+		if ((cold = DET_COLD_GET(c, env, stall)))
+			cold->sum.capture_gaps++;
+		return;
+	}
+
+	if (stall_gap_zero_window(c, env, data))
+		return;
+	if (data)
+		stall_gap_data(c, env);
+	else
+		stall_gap_ack(c, env);
 }
 
 /*
