@@ -113,28 +113,28 @@ static int parse_sec(const char *s, int64_t *ns)
 
 	s += neg;
 	if (*s < '0' || *s > '9')
-		return -1;
+		return ERR_INPUT;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		if (whole > (uint64_t)INT64_MAX / 10000000000ull)
-			return -1; /* beyond what int64 nanoseconds hold */
+			return ERR_INPUT; /* beyond what int64 nanoseconds hold */
 		whole = whole * 10 + (uint64_t)(*s - '0');
 	}
 	if (*s == '.') {
 		for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
 			if (digits == 9)
-				return -1; /* finer than a nanosecond: not ours */
+				return ERR_INPUT; /* finer than a nanosecond: not ours */
 			frac = frac * 10 + (uint64_t)(*s - '0');
 		}
 		if (!digits)
-			return -1;
+			return ERR_INPUT;
 	}
 	if (*s)
-		return -1;
+		return ERR_INPUT;
 	for (; digits < 9; digits++)
 		frac *= 10;
 	uint64_t u = whole * 1000000000ull + frac;
 	if (u > (uint64_t)INT64_MAX + neg)
-		return -1;
+		return ERR_INPUT;
 	*ns = neg ? (int64_t)(0 - u) : (int64_t)u;
 	return 0;
 }

@@ -127,15 +127,15 @@ static json_t *parse(const char *text, size_t n, char *err, size_t errlen)
 }
 
 /* One line into f->line (without its newline): its length, 0 at the end
- * of the file, or -1 (a read error, or a line beyond JI_LINE_MAX). */
+ * of the file, or ERR_INPUT (a read error, or a line beyond JI_LINE_MAX). */
 static ssize_t read_line(struct ji_file *f)
 {
 	ssize_t n = getline(&f->line, &f->line_cap, f->f);
 
 	if (n < 0)
-		return ferror(f->f) ? -1 : 0;
+		return ferror(f->f) ? ERR_INPUT : 0;
 	if (n > JI_LINE_MAX)
-		return -1;
+		return ERR_INPUT;
 	f->lineno++;
 	if (n && f->line[n - 1] == '\n')
 		f->line[--n] = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/vpair/vpair_int.h"
+#include "common/err.h"
 
 /* ---- rings ---- */
 
@@ -14,7 +15,7 @@ static int ring_grow(struct vp_ring *r, uint32_t max)
 	if (ncap > max)
 		ncap = max;
 	if (ncap <= r->cap)
-		return -1;
+		return ERR_NOMEM;
 	struct vp_frame *f = malloc((size_t)ncap * sizeof(*f));
 	if (!f)
 		return -ENOMEM;
