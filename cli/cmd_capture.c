@@ -240,17 +240,17 @@ static int on_option(void *ctx, int c, const char *arg)
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+/* Parse argv into cfg; returns CLI_GO_ON, else an exit code. */
 static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 {
 	int rc = cli_parse("capture", capture_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
 	if (rc >= 0)
 		return rc;
 	if (cfg->list)
-		return -1;
+		return CLI_GO_ON;
 	if (!cfg->iface) {
 		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
 		return TCPSIFT_EXIT_USAGE;
@@ -292,7 +292,7 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 	    cli_ring_iface("capture", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
 		return TCPSIFT_EXIT_USAGE;
 	cfg->iface = cfg->ifname;
-	return -1;
+	return CLI_GO_ON;
 }
 
 static void on_signal(int sig)
