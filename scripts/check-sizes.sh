@@ -33,7 +33,6 @@ analyze/report/plot_svg.c         the SVG graphs, split with the HTML report
 analyze/engine/tcp.c:process_data per-segment data path
 analyze/engine/tcp.c:process_ack  per-segment ACK path
 # Not split yet:
-analyze/detect/stall/stall_classify.c  the stall classifier: its words (reason, evidence, advice) could become a file of their own
 bench/gen.c                       the capture generator for benchmarks and tests: one scenario a function, by role next
 EOF
 }
