@@ -2,11 +2,11 @@
  */
 #include "analyze/vpair/vpair.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/vpair/vpair_int.h"
+#include "common/err.h"
 #include "common/hash.h"
 
 /* ---- conn id -> pair ---- */
@@ -30,7 +30,7 @@ static int map_put(struct vpair *v, uint64_t id, struct vp_pair *p, unsigned poi
 		size_t ncap = v->map_cap ? v->map_cap * 2 : 1024;
 		struct vp_slot *m = calloc(ncap, sizeof(*m));
 		if (!m)
-			return -ENOMEM;
+			return ERR_NOMEM;
 		for (size_t k = 0; k < v->map_cap; k++) {
 			if (!v->map[k].id)
 				continue;

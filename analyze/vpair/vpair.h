@@ -72,7 +72,7 @@ void vp_finish(struct vpair *v);
  * vp_finish(). The returned struct points into v. */
 struct rep_extra vp_extra(struct vpair *v);
 
-/* The text section: a paragraph per joined connection. 0 or -EIO. */
+/* The text section: a paragraph per joined connection. 0 or ERR_SYSTEM. */
 int vp_write_text(const struct vpair *v, FILE *out);
 
 void vp_free(struct vpair *v); /* NULL is a no-op */

@@ -255,7 +255,7 @@ bool vp_is_dup(const struct vp_side *s, const struct vp_frame *f, uint64_t fidx)
 void vp_unm_judge(struct vp_side *s, bool explained, bool pure_ack);
 void vp_suspects_ack(struct vp_pair *P, unsigned d);
 void vp_side_advance(struct vpair *v, struct vp_pair *P, unsigned d, unsigned p, bool force);
-/* 0, or -ENOMEM when the side has no ring at all. */
+/* 0, or ERR_NOMEM when the side has no ring at all. */
 int vp_side_room(struct vpair *v, struct vp_pair *P, unsigned d, unsigned p);
 
 #endif

@@ -1,6 +1,5 @@
 /* vpair_match.c - the two-point joiner's matching: each segment with its copies at the other point.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +17,7 @@ static int ring_grow(struct vp_ring *r, uint32_t max)
 		return ERR_NOMEM;
 	struct vp_frame *f = malloc((size_t)ncap * sizeof(*f));
 	if (!f)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	for (uint64_t k = r->head; k < r->tail; k++)
 		f[k % ncap] = r->f[k % r->cap];
 	free(r->f);
@@ -553,7 +552,7 @@ int vp_side_room(struct vpair *v, struct vp_pair *P, unsigned d, unsigned p)
 	if (ring_grow(r, v->cfg.window) == 0)
 		return 0;
 	if (!r->cap)
-		return -ENOMEM;
+		return ERR_NOMEM;
 	/* At the cap: the oldest frame is resolved now, whatever it waits for. */
 	if (r->head == r->cur) {
 		struct vp_frame *f = ring_at(r, r->cur);

@@ -1,11 +1,11 @@
 /* vpair_out.c - the two-point joiner's writers: JSON, NDJSON and the text section. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyze/report/jsonout.h"
 #include "analyze/vpair/vpair_int.h"
+#include "common/err.h"
 
 /* ---- writers ---- */
 
@@ -367,5 +367,5 @@ int vp_write_text(const struct vpair *v, FILE *out)
 		text_dir(out, v, &R->dir[SUM_C2S], "c2s");
 		text_dir(out, v, &R->dir[SUM_S2C], "s2c");
 	}
-	return ferror(out) ? -EIO : 0;
+	return ferror(out) ? ERR_SYSTEM : 0;
 }
