@@ -62,6 +62,8 @@ TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:%.c=$(O)/%)
 BENCH_SRC:= $(sort $(wildcard bench/*.c))
 BENCH_BIN:= $(BENCH_SRC:%.c=$(O)/%)
+# bench/gen is one program in several files: bench/gen.c and bench/gensim/*.c.
+GEN_PARTS:= $(sort $(wildcard bench/gensim/*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:%.c=$(O)/%)
 FUZZ_SECONDS ?= 0
@@ -101,7 +103,8 @@ $(O)/%.o: %.c
 # those reference). A library change relinks them; only their own source
 # recompiles them.
 $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN): $(O)/%: $(O)/%.o $(O)/libtcpsift.a
-	$(CC) $(LDFLAGS) -o $@ $< $(O)/libtcpsift.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libtcpsift.a $(LDLIBS)
+$(O)/bench/gen: $(GEN_PARTS:%.c=$(O)/%.o)
 
 # The fuzz targets with tests/fuzz/replay.c as main(): they run given inputs
 # once each, with no fuzzing engine, so any compiler builds them (and every

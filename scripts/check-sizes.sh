@@ -32,8 +32,6 @@ analyze/report/plot_svg.c         the SVG graphs, split with the HTML report
 # (bench/budget.conf) in instructions a packet; a split must keep them inlined.
 analyze/engine/tcp.c:process_data per-segment data path
 analyze/engine/tcp.c:process_ack  per-segment ACK path
-# Not split yet:
-bench/gen.c                       the capture generator for benchmarks and tests: one scenario a function, by role next
 EOF
 }
 
