@@ -6,6 +6,7 @@
 #include "capture/file/tracefile.h"
 #include "capture/live/privs.h"
 #include "cli/exit.h"
+#include "common/err.h"
 #include "common/httpd.h"
 
 #include <errno.h>
@@ -63,7 +64,7 @@ int cli_choice(const char *verb, const struct cli_opt *opts, size_t n, int id, c
 		if (opts[k].id == id)
 			o = &opts[k];
 	if (!o || !o->arg)
-		return -1;
+		return ERR_USAGE;
 	for (const char *p = o->arg;; idx++) {
 		const char *e = strchr(p, '|');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -81,7 +82,7 @@ int cli_choice(const char *verb, const struct cli_opt *opts, size_t n, int id, c
 		p = e + 1;
 	}
 	cli_bad_value(verb, o->name, arg, want);
-	return -1;
+	return ERR_USAGE;
 }
 
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -90,10 +91,10 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 	errno = 0;
 	if (!s || *s == '-' || *s == '\0')
-		return -1;
+		return ERR_USAGE;
 	unsigned long long v = strtoull(s, &end, 10);
 	if (errno || *end || v < min || v > max)
-		return -1;
+		return ERR_USAGE;
 	*out = v;
 	return 0;
 }
@@ -104,10 +105,10 @@ int cli_parse_mode(const char *s, unsigned *out)
 
 	errno = 0;
 	if (!s || *s < '0' || *s > '7')
-		return -1;
+		return ERR_USAGE;
 	unsigned long v = strtoul(s, &end, 8);
 	if (errno || *end || v == 0 || v > 0777)
-		return -1;
+		return ERR_USAGE;
 	*out = (unsigned)v;
 	return 0;
 }
@@ -131,7 +132,7 @@ int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped)
 			"(-Z USER to choose one, -Z root to keep root)\n",
 			verb, PRIV_DEFAULT_USER);
 	*dropped = out == PRIV_DROPPED;
-	return -1;
+	return CLI_GO_ON;
 }
 
 int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -142,7 +143,7 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	unsigned shift = 20;
 
 	if (n == 0 || n >= sizeof(digits))
-		return -1;
+		return ERR_USAGE;
 	int c = s[n - 1] & ~0x20; /* upper case */
 	const char *u = c ? strchr(units, c) : NULL;
 	if (u) {
@@ -153,10 +154,10 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	digits[n] = '\0';
 	uint64_t v;
 	if (cli_parse_u64(digits, 0, UINT64_MAX >> shift, &v) < 0)
-		return -1;
+		return ERR_USAGE;
 	v <<= shift;
 	if (v < min || v > max)
-		return -1;
+		return ERR_USAGE;
 	*out = v;
 	return 0;
 }
@@ -172,7 +173,7 @@ int cli_threads(const char *verb, const char *arg, unsigned *out)
 
 	if (cli_parse_u64(arg, 1, WK_MAX, &v) < 0) {
 		cli_bad_value(verb, "threads", arg, "a count from 1 to 64");
-		return -1;
+		return ERR_USAGE;
 	}
 	*out = (unsigned)v;
 	return 0;
@@ -186,12 +187,12 @@ int cli_metrics_option(const char *verb, bool top, const char *arg, struct mx_op
 	if (top) {
 		if (cli_parse_u64(arg, 0, 100, &v) < 0) {
 			cli_bad_value(verb, "metrics-top", arg, "a count, 0 to 100");
-			return -1;
+			return ERR_USAGE;
 		}
 		m->top = (unsigned)v;
 	} else if (httpd_check_addr(arg, why, sizeof(why)) < 0) {
 		fprintf(stderr, "tcpsift %s: --metrics: %s\n", verb, why);
-		return -1;
+		return ERR_USAGE;
 	} else {
 		m->addr = arg;
 	}
@@ -304,12 +305,12 @@ int cli_trailing_filter(const char *verb, int argc, char **argv, int from, const
 		return 0;
 	if (*filter) {
 		fprintf(stderr, "tcpsift %s: filter given both with -f and as arguments\n", verb);
-		return -1;
+		return ERR_USAGE;
 	}
 	*owned = cli_join_args(argc, argv, from);
 	if (!*owned) {
 		fprintf(stderr, "tcpsift %s: out of memory\n", verb);
-		return -1;
+		return ERR_NOMEM;
 	}
 	*filter = *owned;
 	return 0;
@@ -350,7 +351,7 @@ int cli_report_format(const char *verb, enum rep_format *fmt, enum rep_format wa
 	if (*fmt != REP_TEXT && *fmt != want)
 		return cli_conflict(verb, cli_format_option(*fmt), cli_format_option(want));
 	*fmt = want;
-	return -1;
+	return CLI_GO_ON;
 }
 
 int cli_conflict(const char *verb, const char *a, const char *b)
@@ -390,7 +391,7 @@ int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_
 		int k = cli_choice(verb, ring_opts, sizeof(ring_opts) / sizeof(ring_opts[0]),
 				   CLI_OPT_FANOUT_MODE, arg);
 		if (k < 0)
-			return -1;
+			return ERR_USAGE;
 		o->mode = (enum ring_fanout)k;
 		return 1;
 	}
@@ -409,7 +410,7 @@ bad:
 		cli_bad_value(verb, "fanout", arg, "a socket count from 1 to 64");
 		break;
 	}
-	return -1;
+	return ERR_USAGE;
 }
 
 int cli_ring_check(const char *verb, const struct cli_ring_opts *o)
@@ -417,7 +418,7 @@ int cli_ring_check(const char *verb, const struct cli_ring_opts *o)
 	if (o->buffer_mib && o->buffer_mib / o->fanout > 2047) {
 		fprintf(stderr, "tcpsift %s: -B above 2047 MiB per socket (libpcap takes an int)\n",
 			verb);
-		return -1;
+		return ERR_USAGE;
 	}
 	return 0;
 }
@@ -428,7 +429,7 @@ int cli_ring_iface(const char *verb, const char *arg, char *out, size_t len)
 
 	if (ifl_resolve(arg, out, len, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tcpsift %s: %s\n", verb, err);
-		return -1;
+		return ERR_USAGE;
 	}
 	return 0;
 }
@@ -462,7 +463,7 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 	for (;;) {
 		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c == -1)
-			return -1;
+			return CLI_GO_ON;
 		if (c == '?' || c == ':') {
 			cli_getopt_error(verb, c, argv, opts, n);
 			return 2;

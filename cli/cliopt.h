@@ -32,13 +32,17 @@ void cli_getopt_tables(const struct cli_opt *opts, size_t n, struct option *long
 /* "  -x, --name ARG   help" lines, the left column width wide. */
 void cli_print_options(FILE *f, const struct cli_opt *opts, size_t n, int width);
 
+/* What the verbs' parsing steps return to go on: no exit code (those are
+ * >= 0, cli/exit.h), so `rc >= 0` means stop with rc. */
+#define CLI_GO_ON (-1)
+
 /*
  * The getopt loop of every verb: each option of opts goes to on_opt(ctx, id,
- * arg), which returns -1 to go on or an exit code to stop (--help: 0); with
+ * arg), which returns CLI_GO_ON or an exit code to stop (--help: 0); with
  * ring, the live-capture options (CLI_RING_OPTS) are parsed into it first.
  * An unknown option or a missing value gets one line on stderr and exit
- * code 2. Returns -1 when every option was taken (optind is then at the
- * first argument), else the exit code.
+ * code 2. Returns CLI_GO_ON when every option was taken (optind is then at
+ * the first argument), else the exit code.
  */
 struct cli_ring_opts;
 #define CLI_MAX_OPTS 64
@@ -51,28 +55,28 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
  * entry's arg, "qm|cpu|hash": --help prints it, the bash completion offers
  * it (completion/tcpsift.bash reads --help), and the verb parses the value
  * with this, so the three cannot drift. The index of arg in the set (the
- * verb's enum follows its order), or -1 when it is none of them, after one
+ * verb's enum follows its order), or ERR_USAGE when it is none of them, after one
  * line on stderr listing them ("bad value 'x' for --fanout-mode: qm, cpu or
  * hash"). id is the option's id in opts.
  */
 int cli_choice(const char *verb, const struct cli_opt *opts, size_t n, int id, const char *arg);
 
-/* A whole decimal number in [min, max]; 0, or -1 when it is not one. */
+/* A whole decimal number in [min, max]; 0, or ERR_USAGE when it is not one. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* A size in bytes: digits with an optional K, M, G or T (binary: 512M is
- * 512 MiB; a bare number is MiB, as --report-memory counts); 0 or -1
+ * 512 MiB; a bare number is MiB, as --report-memory counts); 0 or ERR_USAGE
  * when malformed or outside [min, max] bytes. */
 int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
-/* A file mode: octal permission bits, 1 to 0777 (leading 0 optional); 0 or -1. */
+/* A file mode: octal permission bits, 1 to 0777 (leading 0 optional); 0 or ERR_USAGE. */
 int cli_parse_mode(const char *s, unsigned *out);
 
 /*
  * priv_drop() (capture/live/privs.h) for a verb that captures live: the
  * failure, or staying root without -Z because no tcpdump user exists, gets
  * one line on stderr (the warning unless quiet). *dropped: now another
- * user. -1 to go on, else the exit code.
+ * user. CLI_GO_ON, else the exit code.
  */
 int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped);
 
@@ -80,7 +84,7 @@ int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped)
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want);
 
 /* --threads N of analyze, tui and capture --analyze (workers.h): 0 with
- * *out set, or -1 once cli_bad_value() said why. */
+ * *out set, or ERR_USAGE once cli_bad_value() said why. */
 int cli_threads(const char *verb, const char *arg, unsigned *out);
 
 /*
@@ -89,7 +93,7 @@ int cli_threads(const char *verb, const char *arg, unsigned *out);
  * parsing: --metrics's syntax is checked here (httpd_check_addr()), its
  * name looked up when the server starts. cli_metrics_option() takes the
  * value of --metrics (top false) or --metrics-top (top true) into m
- * (MX_OPTS_INIT first): 0, or -1 once it said why.
+ * (MX_OPTS_INIT first): 0, or ERR_USAGE once it said why.
  */
 #define CLI_METRICS_OPTS(metrics_id, top_id, more)                                                 \
 	{"metrics", metrics_id, "ADDR:PORT",                                                       \
@@ -116,7 +120,8 @@ char *cli_join_args(int argc, char **argv, int from);
  * A filter expression given after the other arguments, as tcpdump takes
  * one: argv[from..argc) joined into *owned (malloc'd, the caller frees) and
  * *filter. Nothing to join leaves both alone. A filter already given with
- * -f is a usage error: one line on stderr, -1. 0 otherwise.
+ * -f is a usage error: one line on stderr, ERR_USAGE (ERR_NOMEM when the
+ * join finds no memory). 0 otherwise.
  */
 int cli_trailing_filter(const char *verb, int argc, char **argv, int from, const char **filter,
 			char **owned);
@@ -137,7 +142,7 @@ int cli_inputs_end(int argc, char **argv, int from, bool first_is_input);
 	}
 
 /* --json, --ndjson or --html (want) onto *fmt, REP_TEXT until one is given: a
- * second, different one is a usage error (one line). -1 to go on, else
+ * second, different one is a usage error (one line). CLI_GO_ON, else
  * the exit code. */
 int cli_report_format(const char *verb, enum rep_format *fmt, enum rep_format want);
 
@@ -184,15 +189,15 @@ struct cli_ring_opts {
 
 void cli_ring_opts_defaults(struct cli_ring_opts *o);
 
-/* 1: opt is one of them and arg is good; 0: not one of them; -1: a bad
+/* 1: opt is one of them and arg is good; 0: not one of them; ERR_USAGE: a bad
  * value (cli_bad_value said so). */
 int cli_ring_option(const char *verb, int opt, const char *arg, struct cli_ring_opts *o);
 
-/* Limits across options; 0, or -1 with one line on stderr. */
+/* Limits across options; 0, or ERR_USAGE with one line on stderr. */
 int cli_ring_check(const char *verb, const struct cli_ring_opts *o);
 
 /* The interface an -i argument names, a name or (as tcpdump) its number in
- * `capture -D` (capture/iflist), into out; 0, or -1 with one line on stderr. */
+ * `capture -D` (capture/iflist), into out; 0, or ERR_USAGE with one line on stderr. */
 int cli_ring_iface(const char *verb, const char *arg, char *out, size_t len);
 
 /* A ring_config for iface from the options (queue_bytes left 0). */

@@ -240,17 +240,17 @@ static int on_option(void *ctx, int c, const char *arg)
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+/* Parse argv into cfg; returns CLI_GO_ON, else an exit code. */
 static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 {
 	int rc = cli_parse("capture", capture_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
 	if (rc >= 0)
 		return rc;
 	if (cfg->list)
-		return -1;
+		return CLI_GO_ON;
 	if (!cfg->iface) {
 		fputs("tcpsift capture: no interface given (-i IFACE)\n", stderr);
 		return TCPSIFT_EXIT_USAGE;
@@ -292,7 +292,7 @@ static int parse_args(int argc, char **argv, struct capture_cfg *cfg)
 	    cli_ring_iface("capture", cfg->iface, cfg->ifname, sizeof(cfg->ifname)) < 0)
 		return TCPSIFT_EXIT_USAGE;
 	cfg->iface = cfg->ifname;
-	return -1;
+	return CLI_GO_ON;
 }
 
 static void on_signal(int sig)
@@ -365,6 +365,306 @@ static void capture_drop_warning(struct dw_state *dw, const struct ring *r, doub
 			w.text);
 }
 
+/* What capture_main()'s steps share: the configuration, the ring, the
+ * writer and the --analyze tap they open, and the loop's state. */
+struct capture_run {
+	struct capture_cfg *cfg;
+	const struct capture_tap_ops *tap;
+	struct ring_config rcfg;
+	struct ring *r;
+	struct pw_writer *w;
+	void *an;     /* --analyze's tap; NULL: none */
+	bool dropped; /* the privileges were dropped (-Z) */
+	int rc;	      /* the exit code so far */
+	bool progress, stopping, write_failed, err_reported, to_stdout;
+	double start, last_tick, last_flush;
+	struct dw_state dw;
+	uint64_t unwritten, an_files; /* files written when the tap heard last */
+};
+
+/* Open the ring, raise the priority, drop the privileges. false with
+ * *exit_code set (nothing left open) when the capture cannot go on. */
+static bool capture_open_ring(struct capture_run *cr, int *exit_code)
+{
+	struct capture_cfg *cfg = cr->cfg;
+	char err[512];
+
+	cli_ring_config(&cfg->ring, cfg->iface, cfg->filter, 100, &cr->rcfg);
+	cr->rcfg.queue_bytes = cfg->queue_mib << 20;
+	int orc = ring_open(&cr->rcfg, &cr->r, err, sizeof(err));
+	if (orc < 0) {
+		if (!err_is_usage(orc) || !bpfhint_report("capture", cfg->filter))
+			fprintf(stderr, "tcpsift capture: %s\n", err);
+		*exit_code = exit_for_error(orc); /* a bad filter: usage */
+		return false;
+	}
+
+	/*
+	 * A full-size packet costs the capture ~1 us of CPU (the TPACKET copy
+	 * is the kernel's, the page-cache copy of the file write ours). When
+	 * the captured workload keeps every CPU busy, the kernel ring fills
+	 * while the readers wait for a CPU. So, as netsniff-ng --prio-high,
+	 * the capture goes first (nice -20); the threads started below
+	 * inherit it. With a fast sink nice 0 kept up too in bench/RESULTS.md;
+	 * with a slow one (64 KiB frames at 2 GB/s) it lost 23 %, nice -20
+	 * nothing. Needs CAP_SYS_NICE, hence before the privileges go.
+	 */
+	if (!cfg->normal_priority && setpriority(PRIO_PROCESS, 0, -20) == -1 && !cfg->quiet)
+		fprintf(stderr,
+			"tcpsift capture: note: cannot raise the priority (%s): "
+			"packets may be lost when the CPUs are busy\n",
+			strerror(errno));
+
+	/* Sockets are open: nothing below needs root, output files included. */
+	orc = cli_priv_drop("capture", cfg->user, cfg->quiet, &cr->dropped);
+	if (orc >= 0) {
+		ring_close(cr->r);
+		*exit_code = orc;
+		return false;
+	}
+	return true;
+}
+
+/* Open the writer and the --analyze tap. false with *exit_code set (the
+ * ring closed) when either cannot be opened. */
+static bool capture_open_outputs(struct capture_run *cr, int *exit_code)
+{
+	struct capture_cfg *cfg = cr->cfg;
+	const struct capture_tap_ops *tap = cr->tap;
+	struct ring *r = cr->r;
+	char err[512];
+
+	unsigned n = ring_nsockets(r);
+	char comment[160];
+	snprintf(comment, sizeof(comment), "tcpsift capture on %s, %u socket%s%s%s", cfg->iface, n,
+		 n == 1 ? "" : "s", n > 1 ? ", fanout " : "",
+		 n > 1 ? ring_fanout_name(cfg->ring.mode) : "");
+	struct pw_config wcfg = {
+	    .path = cfg->output,
+	    .discard = cfg->discard,
+	    .format = cfg->format,
+	    .snaplen = cfg->ring.snaplen,
+	    .rotate_bytes = cfg->file_mib << 20,
+	    .rotate_ns = (int64_t)cfg->rotate_s * CLOCK_NS_PER_S,
+	    .max_files = cfg->file_count,
+	    .comment = comment,
+	    .overwrite = cfg->overwrite,
+	    .file_mode = cfg->file_mode ? cfg->file_mode : PW_FILE_MODE_DEFAULT,
+	};
+	cr->w = ring_pw_open(r, &wcfg, err, sizeof(err));
+	if (!cr->w) {
+		/* The hint is about permissions, not a refused link or name. */
+		fprintf(stderr, "tcpsift capture: %s%s\n", err,
+			cr->dropped && strstr(err, strerror(EACCES))
+			    ? " (running as the -Z user now; -Z root keeps root)"
+			    : "");
+		ring_close(r);
+		*exit_code = TCPSIFT_EXIT_INPUT;
+		return false;
+	}
+
+	/* --analyze: the report goes where the capture does not. */
+	struct capture_tap_config tcfg = {.json = cfg->analyze == 2,
+					  .threads = cfg->threads,
+					  .out = strcmp(cfg->output, "-") == 0 ? stderr : stdout,
+					  .metrics = cfg->metrics.addr,
+					  .metrics_top = cfg->metrics.top,
+					  .quiet = cfg->quiet};
+	if (cfg->analyze) {
+		cr->an = tap->open(&tcfg, err, sizeof(err));
+		if (!cr->an) {
+			fprintf(stderr, "tcpsift capture: %s\n", err);
+			pw_close(cr->w);
+			pw_free(cr->w);
+			ring_close(r);
+			*exit_code = TCPSIFT_EXIT_INPUT;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Catch the stop signals, start the readers, say so. false with *exit_code
+ * set (everything closed) when the readers cannot start. */
+static bool capture_start(struct capture_run *cr, int *exit_code)
+{
+	struct capture_cfg *cfg = cr->cfg;
+	struct ring *r = cr->r;
+	char err[512];
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed pipe on -w - must be a write error, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+
+	int orc = ring_start(r, err, sizeof(err));
+	if (orc < 0) {
+		fprintf(stderr, "tcpsift capture: %s\n", err);
+		if (cr->an)
+			cr->tap->close(cr->an, &(struct capture_tap_end){.iface = cfg->iface});
+		pw_close(cr->w); /* its ISBs read the ring: close it first */
+		pw_free(cr->w);
+		ring_close(r);
+		*exit_code = exit_for_error(orc);
+		return false;
+	}
+	unsigned n = ring_nsockets(r);
+	if (!cfg->quiet)
+		fprintf(stderr,
+			"tcpsift capture: listening on %s, link-type %u, snapshot length %" PRIu32
+			" bytes, %u socket%s%s%s%s\n",
+			cfg->iface, ring_linktype(r), cfg->ring.snaplen, n, n == 1 ? "" : "s",
+			n > 1 ? " in fanout mode " : "",
+			n > 1 ? ring_fanout_name(cfg->ring.mode) : "",
+			ring_loopback(r) ? ", outgoing copies ignored (loopback)" : "");
+	return true;
+}
+
+/* One packet read: written and teed to --analyze, unless -c COUNT was
+ * reached or the output failed. true: time to look at the clock. */
+static bool capture_packet(struct capture_run *cr, struct pkt *p, unsigned sock)
+{
+	const struct capture_cfg *cfg = cr->cfg;
+	struct pw_writer *w = cr->w;
+
+	if (cr->write_failed || (cfg->count && pw_counters(w)->packets >= cfg->count)) {
+		cr->unwritten++;
+		return false;
+	}
+	int wr = pw_write(w, sock, p);
+	if (wr < 0) {
+		fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+		cr->write_failed = true;
+		cr->rc = TCPSIFT_EXIT_INPUT;
+		capture_stop = 1;
+	} else {
+		if (cr->an && pw_counters(w)->files != cr->an_files) {
+			/* A new file: the report's tshark lines name it
+			 * (ERR_NOMEM: its frames get none). */
+			cr->an_files = pw_counters(w)->files;
+			(void)cr->tap->file(cr->an, p->frame, cr->to_stdout ? NULL : pw_path(w));
+		}
+		if (cr->an)
+			cr->tap->packet(cr->an, p);
+		if (cfg->count && pw_counters(w)->packets >= cfg->count)
+			capture_stop = 1;
+	}
+	/* check the clock every 1024 packets or when idle */
+	return (pw_counters(w)->packets & 0x3ff) == 0;
+}
+
+/* The clock's work: -G's end, a reader's error, the tap's flush and
+ * metrics every 0.1 s, the file's flush, drop warnings and progress every
+ * second. */
+static void capture_tick(struct capture_run *cr)
+{
+	const struct capture_cfg *cfg = cr->cfg;
+	struct ring *r = cr->r;
+
+	double t = clock_now_s();
+	if (!cr->stopping && cfg->duration_s > 0 && t - cr->start >= cfg->duration_s)
+		capture_stop = 1;
+	const char *rerr = ring_error(r);
+	if (rerr && !cr->err_reported) {
+		cr->err_reported = true;
+		fprintf(stderr, "%stcpsift capture: capture stopped: %s\n",
+			cr->progress ? "\r\033[K" : "", rerr);
+		cr->rc = TCPSIFT_EXIT_INPUT;
+		capture_stop = 1;
+	}
+	if (cr->an && t - cr->last_flush >= 0.1) {
+		cr->last_flush = t;
+		cr->tap->flush(cr->an);
+		if (cfg->metrics.addr) {
+			struct ring_totals rt;
+			ring_stats_sum(r, &rt);
+			cr->tap->serve(cr->an, &(struct capture_tap_drops){
+						   rt.kernel_drops, rt.if_drops, rt.queue_drops});
+		}
+	}
+	if (t - cr->last_tick >= 1.0) {
+		cr->last_tick = t;
+		if (!cr->write_failed && pw_flush(cr->w) < 0) {
+			fprintf(stderr, "tcpsift capture: %s\n", pw_error(cr->w));
+			cr->write_failed = true;
+			cr->rc = TCPSIFT_EXIT_INPUT;
+			capture_stop = 1;
+		}
+		capture_drop_warning(&cr->dw, r, t, false, cr->progress);
+		if (cr->progress)
+			capture_progress(r, cr->w);
+	}
+}
+
+/* Read until the ring ends (a stop asked for, -c, -G or an error). */
+static void capture_loop(struct capture_run *cr)
+{
+	struct pkt p;
+	unsigned sock;
+
+	cr->progress = !cr->cfg->quiet && isatty(STDERR_FILENO);
+	cr->start = cr->last_tick = cr->last_flush = clock_now_s();
+	dw_init(&cr->dw, &cr->rcfg, cr->r, cr->start, true);
+	cr->an_files = UINT64_MAX;
+	cr->to_stdout = strcmp(cr->cfg->output, "-") == 0;
+	for (;;) {
+		if (capture_stop && !cr->stopping) {
+			ring_request_stop(cr->r);
+			cr->stopping = true;
+		}
+		int got = ring_next(cr->r, &p, &sock, 100);
+		if (got == RING_END)
+			break;
+		if (got == 1 && !capture_packet(cr, &p, sock))
+			continue;
+		capture_tick(cr);
+	}
+}
+
+/* The readers have ended: the last warnings, the file closed (its ISBs
+ * final), the summary, the tap's report; everything freed. */
+static void capture_finish(struct capture_run *cr)
+{
+	const struct capture_cfg *cfg = cr->cfg;
+	struct ring *r = cr->r;
+	struct pw_writer *w = cr->w;
+
+	if (cr->progress)
+		fputs("\r\033[K", stderr);
+	capture_drop_warning(&cr->dw, r, clock_now_s(), true, false);
+	if (!cr->err_reported && ring_error(r)) {
+		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
+		cr->rc = TCPSIFT_EXIT_INPUT;
+	}
+
+	/* Every reader has ended: the ISBs written by pw_close() are final. */
+	if (pw_close(w) < 0 && !cr->write_failed) {
+		fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
+		cr->rc = TCPSIFT_EXIT_INPUT;
+	}
+	if (!cfg->quiet)
+		capture_summary(r, w, cfg->output, cr->unwritten, cr->write_failed);
+	if (cr->an) {
+		struct ring_totals t;
+		ring_stats_sum(r, &t);
+		struct capture_tap_end end = {.iface = cfg->iface,
+					      .linktype = ring_linktype(r),
+					      .written = pw_counters(w)->packets,
+					      .kernel_drops = t.kernel_drops,
+					      .if_drops = t.if_drops,
+					      .our_drops = t.queue_drops,
+					      .interrupted = true};
+		int trc = cr->tap->close(cr->an, &end);
+		if (trc < 0) /* the tap said why, one line */
+			cr->rc = TCPSIFT_EXIT_INPUT;
+	}
+	pw_free(w);
+	ring_close(r);
+}
+
 int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 {
 	struct capture_cfg cfg = {.queue_mib = 64, .format = PW_PCAPNG, .metrics = MX_OPTS_INIT};
@@ -387,229 +687,13 @@ int capture_main(int argc, char **argv, const struct capture_tap_ops *tap)
 		free(cfg.filter_args);
 		return rc;
 	}
-	struct ring_config rcfg;
-	cli_ring_config(&cfg.ring, cfg.iface, cfg.filter, 100, &rcfg);
-	rcfg.queue_bytes = cfg.queue_mib << 20;
-	struct ring *r;
-	int orc = ring_open(&rcfg, &r, err, sizeof(err));
-	if (orc < 0) {
-		if (!err_is_usage(orc) || !bpfhint_report("capture", cfg.filter))
-			fprintf(stderr, "tcpsift capture: %s\n", err);
-		free(cfg.filter_args);
-		return exit_for_error(orc); /* a bad filter: usage */
+	struct capture_run cr = {.cfg = &cfg, .tap = tap, .rc = TCPSIFT_EXIT_OK};
+	if (capture_open_ring(&cr, &rc) && capture_open_outputs(&cr, &rc) &&
+	    capture_start(&cr, &rc)) {
+		capture_loop(&cr);
+		capture_finish(&cr);
+		rc = cr.rc;
 	}
-
-	/*
-	 * A full-size packet costs the capture ~1 us of CPU (the TPACKET copy
-	 * is the kernel's, the page-cache copy of the file write ours). When
-	 * the captured workload keeps every CPU busy, the kernel ring fills
-	 * while the readers wait for a CPU. So, as netsniff-ng --prio-high,
-	 * the capture goes first (nice -20); the threads started below
-	 * inherit it. With a fast sink nice 0 kept up too in bench/RESULTS.md;
-	 * with a slow one (64 KiB frames at 2 GB/s) it lost 23 %, nice -20
-	 * nothing. Needs CAP_SYS_NICE, hence before the privileges go.
-	 */
-	if (!cfg.normal_priority && setpriority(PRIO_PROCESS, 0, -20) == -1 && !cfg.quiet)
-		fprintf(stderr,
-			"tcpsift capture: note: cannot raise the priority (%s): "
-			"packets may be lost when the CPUs are busy\n",
-			strerror(errno));
-
-	/* Sockets are open: nothing below needs root, output files included. */
-	bool dropped;
-	orc = cli_priv_drop("capture", cfg.user, cfg.quiet, &dropped);
-	if (orc >= 0) {
-		ring_close(r);
-		free(cfg.filter_args);
-		return orc;
-	}
-
-	unsigned n = ring_nsockets(r);
-	char comment[160];
-	snprintf(comment, sizeof(comment), "tcpsift capture on %s, %u socket%s%s%s", cfg.iface, n,
-		 n == 1 ? "" : "s", n > 1 ? ", fanout " : "",
-		 n > 1 ? ring_fanout_name(cfg.ring.mode) : "");
-	struct pw_config wcfg = {
-	    .path = cfg.output,
-	    .discard = cfg.discard,
-	    .format = cfg.format,
-	    .snaplen = cfg.ring.snaplen,
-	    .rotate_bytes = cfg.file_mib << 20,
-	    .rotate_ns = (int64_t)cfg.rotate_s * CLOCK_NS_PER_S,
-	    .max_files = cfg.file_count,
-	    .comment = comment,
-	    .overwrite = cfg.overwrite,
-	    .file_mode = cfg.file_mode ? cfg.file_mode : PW_FILE_MODE_DEFAULT,
-	};
-	struct pw_writer *w = ring_pw_open(r, &wcfg, err, sizeof(err));
-	if (!w) {
-		/* The hint is about permissions, not a refused link or name. */
-		fprintf(stderr, "tcpsift capture: %s%s\n", err,
-			dropped && strstr(err, strerror(EACCES))
-			    ? " (running as the -Z user now; -Z root keeps root)"
-			    : "");
-		ring_close(r);
-		free(cfg.filter_args);
-		return TCPSIFT_EXIT_INPUT;
-	}
-
-	/* --analyze: the report goes where the capture does not. */
-	void *an = NULL;
-	struct capture_tap_config tcfg = {.json = cfg.analyze == 2,
-					  .threads = cfg.threads,
-					  .out = strcmp(cfg.output, "-") == 0 ? stderr : stdout,
-					  .metrics = cfg.metrics.addr,
-					  .metrics_top = cfg.metrics.top,
-					  .quiet = cfg.quiet};
-	if (cfg.analyze) {
-		an = tap->open(&tcfg, err, sizeof(err));
-		if (!an) {
-			fprintf(stderr, "tcpsift capture: %s\n", err);
-			pw_close(w);
-			pw_free(w);
-			ring_close(r);
-			free(cfg.filter_args);
-			return TCPSIFT_EXIT_INPUT;
-		}
-	}
-
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A closed pipe on -w - must be a write error, not a silent death. */
-	signal(SIGPIPE, SIG_IGN);
-
-	orc = ring_start(r, err, sizeof(err));
-	if (orc < 0) {
-		fprintf(stderr, "tcpsift capture: %s\n", err);
-		if (an)
-			tap->close(an, &(struct capture_tap_end){.iface = cfg.iface});
-		pw_close(w); /* its ISBs read the ring: close it first */
-		pw_free(w);
-		ring_close(r);
-		free(cfg.filter_args);
-		return exit_for_error(orc);
-	}
-	if (!cfg.quiet)
-		fprintf(stderr,
-			"tcpsift capture: listening on %s, link-type %u, snapshot length %" PRIu32
-			" bytes, %u socket%s%s%s%s\n",
-			cfg.iface, ring_linktype(r), cfg.ring.snaplen, n, n == 1 ? "" : "s",
-			n > 1 ? " in fanout mode " : "",
-			n > 1 ? ring_fanout_name(cfg.ring.mode) : "",
-			ring_loopback(r) ? ", outgoing copies ignored (loopback)" : "");
-
-	bool progress = !cfg.quiet && isatty(STDERR_FILENO);
-	bool stopping = false, write_failed = false, err_reported = false;
-	double start = clock_now_s(), last_tick = start, last_flush = start;
-	struct dw_state dw;
-	dw_init(&dw, &rcfg, r, start, true);
-	uint64_t unwritten = 0, an_files = UINT64_MAX; /* files written when the tap heard last */
-	bool to_stdout = strcmp(cfg.output, "-") == 0;
-	struct pkt p;
-	unsigned sock;
-
-	for (;;) {
-		if (capture_stop && !stopping) {
-			ring_request_stop(r);
-			stopping = true;
-		}
-		int got = ring_next(r, &p, &sock, 100);
-		if (got == RING_END)
-			break;
-		if (got == 1) {
-			if (write_failed || (cfg.count && pw_counters(w)->packets >= cfg.count)) {
-				unwritten++;
-				continue;
-			}
-			int wr = pw_write(w, sock, &p);
-			if (wr < 0) {
-				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
-				write_failed = true;
-				rc = TCPSIFT_EXIT_INPUT;
-				capture_stop = 1;
-			} else {
-				if (an && pw_counters(w)->files != an_files) {
-					/* A new file: the report's tshark lines name it
-					 * (ERR_NOMEM: its frames get none). */
-					an_files = pw_counters(w)->files;
-					(void)tap->file(an, p.frame, to_stdout ? NULL : pw_path(w));
-				}
-				if (an)
-					tap->packet(an, &p);
-				if (cfg.count && pw_counters(w)->packets >= cfg.count)
-					capture_stop = 1;
-			}
-			if ((pw_counters(w)->packets & 0x3ff) != 0)
-				continue; /* check the clock every 1024 packets or when idle */
-		}
-		double t = clock_now_s();
-		if (!stopping && cfg.duration_s > 0 && t - start >= cfg.duration_s)
-			capture_stop = 1;
-		const char *rerr = ring_error(r);
-		if (rerr && !err_reported) {
-			err_reported = true;
-			fprintf(stderr, "%stcpsift capture: capture stopped: %s\n",
-				progress ? "\r\033[K" : "", rerr);
-			rc = TCPSIFT_EXIT_INPUT;
-			capture_stop = 1;
-		}
-		if (an && t - last_flush >= 0.1) {
-			last_flush = t;
-			tap->flush(an);
-			if (cfg.metrics.addr) {
-				struct ring_totals rt;
-				ring_stats_sum(r, &rt);
-				tap->serve(an, &(struct capture_tap_drops){
-						   rt.kernel_drops, rt.if_drops, rt.queue_drops});
-			}
-		}
-		if (t - last_tick >= 1.0) {
-			last_tick = t;
-			if (!write_failed && pw_flush(w) < 0) {
-				fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
-				write_failed = true;
-				rc = TCPSIFT_EXIT_INPUT;
-				capture_stop = 1;
-			}
-			capture_drop_warning(&dw, r, t, false, progress);
-			if (progress)
-				capture_progress(r, w);
-		}
-	}
-	if (progress)
-		fputs("\r\033[K", stderr);
-	capture_drop_warning(&dw, r, clock_now_s(), true, false);
-	if (!err_reported && ring_error(r)) {
-		fprintf(stderr, "tcpsift capture: capture stopped: %s\n", ring_error(r));
-		rc = TCPSIFT_EXIT_INPUT;
-	}
-
-	/* Every reader has ended: the ISBs written by pw_close() are final. */
-	if (pw_close(w) < 0 && !write_failed) {
-		fprintf(stderr, "tcpsift capture: %s\n", pw_error(w));
-		rc = TCPSIFT_EXIT_INPUT;
-	}
-	if (!cfg.quiet)
-		capture_summary(r, w, cfg.output, unwritten, write_failed);
-	if (an) {
-		struct ring_totals t;
-		ring_stats_sum(r, &t);
-		struct capture_tap_end end = {.iface = cfg.iface,
-					      .linktype = ring_linktype(r),
-					      .written = pw_counters(w)->packets,
-					      .kernel_drops = t.kernel_drops,
-					      .if_drops = t.if_drops,
-					      .our_drops = t.queue_drops,
-					      .interrupted = true};
-		int trc = tap->close(an, &end);
-		if (trc < 0) /* the tap said why, one line */
-			rc = TCPSIFT_EXIT_INPUT;
-	}
-	pw_free(w);
-	ring_close(r);
 	free(cfg.filter_args);
 	return rc;
 }

@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyze/report/diff.h"
-#include "analyze/report/diffout.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diffout.h"
+#include "analyze/readback/jsonin.h"
 #include "cli/cliopt.h"
 #include "cli/exit.h"
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/err.h"
+
 struct idset_range {
 	uint64_t lo, hi; /* inclusive */
 };
@@ -22,17 +24,17 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* One id at *p: digits, >= 1; advances *p. 0, or -1 when there is none. */
+/* One id at *p: digits, >= 1; advances *p. 0, or ERR_USAGE when there is none. */
 static int parse_id(const char **p, uint64_t *out)
 {
 	char *end;
 
 	if (!isdigit((unsigned char)**p))
-		return -1;
+		return ERR_USAGE;
 	errno = 0;
 	unsigned long long v = strtoull(*p, &end, 10);
 	if (errno || v == 0)
-		return -1;
+		return ERR_USAGE;
 	*p = end;
 	*out = v;
 	return 0;

@@ -22,6 +22,36 @@
 #                                  capture file reader it copies inputs with:
 #                                  never the engine's internals, a detector's
 #                                  logic, the TUI, the CLI or live capture
+#   analyze/vpair/ (the two-point joiner, a consumer of the summary stream
+#   beside the report)          -> summaries, the report's hooks and its JSON
+#                                  writer (report.h, jsonout.h), common/:
+#                                  never the engine's internals, a detector's logic,
+#                                  the capture code, the TUI or the CLI; it is
+#                                  included only by the CLI (which builds the
+#                                  pipeline) and its forwarding header
+#                                  analyze/report/vpair.h, itself included
+#                                  only by cli/cmd_analyze.c until that file
+#                                  names the new path
+#   analyze/diff/ (tcpsift diff: two reports compared, and its writers)
+#                               -> summaries and the report's shared tables
+#                                  (report.h, det_view.h, failon.h, jsonout.h),
+#                                  common/: never the engine's internals, a
+#                                  detector's logic, the capture code, the TUI
+#                                  or the CLI; included only by the CLI
+#   analyze/readback/ (the report reader: a --json or --ndjson report back
+#   into summaries, for merge, diff and the detectors' views)
+#                               -> summaries, the engine's counters and input
+#                                  types, the report's shared tables
+#                                  (dirjson.h, det_view.h and the member
+#                                  lists of jsonout.h the views fill),
+#                                  common/: never the
+#                                  engine's internals, a detector's logic, a
+#                                  writer, the capture code, the TUI or the
+#                                  CLI; the engine, the detectors' logic,
+#                                  capture/ and common/ never include it; its
+#                                  forwarding header analyze/report/jsonin.h
+#                                  only cli/cmd_merge.c, until that file names
+#                                  the new path
 #   cli/ is included by nothing outside cli/ and tcpsift.c
 #   dir/mod_int.h (a split module's internal header) only by dir/mod*
 set -euo pipefail
@@ -62,6 +92,10 @@ check() {
 shopt -s nullglob
 engine_internals='^analyze/engine/(tcp|flow|engine|seq)\.h$|^analyze/detect/detect\.h$'
 detector_logic='^analyze/detect/[a-z]+/(stall|sackboard|reorder|mtu|limit)\.h$'
+# The report's writer headers (what a reader must not need): every header of
+# analyze/report/ but the tables shared with the reader (det_view.h, dirjson.h,
+# jsonout.h); a new writer header joins this list.
+writers='^analyze/report/(report|text_int|jsonout_int|plot|plot_int|markup|metrics|connstore|failon)\.h$'
 mapfile -t presentation < <(ls analyze/report/*.[ch] analyze/detect/*/*_report.c tui/*.[ch] |
 	grep -vE '^tui/player(_[a-z]+)?\.[ch]$')
 mapfile -t detector_logic_files < <(ls analyze/detect/*.[ch] analyze/detect/*/*.[ch] |
@@ -78,6 +112,29 @@ check "presentation sees summaries and events, not the engine, detectors' logic 
 	"$engine_internals|$detector_logic|^(capture|cli)/" "${presentation[@]}"
 check "annotate sees events and capture files, not the engine, detectors' logic, the TUI or the CLI" \
 	"$engine_internals|$detector_logic|^(tui|cli|capture/live)/" analyze/annotate/*.[ch]
+check "the two-point joiner sees summaries and the report's hooks, not the engine, detectors' logic, capture, the TUI or the CLI" \
+	"$engine_internals|$detector_logic|^(capture|tui|cli)/" analyze/vpair/*.[ch]
+mapfile -t not_vpair_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] | grep -vE '^analyze/(vpair/|report/vpair\.h$)')
+check "only the CLI includes the two-point joiner" '^analyze/vpair/' "${not_vpair_users[@]}"
+mapfile -t not_vpair_fwd_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] cli/*.[ch] tcpsift.c | grep -vxE 'cli/cmd_analyze\.c|analyze/report/vpair\.h')
+check "only cli/cmd_analyze.c includes the forwarding analyze/report/vpair.h" \
+	'^analyze/report/vpair\.h$' "${not_vpair_fwd_users[@]}"
+check "diff sees summaries and the report's tables, not the engine, detectors' logic, capture, the TUI or the CLI" \
+	"$engine_internals|$detector_logic|^(capture|tui|cli)/" analyze/diff/*.[ch]
+mapfile -t not_diff_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] | grep -v '^analyze/diff/')
+check "only the CLI includes diff" '^analyze/diff/' "${not_diff_users[@]}"
+check "the report reader sees summaries and the report's tables, not the engine, detectors' logic, writers, capture, the TUI or the CLI" \
+	"$engine_internals|$detector_logic|$writers|^(capture|tui|cli)/" \
+	analyze/readback/*.[ch]
+check "the engine, detectors' logic, capture and common never include the report reader" \
+	'^analyze/readback/' analyze/engine/*.[ch] "${detector_logic_files[@]}" capture/*/*.[ch] common/*.[ch]
+mapfile -t not_jsonin_fwd_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
+	analyze/detect/*/*.[ch] tui/*.[ch] cli/*.[ch] tcpsift.c | grep -vxE 'cli/cmd_merge\.c|analyze/report/jsonin\.h')
+check "only cli/cmd_merge.c includes the forwarding analyze/report/jsonin.h" \
+	'^analyze/report/jsonin\.h$' "${not_jsonin_fwd_users[@]}"
 check "only the CLI includes cli/" '^cli/' common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
 	analyze/detect/*/*.[ch] tui/*.[ch]
 # A module's internal header (dir/mod_int.h) joins the pieces of that module

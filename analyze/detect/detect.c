@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "common/err.h"
+
 /* Every detector's hooks, declared from the table. */
 #define DETECTOR(name, prefix)                                                                     \
 	extern const struct det_ops prefix##_ops;                                                  \
@@ -85,7 +87,7 @@ int det_pools_init(struct det_pools *dp)
 	return 0;
 nomem:
 	det_pools_free(dp);
-	return -1;
+	return ERR_NOMEM;
 }
 
 void det_pools_set_budget(struct det_pools *dp, struct pool_budget *b)

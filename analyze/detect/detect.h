@@ -69,7 +69,7 @@ struct det_env {
 #define DET_COLD_GET(c, env, name)                                                                 \
 	((c)->det.name ? (c)->det.name : ((c)->det.name = pool_get((env)->pools->name)))
 
-/* Create the pools (0), or -1 when out of memory (nothing left allocated). */
+/* Create the pools (0), or ERR_NOMEM (nothing left allocated). */
 int det_pools_init(struct det_pools *dp);
 /* Every pool of dp counts its slabs in b (pool.h) from now on. */
 struct pool_budget;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #define POOL_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
@@ -68,13 +70,13 @@ static int pool_grow(struct pool *p)
 {
 	size_t bs = p->st.block_size;
 	if (!pool_budget_take(p->budget, slab_bytes(p)))
-		return -1;
+		return ERR_NOMEM;
 	struct pool_slab *s = malloc(slab_bytes(p));
 
 	if (!s) {
 		if (p->budget)
 			p->budget->used -= slab_bytes(p);
-		return -1;
+		return ERR_NOMEM;
 	}
 	s->next = p->slabs;
 	p->slabs = s;

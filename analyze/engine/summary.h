@@ -301,7 +301,7 @@ enum sum_seg_flag {
 	SUM_SEG_RTT = 1u << 9,	     /* rtt_ns is a sample */
 	SUM_SEG_NEW_DATA = 1u << 10, /* reaches beyond snd_nxt (goodput) */
 	/* The raw header fields below (for joining two capture points,
-	 * analyze/report/vpair.h): */
+	 * analyze/vpair/vpair.h): */
 	SUM_SEG_TH_ACK = 1u << 11, /* the ACK flag: seq_ack is valid */
 	SUM_SEG_TSVAL = 1u << 12,  /* a timestamps option: tsval is valid */
 	SUM_SEG_IPV4 = 1u << 13,   /* IPv4: ip_id is valid */

@@ -210,7 +210,7 @@ struct tcp_pools {
 	struct sum_dir_cold cold_lost;
 };
 
-/* Create the pools (0), or -1 when out of memory (nothing left allocated). */
+/* Create the pools (0), or ERR_NOMEM (nothing left allocated). */
 int tcp_pools_init(struct tcp_pools *tp);
 /* Every pool of tp counts its slabs in b (pool.h) from now on. */
 void tcp_pools_set_budget(struct tcp_pools *tp, struct pool_budget *b);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analyze/engine/tcp_int.h"
+#include "common/err.h"
 
 /* ---- the per-direction tables' memory (struct tcp_half) ----
  * The RTT rings: blocks of struct tcp_pools by size class. The gap,
@@ -106,7 +107,7 @@ int tcp_pools_init(struct tcp_pools *tp)
 	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
 	if (!ok) {
 		tcp_pools_free(tp);
-		return -1;
+		return ERR_NOMEM;
 	}
 	return 0;
 }
@@ -201,7 +202,7 @@ int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp)
 	struct tcp_tsrec *to = pool_get(tp->tsring[tcp_ts_cls(cap) + 1]);
 
 	if (!to)
-		return -1;
+		return ERR_NOMEM;
 	/* Same slots (see tsring_add()); the new ones are empty. */
 	memcpy(to, h->tsring, cap * sizeof(*to));
 	pool_put(tp->tsring[tcp_ts_cls(cap)], h->tsring);

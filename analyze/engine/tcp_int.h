@@ -146,8 +146,8 @@ static inline unsigned tcp_ts_cls(unsigned cap)
  * (a new one, the next size class, or the oldest forgotten at the
  * largest); false: no memory, no ring. */
 bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp);
-/* Move h's full TSval ring into a block of the next size class; -1 (the
- * ring unchanged) when no memory. */
+/* Move h's full TSval ring into a block of the next size class; ERR_NOMEM
+ * (the ring unchanged) when no memory. */
 int tcp_tsring_grow(struct tcp_half *h, struct tcp_pools *tp);
 
 /* A segment of h's side ending at end left at ts: an RTT sample to come.

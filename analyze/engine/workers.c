@@ -2,6 +2,7 @@
 #include "analyze/engine/workers.h"
 #include "analyze/engine/decode.h"
 #include "analyze/engine/shard.h"
+#include "analyze/engine/workers_int.h"
 #include "common/err.h"
 #include "common/hash.h"
 
@@ -11,137 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * How the order of one engine is rebuilt. The reader keeps the stream's
- * clock, so it knows before which packets every engine sweeps (idle
- * expiry). A worker tags each result with the packet it was at (its index
- * in the batch) and the phase: the sweep before a packet (eng_sweep), the
- * packet's own processing (eng_own, one worker only), or the final drain.
- * One engine delivers, at packet i, first what its sweep ended, in id order
- * (flow_expire), then what the packet caused. So the merge walks the
- * packets of a batch in order and, at each, interleaves the workers' sweep
- * results connection by connection by id, then copies the owner's results.
- * A connection's results are the events of its end then its summary (a
- * "cluster"); ids are those one engine would have given: a new connection
- * (sum_sink.begin) takes the next id when the merge reaches it, which is in
- * packet order. The drain at the end runs in the caller's thread, engine by
- * engine in id order, so it keeps one connection's results at a time.
- */
-
-enum {
-	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
-	WK_SLOTS = 4,	/* batches in flight */
-	/* A batch's packet bytes: 512 full-size Ethernet frames. (2048-packet
-	 * batches cost the reader some 7 % less CPU in wake-ups, but the
-	 * results of 4 such batches in flight put --threads 2 35 MiB over one
-	 * thread on tests/scale's SYN flood, beyond its bound of 32.) */
-	WK_BYTES = 1024 * 1024,
-	/* A batch's results can be large (a sweep ending thousands of
-	 * connections, 1.6 KB a summary); a buffer grown beyond this goes back
-	 * to it once merged, so memory follows live connections, not bursts. */
-	WK_OUT_KEEP = 256 * 1024,
-	WK_NOBODY = UINT32_MAX,
-	/* How far ahead of its packet a worker loads (own packets). */
-	WK_AHEAD_ENTRY = 12,
-	WK_AHEAD_SLOT = 8,
-	WK_AHEAD_CONN = 4,
-};
-
-enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
-enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_SEG, WK_CONN, WK_FORGET };
-
-/* One result, followed by its struct sum_event, sum_seg or sum_conn. */
-struct wk_rec {
-	uint32_t entry; /* packet index in the batch */
-	uint8_t phase, kind;
-	uint32_t size; /* of the whole record, a multiple of 8 */
-	uint64_t id;   /* WK_BEGIN, WK_FORGET: the worker's id of the connection */
-};
-
-struct wk_buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-struct wk_entry {
-	struct pkt p; /* data: a copy in the slot's bytes */
-	/* Written by the owner: dec_packet()'s status (or WK_OTHER_SHARD), its
-	 * eng_prefetch_slot(), what it decoded. */
-	int32_t status;
-	uint32_t hash;
-	struct dec_packet d;
-};
-
-/* An entry's status when --shard K/N leaves it to another shard. */
-#define WK_OTHER_SHARD INT32_MIN
-
-struct wk_sweep {
-	uint32_t entry; /* sweep before this packet */
-	int64_t now;
-};
-
-/* A worker reads only its own packets and the sweeps: not every entry. */
-struct wk_slot {
-	struct wk_entry *e; /* WK_BATCH */
-	uint32_t n;
-	unsigned char *bytes; /* the packets' bytes: the reader copies, workers decode */
-	size_t used, cap;
-	uint32_t *own;		/* worker k's packets: own[k * WK_BATCH + j], j < nown[k] */
-	uint32_t *nown;		/* [nthreads] */
-	struct wk_sweep *sweep; /* WK_BATCH */
-	uint32_t nsweep;
-	uint64_t batch;	       /* its number: 0, 1, 2 ... */
-	uint64_t first_packet; /* the stream ordinal of e[0] (eng_at_packet) */
-	bool ready;	       /* handed to the workers (under mu) */
-	unsigned done;	       /* workers through it (under mu) */
-	struct wk_buf *out;    /* each worker's results, [nthreads] */
-};
-
-struct wk_worker {
-	struct wk_pool *pool;
-	unsigned index;
-	struct engine *eng;
-	pthread_t thread;
-	bool started;
-	/* Where its sink writes now, and the tag of what it writes. */
-	struct wk_buf *out;
-	uint32_t entry;
-	uint8_t phase;
-	uint64_t lost;	       /* results dropped: no memory to keep them */
-	uint64_t other_shards; /* --shard K/N: packets it decoded to another shard */
-};
-
-/* A worker's id of a live connection -> the run's id. */
-struct wk_idmap {
-	struct {
-		uint64_t key; /* worker << 56 | its id; 0 empty */
-		uint64_t val;
-	} * s;
-	size_t mask, n;
-};
-
-struct wk_pool {
-	unsigned n;
-	struct eng_config cfg;
-	struct sum_sink sink;
-	struct engine *single; /* n == 1: no threads */
-	struct wk_worker *w;
-	struct wk_slot slot[WK_SLOTS];
-	struct wk_slot *cur; /* being filled */
-	uint64_t filled;     /* batches handed out */
-	uint64_t merged;     /* batches whose results went to the sink */
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
-	bool sync_init, quit, finished;
-	struct wk_idmap map;
-	struct wk_buf drain; /* one connection's results at the end */
-	uint64_t next_id;
-	uint32_t live, max_live;
-	struct eng_clock clock;	 /* the stream's, kept here for every engine */
-	struct eng_counters cnt; /* its fields: first_ts, last_ts, ts_backwards */
-	uint64_t lost;		 /* results the merge could not map (a bug if ever) */
-};
 
 /* ---- results ---- */
 
@@ -194,247 +64,6 @@ static void on_conn(void *ctx, const struct sum_conn *c)
 static void on_forget(void *ctx, uint64_t id)
 {
 	buf_push(ctx, WK_FORGET, id, NULL, 0);
-}
-
-/* ---- id map ---- */
-
-static uint64_t map_key(unsigned worker, uint64_t id)
-{
-	return (uint64_t)worker << 56 | id;
-}
-
-static int map_grow(struct wk_idmap *m)
-{
-	size_t cap = m->s ? (m->mask + 1) * 2 : 1024;
-	__typeof__(m->s) s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return ERR_NOMEM;
-	for (size_t k = 0; m->s && k <= m->mask; k++) {
-		if (!m->s[k].key)
-			continue;
-		size_t j = hash_mix64(m->s[k].key) & (cap - 1);
-		while (s[j].key)
-			j = (j + 1) & (cap - 1);
-		s[j] = m->s[k];
-	}
-	free(m->s);
-	m->s = s;
-	m->mask = cap - 1;
-	return 0;
-}
-
-static int map_put(struct wk_idmap *m, uint64_t key, uint64_t val)
-{
-	if ((m->n + 1) * 2 > (m->s ? m->mask + 1 : 0) && map_grow(m) < 0)
-		return ERR_NOMEM;
-	if (!m->s) /* map_grow() allocated it: for the analyzer */
-		return ERR_NOMEM;
-	size_t j = hash_mix64(key) & m->mask;
-	while (m->s[j].key && m->s[j].key != key)
-		j = (j + 1) & m->mask;
-	m->n += !m->s[j].key;
-	m->s[j].key = key;
-	m->s[j].val = val;
-	return 0;
-}
-
-/* The slot of key, or SIZE_MAX. */
-static size_t map_find(const struct wk_idmap *m, uint64_t key)
-{
-	if (!m->s)
-		return SIZE_MAX;
-	for (size_t j = hash_mix64(key) & m->mask; m->s[j].key; j = (j + 1) & m->mask)
-		if (m->s[j].key == key)
-			return j;
-	return SIZE_MAX;
-}
-
-static uint64_t map_get(const struct wk_idmap *m, uint64_t key)
-{
-	size_t j = map_find(m, key);
-	return j == SIZE_MAX ? 0 : m->s[j].val;
-}
-
-/* Remove by backward shift: linear probing keeps no tombstones. */
-static void map_del(struct wk_idmap *m, uint64_t key)
-{
-	size_t j = map_find(m, key);
-
-	if (j == SIZE_MAX)
-		return;
-	for (size_t k = (j + 1) & m->mask; m->s[k].key; k = (k + 1) & m->mask) {
-		size_t home = hash_mix64(m->s[k].key) & m->mask;
-		/* Move k into the hole j unless its home lies cyclically in (j, k]. */
-		if (((k - home) & m->mask) >= ((k - j) & m->mask)) {
-			m->s[j] = m->s[k];
-			j = k;
-		}
-	}
-	m->s[j].key = 0;
-	m->n--;
-}
-
-/* ---- the merge (caller's thread) ---- */
-
-static void emit(struct wk_pool *w, unsigned worker, struct wk_rec *r)
-{
-	switch (r->kind) {
-	case WK_BEGIN: {
-		/* A connection evicted earlier that comes back (flow.h) keeps its
-		 * id: the map still has it. */
-		uint64_t key = map_key(worker, r->id), id = map_get(&w->map, key);
-		if (!id) {
-			if (map_put(&w->map, key, w->next_id + 1) < 0) {
-				w->lost++;
-				return;
-			}
-			id = ++w->next_id;
-		}
-		if (++w->live > w->max_live)
-			w->max_live = w->live;
-		if (w->sink.begin)
-			w->sink.begin(w->sink.ctx, id);
-		return;
-	}
-	case WK_EVENT: {
-		struct sum_event *e = (struct sum_event *)(r + 1);
-		e->conn = map_get(&w->map, map_key(worker, e->conn));
-		sum_emit(&w->sink, e);
-		return;
-	}
-	case WK_SEG: {
-		struct sum_seg *g = (struct sum_seg *)(r + 1);
-		g->conn = map_get(&w->map, map_key(worker, g->conn));
-		w->sink.segment(w->sink.ctx, g);
-		return;
-	}
-	case WK_CONN: {
-		struct sum_conn *c = (struct sum_conn *)(r + 1);
-		uint64_t key = map_key(worker, c->id);
-		c->id = map_get(&w->map, key);
-		/* An evicted one may resume with its id: its entry stays until
-		 * its engine lets the key go (WK_FORGET), so the map holds no
-		 * more than live connections and the engines' evtab records. */
-		if (!c->evicted)
-			map_del(&w->map, key);
-		w->live--;
-		if (w->sink.conn)
-			w->sink.conn(w->sink.ctx, c);
-		return;
-	}
-	case WK_FORGET:
-		/* Its summary came before, from the same worker (it was
-		 * evicted, then its key was let go). */
-		map_del(&w->map, map_key(worker, r->id));
-		return;
-	}
-}
-
-struct cursor {
-	struct wk_buf *b;
-	size_t pos;
-};
-
-static struct wk_rec *cur_rec(const struct cursor *c)
-{
-	return c->pos < c->b->len ? (struct wk_rec *)(c->b->p + c->pos) : NULL;
-}
-
-static bool cur_at(const struct cursor *c, uint32_t entry, uint8_t phase)
-{
-	const struct wk_rec *r = cur_rec(c);
-	return r && r->entry == entry && r->phase == phase;
-}
-
-/* The run's id of the connection whose cluster starts at c. */
-static uint64_t cluster_id(const struct wk_pool *w, unsigned worker, const struct cursor *c)
-{
-	for (size_t pos = c->pos; pos < c->b->len;) {
-		const struct wk_rec *r = (const struct wk_rec *)(c->b->p + pos);
-		if (r->kind == WK_CONN)
-			return map_get(&w->map,
-				       map_key(worker, ((const struct sum_conn *)(r + 1))->id));
-		pos += r->size;
-	}
-	return UINT64_MAX;
-}
-
-/* Emit worker's records at c up to and including its next summary. */
-static void emit_cluster(struct wk_pool *w, unsigned worker, struct cursor *c, uint32_t entry,
-			 uint8_t phase)
-{
-	while (cur_at(c, entry, phase)) {
-		struct wk_rec *r = cur_rec(c);
-		c->pos += r->size;
-		emit(w, worker, r);
-		if (r->kind == WK_CONN)
-			return;
-	}
-}
-
-/* What the workers' sweeps ended before packet entry: by id, as one
- * engine's flow_expire() ends them. */
-static void merge_sweep(struct wk_pool *w, struct cursor *c, uint32_t entry)
-{
-	for (;;) {
-		unsigned best = WK_NOBODY;
-		uint64_t best_id = UINT64_MAX;
-		for (unsigned k = 0; k < w->n; k++) {
-			if (!cur_at(&c[k], entry, WK_SWEEP))
-				continue;
-			uint64_t id = cluster_id(w, k, &c[k]);
-			if (best == WK_NOBODY || id < best_id) {
-				best = k;
-				best_id = id;
-			}
-		}
-		if (best == WK_NOBODY)
-			return;
-		emit_cluster(w, best, &c[best], entry, WK_SWEEP);
-	}
-}
-
-static void merge_slot(struct wk_pool *w, struct wk_slot *s)
-{
-	struct cursor c[WK_MAX];
-
-	for (unsigned k = 0; k < w->n; k++)
-		c[k] = (struct cursor){&s->out[k], 0};
-	/* Results are few next to packets: walk them, not the batch. */
-	for (;;) {
-		unsigned first = WK_NOBODY;
-		const struct wk_rec *fr = NULL;
-		for (unsigned k = 0; k < w->n; k++) {
-			const struct wk_rec *r = cur_rec(&c[k]);
-			if (r && (!fr || r->entry < fr->entry ||
-				  (r->entry == fr->entry && r->phase < fr->phase))) {
-				first = k;
-				fr = r;
-			}
-		}
-		if (!fr)
-			break;
-		uint32_t entry = fr->entry;
-		if (fr->phase == WK_SWEEP) {
-			merge_sweep(w, c, entry);
-			continue;
-		}
-		/* A packet's own results: one worker's. */
-		while (cur_at(&c[first], entry, WK_OWN)) {
-			struct wk_rec *r = cur_rec(&c[first]);
-			c[first].pos += r->size;
-			emit(w, first, r);
-		}
-	}
-	for (unsigned k = 0; k < w->n; k++) {
-		struct wk_buf *b = &s->out[k];
-		b->len = 0;
-		if (b->cap > WK_OUT_KEEP) {
-			free(b->p);
-			*b = (struct wk_buf){0};
-		}
-	}
 }
 
 /* ---- threads ---- */
@@ -541,7 +170,7 @@ static bool merge_oldest(struct wk_pool *w, bool wait)
 	pthread_mutex_unlock(&w->mu);
 	if (!through)
 		return false;
-	merge_slot(w, s);
+	wk_merge_slot(w, s);
 	s->n = s->nsweep = 0;
 	s->used = 0;
 	memset(s->nown, 0, w->n * sizeof(*s->nown));
@@ -719,7 +348,7 @@ static void live_mapped(void *ctx, const struct sum_conn *c)
 	const struct live_map *m = ctx;
 	struct sum_conn s = *c;
 
-	s.id = map_get(&m->w->map, map_key(m->worker, c->id));
+	s.id = wk_map_get(&m->w->map, wk_map_key(m->worker, c->id));
 	m->fn(m->ctx, &s);
 }
 
@@ -778,7 +407,7 @@ void wk_finish(struct wk_pool *w)
 			uint64_t local = eng_drain_peek(w->w[k].eng);
 			if (!local)
 				continue;
-			uint64_t id = map_get(&w->map, map_key(k, local));
+			uint64_t id = wk_map_get(&w->map, wk_map_key(k, local));
 			if (best == WK_NOBODY || id < best_id) {
 				best = k;
 				best_id = id;
@@ -787,10 +416,10 @@ void wk_finish(struct wk_pool *w)
 		if (best == WK_NOBODY)
 			break;
 		eng_drain_next(w->w[best].eng);
-		struct cursor c = {&w->drain, 0};
-		for (struct wk_rec *r; (r = cur_rec(&c));) {
+		struct wk_cursor c = {&w->drain, 0};
+		for (struct wk_rec *r; (r = wk_cur_rec(&c));) {
 			c.pos += r->size;
-			emit(w, best, r);
+			wk_emit(w, best, r);
 		}
 		w->drain.len = 0;
 	}

@@ -87,7 +87,7 @@ struct det_view {
 	/* Its members of summary.findings; null each unless known (the
 	 * detectors did not run). */
 	void (*json_findings)(struct jo_fields *f, const struct det_totals *t, bool known);
-	/* The reader's side (analyze/report/jsonin.h, tcpsift merge): its
+	/* The reader's side (analyze/readback/jsonin.h, tcpsift merge): its
 	 * connection member v back into c->det, the members of one of its
 	 * events o back into e; a failure sticks in x. What json_conn does
 	 * not write stays 0 (see tcpsift-merge(1)). */

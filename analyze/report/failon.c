@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 enum fo_op { FO_GT = 0, FO_GE, FO_LT, FO_LE, FO_EQ, FO_NE };
 
 /*
@@ -162,7 +164,7 @@ int fo_parse_with(const char *s, const struct fo_grammar *g, struct fo_expr *e, 
 			g->known(g->ctx, names, sizeof(names));
 			snprintf(errbuf, errlen, "unknown metric '%.*s' (known: %s)", (int)nlen,
 				 name, names);
-			return -1;
+			return ERR_USAGE;
 		}
 		int op;
 		if (p[0] == '>' && p[1] == '=')
@@ -180,7 +182,7 @@ int fo_parse_with(const char *s, const struct fo_grammar *g, struct fo_expr *e, 
 		else {
 			snprintf(errbuf, errlen, "expected > >= < <= == or != after '%.*s'",
 				 (int)nlen, name);
-			return -1;
+			return ERR_USAGE;
 		}
 		char *end;
 		errno = 0;
@@ -192,11 +194,11 @@ int fo_parse_with(const char *s, const struct fo_grammar *g, struct fo_expr *e, 
 			snprintf(errbuf, errlen, "expected a number%s after '%.*s%s'",
 				 g->percent ? " (or a percentage)" : "", (int)nlen, name,
 				 op_text[op]);
-			return -1;
+			return ERR_USAGE;
 		}
 		if (e->n == FO_MAX_TERMS) {
 			snprintf(errbuf, errlen, "more than %d comparisons", FO_MAX_TERMS);
-			return -1;
+			return ERR_USAGE;
 		}
 		e->t[e->n++] = (struct fo_term){(unsigned)m, op, v, percent};
 		p = end;
@@ -206,7 +208,7 @@ int fo_parse_with(const char *s, const struct fo_grammar *g, struct fo_expr *e, 
 	if (e->n == 0) {
 		snprintf(errbuf, errlen, "empty expression (e.g. %s)",
 			 g->example ? g->example : "stall>0,capture_loss>0");
-		return -1;
+		return ERR_USAGE;
 	}
 	return 0;
 }

@@ -26,7 +26,7 @@ struct fo_expr {
 	struct fo_term t[FO_MAX_TERMS];
 };
 
-/* Parse; 0, or -1 with a one-line reason in errbuf. */
+/* Parse; 0, or ERR_USAGE with a one-line reason in errbuf. */
 int fo_parse(const char *s, struct fo_expr *e, char *errbuf, size_t errlen);
 
 /*

@@ -73,7 +73,7 @@ struct jo_writer;
 
 /*
  * What a module beside the report adds to its JSON and NDJSON
- * (analyze --vantage-pair: analyze/report/vpair.h); any callback may be
+ * (analyze --vantage-pair: analyze/vpair/vpair.h); any callback may be
  * NULL. The report calls them while it writes, never keeps them.
  */
 struct rep_extra {

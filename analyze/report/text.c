@@ -145,19 +145,13 @@ static uint64_t total_drops(const struct rep_run *run, bool *known)
 	return drops;
 }
 
-static void write_findings(FILE *out, const struct rep_data *d, const struct rep_run *run)
+/* The engine's findings about lost segments: the capture's losses,
+ * retransmissions, tail-loss probes. true: any was written. */
+static bool write_losses(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	const struct rep_totals *t = &d->tot;
 	bool any = false;
 
-	fputs("\nFindings\n", out);
-	/* The detectors' findings first: they are why the tool exists. */
-	if (run->detectors) {
-		for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
-			det_views[k]->text(out, d, run);
-			any |= det_views[k]->any(&t->det);
-		}
-	}
 	if (t->unseen_bytes) {
 		bool known;
 		uint64_t drops = total_drops(run, &known);
@@ -215,6 +209,16 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 		examples(out, d, TXT_DIR_METRIC(tlp_new_data));
 		rep_text_frames(out, &d->frames[SUM_EV_TLP_NEW_DATA], run);
 	}
+	return any;
+}
+
+/* The engine's findings about order and windows: out of order, undecided
+ * fills, zero windows, D-SACK, oversize segments. true: any was written. */
+static bool write_order_windows(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct rep_totals *t = &d->tot;
+	bool any = false;
+
 	if (t->ooo) {
 		any = true;
 		fprintf(out,
@@ -265,6 +269,24 @@ static void write_findings(FILE *out, const struct rep_data *d, const struct rep
 			t->oversize);
 		examples(out, d, TXT_DIR_METRIC(oversize));
 	}
+	return any;
+}
+
+static void write_findings(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct rep_totals *t = &d->tot;
+	bool any = false;
+
+	fputs("\nFindings\n", out);
+	/* The detectors' findings first: they are why the tool exists. */
+	if (run->detectors) {
+		for (unsigned k = 0; k < DET_VIEW_COUNT; k++) {
+			det_views[k]->text(out, d, run);
+			any |= det_views[k]->any(&t->det);
+		}
+	}
+	any |= write_losses(out, d, run);
+	any |= write_order_windows(out, d, run);
 	if (t->dup_acks) {
 		fprintf(out, "  duplicate ACKs: %" PRIu64 "\n", t->dup_acks);
 		examples(out, d, TXT_DIR_METRIC(dup_acks));

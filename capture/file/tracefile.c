@@ -17,6 +17,7 @@
 #include <libtrace.h>
 
 #include "common/clock.h"
+#include "common/err.h"
 
 #define TF_FCS_LEN 4u
 
@@ -146,7 +147,7 @@ struct tf_out {
 	uint8_t buf[TF_CHILD_BUF];
 };
 
-/* Write everything buffered; -1 when the parent is gone. */
+/* Write everything buffered; ERR_SYSTEM when the parent is gone. */
 static int tf_flush(struct tf_out *o)
 {
 	size_t done = 0;
@@ -157,7 +158,7 @@ static int tf_flush(struct tf_out *o)
 		if (w == -1 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return -1;
+			return ERR_SYSTEM;
 		done += (size_t)w;
 	}
 	o->n = 0;
@@ -176,7 +177,7 @@ static int tf_put(struct tf_out *o, const void *p, size_t n)
 		b += k;
 		n -= k;
 		if (o->n == sizeof(o->buf) && tf_flush(o) < 0)
-			return -1;
+			return ERR_SYSTEM;
 	}
 	return 0;
 }
@@ -195,7 +196,7 @@ static void tf_child_error(struct tf_out *o, libtrace_t *t, const char *what)
 		tf_flush(o);
 }
 
-/* One record as libtrace sees it; -1 when the parent is gone. */
+/* One record as libtrace sees it; ERR_SYSTEM when the parent is gone. */
 static int tf_child_packet(struct tf_out *o, libtrace_packet_t *pk)
 {
 	struct tf_msg m = {.kind = TF_MSG_SKIP};
@@ -230,7 +231,7 @@ static int tf_child_packet(struct tf_out *o, libtrace_packet_t *pk)
 	m.nsec = ts.tv_nsec;
 	m.len = rem < TF_MAX_BYTES ? rem : TF_MAX_BYTES;
 	if (tf_put(o, &m, sizeof(m)) < 0)
-		return -1;
+		return ERR_SYSTEM;
 	return tf_put(o, buf, m.len);
 }
 

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "tests/fuzz/fuzz_memfd.h"
-#include "analyze/report/diff.h"
-#include "analyze/report/diffout.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diffout.h"
+#include "analyze/readback/jsonin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

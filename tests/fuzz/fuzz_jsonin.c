@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tests/fuzz/fuzz_memfd.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 

@@ -1,10 +1,10 @@
-/* test_diff.c - tcpsift diff's comparison (analyze/report/diff.h): pairing, totals, --fail-on. */
+/* test_diff.c - tcpsift diff's comparison (analyze/diff/diff.h): pairing, totals, --fail-on. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/report/diff.h"
+#include "analyze/diff/diff.h"
 #include "analyze/report/failon.h"
 #include "tests/unit/unit.h"
 

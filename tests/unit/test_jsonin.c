@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analyze/report/dirjson.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 #include "tests/unit/unit.h"

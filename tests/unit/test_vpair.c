@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report/vpair.h"
+#include "analyze/vpair/vpair.h"
 #include "tests/unit/unit.h"
 
 /*

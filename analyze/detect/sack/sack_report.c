@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "analyze/report/det_view.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 

@@ -24,136 +24,6 @@ enum {
 
 static const int64_t stall_hist_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
 
-/* What happened (reason), what on the wire decided it (evidence), and the
- * advice that follows from that evidence, if any. */
-static const char stall_r_nagle[] =
-    "Nagle: a small segment held until the ACK the receiver delayed";
-static const char stall_e_nagle[] =
-    "in flight was below the receiver's window; the gap ended with the receiver's ACK and the "
-    "sender at once sent a segment smaller than the MSS";
-static const char stall_a_nagle[] = "sender: TCP_NODELAY, or one write per message (writev)";
-static const char stall_r_dack[] = "the sender waited for an ACK the receiver delayed";
-static const char stall_e_dack[] =
-    "in flight was below the receiver's window; the gap ended with the receiver's ACK and the "
-    "sender at once sent full segments";
-static const char stall_a_dack[] =
-    "receiver: quick ACKs (TCP_QUICKACK, or `ip route ... quickack 1`); TCP_NODELAY on the sender "
-    "would not help";
-static const char stall_r_rwnd[] =
-    "the receiver's window was full: the sender waited for the receiving application to read";
-static const char stall_e_rwnd[] =
-    "in flight filled the receiver's advertised window; the gap ended with the receiver's ACK "
-    "and the sender at once sent more";
-static const char stall_a_rwnd[] =
-    "receiver: read sooner, or a larger SO_RCVBUF / tcp_rmem; TCP_NODELAY would not help";
-static const char stall_r_slow_ack[] =
-    "the receiver held its ACK longer than any delayed-ACK timer (RFC 1122: 500 ms)";
-static const char stall_e_slow_ack[] =
-    "in flight was below the receiver's window; the receiver's ACK came after more than 500 ms "
-    "and the sender at once sent more";
-static const char stall_r_late_ack[] =
-    "the receiver's ACK came late with two or more full segments unacknowledged: no delayed-ACK "
-    "timer waits while it holds a second full segment (RFC 1122 4.2.3.2), so the data or its "
-    "ACK was held on the path or in the receiver's host (a busy CPU)";
-static const char stall_e_late_ack[] =
-    "two or more full segments were in flight below the receiver's window; the ACK that ended "
-    "the gap covered less than two of them and the sender at once sent more";
-static const char stall_a_late_ack[] =
-    "a capture at the receiver decides where: data arriving late is the path's, an ACK leaving "
-    "late is the receiver host's; TCP_NODELAY or quick ACKs would not help";
-static const char stall_r_dack_noread[] =
-    "the receiving application was not reading: a receiver holds the ACK of a second full "
-    "segment while the window it could offer is smaller than the last (Linux: "
-    "__tcp_ack_snd_check()), until its delayed-ACK timer";
-static const char stall_e_dack_noread[] =
-    "two or more full segments were in flight below the receiver's window; the late ACK that "
-    "ended the gap offered a smaller window than the ACK before it (its buffer filled) and the "
-    "sender at once sent more";
-static const char stall_a_dack_noread[] =
-    "receiver: read sooner or in larger reads, or a larger SO_RCVBUF / tcp_rmem; TCP_QUICKACK "
-    "would end each wait; TCP_NODELAY on the sender would not help";
-static const char stall_r_held[] =
-    "the sender held part of a write (no PSH on its last segment), then sent the rest";
-static const char stall_e_held[] =
-    "the last segment before the gap had no PSH and the window was open; the next segment "
-    "continued the same write";
-static const char stall_a_held[] = "check TCP_CORK / MSG_MORE / SPLICE_F_MORE left set on the "
-				   "write (the 2009/2013 splice threads)";
-static const char stall_r_remainder[] =
-    "the sender held the remainder of a write, shorter than a segment, then sent it";
-static const char stall_e_remainder[] =
-    "all ACKed, the last segment full-size; the rest, shorter than a segment, followed with no "
-    "data from the receiver: what TCP_CORK / MSG_MORE hold (Nagle sends it with the ACK)";
-static const char stall_r_timer_turn[] = "timer-like pause at a turn boundary";
-static const char stall_r_timer_oneway[] = "timer-like pause inside a one-way transfer";
-static const char stall_e_timer[] =
-    "everything sent was pushed and ACKed; the pause matches the ~200 ms kernel timer (TCP_CORK "
-    "ceiling / probe / RTO minimum) within a few ms";
-static const char stall_a_timer[] =
-    "ambiguous on the wire: TCP_CORK / MSG_MORE, or an application timer; the sender's writes "
-    "(strace -e trace=write,sendmsg,setsockopt) would decide";
-static const char stall_r_zw[] = "the receiver's window was closed until its window update";
-static const char stall_r_zw_end[] =
-    "the receiver's window was still closed when the connection ended";
-static const char stall_e_zw[] = "the receiver advertised a window below one segment";
-static const char stall_e_zw_probe[] =
-    "the receiver advertised a window below one segment with everything ACKed; the sender then "
-    "sent exactly what that window allowed, a window probe carrying data (RFC 1122 4.2.2.17, "
-    "its sender-side silly-window avoidance 4.2.3.4: the persist timer, not the application, "
-    "ended the silence)";
-static const char stall_e_zw_wait[] =
-    "the receiver advertised a window below one segment; its window update ended the gap and "
-    "the sender's data followed at once (it had been waiting for the window)";
-static const char stall_a_zw[] =
-    "receiver: the application did not read; read sooner or raise SO_RCVBUF";
-static const char stall_r_rto[] =
-    "retransmission timeout: the gap ended with a retransmission after an RTO-length silence";
-static const char stall_e_rto[] =
-    "data in flight and no ACK for it; the silence reached the estimated RTO (>= 200 ms)";
-static const char stall_r_tlp[] =
-    "tail-loss probe: the sender re-sent its last segment after ~2 RTT without an ACK (RFC 8985)";
-static const char stall_e_tlp[] =
-    "data in flight, no duplicate ACK or SACK from the receiver; the highest segment was re-sent";
-static const char stall_a_loss[] =
-    "the segment or its ACK was lost: see the retransmissions and SACK holes";
-static const char stall_a_tlp[] =
-    "the last segments or their ACKs were lost, or the receiver held its ACK beyond 2 RTT: a "
-    "D-SACK of the probe (spurious) says the latter";
-static const char stall_r_tlp_new[] =
-    "tail-loss probe with new data: no ACK for ~2 RTT, the sender probed with its next segment "
-    "(RFC 8985)";
-static const char stall_e_tlp_new[] =
-    "two or more full segments in flight and no ACK from the receiver for the whole gap; the "
-    "sender then sent new data without an ACK";
-static const char stall_r_rwnd_probe[] =
-    "the receiver's window was full and it withheld its ACKs until the sender's loss probe";
-static const char stall_e_rwnd_probe[] =
-    "in flight filled the receiver's window; no ACK for the gap until the sender probed";
-static const char stall_r_tlp_upstream[] =
-    "tail-loss probe: the sender's last segments were lost before this capture point, and its "
-    "probe timer re-sent them after ~2 RTT (RFC 8985)";
-static const char stall_r_rto_upstream[] =
-    "retransmission timeout: the sender's last segments were lost before this capture point, "
-    "and its RTO re-sent them";
-static const char stall_e_upstream[] =
-    "the sender numbers its IPv4 packets with a per-connection counter (IP ID), and the ID of the "
-    "segment that ended the gap skipped where packets of the sender went missing; its data went "
-    "on from where the capture had it, so the missing packets were re-sent after the silence";
-static const char stall_a_upstream[] =
-    "loss between the sender and this capture point (or the capture dropped it): a capture at "
-    "the sender decides which";
-static const char stall_r_timer_think[] =
-    "recurring pause just above the connection's RTO: a held write released by the kernel's "
-    "timer after the application's own short delay";
-static const char stall_e_timer_think[] =
-    "everything sent was pushed and ACKed; the pause is the sender's RTO (which also releases "
-    "corked data: the probe timer) plus up to 50 ms, and repeats a recent pause within 2 %";
-static const char stall_r_recovery[] =
-    "loss recovery: the gap ended with a retransmission the receiver's duplicate ACKs / SACKs "
-    "asked for";
-static const char stall_e_recovery[] =
-    "data in flight; the receiver had reported missing data; a retransmission ended the gap";
-
 /* ---- a stall found: the summary and the event ---- */
 
 static unsigned stall_bucket(int64_t ns)
@@ -503,25 +373,15 @@ static void stall_zw_update(struct tcp_conn *c, const struct det_env *env, enum 
 	c->dhot.stall.zw_wait_open = true;
 }
 
-/* The packet seg ended a gap of the connection: classify it. Out of line
- * (as the other rare paths of stall_segment()): inlined, their register
- * saves would cost every segment. */
-__attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
+/* The gap began with R's window closed to a sender that held something:
+ * a zero-window stall opens (or the gap is inside one, or R's update ends a
+ * wait). true: the gap is dealt with. */
+static bool stall_gap_zero_window(struct tcp_conn *c, const struct det_env *env, bool data)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
+	struct stall_state *cold;
 	const struct tcp_seg *seg = &c->tp->seg;
-	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
-	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
-	struct stall_found f;
-
-	/* The packet shows the capture missed some of the connection: the
-	 * silence may be the capture's, not TCP's. */
-	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
-		if ((cold = DET_COLD_GET(c, env, stall)))
-			cold->sum.capture_gaps++;
-		return;
-	}
+	enum sum_dir_id pd = seg->dir;
 
 	/* Zero window: R's window closed at the start, for a sender that
 	 * still had something to send (unpushed or unacknowledged data), or
@@ -537,7 +397,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		bool probe_data = mine && data && (seg->kind & TCP_SEG_NEW_DATA) &&
 				  (uint64_t)d->in_flight + seg->len == d->rwnd;
 		if (d->zw_open)
-			return; /* a gap inside an open zero-window stall */
+			return true; /* a gap inside an open zero-window stall */
 		/* S held something: unacknowledged or unpushed data, or it
 		 * probes now. Else it may have had nothing to send (or sent
 		 * nothing yet: a window closed from the handshake on): then
@@ -552,7 +412,7 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 			continue;
 		}
 		if (!(cold = DET_COLD_GET(c, env, stall)))
-			return;
+			return true;
 		struct stall_zw *zw = &cold->zw[k];
 		d->zw_open = true;
 		zw->start = st->last_ts;
@@ -562,80 +422,97 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		zw->rel_una = d->rel_una;
 		zw->rwnd = d->rwnd;
 		zw->probe_data = probe_data && d->in_flight == 0 && d->last_push;
+		return true;
+	}
+	return false;
+}
+
+/* S's data ended the gap: a held write, a retransmission, a probe, a
+ * timer-like pause, or think time. */
+static void stall_gap_data(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold;
+	const struct tcp_seg *seg = &c->tp->seg;
+	enum sum_dir_id pd = seg->dir;
+	const struct stall_dir_state *d = &st->d[pd];
+	struct stall_found f;
+
+	/* S's first data: a turn boundary only if R asked for it, or
+	 * held by a timer (a corked first write). */
+	if (!d->has_data && !d->r_answered && !stall_timer_like(c, pd, seg->ts - st->last_ts)) {
+		/* (remembered: corked writes after a think repeat) */
+		stall_held_after_think(c, env, pd, seg->ts - st->last_ts);
 		return;
 	}
-
-	if (data) {
-		const struct stall_dir_state *d = &st->d[pd];
-		/* S's first data: a turn boundary only if R asked for it, or
-		 * held by a timer (a corked first write). */
-		if (!d->has_data && !d->r_answered &&
-		    !stall_timer_like(c, pd, seg->ts - st->last_ts)) {
-			/* (remembered: corked writes after a think repeat) */
-			stall_held_after_think(c, env, pd, seg->ts - st->last_ts);
+	if (seg->kind & TCP_SEG_RETRANS) {
+		if (d->has_data)
+			stall_retrans(c, env, pd);
+		return;
+	}
+	if (!(seg->kind & TCP_SEG_NEW_DATA))
+		return;
+	if (stall_upstream_loss(c, env, pd))
+		return;
+	/* A probe first: its timer fires whether or not the last
+	 * segment carried PSH. */
+	if (seg->kind & TCP_SEG_TLP) {
+		stall_probe_new(c, env, pd);
+		return;
+	}
+	/* Held part of a write: S had sent all it had so far and it was
+	 * ACKed (nothing in flight), its last segment without PSH,
+	 * yet the rest waited. With data in flight the wait is S's
+	 * pacing or congestion window (BBR spaces the segments of one
+	 * write tens of ms apart on a long path): no stall. */
+	if (d->has_data && !d->last_push) {
+		if (d->in_flight)
 			return;
-		}
-		if (seg->kind & TCP_SEG_RETRANS) {
-			if (d->has_data)
-				stall_retrans(c, env, pd);
-			return;
-		}
-		if (!(seg->kind & TCP_SEG_NEW_DATA))
-			return;
-		if (stall_upstream_loss(c, env, pd))
-			return;
-		/* A probe first: its timer fires whether or not the last
-		 * segment carried PSH. */
-		if (seg->kind & TCP_SEG_TLP) {
-			stall_probe_new(c, env, pd);
-			return;
-		}
-		/* Held part of a write: S had sent all it had so far and it was
-		 * ACKed (nothing in flight), its last segment without PSH,
-		 * yet the rest waited. With data in flight the wait is S's
-		 * pacing or congestion window (BBR spaces the segments of one
-		 * write tens of ms apart on a long path): no stall. */
-		if (d->has_data && !d->last_push) {
-			if (d->in_flight)
-				return;
-			stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held,
-					 stall_e_held, stall_a_held);
-			stall_emit(c, env, &f);
-			return;
-		}
-		/* Pushed with data in flight and no ACK since: the application
-		 * wrote again later. All pushed and ACKed: a turn boundary (R
-		 * answered since) or a pause in a one-way transfer; think time
-		 * unless the pause has a kernel timer's length, counted from
-		 * where Linux arms one: S's last transmission (TCP_CORK, the RTO)
-		 * or the ACK that emptied the flight (the probe timer, armed by
-		 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
-		 * when the queued data stays corked: the 2013 seed's pauses). */
-		int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
-		/* The ACK that emptied the flight reached S, and armed its
-		 * timer, one loop to S after it passed here (a receiver-side
-		 * capture sees the path on both sides of the timer). */
-		int64_t at_s = clock_sat_add(since_ack, -stall_answer_time(c, pd));
-		if (d->in_flight ||
-		    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
-		      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
-			if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
-					      stall_held_remainder(c, env, pd)))
-				return;
-			if ((cold = DET_COLD_GET(c, env, stall))) {
-				cold->sum.think_time++;
-				cold->sum.think_time_ns =
-				    clock_sat_add(cold->sum.think_time_ns, seg->ts - st->last_ts);
-			}
-			return;
-		}
-		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
-				 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway,
-				 stall_e_timer, stall_a_timer);
-		f.timer_like = true;
+		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held, stall_e_held,
+				 stall_a_held);
 		stall_emit(c, env, &f);
 		return;
 	}
+	/* Pushed with data in flight and no ACK since: the application
+	 * wrote again later. All pushed and ACKed: a turn boundary (R
+	 * answered since) or a pause in a one-way transfer; think time
+	 * unless the pause has a kernel timer's length, counted from
+	 * where Linux arms one: S's last transmission (TCP_CORK, the RTO)
+	 * or the ACK that emptied the flight (the probe timer, armed by
+	 * tcp_ack() -> tcp_push_pending_frames() -> tcp_check_probe_timer()
+	 * when the queued data stays corked: the 2013 seed's pauses). */
+	int64_t pause = seg->ts - d->last_tx_ts, since_ack = seg->ts - st->last_ts;
+	/* The ACK that emptied the flight reached S, and armed its
+	 * timer, one loop to S after it passed here (a receiver-side
+	 * capture sees the path on both sides of the timer). */
+	int64_t at_s = clock_sat_add(since_ack, -stall_answer_time(c, pd));
+	if (d->in_flight ||
+	    !(stall_timer_like(c, pd, pause) || stall_timer_like(c, pd, since_ack) ||
+	      (st->last_dir != pd && stall_timer_like(c, pd, at_s)))) {
+		if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
+				      stall_held_remainder(c, env, pd)))
+			return;
+		if ((cold = DET_COLD_GET(c, env, stall))) {
+			cold->sum.think_time++;
+			cold->sum.think_time_ns =
+			    clock_sat_add(cold->sum.think_time_ns, seg->ts - st->last_ts);
+		}
+		return;
+	}
+	stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
+			 d->r_answered ? stall_r_timer_turn : stall_r_timer_oneway, stall_e_timer,
+			 stall_a_timer);
+	f.timer_like = true;
+	stall_emit(c, env, &f);
+}
+
+/* A pure ACK from R ended the gap: maybe a delayed ACK S waited for. */
+static void stall_gap_ack(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_hot *st = &c->dhot.stall;
+	struct stall_state *cold;
+	const struct tcp_seg *seg = &c->tp->seg;
+	enum sum_dir_id pd = seg->dir, od = (enum sum_dir_id) !pd;
 
 	/* A pure ACK from R covering new data of a sender with data in flight:
 	 * a stall if S then sends new data at once (stall_dack_resolve()). */
@@ -677,6 +554,31 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		cold->dack_frame_ack = seg->frame;
 		cold->dack_input = st->last_input;
 	}
+}
+
+/* The packet seg ended a gap of the connection: classify it. Out of line
+ * (as the other rare paths of stall_segment()): inlined, their register
+ * saves would cost every segment. */
+__attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_state *cold; /* (stall.def) allocated at the first gap counted */
+	const struct tcp_seg *seg = &c->tp->seg;
+	bool data = (seg->kind & TCP_SEG_DATA) && !(seg->kind & TCP_SEG_KEEPALIVE);
+
+	/* The packet shows the capture missed some of the connection: the
+	 * silence may be the capture's, not TCP's. */
+	if (seg->kind & (TCP_SEG_OPENED_GAP | TCP_SEG_ACKED_UNSEEN)) {
+		if ((cold = DET_COLD_GET(c, env, stall)))
+			cold->sum.capture_gaps++;
+		return;
+	}
+
+	if (stall_gap_zero_window(c, env, data))
+		return;
+	if (data)
+		stall_gap_data(c, env);
+	else
+		stall_gap_ack(c, env);
 }
 
 /*

@@ -1,15 +1,17 @@
-/* stall_int.h - internal to the stall detector: what stall.c and stall_classify.c share. */
+/* stall_int.h - internal to the stall detector: what stall.c, stall_classify.c and stall_words.c
+ * share. */
 #ifndef TCPSIFT_STALL_INT_H
 #define TCPSIFT_STALL_INT_H
 
 /*
  * Internal: only analyze/detect/stall/stall*.c (not stall_report.c)
- * include this. The detector is one module (stall.h) in two files:
+ * include this. The detector is one module (stall.h) in three files:
  *
  *   stall.c           the rules; per packet, finding a gap and keeping
  *                     what the connection looked like at its start
  *   stall_classify.c  what a gap was (its class), the evidence and advice
  *                     it is reported with, and the stall summary
+ *   stall_words.c     the words of each verdict: reason, evidence, advice
  *
  * stall_segment() (stall.c) runs for every packet; it calls into
  * stall_classify.c only when a gap ended or a zero-window stall closes,
@@ -41,5 +43,58 @@ void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env);
  * (conn_end) the end of the connection. */
 void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,
 		    uint64_t frame, bool conn_end);
+
+/* stall_words.c: what happened (reason), what on the wire decided it
+ * (evidence), and the advice that follows from that evidence, if any. */
+extern const char stall_r_nagle[];
+extern const char stall_e_nagle[];
+extern const char stall_a_nagle[];
+extern const char stall_r_dack[];
+extern const char stall_e_dack[];
+extern const char stall_a_dack[];
+extern const char stall_r_rwnd[];
+extern const char stall_e_rwnd[];
+extern const char stall_a_rwnd[];
+extern const char stall_r_slow_ack[];
+extern const char stall_e_slow_ack[];
+extern const char stall_r_late_ack[];
+extern const char stall_e_late_ack[];
+extern const char stall_a_late_ack[];
+extern const char stall_r_dack_noread[];
+extern const char stall_e_dack_noread[];
+extern const char stall_a_dack_noread[];
+extern const char stall_r_held[];
+extern const char stall_e_held[];
+extern const char stall_a_held[];
+extern const char stall_r_remainder[];
+extern const char stall_e_remainder[];
+extern const char stall_r_timer_turn[];
+extern const char stall_r_timer_oneway[];
+extern const char stall_e_timer[];
+extern const char stall_a_timer[];
+extern const char stall_r_zw[];
+extern const char stall_r_zw_end[];
+extern const char stall_e_zw[];
+extern const char stall_e_zw_probe[];
+extern const char stall_e_zw_wait[];
+extern const char stall_a_zw[];
+extern const char stall_r_rto[];
+extern const char stall_e_rto[];
+extern const char stall_r_tlp[];
+extern const char stall_e_tlp[];
+extern const char stall_a_loss[];
+extern const char stall_a_tlp[];
+extern const char stall_r_tlp_new[];
+extern const char stall_e_tlp_new[];
+extern const char stall_r_rwnd_probe[];
+extern const char stall_e_rwnd_probe[];
+extern const char stall_r_tlp_upstream[];
+extern const char stall_r_rto_upstream[];
+extern const char stall_e_upstream[];
+extern const char stall_a_upstream[];
+extern const char stall_r_timer_think[];
+extern const char stall_e_timer_think[];
+extern const char stall_r_recovery[];
+extern const char stall_e_recovery[];
 
 #endif

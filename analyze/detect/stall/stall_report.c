@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analyze/report/det_view.h"
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 #include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 #include "common/clock.h"
@@ -254,17 +254,9 @@ static void stall_write_group(FILE *out, const struct stall_group *g, struct sta
 			g->recurring);
 }
 
-static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+/* The totals' lines: stalls by class, timer-like pauses. */
+static void stall_text_totals(FILE *out, const struct stall_totals *t)
 {
-	const struct stall_totals *t = &d->tot.det.stall;
-	struct stall_group g[REP_STALL_MAX_GROUPS];
-	struct stall_line line[REP_STALL_MAX_LINES];
-	unsigned ng = 0, nlines;
-	uint64_t more = 0;
-	size_t nvals = 0;
-
-	if (!t->count && !t->timer_like && !t->think && !t->capture_gaps)
-		return;
 	if (t->count) {
 		fprintf(out, "  stalls: %" PRIu64 " idle gap%s where TCP held data, %.3f s lost (",
 			t->count, t->count == 1 ? "" : "s", (double)t->time_ns / 1e9);
@@ -282,6 +274,14 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 		    "ACKed but the pause matches the ~200 ms kernel timer (not counted as stalls: "
 		    "ambiguous on the wire)\n",
 		    t->timer_like, (double)t->timer_like_ns / 1e9);
+}
+
+/* The stall events grouped by connection, direction, class and words into
+ * g[] (REP_STALL_MAX_GROUPS); those beyond it counted in *more. Returns how
+ * many groups. */
+static unsigned stall_group_events(const struct rep_data *d, struct stall_group *g, uint64_t *more)
+{
+	unsigned ng = 0;
 
 	for (size_t k = 0; k < d->nevents; k++) {
 		const struct sum_event *e = &d->events[k];
@@ -293,7 +293,7 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 				break;
 		if (j == ng) {
 			if (ng == REP_STALL_MAX_GROUPS) {
-				more++;
+				(*more)++;
 				continue;
 			}
 			g[ng++] = (struct stall_group){.conn = e->conn,
@@ -307,20 +307,13 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 		g[j].n++;
 		g[j].recurring += e->u.stall.recurring;
 	}
-	/* The first groups are printed, the rest counted. */
-	nlines = ng < REP_STALL_MAX_LINES ? ng : REP_STALL_MAX_LINES;
-	for (unsigned j = nlines; j < ng; j++)
-		more += g[j].n;
-	for (unsigned j = 0; j < nlines; j++)
-		nvals += 2 * (size_t)g[j].n;
-	int64_t *buf = nvals ? malloc(nvals * sizeof(*buf)) : NULL;
-	if (nvals && !buf)
-		return;
-	size_t off = 0;
-	for (unsigned j = 0; j < nlines; j++) {
-		line[j] = (struct stall_line){.dur = buf + off, .ack = buf + off + g[j].n};
-		off += 2 * (size_t)g[j].n;
-	}
+	return ng;
+}
+
+/* Each printed group's durations, ACK delays and frames into line[]. */
+static void stall_fill_lines(const struct rep_data *d, const struct stall_group *g, unsigned nlines,
+			     struct stall_line *line)
+{
 	for (size_t k = 0; k < d->nevents && nlines; k++) {
 		const struct sum_event *e = &d->events[k];
 		unsigned j;
@@ -342,11 +335,11 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 			l->nframes++;
 		}
 	}
-	for (unsigned j = 0; j < nlines; j++)
-		stall_write_group(out, &g[j], &line[j], run);
-	free(buf);
-	if (more)
-		fprintf(out, "    ... and %" PRIu64 " more stalls (see --json)\n", more);
+}
+
+/* What looked like stalls and is not: think time, the capture's silences. */
+static void stall_text_not(FILE *out, const struct stall_totals *t)
+{
 	if (t->think || t->capture_gaps) {
 		fputs("  not stalls:", out);
 		if (t->think)
@@ -364,6 +357,43 @@ static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run
 				t->capture_gaps, t->capture_gaps == 1 ? "" : "s");
 		fputc('\n', out);
 	}
+}
+
+static void stall_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
+{
+	const struct stall_totals *t = &d->tot.det.stall;
+	struct stall_group g[REP_STALL_MAX_GROUPS];
+	struct stall_line line[REP_STALL_MAX_LINES];
+	unsigned ng, nlines;
+	uint64_t more = 0;
+	size_t nvals = 0;
+
+	if (!t->count && !t->timer_like && !t->think && !t->capture_gaps)
+		return;
+	stall_text_totals(out, t);
+
+	ng = stall_group_events(d, g, &more);
+	/* The first groups are printed, the rest counted. */
+	nlines = ng < REP_STALL_MAX_LINES ? ng : REP_STALL_MAX_LINES;
+	for (unsigned j = nlines; j < ng; j++)
+		more += g[j].n;
+	for (unsigned j = 0; j < nlines; j++)
+		nvals += 2 * (size_t)g[j].n;
+	int64_t *buf = nvals ? malloc(nvals * sizeof(*buf)) : NULL;
+	if (nvals && !buf)
+		return;
+	size_t off = 0;
+	for (unsigned j = 0; j < nlines; j++) {
+		line[j] = (struct stall_line){.dur = buf + off, .ack = buf + off + g[j].n};
+		off += 2 * (size_t)g[j].n;
+	}
+	stall_fill_lines(d, g, nlines, line);
+	for (unsigned j = 0; j < nlines; j++)
+		stall_write_group(out, &g[j], &line[j], run);
+	free(buf);
+	if (more)
+		fprintf(out, "    ... and %" PRIu64 " more stalls (see --json)\n", more);
+	stall_text_not(out, t);
 }
 
 /* ---- totals, --fail-on, the TUI ---- */

@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/report/diff.h"
-#include "analyze/report/diff_int.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diff_int.h"
 #include "analyze/report/failon.h"
+#include "common/err.h"
 
 /* The rows in the order they are shown; "@classes" stands for every
  * detector's class rows, "@labels" for every label's class shares;
@@ -73,7 +74,7 @@ static int add_metric(struct diff *d, const char *name, enum diff_src src, int a
 		      enum diff_unit unit, bool run_only)
 {
 	if (d->nm == MAX_METRICS)
-		return -1;
+		return ERR_NOMEM;
 	struct metric *m = &d->m[d->nm++];
 	snprintf(m->pub.name, sizeof(m->pub.name), "%s", name);
 	m->pub.unit = unit;

@@ -1,6 +1,6 @@
 /* diffout.c - tcpsift diff's writers: an aligned table of what changed (text) and one JSON
  * document. */
-#include "analyze/report/diffout.h"
+#include "analyze/diff/diffout.h"
 
 #include <errno.h>
 #include <inttypes.h>

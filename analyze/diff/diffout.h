@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analyze/report/diff.h"
+#include "analyze/diff/diff.h"
 
 /* What the writers say about the run besides the comparison (borrowed). */
 struct diffout_info {

@@ -1,13 +1,13 @@
 /* diff.c - tcpsift diff: each side's values and labels, their totals, the pairs. */
-#include "analyze/report/diff.h"
+#include "analyze/diff/diff.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report/diff_int.h"
-#include "analyze/report/diffmatch.h"
+#include "analyze/diff/diff_int.h"
+#include "analyze/diff/diffmatch.h"
 #include "common/clock.h"
 #include "common/err.h"
 

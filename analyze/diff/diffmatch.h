@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "analyze/report/diff.h"
+#include "analyze/diff/diff.h"
 
 /*
  * A rerun of a workload talks to the same servers in the same order from

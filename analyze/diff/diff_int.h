@@ -3,8 +3,8 @@
 #ifndef TCPSIFT_DIFF_INT_H
 #define TCPSIFT_DIFF_INT_H
 
+#include "analyze/diff/diff.h"
 #include "analyze/report/det_view.h"
-#include "analyze/report/diff.h"
 #include "analyze/report/report.h"
 
 /* Where a metric's value comes from. */

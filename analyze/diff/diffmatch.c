@@ -1,6 +1,6 @@
 /* diffmatch.c - tcpsift diff's pairing: sorted merges by 4-tuple and by server endpoint, or
  * first-packet order. */
-#include "analyze/report/diffmatch.h"
+#include "analyze/diff/diffmatch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,156 @@
+/* workers_int.h - internal to --threads N: what its pieces (workers*.c) share. */
+#ifndef TCPSIFT_WORKERS_INT_H
+#define TCPSIFT_WORKERS_INT_H
+
+/*
+ * Internal: only analyze/engine/workers*.c include this; the contract is
+ * workers.h. One module in two files:
+ *
+ *   workers.c        the reader's side: batches, routing each packet to
+ *                    its engine, the worker threads, the results they
+ *                    record, the pool's life and counters
+ *   workers_merge.c  the caller's side: the id map and the merge that
+ *                    rebuilds one engine's order from the workers' results
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/engine/decode.h"
+#include "analyze/engine/workers.h"
+
+enum {
+	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
+	WK_SLOTS = 4,	/* batches in flight */
+	/* A batch's packet bytes: 512 full-size Ethernet frames. (2048-packet
+	 * batches cost the reader some 7 % less CPU in wake-ups, but the
+	 * results of 4 such batches in flight put --threads 2 35 MiB over one
+	 * thread on tests/scale's SYN flood, beyond its bound of 32.) */
+	WK_BYTES = 1024 * 1024,
+	/* A batch's results can be large (a sweep ending thousands of
+	 * connections, 1.6 KB a summary); a buffer grown beyond this goes back
+	 * to it once merged, so memory follows live connections, not bursts. */
+	WK_OUT_KEEP = 256 * 1024,
+	WK_NOBODY = UINT32_MAX,
+	/* How far ahead of its packet a worker loads (own packets). */
+	WK_AHEAD_ENTRY = 12,
+	WK_AHEAD_SLOT = 8,
+	WK_AHEAD_CONN = 4,
+};
+
+enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
+enum wk_kind { WK_BEGIN = 0, WK_EVENT, WK_SEG, WK_CONN, WK_FORGET };
+
+/* One result, followed by its struct sum_event, sum_seg or sum_conn. */
+struct wk_rec {
+	uint32_t entry; /* packet index in the batch */
+	uint8_t phase, kind;
+	uint32_t size; /* of the whole record, a multiple of 8 */
+	uint64_t id;   /* WK_BEGIN, WK_FORGET: the worker's id of the connection */
+};
+
+struct wk_buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+struct wk_entry {
+	struct pkt p; /* data: a copy in the slot's bytes */
+	/* Written by the owner: dec_packet()'s status (or WK_OTHER_SHARD), its
+	 * eng_prefetch_slot(), what it decoded. */
+	int32_t status;
+	uint32_t hash;
+	struct dec_packet d;
+};
+
+/* An entry's status when --shard K/N leaves it to another shard. */
+#define WK_OTHER_SHARD INT32_MIN
+
+struct wk_sweep {
+	uint32_t entry; /* sweep before this packet */
+	int64_t now;
+};
+
+/* A worker reads only its own packets and the sweeps: not every entry. */
+struct wk_slot {
+	struct wk_entry *e; /* WK_BATCH */
+	uint32_t n;
+	unsigned char *bytes; /* the packets' bytes: the reader copies, workers decode */
+	size_t used, cap;
+	uint32_t *own;		/* worker k's packets: own[k * WK_BATCH + j], j < nown[k] */
+	uint32_t *nown;		/* [nthreads] */
+	struct wk_sweep *sweep; /* WK_BATCH */
+	uint32_t nsweep;
+	uint64_t batch;	       /* its number: 0, 1, 2 ... */
+	uint64_t first_packet; /* the stream ordinal of e[0] (eng_at_packet) */
+	bool ready;	       /* handed to the workers (under mu) */
+	unsigned done;	       /* workers through it (under mu) */
+	struct wk_buf *out;    /* each worker's results, [nthreads] */
+};
+
+struct wk_worker {
+	struct wk_pool *pool;
+	unsigned index;
+	struct engine *eng;
+	pthread_t thread;
+	bool started;
+	/* Where its sink writes now, and the tag of what it writes. */
+	struct wk_buf *out;
+	uint32_t entry;
+	uint8_t phase;
+	uint64_t lost;	       /* results dropped: no memory to keep them */
+	uint64_t other_shards; /* --shard K/N: packets it decoded to another shard */
+};
+
+/* A worker's id of a live connection -> the run's id. */
+struct wk_idmap {
+	struct {
+		uint64_t key; /* worker << 56 | its id; 0 empty */
+		uint64_t val;
+	} * s;
+	size_t mask, n;
+};
+
+struct wk_pool {
+	unsigned n;
+	struct eng_config cfg;
+	struct sum_sink sink;
+	struct engine *single; /* n == 1: no threads */
+	struct wk_worker *w;
+	struct wk_slot slot[WK_SLOTS];
+	struct wk_slot *cur; /* being filled */
+	uint64_t filled;     /* batches handed out */
+	uint64_t merged;     /* batches whose results went to the sink */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool sync_init, quit, finished;
+	struct wk_idmap map;
+	struct wk_buf drain; /* one connection's results at the end */
+	uint64_t next_id;
+	uint32_t live, max_live;
+	struct eng_clock clock;	 /* the stream's, kept here for every engine */
+	struct eng_counters cnt; /* its fields: first_ts, last_ts, ts_backwards */
+	uint64_t lost;		 /* results the merge could not map (a bug if ever) */
+};
+
+/* A walk through one worker's results. */
+struct wk_cursor {
+	struct wk_buf *b;
+	size_t pos;
+};
+
+/* ---- workers_merge.c ---- */
+
+uint64_t wk_map_key(unsigned worker, uint64_t id);
+/* The run's id of key, 0 if none. */
+uint64_t wk_map_get(const struct wk_idmap *m, uint64_t key);
+/* Hand one result of worker to the sink, its connection id mapped. */
+void wk_emit(struct wk_pool *w, unsigned worker, struct wk_rec *r);
+/* The record at the cursor, NULL at the end. */
+struct wk_rec *wk_cur_rec(const struct wk_cursor *c);
+/* Every worker is through slot s: its results to the sink, in order. */
+void wk_merge_slot(struct wk_pool *w, struct wk_slot *s);
+
+#endif
