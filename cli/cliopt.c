@@ -161,9 +161,14 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+void cli_bad_value_to(FILE *f, const char *verb, const char *opt, const char *val, const char *want)
+{
+	fprintf(f, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+}
+
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+	cli_bad_value_to(stderr, verb, opt, val, want);
 }
 
 int cli_threads(const char *verb, const char *arg, unsigned *out)

@@ -17,6 +17,11 @@
 #                                  engine.h, seq.h), the detector interface
 #                                  (detect.h) or a detector's logic header,
 #                                  the capture code or the CLI
+#   analyze/pipeline/           -> the engine, the detector table, the
+#                                  reporters, annotate, capture/file/: it
+#                                  puts them together for every verb; never
+#                                  the TUI, the CLI or live capture (the TUI's
+#                                  player and the CLI feed it live packets)
 #   analyze/annotate/           -> summaries and events (as presentation),
 #                                  the views' one-line descriptions, and the
 #                                  capture file reader it copies inputs with:
@@ -70,10 +75,12 @@ mapfile -t detector_logic_files < <(ls analyze/detect/*.[ch] analyze/detect/*/*.
 check "common/ includes nothing else of tcpsift" '^(capture|analyze|tui|cli)/' common/*.[ch]
 check "capture/ includes only common/ and capture/" '^(analyze|tui|cli)/' \
 	capture/*/*.[ch]
-check "the engine includes no reporter, TUI, CLI or live capture" \
-	'^(analyze/report|tui|cli|capture/live)/' analyze/engine/*.[ch]
-check "detectors' logic includes no reporter, TUI or CLI" '^(analyze/report|tui|cli)/' \
-	"${detector_logic_files[@]}"
+check "the engine includes no reporter, pipeline, TUI, CLI or live capture" \
+	'^(analyze/report|analyze/pipeline|tui|cli|capture/live)/' analyze/engine/*.[ch]
+check "detectors' logic includes no reporter, pipeline, TUI or CLI" \
+	'^(analyze/report|analyze/pipeline|tui|cli)/' "${detector_logic_files[@]}"
+check "the pipeline includes no TUI, CLI or live capture" '^(tui|cli|capture/live)/' \
+	analyze/pipeline/*.[ch]
 check "presentation sees summaries and events, not the engine, detectors' logic or capture" \
 	"$engine_internals|$detector_logic|^(capture|cli)/" "${presentation[@]}"
 check "annotate sees events and capture files, not the engine, detectors' logic, the TUI or the CLI" \
