@@ -1,8 +1,6 @@
 /* player_mx.c - the dashboard's --metrics: the totals beside the model, served at each snapshot. */
 #include "tui/player_int.h"
 
-#include "analyze/engine/workers.h"
-
 int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
 {
 	const struct mx_opts *o = &p->cfg.metrics;
@@ -10,14 +8,11 @@ int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
 	return o->addr ? mx_server_new(o->addr, o->top, &p->mx, errbuf, errlen) : 0;
 }
 
-struct sum_sink pl_sink(struct player *p, struct tm_model *model)
+void pl_sinks(struct player *p, struct tm_model *model, struct pipe_config *pc)
 {
-	struct sum_sink s = tm_sink(model);
-
-	if (!p->mx)
-		return s;
-	p->tee = (struct sum_tee){.a = s, .b = mx_sink(mx_server_acc(p->mx))};
-	return sum_tee_sink(&p->tee);
+	pc->sinks[pc->nsinks++] = tm_sink(model);
+	if (p->mx)
+		pc->sinks[pc->nsinks++] = mx_sink(mx_server_acc(p->mx));
 }
 
 struct pl_scrape {
@@ -34,8 +29,8 @@ static void refresh(void *ctx, struct mx_acc *m)
 	struct flow_counters flows;
 
 	mx_live_begin(m);
-	wk_foreach_live(sc->p->eng, mx_live_conn, m);
-	wk_counters(sc->p->eng, &cnt, &flows);
+	pipe_foreach_live(sc->p->pipe, mx_live_conn, m);
+	pipe_counters(sc->p->pipe, &cnt, &flows);
 	mx_set_counters(m, &cnt, &flows);
 	mx_set_capture(m, &(struct mx_capture){.known = sc->p->ring != NULL,
 					       .kernel_drops = sc->h->kernel_drops,
