@@ -463,7 +463,9 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 		return 2; /* a verb's table outgrew the limit: a build-time mistake */
 	cli_getopt_tables(opts, n, longopts, shortopts);
 	opterr = 0;
-	optind = 1;
+	/* 0, not 1: glibc starts afresh from argv[1], forgetting a previous
+	 * scan's state (diff parses analyze's options for its captures). */
+	optind = 0;
 	for (;;) {
 		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c == -1)
