@@ -232,7 +232,8 @@ static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 	switch (c) {
 	case OPT_COUNT:
 		if (cli_parse_u64(arg, 1, UINT64_MAX, &cfg->count) < 0) {
-			cli_bad_value_to(cfg->msg, "analyze", "count", arg, "a number of packets from 1");
+			cli_bad_value_to(cfg->msg, "analyze", "count", arg,
+					 "a number of packets from 1");
 			return TCPSIFT_EXIT_USAGE;
 		}
 		break;
@@ -254,7 +255,8 @@ static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 		break;
 	case OPT_MAX_MEMORY:
 		if (cli_parse_size(arg, 1u << 20, (uint64_t)1 << 50, &v) < 0)
-			return bad_value(cfg, "max-memory", arg, "a size like 64M or 2G, 1M or more");
+			return bad_value(cfg, "max-memory", arg,
+					 "a size like 64M or 2G, 1M or more");
 		cfg->eng.max_memory = v;
 		break;
 	case OPT_MAX_FLOWS:

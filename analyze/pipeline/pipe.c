@@ -173,10 +173,10 @@ static int open_report(struct pipeline *p, char *errbuf, size_t errlen)
 	if (p->ix.rep)
 		chain(p, rep_sink(p->ix.rep));
 	if (c->vantage_pair) {
-		struct vp_config vc = {.names = {p->names ? p->names[0] : "A",
-						 p->names ? p->names[1] : "B"},
-				       .max_offset_ns = c->vantage_max_offset_ns,
-				       .window = c->vantage_window};
+		struct vp_config vc = {
+		    .names = {p->names ? p->names[0] : "A", p->names ? p->names[1] : "B"},
+		    .max_offset_ns = c->vantage_max_offset_ns,
+		    .window = c->vantage_window};
 		if (!(p->vp = vp_new(&vc, errbuf, errlen)))
 			return ERR_NOMEM;
 		chain(p, vp_sink(p->vp));
@@ -298,7 +298,8 @@ static void run_files(struct pipeline *p, struct rep_run *run)
 	const volatile sig_atomic_t *stop = p->cfg.src.stop;
 
 	p->inputs = calloc(n ? n : 1, sizeof(*p->inputs)); // NOLINT(bugprone-sizeof-expression)
-	p->vantages = calloc(nv ? nv : 1, sizeof(*p->vantages)); // NOLINT(bugprone-sizeof-expression)
+	p->vantages =
+	    calloc(nv ? nv : 1, sizeof(*p->vantages)); // NOLINT(bugprone-sizeof-expression)
 	for (unsigned v = 0; p->vantages && v < nv; v++)
 		p->vantages[v] = src_vantage_name(p->src, v);
 	for (unsigned k = 0; p->inputs && k < n; k++)
