@@ -147,7 +147,7 @@ static int open_graphs(struct pipeline *p, char *errbuf, size_t errlen)
 static int open_report(struct pipeline *p, char *errbuf, size_t errlen)
 {
 	const struct pipe_config *c = &p->cfg;
-	unsigned n = src_count(p->src);
+	unsigned n = p->src ? src_count(p->src) : 0; /* live: no files */
 	int rc;
 
 	p->out = c->rep.out ? c->rep.out : stdout;
