@@ -13,9 +13,9 @@ int analyze_main(int argc, char **argv);
 
 /*
  * tcpsift analyze in this process, for another verb (diff's captures):
- * argv as analyze_main()'s; every message it has goes to msg (stderr
- * itself for analyze), and stop is the caller's signal flag (its handler
- * the caller's). Returns an enum tcpsift_exit, as the verb's.
+ * argv as analyze_main()'s; its messages go to msg (but for what
+ * cli_parse() refuses: stderr), and stop is the caller's signal flag (its
+ * handler the caller's). Returns an enum tcpsift_exit, as the verb's.
  */
 int analyze_inproc(int argc, char **argv, FILE *msg, const volatile sig_atomic_t *stop);
 

@@ -45,24 +45,6 @@ static int open_write(struct player *p, char *errbuf, size_t errlen)
 	return p->writer ? 0 : ERR_SYSTEM;
 }
 
-/* The analysis feeding model: replay, of the files; live, of what
- * live_loop() hands in. 0, or the pipeline's error (errbuf filled). */
-static int open_pipe(struct player *p, struct tm_model *model, struct pipeline **out, char *errbuf,
-		     size_t errlen)
-{
-	const struct pl_config *cfg = &p->cfg;
-	struct pipe_config pc = {.eng = cfg->eng, .threads = cfg->threads};
-
-	if (cfg->mode == PL_REPLAY) {
-		pc.paths = cfg->paths;
-		pc.npaths = cfg->npaths;
-		pc.src = (struct src_config){.filter = cfg->filter,
-					     .queue_per_file = cfg->queue_per_file};
-	}
-	pl_sinks(p, model, &pc);
-	return pipe_open(&pc, out, errbuf, errlen);
-}
-
 int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_t errlen)
 {
 	struct player *p = calloc(1, sizeof(*p));
@@ -99,7 +81,7 @@ int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_
 	if (!p->model)
 		goto err;
 	/* Replay: the files open here (a filter that does not compile...). */
-	rc = open_pipe(p, p->model, &p->pipe, errbuf, errlen);
+	rc = pl_pipe_open(p, p->model, &p->pipe, errbuf, errlen);
 	if (rc < 0)
 		goto err;
 	p->state = p->paused ? PL_PAUSED : PL_PLAYING;
@@ -316,7 +298,7 @@ static int replay_reset(struct player *p, char *errbuf, size_t errlen)
 	if (!model)
 		return ERR_NOMEM;
 	/* On failure the run it had stays, for the screen to show with the error. */
-	int rc = open_pipe(p, model, &pipe, errbuf, errlen);
+	int rc = pl_pipe_open(p, model, &pipe, errbuf, errlen);
 	if (rc < 0) {
 		tm_free(model);
 		return rc;

@@ -63,12 +63,14 @@ struct player {
 	uint64_t seq;
 };
 
-/* player_mx.c: --metrics beside the model. The server, when
+/* player_mx.c: the pipeline, and --metrics beside the model. The server, when
  * p->cfg.metrics asks for one: 0 or mx_server_new()'s error. */
 int pl_mx_open(struct player *p, char *errbuf, size_t errlen);
-/* The pipeline's consumers: the model, then the totals when there is a
- * server. */
-void pl_sinks(struct player *p, struct tm_model *model, struct pipe_config *pc);
+/* The analysis feeding model (then the totals, when there is a server):
+ * replay, of the files; live, of what live_loop() hands in. 0, or
+ * pipe_open()'s error (errbuf filled). */
+int pl_pipe_open(struct player *p, struct tm_model *model, struct pipeline **out, char *errbuf,
+		 size_t errlen);
 /* Answer the scrapes waiting; h is the header being published (publish():
  * the workers are in sync with the reader). */
 void pl_mx_serve(struct player *p, const struct pl_header *h);

@@ -1,4 +1,5 @@
-/* player_mx.c - the dashboard's --metrics: the totals beside the model, served at each snapshot. */
+/* player_mx.c - the player's pipeline: the model, and --metrics' totals beside it, served at each
+ * snapshot. */
 #include "tui/player_int.h"
 
 int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
@@ -8,11 +9,22 @@ int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
 	return o->addr ? mx_server_new(o->addr, o->top, &p->mx, errbuf, errlen) : 0;
 }
 
-void pl_sinks(struct player *p, struct tm_model *model, struct pipe_config *pc)
+int pl_pipe_open(struct player *p, struct tm_model *model, struct pipeline **out, char *errbuf,
+		 size_t errlen)
 {
-	pc->sinks[pc->nsinks++] = tm_sink(model);
+	const struct pl_config *cfg = &p->cfg;
+	struct pipe_config pc = {.eng = cfg->eng, .threads = cfg->threads};
+
+	if (cfg->mode == PL_REPLAY) {
+		pc.paths = cfg->paths;
+		pc.npaths = cfg->npaths;
+		pc.src = (struct src_config){.filter = cfg->filter,
+					     .queue_per_file = cfg->queue_per_file};
+	}
+	pc.sinks[pc.nsinks++] = tm_sink(model);
 	if (p->mx)
-		pc->sinks[pc->nsinks++] = mx_sink(mx_server_acc(p->mx));
+		pc.sinks[pc.nsinks++] = mx_sink(mx_server_acc(p->mx));
+	return pipe_open(&pc, out, errbuf, errlen);
 }
 
 struct pl_scrape {
