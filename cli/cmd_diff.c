@@ -357,7 +357,7 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 		free(said);
 		return 0;
 	}
-	char line[400];
+	char line[400] = "";
 	first_line(said, line, sizeof(line));
 	free(said);
 	/* "tcpsift analyze: X" -> "X": the line names the capture already. */

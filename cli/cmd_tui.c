@@ -493,7 +493,7 @@ static void graphs_why(const char *said, char *why, size_t len)
 static bool graphs_poll(struct tui_run *t)
 {
 	struct tui_graphs *g = &t->graphs;
-	char line[600], why[400];
+	char line[600], why[400] = "";
 
 	if (!g->running || !atomic_load(&g->done))
 		return false;
