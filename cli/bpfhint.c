@@ -106,11 +106,16 @@ bool bpfhint_is_display_filter(const char *expr, char *example, size_t len)
 
 bool bpfhint_report(const char *verb, const char *filter)
 {
+	return bpfhint_report_to(stderr, verb, filter);
+}
+
+bool bpfhint_report_to(FILE *f, const char *verb, const char *filter)
+{
 	char ex[96];
 
 	if (!filter || !bpfhint_is_display_filter(filter, ex, sizeof(ex)))
 		return false;
-	fprintf(stderr,
+	fprintf(f,
 		"tcpsift %s: bad filter '%s': that looks like a Wireshark display filter; "
 		"tcpsift takes BPF (tcpdump syntax), e.g. '%s'\n",
 		verb, filter, ex);

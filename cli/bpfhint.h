@@ -3,6 +3,7 @@
 #define TCPSIFT_BPFHINT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /*
@@ -23,5 +24,7 @@ bool bpfhint_is_display_filter(const char *expr, char *example, size_t len);
  * (the caller prints its own error).
  */
 bool bpfhint_report(const char *verb, const char *filter);
+/* The same, the line on f. */
+bool bpfhint_report_to(FILE *f, const char *verb, const char *filter);
 
 #endif

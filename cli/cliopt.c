@@ -162,9 +162,14 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+void cli_bad_value_to(FILE *f, const char *verb, const char *opt, const char *val, const char *want)
+{
+	fprintf(f, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+}
+
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want)
 {
-	fprintf(stderr, "tcpsift %s: bad value '%s' for --%s: %s\n", verb, val, opt, want);
+	cli_bad_value_to(stderr, verb, opt, val, want);
 }
 
 int cli_threads(const char *verb, const char *arg, unsigned *out)
@@ -459,7 +464,9 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int argc, 
 		return 2; /* a verb's table outgrew the limit: a build-time mistake */
 	cli_getopt_tables(opts, n, longopts, shortopts);
 	opterr = 0;
-	optind = 1;
+	/* 0, not 1: glibc starts afresh from argv[1], forgetting a previous
+	 * scan's state (diff parses analyze's options for its captures). */
+	optind = 0;
 	for (;;) {
 		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c == -1)

@@ -82,6 +82,9 @@ int cli_priv_drop(const char *verb, const char *user, bool quiet, bool *dropped)
 
 /* "tcpsift VERB: bad value 'VAL' for --OPT: WANT" on stderr, one line. */
 void cli_bad_value(const char *verb, const char *opt, const char *val, const char *want);
+/* The same line on f (analyze run for diff says it on the stream diff reads). */
+void cli_bad_value_to(FILE *f, const char *verb, const char *opt, const char *val,
+		      const char *want);
 
 /* --threads N of analyze, tui and capture --analyze (workers.h): 0 with
  * *out set, or ERR_USAGE once cli_bad_value() said why. */

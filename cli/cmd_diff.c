@@ -2,35 +2,33 @@
 #include "cli/cmd_diff.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analyze/diff/diff.h"
 #include "analyze/diff/diffout.h"
 #include "analyze/readback/jsonin.h"
 #include "cli/cliopt.h"
+#include "cli/cmd_analyze.h"
 #include "cli/exit.h"
 
 /*
  * Each side is a capture or a saved `analyze --json` (or --ndjson) report,
- * told apart by its first bytes. A capture is analysed by this same binary
- * in a child (`analyze --ndjson -o TMPFILE`, the analysis options passed
- * through), so diff compares exactly what analyze reports; NDJSON, so that
- * it is read back a line at a time. Both sides are then read by one reader
- * (jsonin.h) into the comparison (diff.h).
+ * told apart by its first bytes. A capture is analysed in this process as
+ * `analyze --ndjson -o TMPFILE` would (the analysis options passed
+ * through, the same pipeline), so diff compares exactly what analyze
+ * reports; NDJSON, so that it is read back a line at a time. Both sides
+ * are then read by one reader (jsonin.h) into the comparison (diff.h).
  */
 
-/* SIGINT/SIGTERM: the child analyze is stopped too, the temporary files
- * removed, exit 3 (nothing is written). */
+/* SIGINT/SIGTERM: the analysis stops its read (within 100 ms), the
+ * temporary files are removed, exit 3 (nothing is written). */
 static volatile sig_atomic_t diff_stop;
 
 static void on_signal(int sig)
@@ -302,55 +300,32 @@ static int temp_name(char *buf, size_t len, const char *what, char *err, size_t 
 	return 0;
 }
 
-/* The first line of a file that says something, into buf. */
-static void first_line(const char *path, char *buf, size_t len)
+/* The first line of text that says something, into buf. */
+static void first_line(const char *text, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-
 	buf[0] = '\0';
-	if (!f)
-		return;
-	bool found = false;
-	while (!found && fgets(buf, (int)len, f)) {
-		buf[strcspn(buf, "\r\n")] = '\0';
-		found = buf[0] != '\0';
+	while (text && *text) {
+		size_t n = strcspn(text, "\r\n");
+		if (n) {
+			snprintf(buf, len, "%.*s", (int)n, text);
+			return;
+		}
+		text++;
 	}
-	if (!found)
-		buf[0] = '\0'; /* a failed fgets leaves buf undefined */
-	fclose(f);
 }
 
-/* Copy the child's warnings to stderr (it ran to the end). */
-static void copy_file(const char *path, FILE *to)
-{
-	char buf[4096];
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, to);
-	fclose(f);
-}
-
-extern char **environ;
-
-/* `tcpsift analyze --ndjson -o report ...passed... -- capture`, waited for.
+/* `tcpsift analyze --ndjson -o report ...passed... -- capture`, run in this
+ * process (cmd_analyze.h) with its messages kept: on success they are
+ * its warnings (said unless --quiet), on failure the first one says why.
  * 0, or the exit code with one line in err (analyze's own first line). */
 static int analyse(const struct diff_cfg *cfg, const char *capture, const char *report, char *err,
 		   size_t errlen)
 {
-	char errpath[4096];
 	const char *argv[MAX_PASSED + 12];
 	unsigned n = 0;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status = 0, rc;
+	char *said = NULL;
+	size_t said_len = 0;
 
-	if (temp_name(errpath, sizeof(errpath), "stderr", err, errlen) < 0)
-		return TCPSIFT_EXIT_INPUT;
-	argv[n++] = "tcpsift";
 	argv[n++] = "analyze";
 	argv[n++] = "--ndjson"; /* read a line at a time: memory of the longest line */
 	argv[n++] = "--no-progress";
@@ -362,55 +337,35 @@ static int analyse(const struct diff_cfg *cfg, const char *capture, const char *
 	argv[n++] = capture;
 	argv[n] = NULL;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_TRUNC, 0);
-	/* NOLINTNEXTLINE: posix_spawn takes char *const[] for historic reasons */
-	rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot run tcpsift analyze: %s", strerror(rc));
-		unlink(errpath);
+	FILE *msg = open_memstream(&said, &said_len);
+	if (!msg) {
+		snprintf(err, errlen, "out of memory");
 		return TCPSIFT_EXIT_INPUT;
 	}
-	bool told = false;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waiting for tcpsift analyze: %s", strerror(errno));
-			unlink(errpath);
-			return TCPSIFT_EXIT_INPUT;
-		}
-		if (diff_stop && !told) {
-			kill(pid, SIGTERM); /* it ends its read within 100 ms */
-			told = true;
-		}
-	}
+	/* getopt permutes argv: a copy of its own. */
+	int code = analyze_inproc((int)n, (char **)argv, msg, &diff_stop);
+	fclose(msg);
 	if (diff_stop) {
 		snprintf(err, errlen, "interrupted by %s",
 			 diff_stop == SIGINT ? "SIGINT" : "SIGTERM");
-		unlink(errpath);
+		free(said);
 		return TCPSIFT_EXIT_INPUT;
 	}
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	if (code == 0) {
-		if (!cfg->quiet)
-			copy_file(errpath, stderr);
-		unlink(errpath);
+		if (!cfg->quiet && said)
+			fputs(said, stderr);
+		free(said);
 		return 0;
 	}
 	char line[400] = "";
-	first_line(errpath, line, sizeof(line));
-	unlink(errpath);
+	first_line(said, line, sizeof(line));
+	free(said);
 	/* "tcpsift analyze: X" -> "X": the line names the capture already. */
 	const char *why = strncmp(line, "tcpsift analyze: ", 17) ? line : line + 17;
 	size_t clen = strlen(capture);
 	if (!strncmp(why, capture, clen) && !strncmp(why + clen, ": ", 2))
 		why += clen + 2; /* the line below names it */
-	if (code < 0)
-		snprintf(err, errlen, "%s: tcpsift analyze was killed by signal %d", capture,
-			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	else if (code == TCPSIFT_EXIT_USAGE)
+	if (code == TCPSIFT_EXIT_USAGE)
 		snprintf(err, errlen, "%s", why[0] ? why : "tcpsift analyze: usage error");
 	else
 		snprintf(err, errlen, "%s: not analysed in full: %s", capture,
@@ -562,7 +517,7 @@ int diff_main(int argc, char **argv)
 			argc - optind);
 		return TCPSIFT_EXIT_USAGE;
 	}
-	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: waitpid returns */
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: a wait ends at once */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report/jsonin.h"
+#include "analyze/readback/jsonin.h"
 #include "analyze/report/report.h"
 #include "cli/cliopt.h"
 

@@ -5,17 +5,16 @@
 #include <curses.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -307,15 +306,24 @@ static void print_summary(const struct pl_view *pv)
 		fprintf(stderr, "tcpsift tui: %s\n", pv->h.error);
 }
 
-/* 'P': a child `tcpsift analyze --conn ID --plot DIR ... INPUTS` writes
- * one connection's graphs while the dashboard goes on (the way tcpsift diff
- * runs analyze): the graphs are analyze's own, from the same packets. */
+/* 'P': `tcpsift analyze --conn ID --plot DIR ... INPUTS`, run in this
+ * process on a thread of its own (analyze_inproc, as tcpsift diff runs
+ * analyze), writes one connection's graphs while the dashboard goes on:
+ * the graphs are analyze's own, from the same packets. */
 struct tui_graphs {
-	pid_t pid; /* 0: none running */
+	bool running;		    /* a thread at work, not joined yet */
+	_Atomic bool done;	    /* it has returned: code and said are set */
+	volatile sig_atomic_t stop; /* quitting: its read ends within 100 ms */
+	pthread_t thread;
 	bool live; /* reading the -w file the capture goes on writing */
 	uint64_t id;
 	char dir[64];
-	char errpath[4096]; /* its standard error */
+	char conn[24], flows[24];
+	const char *argv[TUI_MAX_FILES + 16];
+	int argc;
+	int code;   /* analyze's exit status */
+	char *said; /* what it said (its messages), or NULL */
+	size_t said_len;
 };
 
 /* What the key loop acts with. */
@@ -326,8 +334,6 @@ struct tui_run {
 	bool dropped; /* root was given up (cli_priv_drop) */
 	struct tui_graphs graphs;
 };
-
-extern char **environ;
 
 /* "tcpsift-conn-ID<suffix>", or with -2, -3 ... the first name not taken. */
 static void new_name(char *buf, size_t len, uint64_t id, const char *suffix)
@@ -345,15 +351,30 @@ static const char *perm_hint(const struct tui_run *t, const char *err)
 		   : "";
 }
 
-/* Start the child; the outcome (or why not) into line. */
+/* The graphs' thread: analyze, its messages kept for graphs_poll(). */
+static void *graphs_thread(void *arg)
+{
+	struct tui_graphs *g = arg;
+	FILE *msg = open_memstream(&g->said, &g->said_len);
+
+	/* getopt permutes argv: g->argv is a copy of its own. */
+	g->code =
+	    msg ? analyze_inproc(g->argc, (char **)g->argv, msg, &g->stop) : TCPSIFT_EXIT_INPUT;
+	if (msg)
+		fclose(msg);
+	atomic_store(&g->done, true);
+	return NULL;
+}
+
+/* Start the thread; the outcome (or why not) into line. */
 static void graphs_start(struct tui_run *t, const struct tm_row *r, const struct pl_header *h,
 			 char *line, size_t len)
 {
 	struct tui_graphs *g = &t->graphs;
 	const struct tui_cfg *cfg = t->cfg;
-	char err[300], conn[24], flows[24];
+	char err[300];
 
-	if (g->pid) {
+	if (g->running) {
 		snprintf(line, len, "P: still writing the graphs of #%" PRIu64 " into %s/", g->id,
 			 g->dir);
 		return;
@@ -370,31 +391,22 @@ static void graphs_start(struct tui_run *t, const struct tm_row *r, const struct
 		snprintf(line, len, "P: %s", err);
 		return;
 	}
-	const char *dir = getenv("TMPDIR");
-	snprintf(g->errpath, sizeof(g->errpath), "%s/tcpsift-tui-plot-XXXXXX",
-		 dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(g->errpath);
-	if (fd < 0) {
-		snprintf(line, len, "P: cannot create a temporary file in %s: %s",
-			 dir && *dir ? dir : "/tmp", strerror(errno));
-		return;
-	}
-	close(fd);
 	new_name(g->dir, sizeof(g->dir), r->id, "-graphs");
-	snprintf(conn, sizeof(conn), "%" PRIu64, r->id);
-	const char *argv[TUI_MAX_FILES + 16];
-	unsigned n = 0;
-	argv[n++] = "tcpsift";
+	snprintf(g->conn, sizeof(g->conn), "%" PRIu64, r->id);
+	const char **argv = g->argv;
+	int n = 0;
 	argv[n++] = "analyze";
 	argv[n++] = "--no-progress";
+	argv[n++] = "-o"; /* the text report: not onto the dashboard */
+	argv[n++] = "/dev/null";
 	argv[n++] = "--conn";
-	argv[n++] = conn;
+	argv[n++] = g->conn;
 	argv[n++] = "--plot";
 	argv[n++] = g->dir;
 	if (cfg->max_flows) {
-		snprintf(flows, sizeof(flows), "%" PRIu64, cfg->max_flows);
+		snprintf(g->flows, sizeof(g->flows), "%" PRIu64, cfg->max_flows);
 		argv[n++] = "--max-flows";
-		argv[n++] = flows;
+		argv[n++] = g->flows;
 	}
 	if (h->mode == PL_REPLAY) {
 		if (cfg->filter) {
@@ -411,37 +423,21 @@ static void graphs_start(struct tui_run *t, const struct tm_row *r, const struct
 	else
 		argv[n++] = cfg->write;
 	argv[n] = NULL;
-
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t sa;
-	sigset_t def;
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE); /* ignored here, not in analyze */
-	posix_spawnattr_init(&sa);
-	posix_spawnattr_setsigdefault(&sa, &def);
-	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, g->errpath, O_WRONLY | O_TRUNC, 0);
-	/* Not the capture sockets, the -w file or the terminal. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	/* NOLINTNEXTLINE: posix_spawn takes char *const[] for historic reasons */
-	int rc = posix_spawn(&g->pid, "/proc/self/exe", &fa, &sa, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&sa);
+	g->argc = n;
+	g->stop = 0;
+	atomic_store(&g->done, false);
+	int rc = pthread_create(&g->thread, NULL, graphs_thread, g);
 	if (rc != 0) {
-		g->pid = 0;
-		unlink(g->errpath);
-		snprintf(line, len, "P: cannot run tcpsift analyze: %s", strerror(rc));
+		snprintf(line, len, "P: cannot start the graphs' thread: %s", strerror(rc));
 		return;
 	}
+	g->running = true;
 	g->id = r->id;
 	g->live = h->mode == PL_LIVE;
 	snprintf(line, len, "writing the graphs of #%" PRIu64 " into %s/ ...", g->id, g->dir);
 }
 
-/* The SVG files the child wrote. */
+/* The SVG files the graphs' thread wrote. */
 static unsigned count_svg(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -457,34 +453,37 @@ static unsigned count_svg(const char *dir)
 	return n;
 }
 
-/* Has the child ended? Then its outcome on the status line: true. */
+/* The first line of what analyze said that is no warning, into why. */
+static void graphs_why(const char *said, char *why, size_t len)
+{
+	why[0] = '\0';
+	for (const char *l = said; l && *l;) {
+		size_t n = strcspn(l, "\r\n");
+		snprintf(why, len, "%.*s", (int)n, l);
+		if (why[0] && !strstr(why, "warning"))
+			return;
+		why[0] = '\0';
+		l += n + (l[n] != '\0');
+	}
+}
+
+/* Has the thread ended? Then its outcome on the status line: true. */
 static bool graphs_poll(struct tui_run *t)
 {
 	struct tui_graphs *g = &t->graphs;
-	int status;
 	char line[600], why[400] = "";
 
-	if (!g->pid)
+	if (!g->running || !atomic_load(&g->done))
 		return false;
-	pid_t w = waitpid(g->pid, &status, WNOHANG);
-	if (w == 0 || (w < 0 && errno == EINTR))
-		return false;
-	g->pid = 0;
-	FILE *f = fopen(g->errpath, "r");
-	while (f && fgets(why, sizeof(why), f)) {
-		why[strcspn(why, "\r\n")] = '\0';
-		if (why[0] && !strstr(why, "warning"))
-			break;
-		why[0] = '\0';
-	}
-	if (f)
-		fclose(f);
-	unlink(g->errpath);
-	int code = w > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	pthread_join(g->thread, NULL);
+	g->running = false;
+	graphs_why(g->said, why, sizeof(why));
+	free(g->said);
+	g->said = NULL;
 	/* Live, the capture may be writing a block where analyze's read of
 	 * the -w file ended: it says so and exits 3, its graphs written. */
-	bool torn = g->live && code == TCPSIFT_EXIT_INPUT && strstr(why, "file ends inside");
-	if (code == 0 || torn) {
+	bool torn = g->live && g->code == TCPSIFT_EXIT_INPUT && strstr(why, "file ends inside");
+	if (g->code == 0 || torn) {
 		unsigned n = count_svg(g->dir);
 		if (n)
 			snprintf(line, sizeof(line), "%u graphs of #%" PRIu64 ": %s/index.html", n,
@@ -496,29 +495,26 @@ static bool graphs_poll(struct tui_run *t)
 	} else {
 		const char *msg = strncmp(why, "tcpsift analyze: ", 17) ? why : why + 17;
 		snprintf(line, sizeof(line), "P: the graphs of #%" PRIu64 " failed: %s%s", g->id,
-			 msg[0]				? msg
-			 : w > 0 && WIFSIGNALED(status) ? "tcpsift analyze was killed"
-							: "tcpsift analyze failed",
-			 perm_hint(t, msg));
+			 msg[0] ? msg : "tcpsift analyze failed", perm_hint(t, msg));
 	}
 	tv_status(t->view, line);
 	return true;
 }
 
-/* Quitting: a child still at work is stopped (its directory stays). */
+/* Quitting: a thread still at work is stopped (its directory stays). */
 static void graphs_stop(struct tui_run *t)
 {
 	struct tui_graphs *g = &t->graphs;
 
-	if (!g->pid)
+	if (!g->running)
 		return;
-	kill(g->pid, SIGTERM);
-	while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	unlink(g->errpath);
+	g->stop = SIGTERM;
+	pthread_join(g->thread, NULL);
+	g->running = false;
+	free(g->said);
+	g->said = NULL;
 	fprintf(stderr, "tcpsift tui: the graphs of #%" PRIu64 " in %s/ were not finished\n", g->id,
 		g->dir);
-	g->pid = 0;
 }
 
 /* 'c', 'w' and 'P' on the selected connection; the outcome on the status line. */
@@ -609,7 +605,7 @@ static void run_screen(struct tui_run *t)
 				break;
 			default:
 				/* A key clears the status line; the graphs say they are coming. */
-				if (t->graphs.pid) {
+				if (t->graphs.running) {
 					char line[128];
 					snprintf(line, sizeof(line),
 						 "writing the graphs of #%" PRIu64 " into %s/ ...",

@@ -6,11 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/engine/engine.h"
-#include "analyze/engine/workers.h"
+#include "analyze/pipeline/pipe.h"
 #include "analyze/report/metrics.h"
-#include "analyze/report/report.h"
-#include "analyze/engine/source.h"
 #include "common/err.h"
 
 /* Files named at most (a -G 1 capture of a day is 86 400): the frames of
@@ -18,19 +15,17 @@
 #define LIVE_MAX_FILES (1u << 20)
 
 struct live_tap {
-	struct report *rep;
-	struct wk_pool *eng;
+	struct pipeline *pipe;
 	/* --metrics: the totals beside the report, and their server */
 	struct mx_server *mx;
-	struct sum_tee tee;
 	struct capture_tap_drops drops;
 	struct rep_written *files; /* paths owned */
 	size_t nfiles, cap;
 };
 
-/* --metrics: a server on cfg->metrics and the totals it shows, fed with the report. */
+/* --metrics: a server on cfg->metrics and the totals it shows, fed after the report. */
 static int open_metrics(struct live_tap *t, const struct capture_tap_config *cfg,
-			struct sum_sink *sink, char *errbuf, size_t errlen)
+			struct pipe_config *pc, char *errbuf, size_t errlen)
 {
 	char why[320];
 	int rc = mx_server_new(cfg->metrics, cfg->metrics_top, &t->mx, why, sizeof(why));
@@ -38,8 +33,7 @@ static int open_metrics(struct live_tap *t, const struct capture_tap_config *cfg
 		snprintf(errbuf, errlen, "--metrics: %s", why);
 		return rc;
 	}
-	t->tee = (struct sum_tee){.a = *sink, .b = mx_sink(mx_server_acc(t->mx))};
-	*sink = sum_tee_sink(&t->tee);
+	pc->sinks[pc->nsinks++] = mx_sink(mx_server_acc(t->mx));
 	if (!cfg->quiet)
 		fprintf(stderr, "tcpsift capture: metrics at http://%s/metrics\n",
 			mx_server_addr(t->mx));
@@ -50,23 +44,22 @@ static int open_metrics(struct live_tap *t, const struct capture_tap_config *cfg
 static void *tap_open(const struct capture_tap_config *cfg, char *errbuf, size_t errlen)
 {
 	struct live_tap *t = calloc(1, sizeof(*t));
-	struct eng_config ecfg;
 	char why[320] = "out of memory";
 
 	if (!t)
 		goto err;
-	struct rep_config rcfg = {
-	    .format = cfg->json ? REP_JSON : REP_TEXT, .out = cfg->out, .max_events = 100000};
-	t->rep = rep_new(&rcfg, why, sizeof(why));
-	if (!t->rep)
-		goto err;
-	struct sum_sink sink = rep_sink(t->rep);
-	if (cfg->metrics && open_metrics(t, cfg, &sink, errbuf, errlen) < 0)
+	/* Live: no files, the capture hands each packet in (tap_packet). */
+	struct pipe_config pc = {
+	    .threads = cfg->threads,
+	    .report = true,
+	    .rep = {.format = cfg->json ? REP_JSON : REP_TEXT,
+		    .out = cfg->out,
+		    .max_events = 100000},
+	};
+	eng_config_defaults(&pc.eng);
+	if (cfg->metrics && open_metrics(t, cfg, &pc, errbuf, errlen) < 0)
 		goto err_said;
-	eng_config_defaults(&ecfg);
-	unsigned threads = cfg->threads ? cfg->threads : wk_default_threads();
-	t->eng = wk_new(&ecfg, threads, &sink, why, sizeof(why));
-	if (!t->eng)
+	if (pipe_open(&pc, &t->pipe, why, sizeof(why)) < 0)
 		goto err;
 	return t;
 err:
@@ -74,7 +67,6 @@ err:
 err_said:
 	if (t) {
 		mx_server_free(t->mx);
-		rep_free(t->rep);
 		free(t);
 	}
 	return NULL;
@@ -88,10 +80,10 @@ static void metrics_refresh(void *ctx, struct mx_acc *m)
 	struct eng_counters cnt;
 	struct flow_counters flows;
 
-	wk_sync(t->eng);
+	pipe_sync(t->pipe);
 	mx_live_begin(m);
-	wk_foreach_live(t->eng, mx_live_conn, m);
-	wk_counters(t->eng, &cnt, &flows);
+	pipe_foreach_live(t->pipe, mx_live_conn, m);
+	pipe_counters(t->pipe, &cnt, &flows);
 	mx_set_counters(m, &cnt, &flows);
 	mx_set_capture(m, &(struct mx_capture){.known = true,
 					       .kernel_drops = t->drops.kernel_drops,
@@ -112,7 +104,7 @@ static void tap_serve(void *tap, const struct capture_tap_drops *drops)
 static void tap_packet(void *tap, const struct pkt *p)
 {
 	struct live_tap *t = tap;
-	wk_packet(t->eng, p);
+	pipe_packet(t->pipe, p);
 }
 
 static int tap_file(void *tap, uint64_t first_frame, const char *path)
@@ -141,7 +133,7 @@ static int tap_file(void *tap, uint64_t first_frame, const char *path)
 static void tap_flush(void *tap)
 {
 	struct live_tap *t = tap;
-	wk_flush(t->eng);
+	pipe_flush(t->pipe);
 }
 
 /* The live interface as the report's one input: its drops are the capture's,
@@ -149,12 +141,6 @@ static void tap_flush(void *tap)
 static int tap_close(void *tap, const struct capture_tap_end *end)
 {
 	struct live_tap *t = tap;
-
-	wk_finish(t->eng);
-	struct eng_counters cnt;
-	struct flow_counters flows;
-	wk_counters(t->eng, &cnt, &flows);
-	const struct eng_counters *n = &cnt;
 	struct src_iface ifc = {.linktype = end->linktype,
 				.ifdrop = end->if_drops,
 				.osdrop = end->kernel_drops + end->our_drops,
@@ -164,35 +150,19 @@ static int tap_close(void *tap, const struct capture_tap_end *end)
 	struct src_input in = {.path = end->iface,
 			       .format = "live",
 			       .linktype = end->linktype,
-			       .packets = n->packets,
-			       .wire_bytes = n->wire_bytes,
-			       .first_ts = n->first_ts,
-			       .last_ts = n->last_ts,
 			       .drops_known = true,
 			       .drops = end->kernel_drops + end->if_drops + end->our_drops,
 			       .nifaces = 1,
 			       .ifaces = &ifc};
-	const struct src_input *inputs[1] = {&in};
-	const char *vantage = end->iface;
-	struct rep_run run = {
-	    .version = TCPSIFT_VERSION,
-	    .ninputs = 1,
-	    .inputs = inputs,
-	    .eng = *n,
-	    .flows = flows,
-	    .nvantages = 1,
-	    .vantage_names = &vantage,
-	    .detectors = true,
-	    .written = t->files,
-	    .nwritten = t->nfiles,
-	};
+	struct rep_run *run = pipe_finish(t->pipe, &in);
+	run->written = t->files;
+	run->nwritten = t->nfiles;
 	char err[256] = "";
-	int rc = rep_finish(t->rep, &run, err, sizeof(err));
+	int rc = pipe_report(t->pipe, err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "tcpsift capture: --analyze: %s\n", err);
-	wk_free(t->eng);
+	pipe_free(t->pipe);
 	mx_server_free(t->mx);
-	rep_free(t->rep);
 	for (size_t k = 0; k < t->nfiles; k++)
 		free((char *)t->files[k].path); /* strdup'd in tap_file */
 	free(t->files);

@@ -17,6 +17,11 @@
 #                                  engine.h, seq.h), the detector interface
 #                                  (detect.h) or a detector's logic header,
 #                                  the capture code or the CLI
+#   analyze/pipeline/           -> the engine, the detector table, the
+#                                  reporters, annotate, capture/file/: it
+#                                  puts them together for every verb; never
+#                                  the TUI, the CLI or live capture (the TUI's
+#                                  player and the CLI feed it live packets)
 #   analyze/annotate/           -> summaries and events (as presentation),
 #                                  the views' one-line descriptions, and the
 #                                  capture file reader it copies inputs with:
@@ -27,11 +32,8 @@
 #                                  writer (report.h, jsonout.h), common/:
 #                                  never the engine's internals, a detector's logic,
 #                                  the capture code, the TUI or the CLI; it is
-#                                  included only by the CLI (which builds the
-#                                  pipeline) and its forwarding header
-#                                  analyze/report/vpair.h, itself included
-#                                  only by cli/cmd_analyze.c until that file
-#                                  names the new path
+#                                  included only by the pipeline builder
+#                                  (analyze/pipeline/) and the CLI
 #   analyze/diff/ (tcpsift diff: two reports compared, and its writers)
 #                               -> summaries and the report's shared tables
 #                                  (report.h, det_view.h, failon.h, jsonout.h),
@@ -48,10 +50,7 @@
 #                                  engine's internals, a detector's logic, a
 #                                  writer, the capture code, the TUI or the
 #                                  CLI; the engine, the detectors' logic,
-#                                  capture/ and common/ never include it; its
-#                                  forwarding header analyze/report/jsonin.h
-#                                  only cli/cmd_merge.c, until that file names
-#                                  the new path
+#                                  capture/ and common/ never include it
 #   cli/ is included by nothing outside cli/ and tcpsift.c
 #   dir/mod_int.h (a split module's internal header) only by dir/mod*
 set -euo pipefail
@@ -104,10 +103,12 @@ mapfile -t detector_logic_files < <(ls analyze/detect/*.[ch] analyze/detect/*/*.
 check "common/ includes nothing else of tcpsift" '^(capture|analyze|tui|cli)/' common/*.[ch]
 check "capture/ includes only common/ and capture/" '^(analyze|tui|cli)/' \
 	capture/*/*.[ch]
-check "the engine includes no reporter, TUI, CLI or live capture" \
-	'^(analyze/report|tui|cli|capture/live)/' analyze/engine/*.[ch]
-check "detectors' logic includes no reporter, TUI or CLI" '^(analyze/report|tui|cli)/' \
-	"${detector_logic_files[@]}"
+check "the engine includes no reporter, pipeline, TUI, CLI or live capture" \
+	'^(analyze/report|analyze/pipeline|tui|cli|capture/live)/' analyze/engine/*.[ch]
+check "detectors' logic includes no reporter, pipeline, TUI or CLI" \
+	'^(analyze/report|analyze/pipeline|tui|cli)/' "${detector_logic_files[@]}"
+check "the pipeline includes no TUI, CLI or live capture" '^(tui|cli|capture/live)/' \
+	analyze/pipeline/*.[ch]
 check "presentation sees summaries and events, not the engine, detectors' logic or capture" \
 	"$engine_internals|$detector_logic|^(capture|cli)/" "${presentation[@]}"
 check "annotate sees events and capture files, not the engine, detectors' logic, the TUI or the CLI" \
@@ -115,12 +116,9 @@ check "annotate sees events and capture files, not the engine, detectors' logic,
 check "the two-point joiner sees summaries and the report's hooks, not the engine, detectors' logic, capture, the TUI or the CLI" \
 	"$engine_internals|$detector_logic|^(capture|tui|cli)/" analyze/vpair/*.[ch]
 mapfile -t not_vpair_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
-	analyze/detect/*/*.[ch] tui/*.[ch] | grep -vE '^analyze/(vpair/|report/vpair\.h$)')
-check "only the CLI includes the two-point joiner" '^analyze/vpair/' "${not_vpair_users[@]}"
-mapfile -t not_vpair_fwd_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
-	analyze/detect/*/*.[ch] tui/*.[ch] cli/*.[ch] tcpsift.c | grep -vxE 'cli/cmd_analyze\.c|analyze/report/vpair\.h')
-check "only cli/cmd_analyze.c includes the forwarding analyze/report/vpair.h" \
-	'^analyze/report/vpair\.h$' "${not_vpair_fwd_users[@]}"
+	analyze/detect/*/*.[ch] tui/*.[ch] | grep -vE '^analyze/(vpair|pipeline)/')
+check "only the pipeline builder and the CLI include the two-point joiner" '^analyze/vpair/' \
+	"${not_vpair_users[@]}"
 check "diff sees summaries and the report's tables, not the engine, detectors' logic, capture, the TUI or the CLI" \
 	"$engine_internals|$detector_logic|^(capture|tui|cli)/" analyze/diff/*.[ch]
 mapfile -t not_diff_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
@@ -131,10 +129,6 @@ check "the report reader sees summaries and the report's tables, not the engine,
 	analyze/readback/*.[ch]
 check "the engine, detectors' logic, capture and common never include the report reader" \
 	'^analyze/readback/' analyze/engine/*.[ch] "${detector_logic_files[@]}" capture/*/*.[ch] common/*.[ch]
-mapfile -t not_jsonin_fwd_users < <(ls common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
-	analyze/detect/*/*.[ch] tui/*.[ch] cli/*.[ch] tcpsift.c | grep -vxE 'cli/cmd_merge\.c|analyze/report/jsonin\.h')
-check "only cli/cmd_merge.c includes the forwarding analyze/report/jsonin.h" \
-	'^analyze/report/jsonin\.h$' "${not_jsonin_fwd_users[@]}"
 check "only the CLI includes cli/" '^cli/' common/*.[ch] capture/*/*.[ch] analyze/*/*.[ch] \
 	analyze/detect/*/*.[ch] tui/*.[ch]
 # A module's internal header (dir/mod_int.h) joins the pieces of that module

@@ -16,12 +16,8 @@ FUNC_MAX=100
 # PATH or PATH:FUNCTION, then why it is still over.
 allowed() {
 	cat <<'EOF'
-# The pipeline builder's branch splits these (one pipeline for every verb):
-cli/cmd_analyze.c                 the analyze verb: option parsing and the run, before the shared builder
-cli/cmd_analyze.c:analyze_run     the driver the builder turns into a script of named steps
-cli/cmd_analyze.c:on_option       one case per option, moving to the option table's handlers
-tui/player.c                      the TUI's replay driver, rebuilt on the shared pipeline
-tui/player.c:replay_run           the same
+# The TUI's replay driver (pacing, seeks, steps), to split into named steps:
+tui/player.c:replay_run           the replay loop: pacing, pauses, seeks and steps in one place
 # The tui verb:
 cli/cmd_tui.c:tui_main            the tui verb's option handling and start-up, to split with the views
 # Hot and always_inline: one function on purpose, watched by tests/budget

@@ -11,7 +11,6 @@
 
 #include "analyze/engine/decode.h"
 #include "analyze/engine/source.h"
-#include "analyze/engine/workers.h"
 #include "capture/file/pcapwriter.h"
 #include "capture/live/dropwarn.h"
 #include "common/err.h"
@@ -72,26 +71,18 @@ int pl_new(const struct pl_config *cfg, struct player **out, char *errbuf, size_
 		p->views[k].h.speed = cfg->speed;
 		p->views[k].h.state = p->paused ? PL_PAUSED : PL_PLAYING;
 	}
-	if (cfg->mode == PL_REPLAY) {
-		struct src_config scfg = {.filter = cfg->filter,
-					  .queue_per_file = cfg->queue_per_file};
-		rc = src_open(cfg->paths, cfg->npaths, &scfg, &p->src, errbuf, errlen);
-	} else {
-		rc = ring_open(&p->cfg.ring, &p->ring, errbuf, errlen);
-	}
-	if (rc < 0)
+	if (cfg->mode == PL_LIVE && (rc = ring_open(&p->cfg.ring, &p->ring, errbuf, errlen)) < 0)
 		goto err;
 	rc = pl_mx_open(p, errbuf, errlen);
 	if (rc < 0)
 		goto err;
-	rc = ERR_NOMEM; /* all the model and the engine can run out of */
+	rc = ERR_NOMEM; /* all the model can run out of */
 	p->model = tm_new(&cfg->model, errbuf, errlen);
 	if (!p->model)
 		goto err;
-	struct sum_sink sink = pl_sink(p, p->model);
-	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
-	p->eng = wk_new(&cfg->eng, nthreads, &sink, errbuf, errlen);
-	if (!p->eng)
+	/* Replay: the files open here (a filter that does not compile...). */
+	rc = pl_pipe_open(p, p->model, &p->pipe, errbuf, errlen);
+	if (rc < 0)
 		goto err;
 	p->state = p->paused ? PL_PAUSED : PL_PLAYING;
 	*out = p;
@@ -165,33 +156,36 @@ static void header_drops(struct player *p, struct pl_header *h)
 	}
 	/* Files: the interfaces they name, and the drop counters they carry
 	 * (pcapng ISB / EPB), once read. */
-	h->nvantages = src_vantage_count(p->src);
+	const struct source *src = pipe_source(p->pipe);
+	h->nvantages = src_vantage_count(src);
 	for (unsigned v = 0; v < h->nvantages && v < PL_MAX_VANTAGES; v++)
-		snprintf(h->vantage[v], sizeof(h->vantage[v]), "%s", src_vantage_name(p->src, v));
+		snprintf(h->vantage[v], sizeof(h->vantage[v]), "%s", src_vantage_name(src, v));
 	h->drops_known = false;
 	h->kernel_drops = 0;
-	for (unsigned k = 0; k < src_count(p->src); k++) {
-		const struct src_input *in = src_input(p->src, k);
+	for (unsigned k = 0; k < src_count(src); k++) {
+		const struct src_input *in = src_input(src, k);
 		if (in->drops_known) {
 			h->drops_known = true;
 			h->kernel_drops += in->drops;
 		}
 	}
-	h->progress = src_progress(p->src);
+	h->progress = src_progress(src);
 }
 
 static void header_inputs(struct player *p, struct pl_header *h)
 {
+	const struct source *src = pipe_source(p->pipe);
+
 	memset(h->input_first_ts, 0, sizeof(h->input_first_ts));
 	h->cur_input = p->cur_input < PL_MAX_INPUTS ? p->cur_input : PL_MAX_INPUTS - 1;
-	if (!p->src) {
+	if (!src) {
 		h->ninputs = 1;
 		h->input_first_ts[0] = p->live_first_ts;
 		return;
 	}
-	h->ninputs = src_count(p->src) < PL_MAX_INPUTS ? src_count(p->src) : PL_MAX_INPUTS;
-	for (unsigned k = 0; k < src_count(p->src); k++) {
-		const struct src_input *in = src_input(p->src, k);
+	h->ninputs = src_count(src) < PL_MAX_INPUTS ? src_count(src) : PL_MAX_INPUTS;
+	for (unsigned k = 0; k < src_count(src); k++) {
+		const struct src_input *in = src_input(src, k);
 		unsigned slot = k < PL_MAX_INPUTS ? k : PL_MAX_INPUTS - 1;
 		if (in->packets &&
 		    (!h->input_first_ts[slot] || in->first_ts < h->input_first_ts[slot]))
@@ -216,8 +210,8 @@ static void publish(struct player *p)
 	/* Every packet handed in so far, analysed and its results in the
 	 * model: the same numbers whatever --threads (a live capture's
 	 * partial batch goes to the workers here, so this bounds its delay). */
-	wk_sync(p->eng);
-	wk_counters(p->eng, &cnt, &flows);
+	pipe_sync(p->pipe);
+	pipe_counters(p->pipe, &cnt, &flows);
 	v->h.now_ts = n->last_ts;
 	if (p->cfg.mode == PL_LIVE) {
 		/* The packets' clock is the wall clock: it runs without them. */
@@ -226,7 +220,7 @@ static void publish(struct player *p)
 			v->h.now_ts = wall;
 		tm_advance_clock(p->model, v->h.now_ts);
 	}
-	wk_foreach_live(p->eng, tm_update_live, p->model);
+	pipe_foreach_live(p->pipe, tm_update_live, p->model);
 	if (tm_snapshot_fill(p->model, &v->m, detail_id) < 0)
 		snprintf(p->error, sizeof(p->error), "out of memory for the connection table");
 	v->h.mode = p->cfg.mode;
@@ -297,31 +291,23 @@ static void take_step(struct player *p)
  */
 static int replay_reset(struct player *p, char *errbuf, size_t errlen)
 {
-	struct src_config scfg = {.filter = p->cfg.filter, .queue_per_file = p->cfg.queue_per_file};
 	struct tm_model *model;
-	struct wk_pool *eng;
+	struct pipeline *pipe;
 
-	src_close(p->src);
-	p->src = NULL;
-	int rc = src_open(p->cfg.paths, p->cfg.npaths, &scfg, &p->src, errbuf, errlen);
-	if (rc < 0)
-		return rc;
 	model = tm_new(&p->cfg.model, errbuf, errlen);
 	if (!model)
 		return ERR_NOMEM;
-	struct sum_sink sink = pl_sink(p, model);
-	unsigned nthreads = p->cfg.threads ? p->cfg.threads : wk_default_threads();
-	eng = wk_new(&p->cfg.eng, nthreads, &sink, errbuf, errlen);
-	if (!eng) {
-		pl_sink(p, p->model); /* the tee goes on feeding the model it had */
+	/* On failure the run it had stays, for the screen to show with the error. */
+	int rc = pl_pipe_open(p, model, &pipe, errbuf, errlen);
+	if (rc < 0) {
 		tm_free(model);
-		return ERR_NOMEM;
+		return rc;
 	}
-	wk_free(p->eng);
+	pipe_free(p->pipe);
 	tm_free(p->model);
 	if (p->mx) /* the run starts over: so do its counters */
 		mx_reset(mx_server_acc(p->mx));
-	p->eng = eng;
+	p->pipe = pipe;
 	p->model = model;
 	p->nsamples = p->sample_head = 0;
 	p->cur_input = 0;
@@ -377,7 +363,7 @@ static bool replay_run(struct player *p)
 		}
 		p->state = c.paused && !ff ? PL_PAUSED : PL_PLAYING;
 		if (!have) {
-			if (src_next(p->src, &pk) <= 0)
+			if (pipe_next(p->pipe, &pk) <= 0)
 				break;
 			have = true;
 			if (p->ff_first) {
@@ -421,7 +407,7 @@ static bool replay_run(struct player *p)
 			p->cur_ts = pk.ts_ns;
 		if (p->cur_ts > p->pos_ts)
 			p->pos_ts = p->cur_ts;
-		wk_packet(p->eng, &pk);
+		pipe_packet(p->pipe, &pk);
 		have = false;
 		if (c.paused && !ff) {
 			take_step(p);
@@ -431,9 +417,10 @@ static bool replay_run(struct player *p)
 	}
 	/* End of input: every connection ends, exactly as analyze reports it. */
 	p->ff_until = 0;
-	wk_finish(p->eng);
-	for (unsigned k = 0; k < src_count(p->src); k++) {
-		const struct src_input *in = src_input(p->src, k);
+	pipe_finish(p->pipe, NULL);
+	const struct source *src = pipe_source(p->pipe);
+	for (unsigned k = 0; k < src_count(src); k++) {
+		const struct src_input *in = src_input(src, k);
 		if (in->error) {
 			snprintf(p->error, sizeof(p->error), "%.200s: %.200s", in->path,
 				 in->errmsg);
@@ -494,7 +481,7 @@ static void live_loop(struct player *p)
 			}
 			if (!p->live_first_ts)
 				p->live_first_ts = pk.ts_ns;
-			wk_packet(p->eng, &pk);
+			pipe_packet(p->pipe, &pk);
 			if ((++packets & 0xff) != 0)
 				continue;
 		}
@@ -529,7 +516,7 @@ static void live_loop(struct player *p)
 	pthread_mutex_lock(&p->lock);
 	p->live_done = true;
 	pthread_mutex_unlock(&p->lock);
-	wk_finish(p->eng);
+	pipe_finish(p->pipe, NULL);
 	if (p->state != PL_FAILED)
 		p->state = PL_ENDED;
 	publish(p);
@@ -798,8 +785,7 @@ void pl_free(struct player *p)
 		pw_free(p->writer);
 	}
 	ring_close(p->ring);
-	src_close(p->src);
-	wk_free(p->eng);
+	pipe_free(p->pipe);
 	tm_free(p->model);
 	mx_server_free(p->mx);
 	for (unsigned k = 0; k < 3; k++)

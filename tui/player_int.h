@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/pipeline/pipe.h"
 #include "analyze/report/metrics.h"
 #include "capture/live/dropwarn.h"
 #include "tui/player.h"
@@ -21,13 +22,11 @@ struct pl_sample {
 
 struct player {
 	struct pl_config cfg;
-	struct source *src;
 	struct ring *ring;
 	struct pw_writer *writer;
-	struct wk_pool *eng; /* --threads: the workers of analyze */
+	struct pipeline *pipe; /* replay: the files' source too; the workers of analyze */
 	struct tm_model *model;
-	struct mx_server *mx; /* --metrics, fed beside the model through tee */
-	struct sum_tee tee;
+	struct mx_server *mx; /* --metrics, fed beside the model */
 	pthread_t thread;
 	bool started;
 
@@ -64,13 +63,14 @@ struct player {
 	uint64_t seq;
 };
 
-/* player_mx.c: --metrics beside the model. The server, when
+/* player_mx.c: the pipeline, and --metrics beside the model. The server, when
  * p->cfg.metrics asks for one: 0 or mx_server_new()'s error. */
 int pl_mx_open(struct player *p, char *errbuf, size_t errlen);
-/* The engine's sink: the
- * model's, teed with the totals' when there is a server (p->tee keeps
- * both; call it again to feed another model). */
-struct sum_sink pl_sink(struct player *p, struct tm_model *model);
+/* The analysis feeding model (then the totals, when there is a server):
+ * replay, of the files; live, of what live_loop() hands in. 0, or
+ * pipe_open()'s error (errbuf filled). */
+int pl_pipe_open(struct player *p, struct tm_model *model, struct pipeline **out, char *errbuf,
+		 size_t errlen);
 /* Answer the scrapes waiting; h is the header being published (publish():
  * the workers are in sync with the reader). */
 void pl_mx_serve(struct player *p, const struct pl_header *h);

@@ -1,7 +1,6 @@
-/* player_mx.c - the dashboard's --metrics: the totals beside the model, served at each snapshot. */
+/* player_mx.c - the player's pipeline: the model, and --metrics' totals beside it, served at each
+ * snapshot. */
 #include "tui/player_int.h"
-
-#include "analyze/engine/workers.h"
 
 int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
 {
@@ -10,14 +9,22 @@ int pl_mx_open(struct player *p, char *errbuf, size_t errlen)
 	return o->addr ? mx_server_new(o->addr, o->top, &p->mx, errbuf, errlen) : 0;
 }
 
-struct sum_sink pl_sink(struct player *p, struct tm_model *model)
+int pl_pipe_open(struct player *p, struct tm_model *model, struct pipeline **out, char *errbuf,
+		 size_t errlen)
 {
-	struct sum_sink s = tm_sink(model);
+	const struct pl_config *cfg = &p->cfg;
+	struct pipe_config pc = {.eng = cfg->eng, .threads = cfg->threads};
 
-	if (!p->mx)
-		return s;
-	p->tee = (struct sum_tee){.a = s, .b = mx_sink(mx_server_acc(p->mx))};
-	return sum_tee_sink(&p->tee);
+	if (cfg->mode == PL_REPLAY) {
+		pc.paths = cfg->paths;
+		pc.npaths = cfg->npaths;
+		pc.src = (struct src_config){.filter = cfg->filter,
+					     .queue_per_file = cfg->queue_per_file};
+	}
+	pc.sinks[pc.nsinks++] = tm_sink(model);
+	if (p->mx)
+		pc.sinks[pc.nsinks++] = mx_sink(mx_server_acc(p->mx));
+	return pipe_open(&pc, out, errbuf, errlen);
 }
 
 struct pl_scrape {
@@ -34,8 +41,8 @@ static void refresh(void *ctx, struct mx_acc *m)
 	struct flow_counters flows;
 
 	mx_live_begin(m);
-	wk_foreach_live(sc->p->eng, mx_live_conn, m);
-	wk_counters(sc->p->eng, &cnt, &flows);
+	pipe_foreach_live(sc->p->pipe, mx_live_conn, m);
+	pipe_counters(sc->p->pipe, &cnt, &flows);
 	mx_set_counters(m, &cnt, &flows);
 	mx_set_capture(m, &(struct mx_capture){.known = sc->p->ring != NULL,
 					       .kernel_drops = sc->h->kernel_drops,
