@@ -261,6 +261,32 @@ static const char *typed_name(const char *arg, char *buf, size_t len)
 	return buf;
 }
 
+/* tcpdump's flags a verb does not take, and what to do instead (the habit
+ * of typing them is the users'; a bare "unknown option" teaches nothing). */
+static const char *tcpdump_hint(int opt)
+{
+	switch (opt) {
+	case 'v':
+		return "tcpdump's -v: the report already says it all; analyze --long shows every "
+		       "connection in full, --frames each frame's verdict";
+	case 'x':
+	case 'X':
+	case 'A':
+		return "tcpdump's payload dump: tcpsift reads headers only; tcpdump -X or tshark -x "
+		       "show the bytes";
+	case 'e':
+		return "tcpdump's -e: link headers are not shown; tshark -V shows them";
+	case 'i':
+		return "tcpdump's -i: an interface is read by tcpsift capture -i IFACE, or watched "
+		       "live by tcpsift tui -i IFACE";
+	case 'w':
+		return "tcpdump's -w: packets are written by tcpsift capture -w FILE, and with the "
+		       "findings as comments by tcpsift annotate";
+	default:
+		return NULL;
+	}
+}
+
 void cli_getopt_error(const char *verb, int c, char **argv, const struct cli_opt *opts, size_t n)
 {
 	const char *names[CLI_MAX_OPTS], *near = NULL, *typed;
@@ -276,9 +302,12 @@ void cli_getopt_error(const char *verb, int c, char **argv, const struct cli_opt
 			names[k] = opts[k].name;
 		near = cli_nearest(typed, names, n < CLI_MAX_OPTS ? n : CLI_MAX_OPTS);
 	}
+	const char *hint = typed ? NULL : tcpdump_hint(optopt);
 	if (near)
 		fprintf(stderr, "tcpsift %s: unknown option '%s' (did you mean --%s?)\n", verb,
 			argv[optind - 1], near);
+	else if (hint)
+		fprintf(stderr, "tcpsift %s: unknown option '-%c' (%s)\n", verb, optopt, hint);
 	else
 		fprintf(stderr, "tcpsift %s: unknown option '%s' (try --help)\n", verb,
 			argv[optind - 1]);

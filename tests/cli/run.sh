@@ -437,6 +437,14 @@ suggest "option --colour" "(try --help)" analyze --colour "$s"
 got=$("$bin" analyze --json -n -c 100 "$s" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["packets"])')
 [ "$got" = 100 ] && t_pass "-n -c 100: 100 packets read, exit 0" || t_fail "-n -c 100: '$got'"
 usage_err "-c 0" analyze -c 0 "$s"
+# tcpdump's flags tcpsift does not take: a usage error that says what to do.
+usage_err "-v" analyze -v "$s"
+suggest "tcpdump's -v" "tcpdump's -v: the report already says it all; analyze --long" analyze -v "$s"
+suggest "tcpdump's -vv" "unknown option '-v' (tcpdump's -v" analyze -vv "$s"
+suggest "tcpdump's -X" "tcpsift reads headers only" analyze -X "$s"
+suggest "tcpdump's -i on analyze" "tcpsift capture -i IFACE" analyze -i eth0
+suggest "tcpdump's -w on analyze" "tcpsift annotate" analyze -w out.pcap "$s"
+suggest "no hint for an option tcpdump lacks" "unknown option '-K' (try --help)" analyze -K "$s"
 # --conn that names no connection: a usage error, no report.
 usage_err "--conn 99 (the sample holds 1)" analyze --conn 99 "$s"
 usage_err "--json --conn 5-9" analyze --json --conn 5-9 "$s"
