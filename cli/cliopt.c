@@ -272,7 +272,8 @@ static const char *tcpdump_hint(int opt)
 	case 'x':
 	case 'X':
 	case 'A':
-		return "tcpdump's payload dump: tcpsift reads headers only; tcpdump -X or tshark -x "
+		return "tcpdump's payload dump: tcpsift reads headers only; tcpdump -X or tshark "
+		       "-x "
 		       "show the bytes";
 	case 'e':
 		return "tcpdump's -e: link headers are not shown; tshark -V shows them";
