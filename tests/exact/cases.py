@@ -25,6 +25,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer as P  # noqa: E402
 
 SEG = 1448  # the kernel's payload per segment: MSS 1460 - 12 (timestamps)
+# tcpsift analyze's --stall-min default: a silence shorter than this is no
+# stall, whatever ended it (a 2 ms path's probe timer fires at 8-12 ms).
+# Within a timer tick (HZ=250: 4 ms) of it the capture's clock and the
+# peer's may disagree on which side a silence falls: such a stall may be
+# reported or not ("maybe", judge.py).
+STALL_MIN_MS = 10.0
+STALL_MIN_SLACK_MS = 1.0
+
+
+def timer_stall(cls, gap):
+    """The stall a timer's silence of gap ms makes, None when it is below
+    --stall-min."""
+    if gap < STALL_MIN_MS - STALL_MIN_SLACK_MS:
+        return None
+    st = stall(cls, "s2c", tol(gap))
+    if gap < STALL_MIN_MS + STALL_MIN_SLACK_MS:
+        st["maybe"] = True
+    return st
 
 
 def tol(ms, pct=10, floor=5):
@@ -258,13 +276,16 @@ class Response(Case):
             prev = r
         for i, r in enumerate(timed):
             cls = "tlp" if i < n_tlp else "rto"
-            near.append(stall(cls, "s2c", tol(run.gap_before("near", r["id"]))))
+            st = timer_stall(cls, run.gap_before("near", r["id"]))
+            if st:
+                near.append(st)
             if r.get("dropped"):
                 continue
             seen = any(f["dir"] == "k2p" and f.get("rel") == r["rel"] and f["t"] < run.t("far", r["id"])
                        for f in run.rec["far"])
-            far.append(stall([cls] if seen else [cls, "unknown"], "s2c",
-                             tol(run.gap_before("far", r["id"]))))
+            st = timer_stall([cls] if seen else [cls, "unknown"], run.gap_before("far", r["id"]))
+            if st:
+                far.append(st)
         # The RTO's own copy counts in TCPTimeouts (tcp_retransmit_timer);
         # the rest of the loss state's copies, ACK-clocked after it, in
         # TCPSlowStartRetrans (tcp_xmit_retransmit_queue in TCP_CA_Loss):

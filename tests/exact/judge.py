@@ -32,7 +32,7 @@ def fmt_exp(e):
     s = "%s/%s %g-%gms" % ("|".join(e["class"]), e["dir"], e["dur_ms"][0], e["dur_ms"][1])
     if "ack_delay_ms" in e:
         s += " ack+%g-%g" % tuple(e["ack_delay_ms"])
-    return s
+    return s + (" (maybe)" if e.get("maybe") else "")
 
 
 def get(conn, path):
@@ -52,15 +52,27 @@ def judge(exp, rep):
     meas.append("stalls=[%s]" % ", ".join(fmt_stall(e) for e in st))
     want.append("stalls=[%s]%s" % (", ".join(fmt_exp(e) for e in exp["stalls"]),
                                    " (+any %s)" % "|".join(sorted(opt)) if opt else ""))
-    if len(got) != len(exp["stalls"]):
-        fails.append("%d stalls, expected %d" % (len(got), len(exp["stalls"])))
+    # A stall marked "maybe" (its silence within a tick of --stall-min) may
+    # be reported or not; the others must be, in order.
+    expected = []
+    k = 0
+    for x in exp["stalls"]:
+        g = got[k] if k < len(got) else None
+        fits = g is not None and g["class"] in x["class"] and \
+            x["dur_ms"][0] <= g["duration_s"] * 1000 <= x["dur_ms"][1]
+        if x.get("maybe") and not fits:
+            continue
+        expected.append(x)
+        k += 1
+    if len(got) != len(expected):
+        fails.append("%d stalls, expected %d" % (len(got), len(expected)))
     # min_optional: at least this many of the optional classes (a rule that
     # needs repeats: timer jitter may cost one of them).
     n_opt = len(st) - len(got)
     if n_opt < exp.get("min_optional", 0):
         fails.append("%d %s, expected at least %d" % (n_opt, "|".join(sorted(opt)),
                                                        exp["min_optional"]))
-    for i, (g, x) in enumerate(zip(got, exp["stalls"])):
+    for i, (g, x) in enumerate(zip(got, expected)):
         ms = g["duration_s"] * 1000
         if g["class"] not in x["class"]:
             fails.append("stall %d class %s" % (i + 1, g["class"]))
