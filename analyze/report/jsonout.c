@@ -67,9 +67,10 @@ static int put_real(struct jo_buf *b, double v)
 	return 0;
 }
 
-/* Some byte of the 8 in x is below 0x20, '"' or '\\' (exact, no false hits:
- * the "has zero byte" and "has byte less than" bit tricks). */
-static bool swar_special(uint64_t x)
+/* The bytes of the 8 in x below 0x20, '"' or '\\', as their high bits (the
+ * "has zero byte" and "has byte less than" bit tricks: nonzero exactly when
+ * one is there, and its lowest bit is the first such byte). */
+static uint64_t swar_special(uint64_t x)
 {
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
@@ -127,10 +128,7 @@ __attribute__((no_sanitize("address"))) static bool key_scan(const char *s, size
 	 * neither NUL nor special. */
 	x |= skip ? ~0ull >> (64 - 8 * skip) : 0;
 	for (;;) {
-		uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-		uint64_t zero = (x - ones) & ~x & highs;
-		uint64_t any =
-		    (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+		uint64_t zero = (x - ones) & ~x & highs, any = swar_special(x);
 		if (any) {
 			if (!zero || __builtin_ctzll(any) < __builtin_ctzll(zero)) {
 				*len = strlen(s); /* a special byte before the end */
