@@ -149,6 +149,35 @@ static void test_sender_idle_cork(void)
 	CHECK_EQ_U(s->ack_delay_ns, (uint64_t)-1);
 }
 
+/* A paced sender (SO_MAX_PACING_RATE): full segments of one write, each
+ * ACKed before the next leaves 12 ms later. Neither Nagle nor a cork holds
+ * a full segment: S's own rate, think time, no held write. The same
+ * silence before a sub-MSS tail stays a held write (the control). */
+static void test_paced_full_segments(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 100, 1000, 1000});
+	for (uint32_t n = 0; n < 3; n++) {
+		int64_t t = 1100 + (int64_t)n * 12000;
+		uint32_t s = IRS + 1 + n * 1000;
+		send_seg(&v, &(struct seg){S2C, A, s, ISS + 101, 1000, 1000, t});
+		send_seg(&v, &(struct seg){C2S, A, ISS + 101, s + 1000, 0, 1000, t + 100});
+	}
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 3001, ISS + 101, 300, 1000, 37100});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 3301, 0, 1000, 37200});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_SENDER_IDLE);
+	CHECK_STR(
+	    v.ev[0].u.stall.reason,
+	    "the sender held part of a write (no PSH on its last segment), then sent the rest");
+	CHECK_EQ_U(v.ev[0].frame_first, 10);
+	CHECK_EQ_U(v.res.stall.think_time, 2);
+}
+
 /* The receiver's window closes; the sender probes; the window update ends
  * one zero_window stall however many probes lie inside it. */
 static void test_zero_window(void)
@@ -578,6 +607,7 @@ int main(void)
 	test_think_time();
 	test_timer_like_turn_boundary();
 	test_sender_idle_cork();
+	test_paced_full_segments();
 	test_zero_window();
 	test_zero_window_open_at_end();
 	test_rto();

@@ -427,6 +427,29 @@ static bool stall_gap_zero_window(struct tcp_conn *c, const struct det_env *env,
 	return false;
 }
 
+/* Full segments on both sides of a silence shorter than any of S's timers,
+ * inside one write: Linux held whole segments, which neither Nagle nor a
+ * cork does (tcp_nagle_check() holds only a partial skb), so S's own rate
+ * did: pacing (SO_MAX_PACING_RATE, fq, BBR), its qdisc or its host. Counted
+ * with think time (the sender's own rate limit), not a held write. */
+static bool stall_paced(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id pd)
+{
+	const struct stall_hot *st = &c->dhot.stall;
+	const struct stall_dir_state *d = &st->d[pd];
+	const struct tcp_seg *seg = &c->tp->seg;
+	struct stall_state *cold;
+	int64_t gap = seg->ts - st->last_ts;
+
+	if (!d->mss || d->last_len < d->mss || seg->len < d->mss ||
+	    stall_timer_like(c, pd, seg->ts - d->last_tx_ts) || stall_timer_like(c, pd, gap))
+		return false;
+	if ((cold = DET_COLD_GET(c, env, stall))) {
+		cold->sum.think_time++;
+		cold->sum.think_time_ns = clock_sat_add(cold->sum.think_time_ns, gap);
+	}
+	return true;
+}
+
 /* S's data ended the gap: a held write, a retransmission, a probe, a
  * timer-like pause, or think time. */
 static void stall_gap_data(struct tcp_conn *c, const struct det_env *env)
@@ -466,7 +489,7 @@ static void stall_gap_data(struct tcp_conn *c, const struct det_env *env)
 	 * pacing or congestion window (BBR spaces the segments of one
 	 * write tens of ms apart on a long path): no stall. */
 	if (d->has_data && !d->last_push) {
-		if (d->in_flight)
+		if (d->in_flight || stall_paced(c, env, pd))
 			return;
 		stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE, stall_r_held, stall_e_held,
 				 stall_a_held);
