@@ -35,8 +35,15 @@ tw=()
 for n in "${SIZES[@]}"; do
 	# 4-tuple of the previous round in TIME_WAIT on the server (ground truth
 	# that this round really reuses it).
-	tw+=("$(lab_ns "$LAB_NS_B" ss -Htan state time-wait \
-		"( sport = :5001 and dport = :40001 )" | wc -l)")
+	# The server's close may still be on its way (its FIN, the client's
+	# last ACK): wait for it up to 2 s rather than sample once.
+	for _ in $(seq 40); do
+		n_tw=$(lab_ns "$LAB_NS_B" ss -Htan state time-wait \
+			"( sport = :5001 and dport = :40001 )" | wc -l)
+		[ "$n" = "${SIZES[0]}" ] || [ "$n_tw" -ge 1 ] && break
+		sleep 0.05
+	done
+	tw+=("$n_tw")
 	lab_transfer "$LAB_NS_B" "$LAB_IP4_B:5001" "$LAB_NS_A" "$LAB_IP4_A:40001" 20 download "$n" \
 		--pacing-rate 20M
 	# The client's close() returns with its socket in LAST_ACK: let the
