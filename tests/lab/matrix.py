@@ -4,7 +4,8 @@ scenario families swept over their parameters, each cell checked against a
 ground truth that does not come from tcpsift.
 
     matrix.py --bin TCPSIFT --tools DIR [--subset check|all] [--only REGEX]
-              [--list] [--out MATRIX.md] [--keep DIR] [--budget SECS]
+              [--list] [--out MATRIX.md] [--keep DIR] [--keep-failed DIR]
+              [--budget SECS]
 
 Each cell runs one experiment through a runner script in this directory
 (spray-run.sh, loss-run.sh, peer-run.sh, iperf3-run.sh, http-run.sh; each
@@ -1380,13 +1381,13 @@ def all_cells(tools):
 
 # ---- running and reporting ------------------------------------------------
 
-def run_cell(cell, binary, keep, retries=HARNESS_RETRIES):
+def run_cell(cell, binary, keep, retries=HARNESS_RETRIES, keep_failed=None):
     """run_once(), again (up to retries more times) while the harness
     failed (its checks say "(harness)"): a late relay or a capture drop is
     not the experiment."""
     tries = 0
     while True:
-        status, rows, took, err = run_once(cell, binary, keep)
+        status, rows, took, err = run_once(cell, binary, keep, keep_failed)
         harness = status == "fail" and any("(harness)" in m for r in rows for m in r.fails)
         if not harness or tries == retries:
             break
@@ -1410,7 +1411,7 @@ def harness_only(status, rows):
     return status
 
 
-def run_once(cell, binary, keep):
+def run_once(cell, binary, keep, keep_failed=None):
     out = tempfile.mkdtemp(prefix="tcpsift-matrix.")
     cmd = [a.replace("{out}", out) for a in cell.runner]
     cmd[0] = os.path.join(HERE, cmd[0])
@@ -1421,8 +1422,10 @@ def run_once(cell, binary, keep):
     except subprocess.TimeoutExpired:
         rc, err = 124, "timed out"
     took = time.time() - t0
+    status = "fail"
     try:
         if rc == 77:
+            status = "skip"
             return "skip", [], took, err
         if rc != 0:
             row = Row("-")
@@ -1431,10 +1434,11 @@ def run_once(cell, binary, keep):
         status, rows = judge(cell, binary, out)
         return status, rows, took, err
     finally:
-        if keep:
-            dst = kept_dir(keep, cell)
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(out, dst)
+        for root in (keep, keep_failed if status == "fail" else None):
+            if root:
+                dst = kept_dir(root, cell)
+                shutil.rmtree(dst, ignore_errors=True)
+                shutil.copytree(out, dst)
         shutil.rmtree(out, ignore_errors=True)
 
 
@@ -1554,6 +1558,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cells and exit")
     ap.add_argument("--out", help="write the Markdown table here")
     ap.add_argument("--keep", help="keep each cell's captures and truth under this directory")
+    ap.add_argument("--keep-failed", help="keep only failed cells' captures and truth "
+                    "under this directory (make check: build/matrix-failed)")
     ap.add_argument("--budget", type=int, default=0, help="stop starting cells after SECS")
     ap.add_argument("--retries", type=int, default=HARNESS_RETRIES,
                     help="tries more of a cell whose harness failed (make check: 2)")
@@ -1584,7 +1590,8 @@ def main():
             status, rows, took, err = judge_kept(cell, args.bin, args.reuse)
             status = harness_only(status, rows)
         else:
-            status, rows, took, err = run_cell(cell, args.bin, args.keep, args.retries)
+            status, rows, took, err = run_cell(cell, args.bin, args.keep, args.retries,
+                                               args.keep_failed)
         summary = "; ".join(f"{r.vantage}: {fmt(r.tcpsift)} (truth {fmt(r.truth)})"
                             for r in rows)
         label = {"ok": "ok", "fail": "FAIL", "skip": "SKIP", "harness": "SKIP"}[status]
@@ -1594,6 +1601,9 @@ def main():
         for r in rows:
             for msg in r.fails:
                 print(f"    {r.vantage}: {msg}", flush=True)
+        if status == "fail" and args.keep_failed and not args.reuse:
+            print(f"    kept: {kept_dir(args.keep_failed, cell)} (judge again: --reuse "
+                  f"{args.keep_failed})", flush=True)
         results.append((cell, status, rows, took))
     if args.out:
         with open(args.out, "w") as f:

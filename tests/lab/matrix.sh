@@ -23,6 +23,8 @@ args=(--bin "$bin" --tools "$tools" --subset "$subset")
 # matrix four times more): a harness-only cell is a skip, and the suite's
 # time is make check's.
 [ "$subset" = check ] && args+=(--retries 2)
+# A failed cell's captures and truth stay for a look (and --reuse).
+args+=(--keep-failed "$(dirname "$bin")/matrix-failed")
 [ "$subset" = all ] && args+=(--out tests/lab/MATRIX.md)
 # One line per cell: "ok NAME (N s): ...", "FAIL NAME ...", "SKIP ...".
 while IFS= read -r line; do
