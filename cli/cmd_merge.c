@@ -11,6 +11,7 @@
 #include "analyze/readback/jsonin.h"
 #include "analyze/report/report.h"
 #include "cli/cliopt.h"
+#include "common/grow.h"
 
 /*
  * Two passes over the shards' reports (tcpsift-merge(1)). The first reads
@@ -184,14 +185,8 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 
 static int push_key(struct merge *m, const struct conn_key *k)
 {
-	if (m->nkeys == m->keys_cap) {
-		size_t cap = m->keys_cap ? m->keys_cap * 2 : 1024;
-		struct conn_key *n = realloc(m->keys, cap * sizeof(*n));
-		if (!n)
-			return ERR_NOMEM;
-		m->keys = n;
-		m->keys_cap = cap;
-	}
+	if (GROW(m->keys, m->keys_cap, m->nkeys + 1, 1024) < 0)
+		return ERR_NOMEM;
 	m->keys[m->nkeys++] = *k;
 	return 0;
 }
@@ -205,14 +200,11 @@ static int push_span(struct merge *m, const struct sum_conn *c)
 	if (m->no_spans)
 		return 0;
 	if (m->nspans == m->spans_cap) {
-		size_t cap = m->spans_cap ? m->spans_cap * 2 : 1024;
-		uint64_t *f = realloc(m->span_from, cap * sizeof(*f));
-		if (f)
-			m->span_from = f;
-		uint64_t *u = f ? realloc(m->span_until, cap * sizeof(*u)) : NULL;
-		if (!u)
+		/* Both arrays to the new capacity before it is stored. */
+		size_t cap = grow_cap(m->spans_cap, m->nspans + 1, 1024, SIZE_MAX);
+		if (!cap || GROW_RESIZE(m->span_from, cap, 1) < 0 ||
+		    GROW_RESIZE(m->span_until, cap, 1) < 0)
 			return ERR_NOMEM;
-		m->span_until = u;
 		m->spans_cap = cap;
 	}
 	m->span_from[m->nspans] = c->live_from;

@@ -9,6 +9,7 @@
 #include "analyze/pipeline/pipe.h"
 #include "analyze/report/metrics.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 /* Files named at most (a -G 1 capture of a day is 86 400): the frames of
  * later ones are listed with no tshark line, as with -w -. */
@@ -115,14 +116,8 @@ static int tap_file(void *tap, uint64_t first_frame, const char *path)
 		return 0;
 	if (t->nfiles == LIVE_MAX_FILES - 1)
 		path = NULL; /* this file and the rest */
-	if (t->nfiles == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct rep_written *f = realloc(t->files, cap * sizeof(*f));
-		if (!f)
-			return ERR_NOMEM;
-		t->files = f;
-		t->cap = cap;
-	}
+	if (GROW(t->files, t->cap, t->nfiles + 1, 16) < 0)
+		return ERR_NOMEM;
 	/* Without memory for the name the file is named nowhere, never
 	 * another's name with the wrong frame numbers. */
 	char *copy = path ? strdup(path) : NULL;

@@ -2,6 +2,7 @@
 #include "tui/model.h"
 
 #include "common/err.h"
+#include "common/grow.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -150,14 +151,8 @@ static struct tm_conn *conn_get(struct tm_model *m, uint64_t id)
 		m->free_head =
 		    m->conns[slot].next_free; /* NOLINT(clang-analyzer-core.NullDereference) */
 	} else {
-		if (m->nconns == m->cap) {
-			uint32_t ncap = m->cap ? m->cap * 2 : 256;
-			struct tm_conn *n = realloc(m->conns, (size_t)ncap * sizeof(*n));
-			if (!n)
-				return NULL;
-			m->conns = n;
-			m->cap = ncap;
-		}
+		if (GROW(m->conns, m->cap, (size_t)m->nconns + 1, 256) < 0)
+			return NULL;
 		slot = m->nconns++;
 	}
 	c = &m->conns[slot];

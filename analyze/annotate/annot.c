@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/report/det_view.h"
+#include "common/grow.h"
 
 struct ann_set *ann_new(const struct idset *only, char *errbuf, size_t errlen)
 {
@@ -32,25 +33,8 @@ void ann_free(struct ann_set *a)
 /* Room for one more note and len more bytes of text (false: none). */
 static bool ann_room(struct ann_set *a, size_t len)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 1024;
-		struct ann_note *v = realloc(a->notes, cap * sizeof(*v));
-		if (!v)
-			return false;
-		a->notes = v;
-		a->cap = cap;
-	}
-	if (a->text_len + len > a->text_cap) {
-		size_t cap = a->text_cap ? a->text_cap : 65536;
-		while (cap < a->text_len + len)
-			cap *= 2;
-		char *t = realloc(a->text, cap);
-		if (!t)
-			return false;
-		a->text = t;
-		a->text_cap = cap;
-	}
-	return true;
+	return GROW(a->notes, a->cap, a->n + 1, 1024) == 0 &&
+	       GROW(a->text, a->text_cap, a->text_len + len, 65536) == 0;
 }
 
 /* Keep comment and tag for frame of input (both NUL-terminated in text). */

@@ -10,6 +10,7 @@
 #include "analyze/diff/diffmatch.h"
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 struct diff *diff_new(enum diff_match match, char *errbuf, size_t errlen)
 {
@@ -190,22 +191,17 @@ static void conn_labels(const struct diff *d, struct side *s, const struct sum_c
 	}
 }
 
+/* Room for one more connection in the three arrays s->cap counts (nm
+ * values and nl labels a connection): each is grown before the capacity
+ * says so, so a failure leaves them all at least the old one. */
 static int grow(struct diff *d, struct side *s)
 {
-	size_t cap = s->cap ? s->cap * 2 : 64, nl = d->nlab ? d->nlab * SUM_DIR_COUNT : 1;
-	struct diff_conn *n = realloc(s->conns, cap * sizeof(*n));
+	size_t cap = grow_cap(s->cap, s->nconns + 1, 64, SIZE_MAX),
+	       nl = d->nlab ? d->nlab * SUM_DIR_COUNT : 1;
 
-	if (!n)
+	if (!cap || GROW_RESIZE(s->conns, cap, 1) < 0 || GROW_RESIZE(s->vals, cap, d->nm) < 0 ||
+	    GROW_RESIZE(s->labs, cap, nl) < 0)
 		return ERR_NOMEM;
-	s->conns = n;
-	double *v = realloc(s->vals, cap * d->nm * sizeof(*v));
-	if (!v)
-		return ERR_NOMEM;
-	s->vals = v;
-	struct diff_label *lab = realloc(s->labs, cap * nl * sizeof(*lab));
-	if (!lab)
-		return ERR_NOMEM;
-	s->labs = lab;
 	s->cap = cap;
 	return 0;
 }
@@ -242,14 +238,8 @@ int diff_add_conn(struct diff *d, int side, const struct sum_conn *c)
 
 static int share(struct side *s, uint64_t conn, unsigned m, double x)
 {
-	if (s->nshares == s->shares_cap) {
-		size_t cap = s->shares_cap ? s->shares_cap * 2 : 256;
-		struct ev_share *n = realloc(s->shares, cap * sizeof(*n));
-		if (!n)
-			return ERR_NOMEM;
-		s->shares = n;
-		s->shares_cap = cap;
-	}
+	if (GROW(s->shares, s->shares_cap, s->nshares + 1, 256) < 0)
+		return ERR_NOMEM;
 	s->shares[s->nshares++] = (struct ev_share){conn, m, x};
 	return 0;
 }

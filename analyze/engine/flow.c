@@ -3,6 +3,7 @@
 #include "analyze/engine/evtab.h"
 #include "analyze/engine/pool.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,17 +569,7 @@ static int by_id(const void *a, const void *b, void *table)
 /* Room for n entry indices in t->order; false without memory. */
 static bool order_reserve(struct flow_table *t, uint32_t n)
 {
-	if (n <= t->order_cap)
-		return true;
-	uint32_t cap = t->order_cap ? t->order_cap : 256;
-	while (cap < n)
-		cap *= 2;
-	uint32_t *o = realloc(t->order, (size_t)cap * sizeof(*o));
-	if (!o)
-		return false;
-	t->order = o;
-	t->order_cap = cap;
-	return true;
+	return GROW(t->order, t->order_cap, n, 256) == 0;
 }
 
 /* Sort t->order[0, n) by connection id (glibc qsort_r: the table is its context). */

@@ -4,6 +4,7 @@
 #include "analyze/engine/shard.h"
 #include "analyze/engine/workers_int.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/hash.h"
 
 #include <pthread.h>
@@ -20,17 +21,9 @@ static void *buf_push(struct wk_worker *me, uint8_t kind, uint64_t id, const voi
 	struct wk_buf *b = me->out;
 	size_t size = (sizeof(struct wk_rec) + len + 7) & ~(size_t)7;
 
-	if (b->len + size > b->cap) {
-		size_t cap = b->cap ? b->cap : 64 * 1024;
-		while (cap < b->len + size)
-			cap *= 2;
-		unsigned char *p = realloc(b->p, cap);
-		if (!p) {
-			me->lost++;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (GROW(b->p, b->cap, b->len + size, 64 * 1024) < 0) {
+		me->lost++;
+		return NULL;
 	}
 	struct wk_rec *r = (struct wk_rec *)(b->p + b->len);
 	*r = (struct wk_rec){
@@ -260,17 +253,7 @@ static bool clock_step(struct wk_pool *w, const struct pkt *p)
  * only empty) to the largest packet seen. */
 static int slot_room(struct wk_slot *s, uint32_t caplen)
 {
-	if (caplen <= s->cap)
-		return 0;
-	size_t cap = s->cap;
-	while (cap < caplen)
-		cap *= 2;
-	unsigned char *b = realloc(s->bytes, cap);
-	if (!b)
-		return ERR_NOMEM;
-	s->bytes = b;
-	s->cap = cap;
-	return 0;
+	return GROW(s->bytes, s->cap, caplen, WK_BYTES);
 }
 
 void wk_packet(struct wk_pool *w, const struct pkt *p)

@@ -8,6 +8,7 @@
 
 #include "analyze/readback/jsonin_int.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 /* ---- interned strings ---- */
 
@@ -23,14 +24,8 @@ const char *ji_pool_intern(struct ji_pool *p, const char *s)
 			return p->s[k];
 	if (p->n == JI_POOL_MAX)
 		return NULL;
-	if (p->n == p->cap) {
-		unsigned cap = p->cap ? p->cap * 2 : 64;
-		char **n = realloc(p->s, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		p->s = n;
-		p->cap = cap;
-	}
+	if (GROW(p->s, p->cap, p->n + 1, 64) < 0)
+		return NULL;
 	char *c = strdup(s);
 	if (!c)
 		return NULL;

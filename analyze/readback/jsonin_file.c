@@ -8,6 +8,7 @@
 
 #include "analyze/readback/jsonin_int.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 /* ---- the text pre-pass ---- */
 
@@ -186,15 +187,12 @@ struct ji_file *ji_open(const char *path, struct ji_pool *pool, char *errbuf, si
 	char *text = NULL;
 	size_t len = 0, cap = 0, got;
 	do {
-		if (len + 65536 > cap) {
-			char *t = realloc(text, cap = (cap ? cap * 2 : 1 << 20));
-			if (!t) {
-				free(text);
-				snprintf(errbuf, errlen, "%s: out of memory", path);
-				ji_close(f);
-				return NULL;
-			}
-			text = t;
+		/* Room for 64 KiB more a read: 1 MiB, then doubled. */
+		if (GROW(text, cap, len + 65536, 1 << 20) < 0) {
+			free(text);
+			snprintf(errbuf, errlen, "%s: out of memory", path);
+			ji_close(f);
+			return NULL;
 		}
 		got = fread(text + len, 1, cap - len, f->f);
 		len += got;

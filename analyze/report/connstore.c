@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 
 #define CS_REC sizeof(struct sum_conn)
 
@@ -46,15 +47,10 @@ static int grow_present(struct cs_store *s, uint64_t id)
 
 	if (words <= s->present_words)
 		return 0;
-	size_t n = s->present_words ? s->present_words : 16;
-	while (n < words)
-		n *= 2;
-	uint64_t *p = realloc(s->present, n * sizeof(*p));
-	if (!p)
+	size_t old = s->present_words;
+	if (GROW(s->present, s->present_words, words, 16) < 0)
 		return ERR_NOMEM;
-	memset(p + s->present_words, 0, (n - s->present_words) * sizeof(*p));
-	s->present = p;
-	s->present_words = n;
+	memset(s->present + old, 0, (s->present_words - old) * sizeof(*s->present));
 	return 0;
 }
 

@@ -8,20 +8,11 @@
 #include <string.h>
 
 #include "analyze/report/jsonout_int.h"
+#include "common/grow.h"
 
 static int reserve(struct jo_buf *b, size_t more)
 {
-	if (b->len + more <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return ERR_NOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return GROW(b->p, b->cap, b->len + more, 4096);
 }
 
 static int put(struct jo_buf *b, const char *s, size_t n)

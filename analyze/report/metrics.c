@@ -11,6 +11,7 @@
 #include "analyze/report/failon.h"
 #include "analyze/report/report.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/httpd.h"
 
 /* Path RTT buckets' upper bounds: 100 us (a LAN) to 1 s (a satellite hop
@@ -222,16 +223,10 @@ __attribute__((format(printf, 2, 3))) static void out(struct mx_acc *m, const ch
 			m->len += (size_t)n;
 			return;
 		}
-		size_t size = m->size ? m->size * 2 : 16384;
-		while (size - m->len <= (size_t)n)
-			size *= 2;
-		char *p = realloc(m->buf, size);
-		if (!p) {
+		if (GROW(m->buf, m->size, m->len + (size_t)n + 1, 16384) < 0) {
 			m->failed = true;
 			return;
 		}
-		m->buf = p;
-		m->size = size;
 	}
 }
 

@@ -3,6 +3,7 @@
 #include "analyze/report/plot_int.h"
 #include "analyze/report/report.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -138,24 +139,6 @@ static void conn_free(struct pl_conn *c)
 		free(c->over[d]);
 	}
 	free(c);
-}
-
-/* Grow *arr (elements of size) to hold n + 1, doubling up to max. */
-static bool room(void **arr, uint32_t n, uint32_t *cap, size_t size, uint32_t max)
-{
-	if (n < *cap)
-		return true;
-	if (n >= max)
-		return false;
-	uint32_t want = *cap ? *cap * 2 : 64;
-	if (want > max)
-		want = max;
-	void *a = realloc(*arr, (size_t)want * size);
-	if (!a)
-		return false;
-	*arr = a;
-	*cap = want;
-	return true;
 }
 
 /* ---- cols form ---- */
@@ -359,7 +342,7 @@ void pl_bin_join(struct pl_bin *b, const struct pl_bin *a)
 static void mark_add(struct pl_conn *c, const struct pl_mark *m)
 {
 	if (c->nmarks < PL_MARKS_MAX &&
-	    room((void **)&c->marks, c->nmarks, &c->cap_marks, sizeof(*c->marks), PL_MARKS_MAX)) {
+	    GROW_MAX(c->marks, c->cap_marks, (size_t)c->nmarks + 1, 64, PL_MARKS_MAX) == 0) {
 		c->marks[c->nmarks++] = *m;
 		return;
 	}
@@ -410,7 +393,7 @@ static void on_begin(void *ctx, uint64_t id)
 		return;
 	}
 	struct pl_conn *c = calloc(1, sizeof(*c));
-	if (!c || !room((void **)&p->live, p->nlive, &p->cap_live, sizeof(*p->live), UINT32_MAX)) {
+	if (!c || GROW(p->live, p->cap_live, (size_t)p->nlive + 1, 64) < 0) {
 		free(c);
 		p->left_out++;
 		return;
@@ -507,9 +490,9 @@ static void on_segment(void *ctx, const struct sum_seg *s)
 	}
 
 	if (c->raw && c->nrecs < PL_RAW_MAX &&
-	    room((void **)&c->recs, c->nrecs, &c->cap_recs, sizeof(*c->recs), PL_RAW_MAX) &&
-	    (!r.nsack || room((void **)&c->sacks, c->nsacks + r.nsack - 1, &c->cap_sacks,
-			      sizeof(*c->sacks), PL_RAW_MAX * SUM_SEG_SACK_MAX))) {
+	    GROW_MAX(c->recs, c->cap_recs, (size_t)c->nrecs + 1, 64, PL_RAW_MAX) == 0 &&
+	    GROW_MAX(c->sacks, c->cap_sacks, (size_t)c->nsacks + r.nsack, 64,
+		     PL_RAW_MAX * SUM_SEG_SACK_MAX) == 0) {
 		r.sack = c->nsacks;
 		for (unsigned b = 0; b < r.nsack; b++) {
 			c->sacks[c->nsacks][0] = s->sack[b][0];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/engine/decode.h"
+#include "common/grow.h"
 
 /* Events kept in memory, up to a cap; those beyond it are counted. */
 struct ev_list {
@@ -45,17 +46,9 @@ static void ev_keep(struct ev_list *l, const struct sum_event *e, uint32_t max)
 		l->dropped++;
 		return;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		if (cap > max)
-			cap = max;
-		struct sum_event *n = realloc(l->ev, cap * sizeof(*n));
-		if (!n) {
-			l->dropped++;
-			return;
-		}
-		l->ev = n;
-		l->cap = cap;
+	if (GROW_MAX(l->ev, l->cap, l->n + 1, 256, max) < 0) {
+		l->dropped++;
+		return;
 	}
 	l->ev[l->n++] = *e;
 }

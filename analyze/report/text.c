@@ -7,6 +7,7 @@
 
 #include "analyze/report/report.h"
 #include "analyze/report/text_int.h"
+#include "common/grow.h"
 
 enum { TEXT_EXAMPLES = 3 }; /* connections named under each finding */
 
@@ -365,20 +366,13 @@ static ssize_t wrap_write(void *cookie, const char *buf, size_t n)
 	for (size_t done = 0; done < n;) {
 		const char *nl = memchr(buf + done, '\n', n - done);
 		size_t take = nl ? (size_t)(nl - (buf + done)) + 1 : n - done;
-		if (w->len + take > w->cap) {
-			size_t cap = w->cap ? w->cap : 256;
-			while (cap < w->len + take)
-				cap *= 2;
-			char *p = realloc(w->line, cap);
-			if (!p) { /* no memory to wrap: unwrapped is still right */
-				fwrite(w->line, 1, w->len, w->out);
-				fwrite(buf + done, 1, take, w->out);
-				w->len = 0;
-				done += take;
-				continue;
-			}
-			w->line = p;
-			w->cap = cap;
+		if (GROW(w->line, w->cap, w->len + take, 256) < 0) {
+			/* no memory to wrap: unwrapped is still right */
+			fwrite(w->line, 1, w->len, w->out);
+			fwrite(buf + done, 1, take, w->out);
+			w->len = 0;
+			done += take;
+			continue;
 		}
 		memcpy(w->line + w->len, buf + done, take);
 		w->len += take;

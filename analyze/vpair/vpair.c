@@ -7,6 +7,7 @@
 
 #include "analyze/vpair/vpair_int.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/hash.h"
 
 /* ---- conn id -> pair ---- */
@@ -287,21 +288,15 @@ void vp_conclude(struct vpair *v, struct vp_pair *P)
 	for (unsigned p = 0; p < 2; p++)
 		if (P->have[p])
 			vp_map_del(v, P->conn[p]);
-	if (v->ndone == v->done_cap) {
-		size_t ncap = v->done_cap ? v->done_cap * 2 : 16;
-		struct vp_pair **n = realloc(v->done, ncap * sizeof(*n));
-		if (!n) {
-			/* Out of memory: the pair's result is lost, its memory not. */
-			for (unsigned p = 0; p < 2; p++)
-				for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
-					free(P->side[p][d].st.unm);
-					free(P->side[p][d].st.unm_explained);
-				}
-			free(P);
-			return;
-		}
-		v->done = n;
-		v->done_cap = ncap;
+	if (GROW(v->done, v->done_cap, v->ndone + 1, 16) < 0) {
+		/* Out of memory: the pair's result is lost, its memory not. */
+		for (unsigned p = 0; p < 2; p++)
+			for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
+				free(P->side[p][d].st.unm);
+				free(P->side[p][d].st.unm_explained);
+			}
+		free(P);
+		return;
 	}
 	v->done[v->ndone++] = P;
 }

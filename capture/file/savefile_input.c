@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+
 static const char *const sf_zip_names[SF_ZIP_COUNT] = {"none", "gzip", "bzip2",
 						       "xz",   "lzo",  "zstd"};
 
@@ -44,17 +46,9 @@ int sf_fail(struct sf_reader *r, int code, uint64_t off, const char *fmt, ...)
 
 static int sf_grow(struct sf_reader *r, size_t need)
 {
-	size_t cap = r->cap ? r->cap : SF_BUF_SMALL;
-	uint8_t *nb;
-
-	while (cap < need)
-		cap *= 2;
-	nb = realloc(r->buf, cap);
-	if (nb == NULL)
+	if (GROW(r->buf, r->cap, need, SF_BUF_SMALL) < 0)
 		return sf_fail(r, ERR_NOMEM, sf_pos(r), "out of memory for a %zu-byte record",
 			       need);
-	r->buf = nb;
-	r->cap = cap;
 	return 0;
 }
 
