@@ -140,6 +140,8 @@ static void limit_slice_flush(struct limit_dir_state *s)
 		return;
 	uint8_t *sh = s->share[s->out.nslices - 1];
 	for (unsigned k = 0; k < LIMIT_COUNT; k++) {
+		if (!s->slice_acc[k])
+			continue; /* most classes in most slices: no division */
 		/* slice_acc <= width, which may be near INT64_MAX (hostile
 		 * timestamps): scale in double, never acc * 255 in 64 bits. */
 		int64_t v =
