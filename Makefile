@@ -84,7 +84,11 @@ tcpsift: $(O)/tcpsift
 $(O)/version.stamp: FORCE
 	@mkdir -p $(O)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-$(O)/tcpsift.o $(O)/cli/cmd_analyze.o $(O)/cli/livetap.o: $(O)/version.stamp
+# Every object that names TCPSIFT_VERSION (grep -l it): --version, the
+# reports' "version" and diff's header name the commit built.
+VERSION_OBJ := $(patsubst %.c,$(O)/%.o,$(shell grep -rl --include='*.c' TCPSIFT_VERSION \
+		analyze capture cli common tui tcpsift.c 2>/dev/null))
+$(VERSION_OBJ): $(O)/version.stamp
 FORCE:
 
 $(O)/tcpsift: $(O)/tcpsift.o $(O)/libtcpsift.a
