@@ -25,7 +25,7 @@ root=$(dirname "$here")
 
 ALL=(demo-http-loss ipv6-bulk vlan-qinq sll2-any sll-lo two-ifaces nanosec
 	rr-nagle-delack truncated zero-window seq-wrap exact-nagle-20ms-near
-	exact-nagle-20ms-far exact-tlp-20ms-far)
+	exact-nagle-20ms-far exact-tlp-20ms-far path-app-20ms-receiver)
 GT="$here/ground-truth.txt"
 README="$here/README.md"
 WARN=(-Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes -Werror)
@@ -548,6 +548,26 @@ sample_exact-nagle-20ms-near() { exact_sample nagle-delack near; }
 sample_exact-nagle-20ms-far() { exact_sample nagle-delack far; }
 sample_exact-tlp-20ms-far() { exact_sample tlp far; }
 
+# An application writing 4 KiB every 3 ms on a 20 ms path (10 ms each way,
+# tests/lab/path-run.sh), captured at the receiver (B), its first 0.8 s;
+# the sender's own TCP_INFO chrono counters as ground truth.
+sample_path-app-20ms-receiver()
+{
+	local keep="$LAB_TMP/path" out="$LAB_TMP/$SAMPLE.pcap" k t0
+
+	"$root/tests/lab/path-run.sh" -t 30 -d 10000/10000 "$keep" \
+		"$root/build/rel/tests/tools/lab-peer" download 4M --cc cubic --write-size 4K \
+		--write-every 3 -- >&2 || die "$SAMPLE: path-run.sh failed"
+	t0=$(ts "$keep/b.pcap" -c 1 -T fields -e frame.time_epoch)
+	editcap -A "$t0" -B "$(/usr/bin/python3 -c "print($t0 + 0.8)")" "$keep/b.pcap" "$out"
+	for k in busy_time_us rwnd_limited_us sndbuf_limited_us; do
+		gt "sender.$k" "$(sed -n "s/^server_$k=//p" "$keep/truth.txt")"
+	done
+	gt sender.TcpRetransSegs "$(sed -n 's/^a_TcpRetransSegs=//p' "$keep/truth.txt")"
+	check_convs "$out" 1
+	install_sample "$out"
+}
+
 # --- README table ------------------------------------------------------------
 # (Markdown: the backticks in single quotes are literal.)
 # shellcheck disable=SC2016
@@ -566,6 +586,7 @@ declare -A HOW=(
 	[seq-wrap]='lab_pair; bulk 40 KiB A → B:5004 full snaplen on B'"'"'s veth, then `lab-seqshift -w 20000` (client seq +delta, server ack/SACK +delta, TCP checksums recomputed)'
 	[exact-nagle-20ms-near]='tests/exact nagle-delack on a 20 ms path (10 ms each way): the kernel client without TCP_NODELAY writes 100+100 B, the scripted peer delays its ACKs 40 ms; the kernel host'"'"'s wire (sender side)'
 	[exact-nagle-20ms-far]='the same run at the scripted peer (receiver side)'
+	[path-app-20ms-receiver]='tests/lab/path-run.sh on a 20 ms path (10 ms each way): `lab-peer download` from A writing 4 KiB every 3 ms (`--write-size 4K --write-every 3`), the first 0.8 s of B'"'"'s capture (the receiver'"'"'s veth)'
 	[exact-tlp-20ms-far]='tests/exact tlp on a 20 ms path: the kernel sends 10 segments, the peer drops the last; at the peer (receiver side, the loss upstream of it)'
 )
 declare -A WHAT=(
@@ -582,6 +603,7 @@ declare -A WHAT=(
 	[seq-wrap]='sequence numbers crossing 2^32 mid-stream'
 	[exact-nagle-20ms-near]='Nagle x delayed ACK at 20 ms from the sender: 60 ms gaps, 40 ms ACK delay after the path'
 	[exact-nagle-20ms-far]='the same from the receiver: 40 ms gaps, the path between ACK and answer; limits the sender cannot be seen for'
+	[path-app-20ms-receiver]='an application-limited sender seen from the receiver: its ACK turnaround (microseconds) is no path queue; the sender'"'"'s limits cannot be told apart from here'
 	[exact-tlp-20ms-far]='tail loss before a receiver-side capture: the probe arrives as new data, the IP ID skips'
 )
 

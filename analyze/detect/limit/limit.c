@@ -477,6 +477,13 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		return LIMIT_SENDER_APP;
 	if (flight > s->out.plateau)
 		s->out.plateau = flight;
+	/* At R (away from S, within a millisecond's loop of R and four
+	 * times nearer it than S) the RTT is R's own turnaround, microseconds
+	 * of host jitter: no queue lies between here and R. One before here
+	 * shows in S's echoes (limit_far_queued()). */
+	int64_t to_r = c->hs_loop_ns[!k];
+	if (s->far_loop && to_r <= LIMIT_NEAR_NS && clock_sat_mul(to_r, 4) < s->far_loop)
+		return LIMIT_SENDER_BUFFER;
 	int64_t srtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
 	if (min > 0 && srtt > clock_sat_mul(min, 3) && srtt - min > LIMIT_QUEUE_NS)
 		return LIMIT_BOTTLENECK;
