@@ -73,6 +73,16 @@ else
 	t_fail "README's demo report differs from the binary's: $(head -c 400 "$tmp/readme.diff")"
 fi
 
+# The README's accuracy tables are MATRIX.md's (tests/lab/matrix_summary.py).
+awk '/<!-- BEGIN MATRIX SUMMARY -->/ { f = 1; next } /<!-- END MATRIX SUMMARY -->/ { f = 0 } f' \
+	README.md >"$tmp/readme-matrix.md"
+python3 tests/lab/matrix_summary.py tests/lab/MATRIX.md >"$tmp/matrix.md"
+if [ -s "$tmp/readme-matrix.md" ] && diff -u "$tmp/readme-matrix.md" "$tmp/matrix.md" >"$tmp/m.diff"; then
+	t_pass "README: the accuracy tables are MATRIX.md's"
+else
+	t_fail "README's accuracy tables differ from MATRIX.md's: $(head -c 400 "$tmp/m.diff")"
+fi
+
 # Progress goes to stderr only, never into the report: one line rewritten
 # with \r (percent, bytes of the total, packets, rate, live connections,
 # RSS, ETA), erased at the end.
