@@ -56,6 +56,16 @@ the bottleneck are M's, between the tap and B. Scenarios (truth):
             say congestion or bottleneck), a 16 KiB SO_RCVBUF receiver, a
             sender writing 4 KiB every 3 ms (A's TCP_INFO chrono counters and
             its 1 ms --tcp-sample lines)
+  slowread  a slow reader: B downloads from A with a 16 KiB SO_RCVBUF,
+            reading 4 KiB every 50 ms (limited_by receiver-side within 10 %
+            of A's rwnd_limited share; "sending application" no more than
+            A had nothing to send and the zero-window time within 10 % of
+            A's time with tcpi_snd_wnd below one segment, both from its
+            1 ms samples; delayed_ack stalls up to B's TcpExtDelayedACKs,
+            zero_window up to B's TcpExtTCPToZeroWindowAdv, rto / tlp /
+            loss_recovery up to A's TCPTimeouts / TCPLossProbes /
+            TcpRetransSegs; no verdict or advice for the sender; the
+            client's read log)
   mtu       MTU 9000 on every link (A's snd_mss; 8948 mod 4096 != 0: one
             mtu_alignment finding); the clean control's MTU 1500 the negative
   control   a paced download with nothing wrong (the negative control of
@@ -1319,6 +1329,174 @@ def eval_path_limit(binary, out, p):
     return [r for _, r, *_ in rows]
 
 
+def size_bytes(s):
+    """lab-peer's sizes: "512K" -> 524288."""
+    mul = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(s[-1:].lower(), 1)
+    return int(s[:-1] if mul > 1 else s) * mul
+
+
+def reader_log(out):
+    """The reading client's own account (client.log): the bytes each of
+    its recv() calls returned (the one at EOF left out). A call that got
+    the whole --read-size found data waiting: the reader, not the path,
+    set the pace."""
+    sizes = []
+    try:
+        lines = open(f"{out}/client.log").read().splitlines()
+    except OSError:
+        lines = []
+    for sl in lines:
+        if sl.startswith("read "):
+            n = int(sl.split()[2].split("=", 1)[1])
+            if n > 0:
+                sizes.append(n)
+    return sizes
+
+
+def sender_waits(out):
+    """From the sender's (A's) 1 ms --tcp-sample lines in server.log: the
+    seconds its kernel saw the receiver's window below one segment
+    (tcpi_snd_wnd < tcpi_snd_mss: it could send nothing, whatever it had
+    queued), the seconds it had nothing at all (nothing unacked, nothing
+    queued: its application's own pauses) and the seconds sampled. Each
+    sample stands for the interval to the next one."""
+    zw = idle = total = 0.0
+    prev = None
+    try:
+        lines = open(f"{out}/server.log").read().splitlines()
+    except OSError:
+        lines = []
+    for sl in lines:
+        if not sl.startswith("sample "):
+            continue
+        v = {a: int(b) for a, b in (w.split("=", 1) for w in sl.split()[1:])}
+        if prev is not None:
+            dt = (v["t"] - prev["t"]) / 1e9
+            total += dt
+            if prev["snd_wnd"] < prev["mss"]:
+                zw += dt
+            if not prev["unacked"] and not prev["notsent"]:
+                idle += dt
+        prev = v
+    return zw, idle, total
+
+
+# Verdicts that blame the sender: its application or its socket options.
+SENDER_BLAME = ("TCP_NODELAY, or one", "TCP_CORK", "MSG_MORE", "SO_SNDBUF", "tcp_wmem")
+
+
+def eval_path_slowread(binary, out, p):
+    """A slow reader (B) behind a 16 KiB SO_RCVBUF, reading 4 KiB every
+    50 ms, downloading from A: A waits on B's window (its TCP_INFO:
+    rwnd_limited most of its busy time; its 1 ms samples: how long B's
+    window was below one segment), B holds ACKs while its window cannot
+    open (its TcpExtDelayedACKs) and closes its window when its buffer
+    fills (TcpExtTCPToZeroWindowAdv / FromZeroWindowAdv). Nothing is lost
+    but what A's own probes re-sent (its TcpRetransSegs, TCPLossProbes,
+    TCPTimeouts)."""
+    t = read_truth(f"{out}/truth.txt")
+    k = kernel_limits(t, out)
+    zw_s, idle_s, sampled = sender_waits(out)
+    idle_share = idle_s / sampled if sampled else 0.0
+    reads = reader_log(out)
+    full = sum(n >= p["read_size"] for n in reads)
+    dack = int(num(t, "b_TcpExtDelayedACKs"))
+    zw_to = int(num(t, "b_TcpExtTCPToZeroWindowAdv"))
+    zw_from = int(num(t, "b_TcpExtTCPFromZeroWindowAdv"))
+    probes = int(num(t, "a_TcpExtTCPLossProbes"))
+    timeouts = int(num(t, "a_TcpExtTCPTimeouts"))
+    rtx = int(num(t, "a_TcpRetransSegs"))
+    rows, d = path_rows(binary, out, t, p)
+    for v, r, c, dd, rep, _ in rows:
+        path_sound(t, r)
+        if c is None:
+            continue
+        r.truth = [("kernel", k["dom"]), ("rwnd", f"{100 * k['rwnd']:.0f} %"),
+                   ("A idle", f"{100 * idle_share:.0f} %"),
+                   ("A's window < 1 MSS s", f"{zw_s:.2f}"), ("reads", len(reads)),
+                   ("of them full", f"{100 * full / len(reads):.0f} %" if reads else "-"),
+                   ("delack timers (B)", dack), ("zero windows (B)", f"{zw_to}/{zw_from}"),
+                   ("retr", rtx), ("TLP", probes), ("RTO", timeouts)]
+        # The scenario: A's kernel says it waited on B's window, and B's
+        # application read what it was told to, no more per call.
+        r.check(k["dom"] == "receiver", f"the kernel says {k['dom']}, not receiver (the "
+                "scenario did not happen)")
+        r.check(sum(reads) == size_bytes(t.get("bytes", "0")) and
+                max(reads or [0]) <= p["read_size"],
+                f"the reader read {sum(reads)} B in {len(reads)} calls of up to "
+                f"{max(reads or [0])} B (the scenario did not happen)")
+        ev = dir_stalls(rep, c, d)
+
+        def of(cls):
+            return [e for e in ev if e["class"] == cls]
+        by = {}
+        for e in ev:
+            by[e["class"]] = by.get(e["class"], 0) + 1
+        lb = dd.get("limited_by")
+        r.tcpsift = [("stalls", len(ev))] + sorted(by.items())
+        if not lb:
+            r.check(False, "no limited_by")
+            continue
+        sh = lb["shares"]
+        total = sum(lb["time_s"].values())
+        busy_part = 1.0 - lb["idle_s"] / total if total else 1.0
+        busy_part = busy_part if busy_part > 0 else 1.0
+        t_rwnd = (sh["receiver_window"] + sh["receiver_app"]) / busy_part
+        dom = lb["dominant"]
+        r.tcpsift = [("dominant", dom), ("receiver", f"{100 * t_rwnd:.0f} %")] + \
+            [(x, f"{100 * y:.0f} %") for x, y in sorted(sh.items())
+             if y >= 0.05 and x not in RECV] + \
+            [("zero window s", f"{lb['zero_window_s']:.2f}")] + r.tcpsift
+        # What limited A: B's side (its window or its reader), as much of
+        # A's busy time as its kernel counted rwnd-limited.
+        r.check(dom in RECV, f"dominant {dom}, not the receiver (the kernel's {k['dom']}, "
+                f"rwnd-limited {100 * k['rwnd']:.0f} %)")
+        r.check(abs(t_rwnd - k["rwnd"]) <= 0.10, f"receiver share {t_rwnd:.2f} vs kernel "
+                f"rwnd_limited/busy {k['rwnd']:.2f}")
+        # Time A waited on B is not its application's: "sending
+        # application" (nothing in flight, nothing to send) at most where
+        # A's kernel had nothing to send, within the same 10 %.
+        r.check(sh["sender_app"] <= idle_share + 0.10,
+                f"sender_app {100 * sh['sender_app']:.0f} % where A's kernel had nothing to "
+                f"send {100 * idle_share:.0f} % of the time (B's window below one segment "
+                f"{zw_s:.2f} s)")
+        # How long B's window was closed is the same seen from anywhere on
+        # the path (its closing and its reopening cross the path alike).
+        r.check(zw_to > 0 or lb["zero_window_s"] == 0,
+                f"zero window for {lb['zero_window_s']:.3f} s where B advertised none")
+        r.check(within(lb["zero_window_s"], zw_s, 10, 0.02),
+                f"zero window {lb['zero_window_s']:.3f} s not within 10 % (or 20 ms) of the "
+                f"{zw_s:.3f} s A's kernel had B's window below one segment")
+        # B withholds the ACK of a second full segment while the window it
+        # could offer would shrink (__tcp_ack_snd_check()), until its
+        # delayed-ACK timer: every delayed_ack stall is one of B's timers.
+        r.check(by.get("delayed_ack", 0) <= dack * 1.1 + 1,
+                f"delayed_ack stalls {by.get('delayed_ack', 0)}, more than B's delayed-ACK "
+                f"timers {dack}: {stall_str(of('delayed_ack'))}")
+        # A zero_window stall begins with a zero window B advertised (its
+        # TCPToZeroWindowAdv). Fewer is fine: a window B reopened within
+        # the gap threshold (--stall-min and the loop) held nobody long.
+        r.check(by.get("zero_window", 0) <= zw_to,
+                f"zero_window stalls {by.get('zero_window', 0)}, more than the {zw_to} zero "
+                f"windows B advertised: {stall_str(of('zero_window'))}")
+        # Nothing was lost: a stall a retransmission or a probe ended
+        # needs one of A's.
+        for cls, n_truth, what in (("rto", timeouts, "TcpExtTCPTimeouts"),
+                                   ("tlp", probes, "TcpExtTCPLossProbes"),
+                                   ("loss_recovery", rtx, "TcpRetransSegs")):
+            r.check(by.get(cls, 0) <= n_truth, f"{cls} stalls {by.get(cls, 0)} for A's {what} "
+                    f"{n_truth}: {stall_str(of(cls))}")
+        # The hold is B's: no verdict and no advice for the sender (its
+        # application, Nagle, TCP_CORK, its send buffer).
+        blame = [e for e in ev if e["class"] == "sender_idle" or
+                 any(w in (e["advice"] or "") for w in SENDER_BLAME)]
+        r.check(not blame, f"{len(blame)} stalls blame the sender for B's hold: "
+                f"{stall_str(blame)} ({'; '.join(sorted({e['reason'] for e in blame}))})")
+        r.check(not any(w in (lb["advice"] or "") for w in SENDER_BLAME),
+                f"limited_by advice for the sender: {lb['advice']}")
+    return [r for _, r, *_ in rows]
+
+
 # family -> scenarios: (name, runner options, mode, bytes, server opts,
 # client opts, evaluator, extra p, seconds, check RTTs)
 def path_cells(tools):
@@ -1356,6 +1534,13 @@ def path_cells(tools):
         ("path: limits", "app-4k-every-3ms", ["-s", "a"], "download", "4M",
          ["--cc", "cubic", "--tcp-sample", "1", "--write-size", "4K", "--write-every", "3"], [],
          eval_path_limit, {"want": "sender_app"}, ()),
+        # 4 KiB every 50 ms is 80 KiB/s, below what a 16 KiB window
+        # carries a round trip up to 200 ms (where the two meet): the reader
+        # holds A back at every RTT, 6.4 s for 512 KiB.
+        ("path: slowread", "slowread", ["-s", "a"], "download", "512K",
+         ["--cc", "cubic", "--tcp-sample", "1"],
+         ["--rcvbuf", "16K", "--read-size", "4096", "--read-every", "50"], eval_path_slowread,
+         {"read_size": 4096}, ("20 ms",)),
         ("path: mtu", "mtu9000", ["-s", "a", "-m", "9000"], "download", "4M",
          ["--pacing-rate", "8M", "--cc", "cubic"], [], eval_path_mtu, {}, ("20 ms",)),
     ]
