@@ -284,6 +284,11 @@ static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
 {
 	int64_t loop = c->hs_loop_ns[k], to_r = c->hs_loop_ns[!k];
 
+	/* Under a millisecond, S's own capture sees its handshake answer
+	 * take tens of us on a busy host, a fair part of a short path's
+	 * loop: there, away from S takes half the loop to R. */
+	if (loop < LIMIT_NEAR_NS && loop <= to_r / 2)
+		return 0;
 	return loop > LIMIT_FAR_MIN_NS && loop > to_r / 4 ? loop : 0;
 }
 
@@ -296,7 +301,10 @@ static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum s
 	bool known;
 	uint64_t win = tcp_peer_window(c, k, &known);
 
-	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4))
+	/* A window that opens from below a segment is kept whatever the
+	 * spacing: S answers it at once, and must be judged against it. */
+	bool opens = s->far_n && last->win < limit_mss(c, k) && win >= limit_mss(c, k);
+	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4 && !opens))
 		return;
 	s->far[h] = (struct limit_far){now, c->half[k].snd_una,
 				       win > UINT32_MAX ? UINT32_MAX : (uint32_t)win};
@@ -389,6 +397,32 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 }
 
 /*
+ * S's new data reaching past a closed window of the sample found (sent a
+ * loop ago) proves S had a newer one: S never sends past the window it
+ * knows (RFC 9293 3.8.6; a zero-window probe is no new data). (Past an
+ * open window the samples, a quarter loop apart, are merely coarse.) An
+ * update S answers faster than the handshake's loop
+ * (its softirq sends at once; the handshake's answer took longer) would
+ * otherwise leave S judged against R's zero window. The first newer
+ * sample that admits the data, else the newest.
+ */
+static const struct limit_far *limit_far_admit(struct limit_dir_state *s, uint32_t snd_nxt)
+{
+	unsigned i = s->far_then;
+
+	for (;;) {
+		const struct limit_far *f = &s->far[i];
+		int32_t flight = (int32_t)(snd_nxt - f->una);
+		unsigned nx = i + 1 == LIMIT_FAR_RING ? 0 : i + 1;
+		if (flight <= 0 || (uint32_t)flight <= f->win || nx == s->far_head)
+			break;
+		i = nx;
+	}
+	s->far_then = (uint8_t)i;
+	return &s->far[i];
+}
+
+/*
  * Away from S, behind a bottleneck, S's sends arrive at its pace, not an
  * ACK's, and what S has in flight waits in the queue, unseen here: neither
  * an empty flight nor R's ACKs clocking S can be seen. But a standing
@@ -413,13 +447,24 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	bool queued = limit_far_queued(s);
 
 	s->far_idle_at = 0;
+	/* R's window closed: from R's closing ACK to its update, as R sent
+	 * them (away from S, S lives the same span a loop later; judging it
+	 * against the window a handshake loop old would stretch it to R's
+	 * next packet when S answers the update sooner). */
+	uint64_t zwin = rwnd;
 	if (then && c->half[k].have_nxt) {
 		/* Away from S: its flight and R's window as S knew them. An
 		 * ACK that emptied the flight here reaches S and shows in what
 		 * arrives a loop later: from then on S had nothing in flight -
-		 * unless S's flight waits in a queue between it and here. */
+		 * unless S's flight waits in a queue between it and here, or
+		 * that ACK closed R's window (S is blocked, not idle). */
+		const struct tcp_seg *seg = &c->tp->seg;
+		if (seg->dir == (enum sum_dir_id)k && (seg->kind & TCP_SEG_NEW_DATA) &&
+		    then->win < mss)
+			then = limit_far_admit(s, c->half[k].snd_nxt);
 		int32_t f = (int32_t)(c->half[k].snd_nxt - then->una);
-		if (!flight && f > 0 && c->tp->seg.dir != (enum sum_dir_id)k && !queued)
+		bool open = !known || rwnd >= mss;
+		if (!flight && f > 0 && seg->dir != (enum sum_dir_id)k && !queued && open)
 			s->far_idle_at = clock_sat_add(now, s->far_loop);
 		flight = f > 0 ? (uint32_t)f : 0;
 		rwnd = then->win;
@@ -428,6 +473,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	*idle = false;
 	s->zero_window = false;
 	/* Without both SYNs the scale is unknown: only 0 is sure (stall.c). */
+	bool zknown = known && (c->info.wscale_known || zwin == 0);
 	known = known && (c->info.wscale_known || rwnd == 0);
 	if (known && rwnd > s->out.rwnd_max)
 		s->out.rwnd_max = rwnd;
@@ -435,7 +481,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		return LIMIT_NONE; /* S is done */
 	if (s->recovering)
 		return LIMIT_CONGESTION;
-	if (known && rwnd < mss) {
+	if (zknown && zwin < mss) {
 		s->zero_window = true;
 		return LIMIT_RECEIVER_APP;
 	}
