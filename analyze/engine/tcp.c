@@ -235,6 +235,28 @@ static bool reply_unheard(const struct tcp_conn *c, enum sum_dir_id dir, const s
 }
 
 /*
+ * R's packet passed here before S's last segment, yet S heard it only
+ * after sending that one: away from S, new data a loop after R's packet
+ * that echoes its TSval was sent when it arrived (an ACK opening the
+ * congestion window: seen at a receiver-side capture of an initial window
+ * on a 5/35 ms path, 40.2 ms after R's ACK, its loop 40 ms). A probe fires
+ * two SRTT after S's last transmission, later than that.
+ */
+static bool answers_reply(const struct tcp_conn *c, enum sum_dir_id dir, const struct dec_tcp *t,
+			  int64_t now)
+{
+	const struct tcp_half *r = &c->half[!dir];
+	int64_t loop = tcp_loop_rtt(c, dir);
+
+	if (loop <= 0 || !t->opt.has_ts || !r->tsring)
+		return false;
+	unsigned last = tsring_newest(r);
+	/* (The ring keeps a TSval's first packet: R's last may repeat it.) */
+	return r->tsring[last].tsval == t->opt.tsecr &&
+	       now - r->last_ts <= clock_sat_add(loop + loop / 4, TCP_TLP_MIN_NS);
+}
+
+/*
  * New data after gap ns of silence with two or more full segments in
  * flight (as S knew it) and nothing from R since S's last packet that S
  * could have heard (reply_unheard()), no sooner than a probe
@@ -265,9 +287,11 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 
 	if (gap < clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) || !seg || r->dupack_run || r->sacking)
 		return false;
-	if (r->last_ts < h->last_ts)
+	if (r->last_ts < h->last_ts) {
+		if (answers_reply(c, dir, t, now))
+			return false;
 		flight = tcp_in_flight(c, dir);
-	else if (reply_unheard(c, dir, t, now) && h->have_una && seq_ge(h->snd_nxt, c->run_una))
+	} else if (reply_unheard(c, dir, t, now) && h->have_una && seq_ge(h->snd_nxt, c->run_una))
 		flight = h->snd_nxt - c->run_una;
 	else
 		return false;

@@ -431,6 +431,52 @@ static void test_paced_write(void)
 	CHECK_EQ_U(v.nev, 0);
 }
 
+/*
+ * At the receiver of a 40 ms path (a 5/35 ms one), the initial window of
+ * ten segments: the receiver ACKs six before the last four pass here, and
+ * the sender's next segment comes a loop after that ACK, echoing its TSval:
+ * the ACK clocked it (slow start), though four segments were out. No probe.
+ * Control: the same segment echoing an older TSval was sent without that
+ * ACK: a tail-loss probe (RFC 8985 7.3).
+ */
+static void iw_answered(struct convo *v, uint32_t echo)
+{
+	uint32_t s = IRS + 1;
+	int64_t t = 2 * 40 * MS;
+
+	send_seg(v, &(struct seg){C2S, S, ISS, 0, 0, 20000, 0, 1000, 3, 0, 100, 0});
+	send_seg(v,
+		 &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, 40 * MS, 1000, 3, 0, 500, 100});
+	send_seg(
+	    v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 20000, 40 * MS + 40, 0, 0, 0, 140, 500});
+	for (uint32_t k = 0; k < 10; k++) {
+		send_seg(v, &(struct seg){S2C, A, s + 1000 * k, ISS + 1, 1000, 1000, t + 4 * k, 0,
+					  0, 0, 540, 140});
+		if (k == 5)
+			send_seg(v, &(struct seg){C2S, A, ISS + 1, s + 6000, 0, 20000, t + 22, 0, 0,
+						  0, 181, 540});
+	}
+	send_seg(v, &(struct seg){S2C, A, s + 10000, ISS + 1, 1000, 1000, t + 40 * MS + 200, 0, 0,
+				  0, 581, echo});
+}
+
+static void test_ack_clocked_after_last_segment(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	iw_answered(&v, 181);
+	finish(&v);
+	for (unsigned k = 0; k < v.nev; k++)
+		CHECK(v.ev[k].u.stall.cls != STALL_TLP);
+
+	convo_init(&v);
+	iw_answered(&v, 140);
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_TLP);
+}
+
 int main(void)
 {
 	test_paced_write();
@@ -444,5 +490,6 @@ int main(void)
 	test_cork_held_by_rto();
 	test_uncorked_remainder_200ms();
 	test_deferred_send_is_no_answer();
+	test_ack_clocked_after_last_segment();
 	return unit_done("stall_path");
 }
