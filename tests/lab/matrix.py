@@ -1221,6 +1221,18 @@ RECV = ("receiver_window", "receiver_app")
 INSIDE = ("congestion", "slow_start", "bottleneck", "stall")
 
 
+def receiver_share(lb):
+    """A limited_by's receiver share of the busy (not idle) time, and its
+    tcpsift columns: the dominant class, that share, other classes >= 5 %."""
+    sh = lb["shares"]
+    total = sum(lb["time_s"].values())
+    busy_part = 1.0 - lb["idle_s"] / total if total else 1.0
+    busy_part = busy_part if busy_part > 0 else 1.0
+    t_rwnd = (sh["receiver_window"] + sh["receiver_app"]) / busy_part
+    return t_rwnd, [("dominant", lb["dominant"]), ("receiver", f"{100 * t_rwnd:.0f} %")] + \
+        [(x, f"{100 * y:.0f} %") for x, y in sorted(sh.items()) if y >= 0.05 and x not in RECV]
+
+
 def kernel_limits(t, out):
     """The sender's (A's) own account (findings-limit.sh's rules): TCP_INFO
     chrono counters and the 1 ms --tcp-sample lines of server.log."""
@@ -1296,14 +1308,9 @@ def eval_path_limit(binary, out, p):
             r.check(False, "no limited_by")
             continue
         sh = lb["shares"]
-        total = sum(lb["time_s"].values())
-        busy_part = 1.0 - lb["idle_s"] / total if total else 1.0
-        busy_part = busy_part if busy_part > 0 else 1.0
-        t_rwnd = (sh["receiver_window"] + sh["receiver_app"]) / busy_part
+        t_rwnd, r.tcpsift = receiver_share(lb)
         dom = lb["dominant"]
         t_dom = "receiver" if dom in RECV else "inside" if dom in INSIDE else dom
-        r.tcpsift = [("dominant", dom), ("receiver", f"{100 * t_rwnd:.0f} %")] + \
-            [(x, f"{100 * y:.0f} %") for x, y in sorted(sh.items()) if y >= 0.05 and x not in RECV]
         r.check(k["dom"] == p["want"], f"the kernel says {k['dom']}, not {p['want']} "
                 "(the scenario did not happen)")
         if p["want"] == "inside":
@@ -1438,15 +1445,9 @@ def eval_path_slowread(binary, out, p):
             r.check(False, "no limited_by")
             continue
         sh = lb["shares"]
-        total = sum(lb["time_s"].values())
-        busy_part = 1.0 - lb["idle_s"] / total if total else 1.0
-        busy_part = busy_part if busy_part > 0 else 1.0
-        t_rwnd = (sh["receiver_window"] + sh["receiver_app"]) / busy_part
+        t_rwnd, cols = receiver_share(lb)
         dom = lb["dominant"]
-        r.tcpsift = [("dominant", dom), ("receiver", f"{100 * t_rwnd:.0f} %")] + \
-            [(x, f"{100 * y:.0f} %") for x, y in sorted(sh.items())
-             if y >= 0.05 and x not in RECV] + \
-            [("zero window s", f"{lb['zero_window_s']:.2f}")] + r.tcpsift
+        r.tcpsift = cols + [("zero window s", f"{lb['zero_window_s']:.2f}")] + r.tcpsift
         # What limited A: B's side (its window or its reader), as much of
         # A's busy time as its kernel counted rwnd-limited.
         r.check(dom in RECV, f"dominant {dom}, not the receiver (the kernel's {k['dom']}, "

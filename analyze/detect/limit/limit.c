@@ -303,7 +303,8 @@ static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum s
 
 	/* A window that opens from below a segment is kept whatever the
 	 * spacing: S answers it at once, and must be judged against it. */
-	bool opens = s->far_n && last->win < limit_mss(c, k) && win >= limit_mss(c, k);
+	uint32_t mss = limit_mss(c, k);
+	bool opens = s->far_n && last->win < mss && win >= mss;
 	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4 && !opens))
 		return;
 	s->far[h] = (struct limit_far){now, c->half[k].snd_una,

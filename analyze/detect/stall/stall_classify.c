@@ -22,6 +22,13 @@ enum {
 /* RFC 1122 4.2.3.2: an ACK is delayed by less than 0.5 s. */
 #define STALL_DELACK_MAX_NS (500ll * 1000000ll)
 
+/* A silence that was the application's (or S's own rate): think time. */
+static void stall_add_think(struct stall_state *cold, int64_t ns)
+{
+	cold->sum.think_time++;
+	cold->sum.think_time_ns = clock_sat_add(cold->sum.think_time_ns, ns);
+}
+
 static const int64_t stall_hist_edges_ms[STALL_HIST_BUCKETS] = STALL_HIST_EDGES_MS;
 
 /* ---- a stall found: the summary and the event ---- */
@@ -258,9 +265,7 @@ __attribute__((noinline)) void stall_probe_resolve(struct tcp_conn *c, const str
 
 	c->dhot.stall.probe_open = false;
 	if (burst) {
-		cold->sum.think_time++;
-		cold->sum.think_time_ns =
-		    clock_sat_add(cold->sum.think_time_ns, cold->probe.duration);
+		stall_add_think(cold, cold->probe.duration);
 		return;
 	}
 	stall_emit(c, env, &cold->probe);
@@ -443,10 +448,8 @@ static bool stall_paced(struct tcp_conn *c, const struct det_env *env, enum sum_
 	if (!d->mss || d->last_len < d->mss || seg->len < d->mss ||
 	    stall_timer_like(c, pd, seg->ts - d->last_tx_ts) || stall_timer_like(c, pd, gap))
 		return false;
-	if ((cold = DET_COLD_GET(c, env, stall))) {
-		cold->sum.think_time++;
-		cold->sum.think_time_ns = clock_sat_add(cold->sum.think_time_ns, gap);
-	}
+	if ((cold = DET_COLD_GET(c, env, stall)))
+		stall_add_think(cold, gap);
 	return true;
 }
 
@@ -515,11 +518,8 @@ static void stall_gap_data(struct tcp_conn *c, const struct det_env *env)
 		if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
 				      stall_held_remainder(c, env, pd)))
 			return;
-		if ((cold = DET_COLD_GET(c, env, stall))) {
-			cold->sum.think_time++;
-			cold->sum.think_time_ns =
-			    clock_sat_add(cold->sum.think_time_ns, seg->ts - st->last_ts);
-		}
+		if ((cold = DET_COLD_GET(c, env, stall)))
+			stall_add_think(cold, seg->ts - st->last_ts);
 		return;
 	}
 	stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,
