@@ -18,7 +18,7 @@
 
 #define REP_JSON_SCHEMA 2
 
-static void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
+JO_KEYED void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
 {
 	jo_w_key(w, key);
 	if (!r->n) {
@@ -33,7 +33,7 @@ static void w_rtt(struct jo_writer *w, const char *key, const struct sum_rtt *r)
 	jo_w_obj_end(w);
 }
 
-static void w_rate(struct jo_writer *w, const char *key, uint64_t bytes, int64_t dur_ns)
+JO_KEYED void w_rate(struct jo_writer *w, const char *key, uint64_t bytes, int64_t dur_ns)
 {
 	if (dur_ns <= 0)
 		jo_knull(w, key);
@@ -50,7 +50,7 @@ static void w_endpoint(struct jo_writer *w, const struct dec_addr *a, uint16_t p
 }
 
 /* Counts by enum sum_reorder_by, one key per rule (summary.c names them). */
-static void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_COUNT])
+JO_KEYED void w_by(struct jo_writer *w, const char *key, const uint64_t by[SUM_BY_COUNT])
 {
 	const char *names[SUM_BY_COUNT];
 
@@ -168,7 +168,7 @@ static void w_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir, i
 }
 
 /* ns as seconds, null when negative (unknown). */
-static void w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
+JO_KEYED void w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
 {
 	if (ns >= 0)
 		jo_ksec(w, key, ns);
@@ -176,7 +176,7 @@ static void w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
 		jo_knull(w, key);
 }
 
-static void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
+JO_KEYED void w_mss_or_null(struct jo_writer *w, const char *key, uint32_t mss)
 {
 	if (mss)
 		jo_kint(w, key, mss);
@@ -226,7 +226,7 @@ static void conn_det_upto(struct conn_writer *cw, const char *key)
 
 /* The detectors' members that sort before key, then key itself: the
  * writer, ready for key's value. */
-static struct jo_writer *conn_key(struct conn_writer *cw, const char *key)
+JO_KEYED struct jo_writer *conn_key(struct conn_writer *cw, const char *key)
 {
 	conn_det_upto(cw, key);
 	jo_w_key(cw->w, key);

@@ -203,9 +203,25 @@ static void buf_free(struct jo_buf *b)
 
 /* ---- the streaming writer ---- */
 
+/* The separator of a member at w->depth (jo_key_fast()): "," and, pretty,
+ * the line break and indentation newline() writes. */
+static void set_sep(struct jo_writer *w)
+{
+	size_t pad = w->indent > 0 ? (size_t)w->indent * (size_t)(w->depth > 0 ? w->depth : 0) : 0;
+
+	w->sep_len = 0;
+	if (w->depth > JO_MAX_DEPTH || pad + 2 > JO_SEP_COPY)
+		return;
+	memset(w->sep, ' ', sizeof(w->sep));
+	w->sep[0] = ',';
+	w->sep[1] = '\n';
+	w->sep_len = (uint8_t)(w->indent > 0 ? pad + 2 : 1);
+}
+
 void jo_w_init(struct jo_writer *w, FILE *out, size_t flush_at, int indent)
 {
 	*w = (struct jo_writer){.out = out, .flush_at = flush_at, .indent = indent, .first = true};
+	set_sep(w);
 }
 
 /* Before a key or an array element: the comma and the line break Jansson
@@ -237,12 +253,35 @@ static void check_order(struct jo_writer *w, const char *key)
 	}
 	w->last_key[d] = key;
 }
+
+void jo_check_key(struct jo_writer *w, const char *key, size_t klen)
+{
+	size_t n = klen - 1;
+
+	check_order(w, key);
+	if (klen && (strlen(key) != n || !plain(key, n))) {
+		fprintf(stderr, "jsonout: literal key \"%s\" is not plain\n", key);
+		jo_fail(w, ERR_USAGE);
+	}
+}
 #endif
 
+/* A key that needs escapes (not in the reports): written the general way. */
+static char *key_general(struct jo_writer *w, const char *key, size_t n, size_t value)
+{
+	separate(w);
+	jo_fail(w, put_string(&w->b, key, n));
+	jo_fail(w, w->indent > 0 ? put(&w->b, ": ", 2) : put(&w->b, ":", 1));
+	if (reserve(&w->b, value) < 0)
+		jo_fail(w, ERR_NOMEM);
+	return w->err ? NULL : w->b.p + w->b.len;
+}
+
 /*
- * The hot path of every member: comma, line break and indentation, the
- * quoted key and the colon, with room for `value` more bytes reserved in
- * the same step. Returns where the value goes (the caller sets b.len past
+ * A member's key where the inline jo_key_fast() could not write it (a key
+ * to measure, little room, deep nesting): comma, line break and
+ * indentation, the quoted key and the colon, with room for `value` more
+ * bytes reserved in the same step. Returns where the value goes (the caller sets b.len past
  * it), or NULL after an error. Keys are always inside an object (depth >= 1).
  * klen: JO_KEY_LEN(key), the length + 1 of a literal key, 0 to measure.
  */
@@ -251,21 +290,21 @@ static char *key_then(struct jo_writer *w, const char *key, size_t klen, size_t 
 	size_t n = klen - 1, pad = w->indent > 0 ? (size_t)w->indent * (size_t)w->depth : 0;
 	char *p;
 
+	if (!klen) {
+		if (!key_scan(key, &n)) { /* not in the reports; the general way */
 #ifdef JO_CHECK_ORDER
-	check_order(w, key);
-	if (klen && (strlen(key) != n || !plain(key, n))) {
-		fprintf(stderr, "jsonout: literal key \"%s\" is not plain\n", key);
-		jo_fail(w, ERR_USAGE);
-	}
+			jo_check_key(w, key, 0);
 #endif
-	if (!klen && !key_scan(key, &n)) { /* not in the reports; the general way */
-		separate(w);
-		jo_fail(w, put_string(&w->b, key, n));
-		jo_fail(w, w->indent > 0 ? put(&w->b, ": ", 2) : put(&w->b, ":", 1));
-		if (reserve(&w->b, value) < 0)
-			jo_fail(w, ERR_NOMEM);
-		return w->err ? NULL : w->b.p + w->b.len;
+			return key_general(w, key, n, value);
+		}
+		klen = n + 1;
 	}
+	if ((p = jo_key_fast(w, key, klen, value)))
+		return p;
+		/* Little room left, or deeper than the separator holds. */
+#ifdef JO_CHECK_ORDER
+	jo_check_key(w, key, klen);
+#endif
 	if (reserve(&w->b, n + pad + 8 + 6 + value) < 0) {
 		jo_fail(w, ERR_NOMEM);
 		return NULL;
@@ -409,6 +448,7 @@ static void open_container(struct jo_writer *w, const char *c)
 	jo_fail(w, put(&w->b, c, 1));
 	w->depth++;
 	w->first = true;
+	set_sep(w);
 #ifdef JO_CHECK_ORDER
 	if (w->depth <= JO_MAX_DEPTH)
 		w->last_key[w->depth] = NULL;
@@ -419,6 +459,7 @@ static void open_container(struct jo_writer *w, const char *c)
 static void close_container(struct jo_writer *w, const char *c)
 {
 	w->depth--;
+	set_sep(w);
 	if (!w->first)
 		jo_fail(w, newline(&w->b, w->indent, w->depth));
 	jo_fail(w, put(&w->b, c, 1));

@@ -33,6 +33,9 @@ struct jo_buf {
 };
 
 #define JO_MAX_DEPTH 16
+/* A member's leading bytes at the current depth that the inline key
+ * writers copy whole: a comma, a line break, up to 30 spaces. */
+#define JO_SEP_COPY 32
 
 struct jo_writer {
 	struct jo_buf b;
@@ -46,6 +49,11 @@ struct jo_writer {
 	int err;	 /* first error, enum err_code */
 	int sys_errno;	 /* with ERR_SYSTEM: the errno of the failed write */
 	size_t err_at;	 /* b.len when it happened: later bytes are not written */
+	/* What goes before a member at this depth, "," then (pretty) a line
+	 * break and the indentation, kept as the depth changes so a key costs
+	 * one fixed-size copy; sep_len 0: deeper than JO_SEP_COPY holds. */
+	uint8_t sep_len;
+	char sep[JO_SEP_COPY + 8];
 #ifdef JO_CHECK_ORDER
 	const char *last_key[JO_MAX_DEPTH + 1]; /* per depth; NULL: none yet */
 #endif
@@ -61,6 +69,8 @@ struct jo_writer {
 size_t jo_fmt_real(char *buf, double v);
 /* ns as exact seconds ("1796033364.947948123", "0.5", "3.0"); the length. */
 size_t jo_fmt_sec(char *buf, int64_t ns);
+/* v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
+size_t jo_fmt_int(char *buf, int64_t v);
 
 /*
  * A key's length + 1 where the compiler knows it: a string literal, whose
@@ -93,14 +103,65 @@ void jo_kstr_l(struct jo_writer *w, const char *key, size_t klen, const char *s)
 void jo_kbool_l(struct jo_writer *w, const char *key, size_t klen, bool v);
 void jo_knull_l(struct jo_writer *w, const char *key, size_t klen);
 
+/* A writer's helper that passes a key on: inlined, so a literal key stays
+ * one (JO_KEY_LEN) and takes jo_key_fast(). */
+#define JO_KEYED static inline __attribute__((always_inline))
+
+#ifdef JO_CHECK_ORDER
+/* The test builds: a literal key in sorted order and plain, else the
+ * writer fails. */
+void jo_check_key(struct jo_writer *w, const char *key, size_t klen);
+#endif
+
 #define JO_INLINE static inline __attribute__((always_inline))
+/*
+ * The common member, inline where its key is a literal (n known to the
+ * compiler, so the key's copy is a few moves): separator, quoted key,
+ * colon, with room for `value` more bytes. NULL sends the caller to the
+ * general way (an unknown key, little room, deep nesting), which also
+ * reports errors.
+ */
+JO_INLINE char *jo_key_fast(struct jo_writer *w, const char *key, size_t klen, size_t value)
+{
+	size_t n = klen - 1;
+
+	if (!klen || !w->sep_len || w->b.cap - w->b.len < JO_SEP_COPY + n + 4 + value)
+		return NULL;
+#ifdef JO_CHECK_ORDER
+	jo_check_key(w, key, klen);
+#endif
+	char *p = w->b.p + w->b.len;
+	__builtin_memcpy(p, w->sep + w->first, JO_SEP_COPY);
+	p += w->sep_len - w->first;
+	*p++ = '"';
+	__builtin_memcpy(p, key, n);
+	p += n;
+	*p++ = '"';
+	*p++ = ':';
+	if (w->indent > 0)
+		*p++ = ' ';
+	w->first = false;
+	return p;
+}
 JO_INLINE void jo_w_key(struct jo_writer *w, const char *key)
 {
-	jo_w_key_l(w, key, JO_KEY_LEN(key));
+	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), 0);
+
+	if (!p) {
+		jo_w_key_l(w, key, JO_KEY_LEN(key));
+		return;
+	}
+	w->b.len = (size_t)(p - w->b.p);
+	w->after_key = true;
 }
 JO_INLINE void jo_kint(struct jo_writer *w, const char *key, int64_t v)
 {
-	jo_kint_l(w, key, JO_KEY_LEN(key), v);
+	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), 24);
+
+	if (p)
+		w->b.len = (size_t)(p - w->b.p) + jo_fmt_int(p, v);
+	else
+		jo_kint_l(w, key, JO_KEY_LEN(key), v);
 }
 JO_INLINE void jo_kreal(struct jo_writer *w, const char *key, double v)
 {
@@ -108,7 +169,12 @@ JO_INLINE void jo_kreal(struct jo_writer *w, const char *key, double v)
 }
 JO_INLINE void jo_ksec(struct jo_writer *w, const char *key, int64_t ns)
 {
-	jo_ksec_l(w, key, JO_KEY_LEN(key), ns);
+	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), JO_SEC_MAX);
+
+	if (p)
+		w->b.len = (size_t)(p - w->b.p) + jo_fmt_sec(p, ns);
+	else
+		jo_ksec_l(w, key, JO_KEY_LEN(key), ns);
 }
 JO_INLINE void jo_kstr(struct jo_writer *w, const char *key, const char *s)
 {
@@ -116,7 +182,17 @@ JO_INLINE void jo_kstr(struct jo_writer *w, const char *key, const char *s)
 }
 JO_INLINE void jo_kbool(struct jo_writer *w, const char *key, bool v)
 {
-	jo_kbool_l(w, key, JO_KEY_LEN(key), v);
+	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), 5);
+
+	if (!p) {
+		jo_kbool_l(w, key, JO_KEY_LEN(key), v);
+		return;
+	}
+	__builtin_memcpy(p, v ? "true" : "fals", 4);
+	p += 4;
+	if (!v)
+		*p++ = 'e';
+	w->b.len = (size_t)(p - w->b.p);
 }
 JO_INLINE void jo_knull(struct jo_writer *w, const char *key)
 {

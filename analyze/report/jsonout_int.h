@@ -29,9 +29,6 @@ static inline void jo_fail(struct jo_writer *w, int rc)
 	}
 }
 
-/* v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
-size_t jo_fmt_int(char *buf, int64_t v);
-
 /* jo_fmt_real()'s reference by printf: what it falls back to where its
  * exact fast path does not reach, and what the tests hold it to. */
 size_t jo_fmt_real_printf(char *buf, double v);

@@ -360,6 +360,62 @@ static void stream(struct jo_writer *w, const json_t *v)
 	}
 }
 
+/* Level k of a nest 15 deep (the order check of the test builds follows
+ * 16), in literal keys (the inline writers). */
+static void deep_write(struct jo_writer *w, int k)
+{
+	jo_w_obj(w);
+	jo_kint(w, "a", k);
+	jo_kbool(w, "b", k % 2 == 0);
+	jo_knull(w, "c");
+	jo_kstr(w, "d", "s");
+	if (k < 14) {
+		jo_w_key(w, "e");
+		deep_write(w, k + 1);
+	}
+	jo_w_key(w, "f");
+	jo_w_arr(w);
+	jo_w_int(w, k);
+	jo_w_bool(w, false);
+	jo_w_arr_end(w);
+	jo_kbool(w, "g", k % 2 != 0);
+	jo_w_obj_end(w);
+}
+
+static json_t *deep_tree(int k)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "a", json_integer(k));
+	json_object_set_new(o, "b", json_boolean(k % 2 == 0));
+	json_object_set_new(o, "c", json_null());
+	json_object_set_new(o, "d", json_string("s"));
+	if (k < 14)
+		json_object_set_new(o, "e", deep_tree(k + 1));
+	json_object_set_new(o, "f", json_pack("[ib]", k, 0));
+	json_object_set_new(o, "g", json_boolean(k % 2 != 0));
+	return o;
+}
+
+/* Byte for byte Jansson's layout, at every depth and indent: the inline
+ * key writers' separator, the general way past 30 spaces of indentation,
+ * and the buffer's growth under both. */
+static void test_deep_layout(void)
+{
+	json_t *tree = deep_tree(0);
+
+	for (int indent = 0; indent <= 4; indent++) {
+		struct jo_writer w;
+		jo_w_init(&w, NULL, 0, indent);
+		deep_write(&w, 0);
+		char *want = json_dumps(tree, (indent ? JSON_INDENT(indent) : JSON_COMPACT) |
+						  JSON_SORT_KEYS);
+		expect(&w, want, indent ? "deep pretty layout" : "deep compact layout");
+		free(want);
+		jo_w_free(&w);
+	}
+	json_decref(tree);
+}
+
 /* Equal, reals to the 16 significant digits the writer keeps. */
 static bool same_value(const json_t *a, const json_t *b)
 {
@@ -523,6 +579,7 @@ static void test_errors(void)
 int main(void)
 {
 	test_layout();
+	test_deep_layout();
 	test_strings();
 	test_keys();
 	test_reals();

@@ -125,7 +125,7 @@ static const char *limit_advice(const struct limit_dir *d, unsigned k, const str
 
 /* ---- JSON ---- */
 
-static void limit_w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
+JO_KEYED void limit_w_sec_or_null(struct jo_writer *w, const char *key, int64_t ns)
 {
 	if (ns > 0)
 		jo_ksec(w, key, ns);

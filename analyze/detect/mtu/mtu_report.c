@@ -19,7 +19,7 @@ static const char *const mtu_pmtu_names[MTU_PMTU_KIND_COUNT] = {
     [MTU_PMTU_BLACKHOLE] = "blackhole",
 };
 
-static void w_num_or_null(struct jo_writer *w, const char *key, uint32_t v)
+JO_KEYED void w_num_or_null(struct jo_writer *w, const char *key, uint32_t v)
 {
 	if (v)
 		jo_kint(w, key, v);
@@ -27,7 +27,7 @@ static void w_num_or_null(struct jo_writer *w, const char *key, uint32_t v)
 		jo_knull(w, key);
 }
 
-static void w_pair(struct jo_writer *w, const char *key, uint32_t c2s, uint32_t s2c)
+JO_KEYED void w_pair(struct jo_writer *w, const char *key, uint32_t c2s, uint32_t s2c)
 {
 	jo_w_key(w, key);
 	jo_w_obj(w);
@@ -37,7 +37,7 @@ static void w_pair(struct jo_writer *w, const char *key, uint32_t c2s, uint32_t 
 }
 
 /* Per-direction counts: {"c2s": n, "s2c": n}. */
-static void w_int_pair(struct jo_writer *w, const char *key, const uint32_t v[2])
+JO_KEYED void w_int_pair(struct jo_writer *w, const char *key, const uint32_t v[2])
 {
 	jo_w_key(w, key);
 	jo_w_obj(w);
