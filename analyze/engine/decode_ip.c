@@ -24,20 +24,18 @@ void dec_tcp_options(const uint8_t *p, uint32_t len, uint32_t cap, struct dec_tc
 {
 	uint32_t i = 0;
 
-	o->mss = 0;
-	o->wscale = 0;
-	o->nsack = 0;
-	o->tsval = 0;
-	o->tsecr = 0;
-	o->has_mss = 0;
-	o->has_wscale = 0;
-	o->sack_permitted = 0;
-	o->has_ts = 0;
-	o->has_sack = 0;
-	o->malformed = 0;
-	o->truncated = 0;
+	*o = (struct dec_tcp_opts){0};
 	if (cap > len)
 		cap = len;
+	/* NOP, NOP, timestamps: what nearly every segment of a connection
+	 * with timestamps carries (RFC 7323 appendix A), read at once as
+	 * Linux's tcp_parse_aligned_timestamp() does. */
+	if (len == 12 && cap == 12 && ld_be32(p) == 0x0101080au) {
+		o->tsval = ld_be32(p + 4);
+		o->tsecr = ld_be32(p + 8);
+		o->has_ts = 1;
+		return;
+	}
 
 	while (i < len) {
 		uint8_t kind, olen;

@@ -1048,6 +1048,23 @@ static void test_tcp_options_direct(void)
 	CHECK(o.malformed && !o.has_sack);
 	dec_tcp_options(sack12, sizeof(sack12), sizeof(sack12), &o);
 	CHECK(o.malformed && !o.has_sack);
+
+	/* NOP, NOP, timestamps: read at once; every other field as the
+	 * general walk leaves it, which the same option in another order and
+	 * the same bytes cut short take. */
+	static const uint8_t nopts[] = {1, 1, 8, 10, 0xaa, 0xbb, 0xcc, 0xdd, 1, 2, 3, 4};
+	static const uint8_t tsnop[] = {8, 10, 0xaa, 0xbb, 0xcc, 0xdd, 1, 2, 3, 4, 1, 1};
+	memset(&o, 0xff, sizeof(o));
+	dec_tcp_options(nopts, sizeof(nopts), sizeof(nopts), &o);
+	CHECK(o.has_ts && o.tsval == 0xaabbccdd && o.tsecr == 0x01020304);
+	CHECK(!o.has_mss && !o.has_wscale && !o.sack_permitted && !o.has_sack && o.nsack == 0);
+	CHECK(!o.malformed && !o.truncated && o.mss == 0 && o.wscale == 0);
+	memset(&o, 0xff, sizeof(o));
+	dec_tcp_options(tsnop, sizeof(tsnop), sizeof(tsnop), &o);
+	CHECK(o.has_ts && o.tsval == 0xaabbccdd && o.tsecr == 0x01020304);
+	CHECK(!o.has_mss && !o.has_sack && !o.malformed && !o.truncated && o.nsack == 0);
+	dec_tcp_options(nopts, sizeof(nopts), 11, &o);
+	CHECK(!o.has_ts && o.truncated && !o.malformed);
 }
 
 /* ---- ICMP ---- */
