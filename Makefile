@@ -219,7 +219,7 @@ check-cli: tests
 check-shard: tests $(O)/bench/gen
 	@tests/shard/run.sh $(O)/tcpsift
 
-check-threads: tests
+check-threads: tests $(O)/bench/gen
 	@tests/threads/run.sh $(O)/tcpsift
 
 check-tshark: tests

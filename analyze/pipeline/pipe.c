@@ -45,6 +45,7 @@ struct pipeline {
 	bool finished;
 	/* What pipe_finish() gives the report. */
 	struct rep_run run;
+	unsigned nthreads; /* the engine's, and the report's writers */
 	const struct src_input **inputs;
 	const char **vantages;
 	struct src_input live;
@@ -222,8 +223,8 @@ int pipe_open(const struct pipe_config *cfg, struct pipeline **out, char *errbuf
 		goto err;
 	for (unsigned k = 0; k < p->cfg.nsinks; k++)
 		chain(p, p->cfg.sinks[k]);
-	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
-	if (!(p->wk = wk_new(&cfg->eng, nthreads, &p->sink, errbuf, errlen))) {
+	p->nthreads = cfg->threads ? cfg->threads : wk_default_threads();
+	if (!(p->wk = wk_new(&cfg->eng, p->nthreads, &p->sink, errbuf, errlen))) {
 		rc = ERR_SYSTEM;
 		goto err;
 	}
@@ -360,7 +361,8 @@ struct rep_run *pipe_finish(struct pipeline *p, const struct src_input *live)
 				.detectors = p->cfg.eng.detectors,
 				.shard_k = p->cfg.eng.shard_k,
 				.shard_n = p->cfg.eng.shard_n,
-				.extra = p->vp ? &p->vpx : NULL};
+				.extra = p->vp ? &p->vpx : NULL,
+				.threads = p->nthreads};
 	wk_counters(p->wk, &run->eng, &run->flows);
 	if (p->src)
 		run_files(p, run);

@@ -5,6 +5,7 @@
 
 #include "analyze/report/dirjson.h"
 #include "analyze/report/jsonout.h"
+#include "analyze/report/parjson.h"
 #include "analyze/report/report.h"
 
 /*
@@ -643,6 +644,33 @@ static void put_key(struct jo_writer *w, const char *key, bool first)
 	jo_w_raw(w, "\": ");
 }
 
+/* The document's connections and events, for pj_write(). */
+struct doc_items {
+	const struct rep_data *d;
+	const struct rep_extra *extra;
+};
+
+static const void *conn_item(void *ctx, size_t k)
+{
+	return rep_conn_at(((struct doc_items *)ctx)->d, k);
+}
+
+static void conn_render(void *ctx, struct jo_writer *w, const void *item)
+{
+	jw_conn(w, item, NULL, ((struct doc_items *)ctx)->extra);
+}
+
+static const void *event_item(void *ctx, size_t k)
+{
+	return &((struct doc_items *)ctx)->d->events[k];
+}
+
+static void event_render(void *ctx, struct jo_writer *w, const void *item)
+{
+	(void)ctx;
+	rep_jw_event(w, item, NULL);
+}
+
 /*
  * The document is written piece by piece, keys in sorted order, into one
  * buffer written out in REP_JSON_CHUNK pieces: memory stays that of the
@@ -657,26 +685,20 @@ int rep_write_json(FILE *out, const struct rep_data *d, const struct rep_run *ru
 	struct jo_writer w;
 	int rc;
 
+	struct doc_items x = {.d = d, .extra = run->extra};
+	/* A caller's members of a connection may not be safe on other threads. */
+	unsigned threads = run->extra && run->extra->conn_json ? 1 : run->threads;
+
 	jo_w_init(&w, out, REP_JSON_CHUNK, 1);
 	put_key(&w, "connections", true);
 	jo_w_raw(&w, "[");
-	for (size_t k = 0; k < d->nconns && !w.err; k++) {
-		jw_conn(&w, rep_conn_at(d, k), NULL, run->extra);
-		if (k + 1 < d->nconns)
-			jo_w_raw(&w, ",\n");
-		jo_w_commit(&w);
-	}
+	pj_write(&w, d->nconns, threads, ",\n", conn_item, conn_render, &x);
 	jo_w_raw(&w, "]");
 	put_key(&w, "errors", false);
 	w_errors(&w, run);
 	put_key(&w, "events", false);
 	jo_w_raw(&w, "[");
-	for (size_t k = 0; k < d->nevents && !w.err; k++) {
-		rep_jw_event(&w, &d->events[k], NULL);
-		if (k + 1 < d->nevents)
-			jo_w_raw(&w, ",\n");
-		jo_w_commit(&w);
-	}
+	pj_write(&w, d->nevents, threads, ",\n", event_item, event_render, &x);
 	jo_w_raw(&w, "]");
 	if (run->filter) {
 		put_key(&w, "filter", false);

@@ -491,6 +491,12 @@ void jo_w_raw(struct jo_writer *w, const char *s)
 	jo_fail(w, put(&w->b, s, strlen(s)));
 }
 
+void jo_w_splice(struct jo_writer *w, const char *bytes, size_t n, int err)
+{
+	jo_fail(w, put(&w->b, bytes, n));
+	jo_fail(w, err);
+}
+
 /* What was buffered before the first error still goes out, nothing after
  * it: the output stops where it stopped when every value was written on
  * its own. */

@@ -93,6 +93,9 @@ void jo_w_obj_end(struct jo_writer *w);
 void jo_w_arr(struct jo_writer *w);
 void jo_w_arr_end(struct jo_writer *w);
 void jo_w_raw(struct jo_writer *w, const char *s); /* verbatim, outside the value grammar */
+/* n bytes another writer wrote (verbatim, as jo_w_raw), then that
+ * writer's error err (0: none) as if it had happened here, after them. */
+void jo_w_splice(struct jo_writer *w, const char *bytes, size_t n, int err);
 /* A key (klen: JO_KEY_LEN), and a key with its value in one call; the
  * inline names below are the ones to call. */
 void jo_w_key_l(struct jo_writer *w, const char *key, size_t klen);

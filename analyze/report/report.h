@@ -116,6 +116,7 @@ struct rep_run {
 	uint64_t events_dropped;	  /* dropped before the report (merge: by the shards) */
 	int stopped_by;			  /* the signal that ended the read early, or 0 */
 	const struct rep_extra *extra;	  /* NULL: none */
+	unsigned threads;		  /* that may write the report (0, 1: the caller's) */
 	/* Input 0 is a live capture written to these files, in order (the
 	 * tshark lines name them, not the interface); NULL: the inputs are
 	 * the files. */

@@ -6,7 +6,8 @@
 # NDJSON with per-frame verdicts (also as CSV), combined with --shard and
 # with sweeps every second (--idle-timeout 1); the generated capture again
 # with malformed, fragmented, tagged and non-IP copies of its packets
-# (mknoise.py); every JSON and NDJSON report valid against the schema. Then
+# (mknoise.py); 1 500 connections of bench/gen, more than a round of the
+# report's parallel writers; every JSON and NDJSON report valid against the schema. Then
 # --threads' usage errors.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -84,6 +85,16 @@ cmp -s "$out/gen.1.csv" "$out/gen.2.csv" && [ -s "$out/gen.1.csv" ] &&
 c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["connections"])' \
 	"$out/gen.json.1")
 [ "${c:-0}" -ge 100 ] && t_pass "gen: $c connections" || t_fail "gen: only ${c:-0} connections"
+
+# More connections and events than the report's writers render in one
+# round (analyze/report/parjson.h): rendered by the threads, spliced in order.
+gen=$(dirname "$bin")/bench/gen
+if "$gen" -o "$out/many.pcap" --packets 30000 --connections 1500 --concurrent 1500 \
+	--seed 3 2>/dev/null; then
+	same many.json --json --frames "$out/many.pcap"
+else
+	t_fail "many: $gen failed"
+fi
 
 # Every JSON and NDJSON report above follows the schema: one validation of
 # the --threads 1 copies (the others are the same bytes).
