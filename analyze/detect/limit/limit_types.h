@@ -93,7 +93,6 @@ struct limit_dir_state {
 	uint8_t react_cls; /* ... and before R's last packet (S reacting to it) */
 	bool idle;	   /* cls is sender_app with nothing in flight (pending) */
 	bool zero_window;  /* ... R's window is below one segment */
-	bool active;	   /* S has sent data */
 	bool recovering;   /* in loss recovery: until snd_una passes recover */
 	bool cut;	   /* a loss since the flight last filled R's window */
 	bool ss_over;	   /* the flight stopped growing once, or a loss: no slow start */
@@ -115,15 +114,20 @@ struct limit_dir_state {
 	struct limit_far far[LIMIT_FAR_RING];
 };
 
-/* Per-connection state (DET_COLD: taken on the first data segment). */
+/* A direction's block (limit.def's DET_POOLS, one class). */
+#define LIMIT_DIR_BYTES(k) sizeof(struct limit_dir_state)
+
+/* Per-connection state (DET_COLD: taken on the first data segment). A
+ * direction's part comes from its own pool when it first sends data: a
+ * connection that carried data one way (a request not answered yet) holds
+ * one. */
 struct limit_state {
-	struct limit_dir_state d[2];
-	int64_t last_ts;	/* the last packet of the connection */
-	int64_t stall_time;	/* the stall detector's total when last looked at */
-	uint32_t stall_total;	/* ... its count */
-	uint32_t stall_counted; /* ... and its count of the classes counted as stall */
-	uint8_t last_data_dir;	/* who sent the last data segment */
-	bool have_last;
+	struct limit_dir_state *d[2]; /* NULL: S has sent no data (or no memory) */
+	int64_t last_ts;	      /* the last packet of the connection */
+	int64_t stall_time;	      /* the stall detector's total when last looked at */
+	uint32_t stall_total;	      /* ... its count */
+	uint32_t stall_counted;	      /* ... and its count of the classes counted as stall */
+	uint8_t last_data_dir;	      /* who sent the last data segment */
 };
 
 /* Totals over a run (analyze/report/det_view.h): directions by dominant limit. */
