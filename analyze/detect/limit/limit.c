@@ -68,6 +68,9 @@
  * direction first sends; nothing per packet.
  */
 
+/* A live direction's block (limit_types.h): what an idle connection costs. */
+_Static_assert(sizeof(struct limit_dir_state) <= 576, "limit_dir_state grew: reorder its fields");
+
 /* The reaction time: S answering R's packet (see above). At a capture
  * near S, microseconds; a capture elsewhere adds its loop to S and back. */
 #define LIMIT_REACT_NS	  250000ll
