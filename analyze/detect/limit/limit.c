@@ -63,9 +63,13 @@
  * saw it; that wait belongs to what held S before it, as Linux's chrono
  * keeps counting until S's next send finds no limit.
  *
- * Memory: a fixed block per connection (the slices included), from a pool
- * on the first data segment; nothing per packet.
+ * Memory: a fixed block per connection from a pool on the first data
+ * segment, and one per data direction (the slices included) when that
+ * direction first sends; nothing per packet.
  */
+
+/* A live direction's block (limit_types.h): what an idle connection costs. */
+_Static_assert(sizeof(struct limit_dir_state) <= 576, "limit_dir_state grew: reorder its fields");
 
 /* The reaction time: S answering R's packet (see above). At a capture
  * near S, microseconds; a capture elsewhere adds its loop to S and back. */
@@ -541,7 +545,6 @@ static void limit_start(struct limit_dir_state *s, int64_t now, int64_t far_loop
 {
 	s->far_loop = far_loop;
 	s->far_then = LIMIT_FAR_NONE;
-	s->active = true;
 	s->out.t0 = now;
 	s->out.width = LIMIT_SLICE_MIN_NS;
 	s->clocked = LIMIT_CLOCKED_ONE;
@@ -567,10 +570,12 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 	int64_t stall = limit_new_stall(c, st);
 
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct limit_dir_state *s = &st->d[k];
+		struct limit_dir_state *s = st->d[k];
 		int64_t iv = now - st->last_ts;
-		if (!s->active || s->cls == LIMIT_NONE) {
-			if (s->active && seg->dir == (enum sum_dir_id)k && data)
+		if (!s)
+			continue;
+		if (s->cls == LIMIT_NONE) {
+			if (seg->dir == (enum sum_dir_id)k && data)
 				limit_idle_commit(s, st->last_ts);
 			continue;
 		}
@@ -628,13 +633,13 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			s->out.stalls++;
 		}
 	}
-	if (data && !st->d[seg->dir].active)
-		limit_start(&st->d[seg->dir], seg->ts, limit_far_loop(c, seg->dir));
+	if (data && !st->d[seg->dir] && (st->d[seg->dir] = pool_get(env->pools->limit_dir[0])))
+		limit_start(st->d[seg->dir], seg->ts, limit_far_loop(c, seg->dir));
 	if (data)
 		st->last_data_dir = (uint8_t)seg->dir;
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct limit_dir_state *s = &st->d[k];
-		if (!s->active)
+		struct limit_dir_state *s = st->d[k];
+		if (!s)
 			continue;
 		limit_observe(c, s, (enum sum_dir_id)k, now);
 		bool idle;
@@ -692,10 +697,10 @@ static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct s
 	if (!st)
 		return;
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct limit_dir_state *s = &st->d[k];
+		struct limit_dir_state *s = st->d[k];
 		struct limit_dir *o = &out->limit.d[k];
-		if (!s->active)
-			continue;
+		if (!s)
+			continue; /* S sent no data: its result stays zeroed */
 		/* The idle after S's last write ends its transfer: not charged. */
 		limit_slice_flush(s);
 		*o = s->out;
@@ -711,7 +716,21 @@ static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct s
 	}
 }
 
+/* The directions' parts go back before the state does (det_release()). */
+static void limit_release(struct tcp_conn *c, const struct det_env *env)
+{
+	struct limit_state *st = c->det.limit;
+
+	if (!st)
+		return;
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		pool_put(env->pools->limit_dir[0], st->d[k]);
+		st->d[k] = NULL;
+	}
+}
+
 const struct det_ops limit_ops = {
     .name = "limit",
     .finish = limit_finish,
+    .release = limit_release,
 };

@@ -37,22 +37,24 @@ enum limit_class {
 #define LIMIT_SLICE_MIN_NS (1000000ll) /* the first width: 1 ms */
 #define LIMIT_NONE	   LIMIT_COUNT /* a slice without data-transfer time */
 
-/* One direction's result (struct limit_summary.d[dir]). */
+/* One direction's result (struct limit_summary.d[dir]); the state keeps
+ * one (limit_dir_state.out) for every live direction: 8-byte fields first,
+ * no holes. */
 struct limit_dir {
-	int64_t ns[LIMIT_COUNT];     /* time spent limited by each; their sum: transfer time */
-	int64_t t0, width;	     /* slice k covers [t0 + k*width, t0 + (k+1)*width) */
-	uint8_t nslices;	     /* slices up to the last data-transfer time */
-	uint8_t slice[LIMIT_SLICES]; /* each one's dominant class, LIMIT_NONE: none */
+	int64_t ns[LIMIT_COUNT]; /* time spent limited by each; their sum: transfer time */
+	int64_t t0, width;	 /* slice k covers [t0 + k*width, t0 + (k+1)*width) */
 	/* Evidence the text states. */
-	uint32_t recoveries;		 /* loss-recovery episodes entered (retransmissions) */
-	uint32_t idles;			 /* times the sender went idle between writes */
-	int64_t idle_ns;		 /* ... their time (sender_app with nothing in flight) */
-	uint32_t stalls;		 /* TCP-held stalls counted as stall time */
+	int64_t idle_ns;		 /* the idles' time (sender_app with nothing in flight) */
 	int64_t zero_window_ns;		 /* time R's window was below one segment */
 	uint64_t rwnd_max;		 /* the largest window R advertised */
 	uint64_t rwnd_min_full;		 /* smallest window in flight filled (0: never full) */
-	uint32_t plateau;		 /* largest in flight while sender_buffer / bottleneck */
 	int64_t rtt_min_ns, srtt_max_ns; /* queueing: min RTT and largest smoothed RTT */
+	uint32_t recoveries;		 /* loss-recovery episodes entered (retransmissions) */
+	uint32_t idles;			 /* times the sender went idle between writes */
+	uint32_t stalls;		 /* TCP-held stalls counted as stall time */
+	uint32_t plateau;		 /* largest in flight while sender_buffer / bottleneck */
+	uint8_t nslices;		 /* slices up to the last data-transfer time */
+	uint8_t slice[LIMIT_SLICES];	 /* each one's dominant class, LIMIT_NONE: none */
 	/* The capture point is away from S (the loop to S and back above
 	 * 1 ms and above a quarter of the loop to R: a receiver-side or
 	 * middle capture): S's send buffer, application and congestion
@@ -73,7 +75,8 @@ struct limit_far {
 #define LIMIT_FAR_RING 6 /* samples a quarter loop apart: a loop and a half */
 #define LIMIT_FAR_NONE 0xff
 
-/* What the detector keeps for one data direction while the connection lives. */
+/* What the detector keeps for one data direction while the connection
+ * lives (a pool block each: by size, then the far group; 576 bytes). */
 struct limit_dir_state {
 	struct limit_dir out;
 	int64_t slice_acc[LIMIT_COUNT];		  /* the current slice's time, by class */
@@ -81,19 +84,20 @@ struct limit_dir_state {
 	int64_t idle_since;			  /* pending sender_app time from here (0: none) */
 	int64_t ack_ts;		  /* R's last ACK advancing snd_una (0: none since S's data) */
 	int64_t react_t0;	  /* R's first packet since S's last: S's wait began */
-	int64_t react_ns;	  /* time charged since then to react_ns_cls (moved to */
-	uint8_t react_ns_cls;	  /* react_cls if S reacts; LIMIT_NONE: several classes) */
+	int64_t react_ns;	  /* time charged since then to react_ns_cls (moved to
+				     react_cls if S reacts) */
 	int64_t ss_max_ts;	  /* when the flight last grew past ss_max */
-	int64_t last_iv, prev_iv; /* the last two intervals accounted (their classes: */
-	uint8_t last_iv_cls, prev_iv_cls; /* a stall decided late moves one of them) */
-	uint32_t ss_max;		  /* largest flight so far */
-	uint32_t recover;		  /* snd_nxt when recovery began (RFC 6582 "recover") */
-	uint32_t clocked;		  /* EWMA, 1/256ths: S's bursts that an ACK started (x8) */
+	int64_t last_iv, prev_iv; /* the last two intervals accounted (a stall
+				     decided late moves one of them) */
+	uint32_t ss_max;	  /* largest flight so far */
+	uint32_t recover;	  /* snd_nxt when recovery began (RFC 6582 "recover") */
+	uint32_t clocked;	  /* EWMA, 1/256ths: S's bursts that an ACK started (x8) */
+	uint8_t react_ns_cls;	  /* react_ns's class; LIMIT_NONE: several classes */
+	uint8_t last_iv_cls, prev_iv_cls; /* ... last_iv's and prev_iv's */
 	uint8_t cls;	   /* class of the interval from the last packet (LIMIT_NONE) */
 	uint8_t react_cls; /* ... and before R's last packet (S reacting to it) */
 	bool idle;	   /* cls is sender_app with nothing in flight (pending) */
 	bool zero_window;  /* ... R's window is below one segment */
-	bool active;	   /* S has sent data */
 	bool recovering;   /* in loss recovery: until snd_una passes recover */
 	bool cut;	   /* a loss since the flight last filled R's window */
 	bool ss_over;	   /* the flight stopped growing once, or a loss: no slow start */
@@ -115,15 +119,20 @@ struct limit_dir_state {
 	struct limit_far far[LIMIT_FAR_RING];
 };
 
-/* Per-connection state (DET_COLD: taken on the first data segment). */
+/* A direction's block (limit.def's DET_POOLS, one class). */
+#define LIMIT_DIR_BYTES(k) sizeof(struct limit_dir_state)
+
+/* Per-connection state (DET_COLD: taken on the first data segment). A
+ * direction's part comes from its own pool when it first sends data: a
+ * connection that carried data one way (a request not answered yet) holds
+ * one. */
 struct limit_state {
-	struct limit_dir_state d[2];
-	int64_t last_ts;	/* the last packet of the connection */
-	int64_t stall_time;	/* the stall detector's total when last looked at */
-	uint32_t stall_total;	/* ... its count */
-	uint32_t stall_counted; /* ... and its count of the classes counted as stall */
-	uint8_t last_data_dir;	/* who sent the last data segment */
-	bool have_last;
+	struct limit_dir_state *d[2]; /* NULL: S has sent no data (or no memory) */
+	int64_t last_ts;	      /* the last packet of the connection */
+	int64_t stall_time;	      /* the stall detector's total when last looked at */
+	uint32_t stall_total;	      /* ... its count */
+	uint32_t stall_counted;	      /* ... and its count of the classes counted as stall */
+	uint8_t last_data_dir;	      /* who sent the last data segment */
 };
 
 /* Totals over a run (analyze/report/det_view.h): directions by dominant limit. */
