@@ -171,6 +171,11 @@ static bool merge_oldest(struct wk_pool *w, bool wait)
 	return true;
 }
 
+/*
+ * Hand the batch to the workers, and work through worker 0's share of it
+ * here: the reader is worker 0 (N threads on N cores, not a reader beside
+ * N workers, each switch a wait on a shared core).
+ */
 static void publish(struct wk_pool *w)
 {
 	struct wk_slot *s = w->cur;
@@ -183,6 +188,11 @@ static void publish(struct wk_pool *w)
 	pthread_mutex_unlock(&w->mu);
 	w->filled++;
 	w->cur = NULL;
+	run_batch(&w->w[0], s);
+	pthread_mutex_lock(&w->mu);
+	if (++s->done == w->n)
+		pthread_cond_signal(&w->done);
+	pthread_mutex_unlock(&w->mu);
 	while (merge_oldest(w, false))
 		;
 }
@@ -539,7 +549,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 			return NULL;
 		}
 	}
-	for (unsigned k = 0; k < nthreads; k++) {
+	for (unsigned k = 1; k < nthreads; k++) { /* worker 0 is the reader (publish()) */
 		if (pthread_create(&w->w[k].thread, NULL, worker_main, &w->w[k]) != 0) {
 			snprintf(errbuf, errlen, "cannot start worker thread %u of %u", k + 1,
 				 nthreads);
