@@ -115,6 +115,10 @@ struct wk_idmap {
 
 struct wk_pool {
 	unsigned n;
+	/* route(): hashes below reader_cut (of 65536) go to worker 0, the
+	 * rest spread over the others by route_mult. */
+	uint32_t reader_cut;
+	uint64_t route_mult;
 	struct eng_config cfg;
 	struct sum_sink sink;
 	struct engine *single; /* n == 1: no threads */
