@@ -29,8 +29,17 @@ typedef void pj_render_fn(void *ctx, struct jo_writer *w, const void *item);
  * of the thread that took it, and spliced into w in order. Returns w's
  * error (0: none).
  */
-enum { PJ_ROUND = 512 };
+enum { PJ_ROUND = 512, PJ_MAX_THREADS = 16 };
 int pj_write(struct jo_writer *w, size_t n, unsigned nthreads, const char *sep, pj_item_fn *item,
 	     pj_render_fn *render, void *ctx);
+
+/* Item k's work on thread `thread` (< nthreads, at most PJ_MAX_THREADS):
+ * what it keeps goes to the thread's own place (a sum, a maximum). */
+typedef void pj_work_fn(void *ctx, unsigned thread, size_t k, const void *item);
+
+/* work() on items [0, n), in rounds of PJ_ROUND as pj_write() takes them,
+ * by up to nthreads threads; in no order. Returns how many threads took
+ * part (the places to fold): 1 when nthreads <= 1 or n is small. */
+unsigned pj_for(size_t n, unsigned nthreads, pj_item_fn *item, pj_work_fn *work, void *ctx);
 
 #endif

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report/jsonout.h"
+#include "analyze/report/parjson.h"
 #include "analyze/report/report.h"
 #include "analyze/report/text_int.h"
 
@@ -271,6 +273,9 @@ static const char *const col_head[COL_COUNT] = {"id",		"client", "server", "dur 
 static const bool col_left[COL_COUNT] = {
     [COL_CLIENT] = true, [COL_SERVER] = true, [COL_RTT] = true, [COL_STATE] = true};
 
+/* The table's bytes go out in pieces of this much. */
+enum { TABLE_CHUNK = 32 * 1024 };
+
 /* One row's cells. */
 struct table_row {
 	char cell[COL_COUNT][64];
@@ -308,15 +313,73 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 		 c->evicted ? "*" : "", c->evicted_and_resumed ? "^" : "", where);
 }
 
-static void write_line(FILE *out, const char *const cells[COL_COUNT], const int width[COL_COUNT])
+/* A line of the table: cells padded to their columns' widths, one space
+ * between (as "%-*s" / "%*s" would), no trailing blanks; its length. buf
+ * holds COL_COUNT * 64 + COL_COUNT bytes (a cell is under 64). */
+static size_t format_line(char *buf, const char *const cells[COL_COUNT], const int width[COL_COUNT])
 {
+	size_t n = 0;
+
 	for (int k = 0; k < COL_COUNT; k++) {
-		const char *sep = k ? " " : "";
-		if (k == COL_COUNT - 1)
-			fprintf(out, "%s%s\n", sep, cells[k]); /* no trailing blanks */
-		else
-			fprintf(out, col_left[k] ? "%s%-*s" : "%s%*s", sep, width[k], cells[k]);
+		size_t len = strlen(cells[k]), w = width[k] > 0 ? (size_t)width[k] : 0;
+		size_t pad = k < COL_COUNT - 1 && w > len ? w - len : 0;
+		if (k)
+			buf[n++] = ' ';
+		if (!col_left[k]) {
+			memset(buf + n, ' ', pad);
+			n += pad;
+		}
+		memcpy(buf + n, cells[k], len);
+		n += len;
+		if (col_left[k]) {
+			memset(buf + n, ' ', pad);
+			n += pad;
+		}
 	}
+	buf[n++] = '\n';
+	return n;
+}
+
+/* The rows of the table, by --sort's order, for pj_for() / pj_write(). */
+struct table_ctx {
+	const struct rep_data *d;
+	const struct rep_run *run;
+	const struct sort_row *rows;
+	int width[PJ_MAX_THREADS][COL_COUNT]; /* the first pass's, a thread's own */
+};
+
+static const void *table_item(void *ctx, size_t k)
+{
+	const struct table_ctx *x = ctx;
+
+	return rep_conn_at(x->d, x->rows ? x->rows[k].idx : k);
+}
+
+static void table_widths(void *ctx, unsigned thread, size_t k, const void *item)
+{
+	struct table_ctx *x = ctx;
+	struct table_row t;
+
+	(void)k;
+	table_row(item, x->run, &t);
+	for (int j = 0; j < COL_COUNT; j++) {
+		int w = (int)strlen(t.cell[j]);
+		if (w > x->width[thread][j])
+			x->width[thread][j] = w;
+	}
+}
+
+static void table_line(void *ctx, struct jo_writer *w, const void *item)
+{
+	const struct table_ctx *x = ctx;
+	struct table_row t;
+	const char *cells[COL_COUNT];
+	char line[sizeof(t.cell) + COL_COUNT];
+
+	table_row(item, x->run, &t);
+	for (int j = 0; j < COL_COUNT; j++)
+		cells[j] = t.cell[j];
+	jo_w_splice(w, line, format_line(line, cells, x->width[0]), 0);
 }
 
 /*
@@ -331,8 +394,6 @@ void txt_write_table(FILE *head, FILE *out, const struct rep_data *d, const stru
 	const struct rep_text_opts *o = d->text ? d->text : &plain;
 	struct sort_row *rows = sorted_rows(d, o->sort);
 	size_t n = o->top && o->top < d->nconns ? (size_t)o->top : d->nconns;
-	int width[COL_COUNT];
-	struct table_row t;
 	char order[64];
 
 	if (o->sort != SORT_ID && rows) {
@@ -358,24 +419,22 @@ void txt_write_table(FILE *head, FILE *out, const struct rep_data *d, const stru
 	/* The rows go around the wrapping: a row wider than the page stays one
 	 * line, so that every row's columns start where the head's do. */
 	fflush(head);
-	for (int k = 0; k < COL_COUNT; k++)
-		width[k] = (int)strlen(col_head[k]);
-	for (size_t k = 0; k < n; k++) {
-		table_row(rep_conn_at(d, rows ? rows[k].idx : k), run, &t);
-		for (int j = 0; j < COL_COUNT; j++) {
-			int w = (int)strlen(t.cell[j]);
-			if (w > width[j])
-				width[j] = w;
-		}
+	/* Both passes on --threads N threads, rows in rounds (parjson.h). */
+	struct table_ctx tc = {.d = d, .run = run, .rows = rows}, *x = &tc;
+	unsigned used = pj_for(n, run->threads, table_item, table_widths, x);
+	for (int k = 0; k < COL_COUNT; k++) {
+		int w = (int)strlen(col_head[k]);
+		for (unsigned t = 0; t < used; t++)
+			w = x->width[t][k] > w ? x->width[t][k] : w;
+		x->width[0][k] = w;
 	}
-	write_line(out, col_head, width);
-	for (size_t k = 0; k < n; k++) {
-		const char *cells[COL_COUNT];
-		table_row(rep_conn_at(d, rows ? rows[k].idx : k), run, &t);
-		for (int j = 0; j < COL_COUNT; j++)
-			cells[j] = t.cell[j];
-		write_line(out, cells, width);
-	}
+	char head_line[COL_COUNT * 64 + COL_COUNT];
+	fwrite(head_line, 1, format_line(head_line, col_head, x->width[0]), out);
+	struct jo_writer w;
+	jo_w_init(&w, out, TABLE_CHUNK, 0);
+	pj_write(&w, n, run->threads, "", table_item, table_line, x);
+	jo_w_flush(&w);
+	jo_w_free(&w);
 	free(rows);
 	if (d->tot.conns_evicted)
 		fputs(

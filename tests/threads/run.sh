@@ -87,11 +87,14 @@ c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["
 [ "${c:-0}" -ge 100 ] && t_pass "gen: $c connections" || t_fail "gen: only ${c:-0} connections"
 
 # More connections and events than the report's writers render in one
-# round (analyze/report/parjson.h): rendered by the threads, spliced in order.
+# round (analyze/report/parjson.h): rendered by the threads, spliced in
+# order; the text table's widths and lines the same way.
 gen=$(dirname "$bin")/bench/gen
 if "$gen" -o "$out/many.pcap" --packets 30000 --connections 1500 --concurrent 1500 \
 	--seed 3 2>/dev/null; then
 	same many.json --json --frames "$out/many.pcap"
+	same many.txt "$out/many.pcap"
+	same many-sorted.txt --sort rtt --top 700 "$out/many.pcap"
 else
 	t_fail "many: $gen failed"
 fi

@@ -1,5 +1,7 @@
 /* test_parjson.c - values rendered by several threads come out as one thread writes them. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,46 @@ static void one_case(size_t n, size_t bad, unsigned threads)
 	jo_w_free(&b);
 }
 
+/* pj_for(): every item once, each thread's sum in its own place. */
+struct sums {
+	size_t fetched;
+	uint64_t sum[PJ_MAX_THREADS];
+	unsigned char *seen;
+};
+
+static const void *sum_item(void *ctx, size_t k)
+{
+	((struct sums *)ctx)->fetched++;
+	return (const void *)(k + 1);
+}
+
+static void sum_work(void *ctx, unsigned thread, size_t k, const void *item)
+{
+	struct sums *x = ctx;
+	x->sum[thread] += (uint64_t)(size_t)item;
+	__atomic_fetch_add(&x->seen[k], 1, __ATOMIC_RELAXED);
+}
+
+static void test_for(size_t n, unsigned threads)
+{
+	struct sums x = {.seen = calloc(n + 1, 1)};
+	unsigned used = pj_for(n, threads, sum_item, sum_work, &x);
+	uint64_t total = 0;
+	bool once = true;
+
+	CHECK(used >= 1 && used <= PJ_MAX_THREADS && used <= (threads ? threads : 1));
+	for (unsigned t = 0; t < PJ_MAX_THREADS; t++) {
+		CHECK(t < used || x.sum[t] == 0);
+		total += x.sum[t];
+	}
+	for (size_t k = 0; k < n; k++)
+		once = once && x.seen[k] == 1;
+	CHECK(once);
+	CHECK_EQ_U(total, (uint64_t)n * (n + 1) / 2);
+	CHECK_EQ_U(x.fetched, n);
+	free(x.seen);
+}
+
 int main(void)
 {
 	static const size_t counts[] = {0, 1, 63, 64, 65, 511, 512, 513, 1500};
@@ -103,5 +145,10 @@ int main(void)
 				one_case(n, n - 1, threads[t]);
 			}
 		}
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		test_for(counts[c], 1);
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+			test_for(counts[c], threads[t]);
+	}
 	return unit_done("parjson");
 }
