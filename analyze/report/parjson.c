@@ -1,4 +1,5 @@
-/* parjson.c - a sequence of JSON values rendered by several threads, written in order. */
+/* parjson.c - report items rendered by several threads (JSON values, text lines), written in order.
+ */
 #include "analyze/report/parjson.h"
 
 #include <pthread.h>

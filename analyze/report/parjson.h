@@ -1,4 +1,5 @@
-/* parjson.h - a sequence of JSON values rendered by several threads, written in order. */
+/* parjson.h - report items rendered by several threads (JSON values, text lines), written in order.
+ */
 #ifndef TCPSIFT_PARJSON_H
 #define TCPSIFT_PARJSON_H
 
