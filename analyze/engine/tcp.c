@@ -227,11 +227,11 @@ static bool reply_unheard(const struct tcp_conn *c, enum sum_dir_id dir, const s
 		return false;
 	if (t->opt.has_ts && r->tsring) {
 		unsigned last = tsring_newest(r);
-		return r->tsring[last].ts == r->last_ts &&
+		return r->tsring[last].ts == r->st.last_ts &&
 		       (int32_t)(r->tsring[last].tsval - t->opt.tsecr) > 0;
 	}
 	int64_t loop = tcp_loop_rtt(c, dir);
-	return loop > 0 && now - r->last_ts < loop;
+	return loop > 0 && now - r->st.last_ts < loop;
 }
 
 /*
@@ -253,7 +253,7 @@ static bool answers_reply(const struct tcp_conn *c, enum sum_dir_id dir, const s
 	unsigned last = tsring_newest(r);
 	/* (The ring keeps a TSval's first packet: R's last may repeat it.) */
 	return r->tsring[last].tsval == t->opt.tsecr &&
-	       now - r->last_ts <= clock_sat_add(loop + loop / 4, TCP_TLP_MIN_NS);
+	       now - r->st.last_ts <= clock_sat_add(loop + loop / 4, TCP_TLP_MIN_NS);
 }
 
 /*
@@ -287,7 +287,7 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 
 	if (gap < clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) || !seg || r->dupack_run || r->sacking)
 		return false;
-	if (r->last_ts < h->last_ts) {
+	if (r->st.last_ts < h->st.last_ts) {
 		if (answers_reply(c, dir, t, now))
 			return false;
 		flight = tcp_in_flight(c, dir);
@@ -501,7 +501,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	uint32_t len = t->payload_len;
 	uint32_t seq = t->seq;
 	uint32_t end = seq + len + syn + fin;
-	int64_t gap = h->last_ts ? p->ts_ns - h->last_ts : 0;
+	int64_t gap = h->st.last_ts ? p->ts_ns - h->st.last_ts : 0;
 
 	/* A pure ACK places snd_nxt too: in a capture that starts after the
 	 * handshake, the receiver of a download may never send a byte, and the
@@ -660,7 +660,6 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	h->st.ip_bytes += d->l3_len;
 	if (!h->st.first_ts)
 		h->st.first_ts = p->ts_ns;
-	h->st.last_ts = p->ts_ns;
 	if (p->ts_ns > i->last_ts)
 		i->last_ts = p->ts_ns;
 	if (p->ts_ns < i->first_ts)
@@ -717,7 +716,8 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	learn_ipid(h, d);
 	if (t->opt.has_ts)
 		tsring_add(h, tp, t->opt.tsval, p->ts_ns);
-	h->last_ts = p->ts_ns;
+	/* Last: until here it is this side's previous segment (gaps, probes). */
+	h->st.last_ts = p->ts_ns;
 	sg->rel_seq = t->seq - h->base;
 	if (!c->run || (c->run >> 7) != (unsigned)dir) {
 		uint32_t acked = (sg->kind & TCP_SEG_ACK_ADVANCED) ? sg->acked : 0;
