@@ -161,28 +161,29 @@ struct sum_det {
  * this while the connection lives (its statistics live in its halves, and
  * tcp_summarize() copies them into dir[]; the detectors' results are made
  * when it ends, det_finish()); struct sum_conn below is these fields (by
- * name, or all at once as .ident), det and dir[].
+ * name, or all at once as .ident), det and dir[]. (Ordered by size: 128
+ * bytes, no holes.)
  */
 #define SUM_CONN_IDENT_FIELDS                                                                      \
 	uint64_t id; /* 1-based, in order of first packet */                                       \
+	int64_t first_ts, last_ts;                                                                 \
+	uint64_t first_frame, last_frame; /* frame numbers within their input */                   \
+	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */     \
+	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
+	uint64_t live_from;   /* eng_config.live_spans: the packet it entered the table at, 0 */   \
+	uint32_t first_input; /* input file of the first packet */                                 \
+	uint32_t last_input;  /* input file of the last packet */                                  \
+	uint32_t vantage;     /* observation point (analyze/engine/source.h) */                    \
+	enum sum_state state;                                                                      \
 	struct dec_addr client, server;                                                            \
 	uint16_t client_port, server_port;                                                         \
 	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */          \
-	int64_t first_ts, last_ts;                                                                 \
-	uint32_t first_input;		  /* input file of the first packet */                     \
-	uint32_t last_input;		  /* input file of the last packet */                      \
-	uint32_t vantage;		  /* observation point (analyze/engine/source.h) */        \
-	uint64_t first_frame, last_frame; /* frame numbers within their input */                   \
-	enum sum_state state;                                                                      \
-	bool wscale_known;	  /* both SYNs seen, so windows can be scaled */                   \
-	bool sack_permitted;	  /* both SYNs carried SACK-permitted */                           \
-	bool timestamps;	  /* both SYNs carried timestamps */                               \
-	int64_t handshake_rtt_ns; /* SYN -> ACK of SYN/ACK at the capture point, -1 unknown */     \
-	uint64_t queue_mask;	  /* bit q set: a packet on queue q (q < 64) */                    \
+	bool wscale_known;   /* both SYNs seen, so windows can be scaled */                        \
+	bool sack_permitted; /* both SYNs carried SACK-permitted */                                \
+	bool timestamps;     /* both SYNs carried timestamps */                                    \
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
 	bool evicted; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */       \
-	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */       \
-	uint64_t live_from;	  /* eng_config.live_spans: the packet it entered the table at, 0 */
+	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */
 
 struct sum_conn_ident {
 	SUM_CONN_IDENT_FIELDS

@@ -227,11 +227,11 @@ static bool reply_unheard(const struct tcp_conn *c, enum sum_dir_id dir, const s
 		return false;
 	if (t->opt.has_ts && r->tsring) {
 		unsigned last = tsring_newest(r);
-		return r->tsring[last].ts == r->last_ts &&
+		return r->tsring[last].ts == r->st.last_ts &&
 		       (int32_t)(r->tsring[last].tsval - t->opt.tsecr) > 0;
 	}
 	int64_t loop = tcp_loop_rtt(c, dir);
-	return loop > 0 && now - r->last_ts < loop;
+	return loop > 0 && now - r->st.last_ts < loop;
 }
 
 /*
@@ -253,7 +253,7 @@ static bool answers_reply(const struct tcp_conn *c, enum sum_dir_id dir, const s
 	unsigned last = tsring_newest(r);
 	/* (The ring keeps a TSval's first packet: R's last may repeat it.) */
 	return r->tsring[last].tsval == t->opt.tsecr &&
-	       now - r->last_ts <= clock_sat_add(loop + loop / 4, TCP_TLP_MIN_NS);
+	       now - r->st.last_ts <= clock_sat_add(loop + loop / 4, TCP_TLP_MIN_NS);
 }
 
 /*
@@ -287,7 +287,7 @@ static bool probe_with_new_data(const struct tcp_conn *c, enum sum_dir_id dir, i
 
 	if (gap < clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) || !seg || r->dupack_run || r->sacking)
 		return false;
-	if (r->last_ts < h->last_ts) {
+	if (r->st.last_ts < h->st.last_ts) {
 		if (answers_reply(c, dir, t, now))
 			return false;
 		flight = tcp_in_flight(c, dir);
@@ -324,7 +324,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
 	 * gap): R got them, so the capture lost them (Wireshark: "ACKed
 	 * segment that wasn't captured"). */
-	if (o->nholes && tcp_holes_acked(c, odir, ack, p, sink)) {
+	if (o->cold && o->cold->nholes && tcp_holes_acked(c, odir, ack, p, sink)) {
 		tcp_cold(c, o)->acked_unseen++;
 		c->tp->seg.kind |= TCP_SEG_ACKED_UNSEEN;
 	}
@@ -337,20 +337,24 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 		}
 		o->snd_una = ack;
 		o->have_una = true;
-		if (o->recov_kind && seq_ge(ack, o->recov_high)) {
-			o->recov_kind = 0; /* the recovery episode is over */
-			o->flight_peak = 0;
-		}
 		int64_t rtt = sent_acked(o, tp, ack, p->ts_ns);
 		if (rtt >= 0) {
 			c->tp->seg.kind |= TCP_SEG_RTT;
 			c->tp->seg.rtt_ns = rtt;
 		}
-		if (o->have_hull && seq_ge(ack, o->hull_hi))
-			o->have_hull = false;
 		h->dupack_run = 0;
-		if (o->npending)
-			tcp_pending_acked(c, odir, ack, p->ts_ns);
+		/* (After the sample: the pending fills' wait takes it in.) */
+		struct tcp_cold *oc = o->cold;
+		if (oc) {
+			if (oc->recov_kind && seq_ge(ack, oc->recov_high)) {
+				oc->recov_kind = 0; /* the recovery episode is over */
+				o->flight_peak = 0;
+			}
+			if (oc->have_hull && seq_ge(ack, oc->hull_hi))
+				oc->have_hull = false;
+			if (oc->npending)
+				tcp_pending_acked(c, odir, ack, p->ts_ns);
+		}
 	} else if (seq_lt(ack, o->snd_una)) {
 		tcp_cold(c, h)->ack_reordering++;
 		c->tp->seg.kind |= TCP_SEG_ACK_REORDERED;
@@ -393,7 +397,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 			e.bytes = b[0].right - b[0].left;
 			e.rel_seq = b[0].left - o->base;
 			sum_emit(sink, &e);
-			if (o->rtx_len)
+			if (o->cold && o->cold->rtx_len)
 				tcp_rtx_dsack(c, odir, b[0].left, b[0].right);
 		}
 		for (unsigned k = dsack ? 1 : 0; k < t->opt.nsack; k++)
@@ -402,7 +406,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	}
 	/* The first duplicate ACK or SACK about a gap the capture saw in S's
 	 * data: S may retransmit once it gets there (decide_fill(), tcp_fill.c). */
-	if (o->nholes && ((c->tp->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
+	if (o->cold && o->cold->nholes && ((c->tp->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
 		tcp_holes_asked(o, ack, p->ts_ns);
 	h->last_ack = ack;
 	h->last_win_raw = t->window;
@@ -442,22 +446,15 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	if (t->window == 0 && !syn_fin_rst) {
 		tcp_cold(c, h)->zero_windows++;
 		c->tp->seg.kind |= TCP_SEG_ZERO_WINDOW;
-		if (!h->in_zero_window) {
-			h->in_zero_window = true;
-			h->zw_start = p->ts_ns;
-			h->zw_frame = p->frame;
-			h->zw_input = p->input;
+		struct tcp_cold *hc = h->cold; /* NULL: no memory, no episode */
+		if (hc && !hc->in_zero_window) {
+			hc->in_zero_window = true;
+			hc->zw_start = p->ts_ns;
+			hc->zw_frame = p->frame;
+			hc->zw_input = p->input;
 		}
-	} else if (t->window != 0 && h->in_zero_window) {
-		struct sum_event e;
-		/* The event belongs to the data direction the zero window stopped. */
-		event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id) !dir, p);
-		e.ts = h->zw_start;
-		e.duration_ns = p->ts_ns - h->zw_start;
-		e.frame_first = h->zw_frame;
-		e.input = h->zw_input;
-		sum_emit(sink, &e);
-		h->in_zero_window = false;
+	} else if (t->window != 0 && h->cold && h->cold->in_zero_window) {
+		tcp_zw_close(c, dir, p, sink);
 		c->tp->seg.kind |= TCP_SEG_WINDOW_OPENED;
 	}
 }
@@ -504,7 +501,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	uint32_t len = t->payload_len;
 	uint32_t seq = t->seq;
 	uint32_t end = seq + len + syn + fin;
-	int64_t gap = h->last_ts ? p->ts_ns - h->last_ts : 0;
+	int64_t gap = h->st.last_ts ? p->ts_ns - h->st.last_ts : 0;
 
 	/* A pure ACK places snd_nxt too: in a capture that starts after the
 	 * handshake, the receiver of a download may never send a byte, and the
@@ -589,7 +586,8 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
-		uint32_t unseen = h->nholes ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
+		uint32_t unseen =
+		    h->cold && h->cold->nholes ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
 		/* Judged before snd_nxt moves: a probe re-sends the highest. */
 		uint32_t why =
 		    tcp_retrans_why(c, dir, prm, seq, end, gap, tcp_ipid_skipped(c, h, d));
@@ -601,11 +599,13 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		}
 		if (unseen == span)
 			tcp_fill_gap(c, dir, prm, p, &clk, &hole, seq, end, span, len, why, sink);
-		else if (h->have_hull && seq_lt(seq, h->hull_hi) && seq_gt(seq + span, h->hull_lo))
+		else if (h->cold && h->cold->have_hull && seq_lt(seq, h->cold->hull_hi) &&
+			 seq_gt(seq + span, h->cold->hull_lo))
 			tcp_hull_fill(c, dir, p, seq, len, sink);
-		else if (!(h->npending &&
+		else if (!(h->cold && h->cold->npending &&
 			   tcp_pending_second_copy(c, dir, p, seq, end, &clk, sink)) &&
-			 !(h->rtx_len && tcp_late_after_retrans(c, dir, p, seq, end, &clk, sink)))
+			 !(h->cold && h->cold->rtx_len &&
+			   tcp_late_after_retrans(c, dir, p, seq, end, &clk, sink)))
 			tcp_note_retrans(c, dir, p, seq, end, len, why, NULL, sink);
 	}
 
@@ -660,7 +660,6 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	h->st.ip_bytes += d->l3_len;
 	if (!h->st.first_ts)
 		h->st.first_ts = p->ts_ns;
-	h->st.last_ts = p->ts_ns;
 	if (p->ts_ns > i->last_ts)
 		i->last_ts = p->ts_ns;
 	if (p->ts_ns < i->first_ts)
@@ -717,7 +716,8 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	learn_ipid(h, d);
 	if (t->opt.has_ts)
 		tsring_add(h, tp, t->opt.tsval, p->ts_ns);
-	h->last_ts = p->ts_ns;
+	/* Last: until here it is this side's previous segment (gaps, probes). */
+	h->st.last_ts = p->ts_ns;
 	sg->rel_seq = t->seq - h->base;
 	if (!c->run || (c->run >> 7) != (unsigned)dir) {
 		uint32_t acked = (sg->kind & TCP_SEG_ACK_ADVANCED) ? sg->acked : 0;
@@ -736,28 +736,6 @@ bool tcp_is_closed(const struct tcp_conn *c)
 	return cl->rst_seen || sv->rst_seen || (cl->fin_seen && sv->fin_seen);
 }
 
-void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
-{
-	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
-		struct tcp_half *h = &c->half[dir];
-		while (h->npending)
-			tcp_pending_undecided(c, (enum sum_dir_id)dir, 0, sink);
-		while (h->rtx_len)
-			tcp_rtx_pop(c, (enum sum_dir_id)dir, sink);
-		if (!h->in_zero_window)
-			continue;
-		struct sum_event e;
-		struct pkt p = {.ts_ns = c->info.last_ts, .frame = c->info.last_frame};
-		event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id) !dir, &p);
-		e.ts = h->zw_start;
-		e.duration_ns = c->info.last_ts - h->zw_start;
-		e.frame_first = h->zw_frame;
-		e.input = h->zw_input;
-		sum_emit(sink, &e);
-		h->in_zero_window = false;
-	}
-}
-
 void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 {
 	out->ident = c->info;
@@ -770,7 +748,7 @@ void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 		const struct tcp_half *h = &c->half[dir];
 		out->dir[dir].hot = h->st;
 		if (h->cold)
-			out->dir[dir].cold = *h->cold;
+			out->dir[dir].cold = h->cold->st;
 		else
 			memset(&out->dir[dir].cold, 0, sizeof(out->dir[dir].cold));
 		/* SYN and FIN take sequence space but carry no bytes. */

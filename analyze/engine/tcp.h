@@ -198,7 +198,7 @@ struct tcp_pools {
 	struct pool *holes[TCP_HOLE_CLASSES];	   /* struct tcp_hole[TCP_RING_MIN << k] */
 	struct pool *pending[TCP_PENDING_CLASSES]; /* struct tcp_pending[...] */
 	struct pool *rtx[TCP_RTX_CLASSES];	   /* struct tcp_rtx[...] */
-	struct pool *cold;			   /* struct sum_dir_cold: tcp_half.cold */
+	struct pool *cold;			   /* struct tcp_cold: tcp_half.cold */
 	/* Not pools: what tcp_segment() decided about the segment it just
 	 * processed (c->tp->seg) and its late original, read through
 	 * tcp_seg_late(). One per engine, not per connection (72 bytes each):
@@ -229,49 +229,75 @@ enum tcp_recov {
 	TCP_RECOV_RTO,	/* after a retransmission timeout */
 };
 
+/*
+ * What a direction needs only once it has something rare to count or
+ * track: the cold counters, and the state of gaps, undecided fills,
+ * retransmissions, recovery and zero windows. Most directions never have
+ * any, so struct tcp_half keeps only a pointer (tcp_half.cold): the block
+ * comes from struct tcp_pools on first need, zeroed, and goes back in
+ * tcp_conn_release(); NULL reads as all zeros.
+ */
+struct tcp_cold {
+	union {
+		struct {
+			SUM_DIR_COLD_FIELDS
+		};
+		struct sum_dir_cold st; /* exported, as struct sum_dir's cold */
+	};
+	/* Gaps, undecided fills and recent retransmissions: arrays from
+	 * struct tcp_pools the first time this direction has any, moved to
+	 * the next size class when full, from 4 up to TCP_MAX_HOLES,
+	 * TCP_PENDING, TCP_RTX_RING; tcp_conn_release() returns them. rtx is
+	 * a ring from rtx_head. */
+	struct tcp_hole *holes;
+	struct tcp_pending *pending;
+	struct tcp_rtx *rtx;
+	int64_t zw_start; /* the open zero window (in_zero_window) */
+	uint64_t zw_frame;
+	uint32_t zw_input;
+	uint32_t hole_overflow; /* gaps not tracked because the table was full */
+	uint32_t grow_failed;	/* table growths (gaps, fills, retransmissions) out of memory */
+	/* The hull of the gaps not tracked: below snd_nxt, what fills them
+	 * cannot be told from a retransmission of seen bytes. */
+	uint32_t hull_lo, hull_hi;
+	/* A recovery episode (enum tcp_recov) lasts until the cumulative ACK reaches
+	 * recov_high, what S had sent when it began (tcp_retrans_why()). */
+	uint32_t recov_high;
+	uint8_t recov_kind;
+	uint8_t cap_holes, cap_pending, cap_rtx;
+	uint8_t nholes;
+	uint8_t npending; /* pending: oldest first */
+	uint8_t rtx_head, rtx_len;
+	bool have_hull;
+	bool in_zero_window;
+};
+
 struct tcp_half {
 	struct sum_dir_hot st; /* exported statistics, the hot ones */
-	/* The cold ones: NULL until this direction first counts one (most
-	 * never do; tcp_cold()), from struct tcp_pools; tcp_conn_release()
-	 * returns it, tcp_summarize() reads NULL as zeros. */
-	struct sum_dir_cold *cold;
+	/* The rest: NULL until this direction first counts a cold statistic
+	 * or tracks a gap, fill, retransmission or zero window (most never
+	 * do; tcp_cold(), tcp_cold_state()). */
+	struct tcp_cold *cold;
 
 	uint32_t base;	  /* relative sequence 0: ISN, else first sequence seen */
 	uint32_t snd_una; /* highest cumulative ACK from the peer */
 	uint32_t snd_nxt; /* highest sequence end sent */
-	bool have_nxt, have_una;
-	bool syn_seen, fin_seen, rst_seen;
-	bool ws_opt, sack_opt, ts_opt; /* options in this side's SYN */
-
 	/* IPv4 IP ID behaviour, learned per flow from the size of successive
 	 * differences (a per-connection counter moves by about one per segment,
 	 * in either direction when segments are reordered). */
-	uint16_t last_ipid;
-	bool have_ipid;
-	bool in_zero_window; /* (zw_start ... below: here to fill a hole) */
 	uint32_t ipid_near, ipid_far;
 	uint32_t ipid_one; /* steps of exactly +1: the counter is this connection's alone */
-
 	/* ACKs this side sent, for duplicate-ACK detection (RFC 5681 sec. 2). */
 	uint32_t last_ack;
-	uint16_t last_win_raw;
-	bool have_last_ack;
 	uint32_t dupack_run; /* consecutive dup ACKs, reset by an advancing ACK */
-	bool sacking;	     /* its last ACK carried SACK blocks above the ACK */
 	/* Largest flight since the last recovery episode ended (the whole
 	 * connection before the first): the congestion window's recent size,
-	 * which repeated reductions take far below max_in_flight. (Here: a
-	 * hole before last_ts.) */
+	 * which repeated reductions take far below max_in_flight. */
 	uint32_t flight_peak;
+	uint16_t last_ipid;
+	uint16_t last_win_raw;
 
-	int64_t last_ts;	    /* last segment from this side */
 	int64_t srtt_ns, rttvar_ns; /* RFC 6298 estimator over rtt samples */
-
-	int64_t zw_start;
-	uint64_t zw_frame;
-	uint32_t zw_input;
-	bool oversize_reported;
-	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
 
 	/* RTT sample rings, from struct tcp_pools on first need: sent while
 	 * this side has sequence space in flight (back to the pool when the
@@ -284,31 +310,21 @@ struct tcp_half {
 	 * per-segment code then needs no variable shift.) */
 	struct tcp_sent *sent;	  /* a FIFO from sent_head */
 	struct tcp_tsrec *tsring; /* next slot tsring_head; only the largest wraps */
+	uint16_t tsring_echoed;	  /* bit k: slot k's TSval was echoed (TCP_TS_RING <= 16) */
 	uint8_t sent_head, sent_len, sent_cap;
 	uint8_t tsring_head, tsring_cap;
-	uint16_t tsring_echoed; /* bit k: slot k's TSval was echoed (TCP_TS_RING <= 16) */
-	/* Gaps, undecided fills and recent retransmissions: arrays from
-	 * struct tcp_pools the first time this direction has any (most never
-	 * do), moved to the next size class when full, from 4 up to
-	 * TCP_MAX_HOLES, TCP_PENDING, TCP_RTX_RING; tcp_conn_release()
-	 * returns them. rtx is a ring from rtx_head. */
-	struct tcp_hole *holes;
-	struct tcp_pending *pending;
-	struct tcp_rtx *rtx;
-	uint8_t cap_holes, cap_pending, cap_rtx;
-	uint8_t nholes;
-	uint32_t hole_overflow; /* gaps not tracked because the table was full */
-	uint32_t grow_failed;	/* table growths (gaps, fills, retransmissions) out of memory */
-	/* The hull of the gaps not tracked: below snd_nxt, what fills them
-	 * cannot be told from a retransmission of seen bytes. */
-	uint32_t hull_lo, hull_hi;
-	bool have_hull;
-	uint8_t npending; /* pending: oldest first */
-	uint8_t rtx_head, rtx_len;
-	/* A recovery episode (enum tcp_recov) lasts until the cumulative ACK reaches
-	 * recov_high, what S had sent when it began (tcp_retrans_why()). */
-	uint8_t recov_kind;
-	uint32_t recov_high;
+
+	bool have_ipid;
+	bool have_last_ack;
+	bool sacking; /* its last ACK carried SACK blocks above the ACK */
+	bool have_nxt, have_una;
+	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
+	/* Written once or twice a connection: bits of one byte, which makes
+	 * the struct 344 bytes, a size the compiler indexes half[] by with
+	 * one multiply (352 took three instructions at every use). */
+	bool syn_seen : 1, fin_seen : 1, rst_seen : 1;
+	bool ws_opt : 1, sack_opt : 1, ts_opt : 1; /* options in this side's SYN */
+	bool oversize_reported : 1;
 };
 
 /*
@@ -502,6 +518,12 @@ int64_t tcp_path_rtt(const struct tcp_conn *c);
 static inline const struct tcp_late *tcp_seg_late(const struct tcp_conn *c)
 {
 	return &c->tp->late;
+}
+
+/* The gaps h's side has open (tcp_half.cold->holes; 0 without a block). */
+static inline unsigned tcp_nholes(const struct tcp_half *h)
+{
+	return h->cold ? h->cold->nholes : 0;
 }
 
 /* Relative sequence of an absolute one in dir's sequence space. */

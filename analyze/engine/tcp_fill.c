@@ -216,10 +216,11 @@ static void note_late(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_
 	late_emit(c, dir, l, sink);
 }
 
-static void pending_remove(struct tcp_half *h, unsigned k)
+static void pending_remove(struct tcp_cold *hc, unsigned k)
 {
-	memmove(&h->pending[k], &h->pending[k + 1], (h->npending - k - 1) * sizeof(h->pending[0]));
-	h->npending--;
+	memmove(&hc->pending[k], &hc->pending[k + 1],
+		(hc->npending - k - 1) * sizeof(hc->pending[0]));
+	hc->npending--;
 }
 
 /* Pending fill k of dir stays undecided: nothing more can tell. */
@@ -227,7 +228,8 @@ void tcp_pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
 			   const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
-	const struct tcp_late *l = &h->pending[k].late;
+	struct tcp_cold *hc = h->cold; /* it has some */
+	const struct tcp_late *l = &hc->pending[k].late;
 
 	tcp_cold(c, h)->fills_undecided++;
 	if (sink && sink->frame) {
@@ -239,7 +241,7 @@ void tcp_pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
 		e.by = SUM_BY_CAUSALITY;
 		sum_emit(sink, &e);
 	}
-	pending_remove(h, k);
+	pending_remove(hc, k);
 }
 
 static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start, uint32_t end,
@@ -247,15 +249,20 @@ static void pending_add(struct tcp_conn *c, enum sum_dir_id dir, uint32_t start,
 			const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = tcp_cold_state(h, c->tp);
 
-	if (h->npending == TCP_PENDING)
-		tcp_pending_undecided(c, dir, 0, sink);
-	if (!tcp_room(c->tp->pending, (void **)&h->pending, h->npending, &h->cap_pending,
-		      sizeof(*h->pending), TCP_PENDING, &h->grow_failed)) {
+	if (!hc) {
 		tcp_cold(c, h)->fills_undecided++; /* no memory to wait for a second copy */
 		return;
 	}
-	struct tcp_pending *q = &h->pending[h->npending++];
+	if (hc->npending == TCP_PENDING)
+		tcp_pending_undecided(c, dir, 0, sink);
+	if (!tcp_room(c->tp->pending, (void **)&hc->pending, hc->npending, &hc->cap_pending,
+		      sizeof(*hc->pending), TCP_PENDING, &hc->grow_failed)) {
+		tcp_cold(c, h)->fills_undecided++; /* no memory to wait for a second copy */
+		return;
+	}
+	struct tcp_pending *q = &hc->pending[hc->npending++];
 	q->start = start;
 	q->end = end;
 	q->late = *l;
@@ -276,9 +283,10 @@ __attribute__((noinline)) bool tcp_pending_second_copy(struct tcp_conn *c, enum 
 						       const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = h->cold; /* it has some */
 
-	for (unsigned k = 0; k < h->npending; k++) {
-		struct tcp_pending *q = &h->pending[k];
+	for (unsigned k = 0; k < hc->npending; k++) {
+		struct tcp_pending *q = &hc->pending[k];
 		uint8_t by = SUM_BY_SECOND_COPY;
 		if (seq_ge(seq, q->end) || seq_le(end, q->start))
 			continue;
@@ -288,7 +296,7 @@ __attribute__((noinline)) bool tcp_pending_second_copy(struct tcp_conn *c, enum 
 			struct tcp_late l = q->late;
 			l.by = SUM_BY_SECOND_COPY;
 			note_late(c, dir, &l, TCP_SEG_LATE_FOUND, sink);
-			pending_remove(h, k);
+			pending_remove(hc, k);
 			return false;
 		}
 		if (order < 0) {
@@ -298,7 +306,7 @@ __attribute__((noinline)) bool tcp_pending_second_copy(struct tcp_conn *c, enum 
 			struct pkt p0 = {
 			    .ts_ns = q0.late.ts, .frame = q0.late.frame, .input = q0.late.input};
 			uint32_t kind = c->tp->seg.kind;
-			pending_remove(h, k);
+			pending_remove(hc, k);
 			struct tcp_gapfill gf = {.by = SUM_BY_SECOND_COPY};
 			tcp_note_retrans(c, dir, &p0, q0.start, q0.end, q0.late.len, q0.why, &gf,
 					 sink);
@@ -337,11 +345,11 @@ static int64_t pending_wait(const struct tcp_conn *c, enum sum_dir_id dir)
 __attribute__((noinline)) void tcp_pending_acked(struct tcp_conn *c, enum sum_dir_id dir,
 						 uint32_t ack, int64_t now)
 {
-	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = c->half[dir].cold; /* it has some */
 
-	for (unsigned k = 0; k < h->npending; k++)
-		if (!h->pending[k].acked_ts && seq_ge(ack, h->pending[k].end)) {
-			h->pending[k].acked_ts = now;
+	for (unsigned k = 0; k < hc->npending; k++)
+		if (!hc->pending[k].acked_ts && seq_ge(ack, hc->pending[k].end)) {
+			hc->pending[k].acked_ts = now;
 			settle_at(c, clock_sat_add(now, clock_sat_add(pending_wait(c, dir), 1)));
 		}
 }
@@ -353,10 +361,12 @@ __attribute__((noinline)) void tcp_settle(struct tcp_conn *c, int64_t now,
 {
 	c->next_settle = 0;
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
-		struct tcp_half *h = &c->half[dir];
+		struct tcp_cold *hc = c->half[dir].cold;
+		if (!hc)
+			continue; /* nothing waits */
 		int64_t wait = pending_wait(c, (enum sum_dir_id)dir);
-		for (unsigned k = 0; k < h->npending;) {
-			const struct tcp_pending *q = &h->pending[k];
+		for (unsigned k = 0; k < hc->npending;) {
+			const struct tcp_pending *q = &hc->pending[k];
 			if (q->acked_ts && now - q->acked_ts > wait) {
 				tcp_pending_undecided(c, (enum sum_dir_id)dir, k, sink);
 				continue;
@@ -365,10 +375,47 @@ __attribute__((noinline)) void tcp_settle(struct tcp_conn *c, int64_t now,
 				settle_at(c, clock_sat_add(q->acked_ts, clock_sat_add(wait, 1)));
 			k++;
 		}
-		while (h->rtx_len && now > h->rtx[h->rtx_head].due)
+		while (hc->rtx_len && now > hc->rtx[hc->rtx_head].due)
 			tcp_rtx_pop(c, (enum sum_dir_id)dir, sink);
-		if (h->rtx_len)
-			settle_at(c, clock_sat_add(h->rtx[h->rtx_head].due, 1));
+		if (hc->rtx_len)
+			settle_at(c, clock_sat_add(hc->rtx[hc->rtx_head].due, 1));
+	}
+}
+
+/* ---- the end of a waiting episode ---- */
+
+/* dir's side advertised a zero window since the cold block's zw_start;
+ * at p it ends (a window update, or the end of the connection). */
+void tcp_zw_close(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p,
+		  const struct sum_sink *sink)
+{
+	struct tcp_cold *hc = c->half[dir].cold;
+	struct sum_event e;
+
+	/* The event belongs to the data direction the zero window stopped. */
+	event_init(&e, SUM_EV_ZERO_WINDOW, c, (enum sum_dir_id) !dir, p);
+	e.ts = hc->zw_start;
+	e.duration_ns = p->ts_ns - hc->zw_start;
+	e.frame_first = hc->zw_frame;
+	e.input = hc->zw_input;
+	sum_emit(sink, &e);
+	hc->in_zero_window = false;
+}
+
+void tcp_finish(struct tcp_conn *c, const struct sum_sink *sink)
+{
+	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
+		struct tcp_cold *hc = c->half[dir].cold;
+		if (!hc)
+			continue;
+		while (hc->npending)
+			tcp_pending_undecided(c, (enum sum_dir_id)dir, 0, sink);
+		while (hc->rtx_len)
+			tcp_rtx_pop(c, (enum sum_dir_id)dir, sink);
+		if (hc->in_zero_window) {
+			struct pkt p = {.ts_ns = c->info.last_ts, .frame = c->info.last_frame};
+			tcp_zw_close(c, (enum sum_dir_id)dir, &p, sink);
+		}
 	}
 }
 
@@ -409,9 +456,10 @@ __attribute__((noinline)) bool tcp_late_after_retrans(struct tcp_conn *c, enum s
 						      const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = h->cold; /* it has some */
 
-	for (unsigned k = h->rtx_len; k-- > 0;) {
-		struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % h->cap_rtx];
+	for (unsigned k = hc->rtx_len; k-- > 0;) {
+		struct tcp_rtx *x = &hc->rtx[(hc->rtx_head + k) % hc->cap_rtx];
 		uint8_t by = SUM_BY_SECOND_COPY;
 		if (!x->filled_gap || seq_ge(seq, x->end) || seq_le(end, x->start))
 			continue;

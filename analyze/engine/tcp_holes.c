@@ -104,7 +104,7 @@ int tcp_pools_init(struct tcp_pools *tp)
 	ok &=
 	    classes_new(tp->pending, TCP_PENDING_CLASSES, TCP_RING_MIN, sizeof(struct tcp_pending));
 	ok &= classes_new(tp->rtx, TCP_RTX_CLASSES, TCP_RING_MIN, sizeof(struct tcp_rtx));
-	ok &= (tp->cold = pool_new(sizeof(struct sum_dir_cold), 0)) != NULL;
+	ok &= (tp->cold = pool_new(sizeof(struct tcp_cold), 0)) != NULL;
 	if (!ok) {
 		tcp_pools_free(tp);
 		return ERR_NOMEM;
@@ -148,7 +148,11 @@ size_t tcp_pools_bytes(const struct tcp_pools *tp)
 
 uint64_t tcp_conn_grow_failed(const struct tcp_conn *c)
 {
-	return (uint64_t)c->half[0].grow_failed + c->half[1].grow_failed;
+	uint64_t n = 0;
+
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		n += c->half[k].cold ? c->half[k].cold->grow_failed : 0;
+	return n;
 }
 
 uint64_t tcp_pools_failed(const struct tcp_pools *tp)
@@ -159,13 +163,18 @@ uint64_t tcp_pools_failed(const struct tcp_pools *tp)
 	       pools_failed(&tp->cold, 1);
 }
 
+struct tcp_cold *tcp_cold_take(struct tcp_half *h, struct tcp_pools *tp)
+{
+	if (!h->cold && tp)
+		h->cold = pool_get(tp->cold);
+	return h->cold;
+}
+
 struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h)
 {
-	if (!h->cold)
-		h->cold = c->tp ? pool_get(c->tp->cold) : NULL;
-	if (!h->cold)
+	if (!tcp_cold_take(h, c->tp))
 		return c->tp ? &c->tp->cold_lost : NULL;
-	return h->cold;
+	return &h->cold->st;
 }
 
 bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp)
@@ -219,24 +228,26 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 			pool_put(tp->sent[tcp_cls(h->sent_cap)], h->sent);
 		if (h->tsring)
 			pool_put(tp->tsring[tcp_ts_cls(h->tsring_cap)], h->tsring);
-		pool_put(tp->cold, h->cold);
 		h->sent = NULL;
 		h->tsring = NULL;
-		h->cold = NULL;
 		h->sent_head = h->sent_len = h->tsring_head = 0;
 		h->tsring_echoed = 0;
 		h->sent_cap = TCP_RING_MIN;
 		h->tsring_cap = TCP_TS_MIN;
-		tcp_table_put(tp->holes, (void **)&h->holes, &h->cap_holes);
-		tcp_table_put(tp->pending, (void **)&h->pending, &h->cap_pending);
-		tcp_table_put(tp->rtx, (void **)&h->rtx, &h->cap_rtx);
-		h->nholes = h->npending = h->rtx_len = h->rtx_head = 0;
+		struct tcp_cold *hc = h->cold;
+		if (!hc)
+			continue;
+		tcp_table_put(tp->holes, (void **)&hc->holes, &hc->cap_holes);
+		tcp_table_put(tp->pending, (void **)&hc->pending, &hc->cap_pending);
+		tcp_table_put(tp->rtx, (void **)&hc->rtx, &hc->cap_rtx);
+		pool_put(tp->cold, hc);
+		h->cold = NULL;
 	}
 }
 
 /* ---- the gaps ---- */
 
-static void hole_remove(struct tcp_half *h, unsigned k)
+static void hole_remove(struct tcp_cold *h, unsigned k)
 {
 	memmove(&h->holes[k], &h->holes[k + 1], (h->nholes - k - 1) * sizeof(h->holes[0]));
 	h->nholes--;
@@ -247,15 +258,19 @@ static void hole_remove(struct tcp_half *h, unsigned k)
 void tcp_hole_open(struct tcp_half *h, struct tcp_pools *tp, uint32_t start, uint32_t end,
 		   const struct pkt *p, uint64_t data_before, const struct tcp_clock *opener)
 {
-	if (!tcp_room(tp->holes, (void **)&h->holes, h->nholes, &h->cap_holes, sizeof(*h->holes),
-		      TCP_MAX_HOLES, &h->grow_failed)) {
-		h->hole_overflow++;
-		h->hull_lo = h->have_hull ? seq_min(h->hull_lo, start) : start;
-		h->hull_hi = h->have_hull ? seq_max(h->hull_hi, end) : end;
-		h->have_hull = true;
+	struct tcp_cold *hc = tcp_cold_state(h, tp);
+
+	if (!hc)
+		return; /* no memory: the gap goes untracked (tcp_pools_failed()) */
+	if (!tcp_room(tp->holes, (void **)&hc->holes, hc->nholes, &hc->cap_holes,
+		      sizeof(*hc->holes), TCP_MAX_HOLES, &hc->grow_failed)) {
+		hc->hole_overflow++;
+		hc->hull_lo = hc->have_hull ? seq_min(hc->hull_lo, start) : start;
+		hc->hull_hi = hc->have_hull ? seq_max(hc->hull_hi, end) : end;
+		hc->have_hull = true;
 		return;
 	}
-	struct tcp_hole *o = &h->holes[h->nholes++];
+	struct tcp_hole *o = &hc->holes[hc->nholes++];
 	memset(o, 0, sizeof(*o));
 	o->start = start;
 	o->end = end;
@@ -274,11 +289,12 @@ __attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp
 						  uint32_t seq, uint32_t end,
 						  struct tcp_hole *first)
 {
+	struct tcp_cold *hc = h->cold; /* it has gaps */
 	uint32_t filled = 0;
 	bool found = false;
 
-	for (unsigned k = 0; k < h->nholes;) {
-		struct tcp_hole *o = &h->holes[k];
+	for (unsigned k = 0; k < hc->nholes;) {
+		struct tcp_hole *o = &hc->holes[k];
 		if (seq_ge(seq, o->end) || seq_le(end, o->start)) {
 			k++;
 			continue;
@@ -290,7 +306,7 @@ __attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp
 			found = true;
 		}
 		if (seq_le(lo, o->start) && seq_ge(hi, o->end)) {
-			hole_remove(h, k);
+			hole_remove(hc, k);
 			continue;
 		}
 		if (seq_le(lo, o->start)) {
@@ -302,11 +318,11 @@ __attribute__((noinline)) uint32_t tcp_holes_fill(struct tcp_half *h, struct tcp
 			struct tcp_hole tail = *o;
 			tail.start = hi;
 			o->end = lo;
-			if (tcp_room(tp->holes, (void **)&h->holes, h->nholes, &h->cap_holes,
-				     sizeof(*h->holes), TCP_MAX_HOLES, &h->grow_failed))
-				h->holes[h->nholes++] = tail;
+			if (tcp_room(tp->holes, (void **)&hc->holes, hc->nholes, &hc->cap_holes,
+				     sizeof(*hc->holes), TCP_MAX_HOLES, &hc->grow_failed))
+				hc->holes[hc->nholes++] = tail;
 			else
-				h->hole_overflow++;
+				hc->hole_overflow++;
 		}
 		k++;
 	}
@@ -322,10 +338,11 @@ __attribute__((noinline)) uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_
 						   const struct sum_sink *sink)
 {
 	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = h->cold; /* it has gaps */
 	uint64_t covered = 0;
 
-	for (unsigned k = 0; k < h->nholes;) {
-		struct tcp_hole *o = &h->holes[k];
+	for (unsigned k = 0; k < hc->nholes;) {
+		struct tcp_hole *o = &hc->holes[k];
 		if (seq_ge(o->start, ack)) {
 			k++;
 			continue;
@@ -348,7 +365,7 @@ __attribute__((noinline)) uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_
 		e.segments = (bytes + mss - 1) / mss;
 		sum_emit(sink, &e);
 		if (seq_ge(hi, o->end)) {
-			hole_remove(h, k);
+			hole_remove(hc, k);
 			continue;
 		}
 		o->start = hi;
@@ -361,8 +378,10 @@ __attribute__((noinline)) uint64_t tcp_holes_acked(struct tcp_conn *c, enum sum_
  * gap at or above it was first asked for. */
 __attribute__((noinline)) void tcp_holes_asked(struct tcp_half *h, uint32_t ack, int64_t now)
 {
-	for (unsigned k = 0; k < h->nholes; k++) {
-		struct tcp_hole *o = &h->holes[k];
+	struct tcp_cold *hc = h->cold; /* it has gaps */
+
+	for (unsigned k = 0; k < hc->nholes; k++) {
+		struct tcp_hole *o = &hc->holes[k];
 		if (!o->trigger_ts && seq_le(ack, o->start))
 			o->trigger_ts = now;
 	}

@@ -14,7 +14,8 @@
  *                never saw), and the memory of the per-direction tables
  *   tcp_fill.c   a segment that fills a gap: the late original or a
  *                retransmission (the sender's clocks, causality), fills left
- *                undecided, and settling the verdicts that wait
+ *                undecided, and settling the verdicts that wait, at the
+ *                end too (tcp_finish(), with the open zero windows)
  *   tcp_rtx.c    retransmissions: why (RTO, TLP, fast), spurious (ACKed,
  *                D-SACK), and their per-frame verdicts, kept until a D-SACK
  *                can no longer come
@@ -51,15 +52,24 @@ enum {
 
 static const int64_t tcp_no_ts = 0; /* an empty tsring slot */
 
-/* Out of line (tcp_holes.c): tcp_cold()'s first use. */
+/* Out of line (tcp_holes.c): tcp_cold()'s and tcp_cold_state()'s first use. */
 __attribute__((cold)) struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h);
+__attribute__((cold)) struct tcp_cold *tcp_cold_take(struct tcp_half *h, struct tcp_pools *tp);
 
 /* h's cold counters (struct tcp_half.cold), taken from the pools on their
  * first use; without memory, a scratch block whose counts are lost
  * (tcp_pools_failed() counts them). */
 static inline struct sum_dir_cold *tcp_cold(struct tcp_conn *c, struct tcp_half *h)
 {
-	return __builtin_expect(h->cold != NULL, 1) ? h->cold : tcp_cold_get(c, h);
+	return __builtin_expect(h->cold != NULL, 1) ? &h->cold->st : tcp_cold_get(c, h);
+}
+
+/* h's cold block for state that must stay its own (gaps, fills,
+ * retransmissions, recovery, zero window): NULL without memory, and the
+ * caller then tracks nothing (tcp_pools_failed() counts it). */
+static inline struct tcp_cold *tcp_cold_state(struct tcp_half *h, struct tcp_pools *tp)
+{
+	return __builtin_expect(h->cold != NULL, 1) ? h->cold : tcp_cold_take(h, tp);
 }
 
 /* ---- events ---- */
@@ -332,5 +342,9 @@ void tcp_pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
 			   const struct sum_sink *sink);
 /* Make final the verdicts that can wait no longer at now (c->next_settle). */
 void tcp_settle(struct tcp_conn *c, int64_t now, const struct sum_sink *sink);
+/* dir's side reopened its window at p (or the connection ended): the
+ * zero-window episode in its cold block is over, its event goes to sink. */
+void tcp_zw_close(struct tcp_conn *c, enum sum_dir_id dir, const struct pkt *p,
+		  const struct sum_sink *sink);
 
 #endif

@@ -41,41 +41,45 @@ static void rtx_emit(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 /* The oldest remembered retransmission of dir: its verdict is final. */
 void tcp_rtx_pop(struct tcp_conn *c, enum sum_dir_id dir, const struct sum_sink *sink)
 {
-	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = c->half[dir].cold; /* it has some */
 
-	rtx_emit(c, dir, &h->rtx[h->rtx_head], sink);
-	h->rtx_head = (uint8_t)((h->rtx_head + 1) % h->cap_rtx);
-	h->rtx_len--;
+	rtx_emit(c, dir, &hc->rtx[hc->rtx_head], sink);
+	hc->rtx_head = (uint8_t)((hc->rtx_head + 1) % hc->cap_rtx);
+	hc->rtx_len--;
 }
 
 static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_rtx *x,
 		     const struct sum_sink *sink)
 {
-	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = c->half[dir].cold;
 
-	if (h->rtx_len == h->cap_rtx && h->cap_rtx < TCP_RTX_RING) {
-		/* Grow the ring (the next size class), its oldest first again. */
-		unsigned want = h->cap_rtx ? 2u * h->cap_rtx : TCP_RING_MIN;
-		struct tcp_rtx *n = pool_get_raw(c->tp->rtx[tcp_cls(want)]);
-		if (n) {
-			for (unsigned k = 0; k < h->rtx_len; k++)
-				n[k] = h->rtx[(h->rtx_head + k) % h->cap_rtx];
-			tcp_table_put(c->tp->rtx, (void **)&h->rtx, &h->cap_rtx);
-			h->rtx = n;
-			h->cap_rtx = (uint8_t)want;
-			h->rtx_head = 0;
-		} else {
-			h->grow_failed++;
-		}
-	}
-	if (!h->cap_rtx) {
+	if (!hc) {
 		rtx_emit(c, dir, x, sink); /* no memory to wait for a D-SACK */
 		return;
 	}
-	if (h->rtx_len == h->cap_rtx)
+	if (hc->rtx_len == hc->cap_rtx && hc->cap_rtx < TCP_RTX_RING) {
+		/* Grow the ring (the next size class), its oldest first again. */
+		unsigned want = hc->cap_rtx ? 2u * hc->cap_rtx : TCP_RING_MIN;
+		struct tcp_rtx *n = pool_get_raw(c->tp->rtx[tcp_cls(want)]);
+		if (n) {
+			for (unsigned k = 0; k < hc->rtx_len; k++)
+				n[k] = hc->rtx[(hc->rtx_head + k) % hc->cap_rtx];
+			tcp_table_put(c->tp->rtx, (void **)&hc->rtx, &hc->cap_rtx);
+			hc->rtx = n;
+			hc->cap_rtx = (uint8_t)want;
+			hc->rtx_head = 0;
+		} else {
+			hc->grow_failed++;
+		}
+	}
+	if (!hc->cap_rtx) {
+		rtx_emit(c, dir, x, sink); /* no memory to wait for a D-SACK */
+		return;
+	}
+	if (hc->rtx_len == hc->cap_rtx)
 		tcp_rtx_pop(c, dir, sink);
-	h->rtx[(h->rtx_head + h->rtx_len) % h->cap_rtx] = *x;
-	h->rtx_len++;
+	hc->rtx[(hc->rtx_head + hc->rtx_len) % hc->cap_rtx] = *x;
+	hc->rtx_len++;
 	settle_at(c, clock_sat_add(x->due, 1));
 }
 
@@ -91,9 +95,10 @@ __attribute__((noinline)) void tcp_rtx_dsack(struct tcp_conn *c, enum sum_dir_id
 					     uint32_t right)
 {
 	struct tcp_half *h = &c->half[dir];
+	struct tcp_cold *hc = h->cold; /* it has some */
 
-	for (unsigned k = h->rtx_len; k-- > 0;) {
-		struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % h->cap_rtx];
+	for (unsigned k = hc->rtx_len; k-- > 0;) {
+		struct tcp_rtx *x = &hc->rtx[(hc->rtx_head + k) % hc->cap_rtx];
 		if (seq_ge(x->start, right) || seq_le(x->end, left))
 			continue;
 		x->dsack = true;
@@ -122,10 +127,12 @@ static int64_t rtx_settle(const struct tcp_conn *c)
 }
 
 /* Was any of [seq, end) retransmitted recently (the ring)? */
-static bool rtx_seen(const struct tcp_half *h, uint32_t seq, uint32_t end)
+static bool rtx_seen(const struct tcp_cold *hc, uint32_t seq, uint32_t end)
 {
-	for (unsigned k = 0; k < h->rtx_len; k++) {
-		const struct tcp_rtx *x = &h->rtx[(h->rtx_head + k) % h->cap_rtx];
+	if (!hc)
+		return false;
+	for (unsigned k = 0; k < hc->rtx_len; k++) {
+		const struct tcp_rtx *x = &hc->rtx[(hc->rtx_head + k) % hc->cap_rtx];
 		if (seq_lt(x->start, end) && seq_gt(x->end, seq))
 			return true;
 	}
@@ -142,6 +149,7 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 			 bool unseen)
 {
 	const struct tcp_half *h = &c->half[dir], *r = &c->half[!dir];
+	uint8_t recov = h->cold ? h->cold->recov_kind : TCP_RECOV_NONE;
 	int64_t rto = h->srtt_ns ? clock_sat_add(h->srtt_ns, clock_sat_mul(h->rttvar_ns, 4)) : 0;
 
 	if (rto < prm->rto_min_ns)
@@ -156,8 +164,8 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * skipped), the highest segment seen was not S's highest: an RTO
 	 * re-sending the head of its queue, not a probe.
 	 */
-	if (!unseen && !r->dupack_run && !r->sacking && !h->recov_kind && end == h->snd_nxt &&
-	    gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && !rtx_seen(h, seq, end))
+	if (!unseen && !r->dupack_run && !r->sacking && !recov && end == h->snd_nxt &&
+	    gap >= clock_sat_add(h->srtt_ns, TCP_TLP_MIN_NS) && !rtx_seen(h->cold, seq, end))
 		return TCP_SEG_TLP;
 	if (gap >= rto)
 		return TCP_SEG_RTO;
@@ -167,8 +175,8 @@ uint32_t tcp_retrans_why(const struct tcp_conn *c, enum sum_dir_id dir,
 	 * RACK or the scoreboard marks lost (the Recovery state), until the
 	 * cumulative ACK passes the recovery point (tcp_try_undo_recovery(),
 	 * high_seq), whatever R's latest ACK said. */
-	if (h->recov_kind && seq_lt(seq, h->recov_high))
-		return h->recov_kind == TCP_RECOV_RTO ? TCP_SEG_RTO : TCP_SEG_FAST;
+	if (recov && seq_lt(seq, h->cold->recov_high))
+		return recov == TCP_RECOV_RTO ? TCP_SEG_RTO : TCP_SEG_FAST;
 	if (r->dupack_run >= 3 || r->sacking)
 		return TCP_SEG_FAST;
 	return 0;
@@ -236,10 +244,11 @@ __attribute__((noinline)) void tcp_note_retrans(struct tcp_conn *c, enum sum_dir
 	x.kind = (uint8_t)retrans_kind(why);
 	/* A recovery episode starts (or an RTO takes over a fast one): up to
 	 * what S had sent (Linux's high_seq). */
-	if ((x.kind == SUM_RTX_RTO && h->recov_kind != TCP_RECOV_RTO) ||
-	    (x.kind == SUM_RTX_FAST && h->recov_kind == TCP_RECOV_NONE)) {
-		h->recov_kind = x.kind == SUM_RTX_RTO ? TCP_RECOV_RTO : TCP_RECOV_FAST;
-		h->recov_high = h->snd_nxt;
+	struct tcp_cold *hc = tcp_cold_state(h, c->tp);
+	if (hc && ((x.kind == SUM_RTX_RTO && hc->recov_kind != TCP_RECOV_RTO) ||
+		   (x.kind == SUM_RTX_FAST && hc->recov_kind == TCP_RECOV_NONE))) {
+		hc->recov_kind = x.kind == SUM_RTX_RTO ? TCP_RECOV_RTO : TCP_RECOV_FAST;
+		hc->recov_high = h->snd_nxt;
 	}
 	sent_mark_retrans(h, seq);
 	rtx_push(c, dir, &x, sink);

@@ -43,7 +43,7 @@ static void ack_sack(struct convo *v, uint32_t k, uint32_t l, uint32_t r, int64_
 static const struct sum_dir_cold *cold(const struct convo *v)
 {
 	static const struct sum_dir_cold none;
-	return v->c.half[S2C].cold ? v->c.half[S2C].cold : &none;
+	return v->c.half[S2C].cold ? &v->c.half[S2C].cold->st : &none;
 }
 
 /*

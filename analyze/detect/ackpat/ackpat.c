@@ -220,7 +220,7 @@ static void note_ack(struct tcp_conn *c, struct ackpat_state *ds, enum sum_dir_i
 		return;
 	}
 	if ((ds->have_short_end && sg->ack == ds->short_end) || ds->sparse ||
-	    c->half[data_dir].nholes) {
+	    tcp_nholes(&c->half[data_dir])) {
 		ds->excluded++;
 		return;
 	}

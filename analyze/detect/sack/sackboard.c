@@ -103,14 +103,17 @@ static struct sackb_range unseen_hull(const struct tcp_conn *c, enum sum_dir_id 
 		return (struct sackb_range){start, end};
 	if (seq_gt(end, h->snd_nxt))
 		sackb_range_add(&r, seq_max(start, h->snd_nxt), end);
-	for (unsigned k = 0; k < h->nholes; k++) {
-		const struct tcp_hole *o = &h->holes[k];
+	const struct tcp_cold *hc = h->cold; /* NULL: no gaps */
+	if (!hc)
+		return r;
+	for (unsigned k = 0; k < hc->nholes; k++) {
+		const struct tcp_hole *o = &hc->holes[k];
 		uint32_t lo = seq_max(start, o->start), hi = seq_min(end, o->end);
 		if (seq_lt(lo, hi))
 			sackb_range_add(&r, lo, hi);
 	}
-	if (h->have_hull) {
-		uint32_t lo = seq_max(start, h->hull_lo), hi = seq_min(end, h->hull_hi);
+	if (hc->have_hull) {
+		uint32_t lo = seq_max(start, hc->hull_lo), hi = seq_min(end, hc->hull_hi);
 		if (seq_lt(lo, hi))
 			sackb_range_add(&r, lo, hi);
 	}
@@ -144,9 +147,9 @@ static const char sackb_r_open[] = "still open when the connection ended";
 static bool dir_complete(const struct tcp_conn *c, enum sum_dir_id dir)
 {
 	const struct tcp_half *h = &c->half[dir];
-	const struct sum_dir_cold *k = h->cold; /* NULL: all its counts 0 */
+	const struct tcp_cold *k = h->cold; /* NULL: all its counts 0 */
 
-	return !(k && (k->lost_segments || k->acked_unseen)) && !h->nholes && !h->hole_overflow;
+	return !(k && (k->lost_segments || k->acked_unseen || k->nholes || k->hole_overflow));
 }
 
 /* What closed o, from the segments that filled it (none: "other"). */
