@@ -19,6 +19,7 @@
 #include "analyze/report/report.h"
 #include "cli/analyze_opts.h"
 #include "cli/bpfhint.h"
+#include "cli/cliopt.h"
 #include "common/clock.h"
 #include "common/idset.h"
 
@@ -246,7 +247,7 @@ struct analyze_job {
 };
 
 /* Before anything is opened: --conn's list, one standard input, where
- * --annotate writes, the signals. -1 to go on, else the exit status. */
+ * --annotate writes, the signals. CLI_GO_ON to go on, else the exit status. */
 static int job_prepare(struct analyze_job *j)
 {
 	struct analyze_cfg *cfg = j->cfg;
@@ -270,7 +271,7 @@ static int job_prepare(struct analyze_job *j)
 		return TCPSIFT_EXIT_USAGE;
 	}
 	if (cfg->stop)
-		return -1; /* the caller's flag and handler */
+		return CLI_GO_ON; /* the caller's flag and handler */
 	/* Before the inputs open: a FIFO's writer is waited for there. No
 	 * SA_RESTART: the signal ends a wait in poll(2) at once. */
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -278,7 +279,7 @@ static int job_prepare(struct analyze_job *j)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	cfg->stop = &analyze_stop;
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* The options as the pipeline's config. */
@@ -321,7 +322,7 @@ static void job_config(const struct analyze_job *j, struct pipe_config *pc)
 	};
 }
 
-/* Build the pipeline; -1 to go on, else the exit status (said). */
+/* Build the pipeline; CLI_GO_ON to go on, else the exit status (said). */
 static int job_open(struct analyze_job *j)
 {
 	const struct analyze_cfg *cfg = j->cfg;
@@ -331,7 +332,7 @@ static int job_open(struct analyze_job *j)
 	job_config(j, &pc);
 	int rc = pipe_open(&pc, &j->pipe, err, sizeof(err));
 	if (rc == 0)
-		return -1;
+		return CLI_GO_ON;
 	/* A trailing argument that is no file was taken for a filter: when
 	 * that does not compile, it may have been a file after all. */
 	if (err_is_usage(rc) && bpfhint_report_to(cfg->msg, "analyze", cfg->filter)) {

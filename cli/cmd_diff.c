@@ -128,7 +128,7 @@ static int pass(struct diff_cfg *cfg, const char *opt, const char *arg)
 	}
 	cfg->passed[cfg->npassed++] = opt;
 	cfg->passed[cfg->npassed++] = arg;
-	return -1;
+	return CLI_GO_ON;
 }
 
 static int on_option(void *ctx, int c, const char *arg)
@@ -181,7 +181,7 @@ static int on_option(void *ctx, int c, const char *arg)
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* ---- telling a capture from a report ---- */
