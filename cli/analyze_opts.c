@@ -192,7 +192,7 @@ static int parse_ms(const char *s, double max_ms, int64_t *out_ns)
 	errno = 0;
 	double v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= 0) || v > max_ms)
-		return -1;
+		return ERR_USAGE;
 	*out_ns = (int64_t)(v * 1e6);
 	return 0;
 }
@@ -205,11 +205,11 @@ static int parse_shard(const char *s, uint32_t *k, uint32_t *n)
 	uint64_t kv, nv;
 
 	if (!slash || (size_t)(slash - s) >= sizeof(kbuf))
-		return -1;
+		return ERR_USAGE;
 	memcpy(kbuf, s, (size_t)(slash - s));
 	kbuf[slash - s] = '\0';
 	if (cli_parse_u64(slash + 1, 1, SHARD_MAX, &nv) < 0 || cli_parse_u64(kbuf, 1, nv, &kv) < 0)
-		return -1;
+		return ERR_USAGE;
 	*k = (uint32_t)kv;
 	*n = (uint32_t)nv;
 	return 0;

@@ -202,17 +202,20 @@ static int nothing_to_report(const struct analyze_cfg *cfg, const struct rep_run
 }
 
 /* --annotate / tcpsift annotate: the capture again, with the verdicts;
- * what could not be written is said (0, or -1 when any was lost). */
+ * what could not be written is said. 0; ann_write()'s code when it
+ * failed; ERR_INPUT when verdicts were lost (the file does not carry all
+ * of the analysis: exit 3, as an input the report does not cover). */
 static int annotate_finish(const struct analyze_cfg *cfg, struct ann_set *ann,
 			   const char *const *paths, unsigned n)
 {
 	const char *verb = cfg->annotate_verb ? "annotate" : "analyze";
 	struct ann_stats st;
 	char err[512];
+	int rc = ann_write(ann, paths, n, cfg->annotate, &st, err, sizeof(err));
 
-	if (ann_write(ann, paths, n, cfg->annotate, &st, err, sizeof(err)) < 0) {
+	if (rc < 0) {
 		fprintf(cfg->msg, "tcpsift %s: %s\n", verb, err);
-		return -1;
+		return rc;
 	}
 	if (!cfg->quiet)
 		fprintf(cfg->msg,
@@ -232,7 +235,7 @@ static int annotate_finish(const struct analyze_cfg *cfg, struct ann_set *ann,
 			" beyond %u kept, %" PRIu64 " on frames not found)\n",
 			verb, cfg->annotate, st.dropped + st.unmatched, st.dropped, ANN_MAX_NOTES,
 			st.unmatched);
-	return st.dropped || st.unmatched ? -1 : 0;
+	return st.dropped || st.unmatched ? ERR_INPUT : 0;
 }
 
 /* One analysis between its steps (analyze_run). */
