@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/report/report.h"
+#include "common/err.h"
 #include "tui/connfilter.h"
 #include "tui/view_int.h"
 
@@ -150,7 +151,7 @@ int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 	if (v->order_cap < s->nrows) {
 		uint32_t *n = realloc(v->order, (size_t)s->nrows * sizeof(*n));
 		if (!n)
-			return -1;
+			return ERR_NOMEM;
 		v->order = n;
 		v->order_cap = s->nrows;
 	}
@@ -177,7 +178,7 @@ int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 				uint32_t ncap = v->frozen_cap * 2 + 64;
 				uint64_t *f = realloc(v->frozen_ids, ncap * sizeof(*f));
 				if (!f)
-					return -1;
+					return ERR_NOMEM;
 				v->frozen_ids = f;
 				v->frozen_cap = ncap;
 			}
