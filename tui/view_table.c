@@ -148,6 +148,10 @@ uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id)
 /* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */
 int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 {
+	/* First: out of memory leaves an empty table, not the last frame's
+	 * order over rows the snapshot may have moved since. */
+	v->rows = s->rows;
+	v->norder = 0;
 	if (v->order_cap < s->nrows) {
 		uint32_t *n = realloc(v->order, (size_t)s->nrows * sizeof(*n));
 		if (!n)
@@ -155,8 +159,6 @@ int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 		v->order = n;
 		v->order_cap = s->nrows;
 	}
-	v->rows = s->rows;
-	v->norder = 0;
 	if (v->frozen && v->frozen_ids) {
 		/* The frozen order first, then connections that are new since. */
 		uint32_t n = 0;
