@@ -192,7 +192,7 @@ static int parse_ms(const char *s, double max_ms, int64_t *out_ns)
 	errno = 0;
 	double v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= 0) || v > max_ms)
-		return -1;
+		return ERR_USAGE;
 	*out_ns = (int64_t)(v * 1e6);
 	return 0;
 }
@@ -205,11 +205,11 @@ static int parse_shard(const char *s, uint32_t *k, uint32_t *n)
 	uint64_t kv, nv;
 
 	if (!slash || (size_t)(slash - s) >= sizeof(kbuf))
-		return -1;
+		return ERR_USAGE;
 	memcpy(kbuf, s, (size_t)(slash - s));
 	kbuf[slash - s] = '\0';
 	if (cli_parse_u64(slash + 1, 1, SHARD_MAX, &nv) < 0 || cli_parse_u64(kbuf, 1, nv, &kv) < 0)
-		return -1;
+		return ERR_USAGE;
 	*k = (uint32_t)kv;
 	*n = (uint32_t)nv;
 	return 0;
@@ -222,8 +222,7 @@ static int bad_value(const struct analyze_cfg *cfg, const char *opt, const char 
 	return TCPSIFT_EXIT_USAGE;
 }
 
-/* One option of the table (cli_parse): -1 to go on, else an exit code. */
-/* The engine's, the detectors' and the memory's numbers: -1 to go on, else an exit code. */
+/* The engine's, the detectors' and the memory's numbers: CLI_GO_ON to go on, else an exit code. */
 static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 {
 	uint64_t v;
@@ -316,9 +315,10 @@ static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 		cfg->vantage_opt = "--vantage-window";
 		break;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
+/* One option of the table (cli_parse): CLI_GO_ON to go on, else an exit code. */
 static int on_option(void *ctx, int c, const char *arg)
 {
 	struct analyze_cfg *cfg = ctx;
@@ -410,10 +410,10 @@ static int on_option(void *ctx, int c, const char *arg)
 	default:
 		return on_tuning(cfg, c, arg);
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* Options that cannot go together; -1 to go on, else the exit code. */
+/* Options that cannot go together; CLI_GO_ON to go on, else the exit code. */
 static int check_conflicts(const struct analyze_cfg *cfg)
 {
 	if (cfg->text_opt && cfg->format != REP_TEXT)
@@ -426,11 +426,11 @@ static int check_conflicts(const struct analyze_cfg *cfg)
 		      cfg->msg);
 		return TCPSIFT_EXIT_USAGE;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* --vantage-pair: exactly two inputs, two different files, and no output
- * it does not write into; -1 to go on, else the exit code. */
+ * it does not write into; CLI_GO_ON to go on, else the exit code. */
 static int check_vantage_pair(const struct analyze_cfg *cfg)
 {
 	if (!cfg->vantage_pair) {
@@ -439,7 +439,7 @@ static int check_vantage_pair(const struct analyze_cfg *cfg)
 				cfg->vantage_opt);
 			return TCPSIFT_EXIT_USAGE;
 		}
-		return -1;
+		return CLI_GO_ON;
 	}
 	if (cfg->nreads != 2) {
 		fprintf(cfg->msg,
@@ -467,11 +467,11 @@ static int check_vantage_pair(const struct analyze_cfg *cfg)
 		return cli_conflict("analyze", "--vantage-pair", "--shard");
 	if (cfg->conn_list)
 		return cli_conflict("analyze", "--vantage-pair", "--conn");
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* --max-memory caps the whole process: its shares for the engine, the
- * report's store and events (cli/membudget.h). -1 to go on, else an exit
+ * report's store and events (cli/membudget.h). CLI_GO_ON to go on, else an exit
  * code. */
 static int split_max_memory(struct analyze_cfg *cfg)
 {
@@ -479,7 +479,7 @@ static int split_max_memory(struct analyze_cfg *cfg)
 	char err[256];
 
 	if (!cfg->eng.max_memory)
-		return -1;
+		return CLI_GO_ON;
 	unsigned nthreads = cfg->threads ? cfg->threads : wk_default_threads();
 	/* Threads not asked for: not when their batches would take a quarter
 	 * of the cap (one thread has none). */
@@ -494,11 +494,11 @@ static int split_max_memory(struct analyze_cfg *cfg)
 	if (cfg->report_memory == SIZE_MAX)
 		cfg->report_memory = sh.report_conns;
 	cfg->max_events = sh.max_events;
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* Parse argv into cfg: options, then the inputs (-r and the arguments)
- * and a trailing filter; returns -1 to go on, else an exit code. */
+ * and a trailing filter; returns CLI_GO_ON to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct analyze_cfg *cfg)
 {
 	int rc = cli_parse(cfg->annotate_verb ? "annotate" : "analyze", analyze_opts, N_OPTS, argc,

@@ -53,7 +53,7 @@ struct analyze_cfg {
  * Parse argv (argv[0] the verb) into cfg, made ready by aopt_init():
  * options, the inputs (-r and the arguments), a trailing filter, the
  * checks between them, and --max-memory split into its shares
- * (cli/membudget.h). -1 to go on, else the exit status (--help: 0).
+ * (cli/membudget.h). CLI_GO_ON to go on, else the exit status (--help: 0).
  * A bad value or a conflict is said on cfg->msg; what cli_parse() itself
  * refuses (an unknown option, a missing argument), on stderr.
  */

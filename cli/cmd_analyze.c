@@ -19,6 +19,7 @@
 #include "analyze/report/report.h"
 #include "cli/analyze_opts.h"
 #include "cli/bpfhint.h"
+#include "cli/cliopt.h"
 #include "common/clock.h"
 #include "common/idset.h"
 
@@ -201,17 +202,20 @@ static int nothing_to_report(const struct analyze_cfg *cfg, const struct rep_run
 }
 
 /* --annotate / tcpsift annotate: the capture again, with the verdicts;
- * what could not be written is said (0, or -1 when any was lost). */
+ * what could not be written is said. 0; ann_write()'s code when it
+ * failed; ERR_INPUT when verdicts were lost (the file does not carry all
+ * of the analysis: exit 3, as an input the report does not cover). */
 static int annotate_finish(const struct analyze_cfg *cfg, struct ann_set *ann,
 			   const char *const *paths, unsigned n)
 {
 	const char *verb = cfg->annotate_verb ? "annotate" : "analyze";
 	struct ann_stats st;
 	char err[512];
+	int rc = ann_write(ann, paths, n, cfg->annotate, &st, err, sizeof(err));
 
-	if (ann_write(ann, paths, n, cfg->annotate, &st, err, sizeof(err)) < 0) {
+	if (rc < 0) {
 		fprintf(cfg->msg, "tcpsift %s: %s\n", verb, err);
-		return -1;
+		return rc;
 	}
 	if (!cfg->quiet)
 		fprintf(cfg->msg,
@@ -231,7 +235,7 @@ static int annotate_finish(const struct analyze_cfg *cfg, struct ann_set *ann,
 			" beyond %u kept, %" PRIu64 " on frames not found)\n",
 			verb, cfg->annotate, st.dropped + st.unmatched, st.dropped, ANN_MAX_NOTES,
 			st.unmatched);
-	return st.dropped || st.unmatched ? -1 : 0;
+	return st.dropped || st.unmatched ? ERR_INPUT : 0;
 }
 
 /* One analysis between its steps (analyze_run). */
@@ -246,7 +250,7 @@ struct analyze_job {
 };
 
 /* Before anything is opened: --conn's list, one standard input, where
- * --annotate writes, the signals. -1 to go on, else the exit status. */
+ * --annotate writes, the signals. CLI_GO_ON to go on, else the exit status. */
 static int job_prepare(struct analyze_job *j)
 {
 	struct analyze_cfg *cfg = j->cfg;
@@ -270,7 +274,7 @@ static int job_prepare(struct analyze_job *j)
 		return TCPSIFT_EXIT_USAGE;
 	}
 	if (cfg->stop)
-		return -1; /* the caller's flag and handler */
+		return CLI_GO_ON; /* the caller's flag and handler */
 	/* Before the inputs open: a FIFO's writer is waited for there. No
 	 * SA_RESTART: the signal ends a wait in poll(2) at once. */
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -278,7 +282,7 @@ static int job_prepare(struct analyze_job *j)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	cfg->stop = &analyze_stop;
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* The options as the pipeline's config. */
@@ -321,7 +325,7 @@ static void job_config(const struct analyze_job *j, struct pipe_config *pc)
 	};
 }
 
-/* Build the pipeline; -1 to go on, else the exit status (said). */
+/* Build the pipeline; CLI_GO_ON to go on, else the exit status (said). */
 static int job_open(struct analyze_job *j)
 {
 	const struct analyze_cfg *cfg = j->cfg;
@@ -331,7 +335,7 @@ static int job_open(struct analyze_job *j)
 	job_config(j, &pc);
 	int rc = pipe_open(&pc, &j->pipe, err, sizeof(err));
 	if (rc == 0)
-		return -1;
+		return CLI_GO_ON;
 	/* A trailing argument that is no file was taken for a filter: when
 	 * that does not compile, it may have been a file after all. */
 	if (err_is_usage(rc) && bpfhint_report_to(cfg->msg, "analyze", cfg->filter)) {

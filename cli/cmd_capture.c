@@ -140,7 +140,7 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return TCPSIFT_EXIT_USAGE;
 }
 
-/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+/* One option of the table (cli_parse): CLI_GO_ON to go on, else an exit code. */
 static int on_option(void *ctx, int c, const char *arg)
 {
 	struct capture_cfg *cfg = ctx;

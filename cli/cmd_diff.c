@@ -17,6 +17,7 @@
 #include "cli/cliopt.h"
 #include "cli/cmd_analyze.h"
 #include "cli/exit.h"
+#include "common/err.h"
 
 /*
  * Each side is a capture or a saved `analyze --json` (or --ndjson) report,
@@ -128,7 +129,7 @@ static int pass(struct diff_cfg *cfg, const char *opt, const char *arg)
 	}
 	cfg->passed[cfg->npassed++] = opt;
 	cfg->passed[cfg->npassed++] = arg;
-	return -1;
+	return CLI_GO_ON;
 }
 
 static int on_option(void *ctx, int c, const char *arg)
@@ -181,7 +182,7 @@ static int on_option(void *ctx, int c, const char *arg)
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* ---- telling a capture from a report ---- */
@@ -282,8 +283,8 @@ static int classify(const char *path, enum side_kind *kind, char *err, size_t er
 
 /* ---- analysing a capture ---- */
 
-/* A temporary file's name (the file created empty, 0600): 0, or -1 with
- * err set. */
+/* A temporary file's name (the file created empty, 0600): 0, or
+ * ERR_SYSTEM with err set. */
 static int temp_name(char *buf, size_t len, const char *what, char *err, size_t errlen)
 {
 	const char *dir = getenv("TMPDIR");
@@ -294,7 +295,7 @@ static int temp_name(char *buf, size_t len, const char *what, char *err, size_t 
 		snprintf(err, errlen, "cannot create a temporary file in %s: %s",
 			 dir && *dir ? dir : "/tmp", strerror(errno));
 		buf[0] = '\0';
-		return -1;
+		return ERR_SYSTEM;
 	}
 	close(fd);
 	return 0;

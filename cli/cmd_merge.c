@@ -105,7 +105,7 @@ static int on_option(void *ctx, int c, const char *arg)
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 /* A connection's first packet: the one-pass id order. */

@@ -136,7 +136,7 @@ static int bad_value(const char *opt, const char *val, const char *want)
 	return TCPSIFT_EXIT_USAGE;
 }
 
-/* One option of the table (cli_parse): -1 to go on, else an exit code. */
+/* One option of the table (cli_parse): CLI_GO_ON to go on, else an exit code. */
 static int on_option(void *ctx, int c, const char *arg)
 {
 	struct tui_cfg *cfg = ctx;
@@ -221,10 +221,10 @@ static int on_option(void *ctx, int c, const char *arg)
 		usage(stdout);
 		return TCPSIFT_EXIT_OK;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
-/* Parse argv into cfg; returns -1 to go on, else an exit code. */
+/* Parse argv into cfg; returns CLI_GO_ON to go on, else an exit code. */
 static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 {
 	int rc = cli_parse("tui", tui_opts, N_OPTS, argc, argv, &cfg->ring, on_option, cfg);
@@ -270,7 +270,7 @@ static int parse_args(int argc, char **argv, struct tui_cfg *cfg)
 		      stderr);
 		return TCPSIFT_EXIT_USAGE;
 	}
-	return -1;
+	return CLI_GO_ON;
 }
 
 static void on_signal(int sig)

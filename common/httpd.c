@@ -85,6 +85,7 @@ int httpd_check_addr(const char *addr, char *errbuf, size_t errlen)
 	return 0;
 }
 
+/* A listening socket on ai: its fd, or -1 with errno (as socket(2)). */
 static int listen_on(const struct addrinfo *ai)
 {
 	int one = 1, zero = 0;

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/err.h"
+
 int osc52_copy(FILE *out, const char *text)
 {
 	static const char b64[] =
@@ -22,5 +24,5 @@ int osc52_copy(FILE *out, const char *text)
 		fputs(q, out);
 	}
 	fputs("\a", out);
-	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+	return fflush(out) == 0 && !ferror(out) ? 0 : ERR_SYSTEM;
 }

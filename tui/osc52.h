@@ -6,7 +6,7 @@
 
 /* Write text to out as an OSC 52 clipboard sequence (base64), which xterm,
  * tmux (with set-clipboard), kitty, iTerm2 and others take, and flush it.
- * Returns 0, or -1 when out failed. */
+ * Returns 0, or ERR_SYSTEM when out failed. */
 int osc52_copy(FILE *out, const char *text);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/err.h"
 #include "tui/connfilter.h"
 #include "tui/view_int.h"
 
@@ -74,7 +75,7 @@ int tv_set_filter(struct tv_view *v, const char *expr, char *errbuf, size_t errl
 	if (expr && *expr) {
 		f = cf_new(expr, errbuf, errlen);
 		if (!f)
-			return -1;
+			return ERR_USAGE;
 	}
 	cf_free(v->filter);
 	v->filter = f;

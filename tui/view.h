@@ -75,8 +75,8 @@ void tv_status(struct tv_view *v, const char *text);
 /* The connection the detail view shows (0: none open). */
 uint64_t tv_detail_id(const struct tv_view *v);
 
-/* Set the '/' filter as if typed (for --conn-filter at start): 0, or -1
- * with the reason in errbuf (a capture filter that does not compile,
+/* Set the '/' filter as if typed (for --conn-filter at start): 0, or
+ * ERR_USAGE with the reason in errbuf (a capture filter that does not compile,
  * connfilter.h; the filter is then unchanged). */
 int tv_set_filter(struct tv_view *v, const char *expr, char *errbuf, size_t errlen);
 

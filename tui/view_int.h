@@ -182,7 +182,8 @@ void tv_build_columns(struct tv_view *v); /* once, by tv_new() */
 void tv_layout(struct tv_view *v, const struct pl_view *pv, int cols);
 /* The row of connection id in s (rows are in id order), or UINT32_MAX. */
 uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id);
-/* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */
+/* Fill v->order: the rows that pass the filter, sorted (or in frozen order).
+ * 0, or ERR_NOMEM. */
 int tv_build_order(struct tv_view *v, const struct tm_snapshot *s);
 void tv_freeze(struct tv_view *v); /* 'f': keep the row order, or let it go */
 /* Keep the selection on a displayed row, and in view of a table of rows

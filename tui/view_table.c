@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/report/report.h"
+#include "common/err.h"
 #include "tui/connfilter.h"
 #include "tui/view_int.h"
 
@@ -147,15 +148,17 @@ uint32_t tv_find_row(const struct tm_snapshot *s, uint64_t id)
 /* Fill v->order: the rows that pass the filter, sorted (or in frozen order). */
 int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 {
+	/* First: out of memory leaves an empty table, not the last frame's
+	 * order over rows the snapshot may have moved since. */
+	v->rows = s->rows;
+	v->norder = 0;
 	if (v->order_cap < s->nrows) {
 		uint32_t *n = realloc(v->order, (size_t)s->nrows * sizeof(*n));
 		if (!n)
-			return -1;
+			return ERR_NOMEM;
 		v->order = n;
 		v->order_cap = s->nrows;
 	}
-	v->rows = s->rows;
-	v->norder = 0;
 	if (v->frozen && v->frozen_ids) {
 		/* The frozen order first, then connections that are new since. */
 		uint32_t n = 0;
@@ -177,7 +180,7 @@ int tv_build_order(struct tv_view *v, const struct tm_snapshot *s)
 				uint32_t ncap = v->frozen_cap * 2 + 64;
 				uint64_t *f = realloc(v->frozen_ids, ncap * sizeof(*f));
 				if (!f)
-					return -1;
+					return ERR_NOMEM;
 				v->frozen_ids = f;
 				v->frozen_cap = ncap;
 			}

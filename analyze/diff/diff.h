@@ -162,7 +162,7 @@ double diff_pct(double a, double b);
  * diff's metrics, a value compared with b - a, or with a '%' with the
  * relative change ('stall_time>+10%', 'retransmissions>+5',
  * 'throughput<-20%'). A relative term holds from 0 to anything above 0
- * as +infinity. 0, or -1 with a one-line reason in errbuf.
+ * as +infinity. 0, or ERR_USAGE with a one-line reason in errbuf.
  */
 int diff_fail_parse(const struct diff *d, const char *s, struct fo_expr *e, char *errbuf,
 		    size_t errlen);

@@ -10,6 +10,7 @@
 #include "analyze/report/jsonout.h"
 #include "analyze/report/markup.h"
 #include "analyze/report/report.h"
+#include "common/err.h"
 
 static const char *const graph_names[] = {"tseq", "tput", "rtt", "inflight", "rwnd"};
 static const char *const graph_titles[] = {"time-sequence", "throughput", "RTT", "in flight",
@@ -24,12 +25,14 @@ static const char *tone_class(enum det_tone t)
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "";
 }
 
+/* A graph's file under the --plot directory: 0, or ERR_USAGE when that
+ * directory's name leaves no room for it (the graph is then left out). */
 static int graph_path(char *path, size_t len, const char *dir, uint64_t id, unsigned d,
 		      const char *graph)
 {
 	int n =
 	    snprintf(path, len, "%s/conn-%" PRIu64 "-%s-%s.svg", dir, id, sum_dir_name(d), graph);
-	return n > 0 && (size_t)n < len ? 0 : -1;
+	return n > 0 && (size_t)n < len ? 0 : ERR_USAGE;
 }
 
 bool html_graph_exists(const char *graph_dir, uint64_t id, unsigned dir, const char *graph)

@@ -282,13 +282,13 @@ static void col_add(struct pl_conn *c, const struct pl_rec *r, const uint32_t (*
 }
 
 /* From raw form to cols form: every packet so far into the slices, the
- * packets freed. -1 (still raw) when out of memory. */
+ * packets freed. ERR_NOMEM (still raw) when out of memory. */
 static int fold(struct pl_conn *c)
 {
 	for (unsigned d = 0; d < SUM_DIR_COUNT; d++) {
 		c->col[d] = malloc(PL_COLS * sizeof(*c->col[d]));
 		if (!c->col[d])
-			return -1;
+			return ERR_NOMEM;
 		for (unsigned k = 0; k < PL_COLS; k++)
 			col_clear(&c->col[d][k]);
 	}
