@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "analyze/report/jsonout.h"
@@ -20,10 +21,27 @@ struct pj_round {
 	size_t next;	    /* the next to take: taken atomically */
 };
 
-struct pj_thread {
+/*
+ * The threads of one pj_for() / pj_write() call, started once and handed
+ * each round: rounds are short (a round's buffers stay in the caches;
+ * rendering into megabytes of buffer missed them and cost three times
+ * the instructions' time), so a thread a round would cost more than the
+ * round.
+ */
+struct pj_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
 	struct pj_round *r;
+	uint64_t gen;	  /* rounds handed out */
+	unsigned busy;	  /* threads still in the current round */
+	unsigned n;	  /* threads started, the caller's not counted */
+	bool quit, ready; /* ready: mu, go and done are initialised */
+	pthread_t id[PJ_MAX_THREADS];
+};
+
+struct pj_arg {
+	struct pj_pool *p;
 	unsigned index;
-	pthread_t id;
 };
 
 /* Items one at a time, whichever is next: items differ in size by far
@@ -40,28 +58,85 @@ static void take(struct pj_round *r, unsigned t)
 
 static void *thread_main(void *arg)
 {
-	struct pj_thread *th = arg;
+	struct pj_pool *p = ((struct pj_arg *)arg)->p;
+	unsigned t = ((struct pj_arg *)arg)->index;
+	uint64_t seen = 0;
 
-	take(th->r, th->index);
-	return NULL;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->quit && p->gen == seen)
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->quit) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		seen = p->gen;
+		struct pj_round *r = p->r;
+		pthread_mutex_unlock(&p->mu);
+		take(r, t);
+		pthread_mutex_lock(&p->mu);
+		if (--p->busy == 0)
+			pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
 }
 
-/* One round on nthreads threads, the caller's among them. A thread that
- * cannot start leaves its share to the others. */
-static void round_run(struct pj_round *r, unsigned nthreads)
+/* Up to nthreads - 1 threads beside the caller's; how many threads in all
+ * take part (1: none could start, or no memory). */
+static unsigned pool_start(struct pj_pool *p, struct pj_arg *args, unsigned nthreads)
 {
-	struct pj_thread th[PJ_MAX_THREADS];
-	bool started[PJ_MAX_THREADS] = {false};
-
-	r->next = 0;
-	for (unsigned t = 1; t < nthreads; t++) {
-		th[t] = (struct pj_thread){.r = r, .index = t};
-		started[t] = pthread_create(&th[t].id, NULL, thread_main, &th[t]) == 0;
+	*p = (struct pj_pool){0};
+	if (pthread_mutex_init(&p->mu, NULL) != 0)
+		return 1;
+	if (pthread_cond_init(&p->go, NULL) != 0) {
+		pthread_mutex_destroy(&p->mu);
+		return 1;
 	}
+	if (pthread_cond_init(&p->done, NULL) != 0) {
+		pthread_cond_destroy(&p->go);
+		pthread_mutex_destroy(&p->mu);
+		return 1;
+	}
+	p->ready = true;
+	for (unsigned t = 1; t < nthreads; t++) {
+		args[p->n] = (struct pj_arg){.p = p, .index = p->n + 1};
+		if (pthread_create(&p->id[p->n], NULL, thread_main, &args[p->n]) != 0)
+			break;
+		p->n++;
+	}
+	return p->n + 1;
+}
+
+static void pool_stop(struct pj_pool *p)
+{
+	if (!p->ready)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (unsigned t = 0; t < p->n; t++)
+		pthread_join(p->id[t], NULL);
+	pthread_cond_destroy(&p->done);
+	pthread_cond_destroy(&p->go);
+	pthread_mutex_destroy(&p->mu);
+}
+
+/* One round on the pool's threads and the caller's. */
+static void round_run(struct pj_pool *p, struct pj_round *r)
+{
+	r->next = 0;
+	pthread_mutex_lock(&p->mu);
+	p->r = r;
+	p->busy = p->n;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
 	take(r, 0);
-	for (unsigned t = 1; t < nthreads; t++)
-		if (started[t])
-			pthread_join(th[t].id, NULL);
+	pthread_mutex_lock(&p->mu);
+	while (p->busy)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 }
 
 static unsigned threads_for(size_t n, unsigned nthreads)
@@ -77,10 +152,16 @@ unsigned pj_for(size_t n, unsigned nthreads, pj_item_fn *item, pj_work_fn *work,
 {
 	struct pj_round r = {.work = work, .ctx = ctx};
 
+	struct pj_pool pool;
+	struct pj_arg args[PJ_MAX_THREADS];
+
 	nthreads = threads_for(n, nthreads);
 	if (nthreads > 1 && !(r.items = malloc(PJ_ROUND * sizeof(*r.items))))
 		nthreads = 1;
+	if (nthreads > 1 && (nthreads = pool_start(&pool, args, nthreads)) == 1)
+		pool_stop(&pool);
 	if (nthreads == 1) {
+		free(r.items);
 		for (size_t k = 0; k < n; k++)
 			work(ctx, 0, k, item(ctx, k));
 		return 1;
@@ -89,8 +170,9 @@ unsigned pj_for(size_t n, unsigned nthreads, pj_item_fn *item, pj_work_fn *work,
 		r.n = n - r.base < PJ_ROUND ? n - r.base : PJ_ROUND;
 		for (size_t j = 0; j < r.n; j++)
 			r.items[j] = item(ctx, r.base + j);
-		round_run(&r, nthreads);
+		round_run(&pool, &r);
 	}
+	pool_stop(&pool);
 	free(r.items);
 	return nthreads;
 }
@@ -160,13 +242,18 @@ int pj_write(struct jo_writer *w, size_t n, unsigned nthreads, const char *sep, 
 	struct pj_render x = {.render = render, .ctx = ctx};
 	struct pj_round r = {.work = render_one, .ctx = &x};
 
+	struct pj_pool pool;
+	struct pj_arg args[PJ_MAX_THREADS];
+
 	nthreads = threads_for(n, nthreads);
 	if (nthreads == 1 || w->err)
 		return sequential(w, n, sep, item, render, ctx);
 	r.items = malloc(PJ_ROUND * sizeof(*r.items));
 	x.out = malloc(PJ_ROUND * sizeof(*x.out));
 	x.w = calloc(nthreads, sizeof(*x.w));
-	if (!r.items || !x.out || !x.w) {
+	if (r.items && x.out && x.w && (nthreads = pool_start(&pool, args, nthreads)) == 1)
+		pool_stop(&pool);
+	if (!r.items || !x.out || !x.w || nthreads == 1) {
 		free(r.items);
 		free(x.out);
 		free(x.w);
@@ -181,9 +268,10 @@ int pj_write(struct jo_writer *w, size_t n, unsigned nthreads, const char *sep, 
 		for (unsigned t = 0; t < nthreads; t++)
 			x.w[t].b.len = 0;
 		x.base = r.base;
-		round_run(&r, nthreads);
+		round_run(&pool, &r);
 		splice(w, &x, r.n, n, sep);
 	}
+	pool_stop(&pool);
 	for (unsigned t = 0; t < nthreads; t++)
 		jo_w_free(&x.w[t]);
 	free(r.items);

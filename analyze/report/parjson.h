@@ -30,7 +30,7 @@ typedef void pj_render_fn(void *ctx, struct jo_writer *w, const void *item);
  * of the thread that took it, and spliced into w in order. Returns w's
  * error (0: none).
  */
-enum { PJ_ROUND = 512, PJ_MAX_THREADS = 16 };
+enum { PJ_ROUND = 64, PJ_MAX_THREADS = 16 };
 int pj_write(struct jo_writer *w, size_t n, unsigned nthreads, const char *sep, pj_item_fn *item,
 	     pj_render_fn *render, void *ctx);
 
