@@ -369,6 +369,16 @@ int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
 
 int src_next(struct source *s, struct pkt *p)
 {
+	const struct pkt *q;
+	int rc = src_next_ref(s, &q);
+
+	if (rc > 0)
+		*p = *q;
+	return rc;
+}
+
+int src_next_ref(struct source *s, const struct pkt **p)
+{
 	for (;;) {
 		/* Here too: a filter that drops everything never returns to the caller. */
 		if (s->cfg.stop && *s->cfg.stop) {
@@ -390,7 +400,7 @@ int src_next(struct source *s, struct pkt *p)
 		best->need_read = true;
 		best->has_cur = false;
 		if (passes_filter(s, &best->cur)) {
-			*p = best->cur;
+			*p = &best->cur;
 			return 1;
 		}
 		s->filtered_out++;

@@ -89,6 +89,10 @@ int src_open(const char *const *paths, unsigned n, const struct src_config *cfg,
  * until the next call.
  */
 int src_next(struct source *s, struct pkt *p);
+/* The same, without the copy: *p is the reader's own, valid until the
+ * next call (copying it right after the reader wrote it field by field
+ * stalled on every packet: wide loads over narrow stores). */
+int src_next_ref(struct source *s, const struct pkt **p);
 
 unsigned src_count(const struct source *s);
 bool src_stopped(const struct source *s); /* the stop flag ended the read early */

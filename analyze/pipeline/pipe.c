@@ -251,7 +251,7 @@ void pipe_run(struct pipeline *p, pipe_tick_fn *tick, void *ctx)
 {
 	const volatile sig_atomic_t *stop = p->cfg.src.stop;
 	uint64_t count = p->cfg.count, n = 0;
-	struct pkt pk;
+	const struct pkt *pk;
 
 	if (!p->src)
 		return;
@@ -260,9 +260,9 @@ void pipe_run(struct pipeline *p, pipe_tick_fn *tick, void *ctx)
 			p->stopped = true;
 			break;
 		}
-		if ((count && n == count) || src_next(p->src, &pk) <= 0)
+		if ((count && n == count) || src_next_ref(p->src, &pk) <= 0)
 			break;
-		wk_packet(p->wk, &pk);
+		wk_packet(p->wk, pk);
 		if ((++n & 0x3ff) == 0 && tick)
 			tick(ctx, p, n);
 	}
