@@ -63,18 +63,18 @@ static void on_forget(void *ctx, uint64_t id)
 
 /* The decode of a packet routed here, and the first of the prefetch
  * stages (run_batch): the --shard filter needs the decoded packet. */
-static void decode_own(struct wk_worker *me, struct wk_entry *e)
+static void decode_own(struct wk_worker *me, const struct wk_entry *e, struct wk_dec *x)
 {
 	const struct eng_config *cfg = &me->pool->cfg;
 
-	e->status = dec_packet(e->p.data, e->p.caplen, e->p.wirelen, e->p.linktype, &e->d);
-	if (cfg->shard_n > 1 && shard_of_packet(e->status, &e->d, cfg->shard_n) != cfg->shard_k) {
-		e->status = WK_OTHER_SHARD;
+	x->status = dec_packet(e->p.data, e->p.caplen, e->p.wirelen, e->p.linktype, &x->d);
+	if (cfg->shard_n > 1 && shard_of_packet(x->status, &x->d, cfg->shard_n) != cfg->shard_k) {
+		x->status = WK_OTHER_SHARD;
 		me->other_shards++;
-		e->hash = 0;
+		x->hash = 0;
 		return;
 	}
-	e->hash = eng_prefetch_slot(me->eng, &e->p, e->status, &e->d);
+	x->hash = eng_prefetch_slot(me->eng, &e->p, x->status, &x->d);
 }
 
 static void run_batch(struct wk_worker *me, struct wk_slot *s)
@@ -85,7 +85,7 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 
 	me->out = &s->out[me->index];
 	for (uint32_t a = 0; a < nown && a < WK_AHEAD_SLOT; a++)
-		decode_own(me, &s->e[own[a]]);
+		decode_own(me, &s->e[own[a]], &me->dec[a]);
 	/* Its packets and every sweep, merged in packet order; a sweep at a
 	 * packet runs before it, as in eng_packet(). */
 	for (uint32_t k = 0; k <= s->nsweep; k++) {
@@ -103,17 +103,19 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 					__builtin_prefetch(ahead + off);
 			}
 			if (j + WK_AHEAD_SLOT < nown)
-				decode_own(me, &s->e[own[j + WK_AHEAD_SLOT]]);
+				decode_own(me, &s->e[own[j + WK_AHEAD_SLOT]],
+					   &me->dec[j + WK_AHEAD_SLOT]);
 			if (j + WK_AHEAD_CONN < nown) {
-				const struct wk_entry *a = &s->e[own[j + WK_AHEAD_CONN]];
+				const struct wk_dec *a = &me->dec[j + WK_AHEAD_CONN];
 				eng_prefetch_conn(me->eng, a->status, a->hash);
 			}
 			me->entry = own[j];
-			if (e->status == WK_OTHER_SHARD)
+			const struct wk_dec *x = &me->dec[j];
+			if (x->status == WK_OTHER_SHARD)
 				continue;
 			if (spans)
 				eng_at_packet(me->eng, s->first_packet + own[j]);
-			eng_own(me->eng, &e->p, e->status, &e->d);
+			eng_own(me->eng, &e->p, x->status, &x->d);
 		}
 		if (k < s->nsweep) {
 			me->phase = WK_SWEEP;
@@ -490,7 +492,7 @@ size_t wk_fixed_bytes(unsigned nthreads)
 		      WK_BATCH * (sizeof(struct wk_entry) + sizeof(struct wk_sweep) +
 				  nthreads * sizeof(uint32_t)) +
 		      (size_t)nthreads * out;
-	return WK_SLOTS * slot;
+	return WK_SLOTS * slot + (size_t)nthreads * WK_BATCH * sizeof(struct wk_dec);
 }
 
 unsigned wk_default_threads(void)
@@ -576,8 +578,11 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		};
 		me->pool = w;
 		me->index = k;
-		me->eng = eng_new(&ecfg, &ws, errbuf, errlen);
+		me->dec = malloc(WK_BATCH * sizeof(*me->dec));
+		me->eng = me->dec ? eng_new(&ecfg, &ws, errbuf, errlen) : NULL;
 		if (!me->eng) {
+			if (!me->dec)
+				snprintf(errbuf, errlen, "out of memory");
 			wk_free(w);
 			return NULL;
 		}
@@ -609,8 +614,10 @@ void wk_free(struct wk_pool *w)
 	eng_free(w->single);
 	if (w->w) {
 		stop_threads(w);
-		for (unsigned k = 0; k < w->n; k++)
+		for (unsigned k = 0; k < w->n; k++) {
 			eng_free(w->w[k].eng);
+			free(w->w[k].dec);
+		}
 	}
 	for (unsigned s = 0; s < WK_SLOTS; s++) {
 		free(w->slot[s].e);

@@ -56,10 +56,17 @@ struct wk_buf {
 	size_t len, cap;
 };
 
+/* A packet of a batch, written by the reader only: its owner reads it
+ * (lines the owner wrote too would go back and forth between the cores
+ * each batch). */
 struct wk_entry {
 	struct pkt p; /* data: a copy in the slot's bytes */
-	/* Written by the owner: dec_packet()'s status (or WK_OTHER_SHARD), its
-	 * eng_prefetch_slot(), what it decoded. */
+};
+
+/* What the owner makes of its j-th packet of the batch, in its own array:
+ * dec_packet()'s status (or WK_OTHER_SHARD), its eng_prefetch_slot(), what
+ * it decoded. */
+struct wk_dec {
 	int32_t status;
 	uint32_t hash;
 	struct dec_packet d;
@@ -94,6 +101,7 @@ struct wk_worker {
 	struct wk_pool *pool;
 	unsigned index;
 	struct engine *eng;
+	struct wk_dec *dec; /* WK_BATCH: its packets of the batch it works on */
 	pthread_t thread;
 	bool started;
 	/* Where its sink writes now, and the tag of what it writes. */
