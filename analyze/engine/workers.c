@@ -502,6 +502,39 @@ unsigned wk_default_threads(void)
 	return n < 1 ? 1 : n > WK_MAX ? WK_MAX : (unsigned)n;
 }
 
+/* Worker k's engine, with its share of the tables and memory; the --shard
+ * filter is the workers' (decode_own). The merge's id map holds up to
+ * 3 x 32 bytes a live connection (a half-full table, while it doubles): a
+ * sixteenth of theirs. */
+static int worker_init(struct wk_pool *w, unsigned k, const struct eng_config *cfg, char *errbuf,
+		       size_t errlen)
+{
+	struct wk_worker *me = &w->w[k];
+	struct eng_config ecfg = *cfg;
+
+	ecfg.shard_k = ecfg.shard_n = 0;
+	ecfg.flow.max_flows = (uint32_t)worker_part(w, k, cfg->flow.max_flows);
+	ecfg.max_memory = worker_part(w, k, cfg->max_memory) / 16 * 15;
+	struct sum_sink ws = {
+	    .begin = on_begin,
+	    .conn = on_conn,
+	    .forget = on_forget,
+	    .event = w->sink.event ? on_event : NULL,
+	    .frame = w->sink.frame ? on_event : NULL,
+	    .segment = w->sink.segment ? on_segment : NULL,
+	    .ctx = me,
+	};
+	me->pool = w;
+	me->index = k;
+	if (!(me->dec = malloc(WK_BATCH * sizeof(*me->dec)))) {
+		snprintf(errbuf, errlen, "out of memory");
+		return ERR_NOMEM;
+	}
+	if (!(me->eng = eng_new(&ecfg, &ws, errbuf, errlen)))
+		return ERR_NOMEM;
+	return 0;
+}
+
 struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const struct sum_sink *sink,
 		       char *errbuf, size_t errlen)
 {
@@ -558,31 +591,7 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 	w->reader_cut = reader_share(nthreads);
 	w->route_mult = ((uint64_t)(nthreads - 1) << 32) / (65536 - w->reader_cut);
 	for (unsigned k = 0; k < nthreads; k++) {
-		struct wk_worker *me = &w->w[k];
-		/* The --shard filter is the workers' (decode_own); each table
-		 * holds its share. The merge's id map holds up to 3 x 32 bytes a
-		 * live connection (a half-full table, while it doubles): a
-		 * sixteenth of theirs. */
-		struct eng_config ecfg = *cfg;
-		ecfg.shard_k = ecfg.shard_n = 0;
-		ecfg.flow.max_flows = (uint32_t)worker_part(w, k, cfg->flow.max_flows);
-		ecfg.max_memory = worker_part(w, k, cfg->max_memory) / 16 * 15;
-		struct sum_sink ws = {
-		    .begin = on_begin,
-		    .conn = on_conn,
-		    .forget = on_forget,
-		    .event = w->sink.event ? on_event : NULL,
-		    .frame = w->sink.frame ? on_event : NULL,
-		    .segment = w->sink.segment ? on_segment : NULL,
-		    .ctx = me,
-		};
-		me->pool = w;
-		me->index = k;
-		me->dec = malloc(WK_BATCH * sizeof(*me->dec));
-		me->eng = me->dec ? eng_new(&ecfg, &ws, errbuf, errlen) : NULL;
-		if (!me->eng) {
-			if (!me->dec)
-				snprintf(errbuf, errlen, "out of memory");
+		if (worker_init(w, k, cfg, errbuf, errlen) < 0) {
 			wk_free(w);
 			return NULL;
 		}

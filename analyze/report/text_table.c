@@ -429,7 +429,8 @@ void txt_write_table(FILE *head, FILE *out, const struct rep_data *d, const stru
 		x->width[0][k] = w;
 	}
 	char head_line[COL_COUNT * 64 + COL_COUNT];
-	fwrite(head_line, 1, format_line(head_line, col_head, x->width[0]), out);
+	size_t head_len = format_line(head_line, col_head, x->width[0]);
+	fwrite(head_line, 1, head_len, out);
 	struct jo_writer w;
 	jo_w_init(&w, out, TABLE_CHUNK, 0);
 	pj_write(&w, n, run->threads, "", table_item, table_line, x);
