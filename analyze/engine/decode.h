@@ -64,6 +64,17 @@ struct dec_addr {
 	uint8_t a[16];
 };
 
+/* Two addresses' 16 bytes (dec_addr.a) equal: two word compares, not a
+ * call of memcmp, on every packet's lookup. */
+static inline bool dec_addr_eq(const uint8_t *x, const uint8_t *y)
+{
+	uint64_t a[2], b[2];
+
+	__builtin_memcpy(a, x, 16);
+	__builtin_memcpy(b, y, 16);
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0;
+}
+
 enum dec_tcp_flag {
 	DEC_TH_FIN = 0x01,
 	DEC_TH_SYN = 0x02,

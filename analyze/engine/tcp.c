@@ -128,8 +128,8 @@ enum sum_dir_id tcp_conn_dir(const struct tcp_conn *c, const struct dec_packet *
 {
 	const struct sum_conn_ident *i = &c->info;
 
-	if (d->tcp.sport == i->client_port && memcmp(d->src.a, i->client.a, 16) == 0 &&
-	    (d->tcp.dport != i->server_port || memcmp(d->dst.a, i->server.a, 16) == 0))
+	if (d->tcp.sport == i->client_port && dec_addr_eq(d->src.a, i->client.a) &&
+	    (d->tcp.dport != i->server_port || dec_addr_eq(d->dst.a, i->server.a)))
 		return SUM_C2S;
 	return SUM_S2C;
 }
