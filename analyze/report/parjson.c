@@ -1,5 +1,4 @@
-/* parjson.c - report items rendered by several threads (JSON values, text lines), written in order.
- */
+/* parjson.c - report items (JSON values, text lines) rendered by several threads, in order. */
 #include "analyze/report/parjson.h"
 
 #include <pthread.h>

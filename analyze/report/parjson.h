@@ -1,5 +1,4 @@
-/* parjson.h - report items rendered by several threads (JSON values, text lines), written in order.
- */
+/* parjson.h - report items (JSON values, text lines) rendered by several threads, in order. */
 #ifndef TCPSIFT_PARJSON_H
 #define TCPSIFT_PARJSON_H
 
