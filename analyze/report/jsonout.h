@@ -71,6 +71,9 @@ size_t jo_fmt_real(char *buf, double v);
 size_t jo_fmt_sec(char *buf, int64_t ns);
 /* v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
 size_t jo_fmt_int(char *buf, int64_t v);
+/* v as "%.*f" with prec 0..3 writes it, into buf (>= 24 bytes, no NUL);
+ * the length, 0 where printf must (NaN, infinity, |v| >= 2^53). */
+size_t jo_fmt_fixed(char *buf, double v, int prec);
 
 /*
  * A key's length + 1 where the compiler knows it: a string literal, whose

@@ -250,3 +250,58 @@ size_t jo_fmt_sec(char *buf, int64_t ns)
 	memcpy(buf + n, digits, keep);
 	return n + keep;
 }
+
+/*
+ * "%.*f" for prec 0..3, as glibc prints it: the double's exact binary
+ * value m * 2^e scaled by 10^prec and rounded half to even, in 64-bit
+ * integers (m < 2^53, 10^3 < 2^10: the product fits); printf's own way
+ * costs a thousand instructions and more a number, and the text report
+ * writes several a connection. 0 where it does not reach (NaN, infinity,
+ * 2^53 and beyond, another precision): the caller asks printf.
+ */
+size_t jo_fmt_fixed(char *buf, double v, int prec)
+{
+	static const uint64_t pow10[] = {1, 10, 100, 1000};
+	uint64_t bits, m, q;
+	int e;
+
+	if (prec < 0 || prec > 3 || !isfinite(v) || fabs(v) >= 9007199254740992.0)
+		return 0;
+	memcpy(&bits, &v, 8);
+	unsigned be = (unsigned)(bits >> 52) & 0x7ff;
+	m = bits & ((1ull << 52) - 1);
+	if (be) {
+		m |= 1ull << 52;
+		e = (int)be - 1075;
+	} else {
+		e = -1074; /* subnormal */
+	}
+	uint64_t p = m * pow10[prec];
+	if (e >= 0) {
+		q = p << e; /* v < 2^53: p * 2^e < 2^63 */
+	} else if (-e >= 64) {
+		q = 0; /* below half of the last digit: p < 2^63 <= 2^(-e-1) */
+	} else {
+		unsigned sh = (unsigned)-e;
+		uint64_t rem = p & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+		q = p >> sh;
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+	}
+	char tmp[32], *end = tmp + sizeof(tmp), *s;
+	size_t n = 0;
+	if (bits >> 63)
+		buf[n++] = '-';
+	if (prec) {
+		uint64_t frac = q % pow10[prec];
+		s = end;
+		for (int k = 0; k < prec; k++, frac /= 10)
+			*--s = (char)('0' + frac % 10);
+		*--s = '.';
+		s = fmt_u64(s, q / pow10[prec]);
+	} else {
+		s = fmt_u64(end, q);
+	}
+	memcpy(buf + n, s, (size_t)(end - s));
+	return n + (size_t)(end - s);
+}

@@ -625,6 +625,19 @@ void rep_fmt_dur_known(char *buf, size_t len, int64_t ns)
 }
 
 /* "2.4": a loss rate in percent, "-" without data (sum_loss_rate()). */
+void rep_fmt_fixed(char *buf, size_t len, double v, int prec, const char *suffix)
+{
+	char num[32];
+	size_t n = jo_fmt_fixed(num, v, prec), sl = strlen(suffix);
+
+	if (!n || n + sl >= len) { /* printf's: a number it keeps, or a cut */
+		snprintf(buf, len, "%.*f%s", prec, v, suffix);
+		return;
+	}
+	memcpy(buf, num, n);
+	memcpy(buf + n, suffix, sl + 1);
+}
+
 void rep_fmt_loss(char *buf, size_t len, double rate)
 {
 	double pct = rate * 100;
@@ -636,7 +649,7 @@ void rep_fmt_loss(char *buf, size_t len, double rate)
 	else if (pct < 0.1)
 		snprintf(buf, len, "<0.1"); /* not "0.0": some were lost */
 	else
-		snprintf(buf, len, pct < 10 ? "%.1f" : "%.0f", pct);
+		rep_fmt_fixed(buf, len, pct, pct < 10 ? 1 : 0, "");
 }
 
 const struct sum_conn *rep_conn_at(const struct rep_data *d, size_t k)

@@ -282,6 +282,9 @@ void rep_fmt_dur_known(char *buf, size_t len, int64_t ns);
 /* "2.4", "<0.1" (some lost), "0": a loss rate (0..1, sum_loss_rate()) in
  * percent, "-" when negative (no data): the tables' cell (text, TUI). */
 void rep_fmt_loss(char *buf, size_t len, double rate);
+/* snprintf(buf, len, "%.*f%s", prec, v, suffix), the number written
+ * without printf where jo_fmt_fixed() can (prec 0..3): the same bytes. */
+void rep_fmt_fixed(char *buf, size_t len, double v, int prec, const char *suffix);
 
 /* The direction's RTT with the most samples (data/ACK, else TSval/TSecr),
  * or NULL when neither direction has any: the tables' RTT (text, HTML). */

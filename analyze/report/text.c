@@ -27,10 +27,12 @@ void txt_human(uint64_t v, char *buf, size_t len)
 		x /= 1000.0;
 		u++;
 	}
-	if (u == 0)
+	if (u == 0) {
 		snprintf(buf, len, "%" PRIu64, v);
-	else
-		snprintf(buf, len, x < 10 ? "%.1f%c" : "%.0f%c", x, units[u]);
+	} else {
+		char unit[2] = {units[u], '\0'};
+		rep_fmt_fixed(buf, len, x, x < 10 ? 1 : 0, unit);
+	}
 }
 
 const struct sum_rtt *rep_best_rtt(const struct sum_conn *c)

@@ -30,8 +30,20 @@ void txt_rtt_cell(const struct sum_rtt *r, char *buf, size_t len)
 	int prec = div == 1e3 ? 0 : 1;		    /* whole us, else tenths */
 	int64_t avg_ns = r->sum_ns / (int64_t)r->n; /* whole ns, as JSON's avg_s */
 
-	snprintf(buf, len, "%.*f/%.*f/%.*f%s", prec, (double)r->min_ns / div, prec,
-		 (double)avg_ns / div, prec, (double)r->max_ns / div, u);
+	char lo[32], mid[32];
+
+	/* "%.*f/%.*f/%.*f%s", a number at a time without printf */
+	rep_fmt_fixed(lo, sizeof(lo), (double)r->min_ns / div, prec, "/");
+	rep_fmt_fixed(mid, sizeof(mid), (double)avg_ns / div, prec, "/");
+	size_t a = strlen(lo), b = strlen(mid);
+	if (a + b + 1 >= len) {
+		snprintf(buf, len, "%.*f/%.*f/%.*f%s", prec, (double)r->min_ns / div, prec,
+			 (double)avg_ns / div, prec, (double)r->max_ns / div, u);
+		return;
+	}
+	memcpy(buf, lo, a);
+	memcpy(buf + a, mid, b);
+	rep_fmt_fixed(buf + a + b, len - a - b, (double)r->max_ns / div, prec, u);
 }
 
 static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)
@@ -54,7 +66,7 @@ void txt_dur_cell(int64_t ns, char *buf, size_t len)
 	if (ns < 0)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.*f%s", div == 1e3 ? 0 : 1, (double)ns / div, u);
+		rep_fmt_fixed(buf, len, (double)ns / div, div == 1e3 ? 0 : 1, u);
 }
 
 /* ---- --sort: the table's orders ---- */
@@ -288,11 +300,11 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 	snprintf(t->cell[COL_ID], sizeof(t->cell[0]), "%" PRIu64, c->id);
 	rep_format_endpoint(&c->client, c->client_port, t->cell[COL_CLIENT], sizeof(t->cell[0]));
 	rep_format_endpoint(&c->server, c->server_port, t->cell[COL_SERVER], sizeof(t->cell[0]));
-	snprintf(t->cell[COL_DUR], sizeof(t->cell[0]),
-		 secs < 10     ? "%.3f"
-		 : secs < 1000 ? "%.1f"
-			       : "%.0f",
-		 secs);
+	rep_fmt_fixed(t->cell[COL_DUR], sizeof(t->cell[0]), secs,
+		      secs < 10	    ? 3
+		      : secs < 1000 ? 1
+				    : 0,
+		      "");
 	txt_human(c->dir[SUM_C2S].payload_bytes, t->cell[COL_C2S], sizeof(t->cell[0]));
 	txt_human(c->dir[SUM_S2C].payload_bytes, t->cell[COL_S2C], sizeof(t->cell[0]));
 	if (tput < 0)

@@ -274,6 +274,86 @@ static uint64_t next(void)
 	return rng;
 }
 
+/* jo_fmt_fixed() against printf's "%.*f": its answer, or 0 where it
+ * leaves the number to printf. */
+static bool fixed_same(double v, int prec)
+{
+	char want[64], got[64];
+	size_t n = jo_fmt_fixed(got, v, prec);
+
+	if (!n)
+		return !isfinite(v) || fabs(v) >= 9007199254740992.0;
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%.*f", prec, v);
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "jo_fmt_fixed(%a, %d): got '%s', want '%s'\n", v, prec, got, want);
+		return false;
+	}
+	return true;
+}
+
+/* The text report's numbers: the exact value rounded half to even, ties
+ * at every precision, the sign of a negative zero and of what rounds to
+ * it, subnormals, the edge of 2^53, and values as the report makes them
+ * (integer nanoseconds over 1e9, byte counts over powers of 1000). */
+static void test_fixed(void)
+{
+	static const double edge[] = {0.0,
+				      -0.0,
+				      0.5,
+				      1.5,
+				      2.5,
+				      0.125,
+				      0.375,
+				      1.0005,
+				      2.0005,
+				      0.0625,
+				      0.9995,
+				      9.9995,
+				      -0.0004,
+				      -2.5,
+				      1e-300,
+				      4.9e-324,
+				      5e-4,
+				      5e-1,
+				      1e15 + 0.5,
+				      4503599627370497.5,
+				      9007199254740991.0,
+				      9007199254740992.0,
+				      NAN,
+				      INFINITY};
+	bool ok = true;
+
+	for (size_t k = 0; k < sizeof(edge) / sizeof(edge[0]); k++)
+		for (int prec = 0; prec <= 3; prec++)
+			ok = ok && fixed_same(edge[k], prec);
+	for (int k = 0; k < 200000 && ok; k++) {
+		uint64_t r = next();
+		int prec = (int)(r & 3);
+		double v;
+		switch ((r >> 2) & 3) {
+		case 0: /* seconds from nanoseconds */
+			v = (double)(int64_t)(next() % 100000000000000ull) / 1e9;
+			break;
+		case 1: /* a count over a power of 1000 */
+			v = (double)(next() >> (next() % 64)) / 1000.0;
+			break;
+		case 2: /* ties and near-ties: n / 2^k */
+			v = (double)(int64_t)(next() % 100000) / (double)(1u << (next() % 12));
+			break;
+		default: { /* any bits, the finite ones */
+			uint64_t b = next();
+			memcpy(&v, &b, 8);
+			break;
+		}
+		}
+		ok = ok && fixed_same(next() & 1 ? v : -v, prec);
+	}
+	CHECK(ok);
+	char buf[64];
+	CHECK_EQ_U(jo_fmt_fixed(buf, 1.0, 4), 0); /* another precision: printf's */
+}
+
 /* A random tree as a Jansson value: the test's data, not the writer's. */
 static json_t *random_value(int depth)
 {
@@ -585,6 +665,7 @@ int main(void)
 	test_reals();
 	test_reals_exact();
 	test_seconds();
+	test_fixed();
 	test_round_trips();
 	test_sorted_helpers();
 	test_errors();
