@@ -125,17 +125,27 @@ unsigned rep_each_error(const struct rep_run *run, rep_error_fn *fn, void *ctx)
 	return n;
 }
 
+/* "[%s]:%u" (IPv6) or "%s:%u", as snprintf would cut it to len, put
+ * together without printf: two of these a row of the text table. */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
 {
-	char ip[INET6_ADDRSTRLEN];
+	char s[INET6_ADDRSTRLEN + 16];
+	size_t n = 0;
 
-	if (a->family == 6) {
-		inet_ntop(AF_INET6, a->a, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, port);
-	} else {
-		inet_ntop(AF_INET, a->a, ip, sizeof(ip));
-		snprintf(buf, len, "%s:%u", ip, port);
-	}
+	if (a->family == 6)
+		s[n++] = '[';
+	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->a, s + n, INET6_ADDRSTRLEN);
+	n += strlen(s + n);
+	if (a->family == 6)
+		s[n++] = ']';
+	s[n++] = ':';
+	n += jo_fmt_int(s + n, port);
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
 }
 
 /* "ip.src==10.0.2.1" or "ipv6.src==fd00::1": an address as tshark's field. */

@@ -293,11 +293,21 @@ struct table_row {
 	char cell[COL_COUNT][64];
 };
 
+/* A count as "%" PRIu64 writes it, into a 64-byte cell: no printf. */
+static void cell_u64(char *cell, uint64_t v)
+{
+	if (v > INT64_MAX) {
+		snprintf(cell, 64, "%" PRIu64, v);
+		return;
+	}
+	cell[jo_fmt_int(cell, (int64_t)v)] = '\0';
+}
+
 static void table_row(const struct sum_conn *c, const struct rep_run *run, struct table_row *t)
 {
 	double secs = (double)(c->last_ts - c->first_ts) / 1e9, tput = rep_conn_throughput(c);
 
-	snprintf(t->cell[COL_ID], sizeof(t->cell[0]), "%" PRIu64, c->id);
+	cell_u64(t->cell[COL_ID], c->id);
 	rep_format_endpoint(&c->client, c->client_port, t->cell[COL_CLIENT], sizeof(t->cell[0]));
 	rep_format_endpoint(&c->server, c->server_port, t->cell[COL_SERVER], sizeof(t->cell[0]));
 	rep_fmt_fixed(t->cell[COL_DUR], sizeof(t->cell[0]), secs,
@@ -311,11 +321,9 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 		snprintf(t->cell[COL_TPUT], sizeof(t->cell[0]), "-");
 	else
 		txt_human((uint64_t)tput, t->cell[COL_TPUT], sizeof(t->cell[0]));
-	snprintf(t->cell[COL_RETR], sizeof(t->cell[0]), "%" PRIu64,
-		 txt_both_dirs(c, TXT_DIR_METRIC(retrans)));
+	cell_u64(t->cell[COL_RETR], txt_both_dirs(c, TXT_DIR_METRIC(retrans)));
 	rep_fmt_loss(t->cell[COL_LOSS], sizeof(t->cell[0]), sum_conn_loss_rate(c));
-	snprintf(t->cell[COL_OOO], sizeof(t->cell[0]), "%" PRIu64,
-		 txt_both_dirs(c, TXT_DIR_METRIC(out_of_order)));
+	cell_u64(t->cell[COL_OOO], txt_both_dirs(c, TXT_DIR_METRIC(out_of_order)));
 	rtt_cell(c, t->cell[COL_RTT], sizeof(t->cell[0]));
 	txt_dur_cell(c->path.rtt_ns, t->cell[COL_PATH], sizeof(t->cell[0]));
 	char where[16] = "";
