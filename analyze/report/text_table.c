@@ -300,13 +300,18 @@ static void cell_u64(char *cell, uint64_t v)
 		snprintf(cell, 64, "%" PRIu64, v);
 		return;
 	}
-	cell[jo_fmt_int(cell, (int64_t)v)] = '\0';
+	char num[24] = "";
+	size_t n = jo_fmt_int(num, (int64_t)v);
+
+	memcpy(cell, num, n);
+	cell[n] = '\0';
 }
 
 static void table_row(const struct sum_conn *c, const struct rep_run *run, struct table_row *t)
 {
 	double secs = (double)(c->last_ts - c->first_ts) / 1e9, tput = rep_conn_throughput(c);
 
+	t->cell[COL_ID][0] = '\0'; /* cppcheck: cell_u64() only writes */
 	cell_u64(t->cell[COL_ID], c->id);
 	rep_format_endpoint(&c->client, c->client_port, t->cell[COL_CLIENT], sizeof(t->cell[0]));
 	rep_format_endpoint(&c->server, c->server_port, t->cell[COL_SERVER], sizeof(t->cell[0]));
