@@ -634,7 +634,6 @@ void rep_fmt_dur_known(char *buf, size_t len, int64_t ns)
 		rep_fmt_dur(buf, len, ns);
 }
 
-/* "2.4": a loss rate in percent, "-" without data (sum_loss_rate()). */
 void rep_fmt_fixed(char *buf, size_t len, double v, int prec, const char *suffix)
 {
 	char num[32];
@@ -648,6 +647,7 @@ void rep_fmt_fixed(char *buf, size_t len, double v, int prec, const char *suffix
 	memcpy(buf + n, suffix, sl + 1);
 }
 
+/* "2.4": a loss rate in percent, "-" without data (sum_loss_rate()). */
 void rep_fmt_loss(char *buf, size_t len, double rate)
 {
 	double pct = rate * 100;

@@ -29,21 +29,16 @@ void txt_rtt_cell(const struct sum_rtt *r, char *buf, size_t len)
 	const char *u = rtt_unit(r->max_ns, &div);
 	int prec = div == 1e3 ? 0 : 1;		    /* whole us, else tenths */
 	int64_t avg_ns = r->sum_ns / (int64_t)r->n; /* whole ns, as JSON's avg_s */
+	size_t n;
 
-	char lo[32], mid[32];
-
-	/* "%.*f/%.*f/%.*f%s", a number at a time without printf */
-	rep_fmt_fixed(lo, sizeof(lo), (double)r->min_ns / div, prec, "/");
-	rep_fmt_fixed(mid, sizeof(mid), (double)avg_ns / div, prec, "/");
-	size_t a = strlen(lo), b = strlen(mid);
-	if (a + b + 1 >= len) {
-		snprintf(buf, len, "%.*f/%.*f/%.*f%s", prec, (double)r->min_ns / div, prec,
-			 (double)avg_ns / div, prec, (double)r->max_ns / div, u);
+	/* "%.*f/%.*f/%.*f%s" a number at a time, each cut as the whole would be */
+	if (!len)
 		return;
-	}
-	memcpy(buf, lo, a);
-	memcpy(buf + a, mid, b);
-	rep_fmt_fixed(buf + a + b, len - a - b, (double)r->max_ns / div, prec, u);
+	rep_fmt_fixed(buf, len, (double)r->min_ns / div, prec, "/");
+	n = strlen(buf);
+	rep_fmt_fixed(buf + n, len - n, (double)avg_ns / div, prec, "/");
+	n += strlen(buf + n);
+	rep_fmt_fixed(buf + n, len - n, (double)r->max_ns / div, prec, u);
 }
 
 static void rtt_cell(const struct sum_conn *c, char *buf, size_t len)

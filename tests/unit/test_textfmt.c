@@ -1,0 +1,73 @@
+/* test_textfmt.c - the text report's numbers written without printf: printf's bytes, cut alike. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/report/report.h"
+#include "analyze/report/text_int.h"
+#include "tests/unit/unit.h"
+
+/*
+ * rep_fmt_fixed() and the cells built from it stand in for snprintf:
+ * whatever the room, the same bytes, the same cut. The reference is
+ * snprintf itself on the same values.
+ */
+
+static void test_fixed_cut(void)
+{
+	static const double v[] = {0.0, 1.25, 99.95, 1234.5678, 12345678.9, -0.0004};
+	static const char *const suffix[] = {"", "ms", "/"};
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (int prec = 0; prec <= 4; prec++) /* 4: printf's own */
+			for (size_t s = 0; s < 3; s++)
+				for (size_t len = 1; len <= 24; len++) {
+					char got[32], want[32];
+					memset(got, 'x', sizeof(got));
+					rep_fmt_fixed(got, len, v[i], prec, suffix[s]);
+					snprintf(want, len, "%.*f%s", prec, v[i], suffix[s]);
+					if (strcmp(got, want) != 0) {
+						fprintf(stderr, "rep_fmt_fixed(%g, %d, \"%s\", %zu): '%s', want '%s'\n",
+							v[i], prec, suffix[s], len, got, want);
+						ok = false;
+					}
+				}
+	CHECK(ok);
+}
+
+static void test_rtt_cell_cut(void)
+{
+	static const struct sum_rtt r[] = {
+	    {3, 12000, 980000, 1500000},	    /* us */
+	    {2, 1500000, 20449999, 21949999},	    /* ms, tenths */
+	    {1, 12000000000, 12000000000, 12000000000}, /* s */
+	};
+	static const char *const unit[] = {"us", "ms", "s"};
+	static const double div[] = {1e3, 1e6, 1e9};
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		int prec = i ? 1 : 0;
+		int64_t avg = r[i].sum_ns / (int64_t)r[i].n;
+		for (size_t len = 1; len <= 40; len++) {
+			char got[48], want[48];
+			memset(got, 'x', sizeof(got));
+			txt_rtt_cell(&r[i], got, len);
+			snprintf(want, len, "%.*f/%.*f/%.*f%s", prec, (double)r[i].min_ns / div[i], prec,
+				 (double)avg / div[i], prec, (double)r[i].max_ns / div[i], unit[i]);
+			if (strcmp(got, want) != 0) {
+				fprintf(stderr, "txt_rtt_cell #%zu, %zu bytes: '%s', want '%s'\n", i, len,
+					got, want);
+				ok = false;
+			}
+		}
+	}
+	CHECK(ok);
+}
+
+int main(void)
+{
+	test_fixed_cut();
+	test_rtt_cell_cut();
+	return unit_done("textfmt");
+}
