@@ -27,7 +27,9 @@ static void test_fixed_cut(void)
 					rep_fmt_fixed(got, len, v[i], prec, suffix[s]);
 					snprintf(want, len, "%.*f%s", prec, v[i], suffix[s]);
 					if (strcmp(got, want) != 0) {
-						fprintf(stderr, "rep_fmt_fixed(%g, %d, \"%s\", %zu): '%s', want '%s'\n",
+						fprintf(stderr,
+							"rep_fmt_fixed(%g, %d, \"%s\", %zu): '%s', "
+							"want '%s'\n",
 							v[i], prec, suffix[s], len, got, want);
 						ok = false;
 					}
@@ -38,8 +40,8 @@ static void test_fixed_cut(void)
 static void test_rtt_cell_cut(void)
 {
 	static const struct sum_rtt r[] = {
-	    {3, 12000, 980000, 1500000},	    /* us */
-	    {2, 1500000, 20449999, 21949999},	    /* ms, tenths */
+	    {3, 12000, 980000, 1500000},		/* us */
+	    {2, 1500000, 20449999, 21949999},		/* ms, tenths */
 	    {1, 12000000000, 12000000000, 12000000000}, /* s */
 	};
 	static const char *const unit[] = {"us", "ms", "s"};
@@ -53,11 +55,12 @@ static void test_rtt_cell_cut(void)
 			char got[48], want[48];
 			memset(got, 'x', sizeof(got));
 			txt_rtt_cell(&r[i], got, len);
-			snprintf(want, len, "%.*f/%.*f/%.*f%s", prec, (double)r[i].min_ns / div[i], prec,
-				 (double)avg / div[i], prec, (double)r[i].max_ns / div[i], unit[i]);
+			snprintf(want, len, "%.*f/%.*f/%.*f%s", prec, (double)r[i].min_ns / div[i],
+				 prec, (double)avg / div[i], prec, (double)r[i].max_ns / div[i],
+				 unit[i]);
 			if (strcmp(got, want) != 0) {
-				fprintf(stderr, "txt_rtt_cell #%zu, %zu bytes: '%s', want '%s'\n", i, len,
-					got, want);
+				fprintf(stderr, "txt_rtt_cell #%zu, %zu bytes: '%s', want '%s'\n",
+					i, len, got, want);
 				ok = false;
 			}
 		}
