@@ -145,35 +145,62 @@ static unsigned threads_for(size_t n, unsigned nthreads)
 	return nthreads > PJ_MAX_THREADS ? PJ_MAX_THREADS : nthreads;
 }
 
+/* Threads for n items: the pool started and the round's items array; how
+ * many threads take part, 1 when none (too few items, one asked for, no
+ * memory): then nothing is held and the caller loops alone. */
+static unsigned rounds_open(struct pj_pool *p, struct pj_arg *args, struct pj_round *r, size_t n,
+			    unsigned nthreads)
+{
+	nthreads = threads_for(n, nthreads);
+	if (nthreads == 1 || !(r->items = malloc(PJ_ROUND * sizeof(*r->items))))
+		return 1;
+	if ((nthreads = pool_start(p, args, nthreads)) == 1) {
+		pool_stop(p);
+		free(r->items);
+		r->items = NULL;
+	}
+	return nthreads;
+}
+
+static void rounds_close(struct pj_pool *p, struct pj_round *r)
+{
+	pool_stop(p);
+	free(r->items);
+}
+
+/* Items [0, n) to r->work, a round of PJ_ROUND at a time: item() for each
+ * on the caller's thread, then the round on every thread; after(actx)
+ * once a round is through, false to stop (NULL: go on). */
+static void rounds_run(struct pj_pool *p, struct pj_round *r, size_t n, pj_item_fn *item,
+		       void *ictx, bool (*after)(void *actx), void *actx)
+{
+	for (r->base = 0; r->base < n; r->base += r->n) {
+		r->n = n - r->base < PJ_ROUND ? n - r->base : PJ_ROUND;
+		for (size_t j = 0; j < r->n; j++)
+			r->items[j] = item(ictx, r->base + j);
+		round_run(p, r);
+		if (after && !after(actx))
+			return;
+	}
+}
+
 /* ---- pj_for ---- */
 
 unsigned pj_for(size_t n, unsigned nthreads, pj_item_fn *item, pj_work_fn *work, void *ctx)
 {
 	struct pj_round r = {.work = work, .ctx = ctx};
-
 	struct pj_pool pool;
 	struct pj_arg args[PJ_MAX_THREADS];
+	unsigned used = rounds_open(&pool, args, &r, n, nthreads);
 
-	nthreads = threads_for(n, nthreads);
-	if (nthreads > 1 && !(r.items = malloc(PJ_ROUND * sizeof(*r.items))))
-		nthreads = 1;
-	if (nthreads > 1 && (nthreads = pool_start(&pool, args, nthreads)) == 1)
-		pool_stop(&pool);
-	if (nthreads == 1) {
-		free(r.items);
+	if (used == 1) {
 		for (size_t k = 0; k < n; k++)
 			work(ctx, 0, k, item(ctx, k));
 		return 1;
 	}
-	for (r.base = 0; r.base < n; r.base += r.n) {
-		r.n = n - r.base < PJ_ROUND ? n - r.base : PJ_ROUND;
-		for (size_t j = 0; j < r.n; j++)
-			r.items[j] = item(ctx, r.base + j);
-		round_run(&pool, &r);
-	}
-	pool_stop(&pool);
-	free(r.items);
-	return nthreads;
+	rounds_run(&pool, &r, n, item, ctx, NULL, NULL);
+	rounds_close(&pool, &r);
+	return used;
 }
 
 /* ---- pj_write ---- */
@@ -188,9 +215,13 @@ struct pj_out {
 struct pj_render {
 	pj_render_fn *render;
 	void *ctx;
-	size_t base;	     /* the round's first item */
-	struct pj_out *out;  /* PJ_ROUND */
-	struct jo_writer *w; /* one a thread */
+	const struct pj_round *r; /* the round: its first item, its size */
+	struct pj_out *out;	  /* PJ_ROUND */
+	struct jo_writer *w;	  /* one a thread */
+	unsigned nthreads;
+	struct jo_writer *dst; /* the caller's: where the items go, in order */
+	size_t n;	       /* items in all */
+	const char *sep;
 };
 
 static void render_one(void *ctx, unsigned t, size_t k, const void *item)
@@ -200,7 +231,7 @@ static void render_one(void *ctx, unsigned t, size_t k, const void *item)
 	size_t off = w->b.len;
 
 	x->render(x->ctx, w, item);
-	x->out[k - x->base] = (struct pj_out){
+	x->out[k - x->r->base] = (struct pj_out){
 	    .off = off, .len = (w->err ? w->err_at : w->b.len) - off, .err = w->err, .thread = t};
 	/* An item's error is its own: the next starts clean, as it would
 	 * after the caller's writer stopped. */
@@ -220,60 +251,56 @@ static int sequential(struct jo_writer *w, size_t n, const char *sep, pj_item_fn
 	return w->err;
 }
 
-/* A round's items into w, in order, up to the first error. */
-static void splice(struct jo_writer *w, const struct pj_render *x, size_t m, size_t n,
-		   const char *sep)
+/* A round's items into the caller's writer, in order, up to the first
+ * error; the threads' buffers emptied for the next. Whether to go on. */
+static bool splice(void *ctx)
 {
-	for (size_t j = 0; j < m && !w->err; j++) {
+	struct pj_render *x = ctx;
+	struct jo_writer *w = x->dst;
+
+	for (size_t j = 0; j < x->r->n && !w->err; j++) {
 		const struct pj_out *o = &x->out[j];
 		jo_w_splice(w, x->w[o->thread].b.p + o->off, o->len, o->err);
 		if (w->err)
 			break;
-		if (x->base + j + 1 < n)
-			jo_w_raw(w, sep);
+		if (x->r->base + j + 1 < x->n)
+			jo_w_raw(w, x->sep);
 		jo_w_commit(w);
 	}
+	for (unsigned t = 0; t < x->nthreads; t++)
+		x->w[t].b.len = 0;
+	return !w->err;
 }
 
 int pj_write(struct jo_writer *w, size_t n, unsigned nthreads, const char *sep, pj_item_fn *item,
 	     pj_render_fn *render, void *ctx)
 {
-	struct pj_render x = {.render = render, .ctx = ctx};
+	struct pj_render x = {.render = render, .ctx = ctx, .dst = w, .n = n, .sep = sep};
 	struct pj_round r = {.work = render_one, .ctx = &x};
-
 	struct pj_pool pool;
 	struct pj_arg args[PJ_MAX_THREADS];
+	unsigned used = w->err ? 1 : rounds_open(&pool, args, &r, n, nthreads);
 
-	nthreads = threads_for(n, nthreads);
-	if (nthreads == 1 || w->err)
-		return sequential(w, n, sep, item, render, ctx);
-	r.items = malloc(PJ_ROUND * sizeof(*r.items));
-	x.out = malloc(PJ_ROUND * sizeof(*x.out));
-	x.w = calloc(nthreads, sizeof(*x.w));
-	if (r.items && x.out && x.w && (nthreads = pool_start(&pool, args, nthreads)) == 1)
-		pool_stop(&pool);
-	if (!r.items || !x.out || !x.w || nthreads == 1) {
-		free(r.items);
-		free(x.out);
-		free(x.w);
-		return sequential(w, n, sep, item, render, ctx);
+	if (used > 1) {
+		x.out = malloc(PJ_ROUND * sizeof(*x.out));
+		x.w = calloc(used, sizeof(*x.w));
+		if (!x.out || !x.w) {
+			free(x.out);
+			free(x.w);
+			rounds_close(&pool, &r);
+			used = 1;
+		}
 	}
-	for (unsigned t = 0; t < nthreads; t++)
+	if (used == 1)
+		return sequential(w, n, sep, item, render, ctx);
+	x.r = &r;
+	x.nthreads = used;
+	for (unsigned t = 0; t < used; t++)
 		jo_w_init(&x.w[t], NULL, 0, w->indent);
-	for (r.base = 0; r.base < n && !w->err; r.base += r.n) {
-		r.n = n - r.base < PJ_ROUND ? n - r.base : PJ_ROUND;
-		for (size_t j = 0; j < r.n; j++)
-			r.items[j] = item(ctx, r.base + j);
-		for (unsigned t = 0; t < nthreads; t++)
-			x.w[t].b.len = 0;
-		x.base = r.base;
-		round_run(&pool, &r);
-		splice(w, &x, r.n, n, sep);
-	}
-	pool_stop(&pool);
-	for (unsigned t = 0; t < nthreads; t++)
+	rounds_run(&pool, &r, n, item, ctx, splice, &x);
+	rounds_close(&pool, &r);
+	for (unsigned t = 0; t < used; t++)
 		jo_w_free(&x.w[t]);
-	free(r.items);
 	free(x.out);
 	free(x.w);
 	return w->err;
