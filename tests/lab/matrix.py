@@ -809,6 +809,15 @@ def path_rows(binary, out, t, p):
     return res, d
 
 
+def judged(rows, t, spray=False):
+    """The rows of path_rows() to judge: every row's soundness checked
+    (path_sound), then those whose report has the connection."""
+    for row in rows:
+        path_sound(t, row[1], spray=spray)
+        if row[2] is not None:
+            yield row
+
+
 def ipid_inversions(pcap, sport):
     """Data segments from sport that reached this capture after one the
     sender sent later (its IPv4 IP ID, one counter a connection, is the
@@ -877,10 +886,7 @@ def eval_path_nagle(binary, out, p):
     t = read_truth(f"{out}/truth.txt")
     dack = int(num(t, "b_TcpExtDelayedACKs"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         ev = stall_events(rep, c["id"])
         n = sum(e["class"] == "delayed_ack" and e["dir"] == d for e in ev)
         other = [e for e in ev if not (e["class"] == "delayed_ack" and e["dir"] == d)]
@@ -899,10 +905,7 @@ def eval_path_nodelay(binary, out, p):
     t = read_truth(f"{out}/truth.txt")
     dack = int(num(t, "b_TcpExtDelayedACKs"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         ev = stall_events(rep, c["id"])
         st = c["stalls"]
         r.truth = [("stalls", 0), ("delack timers nobody waited for (B)", dack)]
@@ -920,10 +923,7 @@ def eval_path_cork(binary, out, p):
     t = read_truth(f"{out}/truth.txt")
     tails, gaps = held_tails(f"{out}/a.pcap", 7201)
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         ev = stall_events(rep, c["id"])
         # A timer-like pause at a turn boundary is the server sleeping out
         # its cork hold with the next request unread (the application's
@@ -963,10 +963,7 @@ def eval_path_zw(binary, out, p):
     frm = int(num(t, "b_TcpExtTCPFromZeroWindowAdv"))
     to = int(num(t, "b_TcpExtTCPToZeroWindowAdv"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         ev = stall_events(rep, c["id"])
         zw = [e for e in ev if e["class"] == "zero_window" and e["dir"] == d]
         top = max(zw, key=lambda e: e["duration_s"]) if zw else None
@@ -1014,10 +1011,7 @@ def eval_path_loss(binary, out, p):
     timeouts = int(num(t, "a_TcpExtTCPTimeouts"))
     fam = int(num(t, "family", 4))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, pcap in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, pcap in judged(rows, t):
         ooo, und, ret, lost_up = (dd["out_of_order"], dd["fills_undecided"],
                                   dd["retransmissions"], dd["lost_upstream"])
         tlp = dd["tlp_retransmissions"] + dd["tlp_new_data"]
@@ -1156,10 +1150,7 @@ def eval_path_mtu(binary, out, p):
     mtu = int(num(t, "mtu"))
     want_mis = mtu > 4096 and mss % 4096 != 0
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         mf = c["mtu_findings"]
         nev = sum(e["type"] == "mtu_alignment" for e in rep["events"])
         r.truth = [("MTU", mtu), ("snd_mss", mss), ("misaligned", want_mis)]
@@ -1186,10 +1177,7 @@ def eval_path_reorder(binary, out, p):
     rtx = int(num(t, "a_TcpRetransSegs"))
     dsack = int(num(t, "a_TcpExtTCPDSACKRecv") + num(t, "a_TcpExtTCPDSACKOfoRecv"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, pcap in rows:
-        path_sound(t, r, spray=True)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, pcap in judged(rows, t, spray=True):
         ooo, und, ret = dd["out_of_order"], dd["fills_undecided"], dd["retransmissions"]
         lost_up, spur = dd["lost_upstream"], dd["spurious_retransmissions"]
         r.tcpsift = [("ooo", ooo), ("undecided", und), ("retr", ret), ("lost upstream", lost_up),
@@ -1293,10 +1281,7 @@ def eval_path_limit(binary, out, p):
     qd = int(num(t, "m_ab_dropped_queue"))
     mq = int(num(t, "m_ab_max_queue"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         lb = dd.get("limited_by")
         r.truth = [("kernel", k["dom"]), ("rwnd", f"{100 * k['rwnd']:.0f} %"),
                    ("sndbuf", f"{100 * k['sndbuf']:.0f} %"),
@@ -1414,10 +1399,7 @@ def eval_path_slowread(binary, out, p):
     timeouts = int(num(t, "a_TcpExtTCPTimeouts"))
     rtx = int(num(t, "a_TcpRetransSegs"))
     rows, d = path_rows(binary, out, t, p)
-    for v, r, c, dd, rep, _ in rows:
-        path_sound(t, r)
-        if c is None:
-            continue
+    for v, r, c, dd, rep, _ in judged(rows, t):
         r.truth = [("kernel", k["dom"]), ("rwnd", f"{100 * k['rwnd']:.0f} %"),
                    ("A idle", f"{100 * idle_share:.0f} %"),
                    ("A's window < 1 MSS s", f"{zw_s:.2f}"), ("reads", len(reads)),
