@@ -281,9 +281,10 @@ static char *key_general(struct jo_writer *w, const char *key, size_t n, size_t 
  * A member's key where the inline jo_key_fast() could not write it (a key
  * to measure, little room, deep nesting): comma, line break and
  * indentation, the quoted key and the colon, with room for `value` more
- * bytes reserved in the same step. Returns where the value goes (the caller sets b.len past
- * it), or NULL after an error. Keys are always inside an object (depth >= 1).
- * klen: JO_KEY_LEN(key), the length + 1 of a literal key, 0 to measure.
+ * bytes reserved in the same step. Returns where the value goes (the
+ * caller sets b.len past it), or NULL after an error. Keys are always
+ * inside an object (depth >= 1). klen: JO_KEY_LEN(key), the length + 1 of
+ * a literal key, 0 to measure.
  */
 static char *key_then(struct jo_writer *w, const char *key, size_t klen, size_t value)
 {
@@ -299,9 +300,10 @@ static char *key_then(struct jo_writer *w, const char *key, size_t klen, size_t 
 		}
 		klen = n + 1;
 	}
+	/* The common way, else: little room left, or deeper than the
+	 * separator holds. */
 	if ((p = jo_key_fast(w, key, klen, value)))
 		return p;
-		/* Little room left, or deeper than the separator holds. */
 #ifdef JO_CHECK_ORDER
 	jo_check_key(w, key, klen);
 #endif
