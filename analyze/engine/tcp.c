@@ -324,7 +324,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
 	 * gap): R got them, so the capture lost them (Wireshark: "ACKed
 	 * segment that wasn't captured"). */
-	if (o->cold && o->cold->nholes && tcp_holes_acked(c, odir, ack, p, sink)) {
+	if (tcp_nholes(o) && tcp_holes_acked(c, odir, ack, p, sink)) {
 		tcp_cold(c, o)->acked_unseen++;
 		c->tp->seg.kind |= TCP_SEG_ACKED_UNSEEN;
 	}
@@ -406,7 +406,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	}
 	/* The first duplicate ACK or SACK about a gap the capture saw in S's
 	 * data: S may retransmit once it gets there (decide_fill(), tcp_fill.c). */
-	if (o->cold && o->cold->nholes && ((c->tp->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
+	if (tcp_nholes(o) && ((c->tp->seg.kind & TCP_SEG_DUP_ACK) || h->sacking))
 		tcp_holes_asked(o, ack, p->ts_ns);
 	h->last_ack = ack;
 	h->last_win_raw = t->window;
@@ -586,8 +586,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	} else {
 		struct tcp_hole hole = {0};
 		uint32_t span = seq_lt(h->snd_nxt, end) ? h->snd_nxt - seq : end - seq;
-		uint32_t unseen =
-		    h->cold && h->cold->nholes ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
+		uint32_t unseen = tcp_nholes(h) ? tcp_holes_fill(h, tp, seq, seq + span, &hole) : 0;
 		/* Judged before snd_nxt moves: a probe re-sends the highest. */
 		uint32_t why =
 		    tcp_retrans_why(c, dir, prm, seq, end, gap, tcp_ipid_skipped(c, h, d));
