@@ -125,6 +125,26 @@ unsigned rep_each_error(const struct rep_run *run, rep_error_fn *fn, void *ctx)
 	return n;
 }
 
+/* An IPv4 address as inet_ntop() writes it ("%u.%u.%u.%u"); its length.
+ * glibc's inet_ntop() formats IPv4 with sprintf(): some 2 000 instructions
+ * an address, and the text table writes two a row. */
+static size_t fmt_ipv4(char *s, const uint8_t *a)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < 4; k++) {
+		unsigned b = a[k];
+		if (k)
+			s[n++] = '.';
+		if (b >= 100)
+			s[n++] = (char)('0' + b / 100);
+		if (b >= 10)
+			s[n++] = (char)('0' + b / 10 % 10);
+		s[n++] = (char)('0' + b % 10);
+	}
+	return n;
+}
+
 /* "[%s]:%u" (IPv6) or "%s:%u", as snprintf would cut it to len, put
  * together without printf: two of these a row of the text table. */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
@@ -132,12 +152,14 @@ void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, siz
 	char s[INET6_ADDRSTRLEN + 16];
 	size_t n = 0;
 
-	if (a->family == 6)
+	if (a->family == 6) {
 		s[n++] = '[';
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->a, s + n, INET6_ADDRSTRLEN);
-	n += strlen(s + n);
-	if (a->family == 6)
+		inet_ntop(AF_INET6, a->a, s + n, INET6_ADDRSTRLEN);
+		n += strlen(s + n);
 		s[n++] = ']';
+	} else {
+		n = fmt_ipv4(s, a->a);
+	}
 	s[n++] = ':';
 	n += jo_fmt_int(s + n, port);
 	if (!len)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/report/jsonout.h"
 #include "analyze/report/report.h"
 #include "analyze/report/text_int.h"
 #include "common/grow.h"
@@ -27,8 +28,15 @@ void txt_human(uint64_t v, char *buf, size_t len)
 		x /= 1000.0;
 		u++;
 	}
-	if (u == 0) {
-		snprintf(buf, len, "%" PRIu64, v);
+	if (u == 0) { /* below 1 000: "%" PRIu64 as snprintf would cut it, no printf */
+		char num[24];
+		size_t n = jo_fmt_int(num, (int64_t)v);
+		if (!len)
+			return;
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, num, n);
+		buf[n] = '\0';
 	} else {
 		char unit[2] = {units[u], '\0'};
 		rep_fmt_fixed(buf, len, x, x < 10 ? 1 : 0, unit);

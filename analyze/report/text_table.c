@@ -302,6 +302,25 @@ static void cell_u64(char *cell, uint64_t v)
 	cell[n] = '\0';
 }
 
+/* The state cell: its label (at most 6 wide), "*" evicted, "^" resumed,
+ * "@vantage" when there are several; put together without printf. */
+static void state_cell(char *cell, const struct sum_conn *c, bool vantages)
+{
+	const char *label = sum_state_label(c->state, 6);
+	size_t n = strlen(label);
+
+	memcpy(cell, label, n); /* a label is a few bytes, under the cell's 64 */
+	if (c->evicted)
+		cell[n++] = '*';
+	if (c->evicted_and_resumed)
+		cell[n++] = '^';
+	if (vantages) {
+		cell[n++] = '@';
+		n += jo_fmt_int(cell + n, c->vantage);
+	}
+	cell[n] = '\0';
+}
+
 static void table_row(const struct sum_conn *c, const struct rep_run *run, struct table_row *t)
 {
 	double secs = (double)(c->last_ts - c->first_ts) / 1e9, tput = rep_conn_throughput(c);
@@ -318,7 +337,7 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 	txt_human(c->dir[SUM_C2S].payload_bytes, t->cell[COL_C2S], sizeof(t->cell[0]));
 	txt_human(c->dir[SUM_S2C].payload_bytes, t->cell[COL_S2C], sizeof(t->cell[0]));
 	if (tput < 0)
-		snprintf(t->cell[COL_TPUT], sizeof(t->cell[0]), "-");
+		memcpy(t->cell[COL_TPUT], "-", 2);
 	else
 		txt_human((uint64_t)tput, t->cell[COL_TPUT], sizeof(t->cell[0]));
 	cell_u64(t->cell[COL_RETR], txt_both_dirs(c, TXT_DIR_METRIC(retrans)));
@@ -326,11 +345,7 @@ static void table_row(const struct sum_conn *c, const struct rep_run *run, struc
 	cell_u64(t->cell[COL_OOO], txt_both_dirs(c, TXT_DIR_METRIC(out_of_order)));
 	rtt_cell(c, t->cell[COL_RTT], sizeof(t->cell[0]));
 	txt_dur_cell(c->path.rtt_ns, t->cell[COL_PATH], sizeof(t->cell[0]));
-	char where[16] = "";
-	if (run->nvantages > 1)
-		snprintf(where, sizeof(where), "@%u", c->vantage);
-	snprintf(t->cell[COL_STATE], sizeof(t->cell[0]), "%s%s%s%s", sum_state_label(c->state, 6),
-		 c->evicted ? "*" : "", c->evicted_and_resumed ? "^" : "", where);
+	state_cell(t->cell[COL_STATE], c, run->nvantages > 1);
 }
 
 /* A line of the table: cells padded to their columns' widths, one space

@@ -1,5 +1,7 @@
 /* test_textfmt.c - the text report's numbers written without printf: printf's bytes, cut alike. */
+#include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report/report.h"
@@ -68,9 +70,44 @@ static void test_rtt_cell_cut(void)
 	CHECK(ok);
 }
 
+/* rep_format_endpoint() writes IPv4 by hand: inet_ntop()'s and snprintf's
+ * bytes for every byte value in every position, and their cut. */
+static void test_endpoint(void)
+{
+	bool ok = true;
+
+	srand(7);
+	for (unsigned i = 0; i < 3000; i++) {
+		struct dec_addr a = {.family = i % 10 == 9 ? 6 : 4};
+		for (size_t k = 0; k < sizeof(a.a); k++)
+			a.a[k] = (uint8_t)(i < 256 && k % 4 == i % 4 ? i : (unsigned)rand() % 256);
+		if (i % 7 == 0)
+			memset(a.a + 4, 0, 8); /* IPv6 "::" runs */
+		uint16_t port = (uint16_t)(i * 37u);
+		char ip[INET6_ADDRSTRLEN], full[80];
+		inet_ntop(a.family == 6 ? AF_INET6 : AF_INET, a.a, ip, sizeof(ip));
+		snprintf(full, sizeof(full), a.family == 6 ? "[%s]:%u" : "%s:%u", ip, port);
+		for (size_t len = 1; len <= 60; len += i < 256 ? 1 : 13) {
+			char got[64], want[80];
+			memset(got, 'x', sizeof(got));
+			rep_format_endpoint(&a, port, got, len);
+			memcpy(want, full, sizeof(want));
+			want[strlen(full) < len ? strlen(full) : len - 1] = '\0';
+			if (strcmp(got, want) != 0) {
+				fprintf(stderr,
+					"rep_format_endpoint %s, %zu bytes: '%s', want '%s'\n",
+					full, len, got, want);
+				ok = false;
+			}
+		}
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	test_fixed_cut();
 	test_rtt_cell_cut();
+	test_endpoint();
 	return unit_done("textfmt");
 }
