@@ -145,6 +145,54 @@ static size_t fmt_ipv4(char *s, const uint8_t *a)
 	return n;
 }
 
+/*
+ * An IPv6 address as glibc's inet_ntop() writes it (RFC 5952 but for its
+ * IPv4 forms): the first longest run of two or more zero words as "::",
+ * words in lowercase hex without leading zeros, and "::a.b.c.d" or
+ * "::ffff:a.b.c.d" when the run is the first six words, or the first five
+ * and then ffff. Its length (at most 45).
+ */
+static size_t fmt_ipv6(char *s, const uint8_t *a)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned w[8];
+	int best = -1, best_len = 0, run = -1;
+	size_t n = 0;
+
+	for (int k = 0; k < 8; k++) {
+		w[k] = (unsigned)a[2 * k] << 8 | a[2 * k + 1];
+		if (w[k] == 0 && run < 0)
+			run = k;
+		if (run >= 0 && (w[k] != 0 || k == 7)) {
+			int len = (w[k] == 0 ? k + 1 : k) - run;
+			if (len > best_len) {
+				best = run;
+				best_len = len;
+			}
+			run = -1;
+		}
+	}
+	if (best_len < 2)
+		best = -1;
+	for (int k = 0; k < 8; k++) {
+		if (k == best) {
+			s[n++] = ':';
+			k += best_len - 1;
+			if (k == 7)
+				s[n++] = ':';
+			continue;
+		}
+		if (k)
+			s[n++] = ':';
+		if (k == 6 && best == 0 && (best_len == 6 || (best_len == 5 && w[5] == 0xffff)))
+			return n + fmt_ipv4(s + n, a + 12);
+		for (int sh = 12; sh >= 0; sh -= 4)
+			if (w[k] >> sh || !sh)
+				s[n++] = hex[w[k] >> sh & 15];
+	}
+	return n;
+}
+
 /* "[%s]:%u" (IPv6) or "%s:%u", as snprintf would cut it to len, put
  * together without printf: two of these a row of the text table. */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len)
@@ -154,8 +202,7 @@ void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, siz
 
 	if (a->family == 6) {
 		s[n++] = '[';
-		inet_ntop(AF_INET6, a->a, s + n, INET6_ADDRSTRLEN);
-		n += strlen(s + n);
+		n += fmt_ipv6(s + n, a->a);
 		s[n++] = ']';
 	} else {
 		n = fmt_ipv4(s, a->a);

@@ -83,6 +83,19 @@ static void test_endpoint(void)
 			a.a[k] = (uint8_t)(i < 256 && k % 4 == i % 4 ? i : (unsigned)rand() % 256);
 		if (i % 7 == 0)
 			memset(a.a + 4, 0, 8); /* IPv6 "::" runs */
+		if (i % 11 == 0) {	       /* runs anywhere */
+			size_t at = 2 * (i / 11 % 8), len = 2 * (i / 88 % 4);
+			memset(a.a + at, 0, at + len > 16 ? 16 - at : len);
+		}
+		if (i % 13 == 0)
+			memset(a.a + 2 * (i / 13 % 3), 0, 2); /* lone zero words */
+		if (i % 17 == 0) { /* ::a.b.c.d, ::ffff:a.b.c.d and their neighbours */
+			memset(a.a, 0, 10 + i / 17 % 3);
+			if (i / 17 % 2)
+				a.a[10] = a.a[11] = 0xff;
+		}
+		if (i % 19 == 0)
+			memset(a.a, 0, 16 - i / 19 % 3); /* ::, ::1 ... */
 		uint16_t port = (uint16_t)(i * 37u);
 		char ip[INET6_ADDRSTRLEN], full[80];
 		inet_ntop(a.family == 6 ? AF_INET6 : AF_INET, a.a, ip, sizeof(ip));
@@ -104,10 +117,40 @@ static void test_endpoint(void)
 	CHECK(ok);
 }
 
+/* Every pattern of zero words an IPv6 address can have (2^8), with the
+ * others small, large or ffff: the "::" run and the IPv4 forms as glibc
+ * chooses them. */
+static void test_ipv6_runs(void)
+{
+	bool ok = true;
+
+	for (unsigned zeros = 0; zeros < 256; zeros++)
+		for (unsigned v = 0; v < 4; v++) {
+			static const unsigned word[] = {1, 0xffff, 0x0a0b, 0x2001};
+			struct dec_addr a = {.family = 6};
+			for (unsigned k = 0; k < 8; k++) {
+				unsigned x = zeros >> k & 1 ? 0 : word[(v + k) % 4];
+				a.a[2 * k] = (uint8_t)(x >> 8);
+				a.a[2 * k + 1] = (uint8_t)x;
+			}
+			char ip[INET6_ADDRSTRLEN], want[64], got[64];
+			inet_ntop(AF_INET6, a.a, ip, sizeof(ip));
+			snprintf(want, sizeof(want), "[%s]:80", ip);
+			rep_format_endpoint(&a, 80, got, sizeof(got));
+			if (strcmp(got, want) != 0) {
+				fprintf(stderr, "rep_format_endpoint: '%s', want '%s'\n", got,
+					want);
+				ok = false;
+			}
+		}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	test_fixed_cut();
 	test_rtt_cell_cut();
 	test_endpoint();
+	test_ipv6_runs();
 	return unit_done("textfmt");
 }
