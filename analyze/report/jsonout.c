@@ -71,7 +71,7 @@ static uint64_t swar_special(uint64_t x)
 
 /* No byte of s[0..n) needs an escape in a JSON string. Eight bytes a step:
  * every key and most strings of a report go through here. */
-static bool plain(const char *s, size_t n)
+bool jo_plain(const char *s, size_t n)
 {
 	uint64_t x;
 
@@ -96,9 +96,9 @@ static bool plain(const char *s, size_t n)
 }
 
 /*
- * A key's length, and whether it is plain (plain()), in one pass of eight
+ * A key's length, and whether it is plain (jo_plain()), in one pass of eight
  * bytes a step: every key of a report comes here, some 200 a connection,
- * and strlen() then plain() cost ~90 instructions a key. The words are
+ * and strlen() then jo_plain() cost ~90 instructions a key. The words are
  * read aligned, as strlen() reads them: an aligned word never crosses a
  * page, so the bytes past the NUL it may hold are readable; they are not
  * looked at (only the bytes before the first NUL count), but AddressSanitizer
@@ -142,7 +142,7 @@ static int put_string(struct jo_buf *b, const char *s, size_t n)
 
 	if (reserve(b, n + 2) < 0)
 		return ERR_NOMEM;
-	if (plain(s, n)) { /* keys and most values: one copy */
+	if (jo_plain(s, n)) { /* keys and most values: one copy */
 		char *p = b->p + b->len;
 		p[0] = '"';
 		memcpy(p + 1, s, n);
@@ -259,7 +259,7 @@ void jo_check_key(struct jo_writer *w, const char *key, size_t klen)
 	size_t n = klen - 1;
 
 	check_order(w, key);
-	if (klen && (strlen(key) != n || !plain(key, n))) {
+	if (klen && (strlen(key) != n || !jo_plain(key, n))) {
 		fprintf(stderr, "jsonout: literal key \"%s\" is not plain\n", key);
 		jo_fail(w, ERR_USAGE);
 	}

@@ -37,6 +37,18 @@ struct jo_buf {
  * writers copy whole: a comma, a line break, up to 30 spaces. */
 #define JO_SEP_COPY 32
 
+/* jo_w_named_counts(): a table of names it wrote before, its order and
+ * keys' lengths (JO_KEY_LEN's, 0: not plain), so each later object of the
+ * same names costs neither a sort nor a key's measure. */
+#define JO_NAMES_MAX  24
+#define JO_NAMES_SEEN 6
+struct jo_names_seen {
+	const char *names[JO_NAMES_MAX]; /* the table's pointers: n == 0, none */
+	unsigned n;
+	uint8_t order[JO_NAMES_MAX];
+	uint8_t klen[JO_NAMES_MAX];
+};
+
 struct jo_writer {
 	struct jo_buf b;
 	FILE *out;	 /* not owned; NULL: everything stays in b */
@@ -54,6 +66,9 @@ struct jo_writer {
 	 * one fixed-size copy; sep_len 0: deeper than JO_SEP_COPY holds. */
 	uint8_t sep_len;
 	char sep[JO_SEP_COPY + 8];
+	/* The tables of names jo_w_named_counts() wrote, replaced in turn. */
+	struct jo_names_seen names_seen[JO_NAMES_SEEN];
+	unsigned names_next;
 #ifdef JO_CHECK_ORDER
 	const char *last_key[JO_MAX_DEPTH + 1]; /* per depth; NULL: none yet */
 #endif

@@ -3,25 +3,56 @@
 
 #include "analyze/report/jsonout_int.h"
 
-void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v, unsigned n)
+/* The table of names jo_w_named_counts() is given, sorted and measured
+ * once a writer: the same pointers (the names are static strings, the
+ * table is often built on the caller's stack) find it again. NULL: more
+ * names than a table holds. */
+static const struct jo_names_seen *names_seen(struct jo_writer *w, const char *const *names,
+					      unsigned n)
 {
-	unsigned order[32];
-
-	if (n > 32) {
-		jo_fail(w, ERR_USAGE);
-		return;
+	if (n > JO_NAMES_MAX)
+		return NULL;
+	for (unsigned t = 0; t < JO_NAMES_SEEN; t++) {
+		const struct jo_names_seen *s = &w->names_seen[t];
+		if (s->n == n && memcmp(s->names, names, n * sizeof(*names)) == 0)
+			return s;
 	}
-	/* Insertion sort of the indices: a handful of names, once per call. */
+	struct jo_names_seen *s = &w->names_seen[w->names_next];
+	w->names_next = (w->names_next + 1) % JO_NAMES_SEEN;
+	s->n = n;
+	memcpy(s->names, names, n * sizeof(*names));
+	/* Insertion sort of the indices: a handful of names, once. */
 	for (unsigned k = 0; k < n; k++) {
 		unsigned j = k;
 		/* cppcheck-suppress uninitvar ; order[0..k) was set by the earlier rounds */
-		for (; j > 0 && strcmp(names[k], names[order[j - 1]]) < 0; j--)
-			order[j] = order[j - 1];
-		order[j] = k;
+		for (; j > 0 && strcmp(names[k], names[s->order[j - 1]]) < 0; j--)
+			s->order[j] = s->order[j - 1];
+		s->order[j] = (uint8_t)k;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		size_t len = strlen(names[k]);
+		s->klen[k] = len < 64 && jo_plain(names[k], len) ? (uint8_t)(len + 1) : 0;
+	}
+	return s;
+}
+
+void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint64_t *v, unsigned n)
+{
+	const struct jo_names_seen *s = names_seen(w, names, n);
+
+	if (!s) {
+		jo_fail(w, ERR_USAGE);
+		return;
 	}
 	jo_w_obj(w);
-	for (unsigned k = 0; k < n; k++)
-		jo_kint(w, names[order[k]], (int64_t)v[order[k]]);
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = s->order[k];
+		char *p = jo_key_fast(w, names[i], s->klen[i], 24);
+		if (p)
+			w->b.len = (size_t)(p - w->b.p) + jo_fmt_int(p, (int64_t)v[i]);
+		else
+			jo_kint_l(w, names[i], s->klen[i], (int64_t)v[i]);
+	}
 	jo_w_obj_end(w);
 }
 

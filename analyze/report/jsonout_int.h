@@ -14,6 +14,7 @@
  *                     sorted before they are written through jsonout.c
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,9 @@ static inline void jo_fail(struct jo_writer *w, int rc)
 		w->err_at = w->b.len;
 	}
 }
+
+/* No byte of s[0..n) needs an escape in a JSON string. */
+bool jo_plain(const char *s, size_t n);
 
 /* jo_fmt_real()'s reference by printf: what it falls back to where its
  * exact fast path does not reach, and what the tests hold it to. */

@@ -597,6 +597,56 @@ static void test_sorted_helpers(void)
 	jo_w_named_counts(&w, names, v, 4);
 	expect(&w, "{\"ack\":4,\"ip_id\":2,\"timing\":3,\"tsval\":1}", "named counts");
 	jo_w_free(&w);
+
+	/* The writer keeps each table's order: tables built afresh on the
+	 * stack (same pointers) find it, more tables than it keeps, and a
+	 * table that differs in one name, a name to escape, or its size,
+	 * are each written in their own sorted order. */
+	static const char *const pool[] = {"b", "a", "d", "c", "e\"q", "f", "g", "h"};
+	char got[2048];
+	jo_w_init(&w, NULL, 0, 0);
+	for (unsigned round = 0; round < 3; round++)
+		for (unsigned t = 0; t < 9; t++) {
+			const char *tab[4];
+			unsigned n = 2 + t % 3;
+			for (unsigned k = 0; k < n; k++)
+				tab[k] = pool[k ? (t + k * 3) % 8 : t % 2];
+			jo_w_named_counts(&w, tab, v, n);
+		}
+	CHECK(w.err == 0 && w.b.len < sizeof(got));
+	memcpy(got, w.b.p, w.b.len);
+	got[w.b.len] = '\0';
+	jo_w_free(&w);
+	/* The same, written without the writer's tables: by hand. */
+	char want[2048] = "";
+	for (unsigned round = 0; round < 3; round++)
+		for (unsigned t = 0; t < 9; t++) {
+			const char *tab[4];
+			unsigned n = 2 + t % 3, ord[4];
+			for (unsigned k = 0; k < n; k++) {
+				tab[k] = pool[k ? (t + k * 3) % 8 : t % 2];
+				ord[k] = k;
+			}
+			for (unsigned a = 0; a < n; a++)
+				for (unsigned b = a + 1; b < n; b++)
+					if (strcmp(tab[ord[b]], tab[ord[a]]) < 0) {
+						unsigned x = ord[a];
+						ord[a] = ord[b];
+						ord[b] = x;
+					}
+			strcat(want, "{");
+			for (unsigned k = 0; k < n; k++) {
+				char m[32];
+				snprintf(m, sizeof(m), "%s\"%s\":%u", k ? "," : "",
+					 strcmp(tab[ord[k]], "e\"q") ? tab[ord[k]] : "e\\\"q",
+					 (unsigned)v[ord[k]]);
+				strcat(want, m);
+			}
+			strcat(want, "}");
+		}
+	if (strcmp(got, want) != 0)
+		fprintf(stderr, "named counts, tables in turn:\n %s\nwant\n %s\n", got, want);
+	CHECK(strcmp(got, want) == 0);
 }
 
 static void test_errors(void)
