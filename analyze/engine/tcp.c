@@ -142,7 +142,7 @@ bool tcp_is_new_instance(const struct tcp_conn *c, const struct dec_packet *d)
 		return false;
 	const struct tcp_half *h = &c->half[tcp_conn_dir(c, d)];
 	/* A retransmitted SYN carries the same ISN. */
-	if (h->syn_seen && h->st.isn_known && t->seq == h->st.isn && !h->st.data_packets)
+	if (h->syn_seen && h->st.isn_known && t->seq == h->base && !TCP_COUNT(h, data_packets))
 		return false;
 	return true;
 }
@@ -318,7 +318,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 
 	if (o->have_nxt && seq_gt(ack, o->snd_nxt)) {
 		/* R acknowledges bytes beyond any S was seen sending: a gap too. */
-		tcp_hole_open(o, tp, o->snd_nxt, ack, p, o->st.data_packets, NULL);
+		tcp_hole_open(o, tp, o->snd_nxt, ack, p, TCP_COUNT(o, data_packets), NULL);
 		advance_nxt(o, ack);
 	}
 	/* An ACK covering bytes the capture never saw (beyond snd_nxt or in a
@@ -413,7 +413,7 @@ process_ack(struct tcp_conn *c, enum sum_dir_id dir, struct tcp_pools *tp,
 	h->have_last_ack = true;
 
 	if (o->st.isn_known && !c->handshake_done && dir == SUM_C2S && !(t->flags & DEC_TH_SYN) &&
-	    c->half[SUM_S2C].syn_seen && ack == c->half[SUM_S2C].st.isn + 1) {
+	    c->half[SUM_S2C].syn_seen && ack == c->half[SUM_S2C].base + 1) {
 		c->handshake_done = true;
 		if (c->syn_ts_valid)
 			c->info.handshake_rtt_ns = p->ts_ns - c->syn_ts;
@@ -430,10 +430,12 @@ static void process_window(struct tcp_conn *c, enum sum_dir_id dir, const struct
 	bool syn_fin_rst = t->flags & (DEC_TH_SYN | DEC_TH_FIN | DEC_TH_RST);
 	uint64_t win = scaled_window(c, h, t->window, t->flags & DEC_TH_SYN);
 
-	if (h->st.packets == 1 || win < h->st.min_window)
-		h->st.min_window = win;
+	/* (Windows fit 32 bits: struct tcp_stats.) The first packet: a count
+	 * of 1 with nothing folded. */
+	if ((h->st.packets == 1 && TCP_COUNT(h, packets) == 1) || win < h->st.min_window)
+		h->st.min_window = (uint32_t)win;
 	if (win > h->st.max_window)
-		h->st.max_window = win;
+		h->st.max_window = (uint32_t)win;
 	c->tp->seg.window = win;
 	/* The other side's flight can be no larger than this window: a window
 	 * that shrank below its peak (a receiver that stopped reading, a zero
@@ -465,9 +467,8 @@ static void process_syn(struct tcp_conn *c, enum sum_dir_id dir, const struct de
 	struct tcp_half *h = &c->half[dir];
 
 	h->syn_seen = true;
-	h->st.isn = t->seq;
 	h->st.isn_known = true;
-	h->base = t->seq;
+	h->base = t->seq; /* the ISN from now on: struct tcp_stats */
 	if (t->opt.has_mss)
 		h->st.mss = t->opt.mss;
 	h->ws_opt = t->opt.has_wscale;
@@ -529,7 +530,8 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 	if (len) {
 		h->st.data_packets++;
 		h->st.payload_bytes += len;
-		if (h->st.data_packets == 1 || len < h->st.min_payload)
+		if ((h->st.data_packets == 1 && TCP_COUNT(h, data_packets) == 1) ||
+		    len < h->st.min_payload)
 			h->st.min_payload = len;
 		if (len > h->st.max_payload)
 			h->st.max_payload = len;
@@ -563,8 +565,8 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 				sum_emit(sink, &e);
 			}
 			clock_of(&clk, d);
-			tcp_hole_open(h, tp, h->snd_nxt, seq, p, h->st.data_packets - (len ? 1 : 0),
-				      &clk);
+			tcp_hole_open(h, tp, h->snd_nxt, seq, p,
+				      TCP_COUNT(h, data_packets) - (len ? 1 : 0), &clk);
 		}
 		if (len && probe_with_new_data(c, dir, gap, t, p->ts_ns)) {
 			tcp_cold(c, h)->tlp_new_data++;
@@ -579,7 +581,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		}
 		advance_nxt(h, end);
 		sent_push(h, tp, end, p->ts_ns);
-	} else if (syn && h->st.isn_known && seq == h->st.isn) {
+	} else if (syn && h->st.isn_known && seq == h->base) {
 		/* The SYN again. */
 		tcp_note_retrans(c, dir, p, seq, end, len,
 				 tcp_retrans_why(c, dir, prm, seq, end, gap, false), NULL, sink);
@@ -621,7 +623,7 @@ process_data(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_params *p
 		if (seq_ge(h->snd_nxt, h->snd_una) && inflight > h->flight_peak) {
 			h->flight_peak = (uint32_t)inflight;
 			if (inflight > h->st.max_in_flight)
-				h->st.max_in_flight = inflight;
+				h->st.max_in_flight = (uint32_t)inflight;
 		}
 	}
 }
@@ -655,7 +657,9 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 		   (t->flags & DEC_TH_RST ? TCP_SEG_RST : 0) |
 		   (t->flags & DEC_TH_PSH ? TCP_SEG_PUSH : 0);
 
-	h->st.packets++;
+	/* Every narrow counter grows by one at most here: struct tcp_stats. */
+	if (__builtin_expect(++h->st.packets == TCP_FOLD_AT, 0))
+		tcp_fold(c, h);
 	h->st.ip_bytes += d->l3_len;
 	if (!h->st.first_ts)
 		h->st.first_ts = p->ts_ns;
@@ -745,7 +749,7 @@ void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		const struct tcp_half *h = &c->half[dir];
-		out->dir[dir].hot = h->st;
+		tcp_widen_stats(h, &out->dir[dir].hot);
 		if (h->cold)
 			out->dir[dir].cold = h->cold->st;
 		else
@@ -762,7 +766,7 @@ void tcp_summarize(const struct tcp_conn *c, struct sum_conn *out)
 	else if (cl->fin_seen || sv->fin_seen)
 		out->state = SUM_STATE_HALF_CLOSED;
 	else if ((cl->syn_seen || sv->syn_seen) && !c->handshake_done &&
-		 !(cl->st.data_packets || sv->st.data_packets))
+		 !(TCP_COUNT(cl, data_packets) || TCP_COUNT(sv, data_packets)))
 		out->state = SUM_STATE_HANDSHAKE;
 	else
 		out->state = SUM_STATE_OPEN;

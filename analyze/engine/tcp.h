@@ -3,6 +3,7 @@
 #define TCPSIFT_TCP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/engine/decode.h"
@@ -230,6 +231,50 @@ enum tcp_recov {
 };
 
 /*
+ * A direction's exported hot statistics while it lives (struct sum_dir_hot
+ * in a narrower form; tcp_summarize() widens them), 184 bytes, not 248
+ * (and struct tcp_half 280, a size the compiler indexes half[] by with one
+ * multiply, as 344 before; 288 took two instructions at every use):
+ * - the TCP_NARROW counters first, 32-bit here. Each grows by at most one
+ *   a segment of this direction, and packets by exactly one: when packets
+ *   reaches TCP_FOLD_AT, all of them are added to the cold block's fold[]
+ *   (by position) and start again from 0, so none can wrap in between
+ *   (tcp_fold()); TCP_COUNT() and the summary give the exact 64-bit sum;
+ * - values that fit 32 bits by construction: flights (snd_nxt - snd_una),
+ *   windows (16 bits shifted by at most 14, RFC 7323 2.3), the MSS option
+ *   (16 bits);
+ * - the ISN: tcp_half.base, once isn_known (process_syn() sets both).
+ * The rest as in struct sum_dir_hot, by the same names.
+ */
+#define TCP_NARROW  10	       /* counters first in struct tcp_stats, 32 bits */
+#define TCP_FOLD_AT (1u << 31) /* packets of a direction between folds */
+struct tcp_stats {
+	union {
+		struct {
+			uint32_t packets, data_packets;
+			uint32_t pure_acks, new_acks, oversize, dup_acks, sack_acks;
+			uint32_t syn, fin, rst;
+		};
+		uint32_t narrow[TCP_NARROW]; /* the same, by position */
+	};
+	/* 32 bits by construction. */
+	uint32_t max_in_flight;
+	uint32_t min_payload, max_payload;
+	uint32_t min_window, max_window;
+	uint16_t mss;
+	int8_t wscale;
+	bool isn_known; /* the ISN is then tcp_half.base */
+	/* Sums that may grow by more than one a segment: 64 bits. */
+	uint64_t ip_bytes, payload_bytes, unique_bytes;
+	struct sum_rtt rtt, rtt_ts;
+	int64_t first_ts, last_ts;
+	int64_t first_data_ts, last_data_ts;
+};
+_Static_assert(offsetof(struct tcp_stats, rst) == (TCP_NARROW - 1) * sizeof(uint32_t),
+	       "tcp_stats.narrow[] covers the narrow counters");
+_Static_assert(sizeof(struct tcp_stats) == 184, "see the comment above struct tcp_stats");
+
+/*
  * What a direction needs only once it has something rare to count or
  * track: the cold counters, and the state of gaps, undecided fills,
  * retransmissions, recovery and zero windows. Most directions never have
@@ -270,10 +315,13 @@ struct tcp_cold {
 	uint8_t rtx_head, rtx_len;
 	bool have_hull;
 	bool in_zero_window;
+	/* What tcp_stats' narrow counters held at their folds, by position
+	 * (tcp_fold()); zero in nearly every connection. */
+	uint64_t fold[TCP_NARROW];
 };
 
 struct tcp_half {
-	struct sum_dir_hot st; /* exported statistics, the hot ones */
+	struct tcp_stats st; /* exported statistics, the hot ones (narrowed) */
 	/* The rest: NULL until this direction first counts a cold statistic
 	 * or tracks a gap, fill, retransmission or zero window (most never
 	 * do; tcp_cold(), tcp_cold_state()). */
@@ -319,13 +367,13 @@ struct tcp_half {
 	bool sacking; /* its last ACK carried SACK blocks above the ACK */
 	bool have_nxt, have_una;
 	bool keepalive_pending; /* its last segment was a keep-alive: the reply is no dup ACK */
-	/* Written once or twice a connection: bits of one byte, which makes
-	 * the struct 344 bytes, a size the compiler indexes half[] by with
-	 * one multiply (352 took three instructions at every use). */
+	/* Written once or twice a connection: bits of one byte, which keeps
+	 * the struct at 280 bytes (struct tcp_stats). */
 	bool syn_seen : 1, fin_seen : 1, rst_seen : 1;
 	bool ws_opt : 1, sack_opt : 1, ts_opt : 1; /* options in this side's SYN */
 	bool oversize_reported : 1;
 };
+_Static_assert(sizeof(struct tcp_half) == 280, "see struct tcp_stats");
 
 /*
  * The state of every detector, owned by the connection, in two parts.
@@ -475,7 +523,7 @@ static inline uint32_t tcp_send_mss(const struct tcp_conn *c, enum sum_dir_id di
 /* Smallest RTT sample of dir's data (ACK-based, else TSecr-based); -1 if none. */
 static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	const struct sum_dir_hot *s = &c->half[dir].st;
+	const struct tcp_stats *s = &c->half[dir].st;
 	if (s->rtt.n)
 		return s->rtt.min_ns;
 	return s->rtt_ts.n ? s->rtt_ts.min_ns : -1;
@@ -526,6 +574,14 @@ static inline unsigned tcp_nholes(const struct tcp_half *h)
 	return h->cold ? h->cold->nholes : 0;
 }
 
+/* The exact value of h's narrow counter f (struct tcp_stats): its 32 bits
+ * here and what its folds left in the cold block. */
+#define TCP_COUNT(h, f) tcp_widen((h), offsetof(struct tcp_stats, f) / sizeof(uint32_t), (h)->st.f)
+static inline uint64_t tcp_widen(const struct tcp_half *h, unsigned k, uint32_t lo)
+{
+	return (h->cold ? h->cold->fold[k] : 0) + lo;
+}
+
 /* Relative sequence of an absolute one in dir's sequence space. */
 static inline uint32_t tcp_rel_seq(const struct tcp_conn *c, enum sum_dir_id dir, uint32_t seq)
 {
@@ -540,7 +596,7 @@ bool tcp_is_closed(const struct tcp_conn *c);
 static inline bool tcp_is_half_open(const struct tcp_conn *c)
 {
 	return !c->handshake_done && (c->half[0].syn_seen || c->half[1].syn_seen) &&
-	       !c->half[0].st.data_packets && !c->half[1].st.data_packets;
+	       !TCP_COUNT(&c->half[0], data_packets) && !TCP_COUNT(&c->half[1], data_packets);
 }
 
 /* Free what c allocated on first need (tcp_half's holes, pending, rtx) and

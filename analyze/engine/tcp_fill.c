@@ -318,8 +318,8 @@ __attribute__((noinline)) bool tcp_pending_second_copy(struct tcp_conn *c, enum 
 			l.ts = p->ts_ns;
 			l.frame = p->frame;
 			l.input = p->input;
-			l.data_no = h->st.data_packets;
-			l.extent += (uint32_t)(h->st.data_packets - q0.late.data_no);
+			l.data_no = TCP_COUNT(h, data_packets);
+			l.extent += (uint32_t)(TCP_COUNT(h, data_packets) - q0.late.data_no);
 			note_late(c, dir, &l, TCP_SEG_OOO, sink);
 			return true;
 		}
@@ -473,10 +473,10 @@ __attribute__((noinline)) bool tcp_late_after_retrans(struct tcp_conn *c, enum s
 		    .gap_ts = x->gap_ts,
 		    .frame = p->frame,
 		    .gap_frame = x->gap_frame,
-		    .data_no = h->st.data_packets,
+		    .data_no = TCP_COUNT(h, data_packets),
 		    .input = p->input,
 		    .len = c->tp->seg.len,
-		    .extent = (uint32_t)(h->st.data_packets - 1 - x->gap_data_pkts),
+		    .extent = (uint32_t)(TCP_COUNT(h, data_packets) - 1 - x->gap_data_pkts),
 		    .rel_seq = seq - h->base,
 		    .queue = c->tp->seg.queue,
 		    .by = by,
@@ -509,10 +509,10 @@ __attribute__((noinline)) void tcp_fill_gap(struct tcp_conn *c, enum sum_dir_id 
 	    .gap_ts = hole->open_ts,
 	    .frame = p->frame,
 	    .gap_frame = hole->open_frame,
-	    .data_no = h->st.data_packets + (len ? 0 : 1),
+	    .data_no = TCP_COUNT(h, data_packets) + (len ? 0 : 1),
 	    .input = p->input,
 	    .len = len,
-	    .extent = (uint32_t)(h->st.data_packets - (len ? 1 : 0) - hole->open_data_pkts),
+	    .extent = (uint32_t)(TCP_COUNT(h, data_packets) - (len ? 1 : 0) - hole->open_data_pkts),
 	    .rel_seq = seq - h->base,
 	    .queue = c->tp->seg.queue,
 	};

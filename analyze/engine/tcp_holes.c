@@ -1,4 +1,5 @@
-/* tcp_holes.c - TCP engine: the gaps in a direction's sequence space, and the tables' memory. */
+/* tcp_holes.c - TCP engine: the gaps in a direction's sequence space, and the tables' memory
+ * (the cold block's among them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,52 @@ struct sum_dir_cold *tcp_cold_get(struct tcp_conn *c, struct tcp_half *h)
 	if (!tcp_cold_take(h, c->tp))
 		return c->tp ? &c->tp->cold_lost : NULL;
 	return &h->cold->st;
+}
+
+void tcp_fold(struct tcp_conn *c, struct tcp_half *h)
+{
+	struct tcp_cold *cl = tcp_cold_take(h, c->tp);
+
+	for (unsigned k = 0; k < TCP_NARROW; k++) {
+		if (cl)
+			cl->fold[k] += h->st.narrow[k];
+		h->st.narrow[k] = 0;
+	}
+}
+
+void tcp_widen_stats(const struct tcp_half *h, struct sum_dir_hot *o)
+{
+	const struct tcp_stats *s = &h->st;
+
+	memset(o, 0, sizeof(*o)); /* padding too: summaries may be spilled whole */
+	o->packets = TCP_COUNT(h, packets);
+	o->ip_bytes = s->ip_bytes;
+	o->data_packets = TCP_COUNT(h, data_packets);
+	o->payload_bytes = s->payload_bytes;
+	o->unique_bytes = s->unique_bytes;
+	o->pure_acks = TCP_COUNT(h, pure_acks);
+	o->new_acks = TCP_COUNT(h, new_acks);
+	o->oversize = TCP_COUNT(h, oversize);
+	o->dup_acks = TCP_COUNT(h, dup_acks);
+	o->sack_acks = TCP_COUNT(h, sack_acks);
+	o->syn = TCP_COUNT(h, syn);
+	o->fin = TCP_COUNT(h, fin);
+	o->rst = TCP_COUNT(h, rst);
+	o->max_in_flight = s->max_in_flight;
+	o->mss = s->mss;
+	o->wscale = s->wscale;
+	o->min_payload = s->min_payload;
+	o->max_payload = s->max_payload;
+	o->min_window = s->min_window;
+	o->max_window = s->max_window;
+	o->rtt = s->rtt;
+	o->rtt_ts = s->rtt_ts;
+	o->first_ts = s->first_ts;
+	o->last_ts = s->last_ts;
+	o->first_data_ts = s->first_data_ts;
+	o->last_data_ts = s->last_data_ts;
+	o->isn = s->isn_known ? h->base : 0;
+	o->isn_known = s->isn_known;
 }
 
 bool tcp_sent_room(struct tcp_half *h, struct tcp_pools *tp)

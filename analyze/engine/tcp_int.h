@@ -64,6 +64,15 @@ static inline struct sum_dir_cold *tcp_cold(struct tcp_conn *c, struct tcp_half 
 	return __builtin_expect(h->cold != NULL, 1) ? &h->cold->st : tcp_cold_get(c, h);
 }
 
+/* h's packets reached TCP_FOLD_AT: its narrow counters go to the cold
+ * block's fold[] (out of line, tcp_holes.c; without memory their counts
+ * are lost, and tcp_pools_failed() counts it). */
+__attribute__((cold)) void tcp_fold(struct tcp_conn *c, struct tcp_half *h);
+
+/* h's live statistics as exported (tcp_summarize()): the narrow counters
+ * with what their folds left (tcp_holes.c). */
+void tcp_widen_stats(const struct tcp_half *h, struct sum_dir_hot *o);
+
 /* h's cold block for state that must stay its own (gaps, fills,
  * retransmissions, recovery, zero window): NULL without memory, and the
  * caller then tracks nothing (tcp_pools_failed() counts it). */

@@ -247,19 +247,19 @@ static struct ackpat_state *start(struct tcp_conn *c, const struct det_env *env,
 	struct ackpat_state *st;
 
 	if (!(sg->kind & TCP_SEG_ACK_ADVANCED) || !(sg->kind & TCP_SEG_PURE_ACK) ||
-	    r->st.new_acks <= ACKPAT_QUICKACKS || !h->st.data_packets)
+	    TCP_COUNT(r, new_acks) <= ACKPAT_QUICKACKS || !TCP_COUNT(h, data_packets))
 		return NULL;
 	st = d == SUM_C2S ? DET_COLD_GET(c, env, ackpat_c2s) : DET_COLD_GET(c, env, ackpat_s2c);
 	if (!st)
 		return NULL;
 	st->seen_data = true;
 	st->last_data_ts = h->st.last_data_ts;
-	st->excluded = (uint32_t)(r->st.new_acks - 1); /* the start's quick-ACK phase */
+	st->excluded = (uint32_t)(TCP_COUNT(r, new_acks) - 1); /* the start's quick-ACK phase */
 	if (!mss || h->st.max_payload <= mss)
 		st->seg_size = h->st.max_payload;
 	/* Loss or reordering before: R may still be in quick-ACK mode. */
 	if ((h->cold && (h->cold->retrans || h->cold->out_of_order || h->cold->lost_segments)) ||
-	    r->st.dup_acks || r->st.sack_acks)
+	    TCP_COUNT(r, dup_acks) || TCP_COUNT(r, sack_acks))
 		st->quick_left = ACKPAT_QUICKACKS;
 	return st;
 }
@@ -343,7 +343,7 @@ static void emit_event(struct tcp_conn *c, const struct det_env *env, enum sum_d
 	memcpy(a->n, s->all.n, sizeof(a->n));
 	a->seg_size = s->seg_size;
 	a->max_segs = s->all.max_segs;
-	a->oversize = c->half[dir].st.oversize;
+	a->oversize = TCP_COUNT(&c->half[dir], oversize);
 	e.segments = a->phase_acks;
 	a->push_acks = s->push_acks;
 	if (s->cls == ACKPAT_EVERY_SEGMENT)

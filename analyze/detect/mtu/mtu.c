@@ -391,7 +391,7 @@ static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct
 static void judge_collapse(const struct tcp_conn *c, const struct stall_summary *stall,
 			   struct mtu_summary *sm, uint32_t nfull)
 {
-	const struct sum_dir_hot *st = &c->half[sm->dir].st;
+	const struct tcp_stats *st = &c->half[sm->dir].st;
 	int64_t dur = st->last_data_ts - st->first_data_ts;
 
 	sm->stalls = stall->count;
@@ -453,7 +453,7 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env, struct sum
 		bool is_full;
 
 		sm->mss[k] = c->half[k].st.mss;
-		sm->oversize[k] = (uint32_t)c->half[k].st.oversize;
+		sm->oversize[k] = (uint32_t)TCP_COUNT(&c->half[k], oversize);
 		sm->oversize_segments += sm->oversize[k];
 		sm->superframes[k] = ds ? ds->superframes : 0;
 		if (pd && pd->blackholes) {

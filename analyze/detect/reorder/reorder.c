@@ -126,7 +126,8 @@ __attribute__((noinline)) static void reorder_note(struct tcp_conn *c, const str
 		st->ack_reordering++;
 
 	struct reorder_dir_state *ds = &st->dir[sg->dir];
-	uint64_t n = c->half[sg->dir].st.data_packets; /* this segment's number, 1-based */
+	uint64_t n =
+	    TCP_COUNT(&c->half[sg->dir], data_packets); /* this segment's number, 1-based */
 	uint32_t qtag = seg_qtag(sg);
 	/* Keep-alives are not data segments (tcp.c does not count them). */
 	bool data = (sg->kind & TCP_SEG_DATA) && !(sg->kind & TCP_SEG_KEEPALIVE);

@@ -7,7 +7,7 @@
 
 /*
  * Per direction, the queues of the last REORDER_QRING data segments, indexed
- * by the direction's data-segment count (tcp_half.st.data_packets), so that
+ * by the direction's data-segment count (tcp_half.st.data_packets, TCP_COUNT()), so that
  * a late segment can be compared with the segments that overtook it:
  *
  *   data segment #   ... n-3  n-2  n-1   n

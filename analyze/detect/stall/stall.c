@@ -104,7 +104,6 @@ static void stall_track_rwnd(const struct tcp_conn *c, struct stall_dir_state *d
 	bool known;
 
 	d->rwnd = tcp_peer_window(c, dir, &known);
-	d->rwnd_max = c->half[!dir].st.max_window;
 	/* Without both SYNs the scale is unknown and a raw window says
 	 * nothing about bytes, except that 0 is closed at any scale. */
 	d->rwnd_known = known && (c->info.wscale_known || d->rwnd == 0);

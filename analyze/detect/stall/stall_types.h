@@ -44,7 +44,6 @@ enum stall_class {
 struct stall_dir_state {
 	/* Taken by stall_before() only when the packet may end a gap. */
 	uint64_t rwnd;	    /* R's advertised window (scaled when known) */
-	uint64_t rwnd_max;  /* the largest R advertised so far */
 	uint32_t in_flight; /* snd_nxt - snd_una */
 	uint32_t rel_una;   /* snd_una relative to S's ISN / first sequence */
 	/* Kept after every packet. */
