@@ -44,6 +44,11 @@ size_t jo_fmt_int(char *buf, int64_t v)
 	uint64_t u = v < 0 ? 0ull - (uint64_t)v : (uint64_t)v;
 	size_t n = 1, sign = v < 0;
 
+	if (v >= 0 && v < 10) { /* most counts of a report: 0, 1 ... */
+		buf[0] = (char)('0' + v);
+		return 1;
+	}
+
 	/* Count the digits first so they go straight to their place. */
 	for (uint64_t t = u; t >= 10; t /= 10)
 		n++;
@@ -235,19 +240,29 @@ size_t jo_fmt_sec(char *buf, int64_t ns)
 {
 	uint64_t u = ns < 0 ? 0ull - (uint64_t)ns : (uint64_t)ns;
 	uint64_t whole = u / 1000000000ull;
-	unsigned frac = (unsigned)(u % 1000000000ull);
-	char digits[9];
+	uint32_t frac = (uint32_t)(u - whole * 1000000000ull);
 	size_t n = 0, keep = 9;
 
 	if (ns < 0)
 		buf[n++] = '-';
 	n += jo_fmt_int(buf + n, (int64_t)whole);
 	buf[n++] = '.';
-	for (int k = 8; k >= 0; k--, frac /= 10)
-		digits[k] = (char)('0' + frac % 10);
-	while (keep > 1 && digits[keep - 1] == '0')
+	if (!frac) {
+		buf[n++] = '0';
+		return n;
+	}
+	/* The nine digits as one and four pairs, all written (n + 9 <=
+	 * JO_SEC_MAX), the trailing zeros then left out: a report writes
+	 * several hundred of these a connection. */
+	uint32_t hi = frac / 10000, lo = frac % 10000;
+	char *d = buf + n;
+	d[0] = (char)('0' + hi / 10000);
+	memcpy(d + 1, digit_pairs + 2 * (hi / 100 % 100), 2);
+	memcpy(d + 3, digit_pairs + 2 * (hi % 100), 2);
+	memcpy(d + 5, digit_pairs + 2 * (lo / 100), 2);
+	memcpy(d + 7, digit_pairs + 2 * (lo % 100), 2);
+	while (d[keep - 1] == '0') /* frac != 0: a digit stays */
 		keep--;
-	memcpy(buf + n, digits, keep);
 	return n + keep;
 }
 

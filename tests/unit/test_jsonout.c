@@ -247,6 +247,30 @@ static void test_seconds(void)
 				(int)n, buf, cases[k].want);
 		CHECK(ok);
 	}
+	/* printf's digits, trailing zeros of the fraction left out (one
+	 * kept), on values of every magnitude and every trailing-zero count. */
+	srand(11);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t r = ((uint64_t)rand() << 40) ^ ((uint64_t)rand() << 20) ^ (uint64_t)rand();
+		int64_t ns = (int64_t)(r >> (i % 63));
+		static const int64_t tens[] = {1, 10, 1000, 1000000, 100000000};
+		ns -= ns % tens[i % 5];
+		if (i & 1)
+			ns = -ns;
+		char want[48];
+		uint64_t u = ns < 0 ? 0ull - (uint64_t)ns : (uint64_t)ns;
+		int w = snprintf(want, sizeof(want), "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
+				 u / 1000000000u, u % 1000000000u);
+		while (want[w - 1] == '0' && want[w - 2] != '.')
+			w--;
+		size_t n = jo_fmt_sec(buf, ns);
+		if (n != (size_t)w || memcmp(buf, want, n) != 0) {
+			fprintf(stderr, "sec %" PRId64 ": got '%.*s', want '%.*s'\n", ns, (int)n,
+				buf, w, want);
+			CHECK(false);
+			break;
+		}
+	}
 	/* Every value reads back as the same number of nanoseconds. */
 	for (int64_t ns = 1; ns < INT64_MAX / 3; ns = ns * 3 + 7) {
 		size_t n = jo_fmt_sec(buf, ns);
