@@ -212,15 +212,17 @@ static void set_sep(struct jo_writer *w)
 	w->sep_len = 0;
 	if (w->depth > JO_MAX_DEPTH || pad + 2 > JO_SEP_COPY)
 		return;
-	memset(w->sep, ' ', sizeof(w->sep));
-	w->sep[0] = ',';
-	w->sep[1] = '\n';
 	w->sep_len = (uint8_t)(w->indent > 0 ? pad + 2 : 1);
 }
 
 void jo_w_init(struct jo_writer *w, FILE *out, size_t flush_at, int indent)
 {
 	*w = (struct jo_writer){.out = out, .flush_at = flush_at, .indent = indent, .first = true};
+	/* The separator's bytes are the same at every depth, only how many
+	 * of them count (sep_len) changes. */
+	memset(w->sep, ' ', sizeof(w->sep));
+	w->sep[0] = ',';
+	w->sep[1] = '\n';
 	set_sep(w);
 }
 
@@ -234,6 +236,13 @@ static void separate(struct jo_writer *w)
 	}
 	if (w->depth == 0)
 		return;
+	if (w->sep_len && reserve(&w->b, JO_SEP_COPY) == 0) {
+		/* The separator in one fixed-size copy, as jo_key_fast() */
+		memcpy(w->b.p + w->b.len, w->sep + w->first, JO_SEP_COPY);
+		w->b.len += (size_t)(w->sep_len - w->first);
+		w->first = false;
+		return;
+	}
 	if (!w->first)
 		jo_fail(w, put(&w->b, ",", 1));
 	jo_fail(w, newline(&w->b, w->indent, w->depth));
@@ -462,6 +471,14 @@ static void close_container(struct jo_writer *w, const char *c)
 {
 	w->depth--;
 	set_sep(w);
+	if (!w->first && w->indent > 0 && w->sep_len && reserve(&w->b, JO_SEP_COPY + 1) == 0) {
+		/* The line break and indentation: the separator's but its comma */
+		memcpy(w->b.p + w->b.len, w->sep + 1, JO_SEP_COPY);
+		w->b.len += (size_t)(w->sep_len - 1);
+		w->b.p[w->b.len++] = *c;
+		w->first = false;
+		return;
+	}
 	if (!w->first)
 		jo_fail(w, newline(&w->b, w->indent, w->depth));
 	jo_fail(w, put(&w->b, c, 1));
