@@ -352,6 +352,85 @@ static void test_far_from_sender(void)
 	CHECK(share(d, LIMIT_SENDER_APP) > 0.75);
 }
 
+/* The pools' blocks in use (limit.def): directions near S and away from
+ * it, and timelines. */
+static uint64_t in_use(struct pool *p)
+{
+	return pool_stats(p)->in_use;
+}
+
+/*
+ * A direction's timeline is taken when its transfer first leaves the first
+ * 1 ms slice; until then the totals are that slice. A request and its ACK
+ * within a millisecond (the idle connection of the scale suite): a near
+ * direction's block, no timeline, one slice of the dominant class. The
+ * same again 2 ms later: the timeline, the pause charged across the first
+ * two slices, the third as the first was. Released: all blocks back.
+ */
+static void test_slices_late(void)
+{
+	struct det_pools pools;
+	struct convo v;
+
+	CHECK_EQ_U(det_pools_init(&pools), 0);
+	convo_init(&v);
+	v.env.pools = &pools;
+	handshake(&v);
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 100, 1000, 1000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 101, 0, 1000, 1100});
+	CHECK_EQ_U(in_use(pools.limit_dir[0]), 1);
+	CHECK_EQ_U(in_use(pools.limit_dir[1]), 0);
+	CHECK_EQ_U(in_use(pools.limit_slices[0]), 0);
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(d->nslices, 1);
+	CHECK(limit_dominant(d) != LIMIT_NONE);
+	CHECK_EQ_U(d->slice[0], limit_dominant(d));
+	CHECK_EQ_U(d->slice[1], LIMIT_NONE);
+	CHECK_EQ_U(d->width, LIMIT_SLICE_MIN_NS);
+	uint8_t first = d->slice[0];
+
+	send_seg(&v, &(struct seg){C2S, A | P, ISS + 101, IRS + 1, 100, 1000, 3000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 1, ISS + 201, 0, 1000, 3100});
+	CHECK_EQ_U(in_use(pools.limit_slices[0]), 1);
+	d = c2s(&v);
+	CHECK_EQ_U(d->nslices, 3);
+	CHECK_EQ_U(d->slice[0], LIMIT_SENDER_APP); /* 0.9 ms of the pause now */
+	CHECK_EQ_U(d->slice[1], LIMIT_SENDER_APP);
+	CHECK_EQ_U(d->slice[2], first);
+	det_release(&v.c, &v.env);
+	CHECK_EQ_U(in_use(pools.limit_dir[0]) + in_use(pools.limit_slices[0]), 0);
+	CHECK_EQ_U(det_pools_failed(&pools), 0);
+	det_pools_free(&pools);
+}
+
+/* No memory for the timeline: the direction gives no result, as one that
+ * found none for its block; the failure is counted once. The block of a
+ * capture away from S is the larger class. */
+static void test_slices_nomem(void)
+{
+	struct det_pools pools;
+	struct pool_budget none = {.used = 0, .cap = 1};
+	struct convo v;
+
+	CHECK_EQ_U(det_pools_init(&pools), 0);
+	pool_set_budget(pools.limit_slices[0], &none);
+	convo_init(&v);
+	v.env.pools = &pools;
+	handshake_far(&v, 100);
+	window_rounds(&v, 1000, 11000, 1000, ISS + 1);
+	CHECK_EQ_U(in_use(pools.limit_dir[0]), 0);
+	CHECK_EQ_U(in_use(pools.limit_dir[1]), 1);
+	CHECK_EQ_U(in_use(pools.limit_slices[0]), 0);
+	CHECK_EQ_U(det_pools_failed(&pools), 1);
+	const struct limit_dir *d = c2s(&v);
+	CHECK_EQ_U(limit_dominant(d), LIMIT_NONE);
+	CHECK_EQ_U(d->nslices, 0);
+	CHECK_EQ_U(d->t0, 0);
+	det_release(&v.c, &v.env);
+	CHECK_EQ_U(in_use(pools.limit_dir[1]), 0);
+	det_pools_free(&pools);
+}
+
 int main(void)
 {
 	test_receiver_window();
@@ -361,5 +440,7 @@ int main(void)
 	test_congestion();
 	test_slow_start_then_sender_buffer();
 	test_far_from_sender();
+	test_slices_late();
+	test_slices_nomem();
 	return unit_done("limit");
 }

@@ -1,5 +1,5 @@
 /* limit.c - detector: what limited each data direction, time-weighted, per connection and slice. */
-#include "analyze/detect/limit/limit.h"
+#include "analyze/detect/limit/limit_int.h"
 
 #include <string.h>
 
@@ -64,17 +64,21 @@
  * keeps counting until S's next send finds no limit.
  *
  * Memory: a fixed block per connection from a pool on the first data
- * segment, and one per data direction (the slices included) when that
- * direction first sends; nothing per packet.
+ * segment, and one per data direction when that direction first sends (a
+ * larger one when the capture is away from S: limit_far_loop()), and its
+ * timeline's when its transfer first leaves the first slice (limit_add());
+ * nothing per packet.
  */
 
-/* A live direction's block (limit_types.h): what an idle connection costs. */
-_Static_assert(sizeof(struct limit_dir_state) <= 576, "limit_dir_state grew: reorder its fields");
+/* A live direction's blocks (limit_types.h): what an idle connection costs. */
+_Static_assert(sizeof(struct limit_dir_state) <= 240, "limit_dir_state grew: reorder its fields");
+_Static_assert(LIMIT_DIR_BYTES(1) <= 352, "limit_far_part grew: 352 bytes a far direction");
+_Static_assert(LIMIT_RWND_MAX <= UINT32_MAX, "limit_count's windows are 32 bits");
 
 /* The reaction time: S answering R's packet (see above). At a capture
  * near S, microseconds; a capture elsewhere adds its loop to S and back. */
 #define LIMIT_REACT_NS	  250000ll
-#define LIMIT_CLOCKED_ONE 256u
+#define LIMIT_CLOCKED_ONE 256u /* an EWMA of 0 and this: at most this (16 bits) */
 /* Queueing delay that makes a plateau the path's: the smoothed RTT above
  * three times the minimum (two thirds of the flight wait in a queue: it is
  * three times what the path holds, and a larger buffer would only queue
@@ -135,93 +139,13 @@ static int64_t limit_react_wait(const struct tcp_conn *c, enum sum_dir_id dir)
 	return clock_sat_add(limit_react(c, dir), srtt > 0 ? srtt : limit_rtt(c, dir));
 }
 
-/* ---- slices ---- */
-
-/* Fold the current slice's time into its shares. */
-static void limit_slice_flush(struct limit_dir_state *s)
-{
-	if (!s->out.nslices)
-		return;
-	uint8_t *sh = s->share[s->out.nslices - 1];
-	for (unsigned k = 0; k < LIMIT_COUNT; k++) {
-		if (!s->slice_acc[k])
-			continue; /* most classes in most slices: no division */
-		/* slice_acc <= width, which may be near INT64_MAX (hostile
-		 * timestamps): scale in double, never acc * 255 in 64 bits. */
-		int64_t v =
-		    sh[k] + (int64_t)((double)s->slice_acc[k] * 255.0 / (double)s->out.width);
-		sh[k] = (uint8_t)(v > 255 ? 255 : v);
-		s->slice_acc[k] = 0;
-	}
-}
-
-/* The transfer outgrew the slices: neighbours merge, the width doubles. */
-static void limit_slice_merge(struct limit_dir_state *s)
-{
-	limit_slice_flush(s);
-	for (unsigned j = 0; j < LIMIT_SLICES / 2; j++)
-		for (unsigned k = 0; k < LIMIT_COUNT; k++)
-			s->share[j][k] =
-			    (uint8_t)((s->share[2 * j][k] + s->share[2 * j + 1][k] + 1) / 2);
-	memset(s->share[LIMIT_SLICES / 2], 0, sizeof(s->share) / 2);
-	s->out.width = clock_sat_mul(s->out.width, 2);
-	s->out.nslices = (uint8_t)((s->out.nslices + 1) / 2);
-}
-
-/* Charge [a, b) to class k, in the totals and the slices. */
-static void limit_add(struct limit_dir_state *s, unsigned k, int64_t a, int64_t b)
-{
-	if (a < s->out.t0)
-		a = s->out.t0;
-	if (b <= a)
-		return;
-	s->out.ns[k] = clock_sat_add(s->out.ns[k], b - a);
-	if (s->out.nslices) {
-		/* Most intervals fall in the open slice: no division. */
-		int64_t hi = clock_sat_add(s->out.t0, clock_sat_mul(s->out.width, s->out.nslices));
-		if (b <= hi && a >= hi - s->out.width) {
-			s->slice_acc[k] += b - a;
-			return;
-		}
-	}
-	while (a < b) {
-		int64_t idx = (a - s->out.t0) / s->out.width;
-		while (idx >= LIMIT_SLICES) {
-			limit_slice_merge(s);
-			idx = (a - s->out.t0) / s->out.width;
-		}
-		if (idx + 1 != s->out.nslices) {
-			limit_slice_flush(s);
-			s->out.nslices = (uint8_t)(idx + 1);
-		}
-		int64_t end = clock_sat_add(s->out.t0, clock_sat_mul(s->out.width, idx + 1));
-		int64_t e = b < end ? b : end;
-		s->slice_acc[k] += e - a;
-		a = e;
-	}
-}
-
-/* Move up to ns of the time charged to class from over to class to (a stall
- * the stall detector decided after its time was charged). */
-static void limit_move(struct limit_dir_state *s, unsigned from, unsigned to, int64_t ns)
-{
-	if (ns > s->out.ns[from])
-		ns = s->out.ns[from];
-	s->out.ns[from] -= ns;
-	s->out.ns[to] += ns;
-	if (ns > s->slice_acc[from])
-		ns = s->slice_acc[from];
-	s->slice_acc[from] -= ns;
-	s->slice_acc[to] += ns;
-}
-
 /* The pending idle (sender_app with nothing in flight) up to t: S sent
  * again, so it was a pause between writes. */
-static void limit_idle_commit(struct limit_dir_state *s, int64_t t)
+static void limit_idle_commit(struct limit_dir_state *s, const struct det_env *env, int64_t t)
 {
 	if (!s->idle_since)
 		return;
-	limit_add(s, LIMIT_SENDER_APP, s->idle_since, t);
+	limit_add(s, env, LIMIT_SENDER_APP, s->idle_since, t);
 	if (t > s->idle_since)
 		s->out.idle_ns = clock_sat_add(s->out.idle_ns, t - s->idle_since);
 	s->out.idles++;
@@ -229,15 +153,16 @@ static void limit_idle_commit(struct limit_dir_state *s, int64_t t)
 }
 
 /* Charge the interval [a, b) of one direction to class k. */
-static void limit_charge(struct limit_dir_state *s, unsigned k, bool idle, int64_t a, int64_t b)
+static void limit_charge(struct limit_dir_state *s, const struct det_env *env, unsigned k,
+			 bool idle, int64_t a, int64_t b)
 {
 	if (idle) {
 		if (!s->idle_since)
 			s->idle_since = a;
 		return;
 	}
-	limit_idle_commit(s, a);
-	limit_add(s, k, a, b);
+	limit_idle_commit(s, env, a);
+	limit_add(s, env, k, a, b);
 	s->prev_iv = s->last_iv;
 	s->prev_iv_cls = s->last_iv_cls;
 	s->last_iv = b - a;
@@ -282,7 +207,7 @@ static int64_t limit_new_stall(struct tcp_conn *c, struct limit_state *st)
 }
 
 /* The loop from the capture point to S and back when the capture is away
- * from S (limit_dir_state.far), else 0: the handshake's leg, decided once
+ * from S (struct limit_far_part), else 0: the handshake's leg, decided once
  * when S's transfer starts (limit_start()), not for every packet. */
 static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
 {
@@ -301,7 +226,8 @@ static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum s
 			   int64_t now, int64_t loop)
 {
 	unsigned h = s->far_head;
-	const struct limit_far *last = &s->far[h ? h - 1 : LIMIT_FAR_RING - 1];
+	struct limit_far *ring = s->far->ring;
+	const struct limit_far *last = &ring[h ? h - 1 : LIMIT_FAR_RING - 1];
 	bool known;
 	uint64_t win = tcp_peer_window(c, k, &known);
 
@@ -311,8 +237,8 @@ static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum s
 	bool opens = s->far_n && last->win < mss && win >= mss;
 	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4 && !opens))
 		return;
-	s->far[h] = (struct limit_far){now, c->half[k].snd_una,
-				       win > UINT32_MAX ? UINT32_MAX : (uint32_t)win};
+	ring[h] = (struct limit_far){now, c->half[k].snd_una,
+				     win > UINT32_MAX ? UINT32_MAX : (uint32_t)win};
 	if (s->far_then == h)
 		s->far_then = LIMIT_FAR_NONE; /* overwritten: the oldest */
 	s->far_head = (uint8_t)(h + 1 == LIMIT_FAR_RING ? 0 : h + 1);
@@ -326,22 +252,23 @@ static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum s
 static const struct limit_far *limit_far_then(struct limit_dir_state *s, int64_t now, int64_t loop)
 {
 	unsigned i = s->far_then, head = s->far_head;
+	const struct limit_far *ring = s->far->ring;
 
 	if (!s->far_n)
 		return NULL;
 	if (i == LIMIT_FAR_NONE) {
 		i = s->far_n < LIMIT_FAR_RING ? 0 : head; /* the oldest */
-		if (now - s->far[i].ts < loop)
+		if (now - ring[i].ts < loop)
 			return NULL;
 	}
 	for (;;) {
 		unsigned nx = i + 1 == LIMIT_FAR_RING ? 0 : i + 1;
-		if (nx == head || now - s->far[nx].ts < loop)
+		if (nx == head || now - ring[nx].ts < loop)
 			break;
 		i = nx;
 	}
 	s->far_then = (uint8_t)i;
-	return &s->far[i];
+	return &ring[i];
 }
 
 /* What the segment just processed says about direction k's limits. */
@@ -358,7 +285,7 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 			 * segments only: Nagle (RFC 896) releases a write's short
 			 * tail on an ACK whoever paces the writes. */
 			uint32_t x = now - s->ack_ts <= limit_react(c, k) ? LIMIT_CLOCKED_ONE : 0;
-			s->clocked = (uint32_t)(((int64_t)s->clocked * 7 + x) / 8);
+			s->clocked = (uint16_t)(((int64_t)s->clocked * 7 + x) / 8);
 		}
 		if ((seg->kind & TCP_SEG_RETRANS) && !(seg->kind & TCP_SEG_TLP)) {
 			/* A loss (a tail-loss probe is not one yet, RFC 8985 7.3). */
@@ -374,8 +301,8 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 			 * held alone (reordered) does not make one. */
 			int64_t next = tcp_ts_next_sent(&c->half[!k], seg->d->tcp.opt.tsecr);
 			int64_t echo = next > 0 && now > next ? now - next : 0;
-			s->echo_loop = echo < s->echo_last ? echo : s->echo_last;
-			s->echo_last = echo;
+			s->far->echo_loop = echo < s->far->echo_last ? echo : s->far->echo_last;
+			s->far->echo_last = echo;
 		}
 		s->after_ack = false;
 		return;
@@ -416,7 +343,7 @@ static const struct limit_far *limit_far_admit(struct limit_dir_state *s, uint32
 	unsigned i = s->far_then;
 
 	for (;;) {
-		const struct limit_far *f = &s->far[i];
+		const struct limit_far *f = &s->far->ring[i];
 		int32_t flight = (int32_t)(snd_nxt - f->una);
 		unsigned nx = i + 1 == LIMIT_FAR_RING ? 0 : i + 1;
 		if (flight <= 0 || (uint32_t)flight <= f->win || nx == s->far_head)
@@ -424,7 +351,7 @@ static const struct limit_far *limit_far_admit(struct limit_dir_state *s, uint32
 		i = nx;
 	}
 	s->far_then = (uint8_t)i;
-	return &s->far[i];
+	return &s->far->ring[i];
 }
 
 /*
@@ -437,13 +364,14 @@ static const struct limit_far *limit_far_admit(struct limit_dir_state *s, uint32
  */
 static bool limit_far_queued(const struct limit_dir_state *s)
 {
-	return s->far_loop && s->echo_loop > clock_sat_mul(s->far_loop, 3) &&
-	       s->echo_loop - s->far_loop > LIMIT_QUEUE_FAR_NS;
+	return s->far_loop && s->far->echo_loop > clock_sat_mul(s->far_loop, 3) &&
+	       s->far->echo_loop - s->far_loop > LIMIT_QUEUE_FAR_NS;
 }
 
-/* The class of the interval that starts now, for direction k. */
+/* The class of the interval that starts now, for direction k; LIMIT_IDLE:
+ * sender_app with nothing in flight. */
 static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
-			       int64_t now, bool *idle)
+			       int64_t now)
 {
 	uint32_t flight = tcp_in_flight(c, k), mss = limit_mss(c, k);
 	bool known;
@@ -475,13 +403,13 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		rwnd = then->win;
 	}
 
-	*idle = false;
 	s->zero_window = false;
 	/* Without both SYNs the scale is unknown: only 0 is sure (stall.c). */
 	bool zknown = known && (c->info.wscale_known || zwin == 0);
 	known = known && (c->info.wscale_known || rwnd == 0);
-	if (known && rwnd > s->out.rwnd_max)
-		s->out.rwnd_max = rwnd;
+	/* A window is LIMIT_RWND_MAX at most: 32 bits hold it. */
+	if (known && (uint32_t)rwnd > s->out.rwnd_max)
+		s->out.rwnd_max = (uint32_t)rwnd;
 	if (c->half[k].fin_seen && !flight)
 		return LIMIT_NONE; /* S is done */
 	if (s->recovering)
@@ -490,10 +418,8 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 		s->zero_window = true;
 		return LIMIT_RECEIVER_APP;
 	}
-	if (!flight && !queued) {
-		*idle = true;
-		return LIMIT_SENDER_APP;
-	}
+	if (!flight && !queued)
+		return LIMIT_IDLE;
 	/* A new largest flight by a segment or more (less is the jitter of
 	 * ACKs arriving in bunches). */
 	if (flight >= s->ss_max + mss) {
@@ -503,7 +429,7 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	if (known && (uint64_t)flight + mss > rwnd) {
 		s->cut = false;
 		if (!s->out.rwnd_min_full || rwnd < s->out.rwnd_min_full)
-			s->out.rwnd_min_full = rwnd;
+			s->out.rwnd_min_full = (uint32_t)rwnd;
 		return rwnd * 2 < s->out.rwnd_max ? LIMIT_RECEIVER_APP : LIMIT_RECEIVER_WINDOW;
 	}
 	if (s->cut)
@@ -541,15 +467,24 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	return LIMIT_SENDER_BUFFER;
 }
 
-static void limit_start(struct limit_dir_state *s, int64_t now, int64_t far_loop)
+/* S's first data at ts: its block, of the class its capture point needs
+ * (NULL: no memory). */
+static struct limit_dir_state *limit_start(struct tcp_conn *c, const struct det_env *env,
+					   enum sum_dir_id dir, int64_t ts)
 {
+	int64_t far_loop = limit_far_loop(c, dir);
+	struct limit_dir_state *s = pool_get(env->pools->limit_dir[far_loop != 0]);
+
+	if (!s)
+		return NULL;
 	s->far_loop = far_loop;
 	s->far_then = LIMIT_FAR_NONE;
-	s->out.t0 = now;
+	s->out.t0 = ts;
 	s->out.width = LIMIT_SLICE_MIN_NS;
 	s->clocked = LIMIT_CLOCKED_ONE;
-	s->ss_max_ts = now;
+	s->ss_max_ts = ts;
 	s->cls = LIMIT_NONE;
+	return s;
 }
 
 void limit_segment(struct tcp_conn *c, const struct det_env *env)
@@ -576,16 +511,16 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			continue;
 		if (s->cls == LIMIT_NONE) {
 			if (seg->dir == (enum sum_dir_id)k && data)
-				limit_idle_commit(s, st->last_ts);
+				limit_idle_commit(s, env, st->last_ts);
 			continue;
 		}
-		unsigned cls = s->cls;
-		bool idle = s->idle;
-		/* An ACK that left nothing in flight leaves S nothing it was
-		 * blocked on: only an immediate send is its answer. */
+		unsigned cls = s->cls; /* idle: charged to no class, or replaced below */
+		bool idle = cls == LIMIT_IDLE;
+		/* An ACK that left nothing in flight (LIMIT_IDLE) leaves S nothing
+		 * it was blocked on: only an immediate send is its answer. */
 		bool reacting =
 		    s->after_ack && seg->dir == (enum sum_dir_id)k &&
-		    (seg->kind & TCP_SEG_NEW_DATA) && s->react_cls != LIMIT_NONE &&
+		    (seg->kind & TCP_SEG_NEW_DATA) && s->react_cls < LIMIT_NONE &&
 		    s->react_cls != LIMIT_SENDER_APP &&
 		    now - s->react_t0 <= (idle ? limit_react(c, (enum sum_dir_id)k)
 					       : limit_react_wait(c, (enum sum_dir_id)k));
@@ -608,10 +543,10 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		if (s->far_idle_at && !idle && cls != LIMIT_STALL && now > s->far_idle_at &&
 		    s->far_idle_at > st->last_ts) {
 			/* S learnt of the ACK that emptied its flight (above) */
-			limit_charge(s, cls, false, st->last_ts, s->far_idle_at);
-			limit_charge(s, LIMIT_SENDER_APP, true, s->far_idle_at, now);
+			limit_charge(s, env, cls, false, st->last_ts, s->far_idle_at);
+			limit_charge(s, env, LIMIT_SENDER_APP, true, s->far_idle_at, now);
 		} else {
-			limit_charge(s, cls, idle, st->last_ts, now);
+			limit_charge(s, env, cls, idle, st->last_ts, now);
 		}
 		if (s->after_ack && !reacting && !idle && iv > 0) {
 			/* S still waits: the time it may yet turn out to owe
@@ -633,8 +568,8 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			s->out.stalls++;
 		}
 	}
-	if (data && !st->d[seg->dir] && (st->d[seg->dir] = pool_get(env->pools->limit_dir[0])))
-		limit_start(st->d[seg->dir], seg->ts, limit_far_loop(c, seg->dir));
+	if (data && !st->d[seg->dir])
+		st->d[seg->dir] = limit_start(c, env, seg->dir, seg->ts);
 	if (data)
 		st->last_data_dir = (uint8_t)seg->dir;
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
@@ -642,9 +577,7 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		if (!s)
 			continue;
 		limit_observe(c, s, (enum sum_dir_id)k, now);
-		bool idle;
-		s->cls = (uint8_t)limit_classify(c, s, (enum sum_dir_id)k, now, &idle);
-		s->idle = idle;
+		s->cls = (uint8_t)limit_classify(c, s, (enum sum_dir_id)k, now);
 		int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, (enum sum_dir_id)k);
 		if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
 			s->out.rtt_min_ns = min;
@@ -689,6 +622,28 @@ static bool limit_sender_hidden(const struct tcp_conn *c, enum sum_dir_id dir)
 	return to_s > LIMIT_NEAR_NS && (to_r < 0 || to_s > to_r / 4);
 }
 
+/* o from s's counts and timeline; the idle after S's last write ends its
+ * transfer: not charged. */
+static void limit_fill(struct limit_dir *o, struct limit_dir_state *s)
+{
+	const struct limit_count *n = &s->out;
+
+	memcpy(o->ns, n->ns, sizeof(o->ns));
+	o->t0 = n->t0;
+	o->width = n->width;
+	o->idle_ns = n->idle_ns;
+	o->zero_window_ns = n->zero_window_ns;
+	o->rwnd_max = n->rwnd_max;
+	o->rwnd_min_full = n->rwnd_min_full;
+	o->rtt_min_ns = n->rtt_min_ns;
+	o->srtt_max_ns = n->srtt_max_ns;
+	o->recoveries = n->recoveries;
+	o->idles = n->idles;
+	o->stalls = n->stalls;
+	o->plateau = n->plateau;
+	limit_slices_fill(o, s);
+}
+
 static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *out)
 {
 	struct limit_state *st = c->det.limit;
@@ -699,20 +654,12 @@ static void limit_finish(struct tcp_conn *c, const struct det_env *env, struct s
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
 		struct limit_dir_state *s = st->d[k];
 		struct limit_dir *o = &out->limit.d[k];
-		if (!s)
-			continue; /* S sent no data: its result stays zeroed */
-		/* The idle after S's last write ends its transfer: not charged. */
-		limit_slice_flush(s);
-		*o = s->out;
+		/* S sent no data, or found no memory (for its slices: out.width
+		 * 0, limit_slices_take()): its result stays zeroed */
+		if (!s || !s->out.width)
+			continue;
+		limit_fill(o, s);
 		o->sender_hidden = limit_sender_hidden(c, (enum sum_dir_id)k) ? 1 : 0;
-		for (unsigned j = 0; j < LIMIT_SLICES; j++) {
-			unsigned best = LIMIT_NONE;
-			for (unsigned i = 0; j < o->nslices && i < LIMIT_COUNT; i++)
-				if (s->share[j][i] &&
-				    (best == LIMIT_NONE || s->share[j][i] > s->share[j][best]))
-					best = i;
-			o->slice[j] = (uint8_t)best;
-		}
 	}
 }
 
@@ -724,7 +671,11 @@ static void limit_release(struct tcp_conn *c, const struct det_env *env)
 	if (!st)
 		return;
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		pool_put(env->pools->limit_dir[0], st->d[k]);
+		struct limit_dir_state *s = st->d[k];
+		if (!s)
+			continue;
+		pool_put(env->pools->limit_slices[0], s->slices);
+		pool_put(env->pools->limit_dir[s->far_loop != 0], s);
 		st->d[k] = NULL;
 	}
 }
