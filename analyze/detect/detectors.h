@@ -28,13 +28,14 @@
  *                             connections never touch. A detector may
  *                             name several (name_part, prefix_part: struct
  *                             prefix_part_state), one per part that is
- *                             needed at a different time (mtu.def).
+ *                             needed at a different time (ackpat.def).
  *   DET_POOLS(name, n, bytes) it takes tables that grow on demand from n
  *                             pools the engine owns (struct det_pools:
  *                             struct pool *name[n]), class k holding
  *                             bytes(k) each: no pointer in the connection,
  *                             the cold state holds what it took and gives
- *                             it back in ops.release (sack.def)
+ *                             it back in ops.release (sack.def; mtu.def
+ *                             keeps its blocks' pointers in a DET_STATE)
  *   DET_DETAIL(type, member)  its events carry `type member` in sum_event.u
  *   DET_EVENT(enum, name, detector)   an event type it emits, named in JSON
  *

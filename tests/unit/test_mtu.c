@@ -170,8 +170,8 @@ static void test_misaligned_ipv4_ts(void)
 	bulk(&v, 6, 63488, 1000, 100, 50);
 	/* Sizes are kept per direction, from its first data segment: the
 	 * client sent none. */
-	CHECK(v.c.det.mtu_s2c != NULL);
-	CHECK(v.c.det.mtu_c2s == NULL);
+	CHECK(v.c.det.mtu.dir[S2C] != NULL);
+	CHECK(v.c.det.mtu.dir[C2S] == NULL);
 	finish(&v);
 	CHECK(m->misaligned);
 	CHECK(m->misaligned_dir[S2C]);
@@ -426,7 +426,11 @@ static void test_blackhole(void)
 	seg(&v, S2C, A, x, ISS + 1, 1448, 300000, 0);  /* RTO 1 */
 	seg(&v, S2C, A, x, ISS + 1, 1448, 700000, 0);  /* RTO 2 */
 	seg(&v, S2C, A, x, ISS + 1, 1448, 1500000, 0); /* RTO 3 */
+	CHECK(v.c.det.mtu.dir[S2C]->cls == 0 && v.c.det.mtu.dir[S2C]->bh_rto == 3);
+	/* The shrunk size is the second: the block moves up a class before
+	 * the run (bh_rto, in it) is read. */
 	seg(&v, S2C, A, x, ISS + 1, 1024, 3100000, 0); /* shrunk */
+	CHECK(v.c.det.mtu.dir[S2C]->cls == 1 && v.c.det.mtu.dir[S2C]->bh_rto == 0);
 	seg(&v, C2S, A, ISS + 1, x + 1024, 0, 3100100, 0);
 	finish(&v);
 	CHECK(m->pmtu_blackhole);
@@ -533,6 +537,116 @@ static void test_collapse(void)
 	CHECK_EQ_U(m->idle_ns, 0);
 }
 
+/* s2c's block (NULL: none yet). */
+static const struct mtu_dir *s2c_dir(const struct mconv *v)
+{
+	return v->c.det.mtu.dir[S2C];
+}
+
+/*
+ * A direction's block starts with room for one size and moves up a class
+ * (1 -> 2 -> 4 sizes) at each new size: every move keeps the sizes, their
+ * counts and first segments, the super-frame count and a black hole run.
+ */
+static void test_size_classes(void)
+{
+	struct mconv v;
+	const struct mtu_summary *m = &v.res.mtu;
+	uint32_t q = IRS + 1;
+	struct mtu_size first;
+
+	_Static_assert(MTU_DIR_BYTES(0) == 48, "one size and the header: a 48-byte block");
+	_Static_assert(MTU_DIR_BYTES(MTU_DIR_CLASSES - 1) == 156, "four: as before the classes");
+	mc_init(&v, 4, true); /* no SYN: the full size is the one seen 3 times */
+	seg(&v, S2C, A, q, ISS + 1, 63488, 1000, 0);
+	q += 63488;
+	CHECK(s2c_dir(&v) && s2c_dir(&v)->cls == 0 && s2c_dir(&v)->nsizes == 1);
+	seg(&v, S2C, A, q, ISS + 1, 63488, 1100, 0);
+	q += 63488;
+	v.presumed = true;
+	seg(&v, S2C, A, q, ISS + 1, 80000, 1200, 0); /* a super-frame: no size */
+	q += 80000;
+	v.presumed = false;
+	const struct mtu_dir *d0 = s2c_dir(&v);
+	CHECK(d0->cls == 0 && d0->nsizes == 1 && d0->superframes == 1);
+	CHECK_EQ_U(d0->size[0].payload, 63488);
+	CHECK_EQ_U(d0->size[0].count, 2);
+	CHECK_EQ_U(d0->size[0].frame, 1);
+	CHECK_EQ_U(d0->size[0].hdr, 52);
+	CHECK_EQ_U(d0->size[0].opt, 12);
+	first = d0->size[0];
+
+	seg(&v, S2C, A, q, ISS + 1, 1000, 1300, 0); /* second size: class 1 */
+	q += 1000;
+	const struct mtu_dir *d1 = s2c_dir(&v);
+	CHECK(d1->cls == 1 && d1->nsizes == 2 && d1->superframes == 1);
+	CHECK(memcmp(&d1->size[0], &first, sizeof(first)) == 0);
+	CHECK_EQ_U(d1->size[1].payload, 1000);
+	CHECK_EQ_U(d1->size[1].count, 1);
+	CHECK_EQ_U(d1->size[1].frame, 4);
+	seg(&v, S2C, A, q, ISS + 1, 63488, 1400, 0); /* its third: counted in the moved block */
+	q += 63488;
+	first.count = 3;
+	CHECK(s2c_dir(&v) == d1 && memcmp(&d1->size[0], &first, sizeof(first)) == 0);
+
+	static const uint32_t more[] = {2000, 500, 3000, 3000};
+	for (unsigned k = 0; k < 4; k++) {
+		seg(&v, S2C, A, q, ISS + 1, more[k], 1500 + 100 * (int64_t)k, 0);
+		q += more[k];
+	}
+	/* Four kept, the smallest (500) fallen off: 63488, 3000, 2000, 1000. */
+	const struct mtu_dir *d2 = s2c_dir(&v);
+	CHECK(d2->cls == 2 && d2->nsizes == MTU_SIZES && d2->superframes == 1);
+	CHECK(memcmp(&d2->size[0], &first, sizeof(first)) == 0);
+	static const uint32_t want[] = {63488, 3000, 2000, 1000}, cnt[] = {3, 2, 1, 1},
+			      frm[] = {1, 8, 6, 4};
+	for (unsigned k = 0; k < MTU_SIZES; k++) {
+		CHECK_EQ_U(d2->size[k].payload, want[k]);
+		CHECK_EQ_U(d2->size[k].count, cnt[k]);
+		CHECK_EQ_U(d2->size[k].frame, frm[k]);
+	}
+	CHECK(v.c.det.mtu.dir[C2S] == NULL);
+	finish(&v);
+	CHECK(m->misaligned && m->full_size[S2C]);
+	CHECK_EQ_U(m->largest_payload[S2C], 63488);
+	CHECK_EQ_U(m->superframes[S2C], 1);
+	const struct sum_event *e = find_ev(&v, SUM_EV_MTU_ALIGNMENT);
+	CHECK(e && e->frame_first == 1 && e->segments == 3 && e->ts == 1000000);
+	CHECK(e && e->rel_seq == first.rel_seq);
+	mtu_ops.release(&v.c, &v.env);
+	CHECK(s2c_dir(&v) == NULL);
+}
+
+/* No memory for the class above: the block stays, with the largest sizes
+ * that fit, and the pool counts the failure (the run's alloc_failed). */
+static void test_size_class_nomem(void)
+{
+	struct mconv v;
+	struct det_pools pools;
+	struct pool_budget b = {0, 0};
+
+	CHECK(det_pools_init(&pools) == 0);
+	det_pools_set_budget(&pools, &b);
+	mc_init(&v, 4, true);
+	v.env.pools = &pools;
+	seg(&v, S2C, A, IRS + 1, ISS + 1, 1000, 1000, 0);
+	CHECK(s2c_dir(&v) && s2c_dir(&v)->cls == 0);
+	b.cap = b.used;					     /* no slab more */
+	seg(&v, S2C, A, IRS + 1001, ISS + 1, 1448, 1100, 0); /* larger: replaces 1000 */
+	seg(&v, S2C, A, IRS + 2449, ISS + 1, 500, 1200, 0);  /* smaller: not kept */
+	seg(&v, S2C, A, IRS + 2949, ISS + 1, 1448, 1300, 0);
+	const struct mtu_dir *d = s2c_dir(&v);
+	CHECK(d->cls == 0 && d->nsizes == 1);
+	CHECK_EQ_U(d->size[0].payload, 1448);
+	CHECK_EQ_U(d->size[0].count, 2);
+	CHECK_EQ_U(d->size[0].frame, 2);
+	CHECK_EQ_U(det_pools_failed(&pools), 2);
+	finish(&v);
+	CHECK_EQ_U(v.res.mtu.largest_payload[S2C], 1448);
+	mtu_ops.release(&v.c, &v.env);
+	det_pools_free(&pools);
+}
+
 int main(void)
 {
 	test_arithmetic();
@@ -546,5 +660,7 @@ int main(void)
 	test_icmp_too_big();
 	test_blackhole();
 	test_collapse();
+	test_size_classes();
+	test_size_class_nomem();
 	return unit_done("mtu");
 }

@@ -82,42 +82,60 @@ static uint16_t seg_header(const struct dec_packet *d, uint32_t len)
 }
 
 /* dir's payload sizes, NULL before its first data segment. */
-static inline struct mtu_state *mtu_dir(const struct tcp_conn *c, enum sum_dir_id dir)
+static inline struct mtu_dir *mtu_dir(const struct tcp_conn *c, enum sum_dir_id dir)
 {
-	return dir == SUM_C2S ? c->det.mtu_c2s : c->det.mtu_s2c;
+	return c->det.mtu.dir[dir];
 }
 
-/* ... taken at its first data segment (NULL: no memory). */
-__attribute__((noinline)) static struct mtu_state *
+/* ... taken at its first data segment, room for one size (NULL: no memory,
+ * counted by the pool: det_pools_failed()). */
+__attribute__((noinline)) static struct mtu_dir *
 mtu_dir_get(struct tcp_conn *c, enum sum_dir_id dir, const struct det_env *env)
 {
-	return dir == SUM_C2S ? DET_COLD_GET(c, env, mtu_c2s) : DET_COLD_GET(c, env, mtu_s2c);
+	return c->det.mtu.dir[dir] = pool_get(env->pools->mtu_dir[0]);
+}
+
+/* Move dir's block (full: nsizes == 1 << cls) to the class above. On no
+ * memory (counted by the pool) it stays: the sizes kept are then the
+ * largest that fit, as when MTU_SIZES are. */
+static struct mtu_dir *dir_grow(struct tcp_conn *c, enum sum_dir_id dir, struct mtu_dir *ds,
+				const struct det_env *env)
+{
+	unsigned cls = ds->cls + 1u;
+	struct mtu_dir *nd = pool_get_raw(env->pools->mtu_dir[cls]);
+
+	if (!nd)
+		return ds;
+	memcpy(nd, ds, MTU_DIR_BYTES(ds->cls));
+	nd->cls = (uint8_t)cls;
+	pool_put(env->pools->mtu_dir[ds->cls], ds);
+	return c->det.mtu.dir[dir] = nd;
 }
 
 /* A payload size new to the MTU_SIZES largest of dir: insert it at k. Out of
  * line (as the other rare paths of mtu_segment()): inlined, their register
  * saves would cost every segment. */
-__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_state *ds,
-						  unsigned k)
+__attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu_dir *ds,
+						  unsigned k, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->tp->seg;
 	const struct dec_packet *d = s->d;
-	struct mtu_dir_hot *dh = &ds->hot;
 
-	if (dh->nsizes < MTU_SIZES)
-		dh->nsizes++;
-	/* At most MTU_SIZES - 1 moves: a loop, not three memmove() calls
-	 * (every new connection inserts its first sizes). */
-	for (unsigned j = dh->nsizes - 1u; j > k; j--) {
-		dh->payload[j] = dh->payload[j - 1];
-		dh->count[j] = dh->count[j - 1];
-		ds->sizes[j] = ds->sizes[j - 1];
-	}
-	struct mtu_size *z = &ds->sizes[k];
+	if (ds->nsizes == 1u << ds->cls && ds->cls + 1u < MTU_DIR_CLASSES)
+		ds = dir_grow(c, s->dir, ds, env);
+	if (k >= 1u << ds->cls)
+		return; /* no memory to move to: smaller than every size kept */
+	if (ds->nsizes < 1u << ds->cls)
+		ds->nsizes++;
+	/* At most MTU_SIZES - 1 moves: a loop, not a memmove() call (every
+	 * new connection inserts its first sizes). */
+	for (unsigned j = ds->nsizes - 1u; j > k; j--)
+		ds->size[j] = ds->size[j - 1];
+	struct mtu_size *z = &ds->size[k];
 	uint32_t tcph =
 	    d->tcp.hdr_len >= 20 ? d->tcp.hdr_len : 20u + (d->tcp.opt.has_ts ? 12u : 0u);
-	dh->payload[k] = s->len;
-	dh->count[k] = 1;
+	z->payload = s->len;
+	z->count = 1;
 	z->hdr = seg_header(d, s->len);
 	z->opt = (uint16_t)(tcph - 20);
 	z->ts = s->ts;
@@ -127,11 +145,10 @@ __attribute__((noinline)) static void size_insert(struct tcp_conn *c, struct mtu
 }
 
 /* Remember the segment's payload size among the MTU_SIZES largest of ds. */
-static void track_size(struct tcp_conn *c, struct mtu_state *ds)
+static void track_size(struct tcp_conn *c, struct mtu_dir *ds, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->tp->seg;
 	const struct dec_packet *d = s->d;
-	struct mtu_dir_hot *dh = &ds->hot;
 	uint32_t peer_mss = tcp_peer_mss(c, s->dir);
 	unsigned k;
 
@@ -144,19 +161,19 @@ static void track_size(struct tcp_conn *c, struct mtu_state *ds)
 		ds->superframes++;
 		return;
 	}
-	for (k = 0; k < dh->nsizes && dh->payload[k] > s->len; k++)
+	for (k = 0; k < ds->nsizes && ds->size[k].payload > s->len; k++)
 		;
-	if (k < dh->nsizes && dh->payload[k] == s->len) {
-		dh->count[k]++;
+	if (k < ds->nsizes && ds->size[k].payload == s->len) {
+		ds->size[k].count++;
 		return;
 	}
 	if (k == MTU_SIZES)
 		return; /* smaller than every size kept */
-	size_insert(c, ds, k);
+	size_insert(c, ds, k, env);
 }
 
-static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
-			   struct mtu_pmtu_dir *ds, const struct det_env *env)
+static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir *md, struct mtu_pmtu_dir *ds,
+			   const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->tp->seg;
 	struct sum_event e;
@@ -165,16 +182,16 @@ static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
 	e.frame_last = s->frame;
 	e.duration_ns = s->ts - ds->bh_first_ts;
 	e.bytes = ds->bh_len;
-	e.segments = dh->bh_rto;
+	e.segments = md->bh_rto;
 	e.rel_seq = tcp_rel_seq(c, s->dir, ds->bh_seq);
 	e.u.mtu.kind = MTU_PMTU_BLACKHOLE;
 	e.u.mtu.payload = ds->bh_len;
 	e.u.mtu.big_mtu = ds->bh_len + ds->bh_hdr;
 	e.u.mtu.mtu = s->len + seg_header(s->d, s->len);
-	e.u.mtu.retransmissions = dh->bh_rto;
+	e.u.mtu.retransmissions = md->bh_rto;
 	ds->bh_big_mtu = e.u.mtu.big_mtu;
 	ds->bh_small_mtu = e.u.mtu.mtu;
-	ds->bh_resends = dh->bh_rto;
+	ds->bh_resends = md->bh_rto;
 	e.u.mtu.reason = "full-size segments re-sent by RTO until they shrank: PMTU black hole "
 			 "(RFC 4821, Linux tcp_mtu_probing)";
 	det_emit(env, &e);
@@ -187,7 +204,7 @@ static void emit_blackhole(struct tcp_conn *c, const struct mtu_dir_hot *dh,
  * hole. An ACK covering the big segment ends the run harmlessly. For
  * retransmissions only (out of line: see size_insert()).
  */
-__attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir_hot *dh,
+__attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct mtu_dir *md,
 						      const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->tp->seg;
@@ -197,31 +214,31 @@ __attribute__((noinline)) static void watch_blackhole(struct tcp_conn *c, struct
 		return;
 	/* The first timer re-send is the loss probe (RFC 8985), the rest RTOs.
 	 * bh_rto is 0 until the cold state is there to hold the run. */
-	if ((s->kind & TCP_SEG_RETRANS) && (s->kind & (TCP_SEG_RTO | TCP_SEG_TLP)) && dh->nsizes &&
-	    s->len == dh->payload[0]) {
+	if ((s->kind & TCP_SEG_RETRANS) && (s->kind & (TCP_SEG_RTO | TCP_SEG_TLP)) && md->nsizes &&
+	    s->len == md->size[0].payload) {
 		struct mtu_pmtu_state *pm = DET_COLD_GET(c, env, mtu_pmtu);
 		if (!pm)
 			return; /* no memory: no black hole watch */
 		ds = &pm->dir[s->dir];
-		if (dh->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
-			dh->bh_rto++;
+		if (md->bh_rto && ds->bh_seq == s->seq && ds->bh_len == s->len) {
+			md->bh_rto++;
 		} else {
 			ds->bh_seq = s->seq;
 			ds->bh_len = s->len;
-			dh->bh_rto = 1;
+			md->bh_rto = 1;
 			ds->bh_hdr = seg_header(s->d, s->len);
 			ds->bh_first_ts = s->ts;
 			ds->bh_first_frame = s->frame;
 		}
 		return;
 	}
-	if (dh->bh_rto < MTU_BH_MIN_RTO)
+	if (md->bh_rto < MTU_BH_MIN_RTO)
 		return;
 	ds = &c->det.mtu_pmtu->dir[s->dir];
 	if (s->seq == ds->bh_seq && s->len < ds->bh_len) {
 		ds->blackholes++;
-		emit_blackhole(c, dh, ds, env);
-		dh->bh_rto = 0;
+		emit_blackhole(c, md, ds, env);
+		md->bh_rto = 0;
 	}
 }
 
@@ -267,23 +284,23 @@ static void track_idle(struct tcp_conn *c, const struct det_env *env)
 void mtu_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *s = &c->tp->seg;
-	struct mtu_state *peer = mtu_dir(c, (enum sum_dir_id) !s->dir), *ds;
+	struct mtu_dir *peer = mtu_dir(c, (enum sum_dir_id) !s->dir), *ds;
 
 	track_idle(c, env);
 
 	/* The peer's ACK covering the re-sent big segment: it got through. */
-	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer && peer->hot.bh_rto) {
+	if ((s->kind & TCP_SEG_ACK_ADVANCED) && peer && peer->bh_rto) {
 		const struct mtu_pmtu_dir *pc = &c->det.mtu_pmtu->dir[!s->dir];
 		if (seq_ge(s->ack, pc->bh_seq + pc->bh_len))
-			peer->hot.bh_rto = 0;
+			peer->bh_rto = 0;
 	}
 	if (!(s->kind & TCP_SEG_DATA) || (s->kind & TCP_SEG_KEEPALIVE) || !s->d)
 		return;
 	if (!(ds = mtu_dir(c, s->dir)) && !(ds = mtu_dir_get(c, s->dir, env)))
 		return; /* no memory: the size goes unseen */
-	track_size(c, ds);
-	if (s->kind & TCP_SEG_RETRANS)
-		watch_blackhole(c, &ds->hot, env);
+	track_size(c, ds, env);
+	if (s->kind & TCP_SEG_RETRANS) /* ds may have moved to a larger class */
+		watch_blackhole(c, mtu_dir(c, s->dir), env);
 }
 
 static bool addr_eq(const struct dec_addr *a, const struct dec_addr *b)
@@ -342,10 +359,10 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
  * RFC 9293's default) yet smaller than both (Linux builds super-frames as
  * whole multiples of gso_size: 65160 and 59368 are 45 and 41 x 1448)?
  */
-static bool looks_super(const struct mtu_dir_hot *dh, unsigned z)
+static bool looks_super(const struct mtu_dir *ds, unsigned z)
 {
-	for (unsigned k = 0; k < dh->nsizes; k++) {
-		uint32_t a = dh->payload[z], b = dh->payload[k];
+	for (unsigned k = 0; k < ds->nsizes; k++) {
+		uint32_t a = ds->size[z].payload, b = ds->size[k].payload;
 		uint32_t g = gcd32(a, b);
 		if (k != z && g >= 536 && g < a && g < b)
 			return true;
@@ -355,32 +372,31 @@ static bool looks_super(const struct mtu_dir_hot *dh, unsigned z)
 
 /*
  * Which size is dir's full-size segment, and is it limited by the MSS (so
- * its MTU is the path's)? Returns the index in ds->sizes (-1: no data);
+ * its MTU is the path's)? Returns the index in ds->size (-1: no data);
  * icmp_mtu: the MTU dir's last ICMP too-big carried (0: none).
  */
-static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_state *ds,
+static int full_size(const struct tcp_conn *c, enum sum_dir_id dir, const struct mtu_dir *ds,
 		     uint32_t icmp_mtu, bool *full)
 {
-	const struct mtu_dir_hot *dh = &ds->hot;
 	uint32_t peer_mss = c->half[!dir].st.mss, own_mss = c->half[dir].st.mss;
 
 	*full = false;
-	if (!dh->nsizes)
+	if (!ds->nsizes)
 		return -1;
-	const struct mtu_size *z = &ds->sizes[0];
-	if (icmp_mtu && dh->payload[0] + z->hdr == icmp_mtu) {
+	const struct mtu_size *z = &ds->size[0];
+	if (icmp_mtu && z->payload + z->hdr == icmp_mtu) {
 		*full = true;
 		return 0;
 	}
 	if (peer_mss) {
 		uint32_t eff = own_mss && own_mss < peer_mss ? own_mss : peer_mss;
-		*full = dh->payload[0] + z->opt >= eff;
+		*full = z->payload + z->opt >= eff;
 		return 0;
 	}
 	/* No SYN: the largest size that recurs (a cap hit again and again)
 	 * and is no super-frame of another. */
-	for (unsigned k = 0; k < dh->nsizes; k++) {
-		if (dh->count[k] >= MTU_FULL_REPEAT && !looks_super(dh, k)) {
+	for (unsigned k = 0; k < ds->nsizes; k++) {
+		if (ds->size[k].count >= MTU_FULL_REPEAT && !looks_super(ds, k)) {
 			*full = true;
 			return (int)k;
 		}
@@ -414,20 +430,20 @@ static void judge_collapse(const struct tcp_conn *c, const struct stall_summary 
 	}
 }
 
-/* Size k of dir (mtu_dir_hot.payload[k]) straddles pages. */
+/* Size k of dir (mtu_dir.size[k]) straddles pages. */
 static void emit_alignment(struct tcp_conn *c, enum sum_dir_id dir, int k,
 			   const struct det_env *env)
 {
-	const struct mtu_state *ds = mtu_dir(c, dir); /* there: dir has a size */
-	const struct mtu_size *z = &ds->sizes[k];
-	uint32_t payload = ds->hot.payload[k];
+	const struct mtu_dir *ds = mtu_dir(c, dir); /* there: dir has a size */
+	const struct mtu_size *z = &ds->size[k];
+	uint32_t payload = z->payload;
 	struct sum_event e;
 	uint32_t below, above, mod;
 
 	mtu_misaligned(payload, z->hdr, &below, &above, &mod);
 	det_event_init(&e, SUM_EV_MTU_ALIGNMENT, c, dir, z->ts, z->frame, z->input);
 	e.bytes = payload;
-	e.segments = ds->hot.count[k];
+	e.segments = z->count;
 	e.rel_seq = z->rel_seq;
 	e.u.mtu.mtu = payload + z->hdr;
 	e.u.mtu.aligned_below = below;
@@ -447,7 +463,7 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env, struct sum
 
 	memset(sm, 0, sizeof(*sm));
 	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		const struct mtu_state *ds = mtu_dir(c, (enum sum_dir_id)k); /* NULL: no data */
+		const struct mtu_dir *ds = mtu_dir(c, (enum sum_dir_id)k); /* NULL: no data */
 		const struct mtu_pmtu_dir *pd = pm ? &pm->dir[k] : NULL;
 		uint32_t below, above, mod;
 		bool is_full;
@@ -467,13 +483,13 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env, struct sum
 		if (z < 0)
 			continue;
 		full[k] = z;
-		sm->largest_payload[k] = ds->hot.payload[z];
-		sm->header_bytes[k] = ds->sizes[z].hdr;
-		sm->implied_mtu[k] = ds->hot.payload[z] + ds->sizes[z].hdr;
+		sm->largest_payload[k] = ds->size[z].payload;
+		sm->header_bytes[k] = ds->size[z].hdr;
+		sm->implied_mtu[k] = ds->size[z].payload + ds->size[z].hdr;
 		sm->full_size[k] = is_full;
 		sm->misaligned_dir[k] =
 		    is_full &&
-		    mtu_misaligned(ds->hot.payload[z], ds->sizes[z].hdr, &below, &above, &mod);
+		    mtu_misaligned(ds->size[z].payload, ds->size[z].hdr, &below, &above, &mod);
 		/* The direction the single-value fields describe: misaligned
 		 * first, then MSS-limited, then the largest MTU. */
 		if (best < 0) {
@@ -504,11 +520,23 @@ static void mtu_finish(struct tcp_conn *c, const struct det_env *env, struct sum
 			emit_alignment(c, (enum sum_dir_id)k, full[k], env);
 	if (sm->misaligned)
 		judge_collapse(c, &out->stall, sm,
-			       mtu_dir(c, (enum sum_dir_id)best)->hot.count[full[best]]);
+			       mtu_dir(c, (enum sum_dir_id)best)->size[full[best]].count);
+}
+
+/* The directions' blocks go back to their classes (det_release()). */
+static void mtu_release(struct tcp_conn *c, const struct det_env *env)
+{
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		struct mtu_dir *ds = c->det.mtu.dir[k];
+		if (ds)
+			pool_put(env->pools->mtu_dir[ds->cls], ds);
+		c->det.mtu.dir[k] = NULL;
+	}
 }
 
 const struct det_ops mtu_ops = {
     .name = "mtu",
     .icmp = mtu_icmp,
     .finish = mtu_finish,
+    .release = mtu_release,
 };

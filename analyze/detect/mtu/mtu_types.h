@@ -25,12 +25,21 @@
 #define MTU_BH_MIN_RTO	 2u /* RTO retransmissions of a full-size segment before it shrank */
 #define MTU_COLLAPSE_MIN 8u /* full-size segments needed before judging throughput */
 
-#define MTU_SIZES 4u /* largest distinct payload sizes remembered per direction */
+/*
+ * A direction's payload sizes live in one block from a size class (mtu.def's
+ * DET_POOLS): the first data segment takes a block for one size (48 bytes),
+ * a second distinct size moves it to the class above, and so on up to
+ * MTU_SIZES. Most directions never send a second size (an idle
+ * connection's request), and a block for four would cost them 160 bytes.
+ */
+#define MTU_DIR_CLASSES 3u			      /* 1, 2, 4 sizes */
+#define MTU_SIZES	(1u << (MTU_DIR_CLASSES - 1)) /* largest distinct payload sizes kept */
 
-/* The first segment of one of a direction's payload sizes (the size and
- * its count: struct mtu_dir_hot, same index). 28 bytes, not 32: four per
- * direction that sent data. */
+/* One of a direction's payload sizes: the size, the segments of exactly
+ * it, and the first of them. 36 bytes, not 40. */
 struct __attribute__((packed, aligned(4))) mtu_size {
+	uint32_t payload;
+	uint32_t count;
 	int64_t ts;
 	uint64_t frame;
 	uint32_t input, rel_seq;
@@ -38,14 +47,19 @@ struct __attribute__((packed, aligned(4))) mtu_size {
 	uint16_t opt; /* TCP option bytes of the first one */
 };
 
-/* Per-direction state of every data segment: the largest segments that fit
- * the MSS, and whether a black hole run is open (struct mtu_state). */
-struct mtu_dir_hot {
-	uint32_t payload[MTU_SIZES]; /* largest first */
-	uint32_t count[MTU_SIZES];   /* segments of exactly that payload */
-	uint32_t bh_rto;	     /* RTO re-sends of the black hole candidate, 0: none */
+/* One direction's sizes, from its first data segment on; a direction that
+ * never sends data has none (an idle connection's server, most often). */
+struct mtu_dir {
+	uint32_t bh_rto;      /* RTO re-sends of the black hole candidate, 0: none */
+	uint32_t superframes; /* IP length 0 or > 65535: never a wire frame */
 	uint8_t nsizes;
+	uint8_t cls;		/* its size class: room for 1 << cls sizes */
+	struct mtu_size size[]; /* largest first */
 };
+
+/* Bytes of a block of class k (mtu.def's DET_POOLS): 48, 84, 156 (the
+ * pools' blocks 48, 96, 160). */
+#define MTU_DIR_BYTES(k) (sizeof(struct mtu_dir) + ((size_t)1 << (k)) * sizeof(struct mtu_size))
 
 /* Per-connection state read or written for every segment (inside struct
  * tcp_conn's det_hot, next to the segment record: see tcp.h). */
@@ -59,13 +73,10 @@ struct mtu_hot {
 	bool have_last, last_data;
 };
 
-/* One direction's payload sizes (DET_COLD, one block per direction:
- * mtu_c2s, mtu_s2c): from its first data segment on; a direction that never
- * sends data has none (an idle connection's server, most often). */
+/* In the connection (DET_STATE): each direction's block, NULL before its
+ * first data segment (or when memory ran out). ops.release returns them. */
 struct mtu_state {
-	struct mtu_dir_hot hot;
-	struct mtu_size sizes[MTU_SIZES]; /* as hot.payload */
-	uint32_t superframes;		  /* IP length 0 or > 65535: never a wire frame */
+	struct mtu_dir *dir[2]; /* by enum sum_dir_id */
 };
 
 /* Per-direction PMTU state: black holes and ICMP too-big. */
@@ -81,8 +92,8 @@ struct mtu_pmtu_dir {
 	uint32_t icmp_mtu;
 };
 
-/* Cold (DET_COLD) too, apart from struct mtu_state: only a connection with
- * a timer re-send of a full-size segment or an ICMP too-big needs it. */
+/* Cold (DET_COLD): only a connection with a timer re-send of a full-size
+ * segment or an ICMP too-big needs it. */
 struct mtu_pmtu_state {
 	struct mtu_pmtu_dir dir[2]; /* by enum sum_dir_id */
 	uint32_t icmp_ptb;	    /* ICMP too-big quoting the connection (both ways) */
