@@ -634,7 +634,7 @@ static void test_sorted_helpers(void)
 			const char *tab[4];
 			unsigned n = 2 + t % 3;
 			for (unsigned k = 0; k < n; k++)
-				tab[k] = pool[k ? (t + k * 3) % 8 : t % 2];
+				tab[k] = pool[k ? 2 + (t / 2 + k) % 6 : t % 2];
 			jo_w_named_counts(&w, tab, v, n);
 		}
 	CHECK(w.err == 0 && w.b.len < sizeof(got));
@@ -648,7 +648,7 @@ static void test_sorted_helpers(void)
 			const char *tab[4];
 			unsigned n = 2 + t % 3, ord[4];
 			for (unsigned k = 0; k < n; k++) {
-				tab[k] = pool[k ? (t + k * 3) % 8 : t % 2];
+				tab[k] = pool[k ? 2 + (t / 2 + k) % 6 : t % 2];
 				ord[k] = k;
 			}
 			for (unsigned a = 0; a < n; a++)
