@@ -18,8 +18,10 @@ static struct sum_conn conn(uint64_t id)
 }
 
 /* Ids 1..n put in a scrambled order (every id once, or with holes where
- * id % hole == 0), read back in id order. */
-static void run(size_t mem_cap, uint64_t n, uint64_t hole, int want_spill)
+ * id % hole == 0), read back in id order. run > 1: runs of that many
+ * consecutive ids, the runs scrambled (n a multiple of run), each run's
+ * ids put twice (the second replaces): a spilled store gathers them. */
+static void run_in(size_t mem_cap, uint64_t n, uint64_t hole, int want_spill, uint64_t run)
 {
 	char err[128];
 	struct cs_store *s = cs_new(mem_cap, err, sizeof(err));
@@ -31,10 +33,17 @@ static void run(size_t mem_cap, uint64_t n, uint64_t hole, int want_spill)
 	if (!s)
 		return;
 	for (uint64_t k = 0; k < n; k++) {
-		uint64_t id = (k * 7919) % n + 1; /* 7919 is prime: a permutation of 1..n */
+		/* 7919 is prime: a permutation of 1..n (of the n / run runs) */
+		uint64_t id =
+		    run > 1 ? (k / run * 7919) % (n / run) * run + k % run + 1 : (k * 7919) % n + 1;
 		if (hole && id % hole == 0)
 			continue;
 		struct sum_conn c = conn(id);
+		if (run > 1) {
+			struct sum_conn first = c;
+			first.dir[SUM_C2S].packets = 1; /* replaced below */
+			CHECK(cs_put(s, &first) == 0);
+		}
 		CHECK(cs_put(s, &c) == 0);
 	}
 	CHECK_EQ_U(cs_spilled(s) != 0, want_spill);
@@ -123,9 +132,40 @@ static void test_resumed(size_t mem_cap)
 	cs_free(s);
 }
 
+static void run(size_t mem_cap, uint64_t n, uint64_t hole, int want_spill)
+{
+	run_in(mem_cap, n, hole, want_spill, 1);
+}
+
+/* Spilled: a connection resumes while its first part still waits to be
+ * written with its neighbours: the join finds that part. */
+static void test_resumed_pending(void)
+{
+	char err[128];
+	struct cs_store *s = cs_new(0, err, sizeof(err));
+	const struct sum_conn *a;
+	size_t n;
+
+	for (uint64_t id = 1; id <= 10; id++) {
+		struct sum_conn c = conn(id);
+		c.evicted = true;
+		CHECK(cs_put(s, &c) == 0);
+	}
+	struct sum_conn r = conn(9);
+	r.evicted_and_resumed = true;
+	CHECK(cs_put(s, &r) == 0);
+	CHECK(cs_finish(s, &a, &n) == 0 && n == 10);
+	CHECK(n == 10 && a[8].id == 9 && a[8].dir[SUM_C2S].packets == 9 * 6 &&
+	      a[8].evicted_and_resumed && a[7].dir[SUM_C2S].packets == 8 * 3);
+	cs_free(s);
+}
+
 int main(void)
 {
 	size_t rec = sizeof(struct sum_conn);
+
+	run_in(100 * rec, 5000, 0, 1, 50);  /* spilled, runs of ids (the end's drain) */
+	run_in(100 * rec, 5000, 7, 1, 200); /* ... longer than a write gathers, holes */
 
 	run(64u << 20, 1000, 0, 0);  /* in memory */
 	run(64u << 20, 1000, 10, 0); /* in memory, with holes */
@@ -134,6 +174,7 @@ int main(void)
 	run(0, 3000, 0, 1);	     /* spilled from the first */
 	test_resumed(64u << 20);
 	test_resumed(0);
+	test_resumed_pending();
 	{
 		char err[128];
 		struct cs_store *s = cs_new(1 << 20, err, sizeof(err));

@@ -1,4 +1,5 @@
-/* limit_slices.c - the limit detector's timeline: each direction's time by class, slice by slice. */
+/* limit_slices.c - the limit detector's timeline: each direction's time by class, slice by slice.
+ */
 #include <string.h>
 
 #include "analyze/detect/limit/limit_int.h"
@@ -112,7 +113,7 @@ __attribute__((noinline)) static void limit_add_slices(struct limit_dir_state *s
 }
 
 void limit_add(struct limit_dir_state *s, const struct det_env *env, unsigned k, int64_t a,
-		      int64_t b)
+	       int64_t b)
 {
 	if (a < s->out.t0)
 		a = s->out.t0;
