@@ -535,10 +535,21 @@ static int worker_init(struct wk_pool *w, unsigned k, const struct eng_config *c
 	return 0;
 }
 
+/* Zeroed memory of whole cache lines (WK_LINE), NULL if none. */
+static void *wk_line_alloc(size_t bytes)
+{
+	size_t round = (bytes + WK_LINE - 1) & ~(size_t)(WK_LINE - 1);
+	void *p = aligned_alloc(WK_LINE, round);
+
+	if (p)
+		memset(p, 0, round);
+	return p;
+}
+
 struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const struct sum_sink *sink,
 		       char *errbuf, size_t errlen)
 {
-	struct wk_pool *w = calloc(1, sizeof(*w));
+	struct wk_pool *w = wk_line_alloc(sizeof(*w));
 
 	if (!w) {
 		snprintf(errbuf, errlen, "out of memory");
@@ -573,14 +584,14 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		goto nomem;
 	}
 	w->sync_init = true;
-	w->w = calloc(nthreads, sizeof(*w->w));
+	w->w = wk_line_alloc(nthreads * sizeof(*w->w));
 	if (!w->w)
 		goto nomem;
 	for (unsigned s = 0; s < WK_SLOTS; s++) {
 		w->slot[s].e = malloc(WK_BATCH * sizeof(*w->slot[s].e));
-		w->slot[s].out = calloc(nthreads, sizeof(*w->slot[s].out));
+		w->slot[s].out = wk_line_alloc(nthreads * sizeof(*w->slot[s].out));
 		w->slot[s].own = malloc((size_t)nthreads * WK_BATCH * sizeof(*w->slot[s].own));
-		w->slot[s].nown = calloc(nthreads, sizeof(*w->slot[s].nown));
+		w->slot[s].nown = wk_line_alloc(nthreads * sizeof(*w->slot[s].nown));
 		w->slot[s].sweep = malloc(WK_BATCH * sizeof(*w->slot[s].sweep));
 		w->slot[s].cap = WK_BYTES;
 		w->slot[s].bytes = malloc(WK_BYTES);

@@ -51,10 +51,14 @@ struct wk_rec {
 	uint64_t id;   /* WK_BEGIN, WK_FORGET: the worker's id of the connection */
 };
 
+/* Cache lines: what one thread writes for every packet or record never
+ * shares a line with what another thread reads or writes (wk_line_alloc()). */
+#define WK_LINE 64
+
 struct wk_buf {
 	unsigned char *p;
 	size_t len, cap;
-};
+} __attribute__((aligned(WK_LINE))); /* each worker's out[k], written per record */
 
 /* A packet of a batch, written by the reader only: its owner reads it
  * (lines the owner wrote too would go back and forth between the cores
@@ -90,12 +94,12 @@ struct wk_slot {
 	uint32_t *nown;		/* [nthreads] */
 	struct wk_sweep *sweep; /* WK_BATCH */
 	uint32_t nsweep;
-	uint64_t batch;	       /* its number: 0, 1, 2 ... */
-	uint64_t first_packet; /* the stream ordinal of e[0] (eng_at_packet) */
-	bool ready;	       /* handed to the workers (under mu) */
-	unsigned done;	       /* workers through it (under mu) */
-	struct wk_buf *out;    /* each worker's results, [nthreads] */
-};
+	uint64_t batch;		     /* its number: 0, 1, 2 ... */
+	uint64_t first_packet;	     /* the stream ordinal of e[0] (eng_at_packet) */
+	bool ready;		     /* handed to the workers (under mu) */
+	unsigned done;		     /* workers through it (under mu) */
+	struct wk_buf *out;	     /* each worker's results, [nthreads] */
+} __attribute__((aligned(WK_LINE))); /* the reader fills one while workers read the others */
 
 struct wk_worker {
 	struct wk_pool *pool;
@@ -108,9 +112,9 @@ struct wk_worker {
 	struct wk_buf *out;
 	uint32_t entry;
 	uint8_t phase;
-	uint64_t lost;	       /* results dropped: no memory to keep them */
-	uint64_t other_shards; /* --shard K/N: packets it decoded to another shard */
-};
+	uint64_t lost;		     /* results dropped: no memory to keep them */
+	uint64_t other_shards;	     /* --shard K/N: packets it decoded to another shard */
+} __attribute__((aligned(WK_LINE))); /* entry, out: written by its thread per packet */
 
 /* A worker's id of a live connection -> the run's id. */
 struct wk_idmap {
@@ -132,9 +136,11 @@ struct wk_pool {
 	struct engine *single; /* n == 1: no threads */
 	struct wk_worker *w;
 	struct wk_slot slot[WK_SLOTS];
-	struct wk_slot *cur; /* being filled */
-	uint64_t filled;     /* batches handed out */
-	uint64_t merged;     /* batches whose results went to the sink */
+	/* The reader's own, from a line of their own: cur and clock change
+	 * with every packet, while the workers read the fields above. */
+	struct wk_slot *cur __attribute__((aligned(WK_LINE))); /* being filled */
+	uint64_t filled;				       /* batches handed out */
+	uint64_t merged; /* batches whose results went to the sink */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool sync_init, quit, finished;
