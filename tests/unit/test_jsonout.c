@@ -643,6 +643,7 @@ static void test_sorted_helpers(void)
 	jo_w_free(&w);
 	/* The same, written without the writer's tables: by hand. */
 	char want[2048] = "";
+	size_t wn = 0;
 	for (unsigned round = 0; round < 3; round++)
 		for (unsigned t = 0; t < 9; t++) {
 			const char *tab[4];
@@ -658,15 +659,13 @@ static void test_sorted_helpers(void)
 						ord[a] = ord[b];
 						ord[b] = x;
 					}
-			strcat(want, "{");
-			for (unsigned k = 0; k < n; k++) {
-				char m[32];
-				snprintf(m, sizeof(m), "%s\"%s\":%u", k ? "," : "",
-					 strcmp(tab[ord[k]], "e\"q") ? tab[ord[k]] : "e\\\"q",
-					 (unsigned)v[ord[k]]);
-				strcat(want, m);
-			}
-			strcat(want, "}");
+			wn += (size_t)snprintf(want + wn, sizeof(want) - wn, "{");
+			for (unsigned k = 0; k < n; k++)
+				wn += (size_t)snprintf(
+				    want + wn, sizeof(want) - wn, "%s\"%s\":%u", k ? "," : "",
+				    strcmp(tab[ord[k]], "e\"q") ? tab[ord[k]] : "e\\\"q",
+				    (unsigned)v[ord[k]]);
+			wn += (size_t)snprintf(want + wn, sizeof(want) - wn, "}");
 		}
 	if (strcmp(got, want) != 0)
 		fprintf(stderr, "named counts, tables in turn:\n %s\nwant\n %s\n", got, want);
