@@ -10,8 +10,8 @@
 #include <string.h>
 
 enum {
-	/* What flow_prefetch() loads of an entry: its key, LRU links and the
-	 * connection's identity and hot per-direction state. */
+	/* What flow_prefetch() loads of an entry: its LRU links, the
+	 * connection's identity (the key) and hot per-direction state. */
 	FLOW_PREFETCH_BYTES = 512,
 	FLOW_CHUNK = 1024, /* entries allocated at a time: memory follows live flows */
 	FLOW_NIL = UINT32_MAX,
@@ -30,9 +30,15 @@ _Static_assert(sizeof(struct flow_key) == EVT_KEY_BYTES, "a flow key is an evtab
 
 enum { FLOW_REM_CLIENT_IS_A = 1 }; /* evt_rec.flags: the client is the key's a */
 
+/*
+ * An entry is the connection and its place in the table: 16 bytes before
+ * struct tcp_conn. Neither its key nor the key's hash: the connection's
+ * identity (tcp_conn.info: client, server, their ports, the vantage point)
+ * is the key: ident_is() compares a packet with it, and its hash (for
+ * the slot) and key bytes (for the evicted-key memory) are made again
+ * from it when the connection ends (ident_ends()).
+ */
 struct flow_entry {
-	struct flow_key key;
-	uint32_t hash;
 	uint32_t prev, next; /* LRU links, entry indices */
 	uint32_t self;	     /* this entry's index */
 	bool live;
@@ -98,51 +104,90 @@ static int addr_cmp(const uint8_t *a, const uint8_t *b)
 	return (x > y) - (x < y);
 }
 
-static void make_key(const struct dec_packet *d, uint32_t vantage, struct flow_key *k)
-{
-	int cmp = addr_cmp(d->src.a, d->dst.a);
+/*
+ * A connection between (sa, sp) and (da, dp), either way round, in the
+ * key's canonical order: a the lower (address, port) endpoint. Its hash
+ * and key (where the evicted-key memory needs one) both start here.
+ */
+struct flow_ends {
+	const uint8_t *a, *b;
+	uint16_t pa, pb;
+};
 
-	k->zero = 0;
+static inline __attribute__((always_inline)) struct flow_ends
+ends_of(const uint8_t *sa, const uint8_t *da, uint16_t sp, uint16_t dp)
+{
+	int cmp = addr_cmp(sa, da);
+
 	if (cmp == 0)
-		cmp = (int)d->tcp.sport - (int)d->tcp.dport;
-	if (cmp <= 0) {
-		memcpy(k->a, d->src.a, 16);
-		memcpy(k->b, d->dst.a, 16);
-		k->pa = d->tcp.sport;
-		k->pb = d->tcp.dport;
-	} else {
-		memcpy(k->a, d->dst.a, 16);
-		memcpy(k->b, d->src.a, 16);
-		k->pa = d->tcp.dport;
-		k->pb = d->tcp.sport;
-	}
-	k->family = d->src.family;
-	k->vantage = (uint16_t)vantage;
+		cmp = (int)sp - (int)dp;
+	if (cmp <= 0)
+		return (struct flow_ends){sa, da, sp, dp};
+	return (struct flow_ends){da, sa, dp, sp};
 }
 
-/* A multiply-xorshift mix: fast, and good enough for a power-of-two table. */
-static uint32_t key_hash(const struct flow_key *k)
+/* A multiply-xorshift mix: fast, and good enough for a power-of-two table.
+ * The same value as the key's bytes would give, from the ends' pointers:
+ * the packet's hash needs no copy of its addresses. */
+static inline __attribute__((always_inline)) uint32_t ends_hash(struct flow_ends e, uint8_t family,
+								uint32_t vantage)
 {
 	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h = load64(k->a) * m;
+	uint64_t h = load64(e.a) * m;
 
 	/* Ports in a step of their own: XORed into the same word as the
 	 * addresses, a client's port and address counting up together (a
 	 * scan, a generator) cancel out, and thousands of keys share a hash. */
-	h = (h ^ load64(k->a + 8)) * m;
-	h = (h ^ load64(k->b)) * m;
-	h = (h ^ load64(k->b + 8)) * m;
-	h = (h ^ ((uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^
-		  (uint64_t)k->vantage << 40)) *
+	h = (h ^ load64(e.a + 8)) * m;
+	h = (h ^ load64(e.b)) * m;
+	h = (h ^ load64(e.b + 8)) * m;
+	h = (h ^ ((uint64_t)e.pa << 16 ^ e.pb ^ (uint64_t)family << 32 ^
+		  (uint64_t)(uint16_t)vantage << 40)) *
 	    m;
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-static bool key_eq(const struct flow_key *x, const struct flow_key *y)
+static void ends_key(struct flow_ends e, uint8_t family, uint32_t vantage, struct flow_key *k)
 {
-	return x->pa == y->pa && x->pb == y->pb && x->family == y->family &&
-	       x->vantage == y->vantage && dec_addr_eq(x->a, y->a) && dec_addr_eq(x->b, y->b);
+	memcpy(k->a, e.a, 16);
+	memcpy(k->b, e.b, 16);
+	k->pa = e.pa;
+	k->pb = e.pb;
+	k->family = family;
+	k->vantage = (uint16_t)vantage;
+	k->zero = 0;
+}
+
+static inline __attribute__((always_inline)) struct flow_ends pkt_ends(const struct dec_packet *d)
+{
+	return ends_of(d->src.a, d->dst.a, d->tcp.sport, d->tcp.dport);
+}
+
+static inline __attribute__((always_inline)) uint32_t pkt_hash(const struct dec_packet *d,
+							       uint32_t vantage)
+{
+	return ends_hash(pkt_ends(d), d->src.family, vantage);
+}
+
+/* A live connection's ends, as its first packet's were (the roles only
+ * order the same two endpoints). */
+static struct flow_ends ident_ends(const struct sum_conn_ident *i)
+{
+	return ends_of(i->client.a, i->server.a, i->client_port, i->server_port);
+}
+
+/* Is d a packet of the connection i, either way? (Vantage ids are below
+ * SRC_MAX_VANTAGES: the key's 16 bits and the ident's 32 agree.) */
+static bool ident_is(const struct sum_conn_ident *i, const struct dec_packet *d, uint32_t vantage)
+{
+	if (i->vantage != vantage || i->client.family != d->src.family)
+		return false;
+	if (d->tcp.sport == i->client_port && d->tcp.dport == i->server_port &&
+	    dec_addr_eq(d->src.a, i->client.a) && dec_addr_eq(d->dst.a, i->server.a))
+		return true;
+	return d->tcp.sport == i->server_port && d->tcp.dport == i->client_port &&
+	       dec_addr_eq(d->src.a, i->server.a) && dec_addr_eq(d->dst.a, i->client.a);
 }
 
 struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
@@ -266,11 +311,11 @@ static uint32_t alloc_entry(struct flow_table *t)
 	return idx;
 }
 
-/* Remove idx from the index; backward-shift deletion keeps probes intact. */
-static void index_remove(struct flow_table *t, uint32_t idx)
+/* Remove idx (its key's hash h) from the index; backward-shift deletion
+ * keeps probes intact. */
+static void index_remove(struct flow_table *t, uint32_t idx, uint32_t h)
 {
-	struct flow_entry *e = entry(t, idx);
-	uint32_t i = e->hash & t->slot_mask;
+	uint32_t i = h & t->slot_mask;
 
 	while (t->slots[i].idx != idx + 1)
 		i = (i + 1) & t->slot_mask;
@@ -292,10 +337,10 @@ static void index_remove(struct flow_table *t, uint32_t idx)
 	}
 }
 
-/* Remember an evicted connection's key, id and roles for its return. */
-static void remember(struct flow_table *t, const struct flow_entry *e)
+/* Remember an evicted connection's key k (hash h), id and roles for its return. */
+static void remember(struct flow_table *t, const struct sum_conn_ident *i, const struct flow_key *k,
+		     uint32_t h)
 {
-	const struct sum_conn_ident *i = &e->conn.info;
 
 	if (!t->gone && !t->gone_failed) {
 		uint32_t cap = t->cfg.remember;
@@ -309,10 +354,9 @@ static void remember(struct flow_table *t, const struct flow_entry *e)
 		t->cnt.remember_failed++;
 		return;
 	}
-	uint32_t flags = i->client_port == e->key.pa && dec_addr_eq(i->client.a, e->key.a)
-			     ? FLOW_REM_CLIENT_IS_A
-			     : 0;
-	uint64_t gone = evt_put(t->gone, &e->key, e->hash, i->id, i->last_ts, flags);
+	uint32_t flags =
+	    i->client_port == k->pa && dec_addr_eq(i->client.a, k->a) ? FLOW_REM_CLIENT_IS_A : 0;
+	uint64_t gone = evt_put(t->gone, k, h, i->id, i->last_ts, flags);
 	if (gone && t->forget)
 		t->forget(t->ctx, gone);
 	t->cnt.forgotten = evt_counters(t->gone)->forgotten;
@@ -321,12 +365,20 @@ static void remember(struct flow_table *t, const struct flow_entry *e)
 static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
 {
 	struct flow_entry *e = entry(t, idx);
+	const struct sum_conn_ident *i = &e->conn.info;
+	/* Before the callback: the identity as the table found it. */
+	struct flow_ends ends = ident_ends(i);
+	uint8_t family = i->client.family;
+	uint32_t vantage = i->vantage, h = ends_hash(ends, family, vantage);
 
 	t->end(t->ctx, &e->conn, why);
-	if (why == FLOW_END_EVICTED)
-		remember(t, e);
+	if (why == FLOW_END_EVICTED) {
+		struct flow_key k;
+		ends_key(ends, family, vantage, &k);
+		remember(t, i, &k, h);
+	}
 	t->cnt.ended[why]++;
-	index_remove(t, idx);
+	index_remove(t, idx, h);
 	lru_unlink(t, idx);
 	e->live = false;
 	e->next = t->free_head;
@@ -362,8 +414,9 @@ void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
 	lru_append(t, idx);
 }
 
-static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key *k, uint32_t h,
-				     uint32_t *slot)
+static inline __attribute__((always_inline)) struct flow_entry *
+find_entry(struct flow_table *t, const struct dec_packet *d, uint32_t vantage, uint32_t h,
+	   uint32_t *slot)
 {
 	uint32_t i = h & t->slot_mask;
 
@@ -371,7 +424,7 @@ static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key
 		if (t->slots[i].hash != h)
 			continue;
 		struct flow_entry *e = entry(t, t->slots[i].idx - 1);
-		if (key_eq(&e->key, k)) {
+		if (ident_is(&e->conn.info, d, vantage)) {
 			*slot = i;
 			return e;
 		}
@@ -382,20 +435,14 @@ static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key
 
 struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
 {
-	struct flow_key k;
 	uint32_t slot;
-
-	make_key(d, vantage, &k);
-	struct flow_entry *e = find_entry(t, &k, key_hash(&k), &slot);
+	struct flow_entry *e = find_entry(t, d, vantage, pkt_hash(d, vantage), &slot);
 	return e ? &e->conn : NULL;
 }
 
 uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
 {
-	struct flow_key k;
-
-	make_key(d, vantage, &k);
-	uint32_t h = key_hash(&k);
+	uint32_t h = pkt_hash(d, vantage);
 	__builtin_prefetch(&t->slots[h & t->slot_mask]);
 	return h;
 }
@@ -514,13 +561,12 @@ static int may_resume(struct flow_table *t, const struct flow_key *k, uint32_t h
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     enum flow_got *got, struct flow_resume *rs)
 {
-	struct flow_key k;
-	make_key(d, vantage, &k);
-	uint32_t h = key_hash(&k);
+	struct flow_ends ends = pkt_ends(d);
+	uint32_t h = ends_hash(ends, d->src.family, vantage);
 	uint32_t i;
 
 	*got = FLOW_HIT;
-	struct flow_entry *found = find_entry(t, &k, h, &i);
+	struct flow_entry *found = find_entry(t, d, vantage, h, &i);
 	if (found) {
 		uint32_t idx = found->self;
 		if (t->lru_tail[found->closed] != idx) {
@@ -531,6 +577,8 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	}
 
 	/* The miss path: only here is the evicted-key memory consulted. */
+	struct flow_key k;
+	ends_key(ends, d->src.family, vantage, &k);
 	int rc = may_resume(t, &k, h, d, rs);
 	if (rc < 0) {
 		*got = FLOW_DROPPED;
@@ -555,11 +603,17 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 			;
 	}
 	struct flow_entry *e = entry(t, idx);
-	e->key = k;
-	e->hash = h;
+	struct sum_conn_ident *id = &e->conn.info;
 	e->self = idx;
 	e->live = true;
 	e->closed = false;
+	/* The identity is the key: found from now on, before the caller's
+	 * tcp_conn_init() sets it again with the roles. */
+	id->client = d->src;
+	id->server = d->dst;
+	id->client_port = d->tcp.sport;
+	id->server_port = d->tcp.dport;
+	id->vantage = vantage;
 	t->slots[i].hash = h;
 	t->slots[i].idx = idx + 1;
 	lru_append(t, idx);
