@@ -31,25 +31,39 @@ _Static_assert(sizeof(struct flow_key) == EVT_KEY_BYTES, "a flow key is an evtab
 enum { FLOW_REM_CLIENT_IS_A = 1 }; /* evt_rec.flags: the client is the key's a */
 
 /*
- * An entry is the connection and its place in the table: 16 bytes before
- * struct tcp_conn. Neither its key nor the key's hash: the connection's
- * identity (tcp_conn.info: client, server, their ports, the vantage point)
- * is the key: ident_is() compares a packet with it, and its hash (for
- * the slot) and key bytes (for the evicted-key memory) are made again
- * from it when the connection ends (ident_ends()).
+ * An entry is the connection and its LRU links: 8 bytes before struct
+ * tcp_conn (984 bytes in all, a size the compiler indexes by with one
+ * multiply; 992 took three instructions at each of entry()'s uses).
+ * Neither its key nor the key's hash: the connection's identity
+ * (tcp_conn.info: client, server, their ports, the vantage point) is the
+ * key: ident_is() compares a packet with it, and its hash (for the slot)
+ * and key bytes (for the evicted-key memory) are made again from it
+ * (ident_hash()). Which LRU list it is on is its slot's mark
+ * (FLOW_SLOT_CLOSED), and a connection's entry index is found through its
+ * slot (conn_slot(): when it closes or ends, not for every packet).
  */
 struct flow_entry {
-	uint32_t prev, next; /* LRU links, entry indices */
-	uint32_t self;	     /* this entry's index */
-	bool live;
-	bool closed; /* on the closed list (FIN both ways or RST) */
+	uint32_t prev, next; /* LRU links, entry indices; next: the free list's too */
 	struct tcp_conn conn;
 };
 
 struct flow_slot {
 	uint32_t hash;
-	uint32_t idx; /* entry index + 1; 0 = empty */
+	uint32_t idx; /* entry index + 1 (<= 2^30), | FLOW_SLOT_CLOSED; 0 = empty */
 };
+
+/* slot.idx: the entry is on the closed list (FIN both ways or RST). */
+enum { FLOW_SLOT_CLOSED = 1u << 31 };
+
+static uint32_t slot_entry(const struct flow_slot *s)
+{
+	return (s->idx & ~(uint32_t)FLOW_SLOT_CLOSED) - 1;
+}
+
+static unsigned slot_list(const struct flow_slot *s)
+{
+	return s->idx >> 31;
+}
 
 struct flow_table {
 	struct flow_config cfg;
@@ -171,17 +185,23 @@ static inline __attribute__((always_inline)) uint32_t pkt_hash(const struct dec_
 }
 
 /* A live connection's ends, as its first packet's were (the roles only
- * order the same two endpoints). */
+ * order the same two endpoints), and its key's hash. */
 static struct flow_ends ident_ends(const struct sum_conn_ident *i)
 {
 	return ends_of(i->client.a, i->server.a, i->client_port, i->server_port);
 }
 
-/* Is d a packet of the connection i, either way? (Vantage ids are below
- * SRC_MAX_VANTAGES: the key's 16 bits and the ident's 32 agree.) */
-static bool ident_is(const struct sum_conn_ident *i, const struct dec_packet *d, uint32_t vantage)
+static uint32_t ident_hash(const struct sum_conn_ident *i)
 {
-	if (i->vantage != vantage || i->client.family != d->src.family)
+	return ends_hash(ident_ends(i), i->client.family, i->vantage);
+}
+
+/* Is d a packet of the connection i, either way? (The vantage in 16
+ * bits, as the key and the ident keep it: ids are below SRC_MAX_VANTAGES.) */
+static inline __attribute__((always_inline)) bool
+ident_is(const struct sum_conn_ident *i, const struct dec_packet *d, uint32_t vantage)
+{
+	if (i->vantage != (uint16_t)vantage || i->client.family != d->src.family)
 		return false;
 	if (d->tcp.sport == i->client_port && d->tcp.dport == i->server_port &&
 	    dec_addr_eq(d->src.a, i->client.a) && dec_addr_eq(d->dst.a, i->server.a))
@@ -246,10 +266,10 @@ const struct flow_counters *flow_counters(const struct flow_table *t)
 	return &t->cnt;
 }
 
-static void lru_unlink(struct flow_table *t, uint32_t idx)
+/* Take idx out of LRU list l (0 open, 1 closed). */
+static void lru_unlink(struct flow_table *t, uint32_t idx, unsigned l)
 {
 	struct flow_entry *e = entry(t, idx);
-	unsigned l = e->closed;
 
 	if (e->prev != FLOW_NIL)
 		entry(t, e->prev)->next = e->next;
@@ -261,10 +281,9 @@ static void lru_unlink(struct flow_table *t, uint32_t idx)
 		t->lru_tail[l] = e->prev;
 }
 
-static void lru_append(struct flow_table *t, uint32_t idx)
+static void lru_append(struct flow_table *t, uint32_t idx, unsigned l)
 {
 	struct flow_entry *e = entry(t, idx);
-	unsigned l = e->closed;
 
 	e->prev = t->lru_tail[l];
 	e->next = FLOW_NIL;
@@ -300,7 +319,6 @@ static uint32_t alloc_entry(struct flow_table *t)
 		if (last > t->cfg.max_flows)
 			last = t->cfg.max_flows;
 		for (uint32_t i = last; i-- > base;) {
-			c[i - base].live = false;
 			c[i - base].next = t->free_head;
 			t->free_head = i;
 		}
@@ -311,14 +329,32 @@ static uint32_t alloc_entry(struct flow_table *t)
 	return idx;
 }
 
-/* Remove idx (its key's hash h) from the index; backward-shift deletion
- * keeps probes intact. */
-static void index_remove(struct flow_table *t, uint32_t idx, uint32_t h)
+/* The slot of entry idx, whose key hashes to h. */
+static uint32_t slot_of(const struct flow_table *t, uint32_t idx, uint32_t h)
 {
 	uint32_t i = h & t->slot_mask;
 
-	while (t->slots[i].idx != idx + 1)
+	while (slot_entry(&t->slots[i]) != idx)
 		i = (i + 1) & t->slot_mask;
+	return i;
+}
+
+/* The slot of a live connection c, or FLOW_NIL (c is no live entry's). */
+static uint32_t conn_slot(const struct flow_table *t, const struct tcp_conn *c)
+{
+	const struct flow_entry *e =
+	    (const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
+	uint32_t h = ident_hash(&c->info);
+
+	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask)
+		if (t->slots[i].hash == h && entry(t, slot_entry(&t->slots[i])) == e)
+			return i;
+	return FLOW_NIL;
+}
+
+/* Empty slot i; backward-shift deletion keeps probes intact. */
+static void index_remove(struct flow_table *t, uint32_t i)
+{
 	for (;;) {
 		uint32_t j = i;
 		t->slots[i].idx = 0;
@@ -362,56 +398,58 @@ static void remember(struct flow_table *t, const struct sum_conn_ident *i, const
 	t->cnt.forgotten = evt_counters(t->gone)->forgotten;
 }
 
-static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+/* End the connection in slot s. */
+static void end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
 {
+	uint32_t idx = slot_entry(&t->slots[s]), h = t->slots[s].hash;
+	unsigned l = slot_list(&t->slots[s]);
 	struct flow_entry *e = entry(t, idx);
 	const struct sum_conn_ident *i = &e->conn.info;
-	/* Before the callback: the identity as the table found it. */
-	struct flow_ends ends = ident_ends(i);
-	uint8_t family = i->client.family;
-	uint32_t vantage = i->vantage, h = ends_hash(ends, family, vantage);
+	/* Before the callback: the key as the table found it. */
+	struct flow_key k;
 
+	if (why == FLOW_END_EVICTED)
+		ends_key(ident_ends(i), i->client.family, i->vantage, &k);
 	t->end(t->ctx, &e->conn, why);
-	if (why == FLOW_END_EVICTED) {
-		struct flow_key k;
-		ends_key(ends, family, vantage, &k);
+	if (why == FLOW_END_EVICTED)
 		remember(t, i, &k, h);
-	}
 	t->cnt.ended[why]++;
-	index_remove(t, idx, h);
-	lru_unlink(t, idx);
-	e->live = false;
+	index_remove(t, s);
+	lru_unlink(t, idx, l);
 	e->next = t->free_head;
 	t->free_head = idx;
 	t->cnt.live--;
 }
 
-static uint32_t conn_index(const struct flow_table *t, const struct tcp_conn *c)
+/* The slot of live entry idx. */
+static uint32_t entry_slot(const struct flow_table *t, uint32_t idx)
 {
-	const struct flow_entry *e =
-	    (const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
-	(void)t;
-	return e->live ? e->self : FLOW_NIL;
+	return slot_of(t, idx, ident_hash(&entry(t, idx)->conn.info));
+}
+
+static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+{
+	end_slot(t, entry_slot(t, idx), why);
 }
 
 void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
 {
-	uint32_t idx = conn_index(t, c);
+	uint32_t s = conn_slot(t, c);
 
-	if (idx != FLOW_NIL)
-		end_entry(t, idx, why);
+	if (s != FLOW_NIL)
+		end_slot(t, s, why);
 }
 
 void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
 {
-	uint32_t idx = conn_index(t, c);
-	struct flow_entry *e;
+	uint32_t s = conn_slot(t, c);
 
-	if (idx == FLOW_NIL || (e = entry(t, idx))->closed)
+	if (s == FLOW_NIL || slot_list(&t->slots[s]))
 		return;
-	lru_unlink(t, idx);
-	e->closed = true;
-	lru_append(t, idx);
+	uint32_t idx = slot_entry(&t->slots[s]);
+	lru_unlink(t, idx, 0);
+	t->slots[s].idx |= FLOW_SLOT_CLOSED;
+	lru_append(t, idx, 1);
 }
 
 static inline __attribute__((always_inline)) struct flow_entry *
@@ -423,7 +461,7 @@ find_entry(struct flow_table *t, const struct dec_packet *d, uint32_t vantage, u
 	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
 		if (t->slots[i].hash != h)
 			continue;
-		struct flow_entry *e = entry(t, t->slots[i].idx - 1);
+		struct flow_entry *e = entry(t, slot_entry(&t->slots[i]));
 		if (ident_is(&e->conn.info, d, vantage)) {
 			*slot = i;
 			return e;
@@ -454,7 +492,7 @@ void flow_prefetch(const struct flow_table *t, uint32_t h)
 	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
 		if (t->slots[i].hash != h)
 			continue;
-		const char *e = (const char *)entry(t, t->slots[i].idx - 1);
+		const char *e = (const char *)entry(t, slot_entry(&t->slots[i]));
 		for (unsigned off = 0; off < FLOW_PREFETCH_BYTES; off += 64)
 			__builtin_prefetch(e + off);
 		return;
@@ -568,10 +606,11 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	*got = FLOW_HIT;
 	struct flow_entry *found = find_entry(t, d, vantage, h, &i);
 	if (found) {
-		uint32_t idx = found->self;
-		if (t->lru_tail[found->closed] != idx) {
-			lru_unlink(t, idx);
-			lru_append(t, idx);
+		uint32_t idx = slot_entry(&t->slots[i]);
+		unsigned l = slot_list(&t->slots[i]);
+		if (t->lru_tail[l] != idx) {
+			lru_unlink(t, idx, l);
+			lru_append(t, idx, l);
 		}
 		return &found->conn;
 	}
@@ -604,9 +643,6 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	}
 	struct flow_entry *e = entry(t, idx);
 	struct sum_conn_ident *id = &e->conn.info;
-	e->self = idx;
-	e->live = true;
-	e->closed = false;
 	/* The identity is the key: found from now on, before the caller's
 	 * tcp_conn_init() sets it again with the roles. */
 	id->client = d->src;
@@ -616,7 +652,7 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	id->vantage = vantage;
 	t->slots[i].hash = h;
 	t->slots[i].idx = idx + 1;
-	lru_append(t, idx);
+	lru_append(t, idx, 0);
 	if (*got == FLOW_RESUMED)
 		t->cnt.resumed++;
 	else
@@ -670,9 +706,10 @@ void flow_expire(struct flow_table *t, int64_t now)
 	}
 	if (sorted) {
 		order_sort(t, n);
-		for (uint32_t k = 0; k < n; k++)
-			end_entry(t, t->order[k],
-				  entry(t, t->order[k])->closed ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t s = entry_slot(t, t->order[k]);
+			end_slot(t, s, slot_list(&t->slots[s]) ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		}
 		return;
 	}
 	for (int l = 0; l < 2; l++) {
