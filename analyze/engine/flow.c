@@ -78,6 +78,10 @@ struct flow_table {
 	bool refused;		    /* the last alloc_entry() found the budget full */
 	uint64_t budget_evicted;    /* connections ended for a new one's place by it */
 	uint32_t free_head;	    /* free list through .next */
+	/* Entries [fresh, fresh_end) of the last chunk were never used: taken
+	 * after the free list, in order, so that a chunk's pages are touched
+	 * as its entries are (a free list through all of them wrote each). */
+	uint32_t fresh, fresh_end;
 	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
 	 * sooner (closed_linger_ns) so memory follows live connections. */
 	uint32_t lru_head[2], lru_tail[2];
@@ -302,7 +306,7 @@ static uint32_t lru_oldest(const struct flow_table *t)
 
 static uint32_t alloc_entry(struct flow_table *t)
 {
-	if (t->free_head == FLOW_NIL) {
+	if (t->free_head == FLOW_NIL && t->fresh == t->fresh_end) {
 		t->refused = t->nchunks < t->max_chunks &&
 			     !pool_budget_take(t->budget, FLOW_CHUNK * sizeof(struct flow_entry));
 		if (t->nchunks == t->max_chunks || t->refused)
@@ -314,16 +318,14 @@ static uint32_t alloc_entry(struct flow_table *t)
 			return FLOW_NIL;
 		}
 		t->chunks[t->nchunks] = c;
-		uint32_t base = t->nchunks * FLOW_CHUNK;
-		uint32_t last = base + FLOW_CHUNK;
-		if (last > t->cfg.max_flows)
-			last = t->cfg.max_flows;
-		for (uint32_t i = last; i-- > base;) {
-			c[i - base].next = t->free_head;
-			t->free_head = i;
-		}
+		t->fresh = t->nchunks * FLOW_CHUNK;
+		t->fresh_end = t->fresh + FLOW_CHUNK;
+		if (t->fresh_end > t->cfg.max_flows)
+			t->fresh_end = t->cfg.max_flows;
 		t->nchunks++;
 	}
+	if (t->free_head == FLOW_NIL)
+		return t->fresh++;
 	uint32_t idx = t->free_head;
 	t->free_head = entry(t, idx)->next;
 	return idx;
@@ -557,7 +559,8 @@ size_t flow_mem_bytes(const struct flow_table *t)
  */
 static bool room_to_resume(struct flow_table *t, int64_t gone_ts)
 {
-	if (!t->pressure && (t->free_head != FLOW_NIL || t->nchunks < t->max_chunks))
+	if (!t->pressure &&
+	    (t->free_head != FLOW_NIL || t->fresh < t->fresh_end || t->nchunks < t->max_chunks))
 		return true;
 	if (t->lru_head[1] != FLOW_NIL)
 		return true;
