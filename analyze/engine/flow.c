@@ -10,8 +10,8 @@
 #include <string.h>
 
 enum {
-	/* What flow_prefetch() loads of an entry: its key, LRU links and the
-	 * connection's identity and hot per-direction state. */
+	/* What flow_prefetch() loads of an entry: its LRU links, the
+	 * connection's identity (the key) and hot per-direction state. */
 	FLOW_PREFETCH_BYTES = 512,
 	FLOW_CHUNK = 1024, /* entries allocated at a time: memory follows live flows */
 	FLOW_NIL = UINT32_MAX,
@@ -30,20 +30,40 @@ _Static_assert(sizeof(struct flow_key) == EVT_KEY_BYTES, "a flow key is an evtab
 
 enum { FLOW_REM_CLIENT_IS_A = 1 }; /* evt_rec.flags: the client is the key's a */
 
+/*
+ * An entry is the connection and its LRU links: 8 bytes before struct
+ * tcp_conn (984 bytes in all, a size the compiler indexes by with one
+ * multiply; 992 took three instructions at each of entry()'s uses).
+ * Neither its key nor the key's hash: the connection's identity
+ * (tcp_conn.info: client, server, their ports, the vantage point) is the
+ * key: ident_is() compares a packet with it, and its hash (for the slot)
+ * and key bytes (for the evicted-key memory) are made again from it
+ * (ident_hash()). Which LRU list it is on is its slot's mark
+ * (FLOW_SLOT_CLOSED), and a connection's entry index is found through its
+ * slot (conn_slot(): when it closes or ends, not for every packet).
+ */
 struct flow_entry {
-	struct flow_key key;
-	uint32_t hash;
-	uint32_t prev, next; /* LRU links, entry indices */
-	uint32_t self;	     /* this entry's index */
-	bool live;
-	bool closed; /* on the closed list (FIN both ways or RST) */
+	uint32_t prev, next; /* LRU links, entry indices; next: the free list's too */
 	struct tcp_conn conn;
 };
 
 struct flow_slot {
 	uint32_t hash;
-	uint32_t idx; /* entry index + 1; 0 = empty */
+	uint32_t idx; /* entry index + 1 (<= 2^30), | FLOW_SLOT_CLOSED; 0 = empty */
 };
+
+/* slot.idx: the entry is on the closed list (FIN both ways or RST). */
+enum { FLOW_SLOT_CLOSED = 1u << 31 };
+
+static uint32_t slot_entry(const struct flow_slot *s)
+{
+	return (s->idx & ~(uint32_t)FLOW_SLOT_CLOSED) - 1;
+}
+
+static unsigned slot_list(const struct flow_slot *s)
+{
+	return s->idx >> 31;
+}
 
 struct flow_table {
 	struct flow_config cfg;
@@ -58,6 +78,10 @@ struct flow_table {
 	bool refused;		    /* the last alloc_entry() found the budget full */
 	uint64_t budget_evicted;    /* connections ended for a new one's place by it */
 	uint32_t free_head;	    /* free list through .next */
+	/* Entries [fresh, fresh_end) of the last chunk were never used: taken
+	 * after the free list, in order, so that a chunk's pages are touched
+	 * as its entries are (a free list through all of them wrote each). */
+	uint32_t fresh, fresh_end;
 	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
 	 * sooner (closed_linger_ns) so memory follows live connections. */
 	uint32_t lru_head[2], lru_tail[2];
@@ -98,51 +122,96 @@ static int addr_cmp(const uint8_t *a, const uint8_t *b)
 	return (x > y) - (x < y);
 }
 
-static void make_key(const struct dec_packet *d, uint32_t vantage, struct flow_key *k)
-{
-	int cmp = addr_cmp(d->src.a, d->dst.a);
+/*
+ * A connection between (sa, sp) and (da, dp), either way round, in the
+ * key's canonical order: a the lower (address, port) endpoint. Its hash
+ * and key (where the evicted-key memory needs one) both start here.
+ */
+struct flow_ends {
+	const uint8_t *a, *b;
+	uint16_t pa, pb;
+};
 
-	k->zero = 0;
+static inline __attribute__((always_inline)) struct flow_ends
+ends_of(const uint8_t *sa, const uint8_t *da, uint16_t sp, uint16_t dp)
+{
+	int cmp = addr_cmp(sa, da);
+
 	if (cmp == 0)
-		cmp = (int)d->tcp.sport - (int)d->tcp.dport;
-	if (cmp <= 0) {
-		memcpy(k->a, d->src.a, 16);
-		memcpy(k->b, d->dst.a, 16);
-		k->pa = d->tcp.sport;
-		k->pb = d->tcp.dport;
-	} else {
-		memcpy(k->a, d->dst.a, 16);
-		memcpy(k->b, d->src.a, 16);
-		k->pa = d->tcp.dport;
-		k->pb = d->tcp.sport;
-	}
-	k->family = d->src.family;
-	k->vantage = (uint16_t)vantage;
+		cmp = (int)sp - (int)dp;
+	if (cmp <= 0)
+		return (struct flow_ends){sa, da, sp, dp};
+	return (struct flow_ends){da, sa, dp, sp};
 }
 
-/* A multiply-xorshift mix: fast, and good enough for a power-of-two table. */
-static uint32_t key_hash(const struct flow_key *k)
+/* A multiply-xorshift mix: fast, and good enough for a power-of-two table.
+ * The same value as the key's bytes would give, from the ends' pointers:
+ * the packet's hash needs no copy of its addresses. */
+static inline __attribute__((always_inline)) uint32_t ends_hash(struct flow_ends e, uint8_t family,
+								uint32_t vantage)
 {
 	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h = load64(k->a) * m;
+	uint64_t h = load64(e.a) * m;
 
 	/* Ports in a step of their own: XORed into the same word as the
 	 * addresses, a client's port and address counting up together (a
 	 * scan, a generator) cancel out, and thousands of keys share a hash. */
-	h = (h ^ load64(k->a + 8)) * m;
-	h = (h ^ load64(k->b)) * m;
-	h = (h ^ load64(k->b + 8)) * m;
-	h = (h ^ ((uint64_t)k->pa << 16 ^ k->pb ^ (uint64_t)k->family << 32 ^
-		  (uint64_t)k->vantage << 40)) *
+	h = (h ^ load64(e.a + 8)) * m;
+	h = (h ^ load64(e.b)) * m;
+	h = (h ^ load64(e.b + 8)) * m;
+	h = (h ^ ((uint64_t)e.pa << 16 ^ e.pb ^ (uint64_t)family << 32 ^
+		  (uint64_t)(uint16_t)vantage << 40)) *
 	    m;
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-static bool key_eq(const struct flow_key *x, const struct flow_key *y)
+static void ends_key(struct flow_ends e, uint8_t family, uint32_t vantage, struct flow_key *k)
 {
-	return x->pa == y->pa && x->pb == y->pb && x->family == y->family &&
-	       x->vantage == y->vantage && dec_addr_eq(x->a, y->a) && dec_addr_eq(x->b, y->b);
+	memcpy(k->a, e.a, 16);
+	memcpy(k->b, e.b, 16);
+	k->pa = e.pa;
+	k->pb = e.pb;
+	k->family = family;
+	k->vantage = (uint16_t)vantage;
+	k->zero = 0;
+}
+
+static inline __attribute__((always_inline)) struct flow_ends pkt_ends(const struct dec_packet *d)
+{
+	return ends_of(d->src.a, d->dst.a, d->tcp.sport, d->tcp.dport);
+}
+
+static inline __attribute__((always_inline)) uint32_t pkt_hash(const struct dec_packet *d,
+							       uint32_t vantage)
+{
+	return ends_hash(pkt_ends(d), d->src.family, vantage);
+}
+
+/* A live connection's ends, as its first packet's were (the roles only
+ * order the same two endpoints), and its key's hash. */
+static struct flow_ends ident_ends(const struct sum_conn_ident *i)
+{
+	return ends_of(i->client.a, i->server.a, i->client_port, i->server_port);
+}
+
+static uint32_t ident_hash(const struct sum_conn_ident *i)
+{
+	return ends_hash(ident_ends(i), i->client.family, i->vantage);
+}
+
+/* Is d a packet of the connection i, either way? (The vantage in 16
+ * bits, as the key and the ident keep it: ids are below SRC_MAX_VANTAGES.) */
+static inline __attribute__((always_inline)) bool
+ident_is(const struct sum_conn_ident *i, const struct dec_packet *d, uint32_t vantage)
+{
+	if (i->vantage != (uint16_t)vantage || i->client.family != d->src.family)
+		return false;
+	if (d->tcp.sport == i->client_port && d->tcp.dport == i->server_port &&
+	    dec_addr_eq(d->src.a, i->client.a) && dec_addr_eq(d->dst.a, i->server.a))
+		return true;
+	return d->tcp.sport == i->server_port && d->tcp.dport == i->client_port &&
+	       dec_addr_eq(d->src.a, i->server.a) && dec_addr_eq(d->dst.a, i->client.a);
 }
 
 struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, void *ctx,
@@ -201,10 +270,10 @@ const struct flow_counters *flow_counters(const struct flow_table *t)
 	return &t->cnt;
 }
 
-static void lru_unlink(struct flow_table *t, uint32_t idx)
+/* Take idx out of LRU list l (0 open, 1 closed). */
+static void lru_unlink(struct flow_table *t, uint32_t idx, unsigned l)
 {
 	struct flow_entry *e = entry(t, idx);
-	unsigned l = e->closed;
 
 	if (e->prev != FLOW_NIL)
 		entry(t, e->prev)->next = e->next;
@@ -216,10 +285,9 @@ static void lru_unlink(struct flow_table *t, uint32_t idx)
 		t->lru_tail[l] = e->prev;
 }
 
-static void lru_append(struct flow_table *t, uint32_t idx)
+static void lru_append(struct flow_table *t, uint32_t idx, unsigned l)
 {
 	struct flow_entry *e = entry(t, idx);
-	unsigned l = e->closed;
 
 	e->prev = t->lru_tail[l];
 	e->next = FLOW_NIL;
@@ -238,7 +306,7 @@ static uint32_t lru_oldest(const struct flow_table *t)
 
 static uint32_t alloc_entry(struct flow_table *t)
 {
-	if (t->free_head == FLOW_NIL) {
+	if (t->free_head == FLOW_NIL && t->fresh == t->fresh_end) {
 		t->refused = t->nchunks < t->max_chunks &&
 			     !pool_budget_take(t->budget, FLOW_CHUNK * sizeof(struct flow_entry));
 		if (t->nchunks == t->max_chunks || t->refused)
@@ -250,30 +318,45 @@ static uint32_t alloc_entry(struct flow_table *t)
 			return FLOW_NIL;
 		}
 		t->chunks[t->nchunks] = c;
-		uint32_t base = t->nchunks * FLOW_CHUNK;
-		uint32_t last = base + FLOW_CHUNK;
-		if (last > t->cfg.max_flows)
-			last = t->cfg.max_flows;
-		for (uint32_t i = last; i-- > base;) {
-			c[i - base].live = false;
-			c[i - base].next = t->free_head;
-			t->free_head = i;
-		}
+		t->fresh = t->nchunks * FLOW_CHUNK;
+		t->fresh_end = t->fresh + FLOW_CHUNK;
+		if (t->fresh_end > t->cfg.max_flows)
+			t->fresh_end = t->cfg.max_flows;
 		t->nchunks++;
 	}
+	if (t->free_head == FLOW_NIL)
+		return t->fresh++;
 	uint32_t idx = t->free_head;
 	t->free_head = entry(t, idx)->next;
 	return idx;
 }
 
-/* Remove idx from the index; backward-shift deletion keeps probes intact. */
-static void index_remove(struct flow_table *t, uint32_t idx)
+/* The slot of entry idx, whose key hashes to h. */
+static uint32_t slot_of(const struct flow_table *t, uint32_t idx, uint32_t h)
 {
-	struct flow_entry *e = entry(t, idx);
-	uint32_t i = e->hash & t->slot_mask;
+	uint32_t i = h & t->slot_mask;
 
-	while (t->slots[i].idx != idx + 1)
+	while (slot_entry(&t->slots[i]) != idx)
 		i = (i + 1) & t->slot_mask;
+	return i;
+}
+
+/* The slot of a live connection c, or FLOW_NIL (c is no live entry's). */
+static uint32_t conn_slot(const struct flow_table *t, const struct tcp_conn *c)
+{
+	const struct flow_entry *e =
+	    (const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
+	uint32_t h = ident_hash(&c->info);
+
+	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask)
+		if (t->slots[i].hash == h && entry(t, slot_entry(&t->slots[i])) == e)
+			return i;
+	return FLOW_NIL;
+}
+
+/* Empty slot i; backward-shift deletion keeps probes intact. */
+static void index_remove(struct flow_table *t, uint32_t i)
+{
 	for (;;) {
 		uint32_t j = i;
 		t->slots[i].idx = 0;
@@ -292,10 +375,10 @@ static void index_remove(struct flow_table *t, uint32_t idx)
 	}
 }
 
-/* Remember an evicted connection's key, id and roles for its return. */
-static void remember(struct flow_table *t, const struct flow_entry *e)
+/* Remember an evicted connection's key k (hash h), id and roles for its return. */
+static void remember(struct flow_table *t, const struct sum_conn_ident *i, const struct flow_key *k,
+		     uint32_t h)
 {
-	const struct sum_conn_ident *i = &e->conn.info;
 
 	if (!t->gone && !t->gone_failed) {
 		uint32_t cap = t->cfg.remember;
@@ -309,69 +392,79 @@ static void remember(struct flow_table *t, const struct flow_entry *e)
 		t->cnt.remember_failed++;
 		return;
 	}
-	uint32_t flags = i->client_port == e->key.pa && dec_addr_eq(i->client.a, e->key.a)
-			     ? FLOW_REM_CLIENT_IS_A
-			     : 0;
-	uint64_t gone = evt_put(t->gone, &e->key, e->hash, i->id, i->last_ts, flags);
+	uint32_t flags =
+	    i->client_port == k->pa && dec_addr_eq(i->client.a, k->a) ? FLOW_REM_CLIENT_IS_A : 0;
+	uint64_t gone = evt_put(t->gone, k, h, i->id, i->last_ts, flags);
 	if (gone && t->forget)
 		t->forget(t->ctx, gone);
 	t->cnt.forgotten = evt_counters(t->gone)->forgotten;
 }
 
-static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+/* End the connection in slot s. */
+static void end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
 {
+	uint32_t idx = slot_entry(&t->slots[s]), h = t->slots[s].hash;
+	unsigned l = slot_list(&t->slots[s]);
 	struct flow_entry *e = entry(t, idx);
+	const struct sum_conn_ident *i = &e->conn.info;
+	/* Before the callback: the key as the table found it. */
+	struct flow_key k;
 
+	if (why == FLOW_END_EVICTED)
+		ends_key(ident_ends(i), i->client.family, i->vantage, &k);
 	t->end(t->ctx, &e->conn, why);
 	if (why == FLOW_END_EVICTED)
-		remember(t, e);
+		remember(t, i, &k, h);
 	t->cnt.ended[why]++;
-	index_remove(t, idx);
-	lru_unlink(t, idx);
-	e->live = false;
+	index_remove(t, s);
+	lru_unlink(t, idx, l);
 	e->next = t->free_head;
 	t->free_head = idx;
 	t->cnt.live--;
 }
 
-static uint32_t conn_index(const struct flow_table *t, const struct tcp_conn *c)
+/* The slot of live entry idx. */
+static uint32_t entry_slot(const struct flow_table *t, uint32_t idx)
 {
-	const struct flow_entry *e =
-	    (const struct flow_entry *)((const char *)c - offsetof(struct flow_entry, conn));
-	(void)t;
-	return e->live ? e->self : FLOW_NIL;
+	return slot_of(t, idx, ident_hash(&entry(t, idx)->conn.info));
+}
+
+static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+{
+	end_slot(t, entry_slot(t, idx), why);
 }
 
 void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
 {
-	uint32_t idx = conn_index(t, c);
+	uint32_t s = conn_slot(t, c);
 
-	if (idx != FLOW_NIL)
-		end_entry(t, idx, why);
+	if (s != FLOW_NIL)
+		end_slot(t, s, why);
 }
 
 void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
 {
-	uint32_t idx = conn_index(t, c);
-	struct flow_entry *e;
+	uint32_t s = conn_slot(t, c);
 
-	if (idx == FLOW_NIL || (e = entry(t, idx))->closed)
+	if (s == FLOW_NIL || slot_list(&t->slots[s]))
 		return;
-	lru_unlink(t, idx);
-	e->closed = true;
-	lru_append(t, idx);
+	uint32_t idx = slot_entry(&t->slots[s]);
+	lru_unlink(t, idx, 0);
+	t->slots[s].idx |= FLOW_SLOT_CLOSED;
+	lru_append(t, idx, 1);
 }
 
-static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key *k, uint32_t h,
-				     uint32_t *slot)
+static inline __attribute__((always_inline)) struct flow_entry *
+find_entry(struct flow_table *t, const struct dec_packet *d, uint32_t vantage, uint32_t h,
+	   uint32_t *slot)
 {
 	uint32_t i = h & t->slot_mask;
 
 	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
 		if (t->slots[i].hash != h)
 			continue;
-		struct flow_entry *e = entry(t, t->slots[i].idx - 1);
-		if (key_eq(&e->key, k)) {
+		struct flow_entry *e = entry(t, slot_entry(&t->slots[i]));
+		if (ident_is(&e->conn.info, d, vantage)) {
 			*slot = i;
 			return e;
 		}
@@ -382,20 +475,14 @@ static struct flow_entry *find_entry(struct flow_table *t, const struct flow_key
 
 struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
 {
-	struct flow_key k;
 	uint32_t slot;
-
-	make_key(d, vantage, &k);
-	struct flow_entry *e = find_entry(t, &k, key_hash(&k), &slot);
+	struct flow_entry *e = find_entry(t, d, vantage, pkt_hash(d, vantage), &slot);
 	return e ? &e->conn : NULL;
 }
 
 uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint32_t vantage)
 {
-	struct flow_key k;
-
-	make_key(d, vantage, &k);
-	uint32_t h = key_hash(&k);
+	uint32_t h = pkt_hash(d, vantage);
 	__builtin_prefetch(&t->slots[h & t->slot_mask]);
 	return h;
 }
@@ -407,7 +494,7 @@ void flow_prefetch(const struct flow_table *t, uint32_t h)
 	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
 		if (t->slots[i].hash != h)
 			continue;
-		const char *e = (const char *)entry(t, t->slots[i].idx - 1);
+		const char *e = (const char *)entry(t, slot_entry(&t->slots[i]));
 		for (unsigned off = 0; off < FLOW_PREFETCH_BYTES; off += 64)
 			__builtin_prefetch(e + off);
 		return;
@@ -472,7 +559,8 @@ size_t flow_mem_bytes(const struct flow_table *t)
  */
 static bool room_to_resume(struct flow_table *t, int64_t gone_ts)
 {
-	if (!t->pressure && (t->free_head != FLOW_NIL || t->nchunks < t->max_chunks))
+	if (!t->pressure &&
+	    (t->free_head != FLOW_NIL || t->fresh < t->fresh_end || t->nchunks < t->max_chunks))
 		return true;
 	if (t->lru_head[1] != FLOW_NIL)
 		return true;
@@ -514,23 +602,25 @@ static int may_resume(struct flow_table *t, const struct flow_key *k, uint32_t h
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
 			     enum flow_got *got, struct flow_resume *rs)
 {
-	struct flow_key k;
-	make_key(d, vantage, &k);
-	uint32_t h = key_hash(&k);
+	struct flow_ends ends = pkt_ends(d);
+	uint32_t h = ends_hash(ends, d->src.family, vantage);
 	uint32_t i;
 
 	*got = FLOW_HIT;
-	struct flow_entry *found = find_entry(t, &k, h, &i);
+	struct flow_entry *found = find_entry(t, d, vantage, h, &i);
 	if (found) {
-		uint32_t idx = found->self;
-		if (t->lru_tail[found->closed] != idx) {
-			lru_unlink(t, idx);
-			lru_append(t, idx);
+		uint32_t idx = slot_entry(&t->slots[i]);
+		unsigned l = slot_list(&t->slots[i]);
+		if (t->lru_tail[l] != idx) {
+			lru_unlink(t, idx, l);
+			lru_append(t, idx, l);
 		}
 		return &found->conn;
 	}
 
 	/* The miss path: only here is the evicted-key memory consulted. */
+	struct flow_key k;
+	ends_key(ends, d->src.family, vantage, &k);
 	int rc = may_resume(t, &k, h, d, rs);
 	if (rc < 0) {
 		*got = FLOW_DROPPED;
@@ -555,14 +645,17 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 			;
 	}
 	struct flow_entry *e = entry(t, idx);
-	e->key = k;
-	e->hash = h;
-	e->self = idx;
-	e->live = true;
-	e->closed = false;
+	struct sum_conn_ident *id = &e->conn.info;
+	/* The identity is the key: found from now on, before the caller's
+	 * tcp_conn_init() sets it again with the roles. */
+	id->client = d->src;
+	id->server = d->dst;
+	id->client_port = d->tcp.sport;
+	id->server_port = d->tcp.dport;
+	id->vantage = vantage;
 	t->slots[i].hash = h;
 	t->slots[i].idx = idx + 1;
-	lru_append(t, idx);
+	lru_append(t, idx, 0);
 	if (*got == FLOW_RESUMED)
 		t->cnt.resumed++;
 	else
@@ -616,9 +709,10 @@ void flow_expire(struct flow_table *t, int64_t now)
 	}
 	if (sorted) {
 		order_sort(t, n);
-		for (uint32_t k = 0; k < n; k++)
-			end_entry(t, t->order[k],
-				  entry(t, t->order[k])->closed ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t s = entry_slot(t, t->order[k]);
+			end_slot(t, s, slot_list(&t->slots[s]) ? FLOW_END_CLOSED : FLOW_END_IDLE);
+		}
 		return;
 	}
 	for (int l = 0; l < 2; l++) {

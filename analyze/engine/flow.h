@@ -49,6 +49,9 @@ enum flow_got {
 	FLOW_HIT = 0, /* a live connection */
 	FLOW_NEW,     /* a new one: the caller initializes it (tcp_conn_init) */
 	FLOW_RESUMED, /* an evicted one back: initialize it from struct flow_resume */
+	/* (For both, with this packet and its vantage: the connection's
+	 * identity is the table's key, tcp_conn.info's endpoints, ports and
+	 * vantage; they must not change while it lives.) */
 	FLOW_DROPPED, /* NULL: an evicted one, no idle connection to make room */
 	FLOW_NOMEM,   /* NULL: out of memory */
 };

@@ -49,7 +49,12 @@ void pool_set_budget(struct pool *p, struct pool_budget *b)
 struct pool *pool_new(size_t size, size_t blocks_per_slab)
 {
 	struct pool *p;
-	size_t align = _Alignof(max_align_t);
+	/* Blocks of a multiple of 8 bytes, not of 16 (max_align_t): a block
+	 * then starts at a multiple of the largest power of two (up to 16)
+	 * that divides its size, and a type's size is a multiple of its
+	 * alignment, so any type of that size fits. Two directions' 24-byte
+	 * TSval rings took 32 bytes each. */
+	size_t align = 8;
 
 	if (size == 0 || size > POOL_SLAB_BYTES * (size_t)1024)
 		return NULL;

@@ -56,7 +56,9 @@ struct pool_stats {
 };
 
 /* A pool of blocks of size bytes (> 0), blocks_per_slab of them per slab
- * (0: a slab of about 64 KiB). NULL when out of memory. */
+ * (0: a slab of about 64 KiB). NULL when out of memory. A block is aligned
+ * for any type of size bytes; for a size that is no one type's (a header
+ * and entries), for types of alignment 8 at most. */
 struct pool *pool_new(size_t size, size_t blocks_per_slab);
 
 /* A zeroed block, the caller's until pool_put(); NULL (counted in

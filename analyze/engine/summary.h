@@ -161,8 +161,8 @@ struct sum_det {
  * this while the connection lives (its statistics live in its halves, and
  * tcp_summarize() copies them into dir[]; the detectors' results are made
  * when it ends, det_finish()); struct sum_conn below is these fields (by
- * name, or all at once as .ident), det and dir[]. (Ordered by size: 128
- * bytes, no holes.)
+ * name, or all at once as .ident), det and dir[]. (Ordered by size: 120
+ * bytes, no holes; struct tcp_conn keeps it for every live connection.)
  */
 #define SUM_CONN_IDENT_FIELDS                                                                      \
 	uint64_t id; /* 1-based, in order of first packet */                                       \
@@ -173,21 +173,23 @@ struct sum_det {
 	uint64_t live_from;   /* eng_config.live_spans: the packet it entered the table at, 0 */   \
 	uint32_t first_input; /* input file of the first packet */                                 \
 	uint32_t last_input;  /* input file of the last packet */                                  \
-	uint32_t vantage;     /* observation point (analyze/engine/source.h) */                    \
-	enum sum_state state;                                                                      \
-	struct dec_addr client, server;                                                            \
+	uint16_t vantage; /* observation point (analyze/engine/source.h: < SRC_MAX_VANTAGES) */    \
 	uint16_t client_port, server_port;                                                         \
+	enum sum_state state : 8;                                                                  \
+	struct dec_addr client, server;                                                            \
 	bool roles_from_syn; /* false: guessed from ports (capture started mid-stream) */          \
 	bool wscale_known;   /* both SYNs seen, so windows can be scaled */                        \
 	bool sack_permitted; /* both SYNs carried SACK-permitted */                                \
 	bool timestamps;     /* both SYNs carried timestamps */                                    \
 	bool queues_known, queues_overflow; /* overflow: a queue id >= 64 */                       \
-	bool evicted; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */       \
-	bool evicted_and_resumed; /* evicted earlier, came back with this id (mid-stream) */
+	/* Set once, when a connection ends or resumes: bits of one byte. */                       \
+	bool evicted : 1; /* ended by --max-flows/--max-memory pressure, not FIN/RST/idle/end */   \
+	bool evicted_and_resumed : 1; /* evicted earlier, came back with this id (mid-stream) */
 
 struct sum_conn_ident {
 	SUM_CONN_IDENT_FIELDS
 };
+_Static_assert(sizeof(struct sum_conn_ident) == 120, "see SUM_CONN_IDENT_FIELDS");
 
 /*
  * The path's round trips as the capture point measures them (DESIGN.md

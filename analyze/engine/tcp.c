@@ -638,7 +638,7 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 
 	c->tp = tp;
 	/* Verdicts that waited for later packets (undecided fills, D-SACKs). */
-	if (c->next_settle && p->ts_ns >= c->next_settle)
+	if (tcp_settle_due(c, p->ts_ns))
 		tcp_settle(c, p->ts_ns, sink);
 
 	struct tcp_seg *sg = &tp->seg;

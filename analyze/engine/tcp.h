@@ -297,6 +297,11 @@ struct tcp_cold {
 	struct tcp_hole *holes;
 	struct tcp_pending *pending;
 	struct tcp_rtx *rtx;
+	/* The earliest a waiting verdict of this direction (an undecided
+	 * fill, a retransmission awaiting a D-SACK) may be final, 0 none:
+	 * packets before it skip the check (tcp_settle_due()). Here, not in
+	 * struct tcp_conn: only a direction with a cold block has any. */
+	int64_t settle;
 	int64_t zw_start; /* the open zero window (in_zero_window) */
 	uint64_t zw_frame;
 	uint32_t zw_input;
@@ -415,9 +420,6 @@ struct tcp_conn {
 	/* The cold states' pointers, next to dhot: some (mtu's sizes) are read
 	 * for every data segment. */
 	struct det_states det;
-	/* The earliest a waiting verdict (an undecided fill, a retransmission
-	 * awaiting a D-SACK) may be final: packets before it skip the check. */
-	int64_t next_settle;
 	int64_t syn_ts;	   /* last SYN from the client, for handshake RTT */
 	int64_t synack_ts; /* last SYN/ACK from the server */
 	bool syn_ts_valid, synack_ts_valid;

@@ -108,11 +108,20 @@ static inline void frame_init(struct sum_event *e, enum sum_event_type type,
 	event_init(e, type, c, dir, &p);
 }
 
-/* A waiting verdict may be final from t on: tcp_settle() then looks. */
-static inline void settle_at(struct tcp_conn *c, int64_t t)
+/* A waiting verdict of hc's direction may be final from t on:
+ * tcp_settle() then looks. */
+static inline void settle_at(struct tcp_cold *hc, int64_t t)
 {
-	if (!c->next_settle || t < c->next_settle)
-		c->next_settle = t > 0 ? t : 1;
+	if (!hc->settle || t < hc->settle)
+		hc->settle = t > 0 ? t : 1;
+}
+
+/* May a waiting verdict of either direction be final at now? */
+static inline bool tcp_settle_due(const struct tcp_conn *c, int64_t now)
+{
+	const struct tcp_cold *a = c->half[0].cold, *b = c->half[1].cold;
+
+	return (a && a->settle && now >= a->settle) || (b && b->settle && now >= b->settle);
 }
 
 /* ---- RTT samples (RFC 6298 sec. 3, RFC 7323 sec. 4) ----
@@ -349,7 +358,7 @@ void tcp_pending_acked(struct tcp_conn *c, enum sum_dir_id dir, uint32_t ack, in
 /* Undecided fill k of dir stays undecided: count it, emit its verdict. */
 void tcp_pending_undecided(struct tcp_conn *c, enum sum_dir_id dir, unsigned k,
 			   const struct sum_sink *sink);
-/* Make final the verdicts that can wait no longer at now (c->next_settle). */
+/* Make final the verdicts that can wait no longer at now (tcp_settle_due()). */
 void tcp_settle(struct tcp_conn *c, int64_t now, const struct sum_sink *sink);
 /* dir's side reopened its window at p (or the connection ended): the
  * zero-window episode in its cold block is over, its event goes to sink. */

@@ -207,7 +207,10 @@ int ji_conn(struct ji_ctx *x, const json_t *o, struct sum_conn *c)
 	c->sack_permitted = ji_bool(x, o, "sack_permitted");
 	c->state = (enum sum_state)ji_enum(x, o, "state", states, SUM_STATE_COUNT);
 	c->timestamps = ji_bool(x, o, "timestamps");
-	c->vantage = (uint32_t)ji_int(x, o, "vantage");
+	int64_t vantage = ji_int(x, o, "vantage");
+	if (vantage < 0 || vantage > UINT16_MAX) /* sum_conn keeps 16 bits */
+		ji_fail(x, "\"vantage\" is not an id 0..65535");
+	c->vantage = (uint16_t)vantage;
 	c->wscale_known = ji_bool(x, o, "window_scale_known");
 	for (unsigned k = 0; k < DET_VIEW_COUNT && !x->err; k++) {
 		json_t *v = det_views[k]->conn_key ? ji_get(x, o, det_views[k]->conn_key) : NULL;

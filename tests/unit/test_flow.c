@@ -235,9 +235,106 @@ static void test_resume(void)
 	flow_free(t);
 }
 
+/* An IPv4 packet a.b.c.d:sport -> e.f.g.h:dport (addresses as 32-bit values). */
+static void pkt4(struct dec_packet *d, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+		 uint8_t flags)
+{
+	memset(d, 0, sizeof(*d));
+	d->src.family = d->dst.family = 4;
+	for (int k = 0; k < 4; k++) {
+		d->src.a[k] = (uint8_t)(src >> (24 - 8 * k));
+		d->dst.a[k] = (uint8_t)(dst >> (24 - 8 * k));
+	}
+	d->tcp.sport = sport;
+	d->tcp.dport = dport;
+	d->tcp.flags = flags;
+}
+
+/* The table finds a connection by its identity (client, server, ports,
+ * vantage) whichever way its packets go and whichever endpoint is the
+ * lower: roles from a SYN or guessed from ports, equal ports, and after an
+ * eviction (the key rebuilt from the identity) with the roles it had. */
+static void test_ident_roles(void)
+{
+	struct ended e = {0};
+	char err[128];
+	struct flow_config cfg = {.max_flows = 8, .idle_timeout_ns = 0};
+	struct flow_table *t = flow_new(&cfg, on_end, &e, err, sizeof(err));
+	struct {
+		uint32_t src, dst;
+		uint16_t sport, dport;
+		uint8_t flags;
+		uint32_t client;
+		uint16_t client_port;
+	} cs[] = {
+	    /* mid-stream, first seen from the server (higher address) */
+	    {0x0a090001, 0x0a000005, 443, 50000, DEC_TH_ACK, 0x0a000005, 50000},
+	    /* mid-stream, from the server (lower address) */
+	    {0x0a000009, 0x0a050001, 80, 40000, DEC_TH_ACK, 0x0a050001, 40000},
+	    /* a SYN from the higher address */
+	    {0x0a070001, 0x0a000002, 40001, 8080, DEC_TH_SYN, 0x0a070001, 40001},
+	    /* a SYN/ACK: its receiver is the client */
+	    {0x0a000003, 0x0a060001, 22, 50001, DEC_TH_SYN | DEC_TH_ACK, 0x0a060001, 50001},
+	    /* equal ports, guessed (the source), from the higher address */
+	    {0x0a000021, 0x0a000011, 7000, 7000, DEC_TH_ACK, 0x0a000021, 7000},
+	};
+	enum { N = sizeof(cs) / sizeof(cs[0]) };
+	struct tcp_conn *c[N];
+	struct dec_packet d, r;
+	struct pkt p = {.ts_ns = 1, .vantage = 3}; /* the vantage looked up */
+	struct flow_resume rs;
+	enum flow_got got;
+	uint64_t id = 0;
+
+	CHECK(t != NULL);
+	for (unsigned k = 0; k < N; k++) {
+		pkt4(&d, cs[k].src, cs[k].sport, cs[k].dst, cs[k].dport, cs[k].flags);
+		c[k] = flow_lookup(t, &d, 3, &got, &rs);
+		CHECK(c[k] != NULL && got == FLOW_NEW);
+		tcp_conn_init(c[k], ++id, &d, &p);
+		uint32_t cl = (uint32_t)c[k]->info.client.a[0] << 24 |
+			      (uint32_t)c[k]->info.client.a[1] << 16 |
+			      (uint32_t)c[k]->info.client.a[2] << 8 | c[k]->info.client.a[3];
+		CHECK_EQ_U(cl, cs[k].client);
+		CHECK_EQ_U(c[k]->info.client_port, cs[k].client_port);
+	}
+	for (unsigned k = 0; k < N; k++) {
+		pkt4(&d, cs[k].src, cs[k].sport, cs[k].dst, cs[k].dport, DEC_TH_ACK);
+		pkt4(&r, cs[k].dst, cs[k].dport, cs[k].src, cs[k].sport, DEC_TH_ACK);
+		CHECK(flow_lookup(t, &d, 3, &got, &rs) == c[k] && got == FLOW_HIT);
+		CHECK(flow_lookup(t, &r, 3, &got, &rs) == c[k] && got == FLOW_HIT);
+		CHECK(flow_find(t, &r, 3) == c[k] && flow_find(t, &d, 3) == c[k]);
+		CHECK(flow_find(t, &d, 4) == NULL); /* another vantage point */
+		/* a port or an address off by one is another connection */
+		pkt4(&r, cs[k].src, (uint16_t)(cs[k].sport + 1), cs[k].dst, cs[k].dport, 0);
+		CHECK(flow_find(t, &r, 3) == NULL);
+		pkt4(&r, cs[k].src + 1, cs[k].sport, cs[k].dst, cs[k].dport, 0);
+		CHECK(flow_find(t, &r, 3) == NULL);
+	}
+	/* All evicted, then each back from the side its first packet was not
+	 * from: the same id and client. */
+	while (flow_evict_oldest(t) == 0)
+		;
+	CHECK_EQ_U(e.n, N);
+	for (unsigned k = 0; k < N; k++) {
+		pkt4(&r, cs[k].dst, cs[k].dport, cs[k].src, cs[k].sport, DEC_TH_ACK);
+		struct tcp_conn *b = flow_lookup(t, &r, 3, &got, &rs);
+		CHECK(b != NULL && got == FLOW_RESUMED);
+		CHECK_EQ_U(rs.id, k + 1);
+		tcp_conn_resume(b, rs.id, &r, &p, rs.src_is_client);
+		CHECK_EQ_U(b->info.client_port, cs[k].client_port);
+		CHECK_EQ_U(b->info.client.a[3], (uint8_t)cs[k].client);
+		CHECK_EQ_U(b->info.client.a[1], (uint8_t)(cs[k].client >> 16));
+		pkt4(&d, cs[k].src, cs[k].sport, cs[k].dst, cs[k].dport, DEC_TH_ACK);
+		CHECK(flow_lookup(t, &d, 3, &got, &rs) == b && got == FLOW_HIT);
+	}
+	flow_free(t);
+}
+
 int main(void)
 {
 	test_keying();
+	test_ident_roles();
 	test_many_and_eviction();
 	test_expiry_and_drain();
 	test_resume();

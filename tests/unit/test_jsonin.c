@@ -377,12 +377,14 @@ static void test_bad_conns(void)
 	struct sum_conn a, b;
 	char why[200];
 	static const char *const bad[][2] = {
-	    {"\"id\":42", "\"id\":\"42\""},				       /* wrong type */
-	    {"\"id\":42,", ""},						       /* missing */
-	    {"\"id\":42", "\"id\":0"},					       /* no such id */
-	    {"\"state\":\"half_closed\"", "\"state\":\"x\""},		       /* not a name */
-	    {"\"client\":\"", "\"client\":\"::1]"},			       /* not an endpoint */
-	    {"\"queues\":[0,5,63]", "\"queues\":[64]"},			       /* no such queue */
+	    {"\"id\":42", "\"id\":\"42\""},		      /* wrong type */
+	    {"\"id\":42,", ""},				      /* missing */
+	    {"\"id\":42", "\"id\":0"},			      /* no such id */
+	    {"\"state\":\"half_closed\"", "\"state\":\"x\""}, /* not a name */
+	    {"\"client\":\"", "\"client\":\"::1]"},	      /* not an endpoint */
+	    {"\"queues\":[0,5,63]", "\"queues\":[64]"},	      /* no such queue */
+	    {"\"vantage\":3", "\"vantage\":65536"},	      /* beyond 16 bits */
+	    {"\"vantage\":3", "\"vantage\":-1"},
 	    {"\"frames\":[17,", "\"frames\":[17,1,"},			       /* not a pair */
 	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":1.0000000001"},  /* below ns */
 	    {"\"last_ts\":1796033399.000000001", "\"last_ts\":-1.5"},	       /* negative */

@@ -22,13 +22,13 @@ static void test_get(void)
 
 	CHECK(p != NULL);
 	CHECK(pool_stats(p)->block_size >= 100);
-	CHECK_EQ_U(pool_stats(p)->block_size % _Alignof(max_align_t), 0);
+	CHECK_EQ_U(pool_stats(p)->block_size, 104); /* a multiple of 8 */
 	CHECK_EQ_U(pool_stats(p)->slabs, 0);
 	for (int k = 0; k < 10; k++) {
 		b[k] = pool_get(p);
 		CHECK(b[k] != NULL);
 		CHECK(all_zero(b[k], 100));
-		CHECK_EQ_U((uintptr_t)b[k] % _Alignof(max_align_t), 0);
+		CHECK_EQ_U((uintptr_t)b[k] % 8, 0); /* a type of 100 bytes needs at most 4 */
 		memset(b[k], 0xa5, 100);
 	}
 	for (int k = 0; k < 10; k++)
@@ -38,6 +38,27 @@ static void test_get(void)
 	CHECK_EQ_U(pool_stats(p)->in_use, 10);
 	CHECK_EQ_U(pool_stats(p)->max_in_use, 10);
 	pool_free(p);
+}
+
+/* Blocks of a size that is a multiple of 16 (a type that may need 16)
+ * start at multiples of 16; of 24 bytes, 24 apart at multiples of 8. */
+static void test_align(void)
+{
+	static const size_t sizes[] = {16, 24, 32, 40, 48, 160, 20, 12};
+	static const size_t block[] = {16, 24, 32, 40, 48, 160, 24, 16};
+
+	for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct pool *p = pool_new(sizes[k], 0);
+		size_t want = block[k] % 16 == 0 ? 16 : 8;
+		bool ok = true;
+
+		CHECK(p != NULL);
+		CHECK_EQ_U(pool_stats(p)->block_size, block[k]);
+		for (int n = 0; n < 100; n++)
+			ok &= (uintptr_t)pool_get(p) % want == 0;
+		CHECK(ok);
+		pool_free(p);
+	}
 }
 
 /* A returned block is reused (zeroed again) before any new slab. */
@@ -89,6 +110,7 @@ static void test_sizes(void)
 int main(void)
 {
 	test_get();
+	test_align();
 	test_reuse();
 	test_sizes();
 	return unit_done("pool");
