@@ -209,6 +209,11 @@ void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, siz
 	}
 	s[n++] = ':';
 	n += jo_fmt_int(s + n, port);
+	rep_copy_cut(buf, len, s, n);
+}
+
+void rep_copy_cut(char *buf, size_t len, const char *s, size_t n)
+{
 	if (!len)
 		return;
 	if (n >= len)

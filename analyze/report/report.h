@@ -298,6 +298,8 @@ double rep_conn_throughput(const struct sum_conn *c);
 
 /* "1.2.3.4:80" or "[2001:db8::1]:443". */
 void rep_format_endpoint(const struct dec_addr *a, uint16_t port, char *buf, size_t len);
+/* s[0..n) into buf as snprintf(buf, len, "%s") would cut it (len 0: nothing). */
+void rep_copy_cut(char *buf, size_t len, const char *s, size_t n);
 
 /* Room for any rep_tshark_filter(): four IPv6 addresses, the frame span
  * and an interface name. */

@@ -30,13 +30,7 @@ void txt_human(uint64_t v, char *buf, size_t len)
 	}
 	if (u == 0) { /* below 1 000: "%" PRIu64 as snprintf would cut it, no printf */
 		char num[24];
-		size_t n = jo_fmt_int(num, (int64_t)v);
-		if (!len)
-			return;
-		if (n >= len)
-			n = len - 1;
-		memcpy(buf, num, n);
-		buf[n] = '\0';
+		rep_copy_cut(buf, len, num, jo_fmt_int(num, (int64_t)v));
 	} else {
 		char unit[2] = {units[u], '\0'};
 		rep_fmt_fixed(buf, len, x, x < 10 ? 1 : 0, unit);
