@@ -175,14 +175,20 @@ JO_INLINE void jo_w_key(struct jo_writer *w, const char *key)
 	w->b.len = (size_t)(p - w->b.p);
 	w->after_key = true;
 }
-JO_INLINE void jo_kint(struct jo_writer *w, const char *key, int64_t v)
+/* A key whose JO_KEY_LEN the caller knows (a table of names measured
+ * once: jo_w_named_counts()) and an integer. */
+JO_INLINE void jo_kint_n(struct jo_writer *w, const char *key, size_t klen, int64_t v)
 {
-	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), 24);
+	char *p = jo_key_fast(w, key, klen, 24);
 
 	if (p)
 		w->b.len = (size_t)(p - w->b.p) + jo_fmt_int(p, v);
 	else
-		jo_kint_l(w, key, JO_KEY_LEN(key), v);
+		jo_kint_l(w, key, klen, v);
+}
+JO_INLINE void jo_kint(struct jo_writer *w, const char *key, int64_t v)
+{
+	jo_kint_n(w, key, JO_KEY_LEN(key), v);
 }
 JO_INLINE void jo_kreal(struct jo_writer *w, const char *key, double v)
 {

@@ -47,11 +47,7 @@ void jo_w_named_counts(struct jo_writer *w, const char *const *names, const uint
 	jo_w_obj(w);
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = s->order[k];
-		char *p = jo_key_fast(w, names[i], s->klen[i], 24);
-		if (p)
-			w->b.len = (size_t)(p - w->b.p) + jo_fmt_int(p, (int64_t)v[i]);
-		else
-			jo_kint_l(w, names[i], s->klen[i], (int64_t)v[i]);
+		jo_kint_n(w, names[i], s->klen[i], (int64_t)v[i]);
 	}
 	jo_w_obj_end(w);
 }
