@@ -226,8 +226,9 @@ void rep_copy_cut(char *buf, size_t len, const char *s, size_t n)
 static void tshark_addr(char *b, size_t len, const char *which, const struct dec_addr *a)
 {
 	char ip[INET6_ADDRSTRLEN];
+	size_t n = a->family == 6 ? fmt_ipv6(ip, a->a) : fmt_ipv4(ip, a->a);
 
-	inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->a, ip, sizeof(ip));
+	ip[n] = '\0';
 	snprintf(b, len, "%s.%s==%s", a->family == 6 ? "ipv6" : "ip", which, ip);
 }
 
