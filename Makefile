@@ -135,6 +135,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@scripts/deps.sh check
 	@rm -f build/check-results
+	@mkdir -p build && date +%s >build/check-start
 	@$(MAKE) --no-print-directory -j$(JOBS) -Otarget check-layers check-sizes check-format \
 	  check-banned check-cppcheck
 	@$(MAKE) --no-print-directory -j$(JOBS) O=build/rel CC=gcc tests tcpsift \
@@ -143,6 +144,7 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory -j$(JOBS) O=build/san CC=gcc SAN=1 tests build/san/bench/gen \
 	  $(FUZZ_SRC:%.c=build/san/%)
+	@echo "builds 0 0 0 $$(($$(date +%s) - $$(cat build/check-start)))" >>build/check-results
 	@$(MAKE) --no-print-directory -k -j$(JOBS) -Otarget check-counted || \
 	  echo "counted-suites 0 1 0" >>build/check-results
 	@$(MAKE) --no-print-directory -k O=build/rel check-lab check-exact check-matrix check-capture \

@@ -1,6 +1,7 @@
 # tests/lib.sh - shared helpers for the shell test runners (sourced).
 # Each runner counts its own cases and records "suite passed failed skipped"
-# in build/check-results so `make check` ends with one tally line.
+# in build/check-results so `make check` ends with one tally line (with the
+# suite's seconds: make check has a time bound to keep).
 
 T_PASS=0
 T_FAIL=0
@@ -13,7 +14,7 @@ t_skip() { T_SKIP=$((T_SKIP + 1)); echo "SKIP $*"; }
 
 t_done() {
 	mkdir -p build
-	echo "$T_SUITE $T_PASS $T_FAIL $T_SKIP" >>build/check-results
+	echo "$T_SUITE $T_PASS $T_FAIL $T_SKIP $SECONDS" >>build/check-results
 	echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }
