@@ -1070,6 +1070,11 @@ def eval_path_clean(binary, out, p):
     mtu = int(num(t, "mtu", 1500))
     rows, d = path_rows(binary, out, t, p)
     res = []
+    # Nothing on this path reorders, but the hosts' per-CPU queues may (as
+    # in the spray family; make check: 5 segments before the tap once, with
+    # the relays starved of CPU): the IP IDs at each capture say how many,
+    # and B's SACKs of them are holes at every vantage.
+    host = {v: ipid_inversions(pcap, 7201) for v, _, _, _, _, pcap in rows}
     for v, r, c, dd, rep, pcap in rows:
         path_sound(t, r)
         res.append(r)
@@ -1079,8 +1084,8 @@ def eval_path_clean(binary, out, p):
         ev = stall_events(rep, c["id"])
         mf = c["mtu_findings"]
         mtu_ev = [e for e in rep["events"] if e["type"] in ("mtu_alignment", "oversize_segment")]
-        r.truth = [("retr", rtx), ("stalls", 0), ("reordering", 0), ("capture loss", 0),
-                   ("MTU", mtu), ("snd_mss", mss)]
+        r.truth = [("retr", rtx), ("stalls", 0), ("host-reordered (IP ID)", host[v]),
+                   ("capture loss", 0), ("MTU", mtu), ("snd_mss", mss)]
         r.tcpsift = [("retr", dd["retransmissions"]), ("stalls", len(ev)),
                      ("ooo", dd["out_of_order"]), ("undecided", dd["fills_undecided"]),
                      ("holes", c["sack"]["holes"]),
@@ -1093,10 +1098,11 @@ def eval_path_clean(binary, out, p):
                 f"{len(ev)} stalls ({n_dack} delayed_ack, delack timers {dacks}), "
                 f"{st['timer_like']} timer-like: {stall_str(ev)}" +
                 steal_note(t, [e for e in ev if e["class"] != "delayed_ack"]))
-        r.check(dd["out_of_order"] == 0 and dd["fills_undecided"] == 0 and
-                (rtx > 0 or c["sack"]["holes"] == 0),
+        r.check(dd["out_of_order"] + dd["fills_undecided"] <= host[v] and
+                (rtx > 0 or c["sack"]["holes"] <= host.get("b", 0)),
                 f"out_of_order {dd['out_of_order']}, undecided {dd['fills_undecided']}, "
-                f"holes {c['sack']['holes']}")
+                f"holes {c['sack']['holes']} (the hosts reordered {host[v]} before this "
+                f"capture, {host.get('b', 0)} before B)")
         r.check(rep["summary"]["findings"]["capture_loss_segments"] == 0,
                 f"capture loss {rep['summary']['findings']['capture_loss_segments']} in a "
                 "complete capture")
