@@ -54,11 +54,16 @@
 # advice; a window that kept growing after it was filled is autotuning's
 # ramp, for which it gives none), no stall events (bulk: none of the classes
 # that cannot happen there, delayed_ack, sender_idle, zero_window; a reader
-# or ACKs held a few ms by the starved host are real). The bulk runs on this
+# or ACKs held a few ms by the starved host are real; app: an `unknown`
+# pause within the CPU the hypervisor took meanwhile, /proc/stat's steal,
+# is the virtual machine stopped: reported, not judged). The bulk runs on this
 # host-local path are CPU-bound: a flight many times the path's minimum
 # RTT's worth waits in the hosts' backlogs (tcpsift: bottleneck), or the
 # receiver's window or a spurious recovery holds it; the kernel counts them
-# busy, rarely rwnd-limited, never sndbuf-limited; there tcpsift's
+# busy, rarely rwnd-limited (then tcpsift's receiver share may fall up to 20
+# points short: the ACK that opened the window waits in the backlog of a
+# socket whose writer holds it, and the chrono runs on until S sends),
+# never sndbuf-limited; there tcpsift's
 # sender_buffer share (0 to 0.23: one write per round trip looks like a
 # refilled buffer) is reported, not judged. Sound truth: no
 # capture, link or relay-pool drops; nft dropped something.
@@ -99,7 +104,7 @@ capdrops=0 linkdrops=0
 # LAB_NS_B, both ends captured; the reports in $LAB_TMP/NAME-{a,b}.json.
 transfers()
 {
-	local name=$1 r label port bytes rest sopts copts log a_cap b_cap
+	local name=$1 r label port bytes rest sopts copts log a_cap b_cap steal0 steal
 	shift
 	lab_capture_start "$LAB_NS_A" tcpdump -i "$LAB_IF_A" -s 128 -B 65536 \
 		-w "$LAB_TMP/$name-a.pcap" tcp
@@ -111,14 +116,18 @@ transfers()
 		read -r label port bytes rest <<<"$r"
 		sopts=${rest%%|*} copts=${rest#*|}
 		log="$LAB_TMP/$label.log"
+		# The CPU the hypervisor took meanwhile (/proc/stat's steal, USER_HZ
+		# ticks): a stopped virtual machine is a pause no peer explains.
+		steal0=$(awk '/^cpu / { print $9 }' /proc/stat)
 		# shellcheck disable=SC2086 # the options are words
 		lab_transfer "$LAB_NS_A" "$LAB_IP4_A:$port" "$LAB_NS_B" "$LAB_IP4_B:4$port" 20 \
 			download "$bytes" --cc cubic --tcp-info --tcp-sample 1 --app-log "$log" $sopts -- $copts \
 			2>"$LAB_TMP/$label.err" ||
 			lab_abort "$label: transfer failed: $(tail -n 3 "$LAB_TMP/$label.err")"
+		steal=$((($(awk '/^cpu / { print $9 }' /proc/stat) - steal0) * 1000 / $(getconf CLK_TCK)))
 		echo "$name $label $port $(sed -n 's/^tcp_info t=\([0-9]*\)/tcp_info_t=\1/p' "$log")" \
 			"first_write_t=$(awk '/^write t=/ { sub("t=", "", $2); print $2; exit }' "$log")" \
-			>>"$truth"
+			"steal_ms=$steal" >>"$truth"
 	done
 	# The first stop waits for both captures' tails (lab_capture_stop).
 	lab_capture_stop "$a_cap" || true
@@ -169,6 +178,11 @@ truth, tmp, ip_a = sys.argv[1:4]
 RECV = ("receiver_window", "receiver_app")
 INSIDE = ("congestion", "slow_start", "bottleneck", "stall")
 fails, lines = [], []
+
+def describe(evs):
+    return ", ".join("%s %.1f ms at frame %s" % (e["class"], 1000 * e["duration_s"],
+                                               e["frames"][0] if e.get("frames") else "?")
+                     for e in evs[:4])
 
 def conns(path):
     with open(path) as f:
@@ -258,12 +272,26 @@ for line in open(truth):
             stalls = [e for e in a_doc["events"] if e["type"] == "stall" and e["conn"] == c["id"]]
             false = [e for e in stalls if e["class"] in ("delayed_ack", "sender_idle", "zero_window")]
             if false:
-                fails.append("%s: %d %s stall events in a negative control" % (
-                    label, len(false), "/".join(sorted({e["class"] for e in false}))))
+                fails.append("%s: %d stall events in a negative control: %s" % (
+                    label, len(false), describe(false)))
             if stalls:
                 lines.append("%s A: host hiccups: %s" % (label, ", ".join(
                     "%s %.1f ms" % (e["class"], 1000 * e["duration_s"]) for e in stalls)))
-        if abs(t_rwnd - k_rwnd) > 0.10:
+        # Bulk on this host-local path is CPU-bound: the ACK that opens
+        # R's window can wait milliseconds in the backlog of a socket whose
+        # writer holds it (copying 64 KiB), and Linux's chrono counts
+        # rwnd_limited until S's next tcp_write_xmit(); the packets show
+        # the window open from that ACK on (limit_react_wait() gives back
+        # up to an RTT of it). There tcpsift's share may fall short of the
+        # kernel's by up to 20 points (make check: 0.27 vs 0.38, a
+        # starved receiver); more than 10 is reported. Above the kernel's
+        # it is judged as everywhere: a receiver limit the kernel did not see.
+        short = k_rwnd - t_rwnd
+        if label.startswith("bulk") and 0.10 < short <= 0.20:
+            lines.append("%s A: receiver share %.2f vs kernel rwnd_limited/busy %.2f (not "
+                         "judged within 20 points below: the sender's backlog lag)" % (
+                             label, t_rwnd, k_rwnd))
+        elif abs(t_rwnd - k_rwnd) > 0.10:
             fails.append("%s: receiver share %.2f vs kernel rwnd_limited/busy %.2f" % (label, t_rwnd, k_rwnd))
         # Bulk on this host-local path: a CPU-bound sender whose every
         # 64 KiB write is sent whole and ACKed before the next looks, from
@@ -299,8 +327,19 @@ for line in open(truth):
             if rcvbuf_advice:
                 fails.append("%s: receive-buffer advice in a negative control" % label)
             stalls = [e for e in a_doc["events"] if e["type"] == "stall" and e["conn"] == c["id"]]
+            # A stopped virtual machine: an `unknown` pause no longer than
+            # the CPU the hypervisor took during the transfer (the matrix's
+            # rule, tests/lab/matrix.py steal_note()); reported.
+            steal = int(kv.get("steal_ms", 0))
+            hv = [e for e in stalls if e["class"] == "unknown" and
+                  1000 * e["duration_s"] <= steal + 10]
+            if hv:
+                lines.append("%s A: %d unknown stalls within the %d ms of CPU the hypervisor "
+                             "took: %s" % (label, len(hv), steal, describe(hv)))
+            stalls = [e for e in stalls if e not in hv]
             if stalls:
-                fails.append("%s: %d stall events in a negative control" % (label, len(stalls)))
+                fails.append("%s: %d stall events in a negative control: %s (host steal %d ms)" % (
+                    label, len(stalls), describe(stalls), steal))
 for l in lines:
     print("INFO " + l)
 for f in fails:
