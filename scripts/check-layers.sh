@@ -59,12 +59,18 @@ T_SUITE=layers
 . tests/lib.sh
 CC=${CC:-cc}
 
-# deps FILE: the project headers FILE includes, transitively, one a line.
+# deps FILE: the project headers FILE includes, transitively, one a line;
+# each file's list computed once (the checks below share files).
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
 deps() {
-	local lang=c
-	case $1 in *.h) lang=c-header ;; esac
-	"$CC" -D_GNU_SOURCE -I. -MM -x "$lang" "$1" 2>/dev/null | tr ' \\' '\n\n' |
-		grep -E '^(common|capture|analyze|tui|cli)/.*\.(h|def)$' | grep -vxF "$1" || true
+	local lang=c memo=$cache/${1//\//%}
+	if [ ! -f "$memo" ]; then
+		case $1 in *.h) lang=c-header ;; esac
+		"$CC" -D_GNU_SOURCE -I. -MM -x "$lang" "$1" 2>/dev/null | tr ' \\' '\n\n' |
+			grep -E '^(common|capture|analyze|tui|cli)/.*\.(h|def)$' | grep -vxF "$1" >"$memo" || true
+	fi
+	cat "$memo"
 }
 
 # check DESCRIPTION FORBIDDEN-REGEX FILE...: no FILE may pull in a header

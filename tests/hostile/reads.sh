@@ -32,14 +32,17 @@ except ValueError:
 print(" ".join("%s:%s" % (e["reason"], e["path"]) for e in d["errors"]))
 print(d["summary"]["packets"] if "summary" in d else d["packets"])' "$1"
 }
-valid() { # FILE: one valid document (or NDJSON stream) of the schema
+# valid FILE: one valid document (or NDJSON stream) of the schema (only
+# well-formed JSON without python3-jsonschema; asked once, not per file).
+python3 -c 'import jsonschema' 2>/dev/null && have_schema=1 || have_schema=""
+valid() {
+	if [ -n "$have_schema" ]; then
+		python3 scripts/schema.py validate "$1" >/dev/null 2>&1
+		return
+	fi
 	python3 -c 'import json,sys; t=open(sys.argv[1]).read()
 try: json.loads(t)
-except ValueError: [json.loads(l) for l in t.splitlines() if l.strip()]' "$1" 2>/dev/null || return 1
-	if python3 -c 'import jsonschema' 2>/dev/null; then
-		python3 scripts/schema.py validate "$1" >/dev/null 2>&1 || return 1
-	fi
-	return 0
+except ValueError: [json.loads(l) for l in t.splitlines() if l.strip()]' "$1" 2>/dev/null
 }
 now_ms() { date +%s%3N; }
 

@@ -96,13 +96,15 @@ for fmt in --json ""; do
 		t_fail "$what: peak RSS $((spill / 1024)) MiB spilled (want < 48), $((inmem / 1024)) MiB in memory (want 40 more)"
 	fi
 done
-got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["connections"], len(d["connections"]), d["connections"][-1]["id"])' "$tmp/spill.--json" 2>/dev/null)
+# The counts, and the schema on the first and last 50 connections (all of
+# them takes minutes): one read of the large document for both.
+got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["connections"], len(d["connections"]), d["connections"][-1]["id"])
+d["connections"]=d["connections"][:50]+d["connections"][-50:]; json.dump(d, open(sys.argv[2], "w"))' \
+	"$tmp/spill.--json" "$tmp/part.json" 2>/dev/null)
 if [ "$got" = "$n $n $n" ]; then t_pass "JSON lists all $n connections in id order"; else
 	t_fail "JSON connections/listed/last id: $got (want $n $n $n)"
 fi
-# The schema on its first and last 50 connections (all of them takes minutes).
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["connections"]=d["connections"][:50]+d["connections"][-50:]; json.dump(d, open(sys.argv[2], "w"))' \
-	"$tmp/spill.--json" "$tmp/part.json" && scripts/schema.py validate "$tmp/part.json" >"$tmp/schema" &&
+[ -s "$tmp/part.json" ] && scripts/schema.py validate "$tmp/part.json" >"$tmp/schema" &&
 	t_pass "spilled JSON matches the schema" || t_fail "spilled JSON: $(head -2 "$tmp/schema")"
 
 # RSS flat when the packets double at a fixed live count.

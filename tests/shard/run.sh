@@ -140,8 +140,8 @@ open(sys.argv[2], "wb").write(d[:24] + b"".join(recs))
 PY
 merge_cmp backwards --idle-timeout 2 "$out/backwards.pcap"
 gen=$(dirname "$bin")/bench/gen
-if [ -x "$gen" ] && "$gen" -o "$out/bench-gen.pcap" --packets 60000 --connections 1500 \
-	--concurrent 300 >/dev/null 2>&1; then
+if [ -x "$gen" ] && "$gen" -o "$out/bench-gen.pcap" --packets 20000 --connections 500 \
+	--concurrent 100 >/dev/null 2>&1; then
 	merge_cmp bench-gen "$out/bench-gen.pcap"
 else
 	t_skip "no $gen: the bench generator's capture not merged"
