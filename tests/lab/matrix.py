@@ -1747,7 +1747,7 @@ def main():
                     "under this directory (make check: build/matrix-failed)")
     ap.add_argument("--budget", type=int, default=0, help="stop starting cells after SECS")
     ap.add_argument("--retries", type=int, default=HARNESS_RETRIES,
-                    help="tries more of a cell whose harness failed (make check: 2)")
+                    help="tries more of a cell whose harness failed (make check: 1)")
     ap.add_argument("--reuse", help="judge the captures an earlier --keep left in this "
                     "directory again instead of running the cells (no root needed)")
     args = ap.parse_args()
