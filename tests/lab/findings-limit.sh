@@ -66,7 +66,9 @@
 # never sndbuf-limited; there tcpsift's
 # sender_buffer share (0 to 0.23: one write per round trip looks like a
 # refilled buffer) is reported, not judged. Sound truth: no
-# capture, link or relay-pool drops; nft dropped something.
+# capture, link or relay-pool drops; nft dropped something; a transfer
+# during which the hypervisor took a tenth of its time in CPU (steal) is
+# reported, not judged, and the scenario a skip when most were.
 # Exit 0 pass, 1 fail, 77 skip; a line per transfer and side, then the verdict.
 set -euo pipefail
 
@@ -177,7 +179,7 @@ import json, os, sys
 truth, tmp, ip_a = sys.argv[1:4]
 RECV = ("receiver_window", "receiver_app")
 INSIDE = ("congestion", "slow_start", "bottleneck", "stall")
-fails, lines = [], []
+fails, lines, unjudged = [], [], []
 
 def describe(evs):
     return ", ".join("%s %.1f ms at frame %s" % (e["class"], 1000 * e["duration_s"],
@@ -260,6 +262,18 @@ for line in open(truth):
                          k_dom, 100 * k_rwnd, 100 * k_snd, busy / 1000, elapsed / 1000)
                      + " [samples %d, buffer-limited %d; cwnd %s plateau %d]" % (n_busy, n_snd, kv.get("snd_cwnd"), lb["plateau"]))
         if side != "A":
+            continue
+        # The harness: a transfer during which the hypervisor took a tenth
+        # of its time in CPU (/proc/stat steal) was not the experiment asked
+        # for (the writer and the hosts' softirqs stopped at random: the
+        # kernel then counts a starved writer sender_app, and the windows'
+        # timing is the pauses'); reported, not judged (the matrix's rule
+        # for a late relay). More than half of them so: a skip.
+        steal = int(kv.get("steal_ms", 0))
+        if steal >= 20 and steal * 1000 > 0.10 * elapsed:
+            lines.append("%s A: not judged (harness): the hypervisor took %d ms of CPU in the "
+                         "%.0f ms transfer" % (label, steal, elapsed / 1000))
+            unjudged.append(label)
             continue
         rcvbuf_advice = "SO_RCVBUF" in (lb["advice"] or "")
         if label.startswith("bulk"):
@@ -344,14 +358,22 @@ for l in lines:
     print("INFO " + l)
 for f in fails:
     print("FAIL " + f)
+if 2 * len(unjudged) > len({l.split()[1] for l in open(truth)}):
+    print("SKIP %d transfers not judged: the hypervisor took their CPU (%s)" % (
+        len(unjudged), " ".join(unjudged)))
 PY
 ) || lab_abort "could not compare: $out"
 while IFS= read -r l; do
 	case $l in
 	"INFO "*) echo "  ${l#INFO }" ;;
 	"FAIL "*) lab_fail "${l#FAIL }" ;;
+	"SKIP "*) skip=${l#SKIP } ;;
 	esac
 done <<<"$out"
+if [ -n "${skip:-}" ] && [ ${#LAB_FAILS[@]} -eq 0 ]; then
+	echo "SKIP $LAB_NAME (harness): $skip"
+	exit 77
+fi
 
 lab_verdict "$((${#relay_runs[@]} + ${#chain_runs[@]})) transfers, limited_by at the sender's capture vs its TCP_INFO chrono" \
 	"counters (lines above); nft drops $nft, capture drops $capdrops, link drops $linkdrops"
