@@ -712,6 +712,18 @@ lab_check()
 	[ "$@" ] || lab_fail "$msg"
 }
 
+# lab_harness MSG TEST...: lab_check of the experiment itself (a capture or
+# a veth that dropped, a relay that failed to send): its failure says
+# "(harness)", and a scenario whose every failure is so is run once more,
+# then skipped (tests/lab/scenarios.sh): no verdict on tcpsift.
+lab_harness()
+{
+	local msg=$1
+
+	shift
+	[ "$@" ] || lab_fail "$msg (harness)"
+}
+
 # lab_abort MSG: the scenario cannot be judged; print "NAME: MSG", exit 1.
 lab_abort()
 {

@@ -156,7 +156,7 @@ transfers relay "${relay_runs[@]}"
 lab_kill "$relay"
 _lab_forget_pid "$relay"
 unsprayed=$(sed -n 's/.* unsprayed=\([0-9]*\).*/\1/p' "$LAB_TMP/relay.err")
-lab_check "relay wrote ${unsprayed:-?} frames undelayed" "${unsprayed:-1}" -eq 0
+lab_harness "relay wrote ${unsprayed:-?} frames undelayed" "${unsprayed:-1}" -eq 0
 
 # 2. A routed chain: R drops A's data segments at random in the loss runs;
 # the bulk runs are unconstrained.
@@ -169,8 +169,8 @@ lab_nft_drop "$LAB_NS_R" forward 5 \
 transfers chain "${chain_runs[@]}"
 nft=$(lab_nft_counter "$LAB_NS_R")
 linkdrops=$(lab_chain_link_drops)
-lab_check "tcpdump dropped $capdrops packets" "$capdrops" -eq 0
-lab_check "veth drop counters $linkdrops" "$linkdrops" -eq 0
+lab_harness "tcpdump dropped $capdrops packets" "$capdrops" -eq 0
+lab_harness "veth drop counters $linkdrops" "$linkdrops" -eq 0
 lab_check "nft dropped nothing in the loss runs" "$nft" -gt 0
 
 out=$(python3 - "$truth" "$LAB_TMP" "$LAB_IP4_A" <<'PY'

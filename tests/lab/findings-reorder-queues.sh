@@ -37,7 +37,8 @@
 #
 # With REORDER_CONTROL=1 (findings-reorder-queues-control.sh) the relay uses
 # one queue (same 2 ms delay, no switch): queues_used 1, queue_switches 0,
-# out_of_order 0, reorder_on_queue_switch 0.
+# reorder_on_queue_switch 0, out_of_order no more than the hosts reordered
+# (A's IP IDs out of order in B's capture; 0 in a calm run).
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
 set -euo pipefail
 
@@ -47,8 +48,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 control=${REORDER_CONTROL:-0}
 name=reorder-queues
-[ "$control" = 1 ] && name=reorder-queues-control
-lab_scenario_init "$name" ethtool python3 -- "$@"
+tools=(ethtool python3)
+[ "$control" = 1 ] && name=reorder-queues-control tools+=(mergecap tshark)
+lab_scenario_init "$name" "${tools[@]}" -- "$@"
 tooldir=$(dirname "$LAB_PEER")
 RELAY=$tooldir/lab-relay QCAP=$tooldir/lab-qcap
 if [ ! -x "$RELAY" ] || [ ! -x "$QCAP" ]; then
@@ -120,8 +122,8 @@ read -r nconn ooo ev used sw onsw unk queues < <(lab_values "$json" summary.conn
 	lab_abort "no usable report from tcpsift: $(lab_json "$json" summary.connections)"
 
 # Is the ground truth sound?
-lab_check "lab-qcap dropped $b_drops packets" "$b_drops" -eq 0
-lab_check "relay send errors $gt_senderr / socket drops $gt_sockdrop" \
+lab_harness "lab-qcap dropped $b_drops packets" "$b_drops" -eq 0
+lab_harness "relay send errors $gt_senderr / socket drops $gt_sockdrop" \
 	$((gt_senderr + gt_sockdrop)) -eq 0
 lab_check "relay late $gt_late_relay != its log's $((gt_late + gt_copy))" \
 	"$gt_late_relay" -eq $((gt_late + gt_copy))
@@ -129,12 +131,32 @@ lab_check "connections $nconn != 1" "$nconn" = 1
 lab_check "reorder events $ev != out_of_order $ooo" "$ev" -eq "$ooo"
 
 if [ "$control" = 1 ]; then
+	# The relay keeps order, but the hosts may not: veth hands a frame to
+	# the backlog of the CPU that sent it (netif_rx()), and two backlogs
+	# drain apart (make check, the relay starved of CPU: A's segments
+	# 0x4610-0x4614 after 0x4615-0x461b at B, B's TCPOFOQueue 7, tcpsift's
+	# out_of_order 5). A's IP IDs in B's capture (the queues' files merged
+	# by time, as tcpsift reads them) count that reordering.
+	host=$(mergecap -w - "${files[@]}" 2>/dev/null |
+		tshark -n -r - -Y "tcp.srcport == 5001 && tcp.len > 0" -T fields -e ip.id 2>/dev/null |
+		python3 -c '
+import sys
+top, inv = None, 0
+for x in sys.stdin.read().split():
+    i = int(x, 0)
+    if top is None or 0 < ((i - top) & 0xffff) < 0x8000:
+        top = i
+    elif i != top:
+        inv += 1
+print(inv)') || host=""
 	lab_check "relay reordered $gt_late" "$gt_late" -eq 0
 	lab_check "queues_used $used != 1" "$used" -eq 1
 	lab_check "queue_switches $sw != 0" "$sw" -eq 0
-	lab_check "out_of_order $ooo != 0" "$ooo" -eq 0
+	lab_check "no IP IDs read from B's capture" -n "$host"
+	lab_check "out_of_order $ooo > the hosts' reordering ${host:-?} (IP IDs)" "$ooo" -le "${host:-0}"
 	lab_check "reorder_on_queue_switch $onsw != 0" "$onsw" -eq 0
-	lab_verdict "queues_used $used (1), queue_switches $sw (0), out_of_order $ooo (0)," \
+	lab_verdict "queues_used $used (1), queue_switches $sw (0), out_of_order $ooo" \
+		"(<= the hosts' reordering by IP ID, ${host:-?}; the relay's 0)," \
 		"reorder_on_queue_switch $onsw (0); queues seen $queues, B TCPOFOQueue $ofo"
 fi
 

@@ -87,8 +87,8 @@ PY
 )
 
 # Is the ground truth sound?
-lab_check "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
-lab_check "relay send errors $gt_senderr / socket drops $gt_sockdrop" \
+lab_harness "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
+lab_harness "relay send errors $gt_senderr / socket drops $gt_sockdrop" \
 	$((gt_senderr + gt_sockdrop)) -eq 0
 lab_check "relay log $gt_log != its summary $gt_reord" "$gt_log" -eq "$gt_reord"
 lab_check "connections $nconn != 1" "$nconn" = 1

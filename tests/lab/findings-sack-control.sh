@@ -55,8 +55,8 @@ read -r bh brec bds bren buniq breo < <(lab_values "$bjson" "${paths[@]}") ||
 host_reorder=0
 [ "$retrans" -eq 0 ] && [ "$sackrec" -gt 0 ] && host_reorder=1
 
-lab_check "tcpdump dropped $a_drops/$b_drops packets" $((a_drops + b_drops)) -eq 0
-lab_check "veth drop counters $linkdrops" "$linkdrops" -eq 0
+lab_harness "tcpdump dropped $a_drops/$b_drops packets" $((a_drops + b_drops)) -eq 0
+lab_harness "veth drop counters $linkdrops" "$linkdrops" -eq 0
 lab_check "A TcpRetransSegs $retrans != 0" "$retrans" -eq 0
 lab_check "unique_bytes $auniq/$buniq != $BYTES" "$auniq$buniq" = "$BYTES$BYTES"
 if [ $host_reorder -eq 1 ]; then

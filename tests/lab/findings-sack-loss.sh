@@ -148,8 +148,8 @@ read -r bh br bo bd bu brec bds bren bretx bn < <(lab_values "$bjson" "${paths[@
 	lab_abort "no usable report from tcpsift on B's capture"
 
 # Is the ground truth itself sound?
-lab_check "tcpdump dropped $a_drops/$b_drops packets" $((a_drops + b_drops)) -eq 0
-lab_check "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
+lab_harness "tcpdump dropped $a_drops/$b_drops packets" $((a_drops + b_drops)) -eq 0
+lab_harness "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
 lab_check "nft dropped nothing" "$nft" -gt 0
 lab_check "NFLOG copies $nflogged != nft counter $nft" "$nflogged" -eq "$nft"
 lab_check "NFLOG copies found in A's capture $gt_matched != $nft" "$gt_matched" -eq "$nft"

@@ -83,8 +83,8 @@ print(doc["vantage_pair"]["joined"], s2c["lost"], c2s["lost"],
 PY
 ) || lab_abort "no usable report"
 
-lab_check "A's capture dropped $a_drops" "$a_drops" -eq 0
-lab_check "veth drops $linkdrops" "$linkdrops" -eq 0
+lab_harness "A's capture dropped $a_drops" "$a_drops" -eq 0
+lab_harness "veth drops $linkdrops" "$linkdrops" -eq 0
 lab_check "B's starved capture missed no data segment (tcpdump: $b_drops dropped)" "$missing" -gt 0
 lab_check "joined $joined != 1" "$joined" -eq 1
 lab_check "s2c upstream is $up, not A" "$up" = a

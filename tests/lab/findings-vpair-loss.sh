@@ -70,8 +70,8 @@ linkdrops=$(lab_chain_link_drops)
 "$LAB_BIN" analyze --json --no-progress --vantage-pair "$acap" "$bcap" >"$json" ||
 	lab_fail "tcpsift exited $?"
 "$LAB_SRC/scripts/schema.py" validate "$json" >&2 || lab_fail "not the documented schema"
-lab_check "tcpdump dropped $a_drops/$b_drops" $((a_drops + b_drops)) -eq 0
-lab_check "veth drops $linkdrops" "$linkdrops" -eq 0
+lab_harness "tcpdump dropped $a_drops/$b_drops" $((a_drops + b_drops)) -eq 0
+lab_harness "veth drops $linkdrops" "$linkdrops" -eq 0
 lab_check "NFLOG copies $nflogged != nft $nft_total" "$nflogged" -eq "$nft_total"
 verdict=()
 port=5100

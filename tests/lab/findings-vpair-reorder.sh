@@ -80,8 +80,8 @@ print(doc["vantage_pair"]["joined"], s2c["reordered"], s2c["max_extent"], c2s["r
 PY
 ) || lab_abort "no usable report"
 
-lab_check "tcpdump dropped $a_drops/$b_drops" $((a_drops + b_drops)) -eq 0
-lab_check "relay send errors $gt_senderr / socket drops $gt_sockdrop" \
+lab_harness "tcpdump dropped $a_drops/$b_drops" $((a_drops + b_drops)) -eq 0
+lab_harness "relay send errors $gt_senderr / socket drops $gt_sockdrop" \
 	$((gt_senderr + gt_sockdrop)) -eq 0
 lab_check "relay reordered nothing" "$gt_reord" -gt 0
 lab_check "joined $joined != 1" "$joined" -eq 1

@@ -71,7 +71,7 @@ read -r nconn pk state c_retx c_ooo c_lost c_au c_uniq s_retx s_ooo s_lost s_au 
 	lab_abort "no usable JSON from tcpsift (exit $rrc): $(head -c 300 "$err")"
 
 # Is the ground truth itself sound?
-lab_check "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
+lab_harness "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
 lab_check "A's TcpRetransSegs $retrans: not a clean transfer" "$retrans" -eq 0
 lab_check "captured $b_packets != both ends' TcpOutSegs $want_pk" "$b_packets" -eq "$want_pk"
 lab_check "tee's copy has $saved_pk packets, tcpdump $b_packets" "$saved_pk" -eq "$b_packets"

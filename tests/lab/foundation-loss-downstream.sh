@@ -136,8 +136,8 @@ read -r nconn dir_lost dir_retx dir_up dir_ooo dir_au dir_ub dir_uniq state < <(
 	lab_abort "no usable report from tcpsift: $(lab_json "$json" summary.connections)"
 
 # Is the ground truth itself sound?
-lab_check "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
-lab_check "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
+lab_harness "tcpdump dropped $b_drops packets" "$b_drops" -eq 0
+lab_harness "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
 lab_check "nft dropped nothing" "$nft" -gt 0
 lab_check "NFLOG copies $nflogged != nft counter $nft" "$nflogged" -eq "$nft"
 lab_check "retransmissions by IP ID order $gt_retx != A TcpRetransSegs $retrans" \

@@ -62,8 +62,8 @@ read -r nconn s_retx s_up s_lost s_ooo s_au s_uniq c_dup c_sack state < <(lab_va
 	lab_abort "no usable report from tcpsift: $(lab_json "$json" summary.connections)"
 
 # Is the ground truth itself sound?
-lab_check "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
-lab_check "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
+lab_harness "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
+lab_harness "veth drop counters $linkdrops (unpaced sender?)" "$linkdrops" -eq 0
 lab_check "nft dropped nothing" "$nft" -gt 0
 lab_check "captured from A $a_from_a != TcpOutSegs $outsegs + TcpRetransSegs $retrans" \
 	"$a_from_a" -eq $((outsegs + retrans))

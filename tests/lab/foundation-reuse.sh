@@ -67,7 +67,7 @@ read -r nconn reused c0 s0 c1 s1 u0 u1 st0 st1 i0 i1 r0 r1 < <(lab_values "$json
 	lab_abort "tcpsift did not report two connections: $(lab_json "$json" summary.connections summary.flows)"
 
 # Is the ground truth itself sound?
-lab_check "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
+lab_harness "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
 lab_check "server had ${tw[1]} TIME_WAIT sockets on the 4-tuple before round 2, want 1" \
 	"${tw[1]}" -eq 1
 lab_check "B's TcpRetransSegs $retrans" "$retrans" -eq 0
