@@ -50,6 +50,9 @@
 # busy time (its time without the idle sender_app pauses, which the
 # kernel does not count as busy); the dominant limit the kernel's; in the
 # loss runs congestion + stall (the RTOs) at least half and recoveries > 0.
+# A transfer shorter than 25 of the chrono's 4 ms ticks (loss-2 can take
+# 11 ms) has no kernel shares or verdict to judge against: there only the
+# loss check and the negative controls apply.
 # Negative controls (app, bulk): no receive-buffer advice (limited_by's
 # advice; a window that kept growing after it was filled is autotuning's
 # ramp, for which it gives none), no stall events (bulk: none of the classes
@@ -67,7 +70,7 @@
 # sender_buffer share (0 to 0.23: one write per round trip looks like a
 # refilled buffer) is reported, not judged. Sound truth: no
 # capture, link or relay-pool drops; nft dropped something; a transfer
-# during which the hypervisor took a tenth of its time in CPU (steal) is
+# during which the hypervisor took a tenth of its time from each CPU (steal) is
 # reported, not judged, and the scenario a skip when most were.
 # Exit 0 pass, 1 fail, 77 skip; a line per transfer and side, then the verdict.
 set -euo pipefail
@@ -178,6 +181,7 @@ import json, os, sys
 
 truth, tmp, ip_a = sys.argv[1:4]
 RECV = ("receiver_window", "receiver_app")
+CHRONO_TICK_US, CHRONO_MIN_TICKS = 4000, 25
 INSIDE = ("congestion", "slow_start", "bottleneck", "stall")
 fails, lines, unjudged = [], [], []
 
@@ -264,13 +268,13 @@ for line in open(truth):
         if side != "A":
             continue
         # The harness: a transfer during which the hypervisor took a tenth
-        # of its time in CPU (/proc/stat steal) was not the experiment asked
+        # of its time from each CPU (/proc/stat steal) was not the experiment asked
         # for (the writer and the hosts' softirqs stopped at random: the
         # kernel then counts a starved writer sender_app, and the windows'
         # timing is the pauses'); reported, not judged (the matrix's rule
         # for a late relay). More than half of them so: a skip.
-        steal = int(kv.get("steal_ms", 0))
-        if steal >= 20 and steal * 1000 > 0.10 * elapsed:
+        steal = int(kv.get("steal_ms", 0))  # all CPUs' (the cpu line of /proc/stat)
+        if steal >= 20 and steal * 1000 > 0.10 * elapsed * (os.cpu_count() or 1):
             lines.append("%s A: not judged (harness): the hypervisor took %d ms of CPU in the "
                          "%.0f ms transfer" % (label, steal, elapsed / 1000))
             unjudged.append(label)
@@ -300,8 +304,20 @@ for line in open(truth):
         # kernel's by up to 20 points (make check: 0.27 vs 0.38, a
         # starved receiver); more than 10 is reported. Above the kernel's
         # it is judged as everywhere: a receiver limit the kernel did not see.
+        # The kernel's chrono counts jiffies (4 ms at this kernel's HZ=250,
+        # LAB-NOTES): a transfer under 25 of them (make check: loss-2, 4 MB
+        # in 11 ms, busy 4 ms) has shares of a tick or two and a busy time
+        # that cannot say sender_app. There only the loss check and the
+        # negative controls' judge it.
+        coarse = elapsed < CHRONO_MIN_TICKS * CHRONO_TICK_US
+        if coarse:
+            lines.append("%s A: shares and dominant not judged: %.0f ms is under %d of the "
+                         "kernel's %d ms chrono ticks" % (label, elapsed / 1000, CHRONO_MIN_TICKS,
+                                                         CHRONO_TICK_US // 1000))
         short = k_rwnd - t_rwnd
-        if label.startswith("bulk") and 0.10 < short <= 0.20:
+        if coarse:
+            pass
+        elif label.startswith("bulk") and 0.10 < short <= 0.20:
             lines.append("%s A: receiver share %.2f vs kernel rwnd_limited/busy %.2f (not "
                          "judged within 20 points below: the sender's backlog lag)" % (
                              label, t_rwnd, k_rwnd))
@@ -313,7 +329,9 @@ for line in open(truth):
         # (0 to 0.23 sender_buffer in runs where the samples show the
         # buffer never full): reported, the known disagreement; the
         # dominant limit and the receiver share are still judged.
-        if label.startswith("bulk") and abs(t_snd - k_snd) > 0.10 + 2 * k_snd_err:
+        if coarse:
+            pass
+        elif label.startswith("bulk") and abs(t_snd - k_snd) > 0.10 + 2 * k_snd_err:
             lines.append("%s A: sender_buffer %.2f vs send-buffer truth %.2f (not judged: "
                          "packets cannot tell one write per round trip from a full buffer)" % (
                              label, t_snd, k_snd))
@@ -330,7 +348,7 @@ for line in open(truth):
             t_dom = max(groups, key=groups.get)
             lines.append("%s A: dominant sender_buffer not judged; without it %s (%s)" % (
                 label, t_dom, " ".join("%s %.2f" % kv_ for kv_ in sorted(groups.items()))))
-        if t_dom != k_dom:
+        if t_dom != k_dom and not coarse:
             fails.append("%s: dominant %s vs kernel %s" % (label, dom, k_dom))
         # Loss: recovery (congestion) or the RTOs it costs (stall).
         if label.startswith("loss") and (sh["congestion"] + sh["stall"] < 0.5 or
