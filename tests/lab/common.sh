@@ -712,6 +712,15 @@ lab_check()
 	[ "$@" ] || lab_fail "$msg"
 }
 
+# lab_steal_ms: the CPU time the hypervisor has taken from this machine's
+# CPUs, all of them, since boot (/proc/stat's steal, USER_HZ ticks), in ms:
+# two readings around a transfer say how long its virtual machine stood
+# still, a pause no path or peer explains.
+lab_steal_ms()
+{
+	echo $(($(awk '/^cpu / { print $9 }' /proc/stat) * 1000 / $(getconf CLK_TCK)))
+}
+
 # lab_harness MSG TEST...: lab_check of the experiment itself (a capture or
 # a veth that dropped, a relay that failed to send): its failure says
 # "(harness)", and a scenario whose every failure is so is run once more,

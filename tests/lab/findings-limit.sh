@@ -121,15 +121,14 @@ transfers()
 		read -r label port bytes rest <<<"$r"
 		sopts=${rest%%|*} copts=${rest#*|}
 		log="$LAB_TMP/$label.log"
-		# The CPU the hypervisor took meanwhile (/proc/stat's steal, USER_HZ
-		# ticks): a stopped virtual machine is a pause no peer explains.
-		steal0=$(awk '/^cpu / { print $9 }' /proc/stat)
+		# The CPU the hypervisor took meanwhile (lab_steal_ms).
+		steal0=$(lab_steal_ms)
 		# shellcheck disable=SC2086 # the options are words
 		lab_transfer "$LAB_NS_A" "$LAB_IP4_A:$port" "$LAB_NS_B" "$LAB_IP4_B:4$port" 20 \
 			download "$bytes" --cc cubic --tcp-info --tcp-sample 1 --app-log "$log" $sopts -- $copts \
 			2>"$LAB_TMP/$label.err" ||
 			lab_abort "$label: transfer failed: $(tail -n 3 "$LAB_TMP/$label.err")"
-		steal=$((($(awk '/^cpu / { print $9 }' /proc/stat) - steal0) * 1000 / $(getconf CLK_TCK)))
+		steal=$(($(lab_steal_ms) - steal0))
 		echo "$name $label $port $(sed -n 's/^tcp_info t=\([0-9]*\)/tcp_info_t=\1/p' "$log")" \
 			"first_write_t=$(awk '/^write t=/ { sub("t=", "", $2); print $2; exit }' "$log")" \
 			"steal_ms=$steal" >>"$truth"

@@ -191,16 +191,16 @@ lab_capture_start "$LAB_NS_R" tcpdump -n -i "$LAB_IF_RM" -s 128 -B 32768 -w "$ou
 cap_m=$LAB_CAP_PID
 lab_capture_start "$LAB_NS_B" tcpdump -n -i "$LAB_IF_B" -s 128 -B 32768 -w "$outdir/b.pcap" tcp
 cap_b=$LAB_CAP_PID
-# The host's steal time (/proc/stat, USER_HZ ticks): a virtual machine
-# whose CPUs the hypervisor took away delivers late however the relays are
-# scheduled; matrix.py names it when a relay was late.
-steal0=$(awk '/^cpu / { print $9 }' /proc/stat)
+# The host's steal time (lab_steal_ms): a virtual machine whose CPUs the
+# hypervisor took away delivers late however the relays are scheduled;
+# matrix.py names it when a relay was late.
+steal0=$(lab_steal_ms)
 rc=0
 lab_transfer "$sns" "$saddr" "$cns" "$caddr" "$secs" "$mode" "$bytes" \
 	--tcp-info --app-log "$outdir/server.log" "${sopts[@]}" -- \
 	--tcp-info --app-log "$outdir/client.log" "${copts[@]}" || rc=$?
 [ "$rc" -eq 0 ] || lab_log "lab-peer transfer failed (status $rc)"
-steal1=$(awk '/^cpu / { print $9 }' /proc/stat)
+steal1=$(lab_steal_ms)
 # nstat before the captures settle: the counters are the transfer's.
 declare -A NS_VAL
 for c in "${counters[@]}"; do
@@ -246,7 +246,7 @@ done
 	echo "spray_opts=$spray"
 	echo "status=$rc"
 	echo "link_drops=$linkdrops"
-	echo "host_steal_ms=$(((steal1 - steal0) * 1000 / $(getconf CLK_TCK)))"
+	echo "host_steal_ms=$((steal1 - steal0))"
 	for x in a m b; do
 		echo "cap_${x}_packets=${CAPN[$x]}"
 		echo "cap_${x}_drops=${CAPD[$x]}"
