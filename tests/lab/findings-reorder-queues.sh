@@ -136,19 +136,13 @@ if [ "$control" = 1 ]; then
 	# drain apart (make check, the relay starved of CPU: A's segments
 	# 0x4610-0x4614 after 0x4615-0x461b at B, B's TCPOFOQueue 7, tcpsift's
 	# out_of_order 5). A's IP IDs in B's capture (the queues' files merged
-	# by time, as tcpsift reads them) count that reordering.
-	host=$(mergecap -w - "${files[@]}" 2>/dev/null |
-		tshark -n -r - -Y "tcp.srcport == 5001 && tcp.len > 0" -T fields -e ip.id 2>/dev/null |
-		python3 -c '
-import sys
-top, inv = None, 0
-for x in sys.stdin.read().split():
-    i = int(x, 0)
-    if top is None or 0 < ((i - top) & 0xffff) < 0x8000:
-        top = i
-    elif i != top:
-        inv += 1
-print(inv)') || host=""
+	# by time, as tcpsift reads them) count that reordering, as the
+	# matrix counts it (matrix.py ipid_inversions()).
+	host=""
+	if mergecap -w "$LAB_TMP/merged.pcap" "${files[@]}" 2>/dev/null; then
+		host=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import matrix
+print(matrix.ipid_inversions(sys.argv[2], 5001))' "$here" "$LAB_TMP/merged.pcap") || host=""
+	fi
 	lab_check "relay reordered $gt_late" "$gt_late" -eq 0
 	lab_check "queues_used $used != 1" "$used" -eq 1
 	lab_check "queue_switches $sw != 0" "$sw" -eq 0
