@@ -30,6 +30,12 @@ harness_only()
 	grep -q '^  FAIL: ' "$1" && ! grep '^  FAIL: ' "$1" | grep -qv '(harness)$'
 }
 
+# harness_fails OUT: its first three failed checks on one line.
+harness_fails()
+{
+	grep -m 3 '^  FAIL: ' "$1" | sed 's/^  FAIL: //' | tr '\n' ';'
+}
+
 # scenarios_run NAME PREFIX BIN PEER BUDGET PER_SCENARIO SCRIPT...
 scenarios_run()
 {
@@ -54,8 +60,7 @@ scenarios_run()
 		# Every failure the experiment's own (lab_harness: a capture or a
 		# veth dropped): once more, then a skip; no verdict on tcpsift.
 		if [ "$rc" = 1 ] && harness_only "$logs/$n.out"; then
-			echo "     $n: harness fault, run 2: $(grep -m 3 '^  FAIL: ' "$logs/$n.out" |
-				sed 's/^  FAIL: //' | tr '\n' ';')"
+			echo "     $n: harness fault, run 2: $(harness_fails "$logs/$n.out")"
 			left=$((budget - (SECONDS - start)))
 			limit=$((left < per ? left : per))
 			if [ "$limit" -ge 10 ]; then
@@ -63,8 +68,7 @@ scenarios_run()
 				rc=$?
 			fi
 			if [ "$rc" = 1 ] && harness_only "$logs/$n.out"; then
-				t_skip "$n (harness, in both runs): $(grep -m 3 '^  FAIL: ' "$logs/$n.out" |
-					sed 's/^  FAIL: //' | tr '\n' ';')"
+				t_skip "$n (harness, in both runs): $(harness_fails "$logs/$n.out")"
 				continue
 			fi
 		fi
