@@ -1,5 +1,7 @@
 /* limit_slices.c - the limit detector's timeline: each direction's time by class, slice by slice.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "analyze/detect/limit/limit_int.h"
@@ -22,6 +24,14 @@ static int64_t limit_255ths(int64_t acc, int64_t width)
 	return (int64_t)((double)acc * 255.0 / (double)width);
 }
 
+/* Fold class k's time in the open slice into its share. */
+static void limit_slice_fold(struct limit_slices *sl, uint8_t *sh, unsigned k, int64_t width)
+{
+	int64_t v = sh[k] + limit_255ths(sl->acc[k], width);
+	sh[k] = (uint8_t)(v > 255 ? 255 : v);
+	sl->acc[k] = 0;
+}
+
 /* Fold the current slice's time into its shares (s->slices taken). */
 static void limit_slice_flush(struct limit_dir_state *s)
 {
@@ -30,13 +40,9 @@ static void limit_slice_flush(struct limit_dir_state *s)
 	if (!s->nslices)
 		return;
 	uint8_t *sh = sl->share[s->nslices - 1];
-	for (unsigned k = 0; k < LIMIT_COUNT; k++) {
-		if (!sl->acc[k])
-			continue; /* most classes in most slices: no division */
-		int64_t v = sh[k] + limit_255ths(sl->acc[k], s->out.width);
-		sh[k] = (uint8_t)(v > 255 ? 255 : v);
-		sl->acc[k] = 0;
-	}
+	for (unsigned k = 0; k < LIMIT_COUNT; k++)
+		if (sl->acc[k]) /* most classes in most slices: no division */
+			limit_slice_fold(sl, sh, k, s->out.width);
 }
 
 /* The transfer outgrew the slices: neighbours merge, the width doubles. */
@@ -45,9 +51,16 @@ static void limit_slice_merge(struct limit_dir_state *s)
 	uint8_t(*share)[LIMIT_COUNT] = s->slices->share;
 
 	limit_slice_flush(s);
-	for (unsigned j = 0; j < LIMIT_SLICES / 2; j++)
-		for (unsigned k = 0; k < LIMIT_COUNT; k++)
-			share[j][k] = (uint8_t)((share[2 * j][k] + share[2 * j + 1][k] + 1) / 2);
+	/* Each pair's shares, rounded up, a row of eight bytes at a time: per
+	 * byte, (a + b + 1) / 2 == (a | b) - ((a ^ b) >> 1), which never
+	 * borrows across bytes. */
+	for (unsigned j = 0; j < LIMIT_SLICES / 2; j++) {
+		uint64_t a, b, avg;
+		memcpy(&a, share[2 * j], sizeof(a));
+		memcpy(&b, share[2 * j + 1], sizeof(b));
+		avg = (a | b) - (((a ^ b) >> 1) & 0x7f7f7f7f7f7f7f7full);
+		memcpy(share[j], &avg, sizeof(avg));
+	}
 	memset(share[LIMIT_SLICES / 2], 0, sizeof(s->slices->share) / 2);
 	s->out.width = clock_sat_mul(s->out.width, 2);
 	s->nslices = (uint8_t)((s->nslices + 1) / 2);
@@ -95,20 +108,33 @@ __attribute__((noinline)) static void limit_add_slices(struct limit_dir_state *s
 		return;
 	}
 	s->out.ns[k] = clock_sat_add(s->out.ns[k], b - a);
+	/* The first slice's index takes a division; each next one is the one
+	 * after it, unless the slices merged. Once the first crossing flushed
+	 * the open slice, the slices the interval crosses hold only k's time. */
+	int64_t idx = (a - s->out.t0) / s->out.width;
+	bool only_k = false;
 	while (a < b) {
-		int64_t idx = (a - s->out.t0) / s->out.width;
-		while (idx >= LIMIT_SLICES) {
-			limit_slice_merge(s);
-			idx = (a - s->out.t0) / s->out.width;
+		if (idx >= LIMIT_SLICES) {
+			do {
+				limit_slice_merge(s);
+				idx = (a - s->out.t0) / s->out.width;
+			} while (idx >= LIMIT_SLICES);
+			only_k = false;
 		}
 		if (idx + 1 != s->nslices) {
-			limit_slice_flush(s);
+			if (!only_k)
+				limit_slice_flush(s);
+			else if (s->slices->acc[k])
+				limit_slice_fold(s->slices, s->slices->share[s->nslices - 1], k,
+						 s->out.width);
 			s->nslices = (uint8_t)(idx + 1);
+			only_k = true;
 		}
 		int64_t end = clock_sat_add(s->out.t0, clock_sat_mul(s->out.width, idx + 1));
 		int64_t e = b < end ? b : end;
 		s->slices->acc[k] += e - a;
 		a = e;
+		idx++;
 	}
 }
 
