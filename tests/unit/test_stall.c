@@ -308,6 +308,47 @@ static void test_delayed_ack_full_segment(void)
 	CHECK_EQ_U(v.res.stall.hist[STALL_HIST_TIMER200], 1);
 }
 
+/* A bulk sender's last, pushed sub-MSS segment (all before it ACKed), an
+ * ACK 15 ms later, then full segments: sooner than any delayed-ACK timer,
+ * and full segments were never held for it (the lab's bulk-200m, frames
+ * 208543-208545: the writer was in write() for 10.9 ms). unknown. */
+static void test_early_ack_not_delayed(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	handshake(&v, 200);
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 500, 1000, 1000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 501, 0, 1000, 16000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 501, ISS + 1, 1000, 1000, 16050});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_UNKNOWN);
+	CHECK(strstr(v.ev[0].u.stall.reason, "sooner than any delayed-ACK timer") != NULL);
+	CHECK_EQ_U(v.res.stall.by_class[STALL_DELAYED_ACK], 0);
+	CHECK(strstr(v.ev[0].u.stall.advice, "a capture at the receiver decides") != NULL);
+}
+
+/* The same beside the receiver (the client: its loop 10 us, the server's
+ * 200 us): the capture saw the data arrive and the ACK leave, so the
+ * advice names R's host; in the middle (above) it asks for that capture. */
+static void test_early_ack_at_receiver(void)
+{
+	struct convo v;
+
+	convo_init(&v);
+	send_seg(&v, &(struct seg){C2S, S, ISS, 0, 0, 1000, 0, 1000, 3});
+	send_seg(&v, &(struct seg){S2C, S | A, IRS, ISS + 1, 0, 1000, 200, 1000, 3});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 1, 0, 1000, 210});
+	send_seg(&v, &(struct seg){S2C, A | P, IRS + 1, ISS + 1, 500, 1000, 1000});
+	send_seg(&v, &(struct seg){C2S, A, ISS + 1, IRS + 501, 0, 1000, 16000});
+	send_seg(&v, &(struct seg){S2C, A, IRS + 501, ISS + 1, 1000, 1000, 16050});
+	finish(&v);
+	CHECK_EQ_U(v.nev, 1);
+	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_UNKNOWN);
+	CHECK(strstr(v.ev[0].u.stall.advice, "beside the receiver") != NULL);
+}
+
 /* The first response of a connection held ~200 ms after the request (S
  * had sent nothing before): a turn boundary with a timer's signature too,
  * whatever the response's size; kept apart from proven stalls. */
@@ -614,6 +655,8 @@ int main(void)
 	test_unknown_capture_loss();
 	test_threshold_rtt_factor();
 	test_delayed_ack_full_segment();
+	test_early_ack_not_delayed();
+	test_early_ack_at_receiver();
 	test_timer_like_first_response();
 	test_think_time_sweep();
 	test_rwnd_limited();

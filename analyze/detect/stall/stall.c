@@ -41,7 +41,10 @@
  *        -> delayed_ack: R held the ACK (RFC 1122 4.2.3.2: at most 500 ms;
  *        Linux 40 ms TCP_DELACK_MIN to 200 ms TCP_DELACK_MAX), and when S's
  *        next segment is below the MSS, Nagle (RFC 896) held it. An ACK held
- *        longer than 500 ms is no delayed ACK -> unknown. If S sends nothing
+ *        longer than 500 ms is no delayed ACK -> unknown; so is one held
+ *        under 30 ms (TCP_DELACK_MIN less a jiffy) for S's only segment in
+ *        flight when S then sends full segments: no timer was that quick,
+ *        and Nagle held nothing (R's host answered late). If S sends nothing
  *        after the ACK, nobody waited for it: no stall.
  *   all S sent was pushed and ACKed (a turn boundary, or a pause in a
  *        one-way transfer) and S resumes: think time, whatever its length,

@@ -21,6 +21,22 @@ enum {
 
 /* RFC 1122 4.2.3.2: an ACK is delayed by less than 0.5 s. */
 #define STALL_DELACK_MAX_NS (500ll * 1000000ll)
+/* The shortest delayed-ACK timer: Linux's TCP_DELACK_MIN / TCP_ATO_MIN
+ * (HZ/25, 40 ms), armed at jiffies + ato, so up to a jiffy early in wall
+ * time (10 ms at HZ=100); BSD, macOS and Windows wait longer. */
+#define STALL_DELACK_MIN_NS (30ll * 1000000ll)
+/* A capture this close to a host (its loop there and back) sees it answer. */
+#define STALL_NEAR_NS (1000000ll)
+
+/* Is this capture beside dir's receiver R (its loop to R under 1 ms and
+ * under a quarter of the loop to S)? There the data is seen to arrive and
+ * R's answer to leave: a hold between them is R's host, not the path. */
+static bool stall_near_receiver(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	int64_t to_r = tcp_loop_rtt(c, (enum sum_dir_id) !dir), to_s = tcp_loop_rtt(c, dir);
+
+	return to_r >= 0 && to_r < STALL_NEAR_NS && to_s >= 0 && to_r < to_s / 4;
+}
 
 /* A silence that was the application's (or S's own rate): think time. */
 static void stall_add_think(struct stall_state *cold, int64_t ns)
@@ -690,6 +706,22 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 		f.cls = STALL_UNKNOWN;
 		f.reason = stall_r_slow_ack;
 		f.evidence = stall_e_slow_ack;
+	} else if (st->dack_delay >= 0 && st->dack_delay < STALL_DELACK_MIN_NS &&
+		   seg->len >= hot->d[st->dack_dir].mss &&
+		   st->dack_in_flight <= st->dack_last_len) {
+		/* R had ACKed all but S's last segment, and an ACK cancels
+		 * R's delayed-ACK timer (tcp_event_ack_sent()): a timer for
+		 * that segment alone fires no sooner than TCP_DELACK_MIN.
+		 * An ACK held less than that was sent by R's host (its reader
+		 * draining a pushed segment, tcp_cleanup_rbuf(), or its
+		 * softirq running late), and S's full segments after it were
+		 * not held for it (Nagle holds only a partial one). */
+		f.cls = STALL_UNKNOWN;
+		f.reason = stall_r_early_ack;
+		f.evidence = stall_e_early_ack;
+		f.advice = stall_near_receiver(c, (enum sum_dir_id)st->dack_dir)
+			       ? stall_a_early_ack_here
+			       : stall_a_late_ack;
 	} else if (seg->len < hot->d[st->dack_dir].mss) {
 		/* Nagle (RFC 896) holds a segment below the MSS while data is
 		 * unacknowledged: the segment S sends after the ACK says so. */

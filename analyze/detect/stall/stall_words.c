@@ -41,6 +41,17 @@ const char stall_e_late_ack[] =
 const char stall_a_late_ack[] =
     "a capture at the receiver decides where: data arriving late is the path's, an ACK leaving "
     "late is the receiver host's; TCP_NODELAY or quick ACKs would not help";
+const char stall_r_early_ack[] =
+    "the receiver's ACK came later than the path explains but sooner than any delayed-ACK timer "
+    "(Linux: 40 ms), and nothing shows the sender waited for it: the receiver's host (a reader "
+    "or a CPU that ran late) held the ACK while the sender's application sent nothing";
+const char stall_e_early_ack[] =
+    "one segment was in flight below the receiver's window, the receiver having ACKed all "
+    "before it; its ACK came after less than 30 ms and the sender then sent full segments";
+const char stall_a_early_ack_here[] =
+    "this capture is beside the receiver: the data arrived and its ACK left late, so the "
+    "receiver's host held it (its application reading late, or its CPU); see the receiver's "
+    "CPU and run queue at that time; TCP_NODELAY or quick ACKs would not help";
 const char stall_r_dack_noread[] =
     "the receiving application was not reading: a receiver holds the ACK of a second full "
     "segment while the window it could offer is smaller than the last (Linux: "
