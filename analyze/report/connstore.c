@@ -203,10 +203,14 @@ int cs_put(struct cs_store *s, const struct sum_conn *c)
 			struct sum_conn *m = realloc(s->mem, n * CS_REC);
 			if (!m)
 				return ERR_NOMEM;
-			memset(m + s->mem_slots, 0, (n - s->mem_slots) * CS_REC);
 			s->mem = m;
 			s->mem_slots = n;
 		}
+		/* Records past max_id are never read (compaction and the spill
+		 * stop there): only the ids skipped below this one are zeroed,
+		 * not all the room the array grew by (2.5 KB a record). */
+		if (id > s->max_id + 1)
+			memset(s->mem + s->max_id, 0, (id - 1 - s->max_id) * CS_REC);
 		s->mem[id - 1] = *c;
 	}
 	s->present[(id - 1) / 64] |= 1ull << ((id - 1) % 64);
