@@ -17,6 +17,29 @@ static const char digit_pairs[201] = "00010203040506070809"
 				     "80818283848586878889"
 				     "90919293949596979899";
 
+static const uint64_t pow10_u64[20] = {
+    1ull,
+    10ull,
+    100ull,
+    1000ull,
+    10000ull,
+    100000ull,
+    1000000ull,
+    10000000ull,
+    100000000ull,
+    1000000000ull,
+    10000000000ull,
+    100000000000ull,
+    1000000000000ull,
+    10000000000000ull,
+    100000000000000ull,
+    1000000000000000ull,
+    10000000000000000ull,
+    100000000000000000ull,
+    1000000000000000000ull,
+    10000000000000000000ull,
+};
+
 /* Digits of u, right-aligned to end; returns where they start. */
 static char *fmt_u64(char *end, uint64_t u)
 {
@@ -49,9 +72,10 @@ size_t jo_fmt_int(char *buf, int64_t v)
 		return 1;
 	}
 
-	/* Count the digits first so they go straight to their place. */
-	for (uint64_t t = u; t >= 10; t /= 10)
-		n++;
+	/* Count the digits first so they go straight to their place: from
+	 * the highest bit, log10(2) ~ 1233 / 4096, then one compare. */
+	unsigned lg = (unsigned)(63 - __builtin_clzll(u)) * 1233 >> 12; /* u >= 10 */
+	n = lg + 1 + (u >= pow10_u64[lg + 1]);
 	if (sign)
 		buf[0] = '-';
 	fmt_u64(buf + sign + n, u);
@@ -95,29 +119,6 @@ size_t jo_fmt_real_printf(char *buf, double v)
 }
 
 #define REAL_DIGITS 16 /* "%.16g" */
-
-static const uint64_t pow10_u64[20] = {
-    1ull,
-    10ull,
-    100ull,
-    1000ull,
-    10000ull,
-    100000ull,
-    1000000ull,
-    10000000ull,
-    100000000ull,
-    1000000000ull,
-    10000000000ull,
-    100000000000ull,
-    1000000000000ull,
-    10000000000000ull,
-    100000000000000ull,
-    1000000000000000ull,
-    10000000000000000ull,
-    100000000000000000ull,
-    1000000000000000000ull,
-    10000000000000000000ull,
-};
 
 /* 10^k for k <= 38, exact in 128 bits. */
 static unsigned __int128 pow10_u128(unsigned k)
