@@ -10,9 +10,17 @@
 #include "analyze/report/jsonout_int.h"
 #include "common/grow.h"
 
-static int reserve(struct jo_buf *b, size_t more)
+__attribute__((noinline, cold)) static int reserve_grow(struct jo_buf *b, size_t more)
 {
 	return GROW(b->p, b->cap, b->len + more, 4096);
+}
+
+/* Room for more bytes: inline where there is (every value asks). */
+static inline __attribute__((always_inline)) int reserve(struct jo_buf *b, size_t more)
+{
+	if (__builtin_expect(more <= b->cap - b->len, 1))
+		return 0;
+	return reserve_grow(b, more);
 }
 
 static int put(struct jo_buf *b, const char *s, size_t n)
