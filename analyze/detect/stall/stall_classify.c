@@ -620,6 +620,78 @@ __attribute__((noinline)) void stall_gap(struct tcp_conn *c, const struct det_en
 		stall_gap_ack(c, env);
 }
 
+/* What held the ACK that ended a gap, S having answered it with seg: the
+ * class, its words and advice into f (stall_dack_resolve()). */
+static void stall_dack_class(const struct tcp_conn *c, const struct stall_state *st,
+			     const struct tcp_seg *seg, bool full, struct stall_found *f)
+{
+	const struct stall_hot *hot = &c->dhot.stall;
+	uint32_t mss = hot->d[st->dack_dir].mss;
+	bool late = mss && (st->dack_acked >= 2 * mss || st->dack_in_flight >= 2 * (uint64_t)mss);
+
+	if (full) {
+		f->cls = STALL_RWND_LIMITED;
+		f->reason = stall_r_rwnd;
+		f->evidence = stall_e_rwnd;
+		f->advice = stall_a_rwnd;
+	} else if (late && st->dack_win_drop && st->dack_delay <= STALL_DELACK_MAX_NS) {
+		/* Linux ACKs a second full segment at once only if the window
+		 * it would offer is no smaller than the one it offered
+		 * (tcp_input.c __tcp_ack_snd_check(): __tcp_select_window() >=
+		 * rcv_wnd); an application that does not read shrinks it, and
+		 * the delayed-ACK timer sends the ACK. This ACK's smaller
+		 * window is that evidence (nstat: TcpExtDelayedACKs at R). */
+		f->cls = STALL_DELAYED_ACK;
+		f->reason = stall_r_dack_noread;
+		f->evidence = stall_e_dack_noread;
+		f->advice = stall_a_dack_noread;
+	} else if (late) {
+		/* RFC 1122 4.2.3.2: an ACK at least every second full segment;
+		 * Linux ACKs at once when more than one full segment is
+		 * unacknowledged (__tcp_ack_snd_check()), holding it only while
+		 * its window cannot advance -- and a flight below the window
+		 * (the case above) says it could: the data or its ACK was held
+		 * on the path (a bottleneck's queue) or in R's host. */
+		f->cls = STALL_UNKNOWN;
+		f->reason = stall_r_late_ack;
+		f->evidence = stall_e_late_ack;
+		f->advice = stall_a_late_ack;
+	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
+		/* (dack_delay: the hold after the path's loop to R.) */
+		f->cls = STALL_UNKNOWN;
+		f->reason = stall_r_slow_ack;
+		f->evidence = stall_e_slow_ack;
+	} else if (st->dack_delay >= 0 && st->dack_delay < STALL_DELACK_MIN_NS &&
+		   seg->len >= hot->d[st->dack_dir].mss &&
+		   st->dack_in_flight <= st->dack_last_len) {
+		/* R had ACKed all but S's last segment, and an ACK cancels
+		 * R's delayed-ACK timer (tcp_event_ack_sent()): a timer for
+		 * that segment alone fires no sooner than TCP_DELACK_MIN.
+		 * An ACK held less than that was sent by R's host (its reader
+		 * draining a pushed segment, tcp_cleanup_rbuf(), or its
+		 * softirq running late), and S's full segments after it were
+		 * not held for it (Nagle holds only a partial one). */
+		f->cls = STALL_UNKNOWN;
+		f->reason = stall_r_early_ack;
+		f->evidence = stall_e_early_ack;
+		f->advice = stall_near_receiver(c, (enum sum_dir_id)st->dack_dir)
+				? stall_a_early_ack_here
+				: stall_a_late_ack;
+	} else if (seg->len < hot->d[st->dack_dir].mss) {
+		/* Nagle (RFC 896) holds a segment below the MSS while data is
+		 * unacknowledged: the segment S sends after the ACK says so. */
+		f->cls = STALL_DELAYED_ACK;
+		f->reason = stall_r_nagle;
+		f->evidence = stall_e_nagle;
+		f->advice = stall_a_nagle;
+	} else {
+		f->cls = STALL_DELAYED_ACK;
+		f->reason = stall_r_dack;
+		f->evidence = stall_e_dack;
+		f->advice = stall_a_dack;
+	}
+}
+
 /*
  * A packet after the ACK that ended a gap: did S wait for that ACK? S's
  * answer passes here one loop to S after the ACK did (from a receiver-side
@@ -660,8 +732,6 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 
 	/* dack_rwnd is UINT64_MAX unless R limited S (stall_gap()). */
 	bool full = st->dack_rwnd != UINT64_MAX;
-	uint32_t mss = hot->d[st->dack_dir].mss;
-	bool late = mss && (st->dack_acked >= 2 * mss || st->dack_in_flight >= 2 * (uint64_t)mss);
 	struct stall_found f = {
 	    .dir = (enum sum_dir_id)st->dack_dir,
 	    .start = st->dack_start,
@@ -674,67 +744,7 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 	    .rel_una = st->dack_rel_una,
 	    .rwnd = full ? st->dack_rwnd : hot->d[st->dack_dir].rwnd,
 	};
-	if (full) {
-		f.cls = STALL_RWND_LIMITED;
-		f.reason = stall_r_rwnd;
-		f.evidence = stall_e_rwnd;
-		f.advice = stall_a_rwnd;
-	} else if (late && st->dack_win_drop && st->dack_delay <= STALL_DELACK_MAX_NS) {
-		/* Linux ACKs a second full segment at once only if the window
-		 * it would offer is no smaller than the one it offered
-		 * (tcp_input.c __tcp_ack_snd_check(): __tcp_select_window() >=
-		 * rcv_wnd); an application that does not read shrinks it, and
-		 * the delayed-ACK timer sends the ACK. This ACK's smaller
-		 * window is that evidence (nstat: TcpExtDelayedACKs at R). */
-		f.cls = STALL_DELAYED_ACK;
-		f.reason = stall_r_dack_noread;
-		f.evidence = stall_e_dack_noread;
-		f.advice = stall_a_dack_noread;
-	} else if (late) {
-		/* RFC 1122 4.2.3.2: an ACK at least every second full segment;
-		 * Linux ACKs at once when more than one full segment is
-		 * unacknowledged (__tcp_ack_snd_check()), holding it only while
-		 * its window cannot advance -- and a flight below the window
-		 * (the case above) says it could: the data or its ACK was held
-		 * on the path (a bottleneck's queue) or in R's host. */
-		f.cls = STALL_UNKNOWN;
-		f.reason = stall_r_late_ack;
-		f.evidence = stall_e_late_ack;
-		f.advice = stall_a_late_ack;
-	} else if (st->dack_delay > STALL_DELACK_MAX_NS) {
-		/* (dack_delay: the hold after the path's loop to R.) */
-		f.cls = STALL_UNKNOWN;
-		f.reason = stall_r_slow_ack;
-		f.evidence = stall_e_slow_ack;
-	} else if (st->dack_delay >= 0 && st->dack_delay < STALL_DELACK_MIN_NS &&
-		   seg->len >= hot->d[st->dack_dir].mss &&
-		   st->dack_in_flight <= st->dack_last_len) {
-		/* R had ACKed all but S's last segment, and an ACK cancels
-		 * R's delayed-ACK timer (tcp_event_ack_sent()): a timer for
-		 * that segment alone fires no sooner than TCP_DELACK_MIN.
-		 * An ACK held less than that was sent by R's host (its reader
-		 * draining a pushed segment, tcp_cleanup_rbuf(), or its
-		 * softirq running late), and S's full segments after it were
-		 * not held for it (Nagle holds only a partial one). */
-		f.cls = STALL_UNKNOWN;
-		f.reason = stall_r_early_ack;
-		f.evidence = stall_e_early_ack;
-		f.advice = stall_near_receiver(c, (enum sum_dir_id)st->dack_dir)
-			       ? stall_a_early_ack_here
-			       : stall_a_late_ack;
-	} else if (seg->len < hot->d[st->dack_dir].mss) {
-		/* Nagle (RFC 896) holds a segment below the MSS while data is
-		 * unacknowledged: the segment S sends after the ACK says so. */
-		f.cls = STALL_DELAYED_ACK;
-		f.reason = stall_r_nagle;
-		f.evidence = stall_e_nagle;
-		f.advice = stall_a_nagle;
-	} else {
-		f.cls = STALL_DELAYED_ACK;
-		f.reason = stall_r_dack;
-		f.evidence = stall_e_dack;
-		f.advice = stall_a_dack;
-	}
+	stall_dack_class(c, st, seg, full, &f);
 	stall_emit(c, env, &f);
 }
 
