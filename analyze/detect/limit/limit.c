@@ -139,6 +139,22 @@ static int64_t limit_react_wait(const struct tcp_conn *c, enum sum_dir_id dir)
 	return clock_sat_add(limit_react(c, dir), srtt > 0 ? srtt : limit_rtt(c, dir));
 }
 
+/* What R's window and S's segment size are after the segment just
+ * processed, read once a direction a packet: limit_observe() and
+ * limit_classify() both need them, and the engine's state does not change
+ * between the two. */
+struct limit_view {
+	uint64_t rwnd; /* R's window (tcp_peer_window()), if known */
+	uint32_t mss;  /* S's segment size (limit_mss()) */
+	bool known;
+};
+
+static void limit_view_of(const struct tcp_conn *c, enum sum_dir_id k, struct limit_view *v)
+{
+	v->rwnd = tcp_peer_window(c, k, &v->known);
+	v->mss = limit_mss(c, k);
+}
+
 /* The pending idle (sender_app with nothing in flight) up to t: S sent
  * again, so it was a pause between writes. */
 static void limit_idle_commit(struct limit_dir_state *s, const struct det_env *env, int64_t t)
@@ -194,6 +210,8 @@ static int64_t limit_new_stall(struct tcp_conn *c, struct limit_state *st)
 	if (!c->det.stall)
 		return 0;
 	s = &c->det.stall->sum;
+	if (s->count == st->stall_total)
+		return 0; /* no new stall: its count, time and classes move together */
 	n = limit_stall_count(s);
 	total = s->count;
 	dt = s->time_ns - st->stall_time;
@@ -223,17 +241,17 @@ static int64_t limit_far_loop(const struct tcp_conn *c, enum sum_dir_id k)
 
 /* R's ACK and window, a sample every quarter loop (R's packets only). */
 static void limit_far_note(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
-			   int64_t now, int64_t loop)
+			   int64_t now, int64_t loop, const struct limit_view *v)
 {
 	unsigned h = s->far_head;
 	struct limit_far *ring = s->far->ring;
 	const struct limit_far *last = &ring[h ? h - 1 : LIMIT_FAR_RING - 1];
-	bool known;
-	uint64_t win = tcp_peer_window(c, k, &known);
+	bool known = v->known;
+	uint64_t win = v->rwnd;
 
 	/* A window that opens from below a segment is kept whatever the
 	 * spacing: S answers it at once, and must be judged against it. */
-	uint32_t mss = limit_mss(c, k);
+	uint32_t mss = v->mss;
 	bool opens = s->far_n && last->win < mss && win >= mss;
 	if (!known || !c->half[k].have_una || (s->far_n && now - last->ts < loop / 4 && !opens))
 		return;
@@ -273,14 +291,14 @@ static const struct limit_far *limit_far_then(struct limit_dir_state *s, int64_t
 
 /* What the segment just processed says about direction k's limits. */
 static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
-			  int64_t now)
+			  int64_t now, const struct limit_view *v)
 {
 	const struct tcp_seg *seg = &c->tp->seg;
 	const struct tcp_half *h = &c->half[k];
 
 	if (seg->dir == (enum sum_dir_id)k) {
 		/* S's segment. */
-		if ((seg->kind & TCP_SEG_NEW_DATA) && s->after_ack && seg->len >= limit_mss(c, k)) {
+		if ((seg->kind & TCP_SEG_NEW_DATA) && s->after_ack && seg->len >= v->mss) {
 			/* A burst after R's packet: did that packet start it? Full
 			 * segments only: Nagle (RFC 896) releases a write's short
 			 * tail on an ACK whoever paces the writes. */
@@ -316,7 +334,7 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 	s->after_ack = true;
 	s->ack_ts = now;
 	if (s->far_loop)
-		limit_far_note(c, s, k, now, s->far_loop);
+		limit_far_note(c, s, k, now, s->far_loop, v);
 	if (c->half[!k].dupack_run >= 3 && !s->recovering && tcp_in_flight(c, k)) {
 		/* RFC 5681 3.2: the third duplicate ACK starts recovery. */
 		s->out.recoveries++;
@@ -371,11 +389,11 @@ static bool limit_far_queued(const struct limit_dir_state *s)
 /* The class of the interval that starts now, for direction k; LIMIT_IDLE:
  * sender_app with nothing in flight. */
 static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
-			       int64_t now)
+			       int64_t now, const struct limit_view *v)
 {
-	uint32_t flight = tcp_in_flight(c, k), mss = limit_mss(c, k);
-	bool known;
-	uint64_t rwnd = tcp_peer_window(c, k, &known);
+	uint32_t flight = tcp_in_flight(c, k), mss = v->mss;
+	bool known = v->known;
+	uint64_t rwnd = v->rwnd;
 	const struct limit_far *then = s->far_loop ? limit_far_then(s, now, s->far_loop) : NULL;
 	bool queued = limit_far_queued(s);
 
@@ -576,8 +594,10 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		struct limit_dir_state *s = st->d[k];
 		if (!s)
 			continue;
-		limit_observe(c, s, (enum sum_dir_id)k, now);
-		s->cls = (uint8_t)limit_classify(c, s, (enum sum_dir_id)k, now);
+		struct limit_view v;
+		limit_view_of(c, (enum sum_dir_id)k, &v);
+		limit_observe(c, s, (enum sum_dir_id)k, now, &v);
+		s->cls = (uint8_t)limit_classify(c, s, (enum sum_dir_id)k, now, &v);
 		int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, (enum sum_dir_id)k);
 		if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
 			s->out.rtt_min_ns = min;
