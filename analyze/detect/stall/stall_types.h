@@ -83,9 +83,11 @@ struct stall_hot {
 	uint32_t last_input;
 	uint8_t last_dir; /* enum sum_dir_id of the latest packet */
 	bool have_last;
-	bool dack_open;		     /* see stall_state.dack_* */
-	bool probe_open;	     /* see stall_state.probe */
-	bool zw_wait_open;	     /* see stall_state.zw_wait */
+	/* Bits: the header fits 24 bytes, d[] starts at the next 8 (the
+	 * struct is 120 bytes, not 128: tcp_conn's size, every live one). */
+	bool dack_open : 1;	     /* see stall_state.dack_* */
+	bool probe_open : 1;	     /* see stall_state.probe */
+	bool zw_wait_open : 1;	     /* see stall_state.zw_wait */
 	struct stall_dir_state d[2]; /* by enum sum_dir_id */
 };
 
