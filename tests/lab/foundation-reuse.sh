@@ -12,7 +12,8 @@
 #
 # Checks: 2 connections on the same 4-tuple, summary.flows.port_reused >= 1,
 # s2c unique_bytes 100000 and 250000 in that order, both closed, different
-# client ISNs, and no retransmissions.
+# client ISNs, and the retransmissions B's kernel counted (none on a clean
+# path: any is the host's timers, a harness fault).
 # Exit 0 pass, 1 fail, 77 skip; one line of measured vs expected on stdout.
 set -euo pipefail
 
@@ -70,7 +71,11 @@ read -r nconn reused c0 s0 c1 s1 u0 u1 st0 st1 i0 i1 r0 r1 < <(lab_values "$json
 lab_harness "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
 lab_check "server had ${tw[1]} TIME_WAIT sockets on the 4-tuple before round 2, want 1" \
 	"${tw[1]}" -eq 1
-lab_check "B's TcpRetransSegs $retrans" "$retrans" -eq 0
+# A clean veth loses nothing: a retransmission is a timer that fired while
+# the hypervisor stopped a host (TLP at a few ms of srtt); the experiment
+# asked for none (run again, then a skip). tcpsift's count is held to the
+# kernel's either way (below).
+lab_harness "B's TcpRetransSegs $retrans on a clean path" "$retrans" -eq 0
 
 # tcpsift.
 want_c="$LAB_IP4_A:40001" want_s="$LAB_IP4_B:5001"
@@ -82,7 +87,8 @@ lab_check "connection 1 s2c unique_bytes $u0 != ${SIZES[0]}" "$u0" -eq "${SIZES[
 lab_check "connection 2 s2c unique_bytes $u1 != ${SIZES[1]}" "$u1" -eq "${SIZES[1]}"
 lab_check "states $st0/$st1, want closed/closed" "$st0/$st1" = closed/closed
 lab_check "both connections have client ISN $i0" "$i0" != "$i1"
-lab_check "retransmissions $r0/$r1 != 0/0" "$r0/$r1" = 0/0
+lab_check "retransmissions $r0/$r1, want $retrans in all (B's TcpRetransSegs)" \
+	"$((r0 + r1))" -eq "$retrans"
 
 lab_verdict "connections $nconn (2) on $want_c -> $want_s, port_reused $reused (>= 1)," \
 	"unique_bytes $u0/$u1 (${SIZES[0]}/${SIZES[1]}), states $st0/$st1 (closed)," \
