@@ -257,8 +257,9 @@ col_of() { # FILE HEAD: the field number of HEAD in the table head of FILE
 	awk -v h="$2" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/(▼|▲)$/, "", x); if (x == h) {print i; exit}}}' "$1"
 }
 nstall=$(col_of "$TUI_DIR/big.txt" STALL)
+before=$(tui_screen big)
 for _ in $(seq $((nstall - 1))); do tui_tmux send-keys -t big '>'; done
-sleep 0.3
+tui_settle big "$before"
 tui_screen big >"$TUI_DIR/sort.txt"
 check "> to STALL: marked in the head" grep -q 'STALL▼' "$TUI_DIR/sort.txt"
 first=$(awk -v c="$nstall" '/^ +# /{getline; print $c; exit}' "$TUI_DIR/sort.txt")
@@ -267,25 +268,27 @@ tui_keys big '<'
 check "< moves the sort one column left" grep -q 'LOSS%▼' <(tui_screen big)
 tui_keys big '>'
 tui_keys big S
+check "S reverses the order" tui_wait big 'STALL▲' 3
 tui_screen big >"$TUI_DIR/sort2.txt"
-check "S reverses the order" grep -q 'STALL▲' "$TUI_DIR/sort2.txt"
 last=$(awk -v c="$nstall" '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {v=$c} END{print v}' "$TUI_DIR/sort2.txt")
 check "reversed: most stalls last ($last)" [ "$last" = 19 ]
 # a click on PKTS' head (SGR report: 1-based column and line)
 hy=$(awk '/^ +# /{print NR; exit}' "$TUI_DIR/sort2.txt")
 px=$(awk '/^ +# /{print index($0, " PKTS") + 2; exit}' "$TUI_DIR/sort2.txt")
+before=$(tui_screen big)
 tui_tmux send-keys -t big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
-sleep 0.4
+tui_settle big "$before"
+check "a click on the PKTS head sorts by it" tui_wait big 'PKTS▼' 3
 tui_screen big >"$TUI_DIR/click.txt"
 npk=$(col_of "$TUI_DIR/click.txt" PKTS)
-check "a click on the PKTS head sorts by it" grep -q 'PKTS▼' "$TUI_DIR/click.txt"
 order=$(awk -v c="$npk" '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {print $c}' "$TUI_DIR/click.txt" | tr '\n' ' ')
 check "clicked PKTS: biggest first ($order)" python3 -c "import sys; v=[int(x) for x in sys.argv[1].split()]; sys.exit(v != sorted(v, reverse=True) or len(v) < 3)" "$order"
 tui_tmux send-keys -t big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
 check "a second click reverses it" tui_wait big 'PKTS▲' 2
 # a click on the third row selects it
+before=$(tui_screen big)
 tui_tmux send-keys -t big -l $'\e'"[<0;10;$((hy + 3))M"$'\e'"[<0;10;$((hy + 3))m"
-sleep 0.3
+tui_settle big "$before"
 check "a click on a row selects it" python3 -c "import sys; l=sys.stdin.read().split('\n')[$((hy + 2))]; sys.exit('\x1b[7m' not in l)" < <(tui_screen_e big)
 # t: C>S and S>C as rates (an ended replay: 0), t again: the totals
 tui_keys big t
@@ -384,8 +387,9 @@ tui_screen big >"$TUI_DIR/log1.txt"
 n=$(grep -c '^  └' "$TUI_DIR/log1.txt")
 check "Enter expands the group: its findings under it ($n lines)" [ "$n" -ge 5 ]
 first0=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log1.txt")
+before=$(tui_screen big)
 for _ in $(seq 40); do tui_tmux send-keys -t big Down; done
-sleep 0.3
+tui_settle big "$before"
 tui_screen big >"$TUI_DIR/log2.txt"
 first1=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log2.txt")
 check "Down past the pane's end scrolls it" [ "$first0" != "$first1" ]

@@ -81,13 +81,38 @@ tui_wait()
 	return 1
 }
 
+# tui_settle NAME BEFORE: after input sent to NAME, whose screen was BEFORE,
+# wait until the screen has changed and then held still for 0.2 s; a key
+# with no visible effect leaves it BEFORE: 1 s of that ends the wait; 4 s
+# at most (a screen that keeps moving). Not a fixed pause: a sanitized tui
+# sharing two cores with other suites may take longer than one, and an idle
+# machine needs far less.
+tui_settle()
+{
+	local name=$1 before=$2 prev=$2 cur i still=0
+	for i in $(seq 80); do
+		sleep 0.05
+		cur=$(tui_screen "$name" 2>/dev/null) || return 0
+		if [ "$cur" = "$before" ]; then
+			[ "$i" -ge 20 ] && return 0
+		elif [ "$cur" = "$prev" ]; then
+			still=$((still + 1))
+			[ "$still" -ge 4 ] && return 0
+		else
+			still=0
+		fi
+		prev=$cur
+	done
+}
+
 # tui_keys NAME KEY...: tmux send-keys, then let the screen settle.
 tui_keys()
 {
-	local name=$1
+	local name=$1 before
 	shift
+	before=$(tui_screen "$name" 2>/dev/null)
 	tui_tmux send-keys -t "$name" "$@"
-	sleep 0.3
+	tui_settle "$name" "$before"
 }
 
 # tui_wait_exit NAME [SECS]: wait for the tui to exit; its status on stdout.
