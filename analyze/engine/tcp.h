@@ -540,6 +540,9 @@ static inline int64_t tcp_min_rtt(const struct tcp_conn *c, enum sum_dir_id dir)
  * unknown.
  */
 int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side);
+/* Where the capture point sits for dir's data, by those loops: the rule
+ * the report's vantage_side gives (sum_vantage_side()), live. */
+enum sum_vantage_side tcp_vantage_side(const struct tcp_conn *c, enum sum_dir_id dir);
 
 /*
  * When h's side first sent a TSval newer than tsval (at the latest), or -1 (unknown

@@ -96,6 +96,15 @@ int64_t tcp_loop_rtt(const struct tcp_conn *c, enum sum_dir_id side)
 	return min_known(v, rtt_min(&o->st.rtt_ts));
 }
 
+enum sum_vantage_side tcp_vantage_side(const struct tcp_conn *c, enum sum_dir_id dir)
+{
+	struct sum_path p = {.rtt_ns = -1};
+
+	for (int side = 0; side < SUM_DIR_COUNT; side++)
+		p.loop_ns[side] = tcp_loop_rtt(c, (enum sum_dir_id)side);
+	return sum_vantage_side(&p, dir);
+}
+
 int64_t tcp_ts_next_sent(const struct tcp_half *h, uint32_t tsval)
 {
 	unsigned cap = h->tsring_cap;

@@ -65,7 +65,7 @@ size_t jo_fmt_int(char *buf, int64_t v)
 {
 	/* Negate in unsigned space: INT64_MIN has no positive counterpart. */
 	uint64_t u = v < 0 ? 0ull - (uint64_t)v : (uint64_t)v;
-	size_t n = 1, sign = v < 0;
+	size_t n, sign = v < 0;
 
 	if (v >= 0 && v < 10) { /* most counts of a report: 0, 1 ... */
 		buf[0] = (char)('0' + v);

@@ -25,18 +25,6 @@ enum {
  * (HZ/25, 40 ms), armed at jiffies + ato, so up to a jiffy early in wall
  * time (10 ms at HZ=100); BSD, macOS and Windows wait longer. */
 #define STALL_DELACK_MIN_NS (30ll * 1000000ll)
-/* A capture this close to a host (its loop there and back) sees it answer. */
-#define STALL_NEAR_NS (1000000ll)
-
-/* Is this capture beside dir's receiver R (its loop to R under 1 ms and
- * under a quarter of the loop to S)? There the data is seen to arrive and
- * R's answer to leave: a hold between them is R's host, not the path. */
-static bool stall_near_receiver(const struct tcp_conn *c, enum sum_dir_id dir)
-{
-	int64_t to_r = tcp_loop_rtt(c, (enum sum_dir_id) !dir), to_s = tcp_loop_rtt(c, dir);
-
-	return to_r >= 0 && to_r < STALL_NEAR_NS && to_s >= 0 && to_r < to_s / 4;
-}
 
 /* A silence that was the application's (or S's own rate): think time. */
 static void stall_add_think(struct stall_state *cold, int64_t ns)
@@ -661,8 +649,7 @@ static void stall_dack_class(const struct tcp_conn *c, const struct stall_state 
 		f->cls = STALL_UNKNOWN;
 		f->reason = stall_r_slow_ack;
 		f->evidence = stall_e_slow_ack;
-	} else if (st->dack_delay >= 0 && st->dack_delay < STALL_DELACK_MIN_NS &&
-		   seg->len >= hot->d[st->dack_dir].mss &&
+	} else if (st->dack_delay >= 0 && st->dack_delay < STALL_DELACK_MIN_NS && seg->len >= mss &&
 		   st->dack_in_flight <= st->dack_last_len) {
 		/* R had ACKed all but S's last segment, and an ACK cancels
 		 * R's delayed-ACK timer (tcp_event_ack_sent()): a timer for
@@ -674,10 +661,13 @@ static void stall_dack_class(const struct tcp_conn *c, const struct stall_state 
 		f->cls = STALL_UNKNOWN;
 		f->reason = stall_r_early_ack;
 		f->evidence = stall_e_early_ack;
-		f->advice = stall_near_receiver(c, (enum sum_dir_id)st->dack_dir)
-				? stall_a_early_ack_here
-				: stall_a_late_ack;
-	} else if (seg->len < hot->d[st->dack_dir].mss) {
+		/* Beside R (the report's vantage_side), the data is seen to
+		 * arrive and the ACK to leave: the hold is R's host's. */
+		f->advice =
+		    tcp_vantage_side(c, (enum sum_dir_id)st->dack_dir) == SUM_VANTAGE_RECEIVER
+			? stall_a_early_ack_here
+			: stall_a_late_ack;
+	} else if (seg->len < mss) {
 		/* Nagle (RFC 896) holds a segment below the MSS while data is
 		 * unacknowledged: the segment S sends after the ACK says so. */
 		f->cls = STALL_DELAYED_ACK;
