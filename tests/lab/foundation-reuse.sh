@@ -71,8 +71,9 @@ read -r nconn reused c0 s0 c1 s1 u0 u1 st0 st1 i0 i1 r0 r1 < <(lab_values "$json
 lab_harness "tcpdump dropped $a_drops packets" "$a_drops" -eq 0
 lab_check "server had ${tw[1]} TIME_WAIT sockets on the 4-tuple before round 2, want 1" \
 	"${tw[1]}" -eq 1
-# A clean veth loses nothing: a retransmission is a timer that fired while
-# the hypervisor stopped a host (TLP at a few ms of srtt); the experiment
+# A clean veth loses nothing: a retransmission is the hosts' (a fast
+# retransmission after their backlogs reordered the download, D-SACKed, or
+# a timer that fired while the hypervisor stopped one); the experiment
 # asked for none (run again, then a skip). tcpsift's count is held to the
 # kernel's either way (below).
 lab_harness "B's TcpRetransSegs $retrans on a clean path" "$retrans" -eq 0

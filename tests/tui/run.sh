@@ -257,9 +257,7 @@ col_of() { # FILE HEAD: the field number of HEAD in the table head of FILE
 	awk -v h="$2" '/^ +#.* CLIENT /{for (i = 1; i <= NF; i++) {x = $i; sub(/(▼|▲)$/, "", x); if (x == h) {print i; exit}}}' "$1"
 }
 nstall=$(col_of "$TUI_DIR/big.txt" STALL)
-before=$(tui_screen big)
-for _ in $(seq $((nstall - 1))); do tui_tmux send-keys -t big '>'; done
-tui_settle big "$before"
+tui_keys big -N $((nstall - 1)) '>'
 tui_screen big >"$TUI_DIR/sort.txt"
 check "> to STALL: marked in the head" grep -q 'STALL▼' "$TUI_DIR/sort.txt"
 first=$(awk -v c="$nstall" '/^ +# /{getline; print $c; exit}' "$TUI_DIR/sort.txt")
@@ -275,9 +273,7 @@ check "reversed: most stalls last ($last)" [ "$last" = 19 ]
 # a click on PKTS' head (SGR report: 1-based column and line)
 hy=$(awk '/^ +# /{print NR; exit}' "$TUI_DIR/sort2.txt")
 px=$(awk '/^ +# /{print index($0, " PKTS") + 2; exit}' "$TUI_DIR/sort2.txt")
-before=$(tui_screen big)
-tui_tmux send-keys -t big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
-tui_settle big "$before"
+tui_keys big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
 check "a click on the PKTS head sorts by it" tui_wait big 'PKTS▼' 3
 tui_screen big >"$TUI_DIR/click.txt"
 npk=$(col_of "$TUI_DIR/click.txt" PKTS)
@@ -286,9 +282,7 @@ check "clicked PKTS: biggest first ($order)" python3 -c "import sys; v=[int(x) f
 tui_tmux send-keys -t big -l $'\e'"[<0;$px;${hy}M"$'\e'"[<0;$px;${hy}m"
 check "a second click reverses it" tui_wait big 'PKTS▲' 2
 # a click on the third row selects it
-before=$(tui_screen big)
-tui_tmux send-keys -t big -l $'\e'"[<0;10;$((hy + 3))M"$'\e'"[<0;10;$((hy + 3))m"
-tui_settle big "$before"
+tui_keys big -l $'\e'"[<0;10;$((hy + 3))M"$'\e'"[<0;10;$((hy + 3))m"
 check "a click on a row selects it" python3 -c "import sys; l=sys.stdin.read().split('\n')[$((hy + 2))]; sys.exit('\x1b[7m' not in l)" < <(tui_screen_e big)
 # t: C>S and S>C as rates (an ended replay: 0), t again: the totals
 tui_keys big t
@@ -387,9 +381,7 @@ tui_screen big >"$TUI_DIR/log1.txt"
 n=$(grep -c '^  └' "$TUI_DIR/log1.txt")
 check "Enter expands the group: its findings under it ($n lines)" [ "$n" -ge 5 ]
 first0=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log1.txt")
-before=$(tui_screen big)
-for _ in $(seq 40); do tui_tmux send-keys -t big Down; done
-tui_settle big "$before"
+tui_keys big -N 40 Down
 tui_screen big >"$TUI_DIR/log2.txt"
 first1=$(awk '/FINDINGS/{getline; print; exit}' "$TUI_DIR/log2.txt")
 check "Down past the pane's end scrolls it" [ "$first0" != "$first1" ]

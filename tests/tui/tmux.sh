@@ -105,7 +105,9 @@ tui_settle()
 	done
 }
 
-# tui_keys NAME KEY...: tmux send-keys, then let the screen settle.
+# tui_keys NAME [-N COUNT] [-l] KEY...: tmux send-keys (its flags: a key
+# repeated, a literal string such as a mouse report), then let the screen
+# settle.
 tui_keys()
 {
 	local name=$1 before
