@@ -6,6 +6,7 @@
 #include "common/err.h"
 #include "common/grow.h"
 #include "common/hash.h"
+#include "common/waitq.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -132,20 +133,14 @@ static void *worker_main(void *arg)
 	struct wk_worker *me = arg;
 	struct wk_pool *w = me->pool;
 
+	/* Batch b is in its slot once published passes b (waitq.h: the
+	 * threads hand each other a batch every few hundred microseconds). */
 	for (uint64_t b = 0;; b++) {
+		if (!waitq_wait(&w->work, &w->published, b + 1))
+			return NULL; /* stop_threads() */
 		struct wk_slot *s = &w->slot[b % WK_SLOTS];
-		pthread_mutex_lock(&w->mu);
-		while (!w->quit && !(s->ready && s->batch == b))
-			pthread_cond_wait(&w->work, &w->mu);
-		bool have = s->ready && s->batch == b;
-		pthread_mutex_unlock(&w->mu);
-		if (!have)
-			return NULL;
 		run_batch(me, s);
-		pthread_mutex_lock(&w->mu);
-		if (++s->done == w->n)
-			pthread_cond_signal(&w->done);
-		pthread_mutex_unlock(&w->mu);
+		waitq_add(&w->through, &s->done, w->n);
 	}
 }
 
@@ -156,14 +151,9 @@ static bool merge_oldest(struct wk_pool *w, bool wait)
 	if (w->merged == w->filled)
 		return false;
 	struct wk_slot *s = &w->slot[w->merged % WK_SLOTS];
-	pthread_mutex_lock(&w->mu);
-	while (wait && s->done < w->n)
-		pthread_cond_wait(&w->done, &w->mu);
-	bool through = s->done == w->n;
-	if (through)
-		s->ready = false;
-	pthread_mutex_unlock(&w->mu);
-	if (!through)
+	if (wait)
+		waitq_wait(&w->through, &s->done, w->n);
+	if (waitq_load(&s->done) < w->n)
 		return false;
 	wk_merge_slot(w, s);
 	s->n = s->nsweep = 0;
@@ -182,19 +172,13 @@ static void publish(struct wk_pool *w)
 {
 	struct wk_slot *s = w->cur;
 
-	pthread_mutex_lock(&w->mu);
 	s->batch = w->filled;
-	s->done = 0;
-	s->ready = true;
-	pthread_cond_broadcast(&w->work);
-	pthread_mutex_unlock(&w->mu);
+	s->done = 0; /* no worker looks at it before published says so */
 	w->filled++;
 	w->cur = NULL;
+	waitq_store(&w->work, &w->published, w->filled);
 	run_batch(&w->w[0], s);
-	pthread_mutex_lock(&w->mu);
-	if (++s->done == w->n)
-		pthread_cond_signal(&w->done);
-	pthread_mutex_unlock(&w->mu);
+	waitq_add(&w->through, &s->done, w->n);
 	while (merge_oldest(w, false))
 		;
 }
@@ -393,10 +377,7 @@ void wk_foreach_live(const struct wk_pool *w, void (*fn)(void *ctx, const struct
 
 static void stop_threads(struct wk_pool *w)
 {
-	pthread_mutex_lock(&w->mu);
-	w->quit = true;
-	pthread_cond_broadcast(&w->work);
-	pthread_mutex_unlock(&w->mu);
+	waitq_quit(&w->work);
 	for (unsigned k = 0; k < w->n; k++)
 		if (w->w[k].started)
 			pthread_join(w->w[k].thread, NULL);
@@ -572,15 +553,10 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		}
 		return w;
 	}
-	if (pthread_mutex_init(&w->mu, NULL) != 0)
+	if (waitq_init(&w->work) < 0)
 		goto nomem;
-	if (pthread_cond_init(&w->work, NULL) != 0) {
-		pthread_mutex_destroy(&w->mu);
-		goto nomem;
-	}
-	if (pthread_cond_init(&w->done, NULL) != 0) {
-		pthread_cond_destroy(&w->work);
-		pthread_mutex_destroy(&w->mu);
+	if (waitq_init(&w->through) < 0) {
+		waitq_destroy(&w->work);
 		goto nomem;
 	}
 	w->sync_init = true;
@@ -650,9 +626,8 @@ void wk_free(struct wk_pool *w)
 		free(w->slot[s].bytes);
 	}
 	if (w->sync_init) {
-		pthread_cond_destroy(&w->done);
-		pthread_cond_destroy(&w->work);
-		pthread_mutex_destroy(&w->mu);
+		waitq_destroy(&w->through);
+		waitq_destroy(&w->work);
 	}
 	free(w->drain.p);
 	free(w->map.s);

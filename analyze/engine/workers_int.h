@@ -20,6 +20,7 @@
 
 #include "analyze/engine/decode.h"
 #include "analyze/engine/workers.h"
+#include "common/waitq.h"
 
 enum {
 	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
@@ -96,8 +97,7 @@ struct wk_slot {
 	uint32_t nsweep;
 	uint64_t batch;		     /* its number: 0, 1, 2 ... */
 	uint64_t first_packet;	     /* the stream ordinal of e[0] (eng_at_packet) */
-	bool ready;		     /* handed to the workers (under mu) */
-	unsigned done;		     /* workers through it (under mu) */
+	uint64_t done;		     /* workers through it (struct waitq: wk_pool.through) */
 	struct wk_buf *out;	     /* each worker's results, [nthreads] */
 } __attribute__((aligned(WK_LINE))); /* the reader fills one while workers read the others */
 
@@ -141,9 +141,13 @@ struct wk_pool {
 	struct wk_slot *cur __attribute__((aligned(WK_LINE))); /* being filled */
 	uint64_t filled;				       /* batches handed out */
 	uint64_t merged; /* batches whose results went to the sink */
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
-	bool sync_init, quit, finished;
+	/* Batches handed out, published once the slot is ready (filled,
+	 * moved through work: workers wait on it), and each slot's done
+	 * (through: the merge waits on it). */
+	uint64_t published __attribute__((aligned(WK_LINE))); /* a line of its own: */
+	struct waitq work __attribute__((aligned(WK_LINE)));  /* waiters read them */
+	struct waitq through __attribute__((aligned(WK_LINE)));
+	bool sync_init, finished;
 	struct wk_idmap map;
 	struct wk_buf drain; /* one connection's results at the end */
 	uint64_t next_id;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "analyze/report/jsonout.h"
+#include "common/waitq.h"
 
 /* Fewer items than this are not worth a thread. */
 enum { PJ_MIN_ITEMS = 64 };
@@ -28,13 +29,14 @@ struct pj_round {
  * round.
  */
 struct pj_pool {
-	pthread_mutex_t mu;
-	pthread_cond_t go, done;
+	/* Rounds follow each other within microseconds: the threads wait
+	 * by looking before they sleep (common/waitq.h). */
+	struct waitq go, done;
 	struct pj_round *r;
-	uint64_t gen;	  /* rounds handed out */
-	unsigned busy;	  /* threads still in the current round */
+	uint64_t gen;	  /* rounds handed out (go) */
+	uint64_t through; /* rounds finished by a started thread, all rounds (done) */
 	unsigned n;	  /* threads started, the caller's not counted */
-	bool quit, ready; /* ready: mu, go and done are initialised */
+	bool ready;	  /* go and done are initialised */
 	pthread_t id[PJ_MAX_THREADS];
 };
 
@@ -62,21 +64,11 @@ static void *thread_main(void *arg)
 	uint64_t seen = 0;
 
 	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (!p->quit && p->gen == seen)
-			pthread_cond_wait(&p->go, &p->mu);
-		if (p->quit) {
-			pthread_mutex_unlock(&p->mu);
-			return NULL;
-		}
-		seen = p->gen;
-		struct pj_round *r = p->r;
-		pthread_mutex_unlock(&p->mu);
-		take(r, t);
-		pthread_mutex_lock(&p->mu);
-		if (--p->busy == 0)
-			pthread_cond_signal(&p->done);
-		pthread_mutex_unlock(&p->mu);
+		if (!waitq_wait(&p->go, &p->gen, seen + 1))
+			return NULL; /* pool_stop() */
+		seen++;
+		take(p->r, t);
+		waitq_add(&p->done, &p->through, seen * p->n);
 	}
 }
 
@@ -85,15 +77,10 @@ static void *thread_main(void *arg)
 static unsigned pool_start(struct pj_pool *p, struct pj_arg *args, unsigned nthreads)
 {
 	*p = (struct pj_pool){0};
-	if (pthread_mutex_init(&p->mu, NULL) != 0)
+	if (waitq_init(&p->go) < 0)
 		return 1;
-	if (pthread_cond_init(&p->go, NULL) != 0) {
-		pthread_mutex_destroy(&p->mu);
-		return 1;
-	}
-	if (pthread_cond_init(&p->done, NULL) != 0) {
-		pthread_cond_destroy(&p->go);
-		pthread_mutex_destroy(&p->mu);
+	if (waitq_init(&p->done) < 0) {
+		waitq_destroy(&p->go);
 		return 1;
 	}
 	p->ready = true;
@@ -110,32 +97,21 @@ static void pool_stop(struct pj_pool *p)
 {
 	if (!p->ready)
 		return;
-	pthread_mutex_lock(&p->mu);
-	p->quit = true;
-	pthread_cond_broadcast(&p->go);
-	pthread_mutex_unlock(&p->mu);
+	waitq_quit(&p->go);
 	for (unsigned t = 0; t < p->n; t++)
 		pthread_join(p->id[t], NULL);
-	pthread_cond_destroy(&p->done);
-	pthread_cond_destroy(&p->go);
-	pthread_mutex_destroy(&p->mu);
+	waitq_destroy(&p->done);
+	waitq_destroy(&p->go);
 }
 
 /* One round on the pool's threads and the caller's. */
 static void round_run(struct pj_pool *p, struct pj_round *r)
 {
 	r->next = 0;
-	pthread_mutex_lock(&p->mu);
-	p->r = r;
-	p->busy = p->n;
-	p->gen++;
-	pthread_cond_broadcast(&p->go);
-	pthread_mutex_unlock(&p->mu);
+	p->r = r; /* published by the store of gen */
+	waitq_store(&p->go, &p->gen, p->gen + 1);
 	take(r, 0);
-	pthread_mutex_lock(&p->mu);
-	while (p->busy)
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
+	waitq_wait(&p->done, &p->through, p->gen * p->n);
 }
 
 static unsigned threads_for(size_t n, unsigned nthreads)
