@@ -172,7 +172,6 @@ static void publish(struct wk_pool *w)
 {
 	struct wk_slot *s = w->cur;
 
-	s->batch = w->filled;
 	s->done = 0; /* no worker looks at it before published says so */
 	w->filled++;
 	w->cur = NULL;

@@ -23,7 +23,7 @@
 #include "common/waitq.h"
 
 enum {
-	WK_BATCH = 512, /* packets a batch: one lock round trip per worker */
+	WK_BATCH = 512, /* packets a batch: one hand-off per worker (waitq.h) */
 	WK_SLOTS = 4,	/* batches in flight */
 	/* A batch's packet bytes: 512 full-size Ethernet frames. (2048-packet
 	 * batches cost the reader some 7 % less CPU in wake-ups, but the
@@ -95,7 +95,6 @@ struct wk_slot {
 	uint32_t *nown;		/* [nthreads] */
 	struct wk_sweep *sweep; /* WK_BATCH */
 	uint32_t nsweep;
-	uint64_t batch;		     /* its number: 0, 1, 2 ... */
 	uint64_t first_packet;	     /* the stream ordinal of e[0] (eng_at_packet) */
 	uint64_t done;		     /* workers through it (struct waitq: wk_pool.through) */
 	struct wk_buf *out;	     /* each worker's results, [nthreads] */

@@ -121,7 +121,7 @@ static void two_adders(void)
 
 int main(void)
 {
-	alarm(120); /* a lost wake-up hangs: end the test, failed, instead */
+	alarm(120);   /* a lost wake-up hangs: end the test, failed, instead */
 	pingpong(-1); /* as initialised: looking first on more than one CPU */
 	pingpong(0);
 	pingpong(1000000000);
