@@ -192,7 +192,7 @@ void stall_segment(struct tcp_conn *c, const struct det_env *env)
 	if (st->probe_open) {
 		/* A loss probe is one segment: S's new data again, with
 		 * nothing from R between, was its application's write. */
-		bool burst = !gap && seg->dir == c->det.stall->probe.dir &&
+		bool burst = !gap && seg->dir == c->det.stall->rare->probe.dir &&
 			     (seg->kind & TCP_SEG_NEW_DATA) && (seg->kind & TCP_SEG_DATA) &&
 			     !(seg->kind & TCP_SEG_KEEPALIVE);
 		stall_probe_resolve(c, env, burst);
@@ -245,7 +245,27 @@ static void stall_finish(struct tcp_conn *c, const struct det_env *env, struct s
 		out->stall = c->det.stall->sum;
 }
 
+static void stall_release(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_state *st = c->det.stall;
+
+	if (st && st->rare) {
+		pool_put(env->pools->stall_rare[0], st->rare);
+		st->rare = NULL;
+	}
+}
+
+struct stall_rare *stall_rare_get(struct tcp_conn *c, const struct det_env *env)
+{
+	struct stall_state *cold = DET_COLD_GET(c, env, stall);
+
+	if (cold && !cold->rare)
+		cold->rare = pool_get(env->pools->stall_rare[0]);
+	return cold ? cold->rare : NULL;
+}
+
 const struct det_ops stall_ops = {
     .name = "stall",
     .finish = stall_finish,
+    .release = stall_release,
 };

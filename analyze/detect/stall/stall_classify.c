@@ -242,7 +242,7 @@ static void stall_retrans(struct tcp_conn *c, const struct det_env *env, enum su
  * unless more new data follows at once (stall_probe_resolve()). */
 static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	struct stall_state *cold = DET_COLD_GET(c, env, stall);
+	struct stall_rare *rare = stall_rare_get(c, env);
 	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_found f;
 
@@ -252,11 +252,11 @@ static void stall_probe_new(struct tcp_conn *c, const struct det_env *env, enum 
 	else
 		stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_TLP, stall_r_tlp_new,
 				 stall_e_tlp_new, stall_a_tlp);
-	if (!cold) {
+	if (!rare) {
 		stall_emit(c, env, &f); /* nowhere to wait: as before the burst rule */
 		return;
 	}
-	cold->probe = f;
+	rare->probe = f;
 	c->dhot.stall.probe_open = true;
 }
 
@@ -269,10 +269,10 @@ __attribute__((noinline)) void stall_probe_resolve(struct tcp_conn *c, const str
 
 	c->dhot.stall.probe_open = false;
 	if (burst) {
-		stall_add_think(cold, cold->probe.duration);
+		stall_add_think(cold, cold->rare->probe.duration);
 		return;
 	}
-	stall_emit(c, env, &cold->probe);
+	stall_emit(c, env, &cold->rare->probe);
 }
 
 /*
@@ -372,13 +372,13 @@ static bool stall_held_remainder(struct tcp_conn *c, const struct det_env *env, 
  */
 static void stall_zw_update(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir)
 {
-	struct stall_state *cold = DET_COLD_GET(c, env, stall);
+	struct stall_rare *rare = stall_rare_get(c, env);
 
-	if (!cold)
+	if (!rare)
 		return;
-	stall_found_init(&cold->zw_wait, &c->dhot.stall, &c->tp->seg, dir, STALL_ZERO_WINDOW,
+	stall_found_init(&rare->zw_wait, &c->dhot.stall, &c->tp->seg, dir, STALL_ZERO_WINDOW,
 			 stall_r_zw, stall_e_zw_wait, stall_a_zw);
-	cold->zw_wait_ts = c->tp->seg.ts;
+	rare->zw_wait_ts = c->tp->seg.ts;
 	c->dhot.stall.zw_wait_open = true;
 }
 
@@ -388,7 +388,6 @@ static void stall_zw_update(struct tcp_conn *c, const struct det_env *env, enum 
 static bool stall_gap_zero_window(struct tcp_conn *c, const struct det_env *env, bool data)
 {
 	struct stall_hot *st = &c->dhot.stall;
-	struct stall_state *cold;
 	const struct tcp_seg *seg = &c->tp->seg;
 	enum sum_dir_id pd = seg->dir;
 
@@ -420,9 +419,10 @@ static bool stall_gap_zero_window(struct tcp_conn *c, const struct det_env *env,
 				stall_zw_update(c, env, (enum sum_dir_id)k);
 			continue;
 		}
-		if (!(cold = DET_COLD_GET(c, env, stall)))
+		struct stall_rare *rare = stall_rare_get(c, env);
+		if (!rare)
 			return true;
-		struct stall_zw *zw = &cold->zw[k];
+		struct stall_zw *zw = &rare->zw[k];
 		d->zw_open = true;
 		zw->start = st->last_ts;
 		zw->frame = st->last_frame;
@@ -741,7 +741,7 @@ __attribute__((noinline)) void stall_dack_resolve(struct tcp_conn *c, const stru
 void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,
 		    uint64_t frame, bool conn_end)
 {
-	const struct stall_zw *zw = &c->det.stall->zw[dir]; /* allocated with zw_open */
+	const struct stall_zw *zw = &c->det.stall->rare->zw[dir]; /* allocated with zw_open */
 	struct stall_found f = {
 	    .dir = dir,
 	    .cls = STALL_ZERO_WINDOW,
@@ -768,10 +768,10 @@ void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_
  * within one loop to S says it was waiting for the window. */
 __attribute__((noinline)) void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env)
 {
-	struct stall_state *cold = c->det.stall; /* allocated with zw_wait_open */
+	struct stall_rare *rare = c->det.stall->rare; /* allocated with zw_wait_open */
 	const struct tcp_seg *seg = &c->tp->seg;
-	enum sum_dir_id sd = (enum sum_dir_id)cold->zw_wait.dir;
-	int64_t since = seg->ts - cold->zw_wait_ts;
+	enum sum_dir_id sd = (enum sum_dir_id)rare->zw_wait.dir;
+	int64_t since = seg->ts - rare->zw_wait_ts;
 
 	if (since > stall_threshold(c, env->prm, (enum sum_dir_id) !sd, sd)) {
 		c->dhot.stall.zw_wait_open = false;
@@ -781,5 +781,5 @@ __attribute__((noinline)) void stall_zw_wait_resolve(struct tcp_conn *c, const s
 		return; /* R again */
 	c->dhot.stall.zw_wait_open = false;
 	if ((seg->kind & TCP_SEG_NEW_DATA) && (seg->kind & TCP_SEG_DATA))
-		stall_emit(c, env, &cold->zw_wait);
+		stall_emit(c, env, &rare->zw_wait);
 }

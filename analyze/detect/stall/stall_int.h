@@ -39,6 +39,10 @@ void stall_probe_resolve(struct tcp_conn *c, const struct det_env *env, bool bur
 /* A packet after R's window update ended a closed-window gap (stall_zw_update()): S's new data
  * confirms it. */
 void stall_zw_wait_resolve(struct tcp_conn *c, const struct det_env *env);
+/* c's struct stall_rare (and its stall state), taken on first need; NULL
+ * when memory ran out (the pools count it). */
+struct stall_rare *stall_rare_get(struct tcp_conn *c, const struct det_env *env);
+
 /* dir's open zero-window stall ends at end (frame): R's window update, or
  * (conn_end) the end of the connection. */
 void stall_zw_close(struct tcp_conn *c, const struct det_env *env, enum sum_dir_id dir, int64_t end,

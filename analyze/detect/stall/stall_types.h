@@ -125,26 +125,11 @@ struct stall_summary {
 	int64_t think_time_ns; /* ... their total length */
 };
 
-/* Per-connection state touched only when a gap or a stall is being decided
- * (DET_COLD: taken when the first one is, so a connection without gaps has
- * none). */
-struct stall_state {
-	/* The counts so far (det_finish() hands them out as the result). */
-	struct stall_summary sum;
-
+/* What only zero windows and loss probes need: 280 of a stall state's 568
+ * bytes, which most connections with gaps never use (their own pool
+ * block, taken by the first: stall_rare_get()). */
+struct stall_rare {
 	struct stall_zw zw[2]; /* by enum sum_dir_id, valid while d[].zw_open */
-
-	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
-	 * sends new data right after it (decided on S's next packet). Valid
-	 * while stall_hot.dack_open. */
-	uint8_t dack_dir;
-	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
-	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
-	uint64_t dack_rwnd;
-	uint64_t dack_win_drop; /* how much smaller R's window in that ACK was */
-	int64_t dack_start, dack_ack_ts, dack_delay;
-	uint64_t dack_frame_before, dack_frame_ack;
-	uint32_t dack_input;
 
 	/* A gap ended with S's new data the engine took for a loss probe
 	 * (TCP_SEG_TLP). A probe is one segment (Linux's
@@ -160,6 +145,29 @@ struct stall_state {
 	 * Valid while stall_hot.zw_wait_open. */
 	struct stall_found zw_wait;
 	int64_t zw_wait_ts;
+};
+#define STALL_RARE_BYTES(k) sizeof(struct stall_rare)
+
+/* Per-connection state touched only when a gap or a stall is being decided
+ * (DET_COLD: taken when the first one is, so a connection without gaps has
+ * none). */
+struct stall_state {
+	/* The counts so far (det_finish() hands them out as the result). */
+	struct stall_summary sum;
+
+	struct stall_rare *rare; /* NULL until the first zero window or probe */
+
+	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
+	 * sends new data right after it (decided on S's next packet). Valid
+	 * while stall_hot.dack_open. */
+	uint8_t dack_dir;
+	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
+	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
+	uint64_t dack_rwnd;
+	uint64_t dack_win_drop; /* how much smaller R's window in that ACK was */
+	int64_t dack_start, dack_ack_ts, dack_delay;
+	uint64_t dack_frame_before, dack_frame_ack;
+	uint32_t dack_input;
 
 	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
 	int64_t timer_len[STALL_TIMER_RING];
