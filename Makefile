@@ -28,7 +28,11 @@ CPPFLAGS += -D_GNU_SOURCE -I. -DTCPSIFT_VERSION='"$(VERSION)"'
 CFLAGS   ?= -O2 -g
 LDLIBS   += -lpcap -ljansson -ltrace -lwandio -lz -lbz2 -llzma -lncursesw -lm -pthread
 
-ifneq ($(SAN),)
+# SAN=1: ASan and UBSan; SAN=thread: ThreadSanitizer (the threads' hand-offs).
+ifeq ($(SAN),thread)
+SANFLAGS := -O1 -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=thread
+else ifneq ($(SAN),)
 SANFLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -DJO_CHECK_ORDER \
             -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined
@@ -71,7 +75,7 @@ FUZZ_SECONDS ?= 0
 .PHONY: FORCE all build tests demo deps check check-unit check-reader check-golden \
         check-docs check-annotate check-budget check-diff check-html check-plot check-cli check-scale check-shard check-threads check-tui check-hostile check-hostile-files check-floods check-tshark check-public check-lab check-matrix check-capture check-metrics check-exact \
         check-format check-layers check-sizes check-fuzz check-hostile-times check-banned check-hardening check-cppcheck lint \
-        check-install check-counted bench lab-matrix fuzz format install uninstall clean
+        check-install check-counted tsan-threads bench lab-matrix fuzz format install uninstall clean
 
 all: tcpsift
 
@@ -148,6 +152,7 @@ check:
 	@scripts/check-hardening.sh build/rel/tcpsift build/clang/tcpsift
 	@$(MAKE) --no-print-directory -j$(JOBS) O=build/san CC=gcc SAN=1 tests build/san/bench/gen \
 	  $(FUZZ_SRC:%.c=build/san/%)
+	@$(MAKE) --no-print-directory -j$(JOBS) O=build/tsan CC=clang SAN=thread $(TSAN_BIN)
 	@echo "builds 0 0 0 $$(($$(date +%s) - $$(cat build/check-start)))" >>build/check-results
 	@$(MAKE) --no-print-directory -k -j$(COUNTED_JOBS) -Otarget check-counted || \
 	  echo "counted-suites 0 1 0" >>build/check-results
@@ -164,11 +169,20 @@ check:
 # before.
 check-counted: rel-floods rel-budget san-tui rel-shard rel-scale check-fuzz san-hostile san-unit \
   rel-public check-hostile-times san-plot rel-tshark san-html san-hostile-files san-threads \
-  san-docs san-cli san-diff rel-install san-golden san-reader san-annotate
+  tsan-threads san-docs san-cli san-diff rel-install san-golden san-reader san-annotate
 san-%:
 	@$(MAKE) --no-print-directory O=build/san CC=gcc SAN=1 check-$*
 rel-%:
 	@$(MAKE) --no-print-directory O=build/rel CC=gcc check-$*
+
+# The threads' hand-offs under ThreadSanitizer (clang; SAN=thread): the
+# unit tests of what the threads share without a lock, then the threads
+# suite with that tcpsift (tests/threads/tsan.sh).
+TSAN_BIN := build/tsan/tcpsift build/tsan/bench/gen build/tsan/tests/unit/test_waitq \
+  build/tsan/tests/unit/test_parjson
+tsan-threads:
+	@$(MAKE) --no-print-directory O=build/tsan CC=clang SAN=thread $(TSAN_BIN)
+	@tests/threads/tsan.sh build/tsan
 
 check-unit: tests
 	@tests/run_unit.sh $(O)

@@ -8,9 +8,12 @@ build_pkgs="gcc make pkg-config libpcap-dev libtrace3-dev libwandio1-dev
 check_pkgs="$build_pkgs clang clang-format tshark tcpdump tcptrace iproute2 curl
             nftables ethtool iperf3 tmux python3 python3-jsonschema procps groff-base man-db
             parallel time cppcheck clang-tidy binutils chromium python3-scapy valgrind
-            prometheus"
+            prometheus libclang-rt-14-dev"
 # prometheus (with promtool): tests/metrics starts its own server in a test
 # namespace; the package's system service is not needed.
+# libclang-rt-14-dev: clang's sanitizer runtimes, for the ThreadSanitizer
+# build of the threads test (only recommended by clang, and recommends are
+# not installed here).
 bench_pkgs="$check_pkgs time"
 
 case "${1:-build}" in

@@ -11,11 +11,12 @@
 # --threads' usage errors.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-T_SUITE=threads
+# (T_SUITE names the suite and its folder: tsan.sh runs it as threads-tsan.)
+T_SUITE=${T_SUITE:-threads}
 . tests/lib.sh
 bin=${1:?usage: run.sh TCPSIFT}
 export TZ=UTC LC_ALL=C
-out=build/threads
+out=build/$T_SUITE
 rm -rf "$out"
 mkdir -p "$out"
 
