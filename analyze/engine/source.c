@@ -40,6 +40,7 @@ struct source {
 	unsigned nfilters;
 	struct src_filter filters[SRC_MAX_FILTERS];
 	uint64_t filtered_out;
+	uint64_t keep_gen; /* src_keep(): every input's buffer refills */
 	bool stopped;
 	unsigned nvantages;
 	char vantage[SRC_MAX_VANTAGES][64];
@@ -405,6 +406,23 @@ int src_next_ref(struct source *s, const struct pkt **p)
 		}
 		s->filtered_out++;
 	}
+}
+
+const uint64_t *src_keep(struct source *s)
+{
+	for (unsigned k = 0; k < s->n; k++)
+		if (!s->in[k].sf)
+			return NULL;
+	for (unsigned k = 0; k < s->n; k++)
+		sf_keep(s->in[k].sf, &s->keep_gen);
+	return &s->keep_gen;
+}
+
+void src_release(struct source *s, uint64_t gen)
+{
+	for (unsigned k = 0; k < s->n; k++)
+		if (s->in[k].sf)
+			sf_keep_release(s->in[k].sf, gen);
 }
 
 bool src_stopped(const struct source *s)

@@ -96,6 +96,17 @@ int src_next_ref(struct source *s, const struct pkt **p);
 
 unsigned src_count(const struct source *s);
 bool src_stopped(const struct source *s); /* the stop flag ended the read early */
+
+/*
+ * From now on a packet's bytes stay in place after src_next_ref() until
+ * src_release() (sf_keep()), for a reader that hands packets to other
+ * threads without copying them. Returns the counter a packet is read
+ * under (it grows as the inputs refill their buffers), or NULL when an
+ * input is read through libtrace (its packets must be copied).
+ */
+const uint64_t *src_keep(struct source *s);
+/* No packet read while the counter was below gen is in use any more. */
+void src_release(struct source *s, uint64_t gen);
 const struct src_input *src_input(const struct source *s, unsigned i);
 uint64_t src_filtered_out(const struct source *s); /* packets the filter dropped */
 

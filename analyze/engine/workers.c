@@ -144,6 +144,20 @@ static void *worker_main(void *arg)
 	}
 }
 
+/* wk_keep(): the packets of the batches merged are no longer in use; the
+ * oldest in use is the first of the oldest batch in flight, or of the one
+ * being filled (batches hold packets in reading order). */
+static void keep_release(struct wk_pool *w)
+{
+	uint64_t oldest = *w->keep_gen;
+
+	if (w->merged < w->filled)
+		oldest = w->slot[w->merged % WK_SLOTS].first_gen;
+	else if (w->cur && w->cur->n)
+		oldest = w->cur->first_gen;
+	w->keep_release(w->keep_ctx, oldest);
+}
+
 /* Merge the oldest batch out; wait for its workers if asked, else only
  * when they are through. Returns whether it merged one. */
 static bool merge_oldest(struct wk_pool *w, bool wait)
@@ -160,6 +174,8 @@ static bool merge_oldest(struct wk_pool *w, bool wait)
 	s->used = 0;
 	memset(s->nown, 0, w->n * sizeof(*s->nown));
 	w->merged++;
+	if (w->keep_gen)
+		keep_release(w);
 	return true;
 }
 
@@ -303,14 +319,20 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 	}
 	struct wk_slot *s = w->cur;
 	uint32_t i = s->n++;
-	if (i == 0)
+	if (i == 0) {
 		s->first_packet = w->clock.seen + 1;
+		s->first_gen = w->keep_gen ? *w->keep_gen : 0;
+	}
 	struct wk_entry *e = &s->e[i];
 	e->p = *p;
 	if (p->ts_ns < 0) /* as eng_packet() */
 		eng_ts_clamp(p, &e->p);
-	e->p.data = s->bytes + s->used;
-	memcpy(s->bytes + s->used, p->data, p->caplen);
+	/* The bytes where the reader left them (wk_keep()), or a copy; either
+	 * way a batch holds at most its slot's bytes. */
+	if (!w->keep_gen) {
+		e->p.data = s->bytes + s->used;
+		memcpy(s->bytes + s->used, p->data, p->caplen);
+	}
 	/* 8-aligned copies: the decoder loads a few bytes at a time */
 	s->used += (p->caplen + 7) & ~(size_t)7;
 	if (s->used > s->cap)
@@ -321,6 +343,16 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 	s->own[(size_t)o * WK_BATCH + s->nown[o]++] = i;
 	if (s->n == WK_BATCH)
 		publish(w);
+}
+
+void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, uint64_t g),
+	     void *ctx)
+{
+	if (w->single)
+		return;
+	w->keep_gen = gen;
+	w->keep_release = release;
+	w->keep_ctx = ctx;
 }
 
 void wk_flush(struct wk_pool *w)

@@ -43,8 +43,18 @@ struct wk_pool;
 struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const struct sum_sink *sink,
 		       char *errbuf, size_t errlen);
 
-/* As eng_packet(): p and its bytes are only borrowed for the call. */
+/* As eng_packet(): p and its bytes are only borrowed for the call (but
+ * see wk_keep()). */
 void wk_packet(struct wk_pool *w, const struct pkt *p);
+
+/*
+ * The packets' bytes stay in place until release(ctx, g) says no packet
+ * read while *gen was below g is in use (src_keep()): the workers read
+ * them there, nobody copies them. The reader calls release as batches are
+ * merged. With one thread (no copy anyway) nothing changes.
+ */
+void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, uint64_t g),
+	     void *ctx);
 
 /* End of input: every packet handed in is analysed, every connection
  * delivered; the threads are gone after it. */

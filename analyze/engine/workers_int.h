@@ -97,6 +97,7 @@ struct wk_slot {
 	uint32_t nsweep;
 	uint64_t first_packet;	     /* the stream ordinal of e[0] (eng_at_packet) */
 	uint64_t done;		     /* workers through it (struct waitq: wk_pool.through) */
+	uint64_t first_gen;	     /* wk_keep(): *keep_gen at its first packet */
 	struct wk_buf *out;	     /* each worker's results, [nthreads] */
 } __attribute__((aligned(WK_LINE))); /* the reader fills one while workers read the others */
 
@@ -147,6 +148,10 @@ struct wk_pool {
 	struct waitq work __attribute__((aligned(WK_LINE)));  /* waiters read them */
 	struct waitq through __attribute__((aligned(WK_LINE)));
 	bool sync_init, finished;
+	/* wk_keep(): packets not copied, released as batches are merged. */
+	const uint64_t *keep_gen;
+	void (*keep_release)(void *ctx, uint64_t g);
+	void *keep_ctx;
 	struct wk_idmap map;
 	struct wk_buf drain; /* one connection's results at the end */
 	uint64_t next_id;

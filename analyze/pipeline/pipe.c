@@ -199,6 +199,11 @@ static int open_report(struct pipeline *p, char *errbuf, size_t errlen)
 	return 0;
 }
 
+static void keep_release(void *ctx, uint64_t gen)
+{
+	src_release(ctx, gen);
+}
+
 int pipe_open(const struct pipe_config *cfg, struct pipeline **out, char *errbuf, size_t errlen)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
@@ -228,6 +233,11 @@ int pipe_open(const struct pipe_config *cfg, struct pipeline **out, char *errbuf
 		rc = ERR_SYSTEM;
 		goto err;
 	}
+	/* Several threads: the workers read the packets where the inputs' own
+	 * reader left them, not a copy (libtrace's are copied). */
+	const uint64_t *gen;
+	if (p->src && p->nthreads > 1 && (gen = src_keep(p->src)))
+		wk_keep(p->wk, gen, keep_release, p->src);
 	*out = p;
 	return 0;
 err:

@@ -164,6 +164,11 @@ void sf_close(struct sf_reader *r)
 	if (r->own_fd)
 		close(r->fd);
 	free(r->buf);
+	for (size_t k = 0; k < r->nkept; k++)
+		free(r->kept[k].buf);
+	free(r->kept);
+	for (unsigned k = 0; k < r->nspare; k++)
+		free(r->spare[k].buf);
 	free(r->ifs);
 	free(r);
 }

@@ -94,6 +94,19 @@ struct sf_reader *sf_open_blocks(const char *path, sf_block_fn *fn, void *ctx, c
  */
 int sf_next(struct sf_reader *r, struct pkt *p);
 
+/*
+ * From now on the bytes of each packet sf_next() returns stay where they
+ * are until sf_keep_release() says so, not only until the next call: a
+ * refill moves the unread tail to another buffer (a spare, else a new one)
+ * and keeps the old one, stamped with *gen, which it then increments (one
+ * counter may serve several readers: it counts their refills). For a
+ * reader that hands packets to other threads without copying them.
+ */
+void sf_keep(struct sf_reader *r, uint64_t *gen);
+/* The buffers kept with a stamp below gen are no longer needed (no packet
+ * read while gen was lower is in use): they become spares or are freed. */
+void sf_keep_release(struct sf_reader *r, uint64_t gen);
+
 /* The last error as "offset N: reason", valid until the next call. */
 const char *sf_error(const struct sf_reader *r);
 

@@ -95,12 +95,66 @@ ssize_t sf_raw_read(struct sf_reader *r, void *dst, size_t len)
 	}
 }
 
+/* sf_keep(): the unread tail into another buffer of at least need bytes
+ * (a spare, else a new one), the current one kept, stamped. */
+static int sf_switch(struct sf_reader *r, size_t need)
+{
+	size_t left = r->end - r->pos, cap = need > r->cap ? need : r->cap;
+	uint8_t *nb = NULL;
+
+	if (GROW(r->kept, r->cap_kept, r->nkept + 1, 8) < 0)
+		return sf_fail(r, ERR_NOMEM, sf_pos(r), "out of memory for the read buffers");
+	for (unsigned k = 0; k < r->nspare && !nb; k++)
+		if (r->spare[k].cap >= cap) {
+			nb = r->spare[k].buf;
+			cap = r->spare[k].cap;
+			r->spare[k] = r->spare[--r->nspare];
+		}
+	if (!nb && !(nb = malloc(cap)))
+		return sf_fail(r, ERR_NOMEM, sf_pos(r), "out of memory for a %zu-byte read buffer",
+			       cap);
+	memcpy(nb, r->buf + r->pos, left);
+	r->kept[r->nkept++] = (struct sf_kept){r->buf, r->cap, (*r->keep_gen)++};
+	r->buf = nb;
+	r->cap = cap;
+	r->buf_off += r->pos;
+	r->end = left;
+	r->pos = 0;
+	return 0;
+}
+
+void sf_keep(struct sf_reader *r, uint64_t *gen)
+{
+	r->keep_gen = gen;
+}
+
+void sf_keep_release(struct sf_reader *r, uint64_t gen)
+{
+	size_t k = 0;
+
+	for (; k < r->nkept && r->kept[k].stamp < gen; k++) {
+		if (r->nspare < SF_SPARES)
+			r->spare[r->nspare++] = r->kept[k];
+		else
+			free(r->kept[k].buf);
+	}
+	if (k == 0)
+		return;
+	memmove(r->kept, r->kept + k, (r->nkept - k) * sizeof(*r->kept));
+	r->nkept -= k;
+}
+
 int sf_refill(struct sf_reader *r, size_t need)
 {
 	if (r->err)
 		return r->err;
-	if (need > r->cap && sf_grow(r, need) < 0)
+	/* Packets in use point into buf (sf_keep()): nothing in it moves. */
+	if (r->keep_gen && (r->pos > 0 || need > r->cap)) {
+		if (sf_switch(r, need) < 0)
+			return r->err;
+	} else if (need > r->cap && sf_grow(r, need) < 0) {
 		return r->err;
+	}
 	if (r->pos > 0) {
 		size_t left = r->end - r->pos;
 

@@ -88,6 +88,15 @@ struct sf_ifslot {
 	uint8_t ts_binary;
 };
 
+/* A buffer sf_keep() keeps for packets in use (stamp: the refill count it
+ * was retired at), or a spare. */
+struct sf_kept {
+	uint8_t *buf;
+	size_t cap;
+	uint64_t stamp;
+};
+#define SF_SPARES 4 /* buffers kept for reuse: a refill allocates nothing */
+
 /* The format's record reader, chosen at open as libpcap's next_packet_op:
  * sf_next()'s contract. */
 typedef int sf_next_fn(struct sf_reader *r, struct pkt *p);
@@ -123,6 +132,13 @@ struct sf_reader {
 	enum sf_zip zip;
 	int eof;
 	uint64_t size;
+	/* sf_keep(): NULL, or the refill counter; the retired buffers, oldest
+	 * first; spare buffers. */
+	uint64_t *keep_gen;
+	struct sf_kept *kept;
+	size_t nkept, cap_kept;
+	struct sf_kept spare[SF_SPARES];
+	unsigned nspare;
 	char msg[256];
 };
 
