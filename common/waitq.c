@@ -25,8 +25,10 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-int waitq_init(struct waitq *q)
+int waitq_init(struct waitq *q, unsigned threads)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
 	*q = (struct waitq){0};
 	if (pthread_mutex_init(&q->mu, NULL) != 0)
 		return ERR_SYSTEM;
@@ -34,7 +36,7 @@ int waitq_init(struct waitq *q)
 		pthread_mutex_destroy(&q->mu);
 		return ERR_SYSTEM;
 	}
-	q->spin_ns = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? WAITQ_SPIN_NS : 0;
+	q->spin_ns = cpus > 1 && threads <= (unsigned long)cpus ? WAITQ_SPIN_NS : 0;
 	return 0;
 }
 

@@ -13,9 +13,10 @@
  * the wait: a futex call each way, the wake-up's inter-processor interrupt
  * (a VM exit on a virtual CPU) and the caches the idle CPU lost meanwhile.
  * So a waiter first looks at the counter for up to WAITQ_SPIN_NS (only
- * with more than one CPU online: on one, looking keeps the CPU from the
- * thread it waits for), and only then sleeps on the condition variable,
- * counted, so that a mover takes the lock only when somebody sleeps.
+ * when each of the threads has a CPU of its own: else looking keeps a CPU
+ * from the thread it waits for), and only then sleeps on the condition
+ * variable, counted, so that a mover takes the lock only when somebody
+ * sleeps.
  *
  * The counters are the caller's uint64_t, moved only by waitq_store() and
  * waitq_add() and read by waitq_load() (atomically); a waitq may serve
@@ -29,11 +30,12 @@ struct waitq {
 	pthread_cond_t cv;
 	unsigned sleeping; /* waiters asleep on cv (under mu, read atomically) */
 	bool quit;	   /* waitq_quit(): every wait returns */
-	int64_t spin_ns;   /* WAITQ_SPIN_NS, or 0 with one CPU */
+	int64_t spin_ns;   /* WAITQ_SPIN_NS, or 0: more threads than CPUs */
 };
 
-/* 0, or ERR_SYSTEM (the mutex or condition variable could not be made). */
-int waitq_init(struct waitq *q);
+/* 0, or ERR_SYSTEM (the mutex or condition variable could not be made).
+ * threads: how many threads will share the CPUs (waiters and movers). */
+int waitq_init(struct waitq *q, unsigned threads);
 void waitq_destroy(struct waitq *q);
 
 /* Wait until *v >= want; true, or false when waitq_quit() ended it first. */

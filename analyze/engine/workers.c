@@ -584,9 +584,9 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 		}
 		return w;
 	}
-	if (waitq_init(&w->work) < 0)
+	if (waitq_init(&w->work, nthreads) < 0)
 		goto nomem;
-	if (waitq_init(&w->through) < 0) {
+	if (waitq_init(&w->through, nthreads) < 0) {
 		waitq_destroy(&w->work);
 		goto nomem;
 	}

@@ -77,9 +77,9 @@ static void *thread_main(void *arg)
 static unsigned pool_start(struct pj_pool *p, struct pj_arg *args, unsigned nthreads)
 {
 	*p = (struct pj_pool){0};
-	if (waitq_init(&p->go) < 0)
+	if (waitq_init(&p->go, nthreads) < 0)
 		return 1;
-	if (waitq_init(&p->done) < 0) {
+	if (waitq_init(&p->done, nthreads) < 0) {
 		waitq_destroy(&p->go);
 		return 1;
 	}

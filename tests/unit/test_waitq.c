@@ -36,7 +36,7 @@ static void pingpong(int64_t spin_ns)
 	pthread_t t;
 
 	p = (struct pingpong){0};
-	CHECK(waitq_init(&p.qa) == 0 && waitq_init(&p.qb) == 0);
+	CHECK(waitq_init(&p.qa, 2) == 0 && waitq_init(&p.qb, 2) == 0);
 	/* 0: every wait that is not over at once sleeps (the lock path). */
 	if (spin_ns >= 0)
 		p.qa.spin_ns = p.qb.spin_ns = spin_ns;
@@ -76,7 +76,7 @@ static void quit(int64_t spin_ns)
 	struct quitter x = {.ret = -1};
 	pthread_t t;
 
-	CHECK(waitq_init(&x.q) == 0);
+	CHECK(waitq_init(&x.q, 2) == 0);
 	x.q.spin_ns = spin_ns;
 	CHECK(pthread_create(&t, NULL, never, &x) == 0);
 	usleep(2000); /* past the looking, asleep (or looking, with a long spin) */
@@ -108,7 +108,7 @@ static void two_adders(void)
 	struct adders x = {0};
 	pthread_t t[2];
 
-	CHECK(waitq_init(&x.q) == 0);
+	CHECK(waitq_init(&x.q, 3) == 0);
 	x.q.spin_ns = 0;
 	for (int k = 0; k < 2; k++)
 		CHECK(pthread_create(&t[k], NULL, add_one, &x) == 0);
@@ -117,6 +117,21 @@ static void two_adders(void)
 		pthread_join(t[k], NULL);
 	CHECK_EQ_U(waitq_add(&x.q, &x.v, 0), 3);
 	waitq_destroy(&x.q);
+}
+
+/* Looking only when each thread has a CPU: more threads than CPUs sleep
+ * at once (looking would keep a CPU from the thread waited for). */
+static void spin_choice(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct waitq q;
+
+	CHECK(waitq_init(&q, (unsigned)cpus + 1) == 0);
+	CHECK_EQ_U(q.spin_ns, 0);
+	waitq_destroy(&q);
+	CHECK(waitq_init(&q, 1) == 0);
+	CHECK_EQ_U(q.spin_ns, cpus > 1 ? WAITQ_SPIN_NS : 0);
+	waitq_destroy(&q);
 }
 
 int main(void)
@@ -128,5 +143,6 @@ int main(void)
 	quit(0);
 	quit(WAITQ_SPIN_NS);
 	two_adders();
+	spin_choice();
 	return unit_done("waitq");
 }
