@@ -2,6 +2,7 @@
 #include "common/waitq.h"
 #include "common/err.h"
 
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,9 +26,19 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* The CPUs this process may run on (taskset, cgroups' cpusets). */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int waitq_init(struct waitq *q, unsigned threads)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = usable_cpus();
 
 	*q = (struct waitq){0};
 	if (pthread_mutex_init(&q->mu, NULL) != 0)

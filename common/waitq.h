@@ -13,7 +13,8 @@
  * the wait: a futex call each way, the wake-up's inter-processor interrupt
  * (a VM exit on a virtual CPU) and the caches the idle CPU lost meanwhile.
  * So a waiter first looks at the counter for up to WAITQ_SPIN_NS (only
- * when each of the threads has a CPU of its own: else looking keeps a CPU
+ * when each of the threads has a CPU of its own, of those the process may
+ * run on: else looking keeps a CPU
  * from the thread it waits for), and only then sleeps on the condition
  * variable, counted, so that a mover takes the lock only when somebody
  * sleeps.
