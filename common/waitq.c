@@ -1,10 +1,9 @@
 /* waitq.c - a counter other threads wait on: they look a while, then sleep. */
 #include "common/waitq.h"
+#include "common/cpus.h"
 #include "common/err.h"
 
-#include <sched.h>
 #include <time.h>
-#include <unistd.h>
 
 /* What a looking thread does between two looks. */
 static inline void cpu_relax(void)
@@ -26,19 +25,9 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* The CPUs this process may run on (taskset, cgroups' cpusets). */
-static long usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set);
-	return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 int waitq_init(struct waitq *q, unsigned threads)
 {
-	long cpus = usable_cpus();
+	unsigned cpus = cpus_usable();
 
 	*q = (struct waitq){0};
 	if (pthread_mutex_init(&q->mu, NULL) != 0)
@@ -47,7 +36,7 @@ int waitq_init(struct waitq *q, unsigned threads)
 		pthread_mutex_destroy(&q->mu);
 		return ERR_SYSTEM;
 	}
-	q->spin_ns = cpus > 1 && threads <= (unsigned long)cpus ? WAITQ_SPIN_NS : 0;
+	q->spin_ns = cpus > 1 && threads <= cpus ? WAITQ_SPIN_NS : 0;
 	return 0;
 }
 

@@ -14,10 +14,9 @@
  * (a VM exit on a virtual CPU) and the caches the idle CPU lost meanwhile.
  * So a waiter first looks at the counter for up to WAITQ_SPIN_NS (only
  * when each of the threads has a CPU of its own, of those the process may
- * run on: else looking keeps a CPU
- * from the thread it waits for), and only then sleeps on the condition
- * variable, counted, so that a mover takes the lock only when somebody
- * sleeps.
+ * run on, cpus_usable(): else looking keeps a CPU from the thread it waits
+ * for), and only then sleeps on the condition variable, counted, so that a
+ * mover takes the lock only when somebody sleeps.
  *
  * The counters are the caller's uint64_t, moved only by waitq_store() and
  * waitq_add() and read by waitq_load() (atomically); a waitq may serve

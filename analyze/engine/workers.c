@@ -3,13 +3,13 @@
 #include "analyze/engine/decode.h"
 #include "analyze/engine/shard.h"
 #include "analyze/engine/workers_int.h"
+#include "common/cpus.h"
 #include "common/err.h"
 #include "common/grow.h"
 #include "common/hash.h"
 #include "common/waitq.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -509,9 +509,8 @@ size_t wk_fixed_bytes(unsigned nthreads)
 
 unsigned wk_default_threads(void)
 {
-	cpu_set_t set;
-	int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-	return n < 1 ? 1 : n > WK_MAX ? WK_MAX : (unsigned)n;
+	unsigned n = cpus_usable();
+	return n > WK_MAX ? WK_MAX : n;
 }
 
 /* Worker k's engine, with its share of the tables and memory; the --shard

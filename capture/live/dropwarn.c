@@ -1,9 +1,9 @@
 /* dropwarn.c - warn of a live capture's drops as they start, with the advice that fits. */
 #include "capture/live/dropwarn.h"
+#include "common/cpus.h"
 
 #include <dirent.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,16 +16,6 @@
 /* A ring advised holds this long of the traffic: a reader off its CPU for
  * tens of milliseconds (a busy host) loses nothing. */
 #define DW_HOLD_S 0.25
-
-static unsigned count_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 1;
-	int n = CPU_COUNT(&set);
-	return n > 0 ? (unsigned)n : 1;
-}
 
 /* The interface's RX queues (/sys/class/net/IF/queues/rx-N); 0 unknown. */
 static unsigned count_rx_queues(const char *iface)
@@ -80,7 +70,7 @@ void dw_init(struct dw_state *s, const struct ring_config *cfg, const struct rin
 			       .buffer_bytes = cfg->buffer_bytes,
 			       .nsockets = ring_nsockets(r),
 			       .mode = cfg->mode,
-			       .ncpus = count_cpus(),
+			       .ncpus = cpus_usable(),
 			       .rx_queues = count_rx_queues(cfg->iface),
 			       .queue_option = queue_option};
 

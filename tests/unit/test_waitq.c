@@ -1,9 +1,9 @@
 /* test_waitq.c - counters threads wait on (common/waitq.h): no wake-up lost, looking or asleep. */
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <unistd.h>
 
+#include "common/cpus.h"
 #include "common/waitq.h"
 #include "tests/unit/unit.h"
 
@@ -122,19 +122,12 @@ static void two_adders(void)
 
 /* Looking only when each thread has a CPU: more threads than CPUs sleep
  * at once (looking would keep a CPU from the thread waited for). */
-static long usable_cpus(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
 static void spin_choice(void)
 {
-	long cpus = usable_cpus();
+	unsigned cpus = cpus_usable();
 	struct waitq q;
 
-	CHECK(waitq_init(&q, (unsigned)cpus + 1) == 0);
+	CHECK(waitq_init(&q, cpus + 1) == 0);
 	CHECK_EQ_U(q.spin_ns, 0);
 	waitq_destroy(&q);
 	CHECK(waitq_init(&q, 1) == 0);
@@ -147,7 +140,7 @@ int main(void)
 	alarm(120);   /* a lost wake-up hangs: end the test, failed, instead */
 	pingpong(-1); /* as initialised: looking first on more than one CPU */
 	pingpong(0);
-	if (usable_cpus() > 1)
+	if (cpus_usable() > 1)
 		pingpong(1000000000); /* looking only (on one CPU: a second a round) */
 	quit(0);
 	quit(WAITQ_SPIN_NS);
