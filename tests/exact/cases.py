@@ -32,6 +32,7 @@ SEG = 1448  # the kernel's payload per segment: MSS 1460 - 12 (timestamps)
 # reported or not ("maybe", judge.py).
 STALL_MIN_MS = 10.0
 STALL_MIN_SLACK_MS = 1.0
+SO_MAX_PACING_RATE = 47  # asm-generic/socket.h (Python's socket module lacks it)
 
 
 def timer_stall(cls, gap):
@@ -573,12 +574,48 @@ class Cork(MsgMore):
         s.send(b"c" * 40)
 
 
+# --- a paced sender --------------------------------------------------------
+
+class PacedTail(Case):
+    """Control: SO_MAX_PACING_RATE 40 000 bytes/s (Linux paces in TCP
+    itself: tcp_needs_internal_pacing), one write of TAIL_SEGS full segments
+    and a 500-byte remainder, the peer ACKing every segment at once. Each
+    skb leaves len / rate after the one before (tcp_update_skb_after_send),
+    so on a path shorter than that pause everything is ACKed between them,
+    the remainder included: it waits as long as the full ones did, the
+    sender's pace, not a remainder TCP_CORK / MSG_MORE held. Zero stalls at
+    every RTT (at 100 ms the data is in flight across the pauses)."""
+    policy = "immediate"
+    rate = 40000
+    tail_segs = 16  # Linux paces from the 11th data segment on (tcp_update_skb_after_send)
+
+    def sockopts(self, s):
+        s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, self.rate)
+
+    def app(self, s, env):
+        s.send(b"p" * (SEG * self.tail_segs + 500))
+        env["drained"] = wait_drained(s, 10.0)
+
+    def expect(self, run):
+        pauses = []
+        prev = None
+        for r in run.rec["near"]:
+            if r["tcp"] and r.get("len", 0) and r["dir"] == "k2p":
+                if prev is not None:
+                    pauses.append(round((r["t"] - prev) * 1000, 1))
+                prev = r["t"]
+        return {"near": {"stalls": []}, "far": {"stalls": []}}, {
+            "pacing_rate": self.rate, "drained": run.kernel.get("drained"),
+            "pauses_ms": pauses}
+
+
 CASES = {
     "nagle-delack": NagleDelack, "nodelay-control": NodelayControl,
     "pushed-reply-delack": PushedReplyDelack, "tlp": Tlp, "rto": Rto,
     "sack-recovery": SackRecovery, "dsack-partial": DsackPartial,
     "zero-window-syn": ZeroWindowSyn, "tiny-window": TinyWindow,
     "msg-more": MsgMore, "msg-more-think": MsgMoreThink, "cork": Cork,
+    "paced-tail": PacedTail,
 }
 
 

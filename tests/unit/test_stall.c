@@ -151,24 +151,35 @@ static void test_sender_idle_cork(void)
 
 /* A paced sender (SO_MAX_PACING_RATE): full segments of one write, each
  * ACKed before the next leaves 12 ms later. Neither Nagle nor a cork holds
- * a full segment: S's own rate, think time, no held write. The same
- * silence before a sub-MSS tail stays a held write (the control). */
+ * a full segment: S's own rate, think time, no held write. The sub-MSS
+ * tail after the same silence is that rate too (Linux paces a write's last
+ * skb like the others: tests/exact's paced-tail); after a longer one it
+ * stays a held write (the control). */
+static void paced_write(struct convo *v, int64_t tail_at)
+{
+	convo_init(v);
+	handshake(v, 200);
+	send_seg(v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 100, 1000, 1000});
+	for (uint32_t n = 0; n < 3; n++) {
+		int64_t t = 1100 + (int64_t)n * 12000;
+		uint32_t s = IRS + 1 + n * 1000;
+		send_seg(v, &(struct seg){S2C, A, s, ISS + 101, 1000, 1000, t});
+		send_seg(v, &(struct seg){C2S, A, ISS + 101, s + 1000, 0, 1000, t + 100});
+	}
+	send_seg(v, &(struct seg){S2C, A | P, IRS + 3001, ISS + 101, 300, 1000, tail_at});
+	send_seg(v, &(struct seg){C2S, A, ISS + 101, IRS + 3301, 0, 1000, tail_at + 100});
+	finish(v);
+}
+
 static void test_paced_full_segments(void)
 {
 	struct convo v;
 
-	convo_init(&v);
-	handshake(&v, 200);
-	send_seg(&v, &(struct seg){C2S, A | P, ISS + 1, IRS + 1, 100, 1000, 1000});
-	for (uint32_t n = 0; n < 3; n++) {
-		int64_t t = 1100 + (int64_t)n * 12000;
-		uint32_t s = IRS + 1 + n * 1000;
-		send_seg(&v, &(struct seg){S2C, A, s, ISS + 101, 1000, 1000, t});
-		send_seg(&v, &(struct seg){C2S, A, ISS + 101, s + 1000, 0, 1000, t + 100});
-	}
-	send_seg(&v, &(struct seg){S2C, A | P, IRS + 3001, ISS + 101, 300, 1000, 37100});
-	send_seg(&v, &(struct seg){C2S, A, ISS + 101, IRS + 3301, 0, 1000, 37200});
-	finish(&v);
+	paced_write(&v, 37100);
+	CHECK_EQ_U(v.nev, 0);
+	CHECK_EQ_U(v.res.stall.think_time, 3);
+
+	paced_write(&v, 55100);
 	CHECK_EQ_U(v.nev, 1);
 	CHECK_EQ_U(v.ev[0].u.stall.cls, STALL_SENDER_IDLE);
 	CHECK_STR(

@@ -432,6 +432,51 @@ static void test_paced_write(void)
 }
 
 /*
+ * A sender paced to one 1 000-byte segment every 36 ms on a 20 ms path,
+ * captured at the sender, each segment ACKed before the next leaves, then
+ * the write's 300-byte end: Linux paces the last skb like the others
+ * (tcp_update_skb_after_send()), so it follows its full segment after the
+ * same pause: the sender's rate, no held remainder (tests/exact's
+ * paced-tail; a lab capture at 2 MB/s). pushed: PSH on every segment (the
+ * end of each write) or only on the last. Control: the same end after
+ * three times the pace was held (a cork released late): a stall.
+ */
+static void paced_rounds(struct convo *v, bool pushed, int64_t tail_after)
+{
+	int64_t t = 100 * MS;
+	uint32_t c = ISS + 1;
+
+	for (uint32_t k = 0; k < 8; k++, t += 36 * MS, c += 1000) {
+		send_seg(v, &(struct seg){C2S, A | (pushed ? P : 0), c, IRS + 1, 1000, 1000, t});
+		send_seg(v, &(struct seg){S2C, A, IRS + 1, c + 1000, 0, 1000, t + PATH});
+	}
+	t += tail_after - 36 * MS;
+	send_seg(v, &(struct seg){C2S, A | P, c, IRS + 1, 300, 1000, t});
+	send_seg(v, &(struct seg){S2C, A, IRS + 1, c + 300, 0, 1000, t + PATH});
+}
+
+static void test_paced_tail(void)
+{
+	struct convo v;
+
+	for (int pushed = 0; pushed < 2; pushed++) {
+		convo_init(&v);
+		handshake_at(&v, PATH, NEAR);
+		paced_rounds(&v, pushed, 36 * MS + 200);
+		finish(&v);
+		CHECK_EQ_U(v.nev, 0);
+		CHECK_EQ_U(v.res.stall.think_time, 8);
+
+		convo_init(&v);
+		handshake_at(&v, PATH, NEAR);
+		paced_rounds(&v, pushed, 3 * 36 * MS);
+		finish(&v);
+		CHECK_EQ_U(v.nev, 1);
+		CHECK_EQ_U(v.nev ? v.ev[0].u.stall.cls : 0, STALL_SENDER_IDLE);
+	}
+}
+
+/*
  * At the receiver of a 40 ms path (a 5/35 ms one), the initial window of
  * ten segments: the receiver ACKs six before the last four pass here, and
  * the sender's next segment comes a loop after that ACK, echoing its TSval:
@@ -480,6 +525,7 @@ static void test_ack_clocked_after_last_segment(void)
 int main(void)
 {
 	test_paced_write();
+	test_paced_tail();
 	test_nagle_sender_side();
 	test_nagle_receiver_side();
 	test_pushed_reply_delack_control();

@@ -32,7 +32,10 @@
  *   S's last new segment had no PSH, nothing was in flight (all ACKed),
  *        and S sends the rest of the write   -> sender_idle: S held data it
  *        had (TCP_CORK, MSG_MORE, splice without the last-page push: the
- *        2009/2013 MSG_SENDPAGE_NOTLAST threads);
+ *        2009/2013 MSG_SENDPAGE_NOTLAST threads); not when that pause is
+ *        S's pace (full segments on both sides, or the write's short end
+ *        after a pause like S's last one between full segments): pacing,
+ *        think time;
  *   a pure ACK from R advances snd_una with data in flight and S sends new
  *        data right after it (within the threshold): S waited for that ACK.
  *        In flight filled R's window (usable window < 1 segment) -> rwnd_limited:

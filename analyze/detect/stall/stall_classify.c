@@ -7,11 +7,8 @@
 /* The rules are in stall.c (and DESIGN.md "Stalls"). */
 
 enum {
-	STALL_TIMER_MIN_NS = 180000000, /* recurrence is tracked from here on */
 	STALL_TIMER_LO_NS = 196000000,	/* the ~200 ms timer, one jiffy early ... */
 	STALL_TIMER_HI_NS = 216000000,	/* ... to 4 jiffies late at HZ=250 (TCP_CORK: 204-209 ms) */
-	STALL_RECUR_PCT = 2,		/* near-identical: within 2 % ... */
-	STALL_RECUR_MIN_NS = 2000000,	/* ... or 2 ms */
 	STALL_JIFFY_NS = 4000000,	/* HZ=250: timers fire on 4 ms ticks */
 	STALL_TIMER_LATE_NS = 12000000, /* a timer fires up to 3 jiffies late */
 	STALL_IPID_SKIP_MAX = 64,	/* IDs further apart: not the same burst */
@@ -44,33 +41,6 @@ static unsigned stall_bucket(int64_t ns)
 	while (k + 1 < STALL_HIST_BUCKETS && ns >= stall_hist_edges_ms[k + 1] * 1000000)
 		k++;
 	return k;
-}
-
-static int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
-
-/* Timer-length stalls (>= ~200 ms): does this one repeat a recent length?
- * Remembers it either way. */
-static bool stall_recurs(struct stall_state *st, int64_t dur)
-{
-	bool hit = false;
-
-	if (dur < STALL_TIMER_MIN_NS)
-		return false;
-	for (unsigned k = 0; k < st->timer_n; k++) {
-		int64_t prev = st->timer_len[k], tol = prev * STALL_RECUR_PCT / 100;
-		if (tol < STALL_RECUR_MIN_NS)
-			tol = STALL_RECUR_MIN_NS;
-		if (abs64(dur - prev) <= tol)
-			hit = true;
-	}
-	st->timer_len[st->timer_head] = dur;
-	st->timer_head = (uint8_t)((st->timer_head + 1) % STALL_TIMER_RING);
-	if (st->timer_n < STALL_TIMER_RING)
-		st->timer_n++;
-	return hit;
 }
 
 static void stall_emit(struct tcp_conn *c, const struct det_env *env, const struct stall_found *f)
@@ -356,7 +326,7 @@ static bool stall_held_remainder(struct tcp_conn *c, const struct det_env *env, 
 
 	if (d->in_flight || d->r_answered || !d->has_data || !tcp_peer_mss(c, dir) ||
 	    d->mss > tcp_peer_mss(c, dir) || d->last_len != d->mss || seg->len >= d->mss ||
-	    d->rwnd < d->mss)
+	    d->rwnd < d->mss || stall_repeats_pace(c->det.stall, dir, seg->ts - d->last_tx_ts))
 		return false;
 	stall_found_init(&f, &c->dhot.stall, seg, dir, STALL_SENDER_IDLE, stall_r_remainder,
 			 stall_e_remainder, stall_a_held);
@@ -447,13 +417,18 @@ static bool stall_paced(struct tcp_conn *c, const struct det_env *env, enum sum_
 	const struct stall_dir_state *d = &st->d[pd];
 	const struct tcp_seg *seg = &c->tp->seg;
 	struct stall_state *cold;
-	int64_t gap = seg->ts - st->last_ts;
+	int64_t gap = seg->ts - st->last_ts, pause = seg->ts - d->last_tx_ts;
 
-	if (!d->mss || d->last_len < d->mss || seg->len < d->mss ||
-	    stall_timer_like(c, pd, seg->ts - d->last_tx_ts) || stall_timer_like(c, pd, gap))
+	if (!d->mss || d->last_len < d->mss || stall_timer_like(c, pd, pause) ||
+	    stall_timer_like(c, pd, gap))
 		return false;
-	if ((cold = DET_COLD_GET(c, env, stall)))
+	/* A shorter segment after it: the write's end, at S's pace or held. */
+	if (seg->len < d->mss && !stall_repeats_pace(c->det.stall, pd, pause))
+		return false;
+	if ((cold = DET_COLD_GET(c, env, stall))) {
 		stall_add_think(cold, gap);
+		stall_note_pace(cold, d, seg, pd);
+	}
 	return true;
 }
 
@@ -522,8 +497,10 @@ static void stall_gap_data(struct tcp_conn *c, const struct det_env *env)
 		if (!d->in_flight && (stall_held_after_think(c, env, pd, since_ack) ||
 				      stall_held_remainder(c, env, pd)))
 			return;
-		if ((cold = DET_COLD_GET(c, env, stall)))
+		if ((cold = DET_COLD_GET(c, env, stall))) {
 			stall_add_think(cold, seg->ts - st->last_ts);
+			stall_note_pace(cold, d, seg, pd);
+		}
 		return;
 	}
 	stall_found_init(&f, st, seg, pd, STALL_SENDER_IDLE,

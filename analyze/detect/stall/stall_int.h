@@ -23,6 +23,31 @@
 
 #include "analyze/detect/stall/stall.h"
 
+/* Stalls from this length on (~200 ms, the shortest timer less a margin)
+ * are compared for recurrence. */
+#define STALL_TIMER_MIN_NS 180000000ll
+
+/* ---- a sender's rhythms (stall_rhythm.c) ---- */
+
+/* Does a timer-length stall of dur repeat (within 2 %, or 2 ms) one of the
+ * last STALL_TIMER_RING such lengths of st? Remembers it either way: timers
+ * repeat, people do not. */
+bool stall_recurs(struct stall_state *st, int64_t dur);
+/*
+ * S's pace: its last pause, from one transmission to the next, between two
+ * full segments and judged its own (think time or pacing, not a stall).
+ * stall_note_pace() remembers seg's pause when it is one (d: S's state
+ * before seg). Linux paces each skb len / rate after the one before
+ * (tcp_update_skb_after_send()), a write's last one too: a shorter segment
+ * after a pause within 10 % (or 1 ms) of the pace (stall_repeats_pace(),
+ * cold NULL: no pace yet) is that rate, not a remainder TCP_CORK or
+ * MSG_MORE held (a kept lab capture: 142 pauses of 13.8 ms at 2 MB/s, then
+ * the write's tail 13.8 ms after its last full segment).
+ */
+void stall_note_pace(struct stall_state *cold, const struct stall_dir_state *d,
+		     const struct tcp_seg *seg, enum sum_dir_id dir);
+bool stall_repeats_pace(const struct stall_state *cold, enum sum_dir_id dir, int64_t pause);
+
 /* The packet c->tp->seg ended a gap of the connection: classify it. */
 void stall_gap(struct tcp_conn *c, const struct det_env *env);
 /* The gap threshold for a silence from a packet of last's sender to one of

@@ -172,6 +172,11 @@ struct stall_state {
 	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
 	int64_t timer_len[STALL_TIMER_RING];
 	uint8_t timer_head, timer_n;
+
+	/* Each sender's pace: its last pause between two full segments that
+	 * was its own rate (think time or pacing), from one transmission to
+	 * the next; 0 until one (stall_note_pace()). */
+	int64_t pace_ns[2]; /* by enum sum_dir_id */
 };
 
 /* Detail of a "stall" event (struct sum_event.u.stall). */
