@@ -30,6 +30,7 @@ enum opt_id {
 	OPT_QUEUE_PER_FILE,
 	OPT_MAX_FLOWS,
 	OPT_IDLE_TIMEOUT,
+	OPT_PARK_AFTER,
 	OPT_RTO_MIN,
 	OPT_REORDER_WINDOW,
 	OPT_MAX_EVENTS,
@@ -78,6 +79,8 @@ static const struct cli_opt analyze_opts[] = {
      "cap on the whole process, e.g. 512M (none): peak RSS within it + 10 % + 16 MiB"},
     {"idle-timeout", OPT_IDLE_TIMEOUT, "SEC",
      "end an open connection idle this long (default 930; 0 never)"},
+    {"park-after", OPT_PARK_AFTER, "SEC",
+     "pack an open connection idle this long into less memory (default 10; 0 never)"},
     {"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
     {"reorder-window", OPT_REORDER_WINDOW, "MS",
      "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
@@ -267,6 +270,11 @@ static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
 			return bad_value(cfg, "idle-timeout", arg, "whole seconds, 0 for never");
 		cfg->eng.flow.idle_timeout_ns = (int64_t)v * CLOCK_NS_PER_S;
+		break;
+	case OPT_PARK_AFTER:
+		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
+			return bad_value(cfg, "park-after", arg, "whole seconds, 0 for never");
+		cfg->eng.flow.park_after_ns = (int64_t)v * CLOCK_NS_PER_S;
 		break;
 	case OPT_RTO_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)

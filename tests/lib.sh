@@ -28,3 +28,31 @@ t_instr() {
 	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
 		sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p'
 }
+
+# t_agree NAME WHAT REF RC_REF OUT RC: two runs that must agree, one pass or
+# fail line: the same exit (RC_REF, RC), stdout (files REF and OUT) and
+# stderr (REF.err, OUT.err); WHAT says how the second run differs
+# ("--threads 2"), against the first ("--threads 1").
+t_agree() {
+	local name=$1 what=$2 ref=$3 rc_ref=$4 out=$5 rc=$6 against=$7
+	if [ "$rc" != "$rc_ref" ]; then
+		t_fail "$name: $what exits $rc, $against $rc_ref"
+	elif ! cmp -s "$ref" "$out"; then
+		t_fail "$name: $what differs from $against"
+		diff "$ref" "$out" | head -5
+	elif ! cmp -s "$ref.err" "$out.err"; then
+		t_fail "$name: $what says something else on stderr"
+	else
+		t_pass "$name: $what = $against"
+	fi
+}
+
+# The public captures (../shared/pcaps/public from the project's root, or
+# the machine's copy): the directory, or nothing when neither is here.
+t_public_dir() {
+	local d
+	for d in /work/shared/pcaps/public ../shared/pcaps/public; do
+		[ -d "$d" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}

@@ -28,7 +28,9 @@ struct flow_counters {
 	uint64_t evicted_packets; /* packets of evicted connections dropped: no room to resume */
 	uint64_t forgotten;	  /* evicted keys overwritten in the bounded memory of them */
 	uint64_t remember_failed; /* evictions not remembered: no memory for that memory */
+	uint64_t parked_total;	  /* times a connection was parked (flow_expire()) */
 	uint32_t live, max_live;
+	uint32_t parked; /* live ones parked now */
 };
 
 struct eng_counters {
@@ -90,7 +92,9 @@ static inline void flow_counters_add(struct flow_counters *d, const struct flow_
 	d->evicted_packets += s->evicted_packets;
 	d->forgotten += s->forgotten;
 	d->remember_failed += s->remember_failed;
+	d->parked_total += s->parked_total;
 	d->live += s->live;
+	d->parked += s->parked;
 }
 
 #endif

@@ -39,6 +39,7 @@ void eng_config_defaults(struct eng_config *cfg)
 	cfg->flow.max_flows = ENG_DEFAULT_MAX_FLOWS;
 	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
 	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;
+	cfg->flow.park_after_ns = ENG_DEFAULT_PARK_AFTER_NS;
 	cfg->tcp.rto_min_ns = ENG_DEFAULT_RTO_MIN_NS;
 	cfg->tcp.reorder_window_ns = ENG_DEFAULT_REORDER_WINDOW_NS;
 	det_params_defaults(&cfg->det);

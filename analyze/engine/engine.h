@@ -149,7 +149,13 @@ void eng_free(struct engine *e); /* NULL is a no-op */
  * TCP_RTO_MIN 200 ms), short enough that memory follows live connections at
  * thousands of connections per second. A new SYN starts a new instance
  * whether or not the old one is still in the table. */
-#define ENG_DEFAULT_CLOSED_LINGER_NS  (5ll * 1000000000ll)
+#define ENG_DEFAULT_CLOSED_LINGER_NS (5ll * 1000000000ll)
+/* Open connections idle 10 s of capture time are parked (flow.h,
+ * flow_expire()): longer than a request/response connection's think time
+ * and any RTO but the backoffs, so the connections that park are those that
+ * sit idle (keep-alive pools, long polls), where memory goes at 100 000s of
+ * live connections. */
+#define ENG_DEFAULT_PARK_AFTER_NS     (10ll * 1000000000ll)
 #define ENG_DEFAULT_RTO_MIN_NS	      (200ll * 1000000ll)
 #define ENG_DEFAULT_REORDER_WINDOW_NS (3ll * 1000000ll)
 

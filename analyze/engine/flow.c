@@ -1,6 +1,8 @@
 /* flow.c - open-addressing connection table with LRU order and bounded size. */
 #include "analyze/engine/flow.h"
 #include "analyze/engine/evtab.h"
+#include "analyze/engine/flow_int.h"
+#include "analyze/engine/park.h"
 #include "analyze/engine/pool.h"
 #include "common/err.h"
 #include "common/grow.h"
@@ -13,8 +15,6 @@ enum {
 	/* What flow_prefetch() loads of an entry: its LRU links, the
 	 * connection's identity (the key) and hot per-direction state. */
 	FLOW_PREFETCH_BYTES = 512,
-	FLOW_CHUNK = 1024, /* entries allocated at a time: memory follows live flows */
-	FLOW_NIL = UINT32_MAX,
 };
 
 /* Canonical key: the lower (address, port) endpoint first. */
@@ -29,77 +29,6 @@ struct flow_key {
 _Static_assert(sizeof(struct flow_key) == EVT_KEY_BYTES, "a flow key is an evtab key");
 
 enum { FLOW_REM_CLIENT_IS_A = 1 }; /* evt_rec.flags: the client is the key's a */
-
-/*
- * An entry is the connection and its LRU links: 8 bytes before struct
- * tcp_conn (984 bytes in all, a size the compiler indexes by with one
- * multiply; 992 took three instructions at each of entry()'s uses).
- * Neither its key nor the key's hash: the connection's identity
- * (tcp_conn.info: client, server, their ports, the vantage point) is the
- * key: ident_is() compares a packet with it, and its hash (for the slot)
- * and key bytes (for the evicted-key memory) are made again from it
- * (ident_hash()). Which LRU list it is on is its slot's mark
- * (FLOW_SLOT_CLOSED), and a connection's entry index is found through its
- * slot (conn_slot(): when it closes or ends, not for every packet).
- */
-struct flow_entry {
-	uint32_t prev, next; /* LRU links, entry indices; next: the free list's too */
-	struct tcp_conn conn;
-};
-
-struct flow_slot {
-	uint32_t hash;
-	uint32_t idx; /* entry index + 1 (<= 2^30), | FLOW_SLOT_CLOSED; 0 = empty */
-};
-
-/* slot.idx: the entry is on the closed list (FIN both ways or RST). */
-enum { FLOW_SLOT_CLOSED = 1u << 31 };
-
-static uint32_t slot_entry(const struct flow_slot *s)
-{
-	return (s->idx & ~(uint32_t)FLOW_SLOT_CLOSED) - 1;
-}
-
-static unsigned slot_list(const struct flow_slot *s)
-{
-	return s->idx >> 31;
-}
-
-struct flow_table {
-	struct flow_config cfg;
-	flow_end_fn *end;
-	flow_forget_fn *forget; /* NULL: nobody asked */
-	void *ctx;
-	struct flow_slot *slots;
-	uint32_t slot_mask;
-	struct flow_entry **chunks;
-	uint32_t nchunks, max_chunks;
-	struct pool_budget *budget; /* NULL: chunks are not counted */
-	bool refused;		    /* the last alloc_entry() found the budget full */
-	uint64_t budget_evicted;    /* connections ended for a new one's place by it */
-	uint32_t free_head;	    /* free list through .next */
-	/* Entries [fresh, fresh_end) of the last chunk were never used: taken
-	 * after the free list, in order, so that a chunk's pages are touched
-	 * as its entries are (a free list through all of them wrote each). */
-	uint32_t fresh, fresh_end;
-	/* Two LRU lists: [0] open connections, [1] closed ones, which expire
-	 * sooner (closed_linger_ns) so memory follows live connections. */
-	uint32_t lru_head[2], lru_tail[2];
-	/* Entry indices to end in id order (expiry, drain), kept between
-	 * sweeps so that one costs no allocation once it has grown. */
-	uint32_t *order;
-	uint32_t order_cap, order_len, order_pos;
-	bool draining_sorted;
-	struct evt_table *gone; /* evicted keys, allocated at the first eviction */
-	bool gone_failed;	/* ... which found no memory */
-	bool pressure;		/* flow_set_pressure() */
-	struct flow_counters cnt;
-};
-
-static struct flow_entry *entry(const struct flow_table *t, uint32_t idx)
-{
-	return &t->chunks[idx / FLOW_CHUNK][idx % FLOW_CHUNK];
-}
 
 static uint64_t load64(const uint8_t *p)
 {
@@ -235,12 +164,15 @@ struct flow_table *flow_new(const struct flow_config *cfg, flow_end_fn *end, voi
 		nslots <<= 1;
 	t->slots = calloc(nslots, sizeof(*t->slots));
 	t->slot_mask = (uint32_t)(nslots - 1);
-	t->max_chunks = (cfg->max_flows + FLOW_CHUNK - 1) / FLOW_CHUNK;
-	/* An array of pointers: sizeof a pointer is right. */
-	t->chunks = calloc(t->max_chunks, sizeof(*t->chunks)); // NOLINT(bugprone-sizeof-expression)
-	if (!t->slots || !t->chunks)
+	t->ref = calloc(cfg->max_flows, sizeof(*t->ref));
+	t->entries = pool_new(sizeof(struct flow_entry), FLOW_SLAB_ENTRIES);
+	t->scratch = malloc(sizeof(*t->scratch));
+	if (!t->slots || !t->ref || !t->entries || !t->scratch)
 		goto nomem;
-	t->free_head = FLOW_NIL;
+	if (cfg->park_after_ns > 0 &&
+	    !(t->park = park_new(sizeof(struct flow_entry), FLOW_PARK_KEEP, FLOW_PARK_BASE)))
+		goto nomem;
+	t->free_head = t->park_next = FLOW_NIL;
 	for (int l = 0; l < 2; l++)
 		t->lru_head[l] = t->lru_tail[l] = FLOW_NIL;
 	return t;
@@ -254,12 +186,11 @@ void flow_free(struct flow_table *t)
 {
 	if (!t)
 		return;
-	for (uint32_t k = 0; t->chunks && k < t->nchunks; k++)
-		free(t->chunks[k]);
-	if (t->budget)
-		t->budget->used -= (size_t)t->nchunks * FLOW_CHUNK * sizeof(struct flow_entry);
+	pool_free(t->entries);
+	park_free(t->park);
+	free(t->scratch);
+	free(t->ref);
 	free(t->order);
-	free(t->chunks);
 	free(t->slots);
 	evt_free(t->gone);
 	free(t);
@@ -271,10 +202,12 @@ const struct flow_counters *flow_counters(const struct flow_table *t)
 }
 
 /* Take idx out of LRU list l (0 open, 1 closed). */
-static void lru_unlink(struct flow_table *t, uint32_t idx, unsigned l)
+void flow_lru_unlink(struct flow_table *t, uint32_t idx, unsigned l)
 {
 	struct flow_entry *e = entry(t, idx);
 
+	if (idx == t->park_next)
+		t->park_next = e->next;
 	if (e->prev != FLOW_NIL)
 		entry(t, e->prev)->next = e->next;
 	else
@@ -285,7 +218,7 @@ static void lru_unlink(struct flow_table *t, uint32_t idx, unsigned l)
 		t->lru_tail[l] = e->prev;
 }
 
-static void lru_append(struct flow_table *t, uint32_t idx, unsigned l)
+void flow_lru_append(struct flow_table *t, uint32_t idx, unsigned l)
 {
 	struct flow_entry *e = entry(t, idx);
 
@@ -296,39 +229,46 @@ static void lru_append(struct flow_table *t, uint32_t idx, unsigned l)
 	else
 		t->lru_head[l] = idx;
 	t->lru_tail[l] = idx;
+	if (l == 0 && t->park_next == FLOW_NIL)
+		t->park_next = idx;
 }
 
 /* The least recently used connection, closed ones first. */
-static uint32_t lru_oldest(const struct flow_table *t)
+uint32_t flow_lru_oldest(const struct flow_table *t)
 {
 	return t->lru_head[1] != FLOW_NIL ? t->lru_head[1] : t->lru_head[0];
 }
 
+/* A free entry index with a full entry, or FLOW_NIL: max_flows are live,
+ * or no memory (t->refused: the budget's). */
 static uint32_t alloc_entry(struct flow_table *t)
 {
-	if (t->free_head == FLOW_NIL && t->fresh == t->fresh_end) {
-		t->refused = t->nchunks < t->max_chunks &&
-			     !pool_budget_take(t->budget, FLOW_CHUNK * sizeof(struct flow_entry));
-		if (t->nchunks == t->max_chunks || t->refused)
-			return FLOW_NIL;
-		struct flow_entry *c = malloc(FLOW_CHUNK * sizeof(*c));
-		if (!c) {
-			if (t->budget)
-				t->budget->used -= FLOW_CHUNK * sizeof(*c);
-			return FLOW_NIL;
-		}
-		t->chunks[t->nchunks] = c;
-		t->fresh = t->nchunks * FLOW_CHUNK;
-		t->fresh_end = t->fresh + FLOW_CHUNK;
-		if (t->fresh_end > t->cfg.max_flows)
-			t->fresh_end = t->cfg.max_flows;
-		t->nchunks++;
-	}
-	if (t->free_head == FLOW_NIL)
-		return t->fresh++;
+	if (t->free_head == FLOW_NIL && t->fresh == t->cfg.max_flows)
+		return FLOW_NIL;
+	struct flow_entry *e = pool_get_raw(t->entries);
+	t->refused = !e && t->budget;
+	if (!e)
+		return FLOW_NIL;
 	uint32_t idx = t->free_head;
-	t->free_head = entry(t, idx)->next;
+	if (idx == FLOW_NIL)
+		idx = t->fresh++;
+	else
+		t->free_head = t->ref[idx].next_free;
+	t->ref[idx].bits = (uintptr_t)e;
 	return idx;
+}
+
+/* Give entry idx's block back and its index to the free list. */
+static void free_entry(struct flow_table *t, uint32_t idx)
+{
+	if (flow_is_parked(t, idx)) {
+		park_put(t->park, entry(t, idx));
+		t->cnt.parked--;
+	} else {
+		pool_put(t->entries, entry(t, idx));
+	}
+	t->ref[idx].next_free = t->free_head;
+	t->free_head = idx;
 }
 
 /* The slot of entry idx, whose key hashes to h. */
@@ -401,37 +341,37 @@ static void remember(struct flow_table *t, const struct sum_conn_ident *i, const
 }
 
 /* End the connection in slot s. */
-static void end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
+void flow_end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
 {
 	uint32_t idx = slot_entry(&t->slots[s]), h = t->slots[s].hash;
 	unsigned l = slot_list(&t->slots[s]);
-	struct flow_entry *e = entry(t, idx);
-	const struct sum_conn_ident *i = &e->conn.info;
+	/* A parked one ends from a copy: no full entry is taken for it. */
+	struct tcp_conn *c = flow_view(t, idx);
+	const struct sum_conn_ident *i = &c->info;
 	/* Before the callback: the key as the table found it. */
 	struct flow_key k;
 
 	if (why == FLOW_END_EVICTED)
 		ends_key(ident_ends(i), i->client.family, i->vantage, &k);
-	t->end(t->ctx, &e->conn, why);
+	t->end(t->ctx, c, why);
 	if (why == FLOW_END_EVICTED)
 		remember(t, i, &k, h);
 	t->cnt.ended[why]++;
 	index_remove(t, s);
-	lru_unlink(t, idx, l);
-	e->next = t->free_head;
-	t->free_head = idx;
+	flow_lru_unlink(t, idx, l);
+	free_entry(t, idx);
 	t->cnt.live--;
 }
 
 /* The slot of live entry idx. */
-static uint32_t entry_slot(const struct flow_table *t, uint32_t idx)
+uint32_t flow_entry_slot(const struct flow_table *t, uint32_t idx)
 {
-	return slot_of(t, idx, ident_hash(&entry(t, idx)->conn.info));
+	return slot_of(t, idx, ident_hash(&flow_view(t, idx)->info));
 }
 
-static void end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
+void flow_end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
 {
-	end_slot(t, entry_slot(t, idx), why);
+	flow_end_slot(t, flow_entry_slot(t, idx), why);
 }
 
 void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
@@ -439,7 +379,7 @@ void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
 	uint32_t s = conn_slot(t, c);
 
 	if (s != FLOW_NIL)
-		end_slot(t, s, why);
+		flow_end_slot(t, s, why);
 }
 
 void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
@@ -449,9 +389,9 @@ void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
 	if (s == FLOW_NIL || slot_list(&t->slots[s]))
 		return;
 	uint32_t idx = slot_entry(&t->slots[s]);
-	lru_unlink(t, idx, 0);
+	flow_lru_unlink(t, idx, 0);
 	t->slots[s].idx |= FLOW_SLOT_CLOSED;
-	lru_append(t, idx, 1);
+	flow_lru_append(t, idx, 1);
 }
 
 static inline __attribute__((always_inline)) struct flow_entry *
@@ -463,8 +403,14 @@ find_entry(struct flow_table *t, const struct dec_packet *d, uint32_t vantage, u
 	for (; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
 		if (t->slots[i].hash != h)
 			continue;
-		struct flow_entry *e = entry(t, slot_entry(&t->slots[i]));
-		if (ident_is(&e->conn.info, d, vantage)) {
+		uint32_t idx = slot_entry(&t->slots[i]);
+		struct flow_entry *e = entry(t, idx);
+		/* (A parked entry keeps no more of its identity than its id and
+		 * times: the rest is unpacked to compare.) */
+		const struct sum_conn_ident *id = __builtin_expect(flow_is_parked(t, idx), 0)
+						      ? &flow_view(t, idx)->info
+						      : &e->conn.info;
+		if (ident_is(id, d, vantage)) {
 			*slot = i;
 			return e;
 		}
@@ -477,6 +423,9 @@ struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uin
 {
 	uint32_t slot;
 	struct flow_entry *e = find_entry(t, d, vantage, pkt_hash(d, vantage), &slot);
+
+	if (e && flow_is_parked(t, slot_entry(&t->slots[slot])))
+		e = flow_unpark(t, slot_entry(&t->slots[slot]));
 	return e ? &e->conn : NULL;
 }
 
@@ -513,11 +462,11 @@ void flow_on_forget(struct flow_table *t, flow_forget_fn *fn)
 
 int flow_evict_oldest(struct flow_table *t)
 {
-	uint32_t victim = lru_oldest(t);
+	uint32_t victim = flow_lru_oldest(t);
 
 	if (victim == FLOW_NIL)
 		return -1;
-	end_entry(t, victim, FLOW_END_EVICTED);
+	flow_end_entry(t, victim, FLOW_END_EVICTED);
 	return 0;
 }
 
@@ -533,19 +482,23 @@ size_t flow_entry_bytes(void)
 
 size_t flow_chunk_bytes(void)
 {
-	return FLOW_CHUNK * sizeof(struct flow_entry);
+	return FLOW_SLAB_ENTRIES * sizeof(struct flow_entry);
 }
 
 void flow_set_budget(struct flow_table *t, struct pool_budget *b)
 {
 	t->budget = b;
+	pool_set_budget(t->entries, b);
+	if (t->park)
+		park_set_budget(t->park, b);
 }
 
 size_t flow_mem_bytes(const struct flow_table *t)
 {
-	return (size_t)t->cnt.live * sizeof(struct flow_entry) +
-	       (size_t)(t->slot_mask + 1) * sizeof(*t->slots) +
-	       t->max_chunks * sizeof(struct flow_entry *) + (t->gone ? evt_bytes(t->gone) : 0);
+	return pool_stats(t->entries)->in_use * sizeof(struct flow_entry) +
+	       (t->park ? park_bytes(t->park) : 0) +
+	       (size_t)(t->slot_mask + 1) * sizeof(*t->slots) + (size_t)t->fresh * sizeof(*t->ref) +
+	       (t->gone ? evt_bytes(t->gone) : 0);
 }
 
 /*
@@ -559,15 +512,14 @@ size_t flow_mem_bytes(const struct flow_table *t)
  */
 static bool room_to_resume(struct flow_table *t, int64_t gone_ts)
 {
-	if (!t->pressure &&
-	    (t->free_head != FLOW_NIL || t->fresh < t->fresh_end || t->nchunks < t->max_chunks))
+	if (!t->pressure && (t->free_head != FLOW_NIL || t->fresh < t->cfg.max_flows))
 		return true;
 	if (t->lru_head[1] != FLOW_NIL)
 		return true;
 	uint32_t victim = t->lru_head[0];
 	if (victim == FLOW_NIL)
 		return false;
-	const struct tcp_conn *v = &entry(t, victim)->conn;
+	const struct tcp_conn *v = flow_view(t, victim);
 	return v->info.last_ts <= gone_ts || tcp_is_half_open(v);
 }
 
@@ -611,9 +563,16 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	if (found) {
 		uint32_t idx = slot_entry(&t->slots[i]);
 		unsigned l = slot_list(&t->slots[i]);
-		if (t->lru_tail[l] != idx) {
-			lru_unlink(t, idx, l);
-			lru_append(t, idx, l);
+		bool parked = flow_is_parked(t, idx);
+		if (__builtin_expect(parked, 0) && !(found = flow_unpark(t, idx))) {
+			*got = FLOW_NOMEM; /* it stays parked, the packet is counted lost */
+			return NULL;
+		}
+		/* (Unparked, it is one to consider again even if it was the
+		 * tail: appending makes it so.) */
+		if (t->lru_tail[l] != idx || parked) {
+			flow_lru_unlink(t, idx, l);
+			flow_lru_append(t, idx, l);
 		}
 		return &found->conn;
 	}
@@ -630,10 +589,10 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	/* A resume under pressure replaces the victim room_to_resume() chose. */
 	uint32_t idx = rc == 0 && t->pressure ? FLOW_NIL : alloc_entry(t);
 	if (idx == FLOW_NIL) {
-		uint32_t victim = lru_oldest(t);
+		uint32_t victim = flow_lru_oldest(t);
 		if (victim != FLOW_NIL) {
 			t->budget_evicted += t->refused;
-			end_entry(t, victim, FLOW_END_EVICTED);
+			flow_end_entry(t, victim, FLOW_END_EVICTED);
 		}
 		idx = alloc_entry(t);
 		if (idx == FLOW_NIL) {
@@ -655,7 +614,7 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	id->vantage = vantage;
 	t->slots[i].hash = h;
 	t->slots[i].idx = idx + 1;
-	lru_append(t, idx, 0);
+	flow_lru_append(t, idx, 0);
 	if (*got == FLOW_RESUMED)
 		t->cnt.resumed++;
 	else
@@ -663,129 +622,4 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 	if (++t->cnt.live > t->cnt.max_live)
 		t->cnt.max_live = t->cnt.live;
 	return &e->conn;
-}
-
-static int by_id(const void *a, const void *b, void *table)
-{
-	uint64_t x = entry(table, *(const uint32_t *)a)->conn.info.id;
-	uint64_t y = entry(table, *(const uint32_t *)b)->conn.info.id;
-	return (x > y) - (x < y);
-}
-
-/* Room for n entry indices in t->order; false without memory. */
-static bool order_reserve(struct flow_table *t, uint32_t n)
-{
-	return GROW(t->order, t->order_cap, n, 256) == 0;
-}
-
-/* Sort t->order[0, n) by connection id (glibc qsort_r: the table is its context). */
-static void order_sort(struct flow_table *t, uint32_t n)
-{
-	if (n > 1)
-		qsort_r(t->order, n, sizeof(*t->order), by_id, t);
-}
-
-void flow_expire(struct flow_table *t, int64_t now)
-{
-	const int64_t timeout[2] = {t->cfg.idle_timeout_ns, t->cfg.closed_linger_ns};
-	uint32_t n = 0;
-	bool sorted = true;
-
-	/* The expired connections are the oldest of each LRU list. They end in
-	 * id (first-packet) order, not LRU order, so that what one sweep ends
-	 * comes out in an order that does not depend on how connections are
-	 * spread over tables (workers.c merges N engines' sweeps by id). */
-	for (int l = 0; l < 2; l++) {
-		if (timeout[l] <= 0)
-			continue;
-		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next) {
-			if (now - entry(t, idx)->conn.info.last_ts < timeout[l])
-				break;
-			if (sorted && !order_reserve(t, n + 1))
-				sorted = false; /* no memory: LRU order below, still complete */
-			if (sorted)
-				t->order[n++] = idx;
-		}
-	}
-	if (sorted) {
-		order_sort(t, n);
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t s = entry_slot(t, t->order[k]);
-			end_slot(t, s, slot_list(&t->slots[s]) ? FLOW_END_CLOSED : FLOW_END_IDLE);
-		}
-		return;
-	}
-	for (int l = 0; l < 2; l++) {
-		if (timeout[l] <= 0)
-			continue;
-		while (t->lru_head[l] != FLOW_NIL) {
-			struct flow_entry *e = entry(t, t->lru_head[l]);
-			if (now - e->conn.info.last_ts < timeout[l])
-				break;
-			end_entry(t, t->lru_head[l], l ? FLOW_END_CLOSED : FLOW_END_IDLE);
-		}
-	}
-}
-
-void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct tcp_conn *c),
-		  void *ctx)
-{
-	for (int l = 0; l < 2; l++)
-		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
-			fn(ctx, &entry(t, idx)->conn);
-}
-
-void flow_foreach_mut(struct flow_table *t, void (*fn)(void *ctx, struct tcp_conn *c), void *ctx)
-{
-	for (int l = 0; l < 2; l++)
-		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
-			fn(ctx, &entry(t, idx)->conn);
-}
-
-int flow_drain_start(struct flow_table *t)
-{
-	uint32_t n = 0;
-
-	t->order_pos = t->order_len = 0;
-	t->draining_sorted = order_reserve(t, t->cnt.live);
-	if (!t->draining_sorted)
-		return ERR_NOMEM;
-	for (int l = 0; l < 2; l++)
-		for (uint32_t idx = t->lru_head[l]; idx != FLOW_NIL; idx = entry(t, idx)->next)
-			t->order[n++] = idx;
-	order_sort(t, n);
-	t->order_len = n;
-	return 0;
-}
-
-/* The entry flow_drain_next() ends, FLOW_NIL when none is left. Without
- * memory for the sort, LRU order: still complete. */
-static uint32_t drain_peek_idx(const struct flow_table *t)
-{
-	if (!t->draining_sorted)
-		return lru_oldest(t);
-	return t->order_pos < t->order_len ? t->order[t->order_pos] : FLOW_NIL;
-}
-
-const struct tcp_conn *flow_drain_peek(const struct flow_table *t)
-{
-	uint32_t idx = drain_peek_idx(t);
-	return idx == FLOW_NIL ? NULL : &entry(t, idx)->conn;
-}
-
-void flow_drain_next(struct flow_table *t)
-{
-	uint32_t idx = drain_peek_idx(t);
-
-	if (idx == FLOW_NIL)
-		return;
-	t->order_pos += t->draining_sorted;
-	end_entry(t, idx, FLOW_END_DONE);
-}
-
-void flow_drain(struct flow_table *t)
-{
-	flow_drain_start(t);
-	while (drain_peek_idx(t) != FLOW_NIL)
-		flow_drain_next(t);
 }

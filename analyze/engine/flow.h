@@ -29,6 +29,7 @@ struct flow_config {
 				     2 x max_flows, whichever is more) */
 	int64_t idle_timeout_ns;  /* open connections: <= 0 never expire */
 	int64_t closed_linger_ns; /* closed connections: <= 0 never expire */
+	int64_t park_after_ns;	  /* open connections idle this long are parked: <= 0 never */
 };
 
 typedef void flow_end_fn(void *ctx, struct tcp_conn *c, enum flow_end why);
@@ -128,8 +129,14 @@ void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why);
 /* c has closed (FIN both ways or RST): it now expires after closed_linger. */
 void flow_set_closed(struct flow_table *t, struct tcp_conn *c);
 
-/* End connections idle since before now - idle_timeout (closed_linger), in
- * id order. */
+/*
+ * End connections idle since before now - idle_timeout (closed_linger), in
+ * id order; then park the open ones idle since before now - park_after:
+ * their entry packed without its zero bytes (analyze/engine/park.h), a
+ * third of its size or less, until their next packet unpacks it. Nobody
+ * outside the table sees a parked connection as such: flow_lookup() and
+ * flow_find() unpack it, the walks below show an unpacked copy.
+ */
 void flow_expire(struct flow_table *t, int64_t now);
 
 /* End every live connection in first-packet order (end of input). */
@@ -149,7 +156,8 @@ void flow_foreach(const struct flow_table *t, void (*fn)(void *ctx, const struct
 		  void *ctx);
 
 /* The same, for fn that changes the connections but not the table (to
- * release what they hold before flow_free()). */
+ * release what they hold before flow_free()): a parked one's changes are
+ * made to its copy and not kept. */
 void flow_foreach_mut(struct flow_table *t, void (*fn)(void *ctx, struct tcp_conn *c), void *ctx);
 
 const struct flow_counters *flow_counters(const struct flow_table *t);

@@ -29,16 +29,7 @@ same() {
 	for t in 2 3; do
 		"$bin" analyze --no-progress --threads $t "$@" >"$out/$name.$t" 2>"$out/$name.$t.err"
 		trc=$?
-		if [ $trc != $rc ]; then
-			t_fail "$name: --threads $t exits $trc, --threads 1 $rc"
-		elif ! cmp -s "$out/$name.1" "$out/$name.$t"; then
-			t_fail "$name: --threads $t differs from --threads 1"
-			diff "$out/$name.1" "$out/$name.$t" | head -5
-		elif ! cmp -s "$out/$name.1.err" "$out/$name.$t.err"; then
-			t_fail "$name: --threads $t says something else on stderr"
-		else
-			t_pass "$name: --threads $t = --threads 1"
-		fi
+		t_agree "$name" "--threads $t" "$out/$name.1" $rc "$out/$name.$t" $trc "--threads 1"
 	done
 }
 
@@ -52,14 +43,12 @@ done
 same all-merged.ndjson --ndjson --frames "${samples[@]}"
 same all-merged.txt "${samples[@]}"
 
-public=/work/shared/pcaps/public
-[ -d "$public" ] || public=../shared/pcaps/public
-if [ -d "$public" ]; then
+if public=$(t_public_dir); then
 	for s in "$public"/*.pcap "$public"/*.pcapng; do
 		same "public-$(basename "$s").json" --json --frames "$s"
 	done
 else
-	t_skip "public captures: $public not here"
+	t_skip "public captures: not here"
 fi
 
 python3 tests/shard/mkcap.py "$out/gen.pcap" || t_fail "mkcap.py"

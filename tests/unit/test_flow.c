@@ -109,7 +109,7 @@ static void test_many_and_eviction(void)
 	enum flow_got created;
 	unsigned ok = 0;
 
-	/* 1500 flows spread over two chunks, all found again both ways. */
+	/* 1500 flows over many slabs of entries, all found again both ways. */
 	for (uint32_t h = 0; h < 1500; h++)
 		get(t, h, 2000, false, h, &id, &created);
 	for (uint32_t h = 0; h < 1500; h++) {
@@ -331,6 +331,108 @@ static void test_ident_roles(void)
 	flow_free(t);
 }
 
+/* Parked connections (idle park_after_ns at a sweep) are whole again when
+ * found: every byte as it was; the walks see them unpacked, evictions and
+ * the drain end them whole (the end callback checks a mark in each). */
+struct park_seen {
+	unsigned n, bad;
+};
+
+static void mark_conn(struct tcp_conn *c, uint32_t h)
+{
+	c->half[0].st.packets = (uint32_t)c->info.id * 3;
+	c->half[1].snd_una = 0xdeadbeefu ^ h;
+	c->half[1].st.max_window = 65535;
+	c->syn_ts = 12345 + (int64_t)h;
+}
+
+static bool marked(const struct tcp_conn *c)
+{
+	return c->half[0].st.packets == (uint32_t)c->info.id * 3 &&
+	       c->half[1].st.max_window == 65535 &&
+	       c->syn_ts == 12345 + (int64_t)(c->half[1].snd_una ^ 0xdeadbeefu);
+}
+
+static void park_end(void *ctx, struct tcp_conn *c, enum flow_end why)
+{
+	struct park_seen *p = ctx;
+
+	(void)why;
+	p->n++;
+	p->bad += !marked(c);
+}
+
+static void park_look(void *ctx, const struct tcp_conn *c)
+{
+	struct park_seen *p = ctx;
+
+	p->n++;
+	p->bad += !marked(c);
+}
+
+static void test_park(void)
+{
+	struct park_seen seen = {0}, ended = {0};
+	char err[128];
+	struct flow_config cfg = {.max_flows = 300, .idle_timeout_ns = 0, .park_after_ns = 100};
+	struct flow_table *t = flow_new(&cfg, park_end, &ended, err, sizeof(err));
+	static struct tcp_conn copy[200];
+	uint64_t id = 0;
+	enum flow_got got;
+	unsigned same = 0;
+
+	CHECK(t != NULL);
+	for (uint32_t h = 0; h < 200; h++) {
+		struct tcp_conn *c = get(t, h, 3000, false, h, &id, &got);
+		mark_conn(c, h);
+		memcpy(&copy[h], c, sizeof(*c));
+	}
+	flow_expire(t, 250); /* idle since 150 or before: hosts 0-150 */
+	CHECK_EQ_U(flow_counters(t)->parked, 151);
+	CHECK_EQ_U(flow_counters(t)->parked_total, 151);
+	flow_expire(t, 250); /* a sweep considers each one once */
+	CHECK_EQ_U(flow_counters(t)->parked_total, 151);
+	flow_foreach(t, park_look, &seen);
+	CHECK_EQ_U(seen.n, 200);
+	CHECK_EQ_U(seen.bad, 0);
+	/* Found by a packet: whole, every byte. */
+	for (uint32_t h = 0; h < 200; h++) {
+		struct dec_packet d;
+		pkt_for(&d, h, 3000, true, 4);
+		struct tcp_conn *c = flow_find(t, &d, 0);
+		same += c && memcmp(c, &copy[h], sizeof(*c)) == 0;
+	}
+	CHECK_EQ_U(same, 200);
+	CHECK_EQ_U(flow_counters(t)->parked, 0);
+	CHECK_EQ_U(ended.n, 0);
+
+	/* A packet of each of the first 100 later: they park again at a
+	 * sweep, as do hosts 151-199, not considered before. Hosts 100-150
+	 * were, and flow_find() left them where they were in LRU order: they
+	 * stay whole until their next packet. One made too dense to pack
+	 * stays whole too. */
+	for (uint32_t h = 0; h < 100; h++) {
+		struct tcp_conn *c = get(t, h, 3000, false, 300 + h, &id, &got);
+		CHECK(got == FLOW_HIT);
+		if (h == 50) /* bytes none zero, no word like another */
+			for (size_t k = sizeof(c->info); k < sizeof(*c); k++)
+				((unsigned char *)c)[k] = (unsigned char)(k * 7 + 1 + k / 251);
+		else
+			mark_conn(c, h);
+	}
+	flow_expire(t, 500);
+	CHECK_EQ_U(flow_counters(t)->parked, 49 + 99);
+	/* Evicted (host 100, the least recently used) and drained: whole. */
+	CHECK(flow_evict_oldest(t) == 0);
+	CHECK_EQ_U(ended.n, 1);
+	flow_drain(t);
+	CHECK_EQ_U(ended.n, 200);
+	CHECK_EQ_U(ended.bad, 1); /* the one made dense */
+	CHECK_EQ_U(flow_counters(t)->live, 0);
+	CHECK_EQ_U(flow_counters(t)->parked, 0);
+	flow_free(t);
+}
+
 int main(void)
 {
 	test_keying();
@@ -338,5 +440,6 @@ int main(void)
 	test_many_and_eviction();
 	test_expiry_and_drain();
 	test_resume();
+	test_park();
 	return unit_done("flow");
 }
