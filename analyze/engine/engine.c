@@ -458,8 +458,7 @@ int eng_drain_start(struct engine *e)
 
 uint64_t eng_drain_peek(const struct engine *e)
 {
-	const struct tcp_conn *c = flow_drain_peek(e->flows);
-	return c ? c->info.id : 0;
+	return flow_drain_peek(e->flows);
 }
 
 void eng_drain_next(struct engine *e)

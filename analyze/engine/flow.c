@@ -340,13 +340,12 @@ static void remember(struct flow_table *t, const struct sum_conn_ident *i, const
 	t->cnt.forgotten = evt_counters(t->gone)->forgotten;
 }
 
-/* End the connection in slot s. */
-void flow_end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
+/* End the connection in slot s, c its connection (flow_view(): a parked
+ * one ends from a copy, no full entry is taken for it). */
+static void end_at(struct flow_table *t, uint32_t s, struct tcp_conn *c, enum flow_end why)
 {
 	uint32_t idx = slot_entry(&t->slots[s]), h = t->slots[s].hash;
 	unsigned l = slot_list(&t->slots[s]);
-	/* A parked one ends from a copy: no full entry is taken for it. */
-	struct tcp_conn *c = flow_view(t, idx);
 	const struct sum_conn_ident *i = &c->info;
 	/* Before the callback: the key as the table found it. */
 	struct flow_key k;
@@ -363,15 +362,30 @@ void flow_end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
 	t->cnt.live--;
 }
 
-/* The slot of live entry idx. */
-uint32_t flow_entry_slot(const struct flow_table *t, uint32_t idx)
+static void flow_end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
 {
-	return slot_of(t, idx, ident_hash(&flow_view(t, idx)->info));
+	end_at(t, s, flow_view(t, slot_entry(&t->slots[s])), why);
+}
+
+/* End entry idx: its slot found from its identity, unpacked once. */
+static void end_idx(struct flow_table *t, uint32_t idx, enum flow_end why, bool expired)
+{
+	struct tcp_conn *c = flow_view(t, idx);
+	uint32_t s = slot_of(t, idx, ident_hash(&c->info));
+
+	if (expired && slot_list(&t->slots[s]))
+		why = FLOW_END_CLOSED;
+	end_at(t, s, c, why);
 }
 
 void flow_end_entry(struct flow_table *t, uint32_t idx, enum flow_end why)
 {
-	flow_end_slot(t, flow_entry_slot(t, idx), why);
+	end_idx(t, idx, why, false);
+}
+
+void flow_expire_entry(struct flow_table *t, uint32_t idx)
+{
+	end_idx(t, idx, FLOW_END_IDLE, true);
 }
 
 void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)

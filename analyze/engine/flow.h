@@ -144,10 +144,10 @@ void flow_drain(struct flow_table *t);
 
 /* The same one connection at a time (workers.c interleaves N tables by id):
  * flow_drain_start() once (0, or ERR_NOMEM: then LRU order), then
- * flow_drain_peek() is the connection flow_drain_next() ends, NULL when
- * none is left. Nothing else may change the table in between. */
+ * flow_drain_peek() is the id of the connection flow_drain_next() ends, 0
+ * when none is left. Nothing else may change the table in between. */
 int flow_drain_start(struct flow_table *t);
-const struct tcp_conn *flow_drain_peek(const struct flow_table *t);
+uint64_t flow_drain_peek(const struct flow_table *t);
 void flow_drain_next(struct flow_table *t);
 
 /* Call fn for every live connection, LRU order (open ones first); fn must not

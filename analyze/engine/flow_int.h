@@ -140,8 +140,9 @@ void flow_park_idle(struct flow_table *t, int64_t now);
 void flow_lru_unlink(struct flow_table *t, uint32_t idx, unsigned l);
 void flow_lru_append(struct flow_table *t, uint32_t idx, unsigned l);
 uint32_t flow_lru_oldest(const struct flow_table *t);
-uint32_t flow_entry_slot(const struct flow_table *t, uint32_t idx);
-void flow_end_slot(struct flow_table *t, uint32_t s, enum flow_end why);
 void flow_end_entry(struct flow_table *t, uint32_t idx, enum flow_end why);
+/* The same for an expired one: FLOW_END_CLOSED on the closed list, else
+ * FLOW_END_IDLE. */
+void flow_expire_entry(struct flow_table *t, uint32_t idx);
 
 #endif

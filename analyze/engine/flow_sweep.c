@@ -99,9 +99,7 @@ static void expire_idle(struct flow_table *t, int64_t now)
 	if (sorted) {
 		order_sort(t, n);
 		for (uint32_t k = 0; k < n; k++) {
-			uint32_t s = flow_entry_slot(t, t->order[k]);
-			flow_end_slot(t, s,
-				      slot_list(&t->slots[s]) ? FLOW_END_CLOSED : FLOW_END_IDLE);
+			flow_expire_entry(t, t->order[k]);
 		}
 		return;
 	}
@@ -112,7 +110,7 @@ static void expire_idle(struct flow_table *t, int64_t now)
 			struct flow_entry *e = entry(t, t->lru_head[l]);
 			if (now - e->conn.info.last_ts < timeout[l])
 				break;
-			flow_end_entry(t, t->lru_head[l], l ? FLOW_END_CLOSED : FLOW_END_IDLE);
+			flow_expire_entry(t, t->lru_head[l]);
 		}
 	}
 }
@@ -163,10 +161,10 @@ static uint32_t drain_peek_idx(const struct flow_table *t)
 	return t->order_pos < t->order_len ? t->order[t->order_pos] : FLOW_NIL;
 }
 
-const struct tcp_conn *flow_drain_peek(const struct flow_table *t)
+uint64_t flow_drain_peek(const struct flow_table *t)
 {
 	uint32_t idx = drain_peek_idx(t);
-	return idx == FLOW_NIL ? NULL : flow_view(t, idx);
+	return idx == FLOW_NIL ? 0 : entry(t, idx)->conn.info.id; /* kept when parked */
 }
 
 void flow_drain_next(struct flow_table *t)

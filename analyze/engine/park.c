@@ -48,14 +48,17 @@ static size_t packed_size(const void *packed, size_t keep)
 	return n;
 }
 
-/* Which bytes of x are not zero: bit b for byte b (memory order). */
-static unsigned byte_mask(uint64_t x)
+/* Which bytes of x are not zero: bit b for byte b (memory order), and how
+ * many, without a loop or a popcount instruction (this build's target has
+ * none: it would be a library call): each byte's top bit set when the byte
+ * is not zero, then gathered into one byte by a multiply. */
+static unsigned byte_mask(uint64_t x, unsigned *count)
 {
-	unsigned m = 0;
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full, ones = 0x0101010101010101ull;
+	uint64_t flags = ((((x & low7) + low7) | x) & ~low7) >> 7; /* 1 in each non-zero byte */
 
-	for (unsigned b = 0; b < 8; b++, x >>= 8)
-		m |= (x & 0xff) ? 1u << b : 0;
-	return m;
+	*count = (unsigned)((flags * ones) >> 56);
+	return (unsigned)((flags * 0x0102040810204080ull) >> 56);
 }
 
 static uint64_t load64(const uint8_t *p)
@@ -75,16 +78,16 @@ static uint64_t load64(const uint8_t *p)
  */
 static size_t pack_word(uint8_t *out, uint64_t v, uint64_t prev, uint64_t base, unsigned *tag)
 {
+	unsigned best, np, nb;
 	uint64_t x = v;
-	unsigned m = byte_mask(v), best = (unsigned)__builtin_popcount(m);
+	unsigned m = byte_mask(v, &best), mp = byte_mask(v ^ prev, &np),
+		 mb = byte_mask(v ^ base, &nb);
 	size_t n = 0;
 
 	*tag = PARK_RAW;
-	unsigned mp = byte_mask(v ^ prev), mb = byte_mask(v ^ base);
-	if ((unsigned)__builtin_popcount(mp) < best) {
-		*tag = PARK_PREV, x = v ^ prev, m = mp, best = (unsigned)__builtin_popcount(mp);
-	}
-	if ((unsigned)__builtin_popcount(mb) < best)
+	if (np < best)
+		*tag = PARK_PREV, x = v ^ prev, m = mp, best = np;
+	if (nb < best)
 		*tag = PARK_BASE, x = v ^ base, m = mb;
 	out[n++] = (uint8_t)m;
 	for (unsigned b = 0; b < 8; b++, x >>= 8)
