@@ -304,6 +304,60 @@ static void test_slow_start_then_sender_buffer(void)
 	CHECK_EQ_U(d->recoveries, 0);
 }
 
+/*
+ * The end of a transfer, at the sender, 20 ms path: full 4-segment rounds
+ * into a 4000-byte window (the receiver's), then a last round of two
+ * segments, ACKed 20 ms later; the FIN after that, ACKed 20 ms later
+ * again. The last round's wait was the sender having nothing more (its FIN
+ * says so: Linux marks that flight application-limited), not a buffer; the
+ * FIN's own round trip is no data transfer. Control: without the FIN the
+ * tail stays the residual class (the capture cannot tell).
+ */
+static const struct limit_dir *ending(struct convo *v, bool fin)
+{
+	uint32_t seq = ISS + 1;
+	int64_t t = 1000;
+
+	convo_init(v);
+	handshake_rtt(v, 20000);
+	for (int r = 0; r < 30; r++, t += 20000, seq += 4000) {
+		for (uint32_t k = 0; k < 4; k++)
+			send_seg(v, &(struct seg){C2S, A, seq + 1000 * k, IRS + 1, 1000, 1000,
+						  t + 5 * k});
+		send_seg(v, &(struct seg){S2C, A, IRS + 1, seq + 4000, 0, 1000, t + 20000});
+	}
+	send_seg(v, &(struct seg){C2S, A, seq, IRS + 1, 1000, 1000, t});
+	send_seg(v, &(struct seg){C2S, A | P, seq + 1000, IRS + 1, 1000, 1000, t + 5});
+	send_seg(v, &(struct seg){S2C, A, IRS + 1, seq + 2000, 0, 1000, t + 20000});
+	if (fin) {
+		send_seg(
+		    v, &(struct seg){C2S, A | DEC_TH_FIN, seq + 2000, IRS + 1, 0, 1000, t + 20100});
+		send_seg(v, &(struct seg){S2C, A, IRS + 1, seq + 2001, 0, 1000, t + 40100});
+	}
+	return c2s(v);
+}
+
+static void test_ending(void)
+{
+	struct convo v;
+	const struct limit_dir *d = ending(&v, true);
+	int64_t total = 0;
+
+	for (unsigned k = 0; k < LIMIT_COUNT; k++)
+		total += d->ns[k];
+	int64_t buffer = d->ns[LIMIT_SENDER_BUFFER]; /* (inside the bursts: us) */
+	CHECK_EQ_U(limit_dominant(d), LIMIT_RECEIVER_WINDOW);
+	/* the last round: 20 ms, less the 5 us the second segment took */
+	CHECK_EQ_U(d->ns[LIMIT_SENDER_APP], 20000000 - 5000);
+	/* up to the ACK of the last data: the FIN's wait (100 us after that
+	 * ACK: no reaction, it carries no data) and round trip are not counted */
+	CHECK_EQ_U(total, 31 * 20000000ll);
+
+	d = ending(&v, false);
+	CHECK_EQ_U(d->ns[LIMIT_SENDER_APP], 0);
+	CHECK_EQ_U(d->ns[LIMIT_SENDER_BUFFER], buffer + 20000000 - 5000);
+}
+
 /* A capture next to the server, the receiver: its SYN/ACK leaves at once,
  * the client's ACK comes loop_us later (the path to the sender and back). */
 static void handshake_far(struct convo *v, int64_t loop_us)
@@ -437,6 +491,7 @@ int main(void)
 	test_receiver_window_late_answer();
 	test_receiver_app();
 	test_sender_app();
+	test_ending();
 	test_congestion();
 	test_slow_start_then_sender_buffer();
 	test_far_from_sender();

@@ -20,6 +20,11 @@
  *        RFC 5681 3.2) until snd_una passes what S had sent then (RFC 6582
  *        "recover")                                            -> congestion
  *   R's window below one segment (a zero window)               -> receiver_app
+ *   S's FIN out, the rest of its data in flight below R's window: nothing
+ *        more to send (only the FIN in flight: the transfer is over, not
+ *        charged)                                              -> sender_app;
+ *        and on S's FIN, the time since its last new data charged to
+ *        sender_buffer below moves there too: that data was all it had
  *   nothing in flight, window open: S's socket had nothing queued (Linux
  *        sends as soon as the window allows, tcp_write_xmit(); data held
  *        by cork / Nagle is the stall detector's)               -> sender_app;
@@ -71,8 +76,8 @@
  */
 
 /* A live direction's blocks (limit_types.h): what an idle connection costs. */
-_Static_assert(sizeof(struct limit_dir_state) <= 240, "limit_dir_state grew: reorder its fields");
-_Static_assert(LIMIT_DIR_BYTES(1) <= 352, "limit_far_part grew: 352 bytes a far direction");
+_Static_assert(sizeof(struct limit_dir_state) <= 248, "limit_dir_state grew: reorder its fields");
+_Static_assert(LIMIT_DIR_BYTES(1) <= 360, "limit_far_part grew: 360 bytes a far direction");
 _Static_assert(LIMIT_RWND_MAX <= UINT32_MAX, "limit_count's windows are 32 bits");
 
 /* The reaction time: S answering R's packet (see above). At a capture
@@ -179,6 +184,8 @@ static void limit_charge(struct limit_dir_state *s, const struct det_env *env, u
 	}
 	limit_idle_commit(s, env, a);
 	limit_add(s, env, k, a, b);
+	if (k == LIMIT_SENDER_BUFFER)
+		s->tail_ns = clock_sat_add(s->tail_ns, b - a);
 	s->prev_iv = s->last_iv;
 	s->prev_iv_cls = s->last_iv_cls;
 	s->last_iv = b - a;
@@ -297,7 +304,16 @@ static void limit_observe(struct tcp_conn *c, struct limit_dir_state *s, enum su
 	const struct tcp_half *h = &c->half[k];
 
 	if (seg->dir == (enum sum_dir_id)k) {
-		/* S's segment. */
+		/* S's segment. Its FIN: what it sent since its last new data
+		 * was all it had, whatever held the flight below the windows
+		 * (Linux marks such a flight application-limited: an empty
+		 * write queue, tcp_rate_check_app_limited()). */
+		if ((seg->kind & TCP_SEG_NEW_DATA) && seg->len) /* (a FIN alone is new too) */
+			s->tail_ns = 0;
+		if ((seg->kind & TCP_SEG_FIN) && s->tail_ns) {
+			limit_move(s, LIMIT_SENDER_BUFFER, LIMIT_SENDER_APP, s->tail_ns);
+			s->tail_ns = 0;
+		}
 		if ((seg->kind & TCP_SEG_NEW_DATA) && s->after_ack && seg->len >= v->mss) {
 			/* A burst after R's packet: did that packet start it? Full
 			 * segments only: Nagle (RFC 896) releases a write's short
@@ -428,8 +444,9 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	/* A window is LIMIT_RWND_MAX at most: 32 bits hold it. */
 	if (known && (uint32_t)rwnd > s->out.rwnd_max)
 		s->out.rwnd_max = (uint32_t)rwnd;
-	if (c->half[k].fin_seen && !flight)
-		return LIMIT_NONE; /* S is done */
+	if (c->half[k].fin_seen && flight <= 1)
+		return LIMIT_NONE; /* S is done: nothing but its FIN (a sequence number) in flight
+				    */
 	if (s->recovering)
 		return LIMIT_CONGESTION;
 	if (zknown && zwin < mss) {
@@ -452,6 +469,10 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	}
 	if (s->cut)
 		return LIMIT_CONGESTION;
+	/* S's FIN is out: the rest of its data is in flight and nothing
+	 * follows it, below R's window: nothing more to send. */
+	if (c->half[k].fin_seen)
+		return LIMIT_SENDER_APP;
 	/* Still growing: a new largest flight lately. Without loss the
 	 * congestion window opens every RTT (slow start doubles it, RFC 5681
 	 * 3.1; congestion avoidance and CUBIC keep growing it, RFC 9438) while
@@ -505,6 +526,22 @@ static struct limit_dir_state *limit_start(struct tcp_conn *c, const struct det_
 	return s;
 }
 
+/* What this packet says about direction k, and its class until the next. */
+static void limit_after(struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k,
+			int64_t now)
+{
+	struct limit_view v;
+
+	limit_view_of(c, k, &v);
+	limit_observe(c, s, k, now, &v);
+	s->cls = (uint8_t)limit_classify(c, s, k, now, &v);
+	int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
+	if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
+		s->out.rtt_min_ns = min;
+	if (rtt > s->out.srtt_max_ns)
+		s->out.srtt_max_ns = rtt;
+}
+
 void limit_segment(struct tcp_conn *c, const struct det_env *env)
 {
 	const struct tcp_seg *seg = &c->tp->seg;
@@ -537,7 +574,7 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		/* An ACK that left nothing in flight (LIMIT_IDLE) leaves S nothing
 		 * it was blocked on: only an immediate send is its answer. */
 		bool reacting =
-		    s->after_ack && seg->dir == (enum sum_dir_id)k &&
+		    s->after_ack && seg->dir == (enum sum_dir_id)k && data &&
 		    (seg->kind & TCP_SEG_NEW_DATA) && s->react_cls < LIMIT_NONE &&
 		    s->react_cls != LIMIT_SENDER_APP &&
 		    now - s->react_t0 <= (idle ? limit_react(c, (enum sum_dir_id)k)
@@ -581,8 +618,10 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 			s->out.zero_window_ns = clock_sat_add(s->out.zero_window_ns, iv);
 		if (stall && (unsigned)k == st->last_data_dir && s->prev_iv_cls != LIMIT_NONE) {
 			/* A delayed ACK is decided at S's packet after it. */
-			limit_move(s, s->prev_iv_cls, LIMIT_STALL,
-				   stall < s->prev_iv ? stall : s->prev_iv);
+			int64_t moved = stall < s->prev_iv ? stall : s->prev_iv;
+			limit_move(s, s->prev_iv_cls, LIMIT_STALL, moved);
+			if (s->prev_iv_cls == LIMIT_SENDER_BUFFER)
+				s->tail_ns = s->tail_ns > moved ? s->tail_ns - moved : 0;
 			s->out.stalls++;
 		}
 	}
@@ -590,20 +629,9 @@ void limit_segment(struct tcp_conn *c, const struct det_env *env)
 		st->d[seg->dir] = limit_start(c, env, seg->dir, seg->ts);
 	if (data)
 		st->last_data_dir = (uint8_t)seg->dir;
-	for (int k = 0; k < SUM_DIR_COUNT; k++) {
-		struct limit_dir_state *s = st->d[k];
-		if (!s)
-			continue;
-		struct limit_view v;
-		limit_view_of(c, (enum sum_dir_id)k, &v);
-		limit_observe(c, s, (enum sum_dir_id)k, now, &v);
-		s->cls = (uint8_t)limit_classify(c, s, (enum sum_dir_id)k, now, &v);
-		int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, (enum sum_dir_id)k);
-		if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
-			s->out.rtt_min_ns = min;
-		if (rtt > s->out.srtt_max_ns)
-			s->out.srtt_max_ns = rtt;
-	}
+	for (int k = 0; k < SUM_DIR_COUNT; k++)
+		if (st->d[k])
+			limit_after(c, st->d[k], (enum sum_dir_id)k, now);
 	st->last_ts = now;
 }
 

@@ -398,7 +398,7 @@ static void limit_line(char *b, size_t n, const struct sum_conn *c, unsigned dir
 static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run *run)
 {
 	unsigned lines = 0;
-	uint64_t more = 0, app_only = 0;
+	uint64_t more = 0, app_only = 0, short_only = 0;
 
 	(void)run;
 	for (size_t i = 0; i < d->nconns; i++) {
@@ -414,6 +414,12 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 			 * exchange): nothing in TCP to explain; counted. */
 			if (dom == LIMIT_SENDER_APP && limit_share(ld, dom) >= 0.995) {
 				app_only++;
+				continue;
+			}
+			/* One that ended in its first round trips (a request in
+			 * a segment or two): too short to tell; counted. */
+			if (dom == LIMIT_SLOW_START && limit_share(ld, dom) >= 0.995) {
+				short_only++;
 				continue;
 			}
 			if (lines == LIMIT_TEXT_LINES) {
@@ -435,16 +441,31 @@ static void limit_text(FILE *out, const struct rep_data *d, const struct rep_run
 	}
 	if (more)
 		fprintf(out, "    ... and %" PRIu64 " more directions (see --json)\n", more);
-	if (app_only && lines)
-		fprintf(out,
-			"    %" PRIu64 " more direction%s only waited for the sending application "
-			"(see --json)\n",
-			app_only, rep_plural(app_only));
-	else if (app_only)
+	if (lines) {
+		if (app_only)
+			fprintf(out,
+				"    %" PRIu64 " more direction%s only waited for the sending "
+				"application (see --json)\n",
+				app_only, rep_plural(app_only));
+		if (short_only)
+			fprintf(
+			    out,
+			    "    %" PRIu64 " more direction%s ended in %s first round trips, too "
+			    "short to tell (see --json)\n",
+			    short_only, rep_plural(short_only), short_only == 1 ? "its" : "their");
+		return;
+	}
+	if (app_only)
 		fprintf(out,
 			"  what limited the transfers: only the sending application (%" PRIu64
-			" direction%s; see --json)\n",
-			app_only, rep_plural(app_only));
+			" direction%s%s; see --json)\n",
+			app_only, rep_plural(app_only),
+			short_only ? ", and directions too short to tell" : "");
+	else if (short_only)
+		fprintf(out,
+			"  what limited the transfers: too short to tell (%" PRIu64
+			" direction%s ended in %s first round trips; see --json)\n",
+			short_only, rep_plural(short_only), short_only == 1 ? "its" : "their");
 }
 
 /* The long form's cell: the dominant limit and its share. */

@@ -114,7 +114,7 @@ struct limit_far_part {
 };
 
 /* What the detector keeps for one data direction while the connection
- * lives: a pool block each, 240 bytes, 352 with the far tail (by size; the
+ * lives: a pool block each, 248 bytes, 360 with the far tail (by size; the
  * far ring's indices fill the last bytes, which a near block pads anyway). */
 struct limit_dir_state {
 	struct limit_count out;
@@ -128,6 +128,9 @@ struct limit_dir_state {
 	int64_t last_iv, prev_iv;    /* the last two intervals accounted (a stall
 					decided late moves one of them) */
 	int64_t far_loop;	     /* the loop to S when away from it (far[] is there), else 0 */
+	/* Time charged to sender_buffer since S's last new data: S's FIN
+	 * shows it had nothing more, and it moves to sender_app. */
+	int64_t tail_ns;
 	/* R's latest ACK emptied the flight: from this capture time on, a
 	 * loop later, S knows it (0: not pending; far_loop only). */
 	int64_t far_idle_at;
