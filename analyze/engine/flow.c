@@ -362,11 +362,6 @@ static void end_at(struct flow_table *t, uint32_t s, struct tcp_conn *c, enum fl
 	t->cnt.live--;
 }
 
-static void flow_end_slot(struct flow_table *t, uint32_t s, enum flow_end why)
-{
-	end_at(t, s, flow_view(t, slot_entry(&t->slots[s])), why);
-}
-
 /* End entry idx: its slot found from its identity, unpacked once. */
 static void end_idx(struct flow_table *t, uint32_t idx, enum flow_end why, bool expired)
 {
@@ -393,7 +388,7 @@ void flow_end(struct flow_table *t, struct tcp_conn *c, enum flow_end why)
 	uint32_t s = conn_slot(t, c);
 
 	if (s != FLOW_NIL)
-		flow_end_slot(t, s, why);
+		end_at(t, s, c, why);
 }
 
 void flow_set_closed(struct flow_table *t, struct tcp_conn *c)
@@ -438,8 +433,9 @@ struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uin
 	uint32_t slot;
 	struct flow_entry *e = find_entry(t, d, vantage, pkt_hash(d, vantage), &slot);
 
+	/* (find_entry() left a parked one's copy in the scratch entry.) */
 	if (e && flow_is_parked(t, slot_entry(&t->slots[slot])))
-		e = flow_unpark(t, slot_entry(&t->slots[slot]));
+		e = flow_unpark(t, slot_entry(&t->slots[slot]), t->scratch);
 	return e ? &e->conn : NULL;
 }
 
@@ -578,7 +574,8 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 		uint32_t idx = slot_entry(&t->slots[i]);
 		unsigned l = slot_list(&t->slots[i]);
 		bool parked = flow_is_parked(t, idx);
-		if (__builtin_expect(parked, 0) && !(found = flow_unpark(t, idx))) {
+		/* (find_entry() left a parked one's copy in the scratch entry.) */
+		if (__builtin_expect(parked, 0) && !(found = flow_unpark(t, idx, t->scratch))) {
 			*got = FLOW_NOMEM; /* it stays parked, the packet is counted lost */
 			return NULL;
 		}

@@ -129,9 +129,11 @@ static inline bool flow_is_parked(const struct flow_table *t, uint32_t idx)
  * the table's scratch entry (valid until the next such view). */
 struct tcp_conn *flow_view(const struct flow_table *t, uint32_t idx);
 
-/* Entry idx unpacked into a full entry again (it stays where it is on its
- * list); NULL when no memory for one (the entry stays parked). */
-struct flow_entry *flow_unpark(struct flow_table *t, uint32_t idx);
+/* Parked entry idx made a full entry again from copy, its unpacked copy
+ * (the view a probe just compared: flow_view()), not unpacked twice; it
+ * stays where it is on its list. NULL when no memory for one (the entry
+ * stays parked). */
+struct flow_entry *flow_unpark(struct flow_table *t, uint32_t idx, const struct flow_entry *copy);
 
 /* Park the open connections idle since before now - cfg.park_after_ns. */
 void flow_park_idle(struct flow_table *t, int64_t now);

@@ -5,6 +5,7 @@
 #include "common/grow.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- parked entries ---- */
 
@@ -16,14 +17,14 @@ struct tcp_conn *flow_view(const struct flow_table *t, uint32_t idx)
 	return &t->scratch->conn;
 }
 
-struct flow_entry *flow_unpark(struct flow_table *t, uint32_t idx)
+struct flow_entry *flow_unpark(struct flow_table *t, uint32_t idx, const struct flow_entry *copy)
 {
 	void *packed = entry(t, idx);
 	struct flow_entry *e = pool_get_raw(t->entries);
 
 	if (!e)
 		return NULL;
-	park_unpack(t->park, packed, e);
+	memcpy(e, copy, sizeof(*e));
 	park_put(t->park, packed);
 	t->ref[idx].bits = (uintptr_t)e;
 	t->cnt.parked--;
@@ -98,9 +99,8 @@ static void expire_idle(struct flow_table *t, int64_t now)
 	}
 	if (sorted) {
 		order_sort(t, n);
-		for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t k = 0; k < n; k++)
 			flow_expire_entry(t, t->order[k]);
-		}
 		return;
 	}
 	for (int l = 0; l < 2; l++) {

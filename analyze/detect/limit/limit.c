@@ -444,9 +444,9 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	/* A window is LIMIT_RWND_MAX at most: 32 bits hold it. */
 	if (known && (uint32_t)rwnd > s->out.rwnd_max)
 		s->out.rwnd_max = (uint32_t)rwnd;
+	/* S is done: nothing but its FIN (a sequence number) in flight. */
 	if (c->half[k].fin_seen && flight <= 1)
-		return LIMIT_NONE; /* S is done: nothing but its FIN (a sequence number) in flight
-				    */
+		return LIMIT_NONE;
 	if (s->recovering)
 		return LIMIT_CONGESTION;
 	if (zknown && zwin < mss) {
