@@ -341,9 +341,12 @@ bool eng_clock_step(struct eng_clock *k, struct eng_counters *n, const struct pk
 }
 
 uint32_t eng_prefetch_slot(const struct engine *e, const struct pkt *p, int status,
-			   const struct dec_packet *d)
+			   const struct dec_packet *d, bool have_ends, uint64_t ends)
 {
-	return status == DEC_TCP ? flow_hash(e->flows, d, p->vantage) : 0;
+	if (status != DEC_TCP)
+		return 0;
+	return have_ends ? flow_hash_ends(e->flows, ends, d->src.family, p->vantage)
+			 : flow_hash(e->flows, d, p->vantage);
 }
 
 void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash)
@@ -363,7 +366,8 @@ void eng_sweep(struct engine *e, int64_t now)
 	eng_sync_counters(e);
 }
 
-void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_packet *dp)
+void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_packet *dp,
+	     uint32_t hash)
 {
 	struct eng_counters *n = &e->cnt;
 	const struct dec_packet *d = dp;
@@ -390,10 +394,10 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 
 	enum flow_got got;
 	struct flow_resume rs;
-	struct tcp_conn *c = flow_lookup(e->flows, d, p->vantage, &got, &rs);
+	struct tcp_conn *c = flow_lookup(e->flows, d, p->vantage, hash, &got, &rs);
 	if (c && got == FLOW_HIT && tcp_is_new_instance(c, d)) {
 		flow_end(e->flows, c, FLOW_END_REUSED);
-		c = flow_lookup(e->flows, d, p->vantage, &got, &rs);
+		c = flow_lookup(e->flows, d, p->vantage, hash, &got, &rs);
 	}
 	if (!c) {
 		/* FLOW_DROPPED: counted by the table (evicted_packets). */
@@ -442,7 +446,7 @@ void eng_packet(struct engine *e, const struct pkt *p)
 		e->cnt.other_shards++;
 		return;
 	}
-	eng_own(e, p, st, &d);
+	eng_own(e, p, st, &d, 0);
 }
 
 void eng_finish(struct engine *e)

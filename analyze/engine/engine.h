@@ -107,11 +107,14 @@ void eng_sweep(struct engine *e, int64_t now);
  * the packet the next eng_sweep()/eng_own() call is at. */
 void eng_at_packet(struct engine *e, uint64_t ordinal);
 /* Hints for packets a few ahead of eng_own() (flow.h: flow_hash, then
- * flow_prefetch with what it returned). */
+ * flow_prefetch with what it returned); ends: the packet's
+ * flow_ends_hash(), when the caller has it (have_ends), saves hashing it
+ * again. What it returns is eng_own()'s hash (0 when none). */
 uint32_t eng_prefetch_slot(const struct engine *e, const struct pkt *p, int status,
-			   const struct dec_packet *d);
+			   const struct dec_packet *d, bool have_ends, uint64_t ends);
 void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash);
-void eng_own(struct engine *e, const struct pkt *p, int status, const struct dec_packet *d);
+void eng_own(struct engine *e, const struct pkt *p, int status, const struct dec_packet *d,
+	     uint32_t hash);
 
 /* eng_finish() one connection at a time, to interleave several engines by
  * id: eng_drain_start() once, then eng_drain_peek() is the id of the

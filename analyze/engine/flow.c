@@ -15,6 +15,9 @@ enum {
 	/* What flow_prefetch() loads of an entry: its LRU links, the
 	 * connection's identity (the key) and hot per-direction state. */
 	FLOW_PREFETCH_BYTES = 512,
+	/* ... only with this many live: their entries (4 MiB) outgrow a
+	 * core's share of the last-level cache. */
+	FLOW_PREFETCH_LIVE = 4096,
 };
 
 /* Canonical key: the lower (address, port) endpoint first. */
@@ -53,8 +56,8 @@ static int addr_cmp(const uint8_t *a, const uint8_t *b)
 
 /*
  * A connection between (sa, sp) and (da, dp), either way round, in the
- * key's canonical order: a the lower (address, port) endpoint. Its hash
- * and key (where the evicted-key memory needs one) both start here.
+ * key's canonical order: a the lower (address, port) endpoint: the key
+ * the evicted-key memory keeps (its hash needs no order, flow.h).
  */
 struct flow_ends {
 	const uint8_t *a, *b;
@@ -71,28 +74,6 @@ ends_of(const uint8_t *sa, const uint8_t *da, uint16_t sp, uint16_t dp)
 	if (cmp <= 0)
 		return (struct flow_ends){sa, da, sp, dp};
 	return (struct flow_ends){da, sa, dp, sp};
-}
-
-/* A multiply-xorshift mix: fast, and good enough for a power-of-two table.
- * The same value as the key's bytes would give, from the ends' pointers:
- * the packet's hash needs no copy of its addresses. */
-static inline __attribute__((always_inline)) uint32_t ends_hash(struct flow_ends e, uint8_t family,
-								uint32_t vantage)
-{
-	const uint64_t m = 0x9E3779B97F4A7C15ull;
-	uint64_t h = load64(e.a) * m;
-
-	/* Ports in a step of their own: XORed into the same word as the
-	 * addresses, a client's port and address counting up together (a
-	 * scan, a generator) cancel out, and thousands of keys share a hash. */
-	h = (h ^ load64(e.a + 8)) * m;
-	h = (h ^ load64(e.b)) * m;
-	h = (h ^ load64(e.b + 8)) * m;
-	h = (h ^ ((uint64_t)e.pa << 16 ^ e.pb ^ (uint64_t)family << 32 ^
-		  (uint64_t)(uint16_t)vantage << 40)) *
-	    m;
-	h ^= h >> 29;
-	return (uint32_t)(h ^ (h >> 32));
 }
 
 static void ends_key(struct flow_ends e, uint8_t family, uint32_t vantage, struct flow_key *k)
@@ -114,19 +95,23 @@ static inline __attribute__((always_inline)) struct flow_ends pkt_ends(const str
 static inline __attribute__((always_inline)) uint32_t pkt_hash(const struct dec_packet *d,
 							       uint32_t vantage)
 {
-	return ends_hash(pkt_ends(d), d->src.family, vantage);
+	return flow_slot_hash(flow_ends_hash(d->src.a, d->tcp.sport, d->dst.a, d->tcp.dport),
+			      d->src.family, vantage);
 }
 
 /* A live connection's ends, as its first packet's were (the roles only
- * order the same two endpoints), and its key's hash. */
+ * order the same two endpoints). */
 static struct flow_ends ident_ends(const struct sum_conn_ident *i)
 {
 	return ends_of(i->client.a, i->server.a, i->client_port, i->server_port);
 }
 
+/* A live connection's hash, as its first packet's was. */
 static uint32_t ident_hash(const struct sum_conn_ident *i)
 {
-	return ends_hash(ident_ends(i), i->client.family, i->vantage);
+	return flow_slot_hash(
+	    flow_ends_hash(i->client.a, i->client_port, i->server.a, i->server_port),
+	    i->client.family, i->vantage);
 }
 
 /* Is d a packet of the connection i, either way? (The vantage in 16
@@ -446,8 +431,19 @@ uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint3
 	return h;
 }
 
+uint32_t flow_hash_ends(const struct flow_table *t, uint64_t ends, uint8_t family, uint32_t vantage)
+{
+	uint32_t h = flow_slot_hash(ends, family, vantage);
+	__builtin_prefetch(&t->slots[h & t->slot_mask]);
+	return h;
+}
+
 void flow_prefetch(const struct flow_table *t, uint32_t h)
 {
+	/* A few thousand live entries stay in the last-level cache: loading
+	 * them early only costs the probe (60 instructions a packet). */
+	if (t->cnt.live < FLOW_PREFETCH_LIVE)
+		return;
 	/* The slots are in cache by now (flow_hash); the first one with this
 	 * hash is nearly always the connection. */
 	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
@@ -562,10 +558,9 @@ static int may_resume(struct flow_table *t, const struct flow_key *k, uint32_t h
 }
 
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
-			     enum flow_got *got, struct flow_resume *rs)
+			     uint32_t hash, enum flow_got *got, struct flow_resume *rs)
 {
-	struct flow_ends ends = pkt_ends(d);
-	uint32_t h = ends_hash(ends, d->src.family, vantage);
+	uint32_t h = hash ? hash : pkt_hash(d, vantage);
 	uint32_t i;
 
 	*got = FLOW_HIT;
@@ -590,7 +585,7 @@ struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, u
 
 	/* The miss path: only here is the evicted-key memory consulted. */
 	struct flow_key k;
-	ends_key(ends, d->src.family, vantage, &k);
+	ends_key(pkt_ends(d), d->src.family, vantage, &k);
 	int rc = may_resume(t, &k, h, d, rs);
 	if (rc < 0) {
 		*got = FLOW_DROPPED;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analyze/engine/counters.h"
 #include "analyze/engine/decode.h"
@@ -74,11 +75,12 @@ struct flow_resume {
  * since before the returning one was evicted (or a closed one), and is
  * otherwise dropped (FLOW_DROPPED, counted), so that a working set larger
  * than the table does not turn every packet into an eviction. *got says
- * which; rs is filled for FLOW_RESUMED. The pointer is valid until the
- * next flow_* call that may end connections.
+ * which; rs is filled for FLOW_RESUMED. hash: the packet's flow_hash(), or
+ * 0 to compute it. The pointer is valid until the next flow_* call that
+ * may end connections.
  */
 struct tcp_conn *flow_lookup(struct flow_table *t, const struct dec_packet *d, uint32_t vantage,
-			     enum flow_got *got, struct flow_resume *rs);
+			     uint32_t hash, enum flow_got *got, struct flow_resume *rs);
 
 /* Under pressure (the engine's --max-memory), a resume counts the table
  * as full: it must evict an older idle connection or be dropped. */
@@ -111,13 +113,55 @@ uint64_t flow_budget_evictions(const struct flow_table *t);
 size_t flow_entry_bytes(void);
 size_t flow_chunk_bytes(void);
 
+/* One endpoint's mix (flow_ends_hash()): its address words and then its
+ * port, each a multiply of its own (a port XORed into an address word
+ * cancels out when a client's port and address count up together, as a
+ * scan's or a generator's do). */
+static inline uint64_t flow_end_mix(const uint8_t *addr, uint16_t port)
+{
+	const uint64_t m = 0x9E3779B97F4A7C15ull;
+	uint64_t lo, hi;
+
+	memcpy(&lo, addr, 8);
+	memcpy(&hi, addr + 8, 8);
+	uint64_t h = (lo * m ^ hi) * m;
+	h = (h ^ port) * m;
+	return h ^ (h >> 29);
+}
+
+/*
+ * A connection's hash from one packet's endpoints (dec_addr.a), the same
+ * either way round: the sum of the two endpoints' mixes, so no comparison
+ * puts them in order first. The --threads reader routes a packet by it and
+ * the table's slot hash is made from it (flow_slot_hash()): a worker given
+ * the reader's does not hash again.
+ */
+static inline uint64_t flow_ends_hash(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
+{
+	return flow_end_mix(a, pa) + flow_end_mix(b, pb);
+}
+
+/* The index's hash of a connection: its ends' hash with the address family
+ * and vantage (flows are keyed by it), never 0 (flow_lookup(): unknown). */
+static inline uint32_t flow_slot_hash(uint64_t ends, uint8_t family, uint32_t vantage)
+{
+	uint64_t h = (ends ^ ((uint64_t)family << 32 ^ (uint64_t)(uint16_t)vantage << 40)) *
+		     0x9E3779B97F4A7C15ull;
+	h ^= h >> 29;
+	uint32_t v = (uint32_t)(h ^ (h >> 32));
+	return v ? v : 1; /* (not v | 1: the low bits choose the slot) */
+}
+
 /*
  * Hints for a caller that knows the packets coming (a batch): flow_hash()
- * returns the key's hash and starts loading its index slot; some packets
+ * returns the key's slot hash (or flow_hash_ends() from its ends' hash,
+ * family and vantage) and starts loading its index slot; some packets
  * later flow_prefetch() starts loading the entry the slot names, so that
- * flow_lookup() finds both in cache. They change nothing.
+ * flow_lookup() (given that hash) finds both in cache. They change nothing.
  */
 uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint32_t vantage);
+uint32_t flow_hash_ends(const struct flow_table *t, uint64_t ends, uint8_t family,
+			uint32_t vantage);
 void flow_prefetch(const struct flow_table *t, uint32_t hash);
 
 /* The live connection of a 4-tuple at a vantage point, or NULL; no creation. */

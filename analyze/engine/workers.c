@@ -6,7 +6,7 @@
 #include "common/cpus.h"
 #include "common/err.h"
 #include "common/grow.h"
-#include "common/hash.h"
+#include "analyze/engine/flow.h"
 #include "common/waitq.h"
 
 #include <pthread.h>
@@ -75,7 +75,7 @@ static void decode_own(struct wk_worker *me, const struct wk_entry *e, struct wk
 		x->hash = 0;
 		return;
 	}
-	x->hash = eng_prefetch_slot(me->eng, &e->p, x->status, &x->d);
+	x->hash = eng_prefetch_slot(me->eng, &e->p, x->status, &x->d, e->tcp, e->ends);
 }
 
 static void run_batch(struct wk_worker *me, struct wk_slot *s)
@@ -116,7 +116,7 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 				continue;
 			if (spans)
 				eng_at_packet(me->eng, s->first_packet + own[j]);
-			eng_own(me->eng, &e->p, x->status, &x->d);
+			eng_own(me->eng, &e->p, x->status, &x->d, x->hash);
 		}
 		if (k < s->nsweep) {
 			me->phase = WK_SWEEP;
@@ -198,49 +198,40 @@ static void publish(struct wk_pool *w)
 		;
 }
 
-/* A symmetric hash of a 4-tuple: both directions, one worker. */
-static uint64_t tuple_hash(const struct dec_addr *a, uint16_t pa, const struct dec_addr *b,
-			   uint16_t pb)
-{
-	uint64_t x[4];
-
-	/* The reader's per-packet cost: one multiply a word, one finaliser
-	 * (only N workers to spread over; ids and order never depend on it). */
-	memcpy(x, a->a, 16);
-	memcpy(x + 2, b->a, 16);
-	uint64_t ha = (x[0] ^ pa) * 0x9e3779b97f4a7c15ull + x[1] * 0xc2b2ae3d27d4eb4full;
-	uint64_t hb = (x[2] ^ pb) * 0x9e3779b97f4a7c15ull + x[3] * 0xc2b2ae3d27d4eb4full;
-	return hash_mix64(ha + hb);
-}
-
 /*
- * The worker of a packet, before anyone decoded it: by the tuple
- * dec_peek_tuple() reads, or what dec_packet() says when it is unsure (ICMP
- * quoting a TCP segment goes to that connection's worker). A packet of no
- * connection goes to worker 0; the --shard filter is the owner's, after its
- * decode.
+ * The worker of a packet, before anyone decoded it: by the hash of the
+ * tuple dec_peek_tuple() reads (flow_ends_hash(): both directions, one
+ * worker; kept in the entry, the owner's flow table needs it too), or of
+ * what dec_packet() says when the peek is unsure (ICMP quoting a TCP
+ * segment goes to that connection's worker). A packet of no connection goes
+ * to worker 0; the --shard filter is the owner's, after its decode.
  */
-static uint32_t route(const struct wk_pool *w, const struct pkt *p)
+static uint32_t route(const struct wk_pool *w, struct wk_entry *e)
 {
+	const struct pkt *p = &e->p;
 	struct dec_packet d;
 	uint64_t h;
 	int st;
 
+	e->tcp = false;
 	switch (dec_peek_tuple(p->data, p->caplen, p->linktype, &d)) {
 	case DEC_PEEK_TCP:
-		h = tuple_hash(&d.src, d.tcp.sport, &d.dst, d.tcp.dport);
+		h = e->ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
+		e->tcp = true;
 		break;
 	case DEC_PEEK_NONE:
 		return 0;
 	default:
 		st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
-		if (st == DEC_TCP)
-			h = tuple_hash(&d.src, d.tcp.sport, &d.dst, d.tcp.dport);
-		else if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6)
-			h = tuple_hash(&d.icmp.inner_src, d.icmp.inner_sport, &d.icmp.inner_dst,
-				       d.icmp.inner_dport);
-		else
+		if (st == DEC_TCP) {
+			h = e->ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
+			e->tcp = true;
+		} else if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6) {
+			h = flow_ends_hash(d.icmp.inner_src.a, d.icmp.inner_sport,
+					   d.icmp.inner_dst.a, d.icmp.inner_dport);
+		} else {
 			return 0;
+		}
 	}
 	/* The hash's top 16 bits against the workers' shares: no division. */
 	uint32_t u = (uint32_t)(h >> 48);
@@ -339,7 +330,7 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 		s->used = s->cap;
 	if (clock_step(w, &e->p))
 		s->sweep[s->nsweep++] = (struct wk_sweep){i, p->ts_ns};
-	uint32_t o = route(w, p);
+	uint32_t o = route(w, e);
 	s->own[(size_t)o * WK_BATCH + s->nown[o]++] = i;
 	if (s->n == WK_BATCH)
 		publish(w);

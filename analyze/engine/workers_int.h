@@ -65,7 +65,9 @@ struct wk_buf {
  * (lines the owner wrote too would go back and forth between the cores
  * each batch). */
 struct wk_entry {
-	struct pkt p; /* data: a copy in the slot's bytes */
+	struct pkt p;  /* data: a copy in the slot's bytes */
+	uint64_t ends; /* route()'s flow_ends_hash(), when tcp */
+	bool tcp;      /* ends is the connection's if the packet decodes as TCP */
 };
 
 /* What the owner makes of its j-th packet of the batch, in its own array:
