@@ -31,6 +31,7 @@ enum opt_id {
 	OPT_MAX_FLOWS,
 	OPT_IDLE_TIMEOUT,
 	OPT_PARK_AFTER,
+	OPT_PREFETCH_FROM,
 	OPT_RTO_MIN,
 	OPT_REORDER_WINDOW,
 	OPT_MAX_EVENTS,
@@ -81,6 +82,8 @@ static const struct cli_opt analyze_opts[] = {
      "end an open connection idle this long (default 930; 0 never)"},
     {"park-after", OPT_PARK_AFTER, "SEC",
      "pack an open connection idle this long into less memory (default 10; 0 never)"},
+    {"prefetch-from", OPT_PREFETCH_FROM, "N",
+     "load connections ahead of their packets from N live on (default 32768; 0 always)"},
     {"rto-min", OPT_RTO_MIN, "MS", "floor of the RTO estimate for RTO-like retransmits (200)"},
     {"reorder-window", OPT_REORDER_WINDOW, "MS",
      "out-of-order by timing when RTT unknown and no TSval/IP ID (3)"},
@@ -226,6 +229,42 @@ static int bad_value(const struct analyze_cfg *cfg, const char *opt, const char 
 }
 
 /* The engine's, the detectors' and the memory's numbers: CLI_GO_ON to go on, else an exit code. */
+/* The connection table's and memory's options (on_tuning's share). */
+static int on_table(struct analyze_cfg *cfg, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_MAX_MEMORY:
+		if (cli_parse_size(arg, 1u << 20, (uint64_t)1 << 50, &v) < 0)
+			return bad_value(cfg, "max-memory", arg,
+					 "a size like 64M or 2G, 1M or more");
+		cfg->eng.max_memory = v;
+		break;
+	case OPT_MAX_FLOWS:
+		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)
+			return bad_value(cfg, "max-flows", arg, "a count from 1 to 1073741824");
+		cfg->eng.flow.max_flows = (uint32_t)v;
+		break;
+	case OPT_IDLE_TIMEOUT:
+		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
+			return bad_value(cfg, "idle-timeout", arg, "whole seconds, 0 for never");
+		cfg->eng.flow.idle_timeout_ns = (int64_t)v * CLOCK_NS_PER_S;
+		break;
+	case OPT_PARK_AFTER:
+		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
+			return bad_value(cfg, "park-after", arg, "whole seconds, 0 for never");
+		cfg->eng.flow.park_after_ns = (int64_t)v * CLOCK_NS_PER_S;
+		break;
+	case OPT_PREFETCH_FROM:
+		if (cli_parse_u64(arg, 0, UINT32_MAX, &v) < 0)
+			return bad_value(cfg, "prefetch-from", arg, "a count of live connections");
+		cfg->eng.flow.prefetch_live = (uint32_t)v;
+		break;
+	}
+	return CLI_GO_ON;
+}
+
 static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 {
 	uint64_t v;
@@ -254,27 +293,6 @@ static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 		if (cli_parse_u64(arg, 0, 1u << 20, &v) < 0)
 			return bad_value(cfg, "report-memory", arg, "MiB from 0 to 1048576");
 		cfg->report_memory = (size_t)v << 20;
-		break;
-	case OPT_MAX_MEMORY:
-		if (cli_parse_size(arg, 1u << 20, (uint64_t)1 << 50, &v) < 0)
-			return bad_value(cfg, "max-memory", arg,
-					 "a size like 64M or 2G, 1M or more");
-		cfg->eng.max_memory = v;
-		break;
-	case OPT_MAX_FLOWS:
-		if (cli_parse_u64(arg, 1, 1u << 30, &v) < 0)
-			return bad_value(cfg, "max-flows", arg, "a count from 1 to 1073741824");
-		cfg->eng.flow.max_flows = (uint32_t)v;
-		break;
-	case OPT_IDLE_TIMEOUT:
-		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
-			return bad_value(cfg, "idle-timeout", arg, "whole seconds, 0 for never");
-		cfg->eng.flow.idle_timeout_ns = (int64_t)v * CLOCK_NS_PER_S;
-		break;
-	case OPT_PARK_AFTER:
-		if (cli_parse_u64(arg, 0, 86400u * 365, &v) < 0)
-			return bad_value(cfg, "park-after", arg, "whole seconds, 0 for never");
-		cfg->eng.flow.park_after_ns = (int64_t)v * CLOCK_NS_PER_S;
 		break;
 	case OPT_RTO_MIN:
 		if (parse_ms(arg, 600000, &ns_val) < 0)
@@ -322,6 +340,8 @@ static int on_tuning(struct analyze_cfg *cfg, int c, const char *arg)
 		cfg->vantage_window = (uint32_t)v;
 		cfg->vantage_opt = "--vantage-window";
 		break;
+	default:
+		return on_table(cfg, c, arg);
 	}
 	return CLI_GO_ON;
 }

@@ -66,6 +66,12 @@ void det_finish(struct tcp_conn *c, const struct det_env *env, struct sum_det *o
 			det_table[k]->finish(c, env, out);
 }
 
+void det_prefetch(const struct tcp_conn *c)
+{
+#define DET_COLD(name, prefix) __builtin_prefetch(c->det.name);
+#include "analyze/detect/detectors.h"
+}
+
 void det_live(const struct tcp_conn *c, struct sum_det *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -107,6 +107,8 @@ struct det_ops {
  */
 void det_before(struct tcp_conn *c, int64_t ts, const struct det_env *env);
 void det_segment(struct tcp_conn *c, const struct det_env *env);
+/* Start loading c's cold states (a hint, some packets before c's). */
+void det_prefetch(const struct tcp_conn *c);
 void det_icmp(struct tcp_conn *c, const struct dec_packet *d, const struct pkt *p,
 	      const struct det_env *env);
 /* The detectors' results of c, which ends: into out (zeroed here). A live

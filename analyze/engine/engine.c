@@ -40,6 +40,7 @@ void eng_config_defaults(struct eng_config *cfg)
 	cfg->flow.idle_timeout_ns = ENG_DEFAULT_IDLE_TIMEOUT_NS;
 	cfg->flow.closed_linger_ns = ENG_DEFAULT_CLOSED_LINGER_NS;
 	cfg->flow.park_after_ns = ENG_DEFAULT_PARK_AFTER_NS;
+	cfg->flow.prefetch_live = ENG_DEFAULT_PREFETCH_LIVE;
 	cfg->tcp.rto_min_ns = ENG_DEFAULT_RTO_MIN_NS;
 	cfg->tcp.reorder_window_ns = ENG_DEFAULT_REORDER_WINDOW_NS;
 	det_params_defaults(&cfg->det);
@@ -355,6 +356,22 @@ void eng_prefetch_conn(const struct engine *e, int status, uint32_t hash)
 		flow_prefetch(e->flows, hash);
 }
 
+void eng_prefetch_state(const struct engine *e, int status, uint32_t hash)
+{
+	const struct tcp_conn *c = status == DEC_TCP ? flow_peek(e->flows, hash) : NULL;
+
+	if (!c)
+		return;
+	tcp_prefetch(c);
+	if (e->cfg.detectors)
+		det_prefetch(c);
+}
+
+bool eng_prefetch_pays(const struct engine *e)
+{
+	return flow_prefetch_pays(e->flows);
+}
+
 void eng_at_packet(struct engine *e, uint64_t ordinal)
 {
 	e->at_packet = e->end_before = ordinal;
@@ -428,11 +445,13 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 		eng_mem_check(e);
 }
 
-void eng_packet(struct engine *e, const struct pkt *p)
+/* eng_packet() from the decode on (inlined in both: a packet's call less). */
+static inline __attribute__((always_inline)) void packet_decoded(struct engine *e,
+								 const struct pkt *p, int st,
+								 const struct dec_packet *d,
+								 uint32_t hash)
 {
-	struct dec_packet d;
 	struct pkt sane;
-	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
 	uint32_t nshards = e->cfg.shard_n;
 
 	if (p->ts_ns < 0) /* a caller that did not saturate (engine.h) */
@@ -442,11 +461,25 @@ void eng_packet(struct engine *e, const struct pkt *p)
 	eng_at_packet(e, e->clock.seen);
 	if (sweep)
 		eng_sweep(e, p->ts_ns);
-	if (nshards > 1 && shard_of_packet(st, &d, nshards) != e->cfg.shard_k) {
+	if (nshards > 1 && shard_of_packet(st, d, nshards) != e->cfg.shard_k) {
 		e->cnt.other_shards++;
 		return;
 	}
-	eng_own(e, p, st, &d, 0);
+	eng_own(e, p, st, d, hash);
+}
+
+void eng_packet(struct engine *e, const struct pkt *p)
+{
+	struct dec_packet d;
+	int st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+
+	packet_decoded(e, p, st, &d, 0);
+}
+
+void eng_packet_decoded(struct engine *e, const struct pkt *p, int st, const struct dec_packet *d,
+			uint32_t hash)
+{
+	packet_decoded(e, p, st, d, hash);
 }
 
 void eng_finish(struct engine *e)

@@ -15,9 +15,6 @@ enum {
 	/* What flow_prefetch() loads of an entry: its LRU links, the
 	 * connection's identity (the key) and hot per-direction state. */
 	FLOW_PREFETCH_BYTES = 512,
-	/* ... only with this many live: their entries (4 MiB) outgrow a
-	 * core's share of the last-level cache. */
-	FLOW_PREFETCH_LIVE = 4096,
 };
 
 /* Canonical key: the lower (address, port) endpoint first. */
@@ -440,9 +437,7 @@ uint32_t flow_hash_ends(const struct flow_table *t, uint64_t ends, uint8_t famil
 
 void flow_prefetch(const struct flow_table *t, uint32_t h)
 {
-	/* A few thousand live entries stay in the last-level cache: loading
-	 * them early only costs the probe (60 instructions a packet). */
-	if (t->cnt.live < FLOW_PREFETCH_LIVE)
+	if (!flow_prefetch_pays(t))
 		return;
 	/* The slots are in cache by now (flow_hash); the first one with this
 	 * hash is nearly always the connection. */
@@ -454,6 +449,24 @@ void flow_prefetch(const struct flow_table *t, uint32_t h)
 			__builtin_prefetch(e + off);
 		return;
 	}
+}
+
+bool flow_prefetch_pays(const struct flow_table *t)
+{
+	return t->cnt.live >= t->cfg.prefetch_live;
+}
+
+const struct tcp_conn *flow_peek(const struct flow_table *t, uint32_t h)
+{
+	if (!flow_prefetch_pays(t))
+		return NULL;
+	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
+		if (t->slots[i].hash != h)
+			continue;
+		uint32_t idx = slot_entry(&t->slots[i]);
+		return flow_is_parked(t, idx) ? NULL : &entry(t, idx)->conn;
+	}
+	return NULL;
 }
 
 void flow_set_pressure(struct flow_table *t, bool on)

@@ -31,6 +31,9 @@ struct flow_config {
 	int64_t idle_timeout_ns;  /* open connections: <= 0 never expire */
 	int64_t closed_linger_ns; /* closed connections: <= 0 never expire */
 	int64_t park_after_ns;	  /* open connections idle this long are parked: <= 0 never */
+	/* Connections are loaded early (flow_prefetch(), flow_peek()) from
+	 * this many live on (0: always): fewer stay in a last-level cache. */
+	uint32_t prefetch_live;
 };
 
 typedef void flow_end_fn(void *ctx, struct tcp_conn *c, enum flow_end why);
@@ -163,6 +166,12 @@ uint32_t flow_hash(const struct flow_table *t, const struct dec_packet *d, uint3
 uint32_t flow_hash_ends(const struct flow_table *t, uint64_t ends, uint8_t family,
 			uint32_t vantage);
 void flow_prefetch(const struct flow_table *t, uint32_t hash);
+/* ... and a few packets later still, the connection the hash most likely
+ * names (the first with it), to load what it points to: a hint, NULL when
+ * none or parked. Both do nothing below cfg.prefetch_live live
+ * (flow_prefetch_pays()): their probe alone costs 60 instructions. */
+const struct tcp_conn *flow_peek(const struct flow_table *t, uint32_t hash);
+bool flow_prefetch_pays(const struct flow_table *t);
 
 /* The live connection of a 4-tuple at a vantage point, or NULL; no creation. */
 struct tcp_conn *flow_find(struct flow_table *t, const struct dec_packet *d, uint32_t vantage);

@@ -501,6 +501,18 @@ static inline uint64_t tcp_peer_window(const struct tcp_conn *c, enum sum_dir_id
 	return r->have_last_ack ? tcp_window_bytes(c, r, r->last_win_raw) : 0;
 }
 
+/* Start loading the blocks c's segments touch beside c itself: each
+ * direction's cold counters, its RTT ring and its TSval ring (a hint:
+ * NULL ones load nothing). */
+static inline void tcp_prefetch(const struct tcp_conn *c)
+{
+	for (int k = 0; k < SUM_DIR_COUNT; k++) {
+		__builtin_prefetch(c->half[k].cold);
+		__builtin_prefetch(c->half[k].sent);
+		__builtin_prefetch(c->half[k].tsring);
+	}
+}
+
 /* MSS the receiver of dir's data announced (0: unknown). */
 static inline uint32_t tcp_peer_mss(const struct tcp_conn *c, enum sum_dir_id dir)
 {

@@ -82,7 +82,7 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 {
 	const uint32_t *own = s->own + (size_t)me->index * WK_BATCH;
 	uint32_t nown = s->nown[me->index], j = 0;
-	bool spans = me->pool->cfg.live_spans;
+	bool spans = me->pool->cfg.live_spans, deep = eng_prefetch_pays(me->eng);
 
 	me->out = &s->out[me->index];
 	for (uint32_t a = 0; a < nown && a < WK_AHEAD_SLOT; a++)
@@ -94,10 +94,11 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 		me->phase = WK_OWN;
 		for (; j < nown && own[j] < until; j++) {
 			struct wk_entry *e = &s->e[own[j]];
-			/* Three stages ahead of the packet processed: the entry the
+			/* Four stages ahead of the packet processed: the entry the
 			 * reader wrote on another core, then the connection's index
-			 * slot, then the connection itself (at 200 000 live
-			 * connections each is a cache miss). */
+			 * slot, then the connection itself, then the blocks it
+			 * points to (at 200 000 live connections each is a cache
+			 * miss). */
 			if (j + WK_AHEAD_ENTRY < nown) {
 				const char *ahead = (const char *)&s->e[own[j + WK_AHEAD_ENTRY]];
 				for (size_t off = 0; off < sizeof(*e); off += 64)
@@ -106,9 +107,13 @@ static void run_batch(struct wk_worker *me, struct wk_slot *s)
 			if (j + WK_AHEAD_SLOT < nown)
 				decode_own(me, &s->e[own[j + WK_AHEAD_SLOT]],
 					   &me->dec[j + WK_AHEAD_SLOT]);
-			if (j + WK_AHEAD_CONN < nown) {
+			if (deep && j + WK_AHEAD_CONN < nown) {
 				const struct wk_dec *a = &me->dec[j + WK_AHEAD_CONN];
 				eng_prefetch_conn(me->eng, a->status, a->hash);
+			}
+			if (deep && j + WK_AHEAD_STATE < nown) {
+				const struct wk_dec *a = &me->dec[j + WK_AHEAD_STATE];
+				eng_prefetch_state(me->eng, a->status, a->hash);
 			}
 			me->entry = own[j];
 			const struct wk_dec *x = &me->dec[j];
@@ -291,7 +296,14 @@ static int slot_room(struct wk_slot *s, uint32_t caplen)
 void wk_packet(struct wk_pool *w, const struct pkt *p)
 {
 	if (w->single) {
+		if (w->keep_gen && (w->ahead_on || w->ahead_n)) {
+			wk_ahead_packet(w, p);
+			return;
+		}
 		eng_packet(w->single, p);
+		if (w->keep_gen &&
+		    (*w->keep_gen != w->released || (++w->ahead_seen & (WK_AHEAD_CHECK - 1)) == 0))
+			wk_ahead_passed(w);
 		return;
 	}
 	if (w->cur && w->cur->cap - w->cur->used < p->caplen)
@@ -339,15 +351,17 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, uint64_t g),
 	     void *ctx)
 {
-	if (w->single)
-		return;
 	w->keep_gen = gen;
 	w->keep_release = release;
 	w->keep_ctx = ctx;
+	if (w->single)
+		wk_ahead_start(w); /* (no memory: one at a time, released as read) */
 }
 
 void wk_flush(struct wk_pool *w)
 {
+	if (w->single)
+		wk_ahead_flush(w);
 	if (w->single || w->finished)
 		return;
 	if (w->cur && w->cur->n)
@@ -359,6 +373,8 @@ void wk_flush(struct wk_pool *w)
 
 void wk_sync(struct wk_pool *w)
 {
+	if (w->single)
+		wk_ahead_flush(w);
 	if (w->single || w->finished)
 		return;
 	if (w->cur && w->cur->n)
@@ -413,6 +429,7 @@ void wk_finish(struct wk_pool *w)
 		return;
 	w->finished = true;
 	if (w->single) {
+		wk_ahead_flush(w);
 		eng_finish(w->single);
 		return;
 	}
@@ -629,6 +646,7 @@ void wk_free(struct wk_pool *w)
 	if (!w)
 		return;
 	eng_free(w->single);
+	free(w->ahead);
 	if (w->w) {
 		stop_threads(w);
 		for (unsigned k = 0; k < w->n; k++) {

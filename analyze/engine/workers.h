@@ -51,7 +51,8 @@ void wk_packet(struct wk_pool *w, const struct pkt *p);
  * The packets' bytes stay in place until release(ctx, g) says no packet
  * read while *gen was below g is in use (src_keep()): the workers read
  * them there, nobody copies them. The reader calls release as batches are
- * merged. With one thread (no copy anyway) nothing changes.
+ * merged. With one thread, packets then wait a few deep (workers_ahead.c:
+ * decoded, their connections loaded early, when many are live).
  */
 void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, uint64_t g),
 	     void *ctx);

@@ -4,13 +4,15 @@
 
 /*
  * Internal: only analyze/engine/workers*.c include this; the contract is
- * workers.h. One module in two files:
+ * workers.h. One module in three files:
  *
  *   workers.c        the reader's side: batches, routing each packet to
  *                    its engine, the worker threads, the results they
  *                    record, the pool's life and counters
  *   workers_merge.c  the caller's side: the id map and the merge that
  *                    rebuilds one engine's order from the workers' results
+ *   workers_ahead.c  --threads 1: packets decoded a few ahead, their
+ *                    connections loaded early
  */
 
 #include <pthread.h>
@@ -39,6 +41,9 @@ enum {
 	WK_AHEAD_ENTRY = 12,
 	WK_AHEAD_SLOT = 8,
 	WK_AHEAD_CONN = 4,
+	WK_AHEAD_STATE = 2,    /* ... the blocks the connection points to */
+	WK_AHEAD = 8,	       /* --threads 1: packets decoded ahead (workers_ahead.c) */
+	WK_AHEAD_CHECK = 1024, /* ... whether worth it, looked at every so many */
 };
 
 enum wk_phase { WK_SWEEP = 0, WK_OWN, WK_END };
@@ -77,6 +82,15 @@ struct wk_dec {
 	int32_t status;
 	uint32_t hash;
 	struct dec_packet d;
+};
+
+/* --threads 1's packets decoded ahead (workers_ahead.c): the packet (its
+ * bytes where the reader left them), the reader's counter it was read
+ * under, what its decode found. */
+struct wk_ahead {
+	struct pkt p;
+	uint64_t gen;
+	struct wk_dec x;
 };
 
 /* An entry's status when --shard K/N leaves it to another shard. */
@@ -154,6 +168,13 @@ struct wk_pool {
 	const uint64_t *keep_gen;
 	void (*keep_release)(void *ctx, uint64_t g);
 	void *keep_ctx;
+	/* --threads 1 with wk_keep(): packets waiting, ahead[ahead_head] the
+	 * oldest; the counter last released. */
+	struct wk_ahead *ahead;
+	unsigned ahead_head, ahead_n;
+	bool ahead_on; /* many live: packets wait (ahead is there) */
+	uint32_t ahead_seen;
+	uint64_t released;
 	struct wk_idmap map;
 	struct wk_buf drain; /* one connection's results at the end */
 	uint64_t next_id;
@@ -180,5 +201,20 @@ void wk_emit(struct wk_pool *w, unsigned worker, struct wk_rec *r);
 struct wk_rec *wk_cur_rec(const struct wk_cursor *c);
 /* Every worker is through slot s: its results to the sink, in order. */
 void wk_merge_slot(struct wk_pool *w, struct wk_slot *s);
+
+/* ---- workers_ahead.c: --threads 1 ---- */
+
+/* Take the look-ahead (w->single, keep_gen set): 0, or -1 (no memory:
+ * packets go straight to the engine, their buffers released as read). */
+int wk_ahead_start(struct wk_pool *w);
+/* p to wait with the packets waiting (ahead_on, or some wait), the oldest
+ * to the engine when WK_AHEAD wait. */
+void wk_ahead_packet(struct wk_pool *w, const struct pkt *p);
+/* Packets went straight to the engine (wk_packet() calls it when the
+ * reader's counter moved, and every WK_AHEAD_CHECK packets): the buffers
+ * of those read before released, and whether packets should wait now. */
+void wk_ahead_passed(struct wk_pool *w);
+/* Every waiting packet to the engine. */
+void wk_ahead_flush(struct wk_pool *w);
 
 #endif

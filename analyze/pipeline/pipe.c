@@ -233,10 +233,10 @@ int pipe_open(const struct pipe_config *cfg, struct pipeline **out, char *errbuf
 		rc = ERR_SYSTEM;
 		goto err;
 	}
-	/* Several threads: the workers read the packets where the inputs' own
-	 * reader left them, not a copy (libtrace's are copied). */
+	/* The workers read the packets where the inputs' own reader left them,
+	 * not a copy (libtrace's are copied); one thread reads a few ahead. */
 	const uint64_t *gen;
-	if (p->src && p->nthreads > 1 && (gen = src_keep(p->src)))
+	if (p->src && (gen = src_keep(p->src)))
 		wk_keep(p->wk, gen, keep_release, p->src);
 	*out = p;
 	return 0;

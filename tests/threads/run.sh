@@ -7,7 +7,8 @@
 # with sweeps every second (--idle-timeout 1); the generated capture again
 # with malformed, fragmented, tagged and non-IP copies of its packets
 # (mknoise.py); 1 500 connections of bench/gen, more than a round of the
-# report's parallel writers; every JSON and NDJSON report valid against the schema. Then
+# report's parallel writers, and both with connections loaded ahead
+# (--prefetch-from 0); every JSON and NDJSON report valid against the schema. Then
 # --threads' usage errors.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -85,6 +86,15 @@ if "$gen" -o "$out/many.pcap" --packets 30000 --connections 1500 --concurrent 15
 	same many.json --json --frames "$out/many.pcap"
 	same many.txt "$out/many.pcap"
 	same many-sorted.txt --sort rtt --top 700 "$out/many.pcap"
+	# Connections loaded ahead from the first (the default waits for
+	# 32 768 live): one thread decodes packets ahead (workers_ahead.c),
+	# the workers load the blocks their connections point to.
+	same many-ahead.ndjson --ndjson --frames --prefetch-from 0 "$out/many.pcap"
+	same gen-ahead.json --json --frames --prefetch-from 0 --idle-timeout 1 "$out/gen.pcap"
+	"$bin" analyze --no-progress --threads 1 --ndjson --frames "$out/many.pcap" >"$out/many-direct.ndjson"
+	cmp -s "$out/many-direct.ndjson" "$out/many-ahead.ndjson.1" &&
+		t_pass "many: the same bytes with connections loaded ahead and without" ||
+		t_fail "many: --prefetch-from 0 changes the report"
 else
 	t_fail "many: $gen failed"
 fi
