@@ -1,12 +1,12 @@
 /* workers.c - --threads N: batches out to N engines, their results merged back in order. */
 #include "analyze/engine/workers.h"
 #include "analyze/engine/decode.h"
+#include "analyze/engine/flow.h"
 #include "analyze/engine/shard.h"
 #include "analyze/engine/workers_int.h"
 #include "common/cpus.h"
 #include "common/err.h"
 #include "common/grow.h"
-#include "analyze/engine/flow.h"
 #include "common/waitq.h"
 
 #include <pthread.h>
