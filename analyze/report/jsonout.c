@@ -380,6 +380,12 @@ void jo_w_str(struct jo_writer *w, const char *s)
 	jo_fail(w, put_string(&w->b, s, strlen(s)));
 }
 
+void jo_w_quoted(struct jo_writer *w, const char *q, size_t n)
+{
+	separate(w);
+	jo_fail(w, put(&w->b, q, n));
+}
+
 void jo_w_bool(struct jo_writer *w, bool v)
 {
 	separate(w);

@@ -104,6 +104,9 @@ void jo_w_int(struct jo_writer *w, int64_t v);
 void jo_w_real(struct jo_writer *w, double v); /* NaN, infinity: ERR_USAGE */
 void jo_w_sec(struct jo_writer *w, int64_t ns);
 void jo_w_str(struct jo_writer *w, const char *s);
+/* A string already in JSON's form, n bytes, quotes and escapes included (a
+ * table of names written over and over: no scan, no measure). */
+void jo_w_quoted(struct jo_writer *w, const char *q, size_t n);
 void jo_w_bool(struct jo_writer *w, bool v);
 void jo_w_null(struct jo_writer *w);
 void jo_w_obj(struct jo_writer *w);

@@ -149,6 +149,18 @@ JO_KEYED void limit_w_sec_or_null(struct jo_writer *w, const char *key, int64_t 
 _Static_assert(0 LIMIT_BY_NAME(LIMIT_ONE) == LIMIT_COUNT, "LIMIT_BY_NAME names every class");
 #undef LIMIT_ONE
 
+/* The classes' names as JSON strings, quoted: the timeline writes one a
+ * slice (strlen, a scan for escapes and a copy each were 200
+ * instructions a name). */
+static const struct {
+	const char *q;
+	uint8_t n;
+} limit_qname[LIMIT_COUNT] = {
+#define LIMIT_QNAME(name, k) [k] = {"\"" name "\"", sizeof(name) + 1},
+    LIMIT_BY_NAME(LIMIT_QNAME)
+#undef LIMIT_QNAME
+};
+
 /* A direction's "limited_by": null when it had no data-transfer time. */
 static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir)
 {
@@ -165,7 +177,7 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 		jo_kstr(w, "advice", advice);
 	else
 		jo_knull(w, "advice");
-	jo_kstr(w, "dominant", limit_v_name(dom));
+	jo_kstr(w, "dominant", limit_v_name(dom)); /* (a class, or "sender") */
 	jo_ksec(w, "idle_s", d->idle_ns);
 	jo_kint(w, "idles", d->idles);
 	jo_kint(w, "plateau", d->plateau);
@@ -185,7 +197,7 @@ static void limit_json_dir(struct jo_writer *w, const struct sum_conn *c, unsign
 	jo_w_arr(w);
 	for (unsigned k = 0; k < d->nslices && k < LIMIT_SLICES; k++) {
 		if (d->slice[k] < LIMIT_COUNT)
-			jo_w_str(w, limit_class_name((enum limit_class)d->slice[k]));
+			jo_w_quoted(w, limit_qname[d->slice[k]].q, limit_qname[d->slice[k]].n);
 		else
 			jo_w_null(w);
 	}
