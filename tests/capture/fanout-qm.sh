@@ -38,8 +38,13 @@ lab_require_capture
 NQ=4 FLOWS=${FANOUT_FLOWS:-8} BYTES=${FANOUT_BYTES:-8M} RATE=${FANOUT_RATE:-4M}
 
 lab_pair cfanout 1500 "$NQ"
+# net.core.txrehash=0 (per namespace): Linux gives a socket a new flow hash,
+# and so its packets a new TX queue, on an RTO or when it receives a
+# spurious retransmission (sk_rethink_txhash(); a loaded host made one flow
+# direction of one run change queues): each direction must stay on one.
 for x in "$LAB_NS_A:$LAB_IF_A" "$LAB_NS_B:$LAB_IF_B"; do
 	ip netns exec "${x%%:*}" sysctl -qw "net.ipv6.conf.${x#*:}.disable_ipv6=1"
+	ip netns exec "${x%%:*}" sysctl -qw net.core.txrehash=0
 	ip netns exec "${x%%:*}" tc qdisc add dev "${x#*:}" root handle 1: mq
 done
 lab_pair_offloads_off
