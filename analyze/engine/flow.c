@@ -435,20 +435,26 @@ uint32_t flow_hash_ends(const struct flow_table *t, uint64_t ends, uint8_t famil
 	return h;
 }
 
+/* The entry of the first slot with hash h, nearly always the connection
+ * (a hint's guess: no key compared), or FLOW_NIL. */
+static uint32_t first_with_hash(const struct flow_table *t, uint32_t h)
+{
+	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask)
+		if (t->slots[i].hash == h)
+			return slot_entry(&t->slots[i]);
+	return FLOW_NIL;
+}
+
 void flow_prefetch(const struct flow_table *t, uint32_t h)
 {
-	if (!flow_prefetch_pays(t))
+	/* (The slots are in cache by now: flow_hash().) */
+	uint32_t idx = flow_prefetch_pays(t) ? first_with_hash(t, h) : FLOW_NIL;
+
+	if (idx == FLOW_NIL)
 		return;
-	/* The slots are in cache by now (flow_hash); the first one with this
-	 * hash is nearly always the connection. */
-	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
-		if (t->slots[i].hash != h)
-			continue;
-		const char *e = (const char *)entry(t, slot_entry(&t->slots[i]));
-		for (unsigned off = 0; off < FLOW_PREFETCH_BYTES; off += 64)
-			__builtin_prefetch(e + off);
-		return;
-	}
+	const char *e = (const char *)entry(t, idx);
+	for (unsigned off = 0; off < FLOW_PREFETCH_BYTES; off += 64)
+		__builtin_prefetch(e + off);
 }
 
 bool flow_prefetch_pays(const struct flow_table *t)
@@ -458,15 +464,9 @@ bool flow_prefetch_pays(const struct flow_table *t)
 
 const struct tcp_conn *flow_peek(const struct flow_table *t, uint32_t h)
 {
-	if (!flow_prefetch_pays(t))
-		return NULL;
-	for (uint32_t i = h & t->slot_mask; t->slots[i].idx; i = (i + 1) & t->slot_mask) {
-		if (t->slots[i].hash != h)
-			continue;
-		uint32_t idx = slot_entry(&t->slots[i]);
-		return flow_is_parked(t, idx) ? NULL : &entry(t, idx)->conn;
-	}
-	return NULL;
+	uint32_t idx = flow_prefetch_pays(t) ? first_with_hash(t, h) : FLOW_NIL;
+
+	return idx == FLOW_NIL || flow_is_parked(t, idx) ? NULL : &entry(t, idx)->conn;
 }
 
 void flow_set_pressure(struct flow_table *t, bool on)

@@ -81,7 +81,7 @@ void wk_ahead_packet(struct wk_pool *w, const struct pkt *p)
 void wk_ahead_flush(struct wk_pool *w)
 {
 	if (!w->ahead_n)
-		return;
+		return; /* (also where nothing waits ever: no wk_keep(), no keep_gen) */
 	while (w->ahead_n)
 		ahead_one(w);
 	ahead_release(w);
