@@ -341,6 +341,12 @@ static void capture_summary(const struct ring *r, const struct pw_writer *w, con
 	if (pc->lost || unwritten)
 		fprintf(stderr, "%" PRIu64 " packets not written (%s)\n", pc->lost + unwritten,
 			write_failed ? "output error" : "-c COUNT reached");
+	if (t.late)
+		fprintf(stderr,
+			"%" PRIu64 " packets came stamped before what their socket had vouched for"
+			" (by up to %.3f ms): the file may step back in time there; the merge"
+			" now waits %.3f ms longer\n",
+			t.late, (double)t.late_max_ns / 1e6, (double)t.hold_ns / 1e6);
 	if (ring_nsockets(r) > 1)
 		for (unsigned k = 0; k < ring_nsockets(r); k++) {
 			ring_stats(r, k, &st);

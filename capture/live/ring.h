@@ -67,6 +67,12 @@ struct ring_sock_stats {
 	uint64_t queue_used;	 /* bytes waiting in the hand-off queue now */
 	uint64_t queue_size;	 /* its capacity */
 	int64_t cpu_ns;		 /* the reader thread's CPU time so far; -1 unknown (not running) */
+	/* Packets the kernel handed over stamped before what this socket had
+	 * already vouched for (its watermark, or its own last packet): the
+	 * merge may have written newer ones from other sockets first. */
+	uint64_t late;
+	int64_t late_max_ns; /* the most one was earlier than that */
+	int64_t hold_ns;     /* how much longer the merge waits for it since */
 };
 
 /* Returned by ring_next() when every reader has ended and every queue is empty. */
@@ -114,8 +120,11 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 struct ring_totals {
 	uint64_t captured, kernel_recv, kernel_drops, queue_drops; /* sums over the sockets */
 	uint64_t captured_bytes;				   /* the same */
-	uint64_t if_drops; /* the interface's, carried by socket 0 (not a sum) */
-	double queue_fill; /* the fullest hand-off queue now: used / size, 0..1 */
+	uint64_t if_drops;   /* the interface's, carried by socket 0 (not a sum) */
+	double queue_fill;   /* the fullest hand-off queue now: used / size, 0..1 */
+	uint64_t late;	     /* ring_sock_stats.late summed */
+	int64_t late_max_ns; /* ... late_max_ns and hold_ns, the largest */
+	int64_t hold_ns;
 };
 
 /* ring_stats() of every socket into *out; readable from any thread. */

@@ -44,6 +44,9 @@ struct ring_rec {
  * RING_BUSY_NAPS times in a row before sleeping until woken. */
 #define RING_NAP_NS    1000000l
 #define RING_BUSY_NAPS 20
+/* The most a socket's late packets lengthen the merge's wait
+ * (ring_reader_late()): the other sockets' queues hold that much more. */
+#define RING_HOLD_MAX_NS (100 * 1000000LL)
 
 /*
  * One socket, its reader thread and its queue. The producer-owned and
@@ -68,6 +71,10 @@ struct ring_reader {
 	uint64_t n_captured, n_qdrops, n_capbytes;
 	uint64_t n_early;		   /* skipped: stamped before start_ns */
 	int64_t last_ts;		   /* timestamp of the last packet queued */
+	int64_t high_ts;		   /* ... the latest one queued */
+	int64_t margin_ns;		   /* the watermark's margin learned from late packets */
+	uint64_t n_late;		   /* packets below what the socket had vouched for */
+	int64_t n_late_max;		   /* ... by up to this many ns */
 	bool overflow;			   /* the last wait for room timed out */
 	struct pcap_stat last;		   /* previous pcap_stats, for 32-bit wrap */
 	uint64_t k_recv, k_drop, k_ifdrop; /* 64-bit sums of the deltas */
@@ -80,6 +87,8 @@ struct ring_reader {
 	/* Published counters, read by ring_stats() from any thread. */
 	_Alignas(64) _Atomic uint64_t captured, queue_drops, kernel_recv, kernel_drops, if_drops;
 	_Atomic uint64_t captured_bytes;
+	_Atomic uint64_t late;
+	_Atomic int64_t late_max_ns, hold_ns;
 	_Atomic int done; /* set (release) after the last record and the final stats */
 	/* Capture time (ns) before which this socket will deliver nothing more
 	 * (see ring_reader_watermark); stored (release) after the records. */

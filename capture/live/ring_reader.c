@@ -64,6 +64,28 @@ static bool ring_reader_wait(struct ring_reader *rd, uint64_t head, uint64_t nee
 	}
 }
 
+/*
+ * A packet stamped before what this socket had vouched for: its watermark,
+ * or its own latest packet (the kernel stamps a packet when it enters a CPU's
+ * backlog, netdev_tstamp_prequeue, and a busy CPU can hand it to the socket
+ * tens of milliseconds later, after packets other CPUs stamped since). The
+ * merge may already have written newer packets of other sockets: counted,
+ * and from now on this socket vouches for by ns less, twice over (at most
+ * RING_HOLD_MAX_NS), so the same delay does not do it again.
+ */
+static void ring_reader_late(struct ring_reader *rd, int64_t by)
+{
+	rd->n_late++;
+	if (by > rd->n_late_max)
+		rd->n_late_max = by;
+	int64_t margin = by < RING_HOLD_MAX_NS / 2 ? 2 * by : RING_HOLD_MAX_NS;
+	if (margin > rd->margin_ns)
+		rd->margin_ns = margin;
+	atomic_store_explicit(&rd->late, rd->n_late, memory_order_relaxed);
+	atomic_store_explicit(&rd->late_max_ns, rd->n_late_max, memory_order_relaxed);
+	atomic_store_explicit(&rd->hold_ns, rd->margin_ns, memory_order_relaxed);
+}
+
 /* pcap_dispatch callback: one memcpy into the queue (waiting for room if need be). */
 static void ring_reader_cb(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
@@ -78,6 +100,16 @@ static void ring_reader_cb(u_char *user, const struct pcap_pkthdr *h, const u_ch
 			rd->n_early++;
 		return;
 	}
+	/* What the merge may have written by now: up to the watermark, or up
+	 * to the latest packet of this socket (which it writes as soon as no
+	 * other socket has an older one). */
+	int64_t vouched = atomic_load_explicit(&rd->watermark, memory_order_relaxed);
+	if (rd->high_ts > vouched)
+		vouched = rd->high_ts;
+	if (__builtin_expect(ts < vouched, 0))
+		ring_reader_late(rd, vouched - ts);
+	else
+		rd->high_ts = ts;
 	uint32_t cap = h->caplen;
 	rd->n_captured++;
 	rd->n_capbytes += cap;
@@ -133,6 +165,7 @@ static void ring_reader_watermark(struct ring_reader *rd, int64_t t0, int64_t la
 
 	if (n >= 0 && n < RING_DISPATCH_MAX && t0 - lag > w)
 		w = t0 - lag;
+	w -= rd->margin_ns; /* what this socket's late packets taught (ring_reader_late()) */
 	if (w > atomic_load_explicit(&rd->watermark, memory_order_relaxed))
 		atomic_store_explicit(&rd->watermark, w, memory_order_release);
 }

@@ -39,6 +39,9 @@ void ring_stats(const struct ring *r, unsigned sock, struct ring_sock_stats *out
 	out->kernel_recv = atomic_load_explicit(&rd->kernel_recv, memory_order_relaxed);
 	out->kernel_drops = atomic_load_explicit(&rd->kernel_drops, memory_order_relaxed);
 	out->if_drops = atomic_load_explicit(&rd->if_drops, memory_order_relaxed);
+	out->late = atomic_load_explicit(&rd->late, memory_order_relaxed);
+	out->late_max_ns = atomic_load_explicit(&rd->late_max_ns, memory_order_relaxed);
+	out->hold_ns = atomic_load_explicit(&rd->hold_ns, memory_order_relaxed);
 	uint64_t head = atomic_load_explicit(&rd->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&rd->tail, memory_order_relaxed);
 	out->queue_used = head > tail ? head - tail : 0;
@@ -83,6 +86,11 @@ void ring_stats_sum(const struct ring *r, struct ring_totals *out)
 		out->kernel_recv += st.kernel_recv;
 		out->kernel_drops += st.kernel_drops;
 		out->queue_drops += st.queue_drops;
+		out->late += st.late;
+		if (st.late_max_ns > out->late_max_ns)
+			out->late_max_ns = st.late_max_ns;
+		if (st.hold_ns > out->hold_ns)
+			out->hold_ns = st.hold_ns;
 		if (k == 0)
 			out->if_drops = st.if_drops;
 		if (st.queue_size &&

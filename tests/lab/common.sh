@@ -1053,7 +1053,9 @@ PY
 # (LOG, default LAB_TCAP_LOG): KEY captured, written, kernel (dropped by the
 # kernel, tp_drops), interface (dropped by the interface), received (by the
 # filter), ours (dropped by tcpsift: hand-off queue full), unwritten (not
-# written: output error, -c reached). Prints "" when not found.
+# written: output error, -c reached), late (packets the kernel handed over
+# stamped before what their socket had vouched for) and late_us (by up to
+# how much, in us). Prints "" when not found.
 lab_tcpsift_count()
 {
 	local key=$1 log=${2:-$LAB_TCAP_LOG}
@@ -1070,6 +1072,11 @@ lab_tcpsift_count()
 		key == "received"  { grab("received by filter") }
 		key == "ours"      { grab("dropped by (us|tcpsift)") }
 		key == "unwritten" { grab("packets not written") }
+		key == "late"      { grab("came stamped before") }
+		key == "late_us" && /came stamped before/ {
+			if (match($0, /by up to [0-9.]+ ms/))
+				v = sprintf("%d", substr($0, RSTART + 9, RLENGTH - 12) * 1000 + 0.5)
+		}
 		END { print v }'
 }
 
