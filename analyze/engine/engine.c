@@ -439,7 +439,10 @@ void eng_own(struct engine *e, const struct pkt *p, int st, const struct dec_pac
 		det_segment(c, &e->env);
 	if (e->sink.segment)
 		deliver_segment(e, c, p, d);
-	if (tcp_is_closed(c))
+	/* Only a FIN or a RST closes (tcp_segment() sets fin_seen and rst_seen
+	 * from this segment's flags alone); a closed connection's later
+	 * packets find it closed already. */
+	if ((e->tpools.seg.kind & (TCP_SEG_FIN | TCP_SEG_RST)) && tcp_is_closed(c))
 		flow_set_closed(e->flows, c);
 	if (e->cfg.max_memory)
 		eng_mem_check(e);

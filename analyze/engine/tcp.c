@@ -710,8 +710,8 @@ void tcp_segment(struct tcp_conn *c, const struct tcp_params *prm, struct tcp_po
 	process_data(c, dir, prm, tp, d, p, sink);
 	if (t->flags & DEC_TH_ACK) {
 		process_ack(c, dir, tp, d, p, sink);
-		if (t->opt.has_ts)
-			tsring_echo(&c->half[!dir], t->opt.tsecr, p->ts_ns);
+		if (t->opt.has_ts && tsring_echo(&c->half[!dir], t->opt.tsecr, p->ts_ns))
+			sg->kind |= TCP_SEG_TS_RTT;
 	}
 	process_window(c, dir, d, p, sink);
 	/* Learned after the segment was judged, so a reordered ID does not

@@ -169,6 +169,7 @@ enum tcp_seg_kind {
 	TCP_SEG_UNDECIDED = 1u << 24, /* filled a gap: late original or retransmission, undecided */
 	TCP_SEG_LATE_FOUND = 1u << 25, /* an earlier undecided fill turned out a late original */
 	TCP_SEG_RTT = 1u << 26,	       /* its ACK gave an RTT sample of the peer's data: rtt_ns */
+	TCP_SEG_TS_RTT = 1u << 27,     /* its TSecr gave one (tcp_stats.rtt_ts) */
 };
 
 struct tcp_seg {

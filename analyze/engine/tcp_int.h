@@ -268,23 +268,25 @@ static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 		h->tsring_head = 0;
 }
 
-/* The peer echoed tsecr: a sample for h's side, the first echo only. */
-static inline void tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
+/* The peer echoed tsecr: a sample for h's side, the first echo only
+ * (true: taken). */
+static inline bool tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 {
 	if (!h->tsring)
-		return; /* it never sent a TSval */
+		return false; /* it never sent a TSval */
 	/* Slot order, lowest first (the first match counts), over the whole
 	 * ring: its size is TCP_RING_MIN times a power of two. */
 	for (struct tcp_tsrec *r = h->tsring, *end = r + h->tsring_cap; r < end; r++) {
 		if (r->tsval == tsecr && r->ts != tcp_no_ts) {
 			uint16_t bit = (uint16_t)(1u << (r - h->tsring));
-			if (!(h->tsring_echoed & bit)) {
-				h->tsring_echoed |= bit;
-				rtt_add(&h->st.rtt_ts, now - r->ts);
-			}
-			return;
+			if (h->tsring_echoed & bit)
+				return false;
+			h->tsring_echoed |= bit;
+			rtt_add(&h->st.rtt_ts, now - r->ts);
+			return true;
 		}
 	}
+	return false;
 }
 
 /* ---- tcp_holes.c: the gaps in a direction's sequence space ---- */

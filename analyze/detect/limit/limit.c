@@ -506,6 +506,20 @@ static unsigned limit_classify(struct tcp_conn *c, struct limit_dir_state *s, en
 	return LIMIT_SENDER_BUFFER;
 }
 
+/* The evidence of the queue rule: S's smallest RTT and largest smoothed
+ * one so far. They move only with a sample of S's data, which only R's
+ * segments give (TCP_SEG_RTT, TCP_SEG_TS_RTT): looked at then, and when
+ * the direction starts. */
+static void limit_note_rtt(const struct tcp_conn *c, struct limit_dir_state *s, enum sum_dir_id k)
+{
+	int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
+
+	if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
+		s->out.rtt_min_ns = min;
+	if (rtt > s->out.srtt_max_ns)
+		s->out.srtt_max_ns = rtt;
+}
+
 /* S's first data at ts: its block, of the class its capture point needs
  * (NULL: no memory). */
 static struct limit_dir_state *limit_start(struct tcp_conn *c, const struct det_env *env,
@@ -523,6 +537,7 @@ static struct limit_dir_state *limit_start(struct tcp_conn *c, const struct det_
 	s->clocked = LIMIT_CLOCKED_ONE;
 	s->ss_max_ts = ts;
 	s->cls = LIMIT_NONE;
+	limit_note_rtt(c, s, dir);
 	return s;
 }
 
@@ -535,11 +550,9 @@ static void limit_after(struct tcp_conn *c, struct limit_dir_state *s, enum sum_
 	limit_view_of(c, k, &v);
 	limit_observe(c, s, k, now, &v);
 	s->cls = (uint8_t)limit_classify(c, s, k, now, &v);
-	int64_t rtt = c->half[k].srtt_ns, min = tcp_min_rtt(c, k);
-	if (min > 0 && (!s->out.rtt_min_ns || min < s->out.rtt_min_ns))
-		s->out.rtt_min_ns = min;
-	if (rtt > s->out.srtt_max_ns)
-		s->out.srtt_max_ns = rtt;
+	const struct tcp_seg *seg = &c->tp->seg;
+	if (seg->dir != k && (seg->kind & (TCP_SEG_RTT | TCP_SEG_TS_RTT)))
+		limit_note_rtt(c, s, k);
 }
 
 void limit_segment(struct tcp_conn *c, const struct det_env *env)
