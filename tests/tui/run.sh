@@ -728,21 +728,23 @@ EOF
 done
 cp "$TUI_DIR/long2023.pcap" "$TUI_DIR/long.pcap"
 # packets before t0 + 10 s: 3 + 2 per second from 0.5 s on
+# Under make check's parallel load (ASan, three suites on two cores) two
+# of these screens once took more than 5 s to come: they may take 15.
 tui_start seek 120 24 -- -r "$TUI_DIR/long.pcap" --paused
-check "seek: starts paused" tui_wait seek '\[paused\]' 5
+check "seek: starts paused" tui_wait seek '\[paused\]' 15
 tui_keys seek ']'
-check "] plays the first 10 s (23 packets), still paused" tui_wait seek '^ 23 pkts' 5
+check "] plays the first 10 s (23 packets), still paused" tui_wait seek '^ 23 pkts' 15
 check "... paused" grep -q '\[paused\]' <(tui_screen seek)
 tui_keys seek ']'
-check "] again: 20 s (43 packets)" tui_wait seek '^ 43 pkts' 5
+check "] again: 20 s (43 packets)" tui_wait seek '^ 43 pkts' 15
 tui_keys seek '['
-check "[ goes back to 10 s: a fresh model (23 packets)" tui_wait seek '^ 23 pkts' 5
+check "[ goes back to 10 s: a fresh model (23 packets)" tui_wait seek '^ 23 pkts' 15
 check "[ ... its row counts 23 packets too" grep -qE '^ +1 10\.9\.0\.1:40000 +10\.9\.0\.2:80 +open +1\.00kB +0B +23 ' <(tui_screen seek)
 check "[ ... and 1 connection" grep -q 'conns 1 (1 live)' <(tui_screen seek)
 tui_keys seek ']' ']' ']' ']'
-check "] past the end: the replay ends with analyze's 83 packets" tui_wait seek '^ 83 pkts .*conns 1 \(0 live\)' 5
+check "] past the end: the replay ends with analyze's 83 packets" tui_wait seek '^ 83 pkts .*conns 1 \(0 live\)' 15
 tui_keys seek '['
-check "[ from the end: 10 s before the last packet (62 packets)" tui_wait seek '^ 62 pkts' 5
+check "[ from the end: 10 s before the last packet (62 packets)" tui_wait seek '^ 62 pkts' 15
 tui_keys seek q
 check "seek: exit 0" [ "$(tui_wait_exit seek 10)" = 0 ]
 
