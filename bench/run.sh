@@ -177,9 +177,8 @@ if [ -x "$tcpsift" ]; then
 	json2_secs=$m_secs
 	# What two cores give this work at all: two --threads 1 runs side by
 	# side, nothing shared but the machine (its caches, its memory, its
-	# host). On a cache-resident capture they finish in one run's time; on
-	# this one each streams the file and its connections through the last
-	# level cache, and the pair can take far longer.
+	# host): in one run's time when nothing else competes, far longer when
+	# the host's other guests do (bench/README.md).
 	measure tcpsift-pair "$t_tcpsift" sh -c '"$1" analyze --json --threads 1 "$2" >/dev/null & p=$!
 		"$1" analyze --json --threads 1 "$2" >/dev/null || { wait $p; exit 1; }
 		wait $p' pair "$tcpsift" "$main"
