@@ -157,13 +157,23 @@ static void dir_writer_init(struct dir_writer *dw, struct jo_writer *w, const st
 }
 
 /* Every detector member sorting before key (NULL: all that are left). */
-static void dir_det_upto(struct dir_writer *dw, const char *key)
+static void dir_det_write(struct dir_writer *dw, const char *key)
 {
 	while (dw->next < dw->ndet && (!key || key_cmp(dw->det[dw->next]->dir_key, key) < 0)) {
 		const struct det_view *v = dw->det[dw->next++];
 		jo_w_key(dw->w, v->dir_key);
 		v->json_dir(dw->w, dw->c, dw->dir);
 	}
+}
+
+/* The same, its first test inline: asked before each of a direction's ~50
+ * keys, it writes something before 3 of them (a call each: 2 % of --json's
+ * instructions at 20 000 connections). */
+static inline __attribute__((always_inline)) void dir_det_upto(struct dir_writer *dw,
+							       const char *key)
+{
+	if (dw->next < dw->ndet && (!key || key_cmp(dw->det[dw->next]->dir_key, key) < 0))
+		dir_det_write(dw, key);
 }
 
 static void w_dir(struct jo_writer *w, const struct sum_conn *c, unsigned dir, int64_t dur_ns)
@@ -226,13 +236,21 @@ static void conn_writer_init(struct conn_writer *cw, struct jo_writer *w, const 
 }
 
 /* Every detector member sorting before key (NULL: all that are left). */
-static void conn_det_upto(struct conn_writer *cw, const char *key)
+static void conn_det_write(struct conn_writer *cw, const char *key)
 {
 	while (cw->next < cw->ndet && (!key || key_cmp(cw->det[cw->next]->conn_key, key) < 0)) {
 		const struct det_view *v = cw->det[cw->next++];
 		jo_w_key(cw->w, v->conn_key);
 		v->json_conn(cw->w, cw->c);
 	}
+}
+
+/* The same, its first test inline (as dir_det_upto()). */
+static inline __attribute__((always_inline)) void conn_det_upto(struct conn_writer *cw,
+								const char *key)
+{
+	if (cw->next < cw->ndet && (!key || key_cmp(cw->det[cw->next]->conn_key, key) < 0))
+		conn_det_write(cw, key);
 }
 
 /* The detectors' members that sort before key, then key itself: the

@@ -430,6 +430,11 @@ void jo_kreal_l(struct jo_writer *w, const char *key, size_t klen, double v)
 		jo_fail(w, ERR_USAGE); /* NaN or infinity: JSON cannot say it */
 }
 
+void jo_w_not_real(struct jo_writer *w)
+{
+	jo_fail(w, ERR_USAGE); /* NaN or infinity: JSON cannot say it */
+}
+
 void jo_ksec_l(struct jo_writer *w, const char *key, size_t klen, int64_t ns)
 {
 	char *p = key_then(w, key, klen, JO_SEC_MAX);

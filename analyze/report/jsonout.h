@@ -126,6 +126,8 @@ void jo_ksec_l(struct jo_writer *w, const char *key, size_t klen, int64_t ns);
 void jo_kstr_l(struct jo_writer *w, const char *key, size_t klen, const char *s);
 void jo_kbool_l(struct jo_writer *w, const char *key, size_t klen, bool v);
 void jo_knull_l(struct jo_writer *w, const char *key, size_t klen);
+/* jo_kreal()'s value was NaN or infinity: the writer fails (ERR_USAGE). */
+void jo_w_not_real(struct jo_writer *w);
 
 /* A writer's helper that passes a key on: inlined, so a literal key stays
  * one (JO_KEY_LEN) and takes jo_key_fast(). */
@@ -195,7 +197,17 @@ JO_INLINE void jo_kint(struct jo_writer *w, const char *key, int64_t v)
 }
 JO_INLINE void jo_kreal(struct jo_writer *w, const char *key, double v)
 {
-	jo_kreal_l(w, key, JO_KEY_LEN(key), v);
+	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), JO_REAL_MAX);
+	size_t n;
+
+	if (!p) {
+		jo_kreal_l(w, key, JO_KEY_LEN(key), v);
+		return;
+	}
+	n = jo_fmt_real(p, v);
+	w->b.len = (size_t)(p - w->b.p) + n;
+	if (!n)
+		jo_w_not_real(w); /* as jo_kreal_l() */
 }
 JO_INLINE void jo_ksec(struct jo_writer *w, const char *key, int64_t ns)
 {
@@ -226,7 +238,14 @@ JO_INLINE void jo_kbool(struct jo_writer *w, const char *key, bool v)
 }
 JO_INLINE void jo_knull(struct jo_writer *w, const char *key)
 {
-	jo_knull_l(w, key, JO_KEY_LEN(key));
+	char *p = jo_key_fast(w, key, JO_KEY_LEN(key), 4);
+
+	if (!p) {
+		jo_knull_l(w, key, JO_KEY_LEN(key));
+		return;
+	}
+	__builtin_memcpy(p, "null", 4);
+	w->b.len = (size_t)(p - w->b.p) + 4;
 }
 #undef JO_INLINE
 

@@ -696,6 +696,32 @@ static void test_errors(void)
 	jo_w_free(&w);
 	jo_w_free(NULL);
 
+	/* A member's real, by the inline way (a literal key, room) and the
+	 * general one (a key the compiler cannot measure): NaN fails either,
+	 * after the key, as a value alone does. */
+	const char *key = getenv("TCPSIFT_NO_SUCH_VARIABLE") ? "b" : "a";
+	for (int general = 0; general < 2; general++) {
+		jo_w_init(&w, NULL, 0, 0);
+		jo_w_obj(&w);
+		if (general)
+			jo_kreal(&w, key, INFINITY);
+		else
+			jo_kreal(&w, "a", NAN);
+		CHECK(w.err == ERR_USAGE);
+		CHECK(w.b.len == 5 && memcmp(w.b.p, "{\"a\":", 5) == 0);
+		jo_w_free(&w);
+	}
+	jo_w_init(&w, NULL, 0, 0);
+	jo_w_obj(&w);
+	jo_kreal(&w, "a", 0.5);
+	jo_knull(&w, "b");
+	jo_knull(&w, key == NULL ? "" : "c"); /* not a literal: the general way */
+	jo_w_obj_end(&w);
+	const char want[] = "{\"a\":0.5,\"b\":null,\"c\":null}";
+	CHECK(w.err == 0 && w.b.len == sizeof(want) - 1 &&
+	      memcmp(w.b.p, want, sizeof(want) - 1) == 0);
+	jo_w_free(&w);
+
 	struct jo_fields fl;
 	jo_f_reset(&fl);
 	for (int k = 0; k <= JO_FIELDS_MAX; k++)
