@@ -220,7 +220,8 @@ JO_INLINE void jo_ksec(struct jo_writer *w, const char *key, int64_t ns)
 }
 JO_INLINE void jo_kstr(struct jo_writer *w, const char *key, const char *s)
 {
-	jo_kstr_l(w, key, JO_KEY_LEN(key), s);
+	jo_w_key(w, key); /* the key inline; the value scanned for escapes */
+	jo_w_str(w, s);
 }
 JO_INLINE void jo_kbool(struct jo_writer *w, const char *key, bool v)
 {
