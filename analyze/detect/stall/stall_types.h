@@ -159,19 +159,20 @@ struct stall_state {
 
 	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
 	 * sends new data right after it (decided on S's next packet). Valid
-	 * while stall_hot.dack_open. */
-	uint8_t dack_dir;
+	 * while stall_hot.dack_open. (The 4- and 1-byte fields together: no
+	 * holes, 296 bytes, not 312.) */
 	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
 	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
+	uint32_t dack_input;
+	uint8_t dack_dir;
+	/* Lengths of the last timer-like pauses (>= ~200 ms, timer_len below):
+	 * timers repeat. */
+	uint8_t timer_head, timer_n;
 	uint64_t dack_rwnd;
 	uint64_t dack_win_drop; /* how much smaller R's window in that ACK was */
 	int64_t dack_start, dack_ack_ts, dack_delay;
 	uint64_t dack_frame_before, dack_frame_ack;
-	uint32_t dack_input;
-
-	/* Lengths of the last timer-like pauses (>= ~200 ms): timers repeat. */
 	int64_t timer_len[STALL_TIMER_RING];
-	uint8_t timer_head, timer_n;
 
 	/* Each sender's pace: its last pause between two full segments that
 	 * was its own rate (think time or pacing), from one transmission to
