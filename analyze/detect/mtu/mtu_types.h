@@ -124,12 +124,13 @@ struct mtu_summary {
 	uint32_t superframes[2]; /* IP length 0 / IPv4 above 65535 (TSO, BIG TCP) */
 	uint32_t icmp_too_big;	 /* ICMP frag-needed / ICMPv6 PTB tied to it */
 	uint32_t icmp_mtu;	 /* the MTU they carried (last) */
-	bool pmtu_blackhole;
-	uint32_t blackholes;						 /* episodes, both ways */
+	uint32_t blackholes;	 /* episodes, both ways */
 	uint32_t blackhole_mtu, blackhole_shrunk_mtu, blackhole_resends; /* last episode */
+	uint32_t stalls; /* the stall detector's count when collapse was judged */
+	/* (The bytes together: 128 bytes, not 136.) */
+	bool pmtu_blackhole;
 	bool collapse;	     /* misaligned together with stalls / throughput collapse */
 	uint8_t collapse_by; /* enum mtu_collapse_by */
-	uint32_t stalls;     /* the stall detector's count when collapse was judged */
 	int64_t stall_ns;
 	int64_t idle_ns, transfer_ns; /* of dir, when judged (transfer_ns 0: not) */
 };

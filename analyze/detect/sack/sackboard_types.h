@@ -75,28 +75,31 @@ struct sackb_hole {
 
 /* One direction's scoreboard: R's SACK blocks about S's data. */
 struct sackb_dir {
+	/* (Fields by size, largest first: no holes, 80 bytes, not 96.) */
 	struct sackb_hole *holes;   /* [cap], NULL until needed */
 	struct sackb_block *blocks; /* [cap], in the same block of memory as holes */
-	uint16_t cap, nholes, nblocks;
-	bool have_gap_high;
-	bool in_recovery;
-	/* The blocks table was full at SACKB_MAX_HOLES: SACKed ranges at or
-	 * above horizon are not remembered, so gaps there are counted, not
-	 * tracked (a gap could span a range R SACKed and no longer reports),
-	 * until snd_una reaches horizon. Every tracked hole ends below it. */
-	bool capped;
-	uint32_t horizon;
-	uint32_t gap_high; /* end of the highest gap ever seen: lower gaps are known */
 	int64_t recovery_start;
-	uint32_t recovery_high; /* highest SACKed byte of the episode */
-	/* Suspected reneging, confirmed only if no ACK passes renege_una
-	 * within max(SRTT/2, 10 ms), as Linux's tcp_check_sack_reneging(). */
-	bool renege_pending;
-	uint32_t renege_una;
+	/* Suspected reneging (renege_pending), confirmed only if no ACK
+	 * passes renege_una within max(SRTT/2, 10 ms), as Linux's
+	 * tcp_check_sack_reneging(). */
 	uint64_t renege_bytes;
 	int64_t renege_ts;
 	uint64_t renege_frame;
 	uint32_t renege_input;
+	uint32_t renege_una;
+	/* The blocks table was full at SACKB_MAX_HOLES (capped): SACKed
+	 * ranges at or above horizon are not remembered, so gaps there are
+	 * counted, not tracked (a gap could span a range R SACKed and no
+	 * longer reports), until snd_una reaches horizon. Every tracked hole
+	 * ends below it. */
+	uint32_t horizon;
+	uint32_t gap_high;	/* end of the highest gap ever seen: lower gaps are known */
+	uint32_t recovery_high; /* highest SACKed byte of the episode */
+	uint16_t cap, nholes, nblocks;
+	bool have_gap_high;
+	bool in_recovery;
+	bool capped;
+	bool renege_pending;
 };
 
 /* Per-connection result, copied into the connection summary. */

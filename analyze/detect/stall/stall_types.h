@@ -109,20 +109,22 @@ struct stall_zw {
  * both.
  */
 struct stall_summary {
-	uint32_t count;
+	/* (The 8-byte fields first, then the 4-byte ones: no holes, 144
+	 * bytes, not 160.) */
 	int64_t time_ns; /* total time lost in stalls */
-	uint32_t by_class[STALL_CLASS_COUNT];
-	uint32_t hist[STALL_HIST_BUCKETS];
 	int64_t max_ns;
-	/* delayed_ack stalls: how long R held the ACK. */
-	uint32_t ack_delay_n;
+	/* delayed_ack stalls: how long R held the ACK (their count below). */
 	int64_t ack_delay_min_ns, ack_delay_max_ns, ack_delay_sum_ns;
+	int64_t timer_like_ns; /* timer-like pauses' total length */
+	int64_t think_time_ns; /* think time's total length */
+	uint32_t count;
+	uint32_t ack_delay_n;
 	uint32_t timer_like;   /* timer-like pauses at a turn boundary (ambiguous) */
-	int64_t timer_like_ns; /* ... their total length */
 	uint32_t recurring;    /* stalls >= ~200 ms matching the length of a recent one */
 	uint32_t capture_gaps; /* silences the capture made: packets missing in them */
 	uint32_t think_time;   /* pauses judged application think time (not stalls) */
-	int64_t think_time_ns; /* ... their total length */
+	uint32_t by_class[STALL_CLASS_COUNT];
+	uint32_t hist[STALL_HIST_BUCKETS];
 };
 
 /* What only zero windows and loss probes need: 280 of a stall state's 568
