@@ -63,9 +63,12 @@ ALL_CFLAGS = $(CFLAGS) -std=gnu11 $(WARN) -MMD -MP -pthread $(HARDEN_CPPFLAGS) $
 # archive (an LTO link each would add a minute to make check), so the
 # library is compiled a second time, as LTO objects in $(O)/lto/. Not for
 # clang (ld.bfd cannot link its LTO objects), the sanitizer and fuzzing
-# trees, or an unoptimised build.
-LTO ?= $(if $(SAN)$(FUZZFLAGS)$(filter -O0,$(CFLAGS)),,$(if $(filter -O%,$(CFLAGS)),$(if \
+# trees, or an unoptimised build. Decided once (:=), not at each
+# recipe that names it: the compiler is asked its name one time.
+ifeq ($(origin LTO),undefined)
+LTO := $(if $(SAN)$(FUZZFLAGS)$(filter -O0,$(CFLAGS)),,$(if $(filter -O%,$(CFLAGS)),$(if \
         $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),,auto),))
+endif
 
 # Every .c below these folders goes into libtcpsift.a (tcpsift.c holds main).
 LIB_DIRS := common capture analyze tui cli
@@ -116,7 +119,7 @@ $(O)/tcpsift: $(LTO_OBJ)
 $(O)/lto/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -flto=$(LTO) -c -o $@ $<
-$(filter $(VERSION_OBJ:$(O)/%=$(O)/lto/%) $(O)/lto/tcpsift.o,$(LTO_OBJ)): $(O)/version.stamp
+$(VERSION_OBJ:$(O)/%=$(O)/lto/%): $(O)/version.stamp
 endif
 
 $(O)/libtcpsift.a: $(LIB_OBJ)

@@ -20,10 +20,9 @@
  * packets go straight to the engine.
  */
 
-int wk_ahead_start(struct wk_pool *w)
+void wk_ahead_start(struct wk_pool *w)
 {
-	w->ahead = calloc(WK_AHEAD, sizeof(*w->ahead));
-	return w->ahead ? 0 : -1;
+	w->ahead = calloc(WK_AHEAD, sizeof(*w->ahead)); /* NULL: ahead_on stays false */
 }
 
 /* What the reader may reuse: the buffers of the packets read before the

@@ -204,9 +204,9 @@ void wk_merge_slot(struct wk_pool *w, struct wk_slot *s);
 
 /* ---- workers_ahead.c: --threads 1 ---- */
 
-/* Take the look-ahead (w->single, keep_gen set): 0, or -1 (no memory:
- * packets go straight to the engine, their buffers released as read). */
-int wk_ahead_start(struct wk_pool *w);
+/* Take the look-ahead (w->single, keep_gen set); without memory for it
+ * packets go straight to the engine, their buffers released as read. */
+void wk_ahead_start(struct wk_pool *w);
 /* p to wait with the packets waiting (ahead_on, or some wait), the oldest
  * to the engine when WK_AHEAD wait. */
 void wk_ahead_packet(struct wk_pool *w, const struct pkt *p);

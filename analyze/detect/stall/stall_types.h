@@ -127,7 +127,7 @@ struct stall_summary {
 	uint32_t hist[STALL_HIST_BUCKETS];
 };
 
-/* What only zero windows and loss probes need: 280 of a stall state's 568
+/* What only zero windows and loss probes need: 280 of a stall state's 560
  * bytes, which most connections with gaps never use (their own pool
  * block, taken by the first: stall_rare_get()). */
 struct stall_rare {
@@ -161,8 +161,8 @@ struct stall_state {
 
 	/* A gap ended with a pure ACK from R: a delayed_ack stall only if S
 	 * sends new data right after it (decided on S's next packet). Valid
-	 * while stall_hot.dack_open. (The 4- and 1-byte fields together: no
-	 * holes, 296 bytes, not 312.) */
+	 * while stall_hot.dack_open. (The 4- and 1-byte fields together, as
+	 * in struct stall_summary: no holes, 280 bytes, not 312.) */
 	uint32_t dack_in_flight, dack_rel_una, dack_last_len;
 	uint32_t dack_acked; /* bytes the ACK ending the gap covered */
 	uint32_t dack_input;
