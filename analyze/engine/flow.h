@@ -144,6 +144,18 @@ static inline uint64_t flow_ends_hash(const uint8_t *a, uint16_t pa, const uint8
 	return flow_end_mix(a, pa) + flow_end_mix(b, pb);
 }
 
+/* flow_ends_hash() of two IPv4 endpoints (struct dec_addr holds such an
+ * address in its first 4 bytes, the rest zero), from their 4 bytes. */
+static inline uint64_t flow_ends_hash4(const uint8_t a[4], uint16_t pa, const uint8_t b[4],
+				       uint16_t pb)
+{
+	uint8_t wa[16] = {0}, wb[16] = {0};
+
+	memcpy(wa, a, 4);
+	memcpy(wb, b, 4);
+	return flow_ends_hash(wa, pa, wb, pb);
+}
+
 /* The index's hash of a connection: its ends' hash with the address family
  * and vantage (flows are keyed by it), never 0 (flow_lookup(): unknown). */
 static inline uint32_t flow_slot_hash(uint64_t ends, uint8_t family, uint32_t vantage)

@@ -203,40 +203,59 @@ static void publish(struct wk_pool *w)
 		;
 }
 
+/* route()'s hash of p's connection when the inline peek could not tell:
+ * false when p belongs to none. */
+static bool route_hash(const struct pkt *p, uint64_t *h, uint64_t *ends, bool *tcp)
+{
+	struct dec_packet d;
+	int st;
+
+	switch (dec_peek_tuple(p->data, p->caplen, p->linktype, &d)) {
+	case DEC_PEEK_TCP:
+		*h = *ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
+		*tcp = true;
+		return true;
+	case DEC_PEEK_NONE:
+		return false;
+	default:
+		break;
+	}
+	st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+	if (st == DEC_TCP) {
+		*h = *ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
+		*tcp = true;
+		return true;
+	}
+	if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6) {
+		*h = flow_ends_hash(d.icmp.inner_src.a, d.icmp.inner_sport, d.icmp.inner_dst.a,
+				    d.icmp.inner_dport);
+		return true;
+	}
+	return false;
+}
+
 /*
  * The worker of a packet, before anyone decoded it: by the hash of the
- * tuple dec_peek_tuple() reads (flow_ends_hash(): both directions, one
- * worker; kept in the entry, the owner's flow table needs it too), or of
- * what dec_packet() says when the peek is unsure (ICMP quoting a TCP
- * segment goes to that connection's worker). A packet of no connection goes
- * to worker 0; the --shard filter is the owner's, after its decode.
+ * tuple dec_peek_eth4() or dec_peek_tuple() reads (flow_ends_hash(): both
+ * directions, one worker; kept in the entry, the owner's flow table needs
+ * it too), or of what dec_packet() says when the peek is unsure (ICMP
+ * quoting a TCP segment goes to that connection's worker). A packet of no
+ * connection goes to worker 0; the --shard filter is the owner's, after
+ * its decode.
  */
 static uint32_t route(const struct wk_pool *w, struct wk_entry *e)
 {
 	const struct pkt *p = &e->p;
-	struct dec_packet d;
+	uint8_t a[4], b[4];
+	uint16_t pa, pb;
 	uint64_t h;
-	int st;
 
 	e->tcp = false;
-	switch (dec_peek_tuple(p->data, p->caplen, p->linktype, &d)) {
-	case DEC_PEEK_TCP:
-		h = e->ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
+	if (dec_peek_eth4(p->data, p->caplen, p->linktype, a, b, &pa, &pb)) {
+		h = e->ends = flow_ends_hash4(a, pa, b, pb);
 		e->tcp = true;
-		break;
-	case DEC_PEEK_NONE:
+	} else if (!route_hash(p, &h, &e->ends, &e->tcp)) {
 		return 0;
-	default:
-		st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
-		if (st == DEC_TCP) {
-			h = e->ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
-			e->tcp = true;
-		} else if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6) {
-			h = flow_ends_hash(d.icmp.inner_src.a, d.icmp.inner_sport,
-					   d.icmp.inner_dst.a, d.icmp.inner_dport);
-		} else {
-			return 0;
-		}
 	}
 	/* The hash's top 16 bits against the workers' shares: no division. */
 	uint32_t u = (uint32_t)(h >> 48);

@@ -1,5 +1,6 @@
 /* test_decode.c - dec_packet()/dec_tcp_options() on packets built in memory. */
 #include "analyze/engine/decode.h"
+#include "analyze/engine/flow.h"
 #include "common/pkt.h"
 #include "tests/unit/unit.h"
 
@@ -1349,11 +1350,23 @@ static void mk_template(struct buf *o, uint32_t lt, uint32_t which)
 /* dec_peek_tuple()'s promise against dec_packet()'s result rc, d on the
  * bytes the last decode() left at the end of tail_buf. */
 static bool peek_agrees(uint32_t caplen, uint32_t lt, int rc, const struct dec_packet *d,
-			uint32_t *tcp)
+			uint32_t *tcp, uint32_t *eth4)
 {
 	struct dec_packet t;
 	int pk = dec_peek_tuple(at(caplen, 0), caplen, lt, &t);
+	uint8_t a[4], b[4];
+	uint16_t pa, pb;
 
+	/* The inline peek: the same tuple, and the same hash of it, or no
+	 * answer (then the reader asks dec_peek_tuple()). */
+	if (dec_peek_eth4(at(caplen, 0), caplen, lt, a, b, &pa, &pb)) {
+		(*eth4)++;
+		if (pk != DEC_PEEK_TCP || t.src.family != 4 || memcmp(t.src.a, a, 4) != 0 ||
+		    memcmp(t.dst.a, b, 4) != 0 || t.tcp.sport != pa || t.tcp.dport != pb ||
+		    flow_ends_hash4(a, pa, b, pb) !=
+			flow_ends_hash(t.src.a, t.tcp.sport, t.dst.a, t.tcp.dport))
+			return false;
+	}
 	if (pk == DEC_PEEK_NONE)
 		return rc != DEC_TCP && rc != DEC_ICMP;
 	if (pk != DEC_PEEK_TCP || rc != DEC_TCP)
@@ -1385,7 +1398,7 @@ static void test_random(void)
 	volatile uint32_t sink = 0;
 
 	for (size_t l = 0; l < sizeof(lts) / sizeof(lts[0]); l++) {
-		uint32_t bad = 0, peek_bad = 0, peek_tcp = 0;
+		uint32_t bad = 0, peek_bad = 0, peek_tcp = 0, peek_eth4 = 0;
 
 		memset(seen, 0, sizeof(seen));
 		for (uint32_t it = 0; it < 100000; it++) {
@@ -1406,7 +1419,7 @@ static void test_random(void)
 			caplen = o.n;
 			wirelen = caplen + ((r >> 4) & 1 ? rnd() % 70000 : 0);
 			rc = decode(o.b, caplen, wirelen, lts[l], &d);
-			peek_bad += !peek_agrees(caplen, lts[l], rc, &d, &peek_tcp);
+			peek_bad += !peek_agrees(caplen, lts[l], rc, &d, &peek_tcp, &peek_eth4);
 			if (rc <= -DEC_ERR_COUNT || rc >= DEC_STATUS_COUNT) {
 				bad++;
 				continue;
@@ -1434,6 +1447,11 @@ static void test_random(void)
 		if (lts[l] == PKT_LINKTYPE_ETHERNET || lts[l] == PKT_LINKTYPE_RAW ||
 		    lts[l] == PKT_LINKTYPE_LINUX_SLL || lts[l] == PKT_LINKTYPE_IPV6)
 			CHECK(peek_tcp > 1000);
+		/* the inline peek: untagged Ethernet IPv4 only */
+		if (lts[l] == PKT_LINKTYPE_ETHERNET)
+			CHECK(peek_eth4 > 500);
+		else
+			CHECK_EQ_U(peek_eth4, 0);
 	}
 	(void)sink;
 }
