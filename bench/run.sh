@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh - analyze benchmark: tcpsift vs the libpcap ceiling, tcptrace and tshark on one capture.
 #
-# usage: bench/run.sh [--packets N] [--connections N] [--tshark-packets N] [--no-scale] [--keep]
+# usage: bench/run.sh [--packets N] [--connections N] [--tshark-packets N] [--pairs N] [--no-scale] [--keep]
 #
 # Expects ./tcpsift (or $TCPSIFT), build/rel/bench/gen and build/rel/bench/pcaploop
 # (`make bench` builds them).  The capture is generated once into bench/data/
@@ -18,6 +18,7 @@ tshark_packets=500000
 keep=0
 scale=1
 runs=3
+pairs=7 # alternations of the paired ratios (threads, detectors, the ceiling)
 
 usage() {
 	sed -n '2,9s/^# \{0,1\}//p' "$0"
@@ -28,13 +29,14 @@ while [ $# -gt 0 ]; do
 	--packets) packets=${2:?}; shift 2 ;;
 	--connections) connections=${2:?}; shift 2 ;;
 	--tshark-packets) tshark_packets=${2:?}; shift 2 ;;
+	--pairs) pairs=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--no-scale) scale=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
-for v in "$packets" "$connections" "$tshark_packets"; do
+for v in "$packets" "$connections" "$tshark_packets" "$pairs"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive integer: $v" >&2; exit 2; }
 done
 [ "$tshark_packets" -le "$packets" ] || tshark_packets=$packets
@@ -127,6 +129,38 @@ measure() {
 	done
 }
 
+# paired NAME A-CMD -- B-CMD: A and B run in turn, $pairs times each, and
+# each B's wall time is divided by the A's just before it: the host's other
+# guests come and go within minutes, so two best-of-3 figures can compare
+# a quiet minute with a busy one (a side-by-side pair once took less than
+# twice one run). Sets p_ratio (the median ratio), p_lo, p_hi, p_status.
+paired() {
+	local name=$1 i side t0 t1 a=() b=() ratios=()
+	shift
+	while [ "$1" != -- ]; do
+		a+=("$1")
+		shift
+	done
+	shift
+	b=("$@")
+	p_ratio="" p_lo="" p_hi="" p_status=ok
+	for ((i = 1; i <= pairs; i++)); do
+		for side in a b; do
+			local -n cmd=$side
+			t0=$(date +%s.%N)
+			timeout "$t_tcpsift" "${cmd[@]}" >/dev/null 2>"$work/$name.err" ||
+				{ p_status="exit $?: $(head -1 "$work/$name.err")"; return; }
+			t1=$(date +%s.%N)
+			eval "t_$side=\$(awk -v a=$t0 -v b=$t1 'BEGIN{print b - a}')"
+		done
+		ratios+=("$(awk -v a="$t_a" -v b="$t_b" 'BEGIN{printf "%.4f", b / a}')")
+		log "$name pair $i: $t_a s, $t_b s"
+	done
+	mapfile -t ratios < <(printf '%s\n' "${ratios[@]}" | sort -g)
+	p_lo=${ratios[0]} p_hi=${ratios[pairs - 1]}
+	p_ratio=${ratios[pairs / 2]}
+}
+
 rows=()
 pps_pcaploop=""
 pps_tcptrace=""
@@ -189,6 +223,16 @@ if [ -x "$tcpsift" ]; then
 	measure tcpsift-nodet "$t_tcpsift" "$tcpsift" analyze --json --threads 1 --no-detectors "$main"
 	row "tcpsift analyze --json --no-detectors" "$packets" ""
 	nodet_secs=$m_secs
+	# The same three comparisons, each run beside its reference.
+	one=("$tcpsift" analyze --json --threads 1 --no-progress "$main")
+	paired pair-threads "${one[@]}" -- "$tcpsift" analyze --json --threads 2 --no-progress "$main"
+	[ "$p_status" = ok ] && pt=("$p_ratio" "$p_lo" "$p_hi")
+	paired pair-ceiling "${one[@]}" -- sh -c '"$@" & p=$!; "$@" || { wait $p; exit 1; }; wait $p' \
+		pair "${one[@]}"
+	[ "$p_status" = ok ] && pc=("$p_ratio" "$p_lo" "$p_hi")
+	paired pair-detectors "$tcpsift" analyze --json --threads 1 --no-detectors --no-progress \
+		"$main" -- "${one[@]}"
+	[ "$p_status" = ok ] && pd=("$p_ratio" "$p_lo" "$p_hi")
 else
 	rows+=("tcpsift analyze --json|$packets|not available ($tcpsift missing)||||")
 	rows+=("tcpsift analyze (text)|$packets|not available ($tcpsift missing)||||")
@@ -316,6 +360,18 @@ if [ -n "${json_secs:-}" ] && [ -n "${json2_secs:-}" ]; then
 			"$(awk -v a="$json_secs" -v b="$pair_secs" 'BEGIN{if (b > 0) printf "%.2fx", 2 * a / b}')" \
 			"one run's work in its time (2.00x if the cores shared nothing)."
 	fi
+	echo
+fi
+if [ -n "${pt[0]:-}" ] || [ -n "${pc[0]:-}" ] || [ -n "${pd[0]:-}" ]; then
+	echo "Paired ($pairs runs of each in turn; the median ratio of each run's time to its" \
+		"reference's just before, lowest and highest in brackets):"
+	[ -n "${pt[0]:-}" ] && echo "- two threads take ${pt[0]} of one thread's time [${pt[1]}, ${pt[2]}]:" \
+		"$(awk -v r="${pt[0]}" 'BEGIN{printf "%.2fx", 1 / r}')"
+	[ -n "${pc[0]:-}" ] && echo "- two one-thread runs side by side take ${pc[0]} of one run's time" \
+		"[${pc[1]}, ${pc[2]}]: this host's ceiling" \
+		"$(awk -v r="${pc[0]}" 'BEGIN{printf "%.2fx", 2 / r}')"
+	[ -n "${pd[0]:-}" ] && echo "- the detectors: ${pd[0]} of --no-detectors' time [${pd[1]}, ${pd[2]}]:" \
+		"$(awk -v r="${pd[0]}" 'BEGIN{printf "%+.0f %%", (r - 1) * 100}')"
 	echo
 fi
 echo "### Memory growth (tcpsift analyze --json, the same $mem_conns connections, all live)"
