@@ -143,7 +143,7 @@ static void *worker_main(void *arg)
 	for (uint64_t b = 0;; b++) {
 		if (!waitq_wait(&w->work, &w->published, b + 1))
 			return NULL; /* stop_threads() */
-		struct wk_slot *s = &w->slot[b % WK_SLOTS];
+		struct wk_slot *s = &w->slot[b & w->slot_mask];
 		run_batch(me, s);
 		waitq_add(&w->through, &s->done, w->n);
 	}
@@ -157,7 +157,7 @@ static void keep_release(struct wk_pool *w)
 	uint64_t oldest = *w->keep_gen;
 
 	if (w->merged < w->filled)
-		oldest = w->slot[w->merged % WK_SLOTS].first_gen;
+		oldest = w->slot[w->merged & w->slot_mask].first_gen;
 	else if (w->cur && w->cur->n)
 		oldest = w->cur->first_gen;
 	w->keep_release(w->keep_ctx, oldest);
@@ -169,7 +169,7 @@ static bool merge_oldest(struct wk_pool *w, bool wait)
 {
 	if (w->merged == w->filled)
 		return false;
-	struct wk_slot *s = &w->slot[w->merged % WK_SLOTS];
+	struct wk_slot *s = &w->slot[w->merged & w->slot_mask];
 	if (wait)
 		waitq_wait(&w->through, &s->done, w->n);
 	if (waitq_load(&s->done) < w->n)
@@ -328,10 +328,10 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 	if (w->cur && w->cur->cap - w->cur->used < p->caplen)
 		publish(w);
 	if (!w->cur) {
-		/* The slot of batch `filled` held batch filled - WK_SLOTS. */
-		if (w->filled - w->merged == WK_SLOTS)
+		/* The slot of batch `filled` held batch filled - slots. */
+		if (w->filled - w->merged == w->slot_mask + 1)
 			merge_oldest(w, true);
-		w->cur = &w->slot[w->filled % WK_SLOTS];
+		w->cur = &w->slot[w->filled & w->slot_mask];
 		if (slot_room(w->cur, p->caplen) < 0) {
 			/* Not analysed: counted as one engine out of memory counts. */
 			w->lost++;
@@ -375,6 +375,8 @@ void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, 
 	w->keep_ctx = ctx;
 	if (w->single)
 		wk_ahead_start(w); /* (no memory: one at a time, released as read) */
+	else if (!w->cfg.max_memory && !w->filled && !w->cur)
+		w->slot_mask = WK_SLOTS_DEEP - 1; /* nothing copied: a deeper queue */
 }
 
 void wk_flush(struct wk_pool *w)
@@ -620,7 +622,8 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 	w->w = wk_line_alloc(nthreads * sizeof(*w->w));
 	if (!w->w)
 		goto nomem;
-	for (unsigned s = 0; s < WK_SLOTS; s++) {
+	w->slot_mask = WK_SLOTS - 1;
+	for (unsigned s = 0; s < WK_SLOTS_DEEP; s++) {
 		w->slot[s].e = malloc(WK_BATCH * sizeof(*w->slot[s].e));
 		w->slot[s].out = wk_line_alloc(nthreads * sizeof(*w->slot[s].out));
 		w->slot[s].own = malloc((size_t)nthreads * WK_BATCH * sizeof(*w->slot[s].own));
@@ -673,7 +676,7 @@ void wk_free(struct wk_pool *w)
 			free(w->w[k].dec);
 		}
 	}
-	for (unsigned s = 0; s < WK_SLOTS; s++) {
+	for (unsigned s = 0; s < WK_SLOTS_DEEP; s++) {
 		free(w->slot[s].e);
 		for (unsigned k = 0; w->slot[s].out && k < w->n; k++)
 			free(w->slot[s].out[k].p);

@@ -25,8 +25,8 @@
  * over-full table evicts depends on the table.
  *
  * The pool owns the threads, their engines and the batches in flight
- * (WK_BATCH packets x WK_SLOTS, their bytes, and the results of those
- * batches); the sink is called from the caller's thread only, inside
+ * (WK_BATCH packets x 4 batches, 16 with wk_keep(), their bytes, and the
+ * results of those batches); the sink is called from the caller's thread only, inside
  * wk_packet(), wk_flush(), wk_sync() and wk_finish(). With N == 1 there is
  * no thread: packets go straight to one engine.
  *
@@ -51,8 +51,10 @@ void wk_packet(struct wk_pool *w, const struct pkt *p);
  * The packets' bytes stay in place until release(ctx, g) says no packet
  * read while *gen was below g is in use (src_keep()): the workers read
  * them there, nobody copies them. The reader calls release as batches are
- * merged. With one thread, packets then wait a few deep (workers_ahead.c:
- * decoded, their connections loaded early, when many are live).
+ * merged; without --max-memory (eng_config.max_memory) 16 batches are
+ * then in flight, not 4. With one thread, packets then
+ * wait a few deep (workers_ahead.c: decoded, their connections loaded
+ * early, when many are live).
  */
 void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, uint64_t g),
 	     void *ctx);
