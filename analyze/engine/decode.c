@@ -262,6 +262,38 @@ static inline void peek_addr4(struct dec_addr *a, const uint8_t *p)
 	memcpy(a->a + 8, hi, 8);
 }
 
+/* An IPv4 header at p (cap >= 1, its version 4): DEC_PEEK_TCP with the
+ * TCP header's offset in *hlen, or what dec_peek_tuple() says instead:
+ * the checks dec_ipv4() makes before it reads the tuple, and no more. */
+static inline int peek_ip4(const uint8_t *p, uint32_t cap, uint32_t *hlen)
+{
+	*hlen = (uint32_t)(p[0] & 0x0f) * 4u;
+	if (*hlen < IP4_MIN_HLEN || cap < *hlen + 4)
+		return DEC_PEEK_NONE; /* ip_bad, ip_ or tcp_truncated */
+	if ((ld_be16(p + 6) & 0x3fffu) != 0)
+		return DEC_PEEK_NONE; /* a fragment */
+	if (p[9] == IPP_ICMP)
+		return DEC_PEEK_UNSURE; /* may quote a TCP segment */
+	return p[9] == IPP_TCP ? DEC_PEEK_TCP : DEC_PEEK_NONE;
+}
+
+bool dec_peek_eth4(const uint8_t *d, uint32_t caplen, uint32_t linktype, uint8_t src[4],
+		   uint8_t dst[4], uint16_t *sport, uint16_t *dport)
+{
+	const uint8_t *p = d + ETH_HLEN;
+	uint32_t hlen;
+
+	if (linktype != PKT_LINKTYPE_ETHERNET || caplen < ETH_HLEN + 1 ||
+	    ld_be16(d + 12) != ETHERTYPE_IPV4 || p[0] >> 4 != 4 ||
+	    peek_ip4(p, caplen - ETH_HLEN, &hlen) != DEC_PEEK_TCP)
+		return false;
+	memcpy(src, p + 12, 4);
+	memcpy(dst, p + 16, 4);
+	*sport = ld_be16(p + hlen);
+	*dport = ld_be16(p + hlen + 2);
+	return true;
+}
+
 /* dec_peek_tuple() from the IP header at p on: the checks dec_ipv4() and
  * dec_ipv6() make before they read the tuple, and no more. */
 static int peek_ip(const uint8_t *p, uint32_t cap, struct dec_packet *t)
@@ -269,15 +301,10 @@ static int peek_ip(const uint8_t *p, uint32_t cap, struct dec_packet *t)
 	if (cap < 1)
 		return DEC_PEEK_NONE; /* ip_truncated */
 	if (p[0] >> 4 == 4) {
-		uint32_t hlen = (uint32_t)(p[0] & 0x0f) * 4u;
-		if (hlen < IP4_MIN_HLEN || cap < hlen + 4)
-			return DEC_PEEK_NONE; /* ip_bad, ip_ or tcp_truncated */
-		if ((ld_be16(p + 6) & 0x3fffu) != 0)
-			return DEC_PEEK_NONE; /* a fragment */
-		if (p[9] == IPP_ICMP)
-			return DEC_PEEK_UNSURE; /* may quote a TCP segment */
-		if (p[9] != IPP_TCP)
-			return DEC_PEEK_NONE;
+		uint32_t hlen;
+		int st = peek_ip4(p, cap, &hlen);
+		if (st != DEC_PEEK_TCP)
+			return st;
 		peek_addr4(&t->src, p + 12);
 		peek_addr4(&t->dst, p + 16);
 		t->tcp.sport = ld_be16(p + hlen);

@@ -4,9 +4,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
-
-#include "common/pkt.h"
 
 /*
  * dec_packet() walks link layer -> IPv4/IPv6 (extension headers skipped) ->
@@ -186,32 +183,16 @@ enum dec_peek { DEC_PEEK_UNSURE = -1, DEC_PEEK_NONE = 0, DEC_PEEK_TCP = 1 };
 int dec_peek_tuple(const uint8_t *data, uint32_t caplen, uint32_t linktype, struct dec_packet *t);
 
 /*
- * dec_peek_tuple()'s commonest case inline, without its structure: an
- * untagged Ethernet frame of an unfragmented IPv4 TCP segment. True when
- * it is one (dec_peek_tuple() says DEC_PEEK_TCP with this tuple), the
- * addresses as they lie in the header; false: ask dec_peek_tuple(). The
- * --threads reader routes every packet (workers.c), on the thread that
- * also reads them all: there the call, the structure's 17-byte addresses
- * and their hash cost a third of the routing.
+ * dec_peek_tuple()'s commonest case without its structure: an untagged
+ * Ethernet frame of an unfragmented IPv4 TCP segment. True when it is one
+ * (dec_peek_tuple() says DEC_PEEK_TCP with this tuple), the addresses as
+ * they lie in the header; false: ask dec_peek_tuple(). The --threads
+ * reader routes every packet (workers.c), on the thread that also reads
+ * them all: there the structure's 17-byte addresses and their hash cost a
+ * third of the routing.
  */
-static inline bool dec_peek_eth4(const uint8_t *d, uint32_t caplen, uint32_t linktype,
-				 uint8_t src[4], uint8_t dst[4], uint16_t *sport, uint16_t *dport)
-{
-	enum { ETH = 14, IP4 = 20, PORTS = 4 };
-
-	if (linktype != PKT_LINKTYPE_ETHERNET || caplen < ETH + IP4 + PORTS || d[12] != 0x08 ||
-	    d[13] != 0x00 || d[ETH] >> 4 != 4)
-		return false;
-	uint32_t hlen = (uint32_t)(d[ETH] & 0x0f) * 4u;
-	if (hlen < IP4 || caplen < ETH + hlen + PORTS || d[ETH + 9] != 6 /* TCP */ ||
-	    ((d[ETH + 6] & 0x3f) | d[ETH + 7]) != 0 /* a fragment */)
-		return false;
-	memcpy(src, d + ETH + 12, 4);
-	memcpy(dst, d + ETH + 16, 4);
-	*sport = (uint16_t)(d[ETH + hlen] << 8 | d[ETH + hlen + 1]);
-	*dport = (uint16_t)(d[ETH + hlen + 2] << 8 | d[ETH + hlen + 3]);
-	return true;
-}
+bool dec_peek_eth4(const uint8_t *d, uint32_t caplen, uint32_t linktype, uint8_t src[4],
+		   uint8_t dst[4], uint16_t *sport, uint16_t *dport);
 
 /* Parse a TCP option area (also used by tests). Never fails: see flags. */
 void dec_tcp_options(const uint8_t *p, uint32_t len, uint32_t cap, struct dec_tcp_opts *o);
