@@ -136,6 +136,7 @@ measure() {
 # twice one run). Sets p_ratio (the median ratio), p_lo, p_hi, p_status.
 paired() {
 	local name=$1 i side t0 t1 a=() b=() ratios=()
+	local -A took
 	shift
 	while [ "$1" != -- ]; do
 		a+=("$1")
@@ -151,10 +152,10 @@ paired() {
 			timeout "$t_tcpsift" "${cmd[@]}" >/dev/null 2>"$work/$name.err" ||
 				{ p_status="exit $?: $(head -1 "$work/$name.err")"; return; }
 			t1=$(date +%s.%N)
-			eval "t_$side=\$(awk -v a=$t0 -v b=$t1 'BEGIN{print b - a}')"
+			took[$side]=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b - a}')
 		done
-		ratios+=("$(awk -v a="$t_a" -v b="$t_b" 'BEGIN{printf "%.4f", b / a}')")
-		log "$name pair $i: $t_a s, $t_b s"
+		ratios+=("$(awk -v a="${took[a]}" -v b="${took[b]}" 'BEGIN{printf "%.4f", b / a}')")
+		log "$name pair $i: ${took[a]} s, ${took[b]} s"
 	done
 	mapfile -t ratios < <(printf '%s\n' "${ratios[@]}" | sort -g)
 	p_lo=${ratios[0]} p_hi=${ratios[pairs - 1]}
@@ -213,9 +214,9 @@ if [ -x "$tcpsift" ]; then
 	# side, nothing shared but the machine (its caches, its memory, its
 	# host): in one run's time when nothing else competes, far longer when
 	# the host's other guests do (bench/README.md).
-	measure tcpsift-pair "$t_tcpsift" sh -c '"$1" analyze --json --threads 1 "$2" >/dev/null & p=$!
-		"$1" analyze --json --threads 1 "$2" >/dev/null || { wait $p; exit 1; }
-		wait $p' pair "$tcpsift" "$main"
+	side_by_side='"$@" >/dev/null & p=$!; "$@" >/dev/null || { wait $p; exit 1; }; wait $p'
+	one=("$tcpsift" analyze --json --threads 1 --no-progress "$main")
+	measure tcpsift-pair "$t_tcpsift" sh -c "$side_by_side" pair "${one[@]}"
 	pair_secs=$([ "$m_status" = ok ] && echo "$m_secs" || echo "")
 	measure tcpsift-text "$t_tcpsift" "$tcpsift" analyze "$main"
 	row "tcpsift analyze (text)" "$packets" ""
@@ -224,11 +225,9 @@ if [ -x "$tcpsift" ]; then
 	row "tcpsift analyze --json --no-detectors" "$packets" ""
 	nodet_secs=$m_secs
 	# The same three comparisons, each run beside its reference.
-	one=("$tcpsift" analyze --json --threads 1 --no-progress "$main")
 	paired pair-threads "${one[@]}" -- "$tcpsift" analyze --json --threads 2 --no-progress "$main"
 	[ "$p_status" = ok ] && pt=("$p_ratio" "$p_lo" "$p_hi")
-	paired pair-ceiling "${one[@]}" -- sh -c '"$@" & p=$!; "$@" || { wait $p; exit 1; }; wait $p' \
-		pair "${one[@]}"
+	paired pair-ceiling "${one[@]}" -- sh -c "$side_by_side" pair "${one[@]}"
 	[ "$p_status" = ok ] && pc=("$p_ratio" "$p_lo" "$p_hi")
 	paired pair-detectors "$tcpsift" analyze --json --threads 1 --no-detectors --no-progress \
 		"$main" -- "${one[@]}"
