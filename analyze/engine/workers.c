@@ -367,6 +367,36 @@ void wk_packet(struct wk_pool *w, const struct pkt *p)
 		publish(w);
 }
 
+/* Zeroed memory of whole cache lines (WK_LINE), NULL if none. */
+static void *wk_line_alloc(size_t bytes)
+{
+	size_t round = (bytes + WK_LINE - 1) & ~(size_t)(WK_LINE - 1);
+	void *p = aligned_alloc(WK_LINE, round);
+
+	if (p)
+		memset(p, 0, round);
+	return p;
+}
+
+/* Slots [from, to): their batch's entries, bytes and results (0, or
+ * ERR_NOMEM: wk_free() frees what was taken). */
+static int slots_alloc(struct wk_pool *w, unsigned from, unsigned to)
+{
+	for (unsigned s = from; s < to; s++) {
+		struct wk_slot *sl = &w->slot[s];
+		sl->e = malloc(WK_BATCH * sizeof(*sl->e));
+		sl->out = wk_line_alloc(w->n * sizeof(*sl->out));
+		sl->own = malloc((size_t)w->n * WK_BATCH * sizeof(*sl->own));
+		sl->nown = wk_line_alloc(w->n * sizeof(*sl->nown));
+		sl->sweep = malloc(WK_BATCH * sizeof(*sl->sweep));
+		sl->cap = WK_BYTES;
+		sl->bytes = malloc(WK_BYTES);
+		if (!sl->e || !sl->bytes || !sl->out || !sl->own || !sl->nown || !sl->sweep)
+			return ERR_NOMEM;
+	}
+	return 0;
+}
+
 void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, uint64_t g),
 	     void *ctx)
 {
@@ -375,7 +405,8 @@ void wk_keep(struct wk_pool *w, const uint64_t *gen, void (*release)(void *ctx, 
 	w->keep_ctx = ctx;
 	if (w->single)
 		wk_ahead_start(w); /* (no memory: one at a time, released as read) */
-	else if (!w->cfg.max_memory && !w->filled && !w->cur)
+	else if (!w->cfg.max_memory && !w->filled && !w->cur &&
+		 slots_alloc(w, WK_SLOTS, WK_SLOTS_DEEP) == 0)
 		w->slot_mask = WK_SLOTS_DEEP - 1; /* nothing copied: a deeper queue */
 }
 
@@ -575,17 +606,6 @@ static int worker_init(struct wk_pool *w, unsigned k, const struct eng_config *c
 	return 0;
 }
 
-/* Zeroed memory of whole cache lines (WK_LINE), NULL if none. */
-static void *wk_line_alloc(size_t bytes)
-{
-	size_t round = (bytes + WK_LINE - 1) & ~(size_t)(WK_LINE - 1);
-	void *p = aligned_alloc(WK_LINE, round);
-
-	if (p)
-		memset(p, 0, round);
-	return p;
-}
-
 struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const struct sum_sink *sink,
 		       char *errbuf, size_t errlen)
 {
@@ -623,18 +643,8 @@ struct wk_pool *wk_new(const struct eng_config *cfg, unsigned nthreads, const st
 	if (!w->w)
 		goto nomem;
 	w->slot_mask = WK_SLOTS - 1;
-	for (unsigned s = 0; s < WK_SLOTS_DEEP; s++) {
-		w->slot[s].e = malloc(WK_BATCH * sizeof(*w->slot[s].e));
-		w->slot[s].out = wk_line_alloc(nthreads * sizeof(*w->slot[s].out));
-		w->slot[s].own = malloc((size_t)nthreads * WK_BATCH * sizeof(*w->slot[s].own));
-		w->slot[s].nown = wk_line_alloc(nthreads * sizeof(*w->slot[s].nown));
-		w->slot[s].sweep = malloc(WK_BATCH * sizeof(*w->slot[s].sweep));
-		w->slot[s].cap = WK_BYTES;
-		w->slot[s].bytes = malloc(WK_BYTES);
-		if (!w->slot[s].e || !w->slot[s].bytes || !w->slot[s].out || !w->slot[s].own ||
-		    !w->slot[s].nown || !w->slot[s].sweep)
-			goto nomem;
-	}
+	if (slots_alloc(w, 0, WK_SLOTS) < 0)
+		goto nomem;
 	w->reader_cut = reader_share(nthreads);
 	w->route_mult = ((uint64_t)(nthreads - 1) << 32) / (65536 - w->reader_cut);
 	for (unsigned k = 0; k < nthreads; k++) {

@@ -38,8 +38,9 @@
  * a buffer of SF_BUF_INIT bytes costs one syscall per 256 KiB of input and
  * the per-packet path never leaves user space. (1 MiB reads stalled the
  * --threads reader for 100-200 us each, long enough to empty a worker's
- * queue: --threads 2 took 0.94x the time with 256 KiB, paired medians.) The buffer grows only when
- * a single record is larger than it, up to the per-block maxima below.
+ * queue: --threads 2 took 0.968x the time with 256 KiB, paired medians of
+ * 21.) The buffer grows only when a single record is larger than it, up to
+ * the per-block maxima below.
  *
  * Everything read from the file goes through sf_rd16/sf_rd32/sf_rd64 at
  * offsets that were checked against a length first; nothing is cast onto
