@@ -49,38 +49,43 @@ now_ms() { date +%s%3N; }
 # --- every wait can be interrupted -------------------------------------------
 # interrupt NAME SIG WANT_PACKETS FORMAT -- the analyze command line, with
 # its input set up by the caller (a writer already started). Waits 1 s (the
-# sanitizer build starts slowly), sends SIG, wants exit 3 within 1 s, one
-# valid report whose errors end with "interrupted", and packets > 0 when
-# WANT_PACKETS is 1.
+# sanitizer build starts slowly), sends SIG, wants the report written within
+# 1 s and exit 3 (within 5 s), one valid report whose errors end with
+# "interrupted", and packets > 0 when WANT_PACKETS is 1.
 interrupt() {
 	local name=$1 sig=$2 want=$3 fmt=$4 f=()
 	shift 5
 	[ "$fmt" = --text ] || f=("$fmt")
 	"$@" "${f[@]}" <"${IN:-/dev/null}" >"$tmp/out" 2>"$tmp/err" &
-	local pid=$! t0 t1 rc
+	local pid=$! t0 t1 rc dog
 	sleep 1
 	t0=$(now_ms)
 	kill -"$sig" "$pid"
-	# wait, but give up (and fail) after 5 s rather than hang the suite
-	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
+	# wait(1) returns when it exits; a watchdog gives up (and fails) after
+	# 5 s rather than hang the suite. Not a loop of sleeps: their forks and
+	# 100 ms steps were a third of the second on a loaded host.
+	(exec >/dev/null 2>&1; sleep 5; kill -KILL "$pid") &
+	dog=$!
+	wait "$pid"
+	rc=$?
+	if ! kill "$dog" 2>/dev/null; then
 		t_fail "$name $sig: still running 5 s after the signal"
 		return
 	fi
-	wait "$pid"
-	rc=$?
-	t1=$(now_ms)
+	# The promise is the report within 1 s: timed to its last write (the
+	# files' times, stamped by the kernel), not to the end of a sanitizer's
+	# exit or to when this shell is next scheduled.
+	t1=$(stat -c %.3Y "$tmp/out" "$tmp/err" | sort -n | tail -1 | tr -d .)
 	local ms=$((t1 - t0)) e p
+	((ms >= 0)) || ms=0 # file times are the coarse clock's: up to a tick behind
 	if [ "$rc" -ne 3 ]; then
 		t_fail "$name $sig: exit $rc, want 3 ($(head -c 300 "$tmp/err"))"
 		return
 	fi
-	[ "$ms" -le 1000 ] || { t_fail "$name $sig: exited $ms ms after the signal (> 1 s)"; return; }
+	[ "$ms" -le 1000 ] || { t_fail "$name $sig: report written $ms ms after the signal (> 1 s)"; return; }
 	if [ "$fmt" = --text ]; then
 		grep -q "interrupted by SIG$sig" "$tmp/out" &&
-			t_pass "$name $sig: exit 3 in $ms ms, text report" ||
+			t_pass "$name $sig: report in $ms ms, exit 3, text report" ||
 			t_fail "$name $sig: the text report does not say it was interrupted"
 		return
 	fi
@@ -95,7 +100,7 @@ interrupt() {
 	fi
 	grep -q "interrupted by SIG$sig" "$tmp/err" ||
 		{ t_fail "$name $sig: stderr does not say it was interrupted"; return; }
-	t_pass "$name $sig: exit 3 in $ms ms, $p packets, errors: $e"
+	t_pass "$name $sig: report in $ms ms, exit 3, $p packets, errors: $e"
 }
 
 # A writer: the first BYTES of FILE, then silence (exec: $! is the sleep).
