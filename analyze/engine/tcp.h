@@ -378,6 +378,12 @@ struct tcp_half {
 	bool syn_seen : 1, fin_seen : 1, rst_seen : 1;
 	bool ws_opt : 1, sack_opt : 1, ts_opt : 1; /* options in this side's SYN */
 	bool oversize_reported : 1;
+	/* tsring may hold a TSval twice, or out of order, for this many adds
+	 * more: one that was not a small step up from the newest sets it to
+	 * TCP_TS_RING, the ring's most (tsring_add()). At 0, tsring_echo()
+	 * walks from the slot it matched last and stops early. */
+	uint8_t ts_mixed;
+	uint8_t ts_hint; /* the tsring slot tsring_echo() matched last */
 };
 _Static_assert(sizeof(struct tcp_half) == 280, "see struct tcp_stats");
 

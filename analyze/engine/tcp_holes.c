@@ -279,6 +279,7 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 		h->tsring = NULL;
 		h->sent_head = h->sent_len = h->tsring_head = 0;
 		h->tsring_echoed = 0;
+		h->ts_mixed = h->ts_hint = 0;
 		h->sent_cap = TCP_RING_MIN;
 		h->tsring_cap = TCP_TS_MIN;
 		struct tcp_cold *hc = h->cold;

@@ -243,6 +243,12 @@ static inline unsigned tsring_newest(const struct tcp_half *h)
 	return (h->tsring_head + h->tsring_cap - 1) & (h->tsring_cap - 1);
 }
 
+/* An add this far above the newest TSval at most keeps tsring's order
+ * plain (tcp_half.ts_mixed): sixteen such steps span under 2^31, where
+ * serial comparison (RFC 7323 5.2) is an order. A TSval clock ticks
+ * 1-1000 times a second (RFC 7323 5.4): 2^26 ticks is 18 hours. */
+#define TCP_TS_STEP_MAX (1u << 26)
+
 /* h's side sent TSval tsval at ts: an RTT sample when the peer echoes it.
  * The ring comes from tp the first time, as in sent_push(). Slots fill
  * from 0 and only the largest class wraps, so a smaller ring is the
@@ -250,15 +256,26 @@ static inline unsigned tsring_newest(const struct tcp_half *h)
  * where it was, and tsring_echo() finds what it would have found. */
 static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t tsval, int64_t ts)
 {
-	if (__builtin_expect(!h->tsring, 0) &&
-	    !(h->tsring = pool_get(tp->tsring[tcp_ts_cls(h->tsring_cap)])))
-		return; /* no memory: no sample */
-
 	unsigned cap = h->tsring_cap;
 	unsigned last = tsring_newest(h);
 
-	if (h->tsring[last].ts != tcp_no_ts && h->tsring[last].tsval == tsval)
-		return; /* same ms tick: keep the first time it was seen */
+	if (__builtin_expect(!h->tsring, 0)) {
+		if (!(h->tsring = pool_get(tp->tsring[tcp_ts_cls(cap)])))
+			return; /* no memory: no sample */
+	} else {
+		const struct tcp_tsrec *n = &h->tsring[last];
+		if (n->ts != tcp_no_ts && n->tsval == tsval)
+			return; /* same ms tick: keep the first time it was seen */
+		/* Anything but a small step up (a TSval again, reordered
+		 * segments, a jump): the ring is not in order until every
+		 * slot it fills has been written again since. */
+		if (tsval - n->tsval - 1 >= TCP_TS_STEP_MAX - 1)
+			h->ts_mixed = TCP_TS_RING;
+		else if (h->ts_mixed)
+			h->ts_mixed--;
+	}
+	if (__builtin_expect(ts == tcp_no_ts, 0))
+		h->ts_mixed = TCP_TS_RING; /* a sample at time 0 looks empty */
 	if (__builtin_expect(h->tsring_head == cap, 0) && tcp_tsring_grow(h, tp) < 0)
 		h->tsring_head = 0; /* no memory: wrap early (older samples lost) */
 	h->tsring[h->tsring_head].tsval = tsval;
@@ -268,25 +285,62 @@ static inline void tsring_add(struct tcp_half *h, struct tcp_pools *tp, uint32_t
 		h->tsring_head = 0;
 }
 
+/* The lowest slot of tsring holding tsecr, -1 none. A ring in order
+ * (!ts_mixed: every slot empty or written in TSval order, no TSval twice)
+ * has one at most: the walk starts where the last echo matched, as echoes
+ * move on with the data, and goes towards tsecr until it is passed. */
+static inline int tsring_find(const struct tcp_half *h, uint32_t tsecr)
+{
+	const struct tcp_tsrec *ring = h->tsring;
+	unsigned cap = h->tsring_cap, mask = cap - 1, newest = tsring_newest(h);
+
+	if (__builtin_expect(h->ts_mixed, 0)) {
+		for (unsigned i = 0; i < cap; i++)
+			if (ring[i].tsval == tsecr && ring[i].ts != tcp_no_ts)
+				return (int)i;
+		return -1;
+	}
+	unsigned i = h->ts_hint & mask;
+	if (ring[i].ts == tcp_no_ts)
+		i = newest;
+	int32_t d = (int32_t)(ring[i].tsval - tsecr);
+	if (d < 0) { /* older than tsecr: on towards the newest */
+		while (i != newest) {
+			i = (i + 1) & mask;
+			if ((d = (int32_t)(ring[i].tsval - tsecr)) >= 0)
+				break;
+		}
+	} else if (d > 0) { /* back towards the oldest, if tsecr is not older */
+		unsigned oldest = (newest + 1) & mask;
+		if (ring[oldest].ts == tcp_no_ts)
+			oldest = 0; /* not wrapped yet */
+		if ((int32_t)(ring[oldest].tsval - tsecr) > 0)
+			return -1; /* older than the ring: no longer held */
+		/* Ends at the oldest at the latest (n: bounded all the same). */
+		for (unsigned n = cap; d > 0 && n; n--) {
+			i = (i - 1) & mask;
+			d = (int32_t)(ring[i].tsval - tsecr);
+		}
+	}
+	return d == 0 && ring[i].ts != tcp_no_ts ? (int)i : -1;
+}
+
 /* The peer echoed tsecr: a sample for h's side, the first echo only
  * (true: taken). */
 static inline bool tsring_echo(struct tcp_half *h, uint32_t tsecr, int64_t now)
 {
 	if (!h->tsring)
 		return false; /* it never sent a TSval */
-	/* Slot order, lowest first (the first match counts), over the whole
-	 * ring: its size is TCP_RING_MIN times a power of two. */
-	for (struct tcp_tsrec *r = h->tsring, *end = r + h->tsring_cap; r < end; r++) {
-		if (r->tsval == tsecr && r->ts != tcp_no_ts) {
-			uint16_t bit = (uint16_t)(1u << (r - h->tsring));
-			if (h->tsring_echoed & bit)
-				return false;
-			h->tsring_echoed |= bit;
-			rtt_add(&h->st.rtt_ts, now - r->ts);
-			return true;
-		}
-	}
-	return false;
+	int i = tsring_find(h, tsecr);
+	if (i < 0)
+		return false;
+	h->ts_hint = (uint8_t)i;
+	uint16_t bit = (uint16_t)(1u << i);
+	if (h->tsring_echoed & bit)
+		return false;
+	h->tsring_echoed |= bit;
+	rtt_add(&h->st.rtt_ts, now - h->tsring[i].ts);
+	return true;
 }
 
 /* ---- tcp_holes.c: the gaps in a direction's sequence space ---- */
