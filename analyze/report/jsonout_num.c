@@ -45,17 +45,29 @@ static char *fmt_u64(char *end, uint64_t u)
 {
 	char *s = end;
 
-	while (u >= 100) {
-		unsigned r = (unsigned)(u % 100);
-		u /= 100;
+	/* Eight digits at a time while u needs 64 bits, each pair then in
+	 * 32: a 64-bit division by a constant is a 128-bit multiply, a
+	 * 32-bit one a 64-bit multiply (16-digit reals, times in ns). */
+	while (u >= 100000000) {
+		uint32_t lo = (uint32_t)(u % 100000000);
+		u /= 100000000;
+		for (int k = 0; k < 4; k++, lo /= 100) {
+			s -= 2;
+			memcpy(s, digit_pairs + 2 * (lo % 100), 2);
+		}
+	}
+	uint32_t v = (uint32_t)u;
+	while (v >= 100) {
+		unsigned r = v % 100;
+		v /= 100;
 		s -= 2;
 		memcpy(s, digit_pairs + 2 * r, 2);
 	}
-	if (u >= 10) {
+	if (v >= 10) {
 		s -= 2;
-		memcpy(s, digit_pairs + 2 * u, 2);
+		memcpy(s, digit_pairs + 2 * v, 2);
 	} else {
-		*--s = (char)('0' + u);
+		*--s = (char)('0' + v);
 	}
 	return s;
 }
@@ -164,7 +176,12 @@ static size_t fmt_real_fixed(char *buf, double v)
 
 	if (!(a >= 1e-4 && a < 9007199254740992.0)) /* also NaN */
 		return 0;
-	m = (uint64_t)ldexp(frexp(a, &exp2), 53); /* a = m * 2^(exp2 - 53) */
+	/* a = m * 2^(exp2 - 53), from its bits (a normal double here: what
+	 * frexp() and ldexp(, 53) give, without two calls a number). */
+	uint64_t bits;
+	memcpy(&bits, &a, sizeof(bits));
+	m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+	exp2 = (int)(bits >> 52) - 1022;
 	while (x < 15 && a >= (double)pow10_u64[x + 1])
 		x++;
 	if (a < 1.0)

@@ -220,6 +220,49 @@ static void test_reals_exact(void)
 	CHECK(bad == 0);
 }
 
+/* Integers as printf writes them: every power of ten and its neighbours,
+ * both sides of 2^32 (where the pairs go from 64-bit to 32-bit
+ * arithmetic) and of 10^8 (a chunk of eight), the extremes, and random
+ * values of every length. */
+static void int_case(int64_t v, unsigned *bad)
+{
+	char got[32], want[32];
+	size_t n = jo_fmt_int(got, v);
+
+	snprintf(want, sizeof(want), "%" PRId64, v);
+	if (n != strlen(want) || memcmp(got, want, n) != 0) {
+		if (++*bad <= 5)
+			fprintf(stderr, "jo_fmt_int(%s) wrote %.*s\n", want, (int)n, got);
+	}
+}
+
+static void test_ints(void)
+{
+	unsigned bad = 0;
+	uint64_t state = 0x2545f4914f6cdd1dull, p = 1;
+
+	for (int k = 0; k < 19; k++, p *= 10)
+		for (int64_t d = -2; d <= 2; d++) {
+			int_case((int64_t)p + d, &bad);
+			int_case(-(int64_t)p + d, &bad);
+			int_case((int64_t)p * 5 + d, &bad);
+		}
+	for (int64_t d = -3; d <= 3; d++) {
+		int_case(((int64_t)1 << 32) + d, &bad);
+		int_case(((int64_t)1 << 31) + d, &bad);
+		int_case(INT64_MAX - 3 + d, &bad);
+		int_case(INT64_MIN + 3 + d, &bad);
+	}
+	for (unsigned i = 0; i < 300000; i++) {
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		int_case((int64_t)(state >> (i % 64)), &bad);
+		int_case(-(int64_t)(state >> (i % 63 + 1)), &bad);
+	}
+	CHECK_EQ_U(bad, 0);
+}
+
 static void test_seconds(void)
 {
 	static const struct {
@@ -763,6 +806,7 @@ int main(void)
 	test_keys();
 	test_reals();
 	test_reals_exact();
+	test_ints();
 	test_seconds();
 	test_fixed();
 	test_round_trips();
