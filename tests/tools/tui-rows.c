@@ -26,9 +26,12 @@
 #include "analyze/report/report.h"
 #include "tui/player.h"
 
-static void sleep_20ms(void)
+/* The next publication polled for every 1 ms (and one every 1 ms,
+ * .publish_ns below): a run costs its work, not 20-40 ms a step
+ * (tests/tui steps through every sample twice). */
+static void sleep_1ms(void)
 {
-	struct timespec ts = {0, 20000000};
+	struct timespec ts = {0, 1000000};
 	nanosleep(&ts, NULL);
 }
 
@@ -83,7 +86,7 @@ int main(int argc, char **argv)
 				.speed = 0,
 				.start_paused = every > 0,
 				.model = {.keep_ended = 1u << 22},
-				.publish_ns = 20000000};
+				.publish_ns = 1000000};
 	eng_config_defaults(&cfg.eng);
 	struct player *p;
 	if (pl_new(&cfg, &p, err, sizeof(err)) < 0) {
@@ -101,7 +104,7 @@ int main(int argc, char **argv)
 			pl_step(p);
 		/* A publication after the step: every packet of it analysed. */
 		while (v->h.packets < want && v->h.state != PL_ENDED && v->h.state != PL_FAILED) {
-			sleep_20ms();
+			sleep_1ms();
 			v = pl_latest(p, 0);
 		}
 		if (v->h.packets < want)
@@ -113,14 +116,14 @@ int main(int argc, char **argv)
 	while (v->h.state != PL_ENDED && v->h.state != PL_FAILED) {
 		if (every)
 			pl_toggle_pause(p);
-		sleep_20ms();
+		sleep_1ms();
 		v = pl_latest(p, 0);
 		every = 0;
 	}
 	/* One more publication after the end: every connection has ended in it. */
 	uint64_t seq = v->seq;
 	while (v->seq == seq) {
-		sleep_20ms();
+		sleep_1ms();
 		v = pl_latest(p, 0);
 	}
 	print_rows(v, false);

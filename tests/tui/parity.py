@@ -1,25 +1,28 @@
 #!/usr/bin/env python3
-"""parity.py ROWS.tsv REPORT.json - the dashboard's table (tests/tools/tui-rows)
-against `tcpsift analyze --json` of the same files.
+"""parity.py ROWS.tsv REPORT.json... - the dashboard's table (tests/tools/tui-rows)
+against `tcpsift analyze --json` of the same files, for each pair.
 
 Per connection: addresses, state, retransmissions, stalls and the time they
 cost, SACK holes, out-of-order, queues, MTU flag; then the totals (packets,
-connections, stalls, SACK holes, reorders, retransmissions). Prints "ok N
-connections" or one line per difference; exit 0 or 1.
+connections, stalls, SACK holes, reorders, retransmissions). Prints a line
+per pair: "0 ok N connections" or "1 " and the differences ("; " between
+them); exit 0 when every pair agrees, else 1. One process for every pair:
+tests/tui/run.sh has dozens, and a python start costs ~0.1 s.
 """
 import json
 import sys
 
 
-def main():
+def compare(rows_path, report_path):
+    """(0 or 1, what was found) for one pair."""
     rows, total = {}, None
-    for line in open(sys.argv[1]):
+    for line in open(rows_path):
         f = line.rstrip("\n").split("\t")
         if f[0] == "total":
             total = [int(x) for x in f[1:]]
         else:
             rows[int(f[0])] = f
-    d = json.load(open(sys.argv[2]))
+    d = json.load(open(report_path))
     bad = []
     conns = {c["id"]: c for c in d["connections"]}
     if set(rows) != set(conns):
@@ -50,8 +53,7 @@ def main():
     # An input refused at open: the dashboard shows no table, analyze a
     # report of nothing with the reason in its errors list.
     if total is None and not rows and d.get("errors") and s["packets"] == 0:
-        print("ok: both refuse it (%s)" % d["errors"][0]["reason"])
-        return 0
+        return 0, "ok: both refuse it (%s)" % d["errors"][0]["reason"]
     f = s["findings"]
     want = [s["packets"], s["connections"], f["stalls"], f["sack_holes"], f["out_of_order"],
             f["retransmissions"]]
@@ -59,10 +61,20 @@ def main():
         bad.append("totals (packets conns stalls holes reorders retrans): tui %s, analyze %s"
                    % (total, want))
     if bad:
-        print("\n".join(bad[:10]))
-        return 1
-    print("ok %d connections" % len(conns))
-    return 0
+        return 1, "; ".join(bad[:10])
+    return 0, "ok %d connections" % len(conns)
+
+
+def main():
+    args, worst = sys.argv[1:], 0
+    for k in range(0, len(args) - 1, 2):
+        try:
+            rc, what = compare(args[k], args[k + 1])
+        except Exception as e:  # one unreadable pair fails that pair only
+            rc, what = 1, "%s: %r" % (args[k], e)
+        print("%d %s" % (rc, " ".join(what.split("\n"))), flush=True)
+        worst = max(worst, rc)
+    return worst
 
 
 sys.exit(main())

@@ -92,7 +92,7 @@ check "no terminal: exit 2 with a reason" grep -q "needs a terminal" "$TUI_DIR/e
 # screen and prints the table; parity.py compares it with analyze --json.
 rows_bin="$(dirname "$bin")/tests/tools/tui-rows"
 pub=${TCPSIFT_PUBLIC:-../shared/pcaps/public}
-nparity=0
+nparity=0 pnames=() prcs=() pairs=()
 for f in samples/*.pcap samples/*.pcapng "$pub"/*.pcap "$pub"/*.pcapng; do
 	[ -f "$f" ] || continue
 	n=$(basename "$f")
@@ -101,16 +101,24 @@ for f in samples/*.pcap samples/*.pcapng "$pub"/*.pcap "$pub"/*.pcapng; do
 	"$bin" analyze --json --no-progress "$f" >"$TUI_DIR/$n.json" 2>/dev/null
 	r2=$?
 	if [ ! -s "$TUI_DIR/$n.tsv" ] && [ ! -s "$TUI_DIR/$n.json" ]; then
-		check "$n: both refuse it (tui $r1, analyze $r2)" [ "$r1" = 3 ] && [ "$r2" = 3 ]
+		check "$n: both refuse it (tui $r1, analyze $r2)" [ "$r1" = 3 -a "$r2" = 3 ]
 		continue
 	fi
-	if out=$(python3 tests/tui/parity.py "$TUI_DIR/$n.tsv" "$TUI_DIR/$n.json") && [ "$r1" = "$r2" ]; then
+	pnames+=("$n") prcs+=("$r1 $r2") pairs+=("$TUI_DIR/$n.tsv" "$TUI_DIR/$n.json")
+done
+# one parity.py for every pair: a line each, "0 ok ..." or "1 differences"
+i=0
+while read -r ok out; do
+	n=${pnames[i]} r1=${prcs[i]% *} r2=${prcs[i]#* }
+	if [ "$ok" = 0 ] && [ "$r1" = "$r2" ]; then
 		t_pass "parity $n: $out"
 		nparity=$((nparity + 1))
 	else
 		t_fail "parity $n (exit tui $r1, analyze $r2): $out"
 	fi
-done
+	i=$((i + 1))
+done < <(python3 tests/tui/parity.py "${pairs[@]}")
+check "parity.py answered for each of the ${#pnames[@]} files ($i)" [ "$i" = "${#pnames[@]}" ]
 check "parity ran on the samples and the public captures ($nparity files)" [ "$nparity" -ge 20 ]
 
 # ---- the same numbers with --threads 1 and 2, at the end and on the way ----
@@ -123,8 +131,10 @@ for f in samples/*.pcap samples/*.pcapng; do
 	pk=$(awk '$1 == "total" {print $2}' "$TUI_DIR/$n.tsv")
 	[ -n "$pk" ] && [ "$pk" -gt 0 ] || continue
 	k=$(((pk + 7) / 8))
-	"$rows_bin" --threads 1 --every $k "$f" >"$TUI_DIR/$n.t1" 2>/dev/null
+	# side by side: each run mostly waits for the paused engine's steps
+	"$rows_bin" --threads 1 --every $k "$f" >"$TUI_DIR/$n.t1" 2>/dev/null &
 	"$rows_bin" --threads 2 --every $k "$f" >"$TUI_DIR/$n.t2" 2>/dev/null
+	wait $!
 	# a snapshot after every whole step of k packets, then the end
 	if [ "$(grep -c '^at' "$TUI_DIR/$n.t1")" = $((pk / k)) ] &&
 		cmp -s "$TUI_DIR/$n.t1" "$TUI_DIR/$n.t2"; then
