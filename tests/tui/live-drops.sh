@@ -46,12 +46,20 @@ done
 # The drops piece follows a colour (SGR 3x/9x or 38;5) set just before it.
 grep -qE $'\e\\[[0-9;]*(3[0-7]|9[0-7]|38;5;[0-9]+)m *drops [0-9.]+%' <<<"$esc" ||
 	lab_fail "the drops are not coloured: $(sed 's/\x1b/ESC/g' <<<"$esc" | head -c 300)"
+# Seen (or given up on): the flood is stopped, not waited out (8 s); the
+# drops it caused are counted.
+for p in "${LAB_DL_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 for p in "${LAB_DL_PIDS[@]}"; do lab_wait "$p" || true; done
 tui_keys drops q
 rc=$(tui_wait_exit drops 10) || rc=timeout
 lab_check "exit after q: $rc" "$rc" = 0
-sleep 0.5 # the summary line wraps: read the screen joined
-tui_screen drops | tr -d '\n' | grep -qE 'tcpsift tui: ended.*drops kernel [1-9][0-9]*' ||
+# the summary line wraps: read the screen joined (3 s for it to show)
+summary() { tui_screen drops | tr -d '\n' | grep -qE 'tcpsift tui: ended.*drops kernel [1-9][0-9]*'; }
+for _ in $(seq 60); do
+	summary && break
+	sleep 0.05
+done
+summary ||
 	lab_fail "no kernel drops in the summary line: $(tui_screen drops | tr -d '\n' | grep -o 'tcpsift tui.*' | head -c 300)"
 shown=$(sed -n 's/.*\(drops [0-9.]*% (kernel [0-9]*[^)]*)\).*/\1/p' <<<"$line")
 advice=$(sed -n 's/.*  try \(.*\)$/\1/p' <<<"$line" | sed 's/  .*//')

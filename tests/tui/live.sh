@@ -131,9 +131,14 @@ sleep 0.6
 h1=$(pkts)
 tui_screen live | grep -q 'HELD' || lab_fail "no HELD mark after p"
 lab_check "held screen changed: $h0 -> $h1" "$h0" = "$h1"
-tui_keys live p
-sleep 0.5
-h2=$(pkts)
+# (sent, not tui_keys: a moving screen would hold it 4 s) the count moves on
+tui_tmux send-keys -t live p
+h2=$h1
+for _ in $(seq 60); do
+	sleep 0.05
+	h2=$(pkts)
+	[ "$h2" != "$h1" ] && break
+done
 lab_check "after p again the count did not move on: $h1 -> $h2" "$h1" != "$h2"
 # Started as root without -Z, it runs as tcpdump once the sockets are open.
 tui_uid=$(awk '/^Uid:/ {print $2 "/" $3}' "/proc/$(tui_pid live)/status")

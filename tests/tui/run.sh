@@ -59,6 +59,25 @@ fits() {
 	python3 -c 'import sys; sys.exit(any(len(l) > int(sys.argv[1]) for l in open(sys.argv[2], encoding="utf-8").read().split("\n")))' "$@"
 }
 
+# resized NAME COLS ROWS: resize NAME's window, then wait (5 s at most) for
+# the tui's redraw at that size, not a fixed pause: its last line, the
+# footer (curses sends it last), ends with the rows' count one column short
+# of the new edge; the old screen, which tmux only cuts to a narrower
+# width, has that count cut off or elsewhere. For the table view with a
+# short status line (the footer's count whole).
+resized() {
+	local name=$1 cols=$2 foot n
+	tui_tmux resize-window -t "$name" -x "$cols" -y "$3"
+	for _ in $(seq 100); do
+		sleep 0.05
+		foot=$(tui_screen "$name" | tail -n 1)
+		# characters, not bytes: UTF-8 continuation bytes dropped (arrows)
+		n=$(LC_ALL=C tr -d '\200-\277' <<<"$foot" | wc -c) # with the newline
+		[ "$n" = "$cols" ] && [[ $foot =~ \ [0-9]+/[0-9]+$ ]] && return 0
+	done
+	return 1
+}
+
 # ---- bad arguments (no terminal needed for these) ----
 for args in "" "-r" "-r x -i lo" "--speed 0 -r samples/nanosec.pcap" "--bogus" \
 	"-r samples/nanosec.pcap --keep-ended 0" "-i lo -w -" \
@@ -160,6 +179,13 @@ if scripts/schema.py validate "${reports[@]}" >"$TUI_DIR/schema" 2>&1; then
 else
 	t_fail "schema: $(head -c 300 "$TUI_DIR/schema")"
 fi
+# The 10000-hole capture for later (python: 4 s of one core), made while
+# the 200x50 checks below mostly wait for the screen.
+{
+	python3 tests/tui/holes.py 10000 >"$TUI_DIR/holes.txt" &&
+		python3 tests/tools/sack-tcpdump2pcap.py "$TUI_DIR/holes.txt" "$TUI_DIR/holes.pcap" >/dev/null
+} &
+holes_job=$!
 tui_start big 200 50 -- "${rargs[@]}" --max
 if tui_wait big '\[ended\]' 20; then t_pass "200x50 replay reaches the end"; else
 	t_fail "200x50 replay never ended: $(tui_screen big | head -3)"
@@ -274,8 +300,7 @@ first=$(awk -v c="$nstall" '/^ +# /{getline; print $c; exit}' "$TUI_DIR/sort.txt
 check "sort by STALL: most stalls first ($first)" [ "$first" = 19 ]
 tui_keys big '<'
 check "< moves the sort one column left" grep -q 'LOSS%▼' <(tui_screen big)
-tui_keys big '>'
-tui_keys big S
+tui_keys big '>' S
 check "S reverses the order" tui_wait big 'STALL▲' 3
 tui_screen big >"$TUI_DIR/sort2.txt"
 last=$(awk -v c="$nstall" '/^ +# /{f=1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {v=$c} END{print v}' "$TUI_DIR/sort2.txt")
@@ -321,8 +346,7 @@ check "empty filter shows every row ($n)" grep -qE " $n/$n *\$" "$TUI_DIR/f3.txt
 # replaces it), arrows move, Ctrl-U clears, Up/Down walk the history; a
 # capture filter that does not compile is refused with libpcap's reason.
 footer() { tui_screen big | tail -n 1; }
-tui_keys big / 'port 8000' Enter
-tui_keys big / 'port 80' Enter
+tui_keys big / 'port 8000' Enter / 'port 80' Enter
 check "typing replaces the selected old filter" grep -q 'filter: port 80 [0-9]' <(footer)
 tui_keys big / 'prt 8000' C-a Right o Enter
 check "Ctrl-A, Right, insert in the middle: 'port 8000'" grep -q 'filter: port 8000 1/' <(footer)
@@ -338,16 +362,14 @@ check "a mistyped capture filter shows libpcap's error" grep -qE 'not a filter: 
 check "... and stays in the prompt with the text" grep -q '^ filter: prot 80' <(tail -n 1 "$TUI_DIR/badbpf.txt")
 tui_keys big Escape
 check "Escape keeps the old filter" grep -q 'filter: port 8000 1/' <(footer)
-tui_keys big / C-u Enter
 
 # Freeze: the order stays when the sort key changes.
-tui_keys big f
+tui_keys big / C-u Enter f
 tui_screen big >"$TUI_DIR/fr.txt"
 check "f freezes (footer)" grep -q 'frozen' "$TUI_DIR/fr.txt"
-tui_keys big f
 
-# Detail of the selected connection (the first row), then back.
-tui_keys big g Enter
+# Detail of the selected connection (the first row), then back (f: unfrozen first).
+tui_keys big f g Enter
 tui_screen big >"$TUI_DIR/detail.txt"
 check "Enter opens the detail" grep -qE '^ CONNECTION #[0-9]+ ' "$TUI_DIR/detail.txt"
 for w in 'retransmissions' 'RTT min / avg' 'path RTT ' 'capture->server->capture' 'loss rate' 'capture point' 'tput' 'seq ' 'stalls ' 'queues:'; do
@@ -450,9 +472,8 @@ tui_screen big >"$TUI_DIR/logf.txt"
 ids=$(loglines "$TUI_DIR/logf.txt" | sort -u | tr '\n' ' ')
 check "the pane follows the filter: one connection's findings ($ids)" [ "$(wc -w <<<"$ids")" = 1 ]
 check "... and says so" grep -q 'FINDINGS (filter)' "$TUI_DIR/logf.txt"
-tui_keys big / C-u Enter
 # the detail of the connection with the SACK holes (34 of them)
-tui_keys big / 'port 80' Enter g Enter
+tui_keys big / C-u Enter / 'port 80' Enter g Enter
 tui_screen big >"$TUI_DIR/dlog.txt"
 ids=$(loglines "$TUI_DIR/dlog.txt" | sort -u | tr '\n' ' ')
 check "detail: the pane shows that connection's findings only ($ids, want $holes_id)" [ "$ids" = "$holes_id " ]
@@ -465,16 +486,8 @@ tui_keys big Escape / C-u Enter
 # footer's count is whole.
 mkdir -p "$TUI_DIR/w"
 for w in $(seq 250 -5 80); do
-	tui_tmux resize-window -t big -x "$w" -y 50
-	# the redraw for the new width: the screen stops changing
-	prev=""
-	for _ in $(seq 20); do
-		sleep 0.1
-		cur=$(tui_screen big)
-		[ "$cur" = "$prev" ] && [ "$(head -c 9 <<<"$cur")" = " tcpsift " ] && break
-		prev=$cur
-	done
-	printf '%s\n' "$cur" >"$TUI_DIR/w/$w"
+	resized big "$w" 50 || t_fail "widths: no redraw at $w columns"
+	tui_screen big >"$TUI_DIR/w/$w"
 done
 tui_tmux resize-window -t big -x 200 -y 50
 python3 - "$TUI_DIR/w" "$(python3 -c "import json; print(len(json.load(open('$TUI_DIR/all.json'))['connections']))")" <<'EOF' >"$TUI_DIR/widths.out"
@@ -584,16 +597,14 @@ check "after SIGTERM the terminal is usable" tui_terminal_sane small
 # ---- 10000 SACK holes: one findings line; aligned columns at any width ----
 # tests/tui/holes.py writes a transfer with 10000 SACK holes (the 5000th of
 # two segments, the worst); its row's HOLE has 5 digits.
-python3 tests/tui/holes.py 10000 >"$TUI_DIR/holes.txt"
-python3 tests/tools/sack-tcpdump2pcap.py "$TUI_DIR/holes.txt" "$TUI_DIR/holes.pcap" >/dev/null
+wait "$holes_job" || t_fail "holes: writing the capture failed"
 "$bin" analyze --json --no-progress "$TUI_DIR/holes.pcap" samples/demo-http-loss.pcapng \
 	samples/reorder-relay.pcap >"$TUI_DIR/holes.json" 2>/dev/null
 tui_start holes 80 24 -- -r "$TUI_DIR/holes.pcap" -r samples/demo-http-loss.pcapng \
 	-r samples/reorder-relay.pcap --max
 check "10000 holes: the replay ends" tui_wait holes '\[ended\]' 60
 for w in 80 100 132 200; do
-	tui_tmux resize-window -t holes -x "$w" -y 24
-	sleep 0.5
+	resized holes "$w" 24 || t_fail "holes: no redraw at $w columns"
 	tui_screen holes >"$TUI_DIR/holes.$w"
 done
 python3 - "$TUI_DIR" "$TUI_DIR/holes.json" <<'EOF' >"$TUI_DIR/holes.out"
@@ -664,7 +675,8 @@ tui_screen holes >"$TUI_DIR/menu2.txt"
 check "Enter in the menu sorts by RETR" grep -q 'RETR▼' "$TUI_DIR/menu2.txt"
 order=$(awk '/^ +#.* CLIENT/{for (i = 1; i <= NF; i++) if ($i ~ /^RETR/) c = i; f = 1; next} / FINDINGS/{f=0} f && $1 ~ /^[0-9]+$/ {print $1}' "$TUI_DIR/menu2.txt" | tr '\n' ' ')
 check "... most retransmissions first (ids $order)" [ "$order" = "1 2 3 " ]
-tui_keys holes o Down Escape
+tui_keys holes o Down
+tui_keys holes Escape
 check "o opens it too, Escape leaves the order" grep -q 'RETR▼' <(tui_screen holes)
 tui_keys holes o r Escape
 tui_screen holes >"$TUI_DIR/menu3.txt"
@@ -690,8 +702,7 @@ check "--paused starts paused" tui_wait step '\[paused\]' 5
 check "paused: no packet played" tui_wait step '^ 0 pkts' 2
 tui_keys step n n n n n
 check "n steps one packet at a time (5)" tui_wait step '^ 5 pkts' 3
-tui_tmux resize-window -t step -x 60 -y 20
-sleep 0.5
+resized step 60 20 || t_fail "step: no redraw at 60x20"
 tui_screen step >"$TUI_DIR/resized.txt"
 check "resize to 60x20 redraws to fit" fits 60 "$TUI_DIR/resized.txt"
 check "resized: the title is still on line 1" grep -q '^ tcpsift replay' "$TUI_DIR/resized.txt"
@@ -789,7 +800,6 @@ for i in $(seq 600); do
 	[ $((i % 50)) -eq 0 ] && sleep 0.05
 done
 tui_tmux resize-window -t monkey -x 100 -y 30
-sleep 0.3
 tui_keys monkey Escape Escape q
 rc=$(tui_wait_exit monkey 10 || true)
 if [ -z "$rc" ]; then # a '?' or the filter prompt may have taken the q
@@ -811,8 +821,8 @@ TUI_PREFIX="cd $TUI_DIR/out &&" tui_start act 140 30 -- -r "${wfiles[0]}" -r "${
 	-r "${wfiles[2]}" --max
 tui_tmux set -g set-clipboard on
 check "w/c/P replay reaches the end" tui_wait act '\[ended\]' 20
-select_row() { # SESSION N: select the Nth row (first, then N-1 down)
-	tui_keys "$1" g
+select_row() { # SESSION N: select the Nth row (first, then N-1 down; the next tui_keys settles)
+	tui_tmux send-keys -t "$1" g
 	for _ in $(seq $(($2 - 1))); do tui_tmux send-keys -t "$1" j; done
 }
 nw=0
@@ -926,9 +936,11 @@ if [ "$(id -u)" -eq 0 ] && [ -x "$peer" ]; then
 	duser=$(getent passwd tcpdump | cut -d: -f1)
 	[ -n "$duser" ] || duser=root # no such user: it stays root (and warns)
 	port=$((20000 + $$ % 20000))
-	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lw 140 30 -- -i lo -w "$TUI_DIR/lw/live.pcapng" \
+	# -B 4: plenty for 2 MB; the default ring (256 MiB, tests/tui/live.sh
+	# has it) takes the kernel over a second to set up, each
+	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lw 140 30 -- -i lo -B 4 -w "$TUI_DIR/lw/live.pcapng" \
 		tcp port $port
-	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lwn 140 30 -- -i lo tcp port $port
+	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lwn 140 30 -- -i lo -B 4 tcp port $port
 	tui_wait lw '\[capturing\]' 10
 	tui_wait lwn '\[capturing\]' 10
 	check "live -w: the file is created as the user the dashboard runs as ($duser)" \
@@ -936,21 +948,28 @@ if [ "$(id -u)" -eq 0 ] && [ -x "$peer" ]; then
 	timeout 15 "$peer" server --timeout 10 -l "127.0.0.1:$port" -m download -n 2M \
 		--pacing-rate 4M 2>/dev/null &
 	spid=$!
-	sleep 0.3
+	for _ in $(seq 100); do # until it listens
+		[ -n "$(ss -Hltn "sport = :$port")" ] && break
+		sleep 0.05
+	done
 	timeout 15 "$peer" client --timeout 10 -c "127.0.0.1:$port" -m download -n 2M 2>/dev/null
 	wait $spid
-	tui_wait lw '^ +1 127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:'"$port"' +fin ' 5
-	tui_keys lw g w
+	# the transfer's row on both (fin, idle ~3 s after its last packet)
+	tui_wait lw '^ +1 127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:'"$port"' +(fin|idle) ' 5
+	tui_wait lwn '^ +1 127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:'"$port"' +(fin|idle) ' 5
+	# A live screen never holds still (its clock): keys are sent without
+	# tui_keys' settling (4 s each here) and their answers waited for.
+	tui_tmux send-keys -t lw g w
 	check "live w (runs as $duser): written from the -w file" tui_wait lw 'wrote [0-9]+ packets of #1 to tcpsift-conn-1.pcapng' 5
-	tui_keys lw P
+	tui_tmux send-keys -t lw P
 	check "live P: the graphs from the -w file" tui_wait lw '[0-9]+ graphs of #1: tcpsift-conn-1-graphs/index\.html' 30
-	tui_keys lw c
+	tui_tmux send-keys -t lw c
+	tui_wait lw 'copied: ' 5 # (the buffer is set before the status line is drawn)
 	lwc=$(tui_tmux show-buffer 2>/dev/null)
-	tui_wait lwn '^ +1 127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:'"$port"' +fin ' 5
-	tui_keys lwn g P
+	tui_tmux send-keys -t lwn g P
 	check "live P without -w: says why there are no graphs" tui_wait lwn 'P: no graphs: a live capture keeps no packets in memory' 3
-	tui_keys lw q
-	tui_keys lwn q
+	tui_tmux send-keys -t lw q
+	tui_tmux send-keys -t lwn q
 	tui_wait_exit lw 10 >/dev/null
 	tui_wait_exit lwn 10 >/dev/null
 	"$bin" analyze --json --no-progress "$TUI_DIR/lw/tcpsift-conn-1.pcapng" >"$TUI_DIR/lw1.json" 2>/dev/null

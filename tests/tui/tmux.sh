@@ -70,13 +70,14 @@ tui_screen() { tui_tmux capture-pane -p -t "$1"; }
 # tui_screen_e NAME: the same with escape sequences (attributes, colours).
 tui_screen_e() { tui_tmux capture-pane -p -e -t "$1"; }
 
-# tui_wait NAME REGEX [SECS]: wait until the screen matches (grep -E).
+# tui_wait NAME REGEX [SECS]: wait until the screen matches (grep -E),
+# looking every 50 ms.
 tui_wait()
 {
 	local name=$1 re=$2 secs=${3:-10} i
-	for i in $(seq $((secs * 10))); do
+	for i in $(seq $((secs * 20))); do
 		tui_screen "$name" 2>/dev/null | grep -qE -- "$re" && return 0
-		sleep 0.1
+		sleep 0.05
 	done
 	return 1
 }
@@ -121,12 +122,12 @@ tui_keys()
 tui_wait_exit()
 {
 	local d="$TUI_DIR/$1" secs=${2:-10} i
-	for i in $(seq $((secs * 10))); do
+	for i in $(seq $((secs * 20))); do
 		if [ -s "$d/rc" ] && [ -s "$d/stty" ]; then
 			cat "$d/rc"
 			return 0
 		fi
-		sleep 0.1
+		sleep 0.05
 	done
 	return 1
 }
