@@ -143,7 +143,9 @@ def run_tui(cmd, work, env):
         return -1, "did not quit on q within 10 s"
     finally:
         subprocess.run(tmux + ["kill-server"], stderr=subprocess.DEVNULL)
-        for f in (rc_file, script):
+        # kill-server leaves its socket file behind
+        tmpdir = os.environ.get("TMUX_TMPDIR", "/tmp")
+        for f in (rc_file, script, os.path.join(tmpdir, "tmux-%d" % os.getuid(), sock)):
             if os.path.exists(f):
                 os.unlink(f)
 

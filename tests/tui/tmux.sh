@@ -19,6 +19,8 @@ tui_init()
 tui_cleanup()
 {
 	tui_tmux kill-server 2>/dev/null
+	# kill-server leaves its socket file behind: hundreds piled up
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$TUI_SOCK"
 	[ -n "$TUI_DIR" ] && rm -rf "$TUI_DIR"
 	TUI_DIR=""
 	return 0
