@@ -698,6 +698,7 @@ def main():
     run = Run(case, path, kernel)
     exp, facts = case.expect(run)
     facts.update(rtt_ms=case.rtt, d_in_ms=d_in, d_out_ms=d_out, fin_acked=peer.fin_acked,
+                 peer_late_ms=round(path.late * 1000, 1),
                  tcpi_rto_ms=kernel["tcp_info"]["rto"] / 1000.0,
                  tcpi_total_retrans=kernel["tcp_info"]["total_retrans"],
                  tcpi_lost=kernel["tcp_info"]["lost"],

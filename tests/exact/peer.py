@@ -95,6 +95,10 @@ class Path:
         self.on_kernel_read = None  # callback(pkt_record) -> deliver? (bool)
         self.on_deliver = None      # callback(pkt_record, scapy IP)
         self.n_pkt = 0
+        # The most any event ran after its due time (s): a host that
+        # starves this process stretches the emulated path past what the
+        # case scripts (cases.py reports it, run.sh runs such a case again).
+        self.late = 0.0
 
     def wall(self, t):
         return t + self.off
@@ -166,6 +170,7 @@ class Path:
             t = time.monotonic()
             while self.heap and self.heap[0][0] <= t:
                 due, _, fn, args = heapq.heappop(self.heap)
+                self.late = max(self.late, t - due)
                 self.now = due
                 fn(*args)
                 t = time.monotonic()

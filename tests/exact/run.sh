@@ -12,7 +12,12 @@
 # expect.json; the namespace is deleted; `TCPSIFT analyze --json` reads each
 # pcap and tests/exact/judge.py compares. One line per case x RTT x vantage:
 #   exact: NAME rtt=20 near: PASS|FAIL measured ... expected ...
-# then the tally. Env: EXACT_CASES (names, default all), EXACT_RTTS
+# then the tally. A run that failed while the scripted peer ran late (an
+# event more than max(5 ms, RTT/2) past its due time: Python starved by a
+# busy host) is run again, up to 3 times; late in all three, it is skipped
+# with that reason. A failure with a punctual peer stands at once.
+# EXACT_LATE_MS sets that bound (0: every failure is retried, a test of
+# the harness). Env: EXACT_CASES (names, default all), EXACT_RTTS
 # (IN:OUT one-way ms pairs, default "1:1 10:10 50:50"), EXACT_ASYM (cases
 # also run at 5:45), EXACT_TIMEOUT (s per run, 25), EXACT_BUDGET (s, 240),
 # EXACT_KEEP=DIR (keep every run's files there). Needs root, ip netns,
@@ -78,15 +83,56 @@ setup_ns() {
 		ip -n "$NS" link set tun0 up
 }
 
-# run_one CASE IN OUT LABEL: one run, then both vantages judged.
+# peer_late MS RTT: did the peer run later than the case can bear, more
+# than max(5 ms, RTT/2) (EXACT_LATE_MS instead, if set)?
+peer_late() {
+	awk -v l="$1" -v r="$2" -v m="${EXACT_LATE_MS:-}" \
+		'BEGIN { t = m != "" ? m : r / 2 > 5 ? r / 2 : 5; exit !(l > t) }'
+}
+
+# run_one CASE IN OUT LABEL: runs until one is the experiment asked for
+# (try_one), then both vantages judged and counted.
 run_one() {
+	local name=$1 din=$2 dout=$3 label=$4 try late lines
+	for try in 1 2 3; do
+		try_one "$@" || return
+		lines=$(cat "$TMP/lines")
+		# A failed verdict stands unless the scripted peer ran late:
+		# Python starved by the host (its burst handling costs ~14 ms at
+		# a 2 ms RTT even alone) writes its ACKs later than the case's
+		# path says, and the stall it makes is real, but not the case's.
+		late=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["truth"].get("peer_late_ms", 0))' \
+			"$TMP/$name-$din-$dout/expect.json")
+		grep -q ': FAIL' <<<"$lines" || break
+		peer_late "$late" "$((din + dout))" || break
+		echo "exact: $name $label: try $try failed with the peer $late ms late (host busy)"
+	done
+	if grep -q ': FAIL' <<<"$lines" && peer_late "$late" "$((din + dout))"; then
+		echo "$lines" | sed 's/: FAIL/: SKIP (harness: the peer ran late in every try; judged FAIL)/'
+		t_skip "exact: $name $label: the peer ran $late ms late in each of 3 tries"
+		return
+	fi
+	echo "$lines"
+	while read -r line; do
+		case $line in
+		*": PASS"*) t_pass "$name $label" >/dev/null ;;
+		*": FAIL"*) t_fail "$name $label" >/dev/null ;;
+		esac
+	done <<<"$lines"
+}
+
+# try_one CASE IN OUT LABEL: one run, both vantages judged into $TMP/lines
+# (and the truth line); false when it could not run (counted as failed).
+try_one() {
 	local name=$1 din=$2 dout=$3 label=$4 dir v rc
 	dir="$TMP/$name-$din-$dout"
+	rm -rf "$dir"
 	mkdir -p "$dir"
+	: >"$TMP/lines"
 	if ! setup_ns; then
 		echo "exact: $name $label: FAIL namespace setup failed"
 		t_fail "$name $label" >/dev/null
-		return
+		return 1
 	fi
 	ip netns exec "$NS" timeout -k 2 "${EXACT_TIMEOUT:-25}" \
 		$PY tests/exact/cases.py "$name" "$din" "$dout" "$dir" 2>"$dir/stderr" &
@@ -99,21 +145,16 @@ run_one() {
 	if [ "$rc" -ne 0 ] || [ ! -s "$dir/expect.json" ]; then
 		echo "exact: $name $label: FAIL the case did not run (exit $rc): $(tail -n 2 "$dir/stderr" | tr '\n' ' ')"
 		t_fail "$name $label" >/dev/null
-		return
+		return 1
 	fi
 	for v in near far; do
 		"$bin" analyze --json --no-progress "$dir/$v.pcap" >"$dir/$v.json" 2>"$dir/$v.err"
 		line=$($PY tests/exact/judge.py "$dir/expect.json" "$v" "$dir/$v.json")
-		echo "exact: $name $label $v: $line"
-		# the line above is the report; t_pass/t_fail only count
-		case $line in
-		PASS*) t_pass "$name $label $v" >/dev/null ;;
-		*) t_fail "$name $label $v" >/dev/null ;;
-		esac
+		echo "exact: $name $label $v: $line" >>"$TMP/lines"
 	done
 	echo "  truth: $($PY -c 'import json,sys; t=json.load(open(sys.argv[1]))["truth"]
 print(" ".join("%s=%s" % (k, t[k]) for k in sorted(t) if t[k] not in (0, None) or not k.startswith("nstat")))' \
-		"$dir/expect.json")"
+		"$dir/expect.json")" >>"$TMP/lines"
 	if [ -n "${EXACT_KEEP:-}" ]; then
 		mkdir -p "$EXACT_KEEP" && cp -r "$dir" "$EXACT_KEEP/"
 	fi
