@@ -208,30 +208,24 @@ static void publish(struct wk_pool *w)
 static bool route_hash(const struct pkt *p, uint64_t *h, uint64_t *ends, bool *tcp)
 {
 	struct dec_packet d;
-	int st;
+	int st = dec_peek_tuple(p->data, p->caplen, p->linktype, &d);
 
-	switch (dec_peek_tuple(p->data, p->caplen, p->linktype, &d)) {
-	case DEC_PEEK_TCP:
-		*h = *ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
-		*tcp = true;
-		return true;
-	case DEC_PEEK_NONE:
+	if (st == DEC_PEEK_NONE)
 		return false;
-	default:
-		break;
+	if (st == DEC_PEEK_UNSURE) {
+		st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
+		if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6) {
+			*h = flow_ends_hash(d.icmp.inner_src.a, d.icmp.inner_sport,
+					    d.icmp.inner_dst.a, d.icmp.inner_dport);
+			return true;
+		}
+		if (st != DEC_TCP)
+			return false;
 	}
-	st = dec_packet(p->data, p->caplen, p->wirelen, p->linktype, &d);
-	if (st == DEC_TCP) {
-		*h = *ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
-		*tcp = true;
-		return true;
-	}
-	if (st == DEC_ICMP && d.icmp.has_inner && d.icmp.inner_proto == 6) {
-		*h = flow_ends_hash(d.icmp.inner_src.a, d.icmp.inner_sport, d.icmp.inner_dst.a,
-				    d.icmp.inner_dport);
-		return true;
-	}
-	return false;
+	/* A TCP segment, peeked or decoded: its tuple in d either way. */
+	*h = *ends = flow_ends_hash(d.src.a, d.tcp.sport, d.dst.a, d.tcp.dport);
+	*tcp = true;
+	return true;
 }
 
 /*
