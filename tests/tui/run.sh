@@ -937,7 +937,8 @@ if [ "$(id -u)" -eq 0 ] && [ -x "$peer" ]; then
 	[ -n "$duser" ] || duser=root # no such user: it stays root (and warns)
 	port=$((20000 + $$ % 20000))
 	# -B 4: plenty for 2 MB; the default ring (256 MiB, tests/tui/live.sh
-	# has it) takes the kernel over a second to set up, each
+	# has it) took over a second to set up here when the VM's memory was
+	# touched for the first time (0.1 s once it had been)
 	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lw 140 30 -- -i lo -B 4 -w "$TUI_DIR/lw/live.pcapng" \
 		tcp port $port
 	TUI_PREFIX="cd $TUI_DIR/lw &&" tui_start lwn 140 30 -- -i lo -B 4 tcp port $port
