@@ -352,19 +352,23 @@ void rep_jw_conn(struct jo_writer *w, const struct sum_conn *c, const char *kind
 /* Events gather their members in a list: a detector's view adds its own. */
 void rep_event_fields(struct jo_fields *fl, const struct sum_event *e)
 {
+	/* The common members in key order: jo_w_fields() then sorts in only
+	 * the few of the type and its detector. */
 	jo_f_reset(fl);
+	jo_f_int(fl, "bytes", (int64_t)e->bytes);
 	jo_f_int(fl, "conn", (int64_t)e->conn);
 	jo_f_str(fl, "dir", sum_dir_name(e->dir));
 	if (e->duration_ns >= 0)
 		jo_f_sec(fl, "duration_s", e->duration_ns);
 	else
 		jo_f_null(fl, "duration_s");
+	if (sum_event_is_frame(e->type))
+		jo_f_int(fl, "frame", (int64_t)e->frame_first);
+	jo_f_int_pair(fl, "frames", (int64_t)e->frame_first, (int64_t)e->frame_last);
 	jo_f_int(fl, "input", e->input);
+	jo_f_int(fl, "rel_seq", e->rel_seq);
 	jo_f_sec(fl, "ts", e->ts);
 	jo_f_str(fl, "type", sum_event_name(e->type));
-	jo_f_int_pair(fl, "frames", (int64_t)e->frame_first, (int64_t)e->frame_last);
-	jo_f_int(fl, "bytes", (int64_t)e->bytes);
-	jo_f_int(fl, "rel_seq", e->rel_seq);
 	const struct det_view *v = det_view_of_event(e->type);
 	if (v)
 		v->json_event(fl, e);
@@ -392,8 +396,6 @@ void rep_event_fields(struct jo_fields *fl, const struct sum_event *e)
 	default:
 		break;
 	}
-	if (sum_event_is_frame(e->type))
-		jo_f_int(fl, "frame", (int64_t)e->frame_first);
 }
 
 void rep_jw_event(struct jo_writer *w, const struct sum_event *e, const char *kind)

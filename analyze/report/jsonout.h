@@ -276,6 +276,7 @@ enum jo_ftype {
 struct jo_field {
 	const char *key;
 	enum jo_ftype type;
+	uint8_t klen; /* JO_KEY_LEN(key), 0: measured when written */
 	union {
 		int64_t i;
 		double r;
@@ -292,16 +293,57 @@ struct jo_fields {
 };
 
 void jo_f_reset(struct jo_fields *l); /* empty, ready for members */
-/* Append a member (keys must be distinct). */
-void jo_f_null(struct jo_fields *l, const char *key);
-void jo_f_int(struct jo_fields *l, const char *key, int64_t v);
-void jo_f_real(struct jo_fields *l, const char *key, double v);
-void jo_f_sec(struct jo_fields *l, const char *key, int64_t ns);
-void jo_f_str(struct jo_fields *l, const char *key, const char *s);
-void jo_f_bool(struct jo_fields *l, const char *key, bool v);
-void jo_f_int_pair(struct jo_fields *l, const char *key, int64_t a, int64_t b);
+
+/* The next member (klen: JO_KEY_LEN(key)), or NULL (and overflow set) when
+ * the list is full; the jo_f_*() below are the ones to call. */
+JO_KEYED struct jo_field *jo_f_add(struct jo_fields *l, const char *key, size_t klen,
+				   enum jo_ftype type)
+{
+	if (l->n == JO_FIELDS_MAX) {
+		l->overflow = true;
+		return NULL;
+	}
+	struct jo_field *f = &l->f[l->n++];
+	f->key = key;
+	f->type = type;
+	f->klen = klen <= UINT8_MAX ? (uint8_t)klen : 0;
+	return f;
+}
+
+/* Append a member (keys must be distinct); inline, so that a literal
+ * key's length is the compiler's (JO_KEY_LEN), as for jo_kint(). */
+JO_KEYED void jo_f_null(struct jo_fields *l, const char *key)
+{
+	jo_f_add(l, key, JO_KEY_LEN(key), JO_F_NULL);
+}
+/* jo_f_int(), jo_f_real(), jo_f_sec() (nanoseconds), jo_f_str(), jo_f_bool(). */
+#define JO_F_SETTER(name, ctype, ftype, member)                                                    \
+	JO_KEYED void jo_f_##name(struct jo_fields *l, const char *key, ctype v)                   \
+	{                                                                                          \
+		struct jo_field *f = jo_f_add(l, key, JO_KEY_LEN(key), ftype);                     \
+		if (f)                                                                             \
+			f->v.member = v;                                                           \
+	}
+JO_F_SETTER(int, int64_t, JO_F_INT, i)
+JO_F_SETTER(real, double, JO_F_REAL, r)
+JO_F_SETTER(sec, int64_t, JO_F_SEC, i)
+JO_F_SETTER(str, const char *, JO_F_STR, s)
+JO_F_SETTER(bool, bool, JO_F_BOOL, b)
+#undef JO_F_SETTER
+JO_KEYED void jo_f_int_pair(struct jo_fields *l, const char *key, int64_t a, int64_t b)
+{
+	struct jo_field *f = jo_f_add(l, key, JO_KEY_LEN(key), JO_F_INT_PAIR);
+	if (f) {
+		f->v.pair[0] = a;
+		f->v.pair[1] = b;
+	}
+}
 /* Set key to s, replacing the value of a member of that key if there is one. */
-void jo_f_set_str(struct jo_fields *l, const char *key, const char *s);
+void jo_f_set_str_l(struct jo_fields *l, const char *key, size_t klen, const char *s);
+JO_KEYED void jo_f_set_str(struct jo_fields *l, const char *key, const char *s)
+{
+	jo_f_set_str_l(l, key, JO_KEY_LEN(key), s);
+}
 /* Write the members as one object, keys sorted (l is sorted in place). */
 void jo_w_fields(struct jo_writer *w, struct jo_fields *l);
 

@@ -60,78 +60,21 @@ void jo_f_reset(struct jo_fields *l)
 	l->overflow = false;
 }
 
-/* The next member, or NULL (and overflow set) when the list is full. */
-static struct jo_field *add_field(struct jo_fields *l, const char *key, enum jo_ftype type)
+void jo_f_set_str_l(struct jo_fields *l, const char *key, size_t klen, const char *s)
 {
-	if (l->n == JO_FIELDS_MAX) {
-		l->overflow = true;
-		return NULL;
+	struct jo_field *f = NULL;
+
+	for (unsigned k = 0; k < l->n && !f; k++)
+		if (strcmp(l->f[k].key, key) == 0)
+			f = &l->f[k];
+	if (f) {
+		f->type = JO_F_STR;
+		f->klen = klen <= UINT8_MAX ? (uint8_t)klen : 0;
+	} else {
+		f = jo_f_add(l, key, klen, JO_F_STR);
 	}
-	struct jo_field *f = &l->f[l->n++];
-	f->key = key;
-	f->type = type;
-	return f;
-}
-
-void jo_f_null(struct jo_fields *l, const char *key)
-{
-	add_field(l, key, JO_F_NULL);
-}
-
-void jo_f_int(struct jo_fields *l, const char *key, int64_t v)
-{
-	struct jo_field *f = add_field(l, key, JO_F_INT);
-	if (f)
-		f->v.i = v;
-}
-
-void jo_f_real(struct jo_fields *l, const char *key, double v)
-{
-	struct jo_field *f = add_field(l, key, JO_F_REAL);
-	if (f)
-		f->v.r = v;
-}
-
-void jo_f_sec(struct jo_fields *l, const char *key, int64_t ns)
-{
-	struct jo_field *f = add_field(l, key, JO_F_SEC);
-	if (f)
-		f->v.i = ns;
-}
-
-void jo_f_str(struct jo_fields *l, const char *key, const char *s)
-{
-	struct jo_field *f = add_field(l, key, JO_F_STR);
 	if (f)
 		f->v.s = s;
-}
-
-void jo_f_bool(struct jo_fields *l, const char *key, bool v)
-{
-	struct jo_field *f = add_field(l, key, JO_F_BOOL);
-	if (f)
-		f->v.b = v;
-}
-
-void jo_f_int_pair(struct jo_fields *l, const char *key, int64_t a, int64_t b)
-{
-	struct jo_field *f = add_field(l, key, JO_F_INT_PAIR);
-	if (f) {
-		f->v.pair[0] = a;
-		f->v.pair[1] = b;
-	}
-}
-
-void jo_f_set_str(struct jo_fields *l, const char *key, const char *s)
-{
-	for (unsigned k = 0; k < l->n; k++) {
-		if (strcmp(l->f[k].key, key) == 0) {
-			l->f[k].type = JO_F_STR;
-			l->f[k].v.s = s;
-			return;
-		}
-	}
-	jo_f_str(l, key, s);
 }
 
 /* strcmp order; most keys differ in their first byte. */
@@ -159,31 +102,32 @@ void jo_w_fields(struct jo_writer *w, struct jo_fields *l)
 	jo_w_obj(w);
 	for (unsigned k = 0; k < l->n; k++) {
 		const struct jo_field *f = &l->f[k];
-		jo_w_key(w, f->key);
+		/* Each key as the callers' literals were measured: no scan. */
 		switch (f->type) {
 		case JO_F_INT:
-			jo_w_int(w, f->v.i);
+			jo_kint_n(w, f->key, f->klen, f->v.i);
 			break;
 		case JO_F_REAL:
-			jo_w_real(w, f->v.r);
+			jo_kreal_l(w, f->key, f->klen, f->v.r);
 			break;
 		case JO_F_SEC:
-			jo_w_sec(w, f->v.i);
+			jo_ksec_l(w, f->key, f->klen, f->v.i);
 			break;
 		case JO_F_STR:
-			jo_w_str(w, f->v.s);
+			jo_kstr_l(w, f->key, f->klen, f->v.s);
 			break;
 		case JO_F_BOOL:
-			jo_w_bool(w, f->v.b);
+			jo_kbool_l(w, f->key, f->klen, f->v.b);
 			break;
 		case JO_F_INT_PAIR:
+			jo_w_key_l(w, f->key, f->klen);
 			jo_w_arr(w);
 			jo_w_int(w, f->v.pair[0]);
 			jo_w_int(w, f->v.pair[1]);
 			jo_w_arr_end(w);
 			break;
 		default:
-			jo_w_null(w);
+			jo_knull_l(w, f->key, f->klen);
 			break;
 		}
 	}

@@ -658,6 +658,19 @@ static void test_sorted_helpers(void)
 	       "fields");
 	jo_w_free(&w);
 
+	/* A key the compiler cannot measure (built at run time) is measured
+	 * when written; literal ones are copied as measured; pretty too. */
+	char runtime_key[8];
+	snprintf(runtime_key, sizeof(runtime_key), "%c%c", 'z', 'k');
+	jo_f_reset(&f);
+	jo_f_int(&f, runtime_key, 12);
+	jo_f_real(&f, "r", 0.5);
+	jo_f_set_str(&f, "kind", "v");
+	jo_w_init(&w, NULL, 0, 1);
+	jo_w_fields(&w, &f);
+	expect(&w, "{\n \"kind\": \"v\",\n \"r\": 0.5,\n \"zk\": 12\n}", "fields, pretty");
+	jo_w_free(&w);
+
 	static const char *const names[] = {"tsval", "ip_id", "timing", "ack"};
 	static const uint64_t v[] = {1, 2, 3, 4};
 	jo_w_init(&w, NULL, 0, 0);
