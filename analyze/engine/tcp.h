@@ -378,6 +378,9 @@ struct tcp_half {
 	bool syn_seen : 1, fin_seen : 1, rst_seen : 1;
 	bool ws_opt : 1, sack_opt : 1, ts_opt : 1; /* options in this side's SYN */
 	bool oversize_reported : 1;
+	/* cold->settle is set (settle_at()): tcp_settle_due() reads the
+	 * cold block for every packet only then, not to find it 0. */
+	bool settle_wait : 1;
 	/* tsring may hold a TSval twice, or out of order, for this many adds
 	 * more: one that was not a small step up from the newest sets it to
 	 * TCP_TS_RING, the ring's most (tsring_add()). At 0, tsring_echo()

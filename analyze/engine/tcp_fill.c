@@ -359,7 +359,8 @@ __attribute__((noinline)) void tcp_pending_acked(struct tcp_conn *c, enum sum_di
 	for (unsigned k = 0; k < hc->npending; k++)
 		if (!hc->pending[k].acked_ts && seq_ge(ack, hc->pending[k].end)) {
 			hc->pending[k].acked_ts = now;
-			settle_at(hc, clock_sat_add(now, clock_sat_add(pending_wait(c, dir), 1)));
+			settle_at(&c->half[dir],
+				  clock_sat_add(now, clock_sat_add(pending_wait(c, dir), 1)));
 		}
 }
 
@@ -370,9 +371,11 @@ __attribute__((noinline)) void tcp_settle(struct tcp_conn *c, int64_t now,
 {
 	/* Both cleared first (they were one value for the connection): what
 	 * one direction's verdicts set in the other's stays. */
-	for (int dir = 0; dir < SUM_DIR_COUNT; dir++)
+	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		if (c->half[dir].cold)
 			c->half[dir].cold->settle = 0;
+		c->half[dir].settle_wait = false;
+	}
 	for (int dir = 0; dir < SUM_DIR_COUNT; dir++) {
 		struct tcp_cold *hc = c->half[dir].cold;
 		if (!hc)
@@ -385,13 +388,14 @@ __attribute__((noinline)) void tcp_settle(struct tcp_conn *c, int64_t now,
 				continue;
 			}
 			if (q->acked_ts)
-				settle_at(hc, clock_sat_add(q->acked_ts, clock_sat_add(wait, 1)));
+				settle_at(&c->half[dir],
+					  clock_sat_add(q->acked_ts, clock_sat_add(wait, 1)));
 			k++;
 		}
 		while (hc->rtx_len && now > hc->rtx[hc->rtx_head].due)
 			tcp_rtx_pop(c, (enum sum_dir_id)dir, sink);
 		if (hc->rtx_len)
-			settle_at(hc, clock_sat_add(hc->rtx[hc->rtx_head].due, 1));
+			settle_at(&c->half[dir], clock_sat_add(hc->rtx[hc->rtx_head].due, 1));
 	}
 }
 

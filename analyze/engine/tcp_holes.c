@@ -290,6 +290,7 @@ void tcp_conn_release(struct tcp_conn *c, struct tcp_pools *tp)
 		tcp_table_put(tp->rtx, (void **)&hc->rtx, &hc->cap_rtx);
 		pool_put(tp->cold, hc);
 		h->cold = NULL;
+		h->settle_wait = false;
 	}
 }
 

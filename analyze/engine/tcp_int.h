@@ -108,20 +108,24 @@ static inline void frame_init(struct sum_event *e, enum sum_event_type type,
 	event_init(e, type, c, dir, &p);
 }
 
-/* A waiting verdict of hc's direction may be final from t on:
- * tcp_settle() then looks. */
-static inline void settle_at(struct tcp_cold *hc, int64_t t)
+/* A waiting verdict of h's direction (h->cold: it has some) may be
+ * final from t on: tcp_settle() then looks. */
+static inline void settle_at(struct tcp_half *h, int64_t t)
 {
+	struct tcp_cold *hc = h->cold;
+
 	if (!hc->settle || t < hc->settle)
 		hc->settle = t > 0 ? t : 1;
+	h->settle_wait = true;
 }
 
 /* May a waiting verdict of either direction be final at now? */
 static inline bool tcp_settle_due(const struct tcp_conn *c, int64_t now)
 {
-	const struct tcp_cold *a = c->half[0].cold, *b = c->half[1].cold;
+	const struct tcp_half *a = &c->half[0], *b = &c->half[1];
 
-	return (a && a->settle && now >= a->settle) || (b && b->settle && now >= b->settle);
+	return (a->settle_wait && now >= a->cold->settle) ||
+	       (b->settle_wait && now >= b->cold->settle);
 }
 
 /* ---- RTT samples (RFC 6298 sec. 3, RFC 7323 sec. 4) ----

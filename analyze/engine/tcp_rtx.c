@@ -80,7 +80,7 @@ static void rtx_push(struct tcp_conn *c, enum sum_dir_id dir, const struct tcp_r
 		tcp_rtx_pop(c, dir, sink);
 	hc->rtx[(hc->rtx_head + hc->rtx_len) % hc->cap_rtx] = *x;
 	hc->rtx_len++;
-	settle_at(hc, clock_sat_add(x->due, 1));
+	settle_at(&c->half[dir], clock_sat_add(x->due, 1));
 }
 
 /*
