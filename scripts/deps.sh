@@ -14,7 +14,7 @@ check_pkgs="$build_pkgs clang clang-format tshark tcpdump tcptrace iproute2 curl
 # libclang-rt-14-dev: clang's sanitizer runtimes, for the ThreadSanitizer
 # build of the threads test (only recommended by clang, and recommends are
 # not installed here).
-bench_pkgs="$check_pkgs time"
+bench_pkgs="$check_pkgs time linux-perf" # linux-perf: bench/profile.sh
 
 case "${1:-build}" in
 build) want=$build_pkgs ;;
