@@ -64,15 +64,14 @@ void jo_f_set_str_l(struct jo_fields *l, const char *key, size_t klen, const cha
 {
 	struct jo_field *f = NULL;
 
+	/* A member of the same key keeps its klen: the same text. */
 	for (unsigned k = 0; k < l->n && !f; k++)
 		if (strcmp(l->f[k].key, key) == 0)
 			f = &l->f[k];
-	if (f) {
+	if (f)
 		f->type = JO_F_STR;
-		f->klen = klen <= UINT8_MAX ? (uint8_t)klen : 0;
-	} else {
+	else
 		f = jo_f_add(l, key, klen, JO_F_STR);
-	}
 	if (f)
 		f->v.s = s;
 }
