@@ -6,8 +6,9 @@
 # do not say what waits: a load that misses the caches, a mispredicted
 # branch. This samples the time itself: perf's cpu-clock event, a software
 # timer, which works in a virtual machine without hardware counters (no
-# `perf stat -e cycles` here). It profiles the first 1 000 000 packets of
-# bench/run.sh's capture (bench/gen, 20 000 connections, 2 000 live), with
+# `perf stat -e cycles` here). It profiles 1 000 000 packets from bench/gen
+# with bench/run.sh's parameters (20 000 connections, 2 000 live, seed 1:
+# not that capture's first million, gen's streams depend on --packets), with
 # the page cache warm, and prints the functions by their share of the
 # samples, then the source lines of the heaviest.
 #
